@@ -1,0 +1,21 @@
+package io.weft.transport;
+
+/**
+ * A line did not end within its byte limit. The message gives the limit and quotes the start
+ * of the line.
+ */
+public class LineTooLongException extends ProtocolViolationException {
+  private static final long serialVersionUID = 1L;
+
+  private final long limit;
+
+  public LineTooLongException(long limit, String quotedStart) {
+    super("line longer than " + limit + " bytes: " + quotedStart);
+    this.limit = limit;
+  }
+
+  /** The limit, in bytes, that the line went over. */
+  public long limit() {
+    return limit;
+  }
+}

@@ -1,0 +1,99 @@
+package io.weft.transport;
+
+import java.net.ProtocolException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The peer sent something the reader cannot accept: a line over its limit, a malformed length,
+ * a reply of the wrong kind. The message quotes the offending input, escaped and cut short with
+ * {@link #quote(CharSequence)} or {@link #quote(byte[], int, int)}.
+ *
+ * <p>Protocol clients throw this (or a subclass) for bad input. It ends the session it happened
+ * in; other sessions are unaffected.
+ */
+public class ProtocolViolationException extends ProtocolException {
+  private static final long serialVersionUID = 1L;
+
+  /** How many characters of the offending input a message quotes at most. */
+  public static final int QUOTE_LIMIT = 64;
+
+  public ProtocolViolationException(String message) {
+    super(message);
+  }
+
+  public ProtocolViolationException(String message, Throwable cause) {
+    super(message);
+    initCause(cause);
+  }
+
+  /**
+   * Returns {@code input} in double quotes, with control characters, quotes and backslashes
+   * escaped as in Java source, cut to {@value #QUOTE_LIMIT} characters with {@code ...} after
+   * the closing quote when longer.
+   */
+  public static String quote(CharSequence input) {
+    if (input == null) {
+      return "null";
+    }
+    StringBuilder out = new StringBuilder(Math.min(input.length(), QUOTE_LIMIT) + 8);
+    out.append('"');
+    int n = Math.min(input.length(), QUOTE_LIMIT);
+    for (int i = 0; i < n; i++) {
+      escape(input.charAt(i), out);
+    }
+    out.append('"');
+    if (input.length() > QUOTE_LIMIT) {
+      out.append("...");
+    }
+    return out.toString();
+  }
+
+  /**
+   * Returns the bytes {@code input[offset..offset+length)} quoted as by {@link #quote(CharSequence)}:
+   * decoded as UTF-8 where they are valid, with each byte that is not printable ASCII shown
+   * as {@code \xNN}.
+   */
+  public static String quote(byte[] input, int offset, int length) {
+    StringBuilder out = new StringBuilder(Math.min(length, QUOTE_LIMIT) + 8);
+    out.append('"');
+    int n = Math.min(length, QUOTE_LIMIT);
+    for (int i = 0; i < n; i++) {
+      int b = input[offset + i] & 0xff;
+      if (b >= 0x80) {
+        out.append(String.format("\\x%02x", b));
+      } else {
+        escape((char) b, out);
+      }
+    }
+    out.append('"');
+    if (length > QUOTE_LIMIT) {
+      out.append("...");
+    }
+    return out.toString();
+  }
+
+  /** Returns {@code quote(input.getBytes(UTF_8))}-style quoting of raw bytes. */
+  public static String quote(byte[] input) {
+    return quote(input, 0, input.length);
+  }
+
+  private static void escape(char c, StringBuilder out) {
+    switch (c) {
+      case '\r': out.append("\\r"); break;
+      case '\n': out.append("\\n"); break;
+      case '\t': out.append("\\t"); break;
+      case '"': out.append("\\\""); break;
+      case '\\': out.append("\\\\"); break;
+      default:
+        if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0)) {
+          out.append(String.format("\\x%02x", (int) c));
+        } else {
+          out.append(c);
+        }
+    }
+  }
+
+  static String utf8(byte[] bytes) {
+    return new String(bytes, StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,305 @@
+package io.weft.transport;
+
+import io.weft.transport.internal.Deadlines;
+import io.weft.transport.internal.InboundBuffer;
+import io.weft.transport.internal.OutboundBuffer;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketAddress;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+
+/**
+ * The reference {@link Transport}: a plain blocking {@link Socket} with Weft's own buffering.
+ * It is what {@code THREADS} and {@code VIRTUAL_THREADS} modes use (a virtual thread blocked in
+ * a socket read parks rather than pinning its carrier).
+ *
+ * <p>Reads honour {@link Timeout} through {@link Socket#setSoTimeout(int)}. Writes to a
+ * blocking socket cannot be timed out by the JDK; a write that stalls on a full send buffer
+ * ends only when the peer reads, resets, or this transport is closed from another thread.
+ *
+ * <p>Open one with {@link #connect(SocketAddress, Timeout)} or a {@link SocketConnector}.
+ */
+public final class SocketTransport implements Transport {
+  private static final int READ_CHUNK = 8 * 1024;
+  private static final int WRITE_THRESHOLD = 64 * 1024;
+
+  private final Socket socket;
+  private final InputStream in;
+  private final OutputStream out;
+  private final long sessionStartNanos;
+  private final InboundBuffer inbound = new InboundBuffer(READ_CHUNK);
+  private final OutboundBuffer outbound = new OutboundBuffer(1024);
+  private final SocketConnector owner;
+  private volatile Timeout timeout;
+  private volatile String closedBecause;
+
+  SocketTransport(Socket socket, Timeout timeout, long sessionStartNanos, SocketConnector owner)
+      throws IOException {
+    this.socket = socket;
+    this.in = socket.getInputStream();
+    this.out = socket.getOutputStream();
+    this.timeout = timeout;
+    this.sessionStartNanos = sessionStartNanos;
+    this.owner = owner;
+  }
+
+  /**
+   * Connects a new socket to {@code remote} (TCP_NODELAY on) within the operation timeout and
+   * session deadline of {@code timeout}.
+   */
+  public static SocketTransport connect(SocketAddress remote, Timeout timeout) throws IOException {
+    return open(remote, timeout, null);
+  }
+
+  static SocketTransport open(SocketAddress remote, Timeout timeout, SocketConnector owner)
+      throws IOException {
+    Objects.requireNonNull(remote, "remote");
+    Objects.requireNonNull(timeout, "timeout");
+    long start = System.nanoTime();
+    long wait = Deadlines.waitNanos(timeout, start, "connect to " + remote);
+    Socket socket = new Socket();
+    try {
+      socket.setTcpNoDelay(true);
+      socket.connect(remote, Deadlines.toSoTimeoutMillis(wait));
+      return new SocketTransport(socket, timeout, start, owner);
+    } catch (SocketTimeoutException e) {
+      closeQuietly(socket);
+      TransportTimeoutException t = Deadlines.timedOut(timeout, start, wait, "connect to " + remote);
+      t.initCause(e);
+      throw t;
+    } catch (IOException | RuntimeException e) {
+      closeQuietly(socket);
+      throw e;
+    }
+  }
+
+  /** Wraps a socket that is already connected; closing the transport closes it. */
+  public static SocketTransport wrap(Socket connected, Timeout timeout) throws IOException {
+    if (!connected.isConnected()) {
+      throw new IllegalArgumentException("socket is not connected: " + connected);
+    }
+    return new SocketTransport(connected, timeout, System.nanoTime(), null);
+  }
+
+  @Override
+  public String readLine(int limit) throws IOException {
+    return readLine(limit, false, StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public String readLine(int limit, Charset charset) throws IOException {
+    return readLine(limit, false, charset);
+  }
+
+  @Override
+  public String readLineStrict(int limit) throws IOException {
+    return readLine(limit, true, StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public String readLineStrict(int limit, Charset charset) throws IOException {
+    return readLine(limit, true, charset);
+  }
+
+  private String readLine(int limit, boolean strict, Charset charset) throws IOException {
+    Objects.requireNonNull(charset, "charset");
+    checkOpen();
+    try {
+      for (;;) {
+        String line = inbound.pollLine(limit, strict, charset);
+        if (line != InboundBuffer.NEED_MORE) {
+          return line;
+        }
+        fill();
+      }
+    } catch (IOException e) {
+      throw fail(e);
+    }
+  }
+
+  @Override
+  public void readFully(byte[] dst, int offset, int length) throws IOException {
+    Objects.checkFromIndexSize(offset, length, dst.length);
+    checkOpen();
+    try {
+      while (!inbound.pollFully(dst, offset, length)) {
+        fill();
+      }
+    } catch (IOException e) {
+      throw fail(e);
+    }
+  }
+
+  @Override
+  public byte[] readBytes(int byteCount) throws IOException {
+    if (byteCount < 0) {
+      throw new IllegalArgumentException("byteCount < 0: " + byteCount);
+    }
+    byte[] result = new byte[byteCount];
+    readFully(result, 0, byteCount);
+    return result;
+  }
+
+  @Override
+  public int read(byte[] dst, int offset, int length) throws IOException {
+    Objects.checkFromIndexSize(offset, length, dst.length);
+    checkOpen();
+    try {
+      for (;;) {
+        int n = inbound.poll(dst, offset, length);
+        if (n != -2) {
+          return n;
+        }
+        fill();
+      }
+    } catch (IOException e) {
+      throw fail(e);
+    }
+  }
+
+  private void fill() throws IOException {
+    long wait = Deadlines.waitNanos(timeout, sessionStartNanos, "read");
+    try {
+      socket.setSoTimeout(Deadlines.toSoTimeoutMillis(wait));
+      inbound.readFrom(in, READ_CHUNK);
+    } catch (SocketTimeoutException e) {
+      TransportTimeoutException t = Deadlines.timedOut(timeout, sessionStartNanos, wait, "read");
+      t.initCause(e);
+      throw t;
+    } catch (SocketException e) {
+      if (closedBecause != null) {
+        throw new TransportClosedException("transport closed during read: " + closedBecause, e);
+      }
+      throw e;
+    }
+  }
+
+  @Override
+  public void write(byte[] src, int offset, int length) throws IOException {
+    checkOpen();
+    outbound.append(src, offset, length);
+    if (outbound.size() >= WRITE_THRESHOLD) {
+      send();
+    }
+  }
+
+  @Override
+  public void write(byte[] src) throws IOException {
+    write(src, 0, src.length);
+  }
+
+  @Override
+  public void write(String text) throws IOException {
+    write(text, StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public void write(String text, Charset charset) throws IOException {
+    checkOpen();
+    outbound.append(text, charset);
+    if (outbound.size() >= WRITE_THRESHOLD) {
+      send();
+    }
+  }
+
+  @Override
+  public void writeLine(String line) throws IOException {
+    checkOpen();
+    outbound.append(line, StandardCharsets.UTF_8);
+    outbound.appendCrlf();
+    if (outbound.size() >= WRITE_THRESHOLD) {
+      send();
+    }
+  }
+
+  @Override
+  public void flush() throws IOException {
+    checkOpen();
+    send();
+  }
+
+  private void send() throws IOException {
+    if (outbound.size() == 0) {
+      return;
+    }
+    try {
+      out.write(outbound.array(), 0, outbound.size());
+      outbound.clear();
+      out.flush();
+    } catch (IOException e) {
+      throw fail(e);
+    }
+  }
+
+  @Override
+  public Timeout timeout() {
+    return timeout;
+  }
+
+  @Override
+  public void timeout(Timeout timeout) {
+    this.timeout = Objects.requireNonNull(timeout, "timeout");
+  }
+
+  @Override
+  public boolean isOpen() {
+    return closedBecause == null;
+  }
+
+  @Override
+  public void close() {
+    close("closed by its owner");
+  }
+
+  private void close(String because) {
+    if (closedBecause != null) {
+      return;
+    }
+    closedBecause = because;
+    closeQuietly(socket);
+    if (owner != null) {
+      owner.forget(this);
+    }
+  }
+
+  private void checkOpen() throws TransportClosedException {
+    String because = closedBecause;
+    if (because != null) {
+      throw new TransportClosedException("transport is closed: " + because);
+    }
+  }
+
+  /** Closes this transport after a failed operation and returns the exception to throw. */
+  private IOException fail(IOException e) {
+    if (e instanceof TransportTimeoutException) {
+      close("an operation timed out: " + e.getMessage());
+    } else if (!(e instanceof TransportClosedException) && !(e instanceof EOFException)
+        && !(e instanceof ProtocolViolationException)) {
+      close("failed: " + e);
+    }
+    return e;
+  }
+
+  private static void closeQuietly(Socket socket) {
+    try {
+      socket.close();
+    } catch (IOException ignored) {
+      // Nothing useful to do: the socket is gone either way.
+    }
+  }
+
+  @Override
+  public String toString() {
+    SocketAddress remote = socket.getRemoteSocketAddress();
+    return "SocketTransport{" + (remote instanceof InetSocketAddress ? remote : "unconnected")
+        + (isOpen() ? "" : ", closed") + "}";
+  }
+}

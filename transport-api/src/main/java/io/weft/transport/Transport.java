@@ -1,0 +1,146 @@
+package io.weft.transport;
+
+import java.io.Closeable;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.charset.Charset;
+
+/**
+ * A blocking-style, byte-oriented connection to one peer: the only API a Weft protocol client
+ * is written against.
+ *
+ * <p>The same client code runs on the caller's thread, on a thread per session, on a virtual
+ * thread, or as a continuation that is suspended while it waits for the peer. In every case
+ * each method below returns only when it is done, exactly as if it had blocked.
+ *
+ * <h2>Reading</h2>
+ * <table>
+ *   <caption>What each read does at the edges</caption>
+ *   <tr><th>method</th><th>complete input</th><th>clean end of stream</th><th>end of stream part-way</th><th>over the limit</th></tr>
+ *   <tr><td>{@link #readLine(int)}</td><td>the line</td><td>{@code null}</td><td>the partial line</td><td>{@link LineTooLongException}</td></tr>
+ *   <tr><td>{@link #readLineStrict(int)}</td><td>the line</td><td>{@link EOFException}</td><td>{@link EOFException} quoting what came</td><td>{@link LineTooLongException}</td></tr>
+ *   <tr><td>{@link #readFully(byte[], int, int)}</td><td>fills the range</td><td>{@link EOFException}</td><td>{@link EOFException}</td><td>-</td></tr>
+ *   <tr><td>{@link #read(byte[], int, int)}</td><td>1 to {@code len} bytes</td><td>-1</td><td>what is there</td><td>-</td></tr>
+ * </table>
+ *
+ * <p>A line ends at LF; a CR immediately before the LF is part of the terminator too. So both
+ * CRLF and bare LF are accepted; a CR elsewhere is part of the line. The terminator is never
+ * returned. A line's <em>limit</em> counts the bytes of the line without its terminator: a
+ * line of exactly {@code limit} bytes is accepted, one byte more is a
+ * {@link LineTooLongException}, raised as soon as the limit is passed rather than after the
+ * whole line has arrived, so a peer that never sends LF cannot make the reader buffer without
+ * bound.
+ *
+ * <h2>Writing</h2>
+ * Writes are buffered: nothing is sent until {@link #flush()} (or until the buffer holds more
+ * than an implementation-defined amount). {@link #writeLine(String)} writes CRLF. String
+ * methods without a {@link Charset} use UTF-8.
+ *
+ * <h2>Timeouts and failure</h2>
+ * Every wait is bounded by {@link #timeout()}. A wait that runs out throws
+ * {@link TransportTimeoutException}; an I/O failure throws an {@link IOException}. Either way
+ * the transport is closed, and every later operation throws {@link TransportClosedException}.
+ * A peer that closes shows as end of stream to the reader; a reset shows as an
+ * {@code IOException}.
+ *
+ * <h2>Threads</h2>
+ * A transport belongs to one session: it is not safe for concurrent use by several threads,
+ * except that {@link #close()} may be called from any thread at any time, and makes a pending
+ * or later operation fail with {@link TransportClosedException}.
+ *
+ * <p>This interface has no default methods on purpose: in continuation mode every method that
+ * can wait must be rewritten to suspend, which a default method in this interface never is.
+ */
+public interface Transport extends Closeable {
+
+  /**
+   * Reads a line of at most {@code limit} bytes and decodes it as UTF-8. Returns {@code null}
+   * at a clean end of stream (no bytes left); at an end of stream that cuts a line short,
+   * returns that partial line.
+   *
+   * @throws LineTooLongException if no line end is found within {@code limit} bytes
+   * @throws IllegalArgumentException if {@code limit < 0}
+   */
+  String readLine(int limit) throws IOException;
+
+  /** As {@link #readLine(int)}, decoding with {@code charset}. */
+  String readLine(int limit, Charset charset) throws IOException;
+
+  /**
+   * Reads a line of at most {@code limit} bytes and decodes it as UTF-8. On the end of the
+   * stream this method throws: an {@link EOFException} quoting the partial line, if any.
+   * Protocol parsers use this form.
+   *
+   * @throws LineTooLongException if no line end is found within {@code limit} bytes
+   * @throws IllegalArgumentException if {@code limit < 0}
+   */
+  String readLineStrict(int limit) throws IOException;
+
+  /** As {@link #readLineStrict(int)}, decoding with {@code charset}. */
+  String readLineStrict(int limit, Charset charset) throws IOException;
+
+  /**
+   * Reads exactly {@code length} bytes into {@code dst} at {@code offset}.
+   *
+   * @throws EOFException if the stream ends first, saying how many bytes came
+   * @throws IndexOutOfBoundsException if the range does not fit {@code dst}
+   */
+  void readFully(byte[] dst, int offset, int length) throws IOException;
+
+  /**
+   * Reads exactly {@code byteCount} bytes and returns them.
+   *
+   * @throws EOFException if the stream ends first
+   * @throws IllegalArgumentException if {@code byteCount < 0}
+   */
+  byte[] readBytes(int byteCount) throws IOException;
+
+  /**
+   * Reads at least one and at most {@code length} bytes into {@code dst} at {@code offset},
+   * waiting only if nothing is buffered. Returns how many bytes were read, or -1 at the end of
+   * the stream. Returns 0 only when {@code length} is 0.
+   *
+   * @throws IndexOutOfBoundsException if the range does not fit {@code dst}
+   */
+  int read(byte[] dst, int offset, int length) throws IOException;
+
+  /** Buffers {@code src[offset..offset+length)} for sending. */
+  void write(byte[] src, int offset, int length) throws IOException;
+
+  /** Buffers all of {@code src} for sending. */
+  void write(byte[] src) throws IOException;
+
+  /** Buffers {@code text} encoded as UTF-8. */
+  void write(String text) throws IOException;
+
+  /** Buffers {@code text} encoded with {@code charset}. */
+  void write(String text, Charset charset) throws IOException;
+
+  /** Buffers {@code line} encoded as UTF-8, followed by CRLF. */
+  void writeLine(String line) throws IOException;
+
+  /**
+   * Sends everything buffered and waits until the implementation has handed it to the
+   * operating system (or, for the in-VM pipe, to the peer).
+   */
+  void flush() throws IOException;
+
+  /** This transport's timeouts. */
+  Timeout timeout();
+
+  /**
+   * Replaces this transport's timeouts. The session deadline is still measured from the start
+   * of the connect.
+   */
+  void timeout(Timeout timeout);
+
+  /** True until this transport is closed, by {@link #close()}, a timeout or a failure. */
+  boolean isOpen();
+
+  /**
+   * Closes the connection without flushing: anything written but not flushed is discarded.
+   * Closing a closed transport does nothing.
+   */
+  @Override
+  void close();
+}

@@ -1,0 +1,19 @@
+package io.weft.transport;
+
+import java.io.IOException;
+
+/**
+ * An operation was attempted on a {@link Transport} that had already been closed, by its
+ * owner, by a timeout, or after an earlier failure. The message says which.
+ */
+public class TransportClosedException extends IOException {
+  private static final long serialVersionUID = 1L;
+
+  public TransportClosedException(String message) {
+    super(message);
+  }
+
+  public TransportClosedException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}

@@ -1,0 +1,228 @@
+package io.weft.transport.internal;
+
+import io.weft.transport.LineTooLongException;
+import io.weft.transport.ProtocolViolationException;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.Charset;
+import java.util.Arrays;
+
+/**
+ * The non-blocking core every transport reads through: bytes go in at the tail as they arrive,
+ * the {@code poll*} methods take a line or a run of bytes off the head if enough is there.
+ * Each {@code poll*} either completes, or returns its "need more" answer without consuming
+ * anything, so the caller can wait (block, or suspend a continuation) and try again.
+ *
+ * <p>Keeping this free of waiting is what lets the continuation transport share it: nothing
+ * here is ever on a suspended stack.
+ *
+ * <p>Not thread-safe; transports that fill it from an I/O thread guard it themselves.
+ */
+public final class InboundBuffer {
+  /** Returned by {@link #pollLine} when more input is needed; compared by identity. */
+  public static final String NEED_MORE = new String("<need more>");
+
+  private byte[] data;
+  private int head;
+  private int tail;
+  private boolean eof;
+  /** Bytes from head that are known to hold no LF; saves rescanning on slow delivery. */
+  private int scanned;
+
+  public InboundBuffer(int initialCapacity) {
+    if (initialCapacity <= 0) {
+      throw new IllegalArgumentException("initialCapacity <= 0: " + initialCapacity);
+    }
+    data = new byte[initialCapacity];
+  }
+
+  /** Bytes buffered and not yet taken. */
+  public int size() {
+    return tail - head;
+  }
+
+  /** True once the peer has ended the stream. Buffered bytes may remain. */
+  public boolean isEof() {
+    return eof;
+  }
+
+  /** Records that no more bytes will arrive. */
+  public void markEof() {
+    eof = true;
+  }
+
+  /** Appends {@code src[off..off+len)}. */
+  public void append(byte[] src, int off, int len) {
+    ensureWritable(len);
+    System.arraycopy(src, off, data, tail, len);
+    tail += len;
+  }
+
+  /** Appends the remaining bytes of {@code src}, consuming them. */
+  public void append(ByteBuffer src) {
+    int len = src.remaining();
+    ensureWritable(len);
+    src.get(data, tail, len);
+    tail += len;
+  }
+
+  /**
+   * Reads once from {@code in} into this buffer, at most {@code maxBytes}. Returns the bytes
+   * read, or -1 (and marks end of stream) when {@code in} is at its end.
+   */
+  public int readFrom(InputStream in, int maxBytes) throws IOException {
+    ensureWritable(maxBytes);
+    int n = in.read(data, tail, maxBytes);
+    if (n < 0) {
+      eof = true;
+      return -1;
+    }
+    tail += n;
+    return n;
+  }
+
+  /**
+   * Takes a line off the head if a whole one is buffered.
+   *
+   * @return the line without its terminator; {@code null} at a clean end of stream when not
+   *     {@code strict}; or {@link #NEED_MORE} when the caller must wait for more input
+   * @throws LineTooLongException once {@code limit} bytes have arrived without a line end
+   * @throws EOFException when {@code strict} and the stream ended before a line end
+   */
+  public String pollLine(int limit, boolean strict, Charset charset) throws IOException {
+    if (limit < 0) {
+      throw new IllegalArgumentException("limit < 0: " + limit);
+    }
+    int size = tail - head;
+    // A line of `limit` bytes needs up to limit + 2 bytes with its CRLF; look no further.
+    long window = Math.min((long) size, (long) limit + 2L);
+    int lf = -1;
+    for (int i = head + scanned; i < head + window; i++) {
+      if (data[i] == '\n') {
+        lf = i;
+        break;
+      }
+    }
+    if (lf >= 0) {
+      int end = (lf > head && data[lf - 1] == '\r') ? lf - 1 : lf;
+      int length = end - head;
+      if (length > limit) {
+        throw tooLong(limit);
+      }
+      String line = new String(data, head, length, charset);
+      consume(lf + 1 - head);
+      return line;
+    }
+    if (window == (long) limit + 2L || (size == limit + 1 && data[head + limit] != '\r')) {
+      throw tooLong(limit);
+    }
+    scanned = (int) window;
+    if (!eof) {
+      return NEED_MORE;
+    }
+    if (size == 0) {
+      if (strict) {
+        throw new EOFException("end of stream: expected a line");
+      }
+      return null;
+    }
+    if (strict) {
+      throw new EOFException("end of stream inside a line after " + size + " bytes: "
+          + ProtocolViolationException.quote(data, head, size));
+    }
+    if (size > limit) {
+      throw tooLong(limit);
+    }
+    String line = new String(data, head, size, charset);
+    consume(size);
+    return line;
+  }
+
+  /**
+   * Copies exactly {@code len} bytes into {@code dst} if that many are buffered.
+   *
+   * @return true if done; false if more input is needed
+   * @throws EOFException when the stream ended with fewer than {@code len} bytes buffered
+   */
+  public boolean pollFully(byte[] dst, int off, int len) throws EOFException {
+    int size = tail - head;
+    if (size >= len) {
+      System.arraycopy(data, head, dst, off, len);
+      consume(len);
+      return true;
+    }
+    if (eof) {
+      throw new EOFException("end of stream after " + size + " of " + len + " bytes");
+    }
+    return false;
+  }
+
+  /**
+   * Copies up to {@code len} buffered bytes into {@code dst}.
+   *
+   * @return bytes copied (at least 1 when {@code len > 0}); -1 at end of stream; -2 when more
+   *     input is needed
+   */
+  public int poll(byte[] dst, int off, int len) {
+    if (len == 0) {
+      return 0;
+    }
+    int size = tail - head;
+    if (size > 0) {
+      int n = Math.min(size, len);
+      System.arraycopy(data, head, dst, off, n);
+      consume(n);
+      return n;
+    }
+    return eof ? -1 : -2;
+  }
+
+  /** Discards everything buffered. */
+  public void clear() {
+    head = 0;
+    tail = 0;
+    scanned = 0;
+  }
+
+  private LineTooLongException tooLong(int limit) {
+    int size = tail - head;
+    return new LineTooLongException(limit, ProtocolViolationException.quote(data, head, size));
+  }
+
+  private void consume(int n) {
+    head += n;
+    scanned = 0;
+    if (head == tail) {
+      head = 0;
+      tail = 0;
+    }
+  }
+
+  private void ensureWritable(int n) {
+    if (data.length - tail >= n) {
+      return;
+    }
+    int size = tail - head;
+    if (data.length - size >= n && head >= size) {
+      System.arraycopy(data, head, data, 0, size);
+    } else {
+      long wanted = Math.max((long) size + n, (long) data.length * 2);
+      if (wanted > Integer.MAX_VALUE - 8) {
+        throw new OutOfMemoryError("inbound buffer over 2 GiB");
+      }
+      byte[] bigger = new byte[(int) wanted];
+      System.arraycopy(data, head, bigger, 0, size);
+      data = bigger;
+    }
+    tail = size;
+    head = 0;
+  }
+
+  @Override
+  public String toString() {
+    return "InboundBuffer{size=" + size() + ", eof=" + eof + ", head="
+        + ProtocolViolationException.quote(Arrays.copyOfRange(data, head, Math.min(tail, head + 16))) + "}";
+  }
+}

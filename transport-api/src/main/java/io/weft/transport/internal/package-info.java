@@ -1,0 +1,5 @@
+/**
+ * Plumbing shared by Weft's transport implementations. <strong>Not API</strong>: anything here
+ * may change or go away in any release without notice. Protocol code must not use it.
+ */
+package io.weft.transport.internal;

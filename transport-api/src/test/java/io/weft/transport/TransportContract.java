@@ -1,0 +1,434 @@
+package io.weft.transport;
+
+import static java.nio.charset.StandardCharsets.ISO_8859_1;
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout.ThreadMode;
+
+/**
+ * The behaviour every {@link Transport} must have, written once. Each implementation runs it
+ * through a small subclass that supplies a {@link Connector} and a real {@link Peer}.
+ *
+ * <p>Each test is bounded: JUnit fails it after 30 s rather than let a hang stall the build.
+ */
+@org.junit.jupiter.api.Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = ThreadMode.SEPARATE_THREAD)
+public abstract class TransportContract {
+  protected static final Duration PEER_WAIT = Duration.ofSeconds(10);
+  protected static final Timeout TEN_SECONDS = Timeout.of(10, TimeUnit.SECONDS);
+
+  protected Peer peer;
+
+  /** A fresh server endpoint for one test. */
+  protected abstract Peer newPeer() throws Exception;
+
+  /** The connector under test; the same instance for the whole test. */
+  protected abstract Connector connector() throws Exception;
+
+  /** Releases the connector after each test. */
+  protected abstract void closeConnector() throws Exception;
+
+  @BeforeEach
+  void startPeer() throws Exception {
+    peer = newPeer();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    try {
+      closeConnector();
+    } finally {
+      peer.close();
+    }
+  }
+
+  private Transport connect(Timeout timeout) throws Exception {
+    return connector().connect(peer.address(), timeout);
+  }
+
+  @Test
+  public void roundTripWritesALineAndReadsTheReply() throws Exception {
+    try (Transport transport = connect(TEN_SECONDS)) {
+      Peer.Connection server = peer.accept(PEER_WAIT);
+      transport.writeLine("hello, wörld");
+      transport.flush();
+      assertEquals("hello, wörld", server.readLine(PEER_WAIT));
+      server.send("pong\r\n".getBytes(UTF_8));
+      assertEquals("pong", transport.readLineStrict(100));
+      assertTrue(transport.isOpen());
+      server.close();
+    }
+  }
+
+  @Test
+  public void writesNothingUntilFlushed() throws Exception {
+    try (Transport transport = connect(TEN_SECONDS)) {
+      Peer.Connection server = peer.accept(PEER_WAIT);
+      transport.write("abc");
+      transport.write(new byte[] {'d', 'e'});
+      transport.write(new byte[] {'x', 'f', 'y'}, 1, 1);
+      transport.write("é\n", ISO_8859_1);
+      transport.flush();
+      assertArrayEquals(new byte[] {'a', 'b', 'c', 'd', 'e', 'f', (byte) 0xe9, '\n'},
+          server.readBytes(8, PEER_WAIT));
+      server.close();
+    }
+  }
+
+  @Test
+  public void readsLinesAndBytesDeliveredOneByteAtATime() throws Exception {
+    try (Transport transport = connect(TEN_SECONDS)) {
+      Peer.Connection server = peer.accept(PEER_WAIT);
+      byte[] script = "first\r\nsecond\nxyz0123456789".getBytes(UTF_8);
+      Thread sender = new Thread(() -> {
+        try {
+          server.sendOneByteAtATime(script);
+        } catch (Exception e) {
+          throw new AssertionError(e);
+        }
+      });
+      sender.start();
+      assertEquals("first", transport.readLineStrict(5));
+      assertEquals("second", transport.readLineStrict(6));
+      byte[] three = new byte[3];
+      transport.readFully(three, 0, 3);
+      assertArrayEquals("xyz".getBytes(UTF_8), three);
+      assertArrayEquals("0123456789".getBytes(UTF_8), transport.readBytes(10));
+      sender.join();
+      server.close();
+    }
+  }
+
+  @Test
+  public void acceptsCrlfAndBareLfAndKeepsAStrayCr() throws Exception {
+    try (Transport transport = connect(TEN_SECONDS)) {
+      Peer.Connection server = peer.accept(PEER_WAIT);
+      server.send("a\r\nb\nc\rd\r\n\r\n".getBytes(UTF_8));
+      assertEquals("a", transport.readLineStrict(10));
+      assertEquals("b", transport.readLineStrict(10));
+      assertEquals("c\rd", transport.readLineStrict(10));
+      assertEquals("", transport.readLineStrict(0));
+      server.close();
+    }
+  }
+
+  @Test
+  public void lineExactlyAtItsLimitIsAccepted() throws Exception {
+    try (Transport transport = connect(TEN_SECONDS)) {
+      Peer.Connection server = peer.accept(PEER_WAIT);
+      server.send("0123456789\r\n0123456789\n".getBytes(UTF_8));
+      assertEquals("0123456789", transport.readLineStrict(10));
+      assertEquals("0123456789", transport.readLine(10));
+      server.close();
+    }
+  }
+
+  @Test
+  public void lineOneByteOverItsLimitIsAProtocolViolationQuotingIt() throws Exception {
+    try (Transport transport = connect(TEN_SECONDS)) {
+      Peer.Connection server = peer.accept(PEER_WAIT);
+      server.send("0123456789A\r\n".getBytes(UTF_8));
+      LineTooLongException e = assertThrows(LineTooLongException.class, () -> transport.readLineStrict(10));
+      assertEquals(10, e.limit());
+      assertTrue(e.getMessage().contains("\"0123456789A"), e.getMessage());
+      assertTrue(e instanceof java.net.ProtocolException);
+      server.close();
+    }
+  }
+
+  @Test
+  public void overlongLineFailsBeforeItsEndArrives() throws Exception {
+    try (Transport transport = connect(TEN_SECONDS)) {
+      Peer.Connection server = peer.accept(PEER_WAIT);
+      byte[] junk = new byte[200];
+      java.util.Arrays.fill(junk, (byte) 'x');
+      junk[0] = 0x01;
+      server.send(junk);
+      LineTooLongException e = assertThrows(LineTooLongException.class, () -> transport.readLine(100));
+      assertTrue(e.getMessage().startsWith("line longer than 100 bytes: \"\\x01xxx"), e.getMessage());
+      assertTrue(e.getMessage().endsWith("\"..."), "quote is cut short: " + e.getMessage());
+      server.close();
+    }
+  }
+
+  @Test
+  public void endOfStreamAtALineBoundary() throws Exception {
+    try (Transport transport = connect(TEN_SECONDS)) {
+      Peer.Connection server = peer.accept(PEER_WAIT);
+      server.send("last\r\n".getBytes(UTF_8));
+      server.close();
+      assertEquals("last", transport.readLine(100));
+      assertNull(transport.readLine(100));
+      assertNull(transport.readLine(100), "end of stream stays end of stream");
+      EOFException e = assertThrows(EOFException.class, () -> transport.readLineStrict(100));
+      assertTrue(e.getMessage().contains("end of stream"), e.getMessage());
+      assertEquals(-1, transport.read(new byte[4], 0, 4));
+    }
+  }
+
+  @Test
+  public void endOfStreamMidLineIsAnEofExceptionQuotingThePartialLine() throws Exception {
+    try (Transport transport = connect(TEN_SECONDS)) {
+      Peer.Connection server = peer.accept(PEER_WAIT);
+      server.send("ok\npartial\tline".getBytes(UTF_8));
+      server.close();
+      assertEquals("ok", transport.readLineStrict(100));
+      EOFException e = assertThrows(EOFException.class, () -> transport.readLineStrict(100));
+      assertTrue(e.getMessage().contains("\"partial\\tline\""), e.getMessage());
+    }
+  }
+
+  @Test
+  public void lenientReadLineReturnsAPartialLastLineThenNull() throws Exception {
+    try (Transport transport = connect(TEN_SECONDS)) {
+      Peer.Connection server = peer.accept(PEER_WAIT);
+      server.send("tail".getBytes(UTF_8));
+      server.close();
+      assertEquals("tail", transport.readLine(100));
+      assertNull(transport.readLine(100));
+    }
+  }
+
+  @Test
+  public void readFullyThrowsWhenTheStreamEndsFirst() throws Exception {
+    try (Transport transport = connect(TEN_SECONDS)) {
+      Peer.Connection server = peer.accept(PEER_WAIT);
+      server.send("abc".getBytes(UTF_8));
+      server.close();
+      EOFException e = assertThrows(EOFException.class, () -> transport.readBytes(5));
+      assertTrue(e.getMessage().contains("3 of 5"), e.getMessage());
+    }
+  }
+
+  @Test
+  public void readReturnsWhatIsBufferedWithoutWaitingForMore() throws Exception {
+    try (Transport transport = connect(TEN_SECONDS)) {
+      Peer.Connection server = peer.accept(PEER_WAIT);
+      server.send("abc".getBytes(UTF_8));
+      byte[] buffer = new byte[100];
+      int total = 0;
+      while (total < 3) {
+        int n = transport.read(buffer, total, buffer.length - total);
+        assertTrue(n > 0, "read returned " + n);
+        total += n;
+      }
+      assertEquals("abc", new String(buffer, 0, total, UTF_8));
+      assertEquals(0, transport.read(buffer, 0, 0));
+      server.close();
+    }
+  }
+
+  @Test
+  public void readTimeoutFiresWithinTwiceTheTimeoutAndClosesTheTransport() throws Exception {
+    Transport transport = connect(Timeout.of(200, TimeUnit.MILLISECONDS));
+    Peer.Connection server = peer.accept(PEER_WAIT);
+    long start = System.nanoTime();
+    TransportTimeoutException e = assertThrows(TransportTimeoutException.class, () -> transport.readLineStrict(100));
+    long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    assertTrue(tookMs >= 190 && tookMs < 400, "timed out after " + tookMs + " ms");
+    assertTrue(e.getMessage().contains("200 ms"), e.getMessage());
+    assertTrue(e instanceof java.net.SocketTimeoutException);
+    assertFalse(transport.isOpen());
+    assertThrows(TransportClosedException.class, () -> transport.readLine(100));
+    server.close();
+  }
+
+  @Test
+  public void sessionDeadlineBoundsTheWholeSession() throws Exception {
+    Timeout timeout = Timeout.of(5, TimeUnit.SECONDS).withSessionDeadline(300, TimeUnit.MILLISECONDS);
+    Transport transport = connect(timeout);
+    Peer.Connection server = peer.accept(PEER_WAIT);
+    server.send("one\n".getBytes(UTF_8));
+    assertEquals("one", transport.readLineStrict(10));
+    long start = System.nanoTime();
+    TransportTimeoutException e = assertThrows(TransportTimeoutException.class, () -> transport.readLineStrict(10));
+    long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    assertTrue(tookMs < 600, "deadline fired after " + tookMs + " ms");
+    assertTrue(e.getMessage().contains("session deadline of 300 ms"), e.getMessage());
+    assertFalse(transport.isOpen());
+    server.close();
+  }
+
+  @Test
+  public void peerClosingMidSessionEndsTheReadPromptly() throws Exception {
+    try (Transport transport = connect(TEN_SECONDS)) {
+      Peer.Connection server = peer.accept(PEER_WAIT);
+      server.send("half a li".getBytes(UTF_8));
+      Thread closer = delayed(100, () -> server.close());
+      long start = System.nanoTime();
+      assertThrows(EOFException.class, () -> transport.readLineStrict(100));
+      assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5));
+      closer.join();
+    }
+  }
+
+  @Test
+  public void peerResettingMidSessionIsAnIoExceptionNotAHang() throws Exception {
+    try (Transport transport = connect(TEN_SECONDS)) {
+      Peer.Connection server = peer.accept(PEER_WAIT);
+      server.send("half a li".getBytes(UTF_8));
+      Thread resetter = delayed(100, () -> server.reset());
+      long start = System.nanoTime();
+      IOException e = assertThrows(IOException.class, () -> {
+        transport.readLineStrict(100);
+        transport.readLineStrict(100);
+      });
+      assertFalse(e instanceof TransportTimeoutException, e.toString());
+      assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5));
+      resetter.join();
+    }
+  }
+
+  @Test
+  public void everyOperationAfterCloseThrowsTransportClosed() throws Exception {
+    Transport transport = connect(TEN_SECONDS);
+    Peer.Connection server = peer.accept(PEER_WAIT);
+    transport.close();
+    transport.close(); // a second close does nothing
+    assertFalse(transport.isOpen());
+    assertThrows(TransportClosedException.class, () -> transport.write("x"));
+    assertThrows(TransportClosedException.class, () -> transport.writeLine("x"));
+    assertThrows(TransportClosedException.class, () -> transport.write(new byte[1]));
+    assertThrows(TransportClosedException.class, transport::flush);
+    assertThrows(TransportClosedException.class, () -> transport.readLine(10));
+    assertThrows(TransportClosedException.class, () -> transport.readBytes(1));
+    assertNull(server.readLine(PEER_WAIT), "peer sees end of stream");
+    server.close();
+  }
+
+  @Test
+  public void closeFromAnotherThreadEndsAPendingRead() throws Exception {
+    Transport transport = connect(TEN_SECONDS);
+    Peer.Connection server = peer.accept(PEER_WAIT);
+    Thread closer = delayed(100, transport::close);
+    long start = System.nanoTime();
+    IOException e = assertThrows(IOException.class, () -> transport.readLineStrict(100));
+    assertTrue(e instanceof TransportClosedException || e instanceof EOFException, e.toString());
+    assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5));
+    closer.join();
+    server.close();
+  }
+
+  @Test
+  public void badArgumentsAreRejectedWithTheirValue() throws Exception {
+    try (Transport transport = connect(TEN_SECONDS)) {
+      Peer.Connection server = peer.accept(PEER_WAIT);
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> transport.readLine(-1));
+      assertEquals("limit < 0: -1", e.getMessage());
+      e = assertThrows(IllegalArgumentException.class, () -> transport.readBytes(-2));
+      assertEquals("byteCount < 0: -2", e.getMessage());
+      assertThrows(IndexOutOfBoundsException.class, () -> transport.readFully(new byte[2], 1, 2));
+      assertThrows(IndexOutOfBoundsException.class, () -> transport.write(new byte[2], 1, 2));
+      assertTrue(transport.isOpen(), "argument errors do not close the transport");
+      server.close();
+    }
+  }
+
+  @Test
+  public void twoHundredConcurrentSessionsEachGetTheirOwnData() throws Exception {
+    int sessions = 200;
+    int lines = 5;
+    ExecutorService clients = Executors.newFixedThreadPool(sessions);
+    List<Thread> servers = new ArrayList<>();
+    AtomicBoolean serverFailed = new AtomicBoolean();
+    CountDownLatch accepted = new CountDownLatch(sessions);
+    Thread acceptor = new Thread(() -> {
+      try {
+        for (int i = 0; i < sessions; i++) {
+          Peer.Connection connection = peer.accept(PEER_WAIT);
+          Thread echo = new Thread(() -> {
+            try {
+              String line;
+              while ((line = connection.readLine(PEER_WAIT)) != null) {
+                connection.send(("echo " + line + "\r\n").getBytes(UTF_8));
+              }
+              connection.close();
+            } catch (Exception e) {
+              serverFailed.set(true);
+            }
+          });
+          echo.start();
+          synchronized (servers) {
+            servers.add(echo);
+          }
+          accepted.countDown();
+        }
+      } catch (Exception e) {
+        serverFailed.set(true);
+      }
+    });
+    acceptor.start();
+    try {
+      List<Future<String>> results = new ArrayList<>();
+      for (int s = 0; s < sessions; s++) {
+        int id = s;
+        results.add(clients.submit(() -> {
+          try (Transport transport = connect(TEN_SECONDS)) {
+            for (int i = 0; i < lines; i++) {
+              transport.writeLine("session " + id + " line " + i);
+              transport.flush();
+              String reply = transport.readLineStrict(100);
+              if (!reply.equals("echo session " + id + " line " + i)) {
+                return "session " + id + " got " + reply;
+              }
+            }
+            return null;
+          }
+        }));
+      }
+      for (Future<String> result : results) {
+        String problem = result.get(20, TimeUnit.SECONDS);
+        if (problem != null) {
+          fail(problem);
+        }
+      }
+      assertTrue(accepted.await(10, TimeUnit.SECONDS));
+    } finally {
+      clients.shutdownNow();
+      acceptor.join(10_000);
+      synchronized (servers) {
+        for (Thread t : servers) {
+          t.join(10_000);
+        }
+      }
+    }
+    assertFalse(serverFailed.get(), "a server-side echo thread failed");
+  }
+
+  interface Action {
+    void run() throws Exception;
+  }
+
+  private static Thread delayed(long millis, Action action) {
+    Thread t = new Thread(() -> {
+      try {
+        Thread.sleep(millis);
+        action.run();
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+    });
+    t.start();
+    return t;
+  }
+}
