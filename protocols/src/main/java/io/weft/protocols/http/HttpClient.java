@@ -4,6 +4,7 @@ import io.weft.protocols.internal.Wire;
 import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.Transport;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 
@@ -46,6 +47,7 @@ public final class HttpClient {
   private static final int UNTIL_CLOSE_CHUNK = 8 * 1024;
   private static final int MAX_INTERIM_RESPONSES = 16;
   private static final byte[] EMPTY = new byte[0];
+  private static final byte[] CRLF = {'\r', '\n'};
 
   private final Transport transport;
   private final String host;
@@ -145,22 +147,28 @@ public final class HttpClient {
   }
 
   private void writeRequest(String method, String target, HttpHeaders headers, byte[] body) throws IOException {
-    transport.writeLine(method + " " + target + " HTTP/1.1");
+    writeHeaderLine(method + " " + target + " HTTP/1.1");
     if (headers == null || headers.get("Host") == null) {
-      transport.writeLine("Host: " + host);
+      writeHeaderLine("Host: " + host);
     }
     if (body != null && (headers == null || headers.get("Content-Length") == null)) {
-      transport.writeLine("Content-Length: " + body.length);
+      writeHeaderLine("Content-Length: " + body.length);
     }
     if (headers != null) {
       for (int i = 0; i < headers.size(); i++) {
-        transport.writeLine(headers.name(i) + ": " + headers.value(i));
+        writeHeaderLine(headers.name(i) + ": " + headers.value(i));
       }
     }
-    transport.writeLine("");
+    transport.write(CRLF);
     if (body != null && body.length > 0) {
       transport.write(body);
     }
+  }
+
+  /** Header lines are ISO-8859-1, the one charset in which every octet of a field is a char. */
+  private void writeHeaderLine(String line) throws IOException {
+    transport.write(line, StandardCharsets.ISO_8859_1);
+    transport.write(CRLF);
   }
 
   private HttpResponse readResponse(boolean head) throws IOException {
@@ -197,7 +205,7 @@ public final class HttpClient {
     if (headerBudget <= 0) {
       throw new ProtocolViolationException("header section over the limit of " + maxHeaderBytes + " bytes");
     }
-    String line = transport.readLineStrict(Math.min(maxLineBytes, headerBudget));
+    String line = transport.readLineStrict(Math.min(maxLineBytes, headerBudget), StandardCharsets.ISO_8859_1);
     headerBudget -= line.length() + 2;
     return line;
   }
@@ -307,7 +315,7 @@ public final class HttpClient {
     byte[] body = EMPTY;
     int size = 0;
     for (;;) {
-      String line = transport.readLineStrict(maxLineBytes);
+      String line = transport.readLineStrict(maxLineBytes, StandardCharsets.ISO_8859_1);
       int end = line.indexOf(';');
       if (end < 0) {
         end = line.length();
@@ -387,8 +395,9 @@ public final class HttpClient {
     }
     for (int i = 0; i < target.length(); i++) {
       char c = target.charAt(i);
-      if (c <= ' ' || c == 0x7f) {
-        throw new IllegalArgumentException("whitespace or control character in request target: " + target);
+      if (c <= ' ' || c >= 0x7f) {
+        throw new IllegalArgumentException("whitespace, control or non-ASCII character in request target"
+            + " (percent-encode it): " + target);
       }
     }
   }

@@ -35,8 +35,9 @@ public final class HttpHeaders {
   }
 
   /**
-   * Appends a field. The name must be an HTTP token; neither may contain CR or LF, which would
-   * let a value smuggle in a header or a request of its own.
+   * Appends a field. The name must be an HTTP token; the value is sent as ISO-8859-1, so it may
+   * hold only characters up to U+00FF, and never CR, LF or NUL, which would let a value smuggle
+   * in a header or a request of its own.
    */
   public HttpHeaders add(String name, String value) {
     if (readOnly) {
@@ -142,6 +143,9 @@ public final class HttpHeaders {
       char c = value.charAt(i);
       if (c == '\r' || c == '\n' || c == 0) {
         throw new IllegalArgumentException("CR, LF or NUL in the value of header " + name);
+      }
+      if (c > 0xff) {
+        throw new IllegalArgumentException("character beyond ISO-8859-1 in the value of header " + name);
       }
     }
   }
