@@ -19,6 +19,7 @@ import io.weft.transport.LineTooLongException;
 import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
+import io.weft.transport.TransportTimeoutException;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -426,6 +427,19 @@ public abstract class HttpClientTest {
       HttpClient http = new HttpClient(transport, "h", 100, 1000, 10);
       ProtocolViolationException e = assertThrows(ProtocolViolationException.class, () -> http.get("/"));
       assertEquals("body over the limit of 10 bytes", e.getMessage());
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  public void serverStallingMidBodyTimesOutInsteadOfHanging(Delivery delivery) throws Exception {
+    ScriptedServer.Script script = afterRequest()
+        .send("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nab").stall(Duration.ofSeconds(5));
+    try (ScriptedServer server = ScriptedServer.start(script, delivery);
+        Transport transport = mode.connect(server.address(), Timeout.of(300, TimeUnit.MILLISECONDS))) {
+      HttpClient http = new HttpClient(transport, "h");
+      assertThrows(TransportTimeoutException.class, () -> http.get("/"));
+      assertFalse(http.isReusable());
     }
   }
 

@@ -3,6 +3,7 @@ package io.weft.protocols.redis;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -17,6 +18,7 @@ import io.weft.transport.LineTooLongException;
 import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
+import io.weft.transport.TransportTimeoutException;
 import java.io.EOFException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -349,6 +351,18 @@ public abstract class RedisClientTest {
       RedisClient client = new RedisClient(transport);
       ProtocolViolationException e = assertThrows(ProtocolViolationException.class, () -> client.call("KEYS"));
       assertTrue(e.getMessage().startsWith("arrays nested deeper than"), e.getMessage());
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  public void serverStallingMidReplyTimesOutInsteadOfHanging(Delivery delivery) throws Exception {
+    ScriptedServer.Script script = ScriptedServer.script().readLines(5).send("$5\r\nab").stall(Duration.ofSeconds(5));
+    try (ScriptedServer server = scripted(script, delivery);
+        Transport transport = mode.connect(server.address(), Timeout.of(300, TimeUnit.MILLISECONDS))) {
+      RedisClient client = new RedisClient(transport);
+      assertThrows(TransportTimeoutException.class, () -> client.call("GET", "k"));
+      assertFalse(transport.isOpen());
     }
   }
 

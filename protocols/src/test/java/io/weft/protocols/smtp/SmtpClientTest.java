@@ -16,6 +16,7 @@ import io.weft.transport.LineTooLongException;
 import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
+import io.weft.transport.TransportTimeoutException;
 import jakarta.mail.internet.MimeMessage;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
@@ -311,6 +312,18 @@ public abstract class SmtpClientTest {
         Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
       EOFException e = assertThrows(EOFException.class, new SmtpClient(transport)::greeting);
       assertTrue(e.getMessage().contains("\"220 hel\""), e.getMessage());
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  public void serverStallingMidReplyTimesOutInsteadOfHanging(Delivery delivery) throws Exception {
+    ScriptedServer.Script script = ScriptedServer.script().send("220-first\r\n").stall(Duration.ofSeconds(5));
+    try (ScriptedServer server = ScriptedServer.start(script, delivery);
+        Transport transport = mode.connect(server.address(), Timeout.of(300, TimeUnit.MILLISECONDS))) {
+      SmtpClient smtp = new SmtpClient(transport);
+      assertThrows(TransportTimeoutException.class, smtp::greeting);
+      assertThrows(IllegalStateException.class, () -> smtp.hello("me"));
     }
   }
 
