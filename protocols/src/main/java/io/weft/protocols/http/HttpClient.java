@@ -179,7 +179,7 @@ public final class HttpClient {
       int status = parseStatus(statusLine);
       String reason = statusLine.length() > 13 ? statusLine.substring(13) : "";
       HttpHeaders headers = new HttpHeaders();
-      readFields(headers);
+      readFields(headers, "header line");
       if (status >= 100 && status < 200) {
         if (status == 101) {
           throw new ProtocolViolationException("unrequested protocol switch: " + ProtocolViolationException.quote(statusLine));
@@ -203,7 +203,8 @@ public final class HttpClient {
 
   private String readHeaderLine(String what) throws IOException {
     if (headerBudget <= 0) {
-      throw new ProtocolViolationException("header section over the limit of " + maxHeaderBytes + " bytes");
+      throw new ProtocolViolationException("header section over the limit of " + maxHeaderBytes
+          + " bytes, reading a " + what);
     }
     String line = transport.readLineStrict(Math.min(maxLineBytes, headerBudget), StandardCharsets.ISO_8859_1);
     headerBudget -= line.length() + 2;
@@ -239,9 +240,9 @@ public final class HttpClient {
     return status;
   }
 
-  private void readFields(HttpHeaders into) throws IOException {
+  private void readFields(HttpHeaders into, String what) throws IOException {
     for (;;) {
-      String line = readHeaderLine("header line");
+      String line = readHeaderLine(what);
       if (line.isEmpty()) {
         return;
       }
@@ -253,8 +254,20 @@ public final class HttpClient {
       if (colon <= 0 || !HttpHeaders.isToken(line.substring(0, colon))) {
         throw new ProtocolViolationException("malformed header line: " + ProtocolViolationException.quote(line));
       }
-      into.addParsed(line.substring(0, colon), line.substring(colon + 1).strip());
+      into.addParsed(line.substring(0, colon), trimOws(line, colon + 1));
     }
+  }
+
+  /** The field value from {@code start}, without the spaces and tabs RFC 9110 allows around it. */
+  private static String trimOws(String line, int start) {
+    int end = line.length();
+    while (start < end && (line.charAt(start) == ' ' || line.charAt(start) == '\t')) {
+      start++;
+    }
+    while (end > start && (line.charAt(end - 1) == ' ' || line.charAt(end - 1) == '\t')) {
+      end--;
+    }
+    return line.substring(start, end);
   }
 
   private byte[] readBody(boolean head, int status, HttpHeaders headers) throws IOException {
@@ -337,7 +350,7 @@ public final class HttpClient {
       Wire.expectCrlf(transport, scratch, "chunk of " + chunk + " bytes");
     }
     // Trailer fields count against the header limit; they are read and dropped.
-    readFields(new HttpHeaders());
+    readFields(new HttpHeaders(), "trailer line");
     return size == body.length ? body : Arrays.copyOf(body, size);
   }
 
