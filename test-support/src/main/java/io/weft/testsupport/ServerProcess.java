@@ -98,7 +98,7 @@ public abstract class ServerProcess implements Closeable {
   /** The program's output and any log files, for failure messages. */
   public String describeLogs() {
     StringBuilder out = new StringBuilder();
-    try (var files = Files.list(directory)) {
+    try (var files = Files.walk(directory, 2)) {
       for (Path file : (Iterable<Path>) files::iterator) {
         if (Files.isRegularFile(file) && (file.toString().endsWith(".out") || file.toString().endsWith(".log"))) {
           String text = Files.readString(file, StandardCharsets.UTF_8);
