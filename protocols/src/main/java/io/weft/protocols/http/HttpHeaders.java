@@ -1,0 +1,166 @@
+package io.weft.protocols.http;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * An ordered list of HTTP header fields; names compare without regard to case. Request headers
+ * are built with {@link #add}; response headers come back read-only in an {@link HttpResponse}.
+ */
+public final class HttpHeaders {
+  private final List<String> namesAndValues;
+  private final boolean readOnly;
+
+  /** An empty, modifiable list. */
+  public HttpHeaders() {
+    this(new ArrayList<>(), false);
+  }
+
+  private HttpHeaders(List<String> namesAndValues, boolean readOnly) {
+    this.namesAndValues = namesAndValues;
+    this.readOnly = readOnly;
+  }
+
+  /** Shorthand for {@code new HttpHeaders().add(name, value)...} from name, value pairs. */
+  public static HttpHeaders of(String... namesAndValues) {
+    if (namesAndValues.length % 2 != 0) {
+      throw new IllegalArgumentException("odd number of names and values: " + namesAndValues.length);
+    }
+    HttpHeaders headers = new HttpHeaders();
+    for (int i = 0; i < namesAndValues.length; i += 2) {
+      headers.add(namesAndValues[i], namesAndValues[i + 1]);
+    }
+    return headers;
+  }
+
+  /**
+   * Appends a field. The name must be an HTTP token; the value is sent as ISO-8859-1, so it may
+   * hold only characters up to U+00FF, and never CR, LF or NUL, which would let a value smuggle
+   * in a header or a request of its own.
+   */
+  public HttpHeaders add(String name, String value) {
+    if (readOnly) {
+      throw new UnsupportedOperationException("response headers are read-only");
+    }
+    checkName(name);
+    checkValue(name, value);
+    namesAndValues.add(name);
+    namesAndValues.add(value.trim());
+    return this;
+  }
+
+  /** Appends a field already checked by the parser. */
+  void addParsed(String name, String value) {
+    namesAndValues.add(name);
+    namesAndValues.add(value);
+  }
+
+  /** A read-only view of this list, for responses. */
+  HttpHeaders readOnlyCopy() {
+    return new HttpHeaders(List.copyOf(namesAndValues), true);
+  }
+
+  /** The number of fields. */
+  public int size() {
+    return namesAndValues.size() / 2;
+  }
+
+  /** The name of field {@code index}, as sent. */
+  public String name(int index) {
+    return namesAndValues.get(index * 2);
+  }
+
+  /** The value of field {@code index}, without surrounding whitespace. */
+  public String value(int index) {
+    return namesAndValues.get(index * 2 + 1);
+  }
+
+  /** The value of the first field called {@code name}, or null. */
+  public String get(String name) {
+    for (int i = 0; i < namesAndValues.size(); i += 2) {
+      if (namesAndValues.get(i).equalsIgnoreCase(name)) {
+        return namesAndValues.get(i + 1);
+      }
+    }
+    return null;
+  }
+
+  /** The values of every field called {@code name}, in order. */
+  public List<String> values(String name) {
+    List<String> values = new ArrayList<>(2);
+    for (int i = 0; i < namesAndValues.size(); i += 2) {
+      if (namesAndValues.get(i).equalsIgnoreCase(name)) {
+        values.add(namesAndValues.get(i + 1));
+      }
+    }
+    return values;
+  }
+
+  /**
+   * True if some field called {@code name} lists {@code token} among its comma-separated
+   * values, ignoring case ({@code Connection: keep-alive, close} has {@code close}).
+   */
+  public boolean hasToken(String name, String token) {
+    for (int i = 0; i < namesAndValues.size(); i += 2) {
+      if (namesAndValues.get(i).equalsIgnoreCase(name)) {
+        for (String part : namesAndValues.get(i + 1).split(",")) {
+          if (part.trim().equalsIgnoreCase(token)) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
+  }
+
+  static boolean isToken(String s) {
+    if (s.isEmpty()) {
+      return false;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+          || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+      if (!ok) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static void checkName(String name) {
+    if (name == null || !isToken(name)) {
+      throw new IllegalArgumentException("header name is not a token: " + name);
+    }
+  }
+
+  private static void checkValue(String name, String value) {
+    if (value == null) {
+      throw new IllegalArgumentException("null value for header " + name);
+    }
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c == '\r' || c == '\n' || c == 0) {
+        throw new IllegalArgumentException("CR, LF or NUL in the value of header " + name);
+      }
+      if (c > 0xff) {
+        throw new IllegalArgumentException("character beyond ISO-8859-1 in the value of header " + name);
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i < namesAndValues.size(); i += 2) {
+      out.append(namesAndValues.get(i)).append(": ").append(namesAndValues.get(i + 1)).append('\n');
+    }
+    return out.toString();
+  }
+
+  /** Lower-cases a header name for comparisons where case does not matter. */
+  static String lower(String name) {
+    return name.toLowerCase(Locale.ROOT);
+  }
+}

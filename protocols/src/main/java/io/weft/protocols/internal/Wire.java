@@ -1,0 +1,118 @@
+package io.weft.protocols.internal;
+
+import io.weft.transport.ProtocolViolationException;
+import io.weft.transport.Transport;
+import java.io.EOFException;
+import java.io.IOException;
+
+/**
+ * Number parsing and exact reads for protocol parsers, failing with messages that quote the
+ * offending input.
+ *
+ * <p>Everything here that touches the transport is a plain static method with plain loops, so
+ * that continuation mode can rewrite it to suspend like the clients that call it.
+ */
+public final class Wire {
+  private Wire() {}
+
+  /**
+   * Parses {@code text[start..end)} as a decimal {@code long}: an optional {@code -} and at
+   * least one digit, nothing else (no {@code +}, no spaces).
+   *
+   * @param what what the number is, for the message ("bulk length")
+   * @param line the whole line it came from, quoted in the message
+   * @throws ProtocolViolationException if it is not such a number or overflows
+   */
+  public static long parseLong(String text, int start, int end, String what, String line)
+      throws ProtocolViolationException {
+    int i = start;
+    boolean negative = false;
+    if (i < end && text.charAt(i) == '-') {
+      negative = true;
+      i++;
+    }
+    if (i >= end) {
+      throw notANumber(what, line);
+    }
+    long value = 0;
+    for (; i < end; i++) {
+      char c = text.charAt(i);
+      if (c < '0' || c > '9') {
+        throw notANumber(what, line);
+      }
+      int digit = c - '0';
+      // Accumulate negatively so that Long.MIN_VALUE parses too.
+      if (value < (Long.MIN_VALUE + digit) / 10) {
+        throw new ProtocolViolationException(what + " out of range: " + ProtocolViolationException.quote(line));
+      }
+      value = value * 10 - digit;
+    }
+    if (!negative) {
+      if (value == Long.MIN_VALUE) {
+        throw new ProtocolViolationException(what + " out of range: " + ProtocolViolationException.quote(line));
+      }
+      return -value;
+    }
+    return value;
+  }
+
+  /**
+   * Parses {@code text[start..end)} as a hexadecimal number of at most 15 digits (so it fits a
+   * long with room to spare), as HTTP chunk sizes are written.
+   */
+  public static long parseHex(String text, int start, int end, String what, String line)
+      throws ProtocolViolationException {
+    if (start >= end) {
+      throw notANumber(what, line);
+    }
+    if (end - start > 15) {
+      throw new ProtocolViolationException(what + " out of range: " + ProtocolViolationException.quote(line));
+    }
+    long value = 0;
+    for (int i = start; i < end; i++) {
+      int digit = Character.digit(text.charAt(i), 16);
+      if (digit < 0) {
+        throw notANumber(what, line);
+      }
+      value = value * 16 + digit;
+    }
+    return value;
+  }
+
+  private static ProtocolViolationException notANumber(String what, String line) {
+    return new ProtocolViolationException("non-numeric " + what + ": " + ProtocolViolationException.quote(line));
+  }
+
+  /**
+   * Reads exactly {@code length} bytes into {@code dst} at {@code offset}. Unlike
+   * {@link Transport#readFully}, an early end of stream is an {@link EOFException} that says
+   * what was being read and quotes the bytes that did arrive.
+   *
+   * @param what what is being read, for the message ("bulk string of 10 bytes")
+   */
+  public static void readExactly(Transport transport, byte[] dst, int offset, int length, String what)
+      throws IOException {
+    int done = 0;
+    while (done < length) {
+      int n = transport.read(dst, offset + done, length - done);
+      if (n < 0) {
+        throw new EOFException("end of stream in " + what + " after " + done + " of " + length + " bytes: "
+            + ProtocolViolationException.quote(dst, offset, done));
+      }
+      done += n;
+    }
+  }
+
+  /**
+   * Reads the two bytes that must follow a length-framed block and checks they are CRLF.
+   *
+   * @param what what they follow, for the message
+   */
+  public static void expectCrlf(Transport transport, byte[] scratch, String what) throws IOException {
+    readExactly(transport, scratch, 0, 2, "CRLF after " + what);
+    if (scratch[0] != '\r' || scratch[1] != '\n') {
+      throw new ProtocolViolationException("expected CRLF after " + what + " but got "
+          + ProtocolViolationException.quote(scratch, 0, 2));
+    }
+  }
+}

@@ -1,0 +1,359 @@
+package io.weft.protocols.redis;
+
+import io.weft.protocols.internal.Wire;
+import io.weft.transport.ProtocolViolationException;
+import io.weft.transport.Transport;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A Redis client speaking RESP2 over one {@link Transport}: any command, given as its
+ * arguments; replies of all five types; pipelining.
+ *
+ * <h2>Replies</h2>
+ * <table>
+ *   <caption>How each RESP2 reply type is returned</caption>
+ *   <tr><th>reply</th><th>first byte</th><th>returned as</th></tr>
+ *   <tr><td>simple string</td><td>{@code +}</td><td>{@link String}</td></tr>
+ *   <tr><td>error</td><td>{@code -}</td><td>thrown as {@link RedisErrorException}; inside an
+ *       array or a pipeline, returned in place as one</td></tr>
+ *   <tr><td>integer</td><td>{@code :}</td><td>{@link Long}</td></tr>
+ *   <tr><td>bulk string</td><td>{@code $}</td><td>{@code byte[]}; {@code null} for the null bulk
+ *       string</td></tr>
+ *   <tr><td>array</td><td>{@code *}</td><td>{@link List} of these (nested lists included);
+ *       {@code null} for the null array</td></tr>
+ * </table>
+ *
+ * <h2>Lifecycle</h2>
+ * {@code READY} (a new client, and after every complete reply, error replies included) ⇄
+ * {@code PENDING} (commands sent with {@link #send} whose replies have not been read) →
+ * {@code BROKEN} after any {@link IOException} other than an error reply: a protocol violation,
+ * an end of stream or a timeout leaves the stream at an unknown point, so every later call
+ * throws {@link IllegalStateException}. The client owns nothing but its state: close the
+ * transport to end the connection.
+ *
+ * <p>Every line is read with a byte limit and every length is checked against its limit before
+ * anything is allocated, so a broken or hostile server cannot make the client buffer without
+ * bound. Not thread-safe: one client per session, like its transport.
+ */
+public final class RedisClient {
+  /** Longest status, error or length line accepted, in bytes without CRLF. */
+  public static final int DEFAULT_MAX_LINE_BYTES = 64 * 1024;
+  /** Largest bulk string accepted. */
+  public static final int DEFAULT_MAX_BULK_BYTES = 64 * 1024 * 1024;
+  /** Most elements accepted in one array. */
+  public static final int DEFAULT_MAX_ARRAY_LENGTH = 1024 * 1024;
+  /** Deepest nesting of arrays accepted; deeper is treated as hostile. */
+  public static final int MAX_NESTING = 32;
+
+  private static final int STATE_READY = 0;
+  private static final int STATE_PENDING = 1;
+  private static final int STATE_BROKEN = 2;
+
+  private static final byte[] CRLF = {'\r', '\n'};
+
+  private final Transport transport;
+  private final int maxLineBytes;
+  private final int maxBulkBytes;
+  private final int maxArrayLength;
+  private final byte[] scratch = new byte[2];
+  private int state = STATE_READY;
+  private int pending;
+  private String brokenBy;
+
+  /** A client with the default limits. */
+  public RedisClient(Transport transport) {
+    this(transport, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_BULK_BYTES, DEFAULT_MAX_ARRAY_LENGTH);
+  }
+
+  /** A client with the given limits on reply lines, bulk strings and arrays. */
+  public RedisClient(Transport transport, int maxLineBytes, int maxBulkBytes, int maxArrayLength) {
+    if (transport == null) {
+      throw new IllegalArgumentException("transport == null");
+    }
+    if (maxLineBytes < 1) {
+      throw new IllegalArgumentException("maxLineBytes < 1: " + maxLineBytes);
+    }
+    if (maxBulkBytes < 0) {
+      throw new IllegalArgumentException("maxBulkBytes < 0: " + maxBulkBytes);
+    }
+    if (maxArrayLength < 0) {
+      throw new IllegalArgumentException("maxArrayLength < 0: " + maxArrayLength);
+    }
+    this.transport = transport;
+    this.maxLineBytes = maxLineBytes;
+    this.maxBulkBytes = maxBulkBytes;
+    this.maxArrayLength = maxArrayLength;
+  }
+
+  /**
+   * Sends one command and returns its reply, typed as the class javadoc says.
+   *
+   * @throws RedisErrorException if Redis answers with an error
+   * @throws ProtocolViolationException if the reply is malformed or over a limit
+   * @throws IllegalStateException if replies to {@link #send} are still unread, or the client
+   *     is broken
+   */
+  public Object call(String... args) throws IOException {
+    checkNothingPending("call");
+    send(args);
+    transport.flush();
+    return readReply();
+  }
+
+  /** As {@link #call(String...)}, with binary arguments. */
+  public Object call(byte[]... args) throws IOException {
+    checkNothingPending("call");
+    send(args);
+    transport.flush();
+    return readReply();
+  }
+
+  /**
+   * Sends a command that answers with an integer ({@code INCR}, {@code DEL}) and returns it.
+   *
+   * @throws ProtocolViolationException if the reply is of another type
+   */
+  public long callLong(String... args) throws IOException {
+    Object reply = call(args);
+    if (reply instanceof Long) {
+      return (Long) reply;
+    }
+    throw unexpectedType("an integer", args, reply);
+  }
+
+  /**
+   * Sends a command that answers with a string ({@code GET}, {@code SET}, {@code PING}) and
+   * returns it: a simple string as it is, a bulk string decoded as UTF-8, the null bulk string as
+   * {@code null}.
+   *
+   * @throws ProtocolViolationException if the reply is an integer or an array
+   */
+  public String callString(String... args) throws IOException {
+    Object reply = call(args);
+    if (reply == null || reply instanceof String) {
+      return (String) reply;
+    }
+    if (reply instanceof byte[]) {
+      return new String((byte[]) reply, StandardCharsets.UTF_8);
+    }
+    throw unexpectedType("a string", args, reply);
+  }
+
+  /**
+   * Buffers one command without flushing it or reading its reply: the first half of a
+   * pipeline. Read the replies, in order, with {@link #readReply()} after {@link #flush()}.
+   */
+  public void send(String... args) throws IOException {
+    checkArgs(args == null ? 0 : args.length);
+    for (String arg : args) {
+      if (arg == null) {
+        throw new IllegalArgumentException("null argument in " + commandName(args));
+      }
+    }
+    checkUsable();
+    transport.write("*" + args.length + "\r\n");
+    for (String arg : args) {
+      byte[] bytes = arg.getBytes(StandardCharsets.UTF_8);
+      transport.write("$" + bytes.length + "\r\n");
+      transport.write(bytes);
+      transport.write(CRLF);
+    }
+    pending++;
+    state = STATE_PENDING;
+  }
+
+  /** As {@link #send(String...)}, with binary arguments. */
+  public void send(byte[]... args) throws IOException {
+    checkArgs(args == null ? 0 : args.length);
+    for (byte[] arg : args) {
+      if (arg == null) {
+        throw new IllegalArgumentException("null argument");
+      }
+    }
+    checkUsable();
+    transport.write("*" + args.length + "\r\n");
+    for (byte[] arg : args) {
+      transport.write("$" + arg.length + "\r\n");
+      transport.write(arg);
+      transport.write(CRLF);
+    }
+    pending++;
+    state = STATE_PENDING;
+  }
+
+  /** Sends every buffered command. */
+  public void flush() throws IOException {
+    checkUsable();
+    transport.flush();
+  }
+
+  /** Commands sent whose replies have not been read yet. */
+  public int pendingReplies() {
+    return pending;
+  }
+
+  /**
+   * Reads the reply to the oldest command sent and not yet answered.
+   *
+   * @throws RedisErrorException if that reply is an error
+   * @throws IllegalStateException if no reply is pending
+   */
+  public Object readReply() throws IOException {
+    Object reply = readPendingReply();
+    if (reply instanceof RedisErrorException) {
+      // A fresh exception, so the stack trace shows this call rather than the parser's.
+      throw new RedisErrorException(((RedisErrorException) reply).getMessage());
+    }
+    return reply;
+  }
+
+  /**
+   * Sends every command in {@code commands} in one flush, then reads as many replies. An error
+   * reply is returned in its place as a {@link RedisErrorException}, not thrown.
+   */
+  public List<Object> pipeline(List<String[]> commands) throws IOException {
+    checkNothingPending("pipeline");
+    for (String[] command : commands) {
+      send(command);
+    }
+    transport.flush();
+    List<Object> replies = new ArrayList<>(commands.size());
+    for (int i = 0; i < commands.size(); i++) {
+      replies.add(readPendingReply());
+    }
+    return replies;
+  }
+
+  private Object readPendingReply() throws IOException {
+    checkUsable();
+    if (pending == 0) {
+      throw new IllegalStateException("no reply pending: send a command first");
+    }
+    Object reply;
+    try {
+      reply = readValue(0);
+    } catch (IOException | RuntimeException e) {
+      state = STATE_BROKEN;
+      brokenBy = e.toString();
+      throw e;
+    }
+    pending--;
+    state = pending == 0 ? STATE_READY : STATE_PENDING;
+    return reply;
+  }
+
+  private Object readValue(int depth) throws IOException {
+    String line = transport.readLineStrict(maxLineBytes);
+    if (line.isEmpty()) {
+      throw new ProtocolViolationException("empty reply line");
+    }
+    switch (line.charAt(0)) {
+      case '+':
+        return line.substring(1);
+      case '-':
+        return new RedisErrorException(line.substring(1));
+      case ':':
+        return Wire.parseLong(line, 1, line.length(), "integer reply", line);
+      case '$':
+        return readBulk(line);
+      case '*':
+        return readArray(line, depth);
+      default:
+        throw new ProtocolViolationException("unexpected reply type " + ProtocolViolationException.quote(line.substring(0, 1))
+            + ": " + ProtocolViolationException.quote(line));
+    }
+  }
+
+  private byte[] readBulk(String line) throws IOException {
+    long length = Wire.parseLong(line, 1, line.length(), "bulk length", line);
+    if (length == -1) {
+      return null;
+    }
+    if (length < 0) {
+      throw new ProtocolViolationException("negative bulk length: " + ProtocolViolationException.quote(line));
+    }
+    if (length > maxBulkBytes) {
+      throw new ProtocolViolationException("bulk length over the limit of " + maxBulkBytes + " bytes: "
+          + ProtocolViolationException.quote(line));
+    }
+    byte[] bulk = new byte[(int) length];
+    Wire.readExactly(transport, bulk, 0, bulk.length, "bulk string of " + length + " bytes");
+    Wire.expectCrlf(transport, scratch, "bulk string of " + length + " bytes");
+    return bulk;
+  }
+
+  private List<Object> readArray(String line, int depth) throws IOException {
+    long length = Wire.parseLong(line, 1, line.length(), "array length", line);
+    if (length == -1) {
+      return null;
+    }
+    if (length < 0) {
+      throw new ProtocolViolationException("negative array length: " + ProtocolViolationException.quote(line));
+    }
+    if (length > maxArrayLength) {
+      throw new ProtocolViolationException("array length over the limit of " + maxArrayLength + ": "
+          + ProtocolViolationException.quote(line));
+    }
+    if (depth >= MAX_NESTING) {
+      throw new ProtocolViolationException("arrays nested deeper than " + MAX_NESTING + ": "
+          + ProtocolViolationException.quote(line));
+    }
+    // Grow as elements arrive rather than trusting the announced length with memory.
+    List<Object> array = new ArrayList<>((int) Math.min(length, 16));
+    for (long i = 0; i < length; i++) {
+      array.add(readValue(depth + 1));
+    }
+    return array;
+  }
+
+  private void checkArgs(int count) {
+    if (count == 0) {
+      throw new IllegalArgumentException("a command needs at least one argument");
+    }
+  }
+
+  private void checkUsable() {
+    if (state == STATE_BROKEN) {
+      throw new IllegalStateException("client unusable after an earlier failure: " + brokenBy);
+    }
+  }
+
+  private void checkNothingPending(String operation) {
+    checkUsable();
+    if (pending != 0) {
+      throw new IllegalStateException(operation + " with " + pending + " replies pending: read them first");
+    }
+  }
+
+  private static ProtocolViolationException unexpectedType(String expected, String[] args, Object reply) {
+    return new ProtocolViolationException("expected " + expected + " reply to " + commandName(args)
+        + " but got " + describe(reply));
+  }
+
+  private static String commandName(String[] args) {
+    return args.length == 0 || args[0] == null ? "?" : args[0];
+  }
+
+  /** Names a reply's type and quotes its value, for messages. */
+  static String describe(Object reply) {
+    if (reply == null) {
+      return "null";
+    }
+    if (reply instanceof String) {
+      return "simple string " + ProtocolViolationException.quote((String) reply);
+    }
+    if (reply instanceof Long) {
+      return "integer " + reply;
+    }
+    if (reply instanceof byte[]) {
+      return "bulk string " + ProtocolViolationException.quote((byte[]) reply);
+    }
+    if (reply instanceof List) {
+      return "array of " + ((List<?>) reply).size();
+    }
+    return String.valueOf(reply);
+  }
+}

@@ -1,0 +1,343 @@
+package io.weft.protocols.smtp;
+
+import io.weft.transport.ProtocolViolationException;
+import io.weft.transport.Transport;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * An SMTP client (RFC 5321) over one {@link Transport}: greeting, EHLO with HELO fallback,
+ * MAIL FROM, RCPT TO, DATA (dot-stuffed, line ends normalised to CRLF), RSET and QUIT.
+ *
+ * <h2>Lifecycle</h2>
+ * <pre>
+ * CONNECTED --{@link #greeting()}--&gt; GREETED --{@link #hello}--&gt; READY
+ * READY --{@link #mailFrom}--&gt; MAIL --{@link #rcptTo} (one or more)--&gt; RCPT --{@link #data}--&gt; READY
+ * MAIL, RCPT --{@link #rset()}--&gt; READY        any --{@link #quit()}--&gt; CLOSED
+ * </pre>
+ * A command called out of order throws {@link IllegalStateException}. A reply outside the
+ * expected class throws {@link SmtpReplyException} and leaves the state as the protocol does
+ * (a refused RCPT keeps the transaction; a refused message ends it). Any other
+ * {@link IOException} (a malformed reply, an end of stream, a timeout) leaves the client
+ * {@code BROKEN}: every later call throws {@link IllegalStateException}. The client never
+ * closes the transport: its owner does, after {@link #quit()}.
+ *
+ * <p>Reply lines are read with a byte limit, and a reply may have at most
+ * {@value #MAX_REPLY_LINES} lines.
+ */
+public final class SmtpClient {
+  /** Longest reply line accepted, in bytes; RFC 5321 allows 512 with CRLF, servers send more. */
+  public static final int DEFAULT_MAX_LINE_BYTES = 2048;
+  /** Most lines accepted in one multi-line reply. */
+  public static final int MAX_REPLY_LINES = 256;
+
+  private static final int STATE_CONNECTED = 0;
+  private static final int STATE_GREETED = 1;
+  private static final int STATE_READY = 2;
+  private static final int STATE_MAIL = 3;
+  private static final int STATE_RCPT = 4;
+  private static final int STATE_CLOSED = 5;
+  private static final int STATE_BROKEN = 6;
+  private static final String[] STATE_NAMES = {"CONNECTED", "GREETED", "READY", "MAIL", "RCPT", "CLOSED", "BROKEN"};
+
+  private static final int DATA_CHUNK = 8 * 1024;
+  private static final byte[] END_OF_DATA = {'.', '\r', '\n'};
+
+  private final Transport transport;
+  private final int maxLineBytes;
+  private int state = STATE_CONNECTED;
+  private String brokenBy;
+  private List<String> extensions = List.of();
+
+  /** A client with the default line limit. */
+  public SmtpClient(Transport transport) {
+    this(transport, DEFAULT_MAX_LINE_BYTES);
+  }
+
+  /** A client accepting reply lines of at most {@code maxLineBytes} bytes. */
+  public SmtpClient(Transport transport, int maxLineBytes) {
+    if (transport == null) {
+      throw new IllegalArgumentException("transport == null");
+    }
+    if (maxLineBytes < 3) {
+      throw new IllegalArgumentException("maxLineBytes < 3: " + maxLineBytes);
+    }
+    this.transport = transport;
+    this.maxLineBytes = maxLineBytes;
+  }
+
+  /** Reads the server's greeting, which must be 2xx (220). */
+  public SmtpReply greeting() throws IOException {
+    expectState("greeting", STATE_CONNECTED);
+    SmtpReply reply = expect("greeting", readReplyOrBreak(), 2);
+    state = STATE_GREETED;
+    return reply;
+  }
+
+  /**
+   * Says {@code EHLO domain}; if the server rejects EHLO as unknown (5xx), says
+   * {@code HELO domain} instead. Returns the accepted reply.
+   */
+  public SmtpReply hello(String domain) throws IOException {
+    checkArgument("domain", domain);
+    expectState("EHLO", STATE_GREETED);
+    SmtpReply reply = command("EHLO " + domain);
+    if (reply.codeClass() == 2) {
+      List<String> lines = reply.lines();
+      extensions = Collections.unmodifiableList(new ArrayList<>(lines.subList(1, lines.size())));
+      state = STATE_READY;
+      return reply;
+    }
+    if (reply.codeClass() != 5) {
+      throw new SmtpReplyException("EHLO", reply);
+    }
+    reply = expect("HELO", command("HELO " + domain), 2);
+    extensions = List.of();
+    state = STATE_READY;
+    return reply;
+  }
+
+  /**
+   * The extension lines of the EHLO reply ({@code SIZE 10240000}, {@code 8BITMIME}); empty
+   * after a HELO fallback.
+   */
+  public List<String> extensions() {
+    return extensions;
+  }
+
+  /** Starts a mail transaction: {@code MAIL FROM:<reversePath>}; empty for the null sender. */
+  public SmtpReply mailFrom(String reversePath) throws IOException {
+    checkPath("reversePath", reversePath);
+    expectState("MAIL", STATE_READY);
+    SmtpReply reply = expect("MAIL", command("MAIL FROM:<" + reversePath + ">"), 2);
+    state = STATE_MAIL;
+    return reply;
+  }
+
+  /** Adds a recipient: {@code RCPT TO:<forwardPath>}. Call once per recipient. */
+  public SmtpReply rcptTo(String forwardPath) throws IOException {
+    checkPath("forwardPath", forwardPath);
+    if (forwardPath.isEmpty()) {
+      throw new IllegalArgumentException("empty forwardPath");
+    }
+    expectState("RCPT", STATE_MAIL, STATE_RCPT);
+    SmtpReply reply = expect("RCPT", command("RCPT TO:<" + forwardPath + ">"), 2);
+    state = STATE_RCPT;
+    return reply;
+  }
+
+  /**
+   * Sends {@code message} (headers, blank line, body) with {@code DATA}. Line ends are
+   * normalised to CRLF (a bare LF or bare CR becomes CRLF), a line starting with '.' gets
+   * another, and a final CRLF is added when the message lacks one. Returns the server's
+   * acceptance; a refusal ends the transaction either way.
+   */
+  public SmtpReply data(byte[] message) throws IOException {
+    if (message == null) {
+      throw new IllegalArgumentException("message == null");
+    }
+    expectState("DATA", STATE_RCPT);
+    expect("DATA", command("DATA"), 3);
+    try {
+      writeDotStuffed(message);
+      transport.write(END_OF_DATA);
+      transport.flush();
+    } catch (IOException | RuntimeException e) {
+      markBroken(e);
+      throw e;
+    }
+    state = STATE_READY;
+    return expect("DATA", readReplyOrBreak(), 2);
+  }
+
+  /** As {@link #data(byte[])}, with the message encoded as UTF-8. */
+  public SmtpReply data(String message) throws IOException {
+    return data(message.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** Sends one message: MAIL FROM, RCPT TO for each recipient, DATA. */
+  public SmtpReply send(String reversePath, List<String> forwardPaths, byte[] message) throws IOException {
+    if (forwardPaths.isEmpty()) {
+      throw new IllegalArgumentException("no recipients");
+    }
+    mailFrom(reversePath);
+    for (String forwardPath : forwardPaths) {
+      rcptTo(forwardPath);
+    }
+    return data(message);
+  }
+
+  /** Aborts the current transaction, if any: {@code RSET}. */
+  public SmtpReply rset() throws IOException {
+    expectState("RSET", STATE_READY, STATE_MAIL, STATE_RCPT);
+    SmtpReply reply = expect("RSET", command("RSET"), 2);
+    state = STATE_READY;
+    return reply;
+  }
+
+  /** Ends the session: {@code QUIT}, which the server answers with 221. */
+  public SmtpReply quit() throws IOException {
+    expectState("QUIT", STATE_GREETED, STATE_READY, STATE_MAIL, STATE_RCPT);
+    SmtpReply reply = expect("QUIT", command("QUIT"), 2);
+    state = STATE_CLOSED;
+    return reply;
+  }
+
+  private SmtpReply command(String line) throws IOException {
+    try {
+      transport.writeLine(line);
+      transport.flush();
+    } catch (IOException | RuntimeException e) {
+      markBroken(e);
+      throw e;
+    }
+    return readReplyOrBreak();
+  }
+
+  private SmtpReply readReplyOrBreak() throws IOException {
+    try {
+      return readReply();
+    } catch (IOException | RuntimeException e) {
+      markBroken(e);
+      throw e;
+    }
+  }
+
+  /** Reads one reply, all its lines: {@code 250-first}, ..., {@code 250 last}. */
+  private SmtpReply readReply() throws IOException {
+    List<String> lines = new ArrayList<>(1);
+    int code = -1;
+    for (;;) {
+      String line = transport.readLineStrict(maxLineBytes);
+      int lineCode = parseCode(line);
+      if (code != -1 && lineCode != code) {
+        throw new ProtocolViolationException("reply code changed from " + code + " inside a multi-line reply: "
+            + ProtocolViolationException.quote(line));
+      }
+      code = lineCode;
+      if (lines.size() == MAX_REPLY_LINES) {
+        throw new ProtocolViolationException("reply longer than " + MAX_REPLY_LINES + " lines: "
+            + ProtocolViolationException.quote(line));
+      }
+      if (line.length() == 3) {
+        lines.add("");
+        return new SmtpReply(code, lines);
+      }
+      char separator = line.charAt(3);
+      lines.add(line.substring(4));
+      if (separator == ' ') {
+        return new SmtpReply(code, lines);
+      }
+      if (separator != '-') {
+        throw new ProtocolViolationException("expected ' ' or '-' after the reply code: " + ProtocolViolationException.quote(line));
+      }
+    }
+  }
+
+  private static int parseCode(String line) throws ProtocolViolationException {
+    if (line.length() < 3) {
+      throw new ProtocolViolationException("reply line too short for a code: " + ProtocolViolationException.quote(line));
+    }
+    int code = 0;
+    for (int i = 0; i < 3; i++) {
+      char c = line.charAt(i);
+      if (c < '0' || c > '9') {
+        throw new ProtocolViolationException("non-numeric reply code: " + ProtocolViolationException.quote(line));
+      }
+      code = code * 10 + (c - '0');
+    }
+    if (code < 200 || code > 599) {
+      throw new ProtocolViolationException("reply code out of range 2xx-5xx: " + ProtocolViolationException.quote(line));
+    }
+    return code;
+  }
+
+  private void writeDotStuffed(byte[] message) throws IOException {
+    byte[] chunk = new byte[DATA_CHUNK + 2];
+    int n = 0;
+    boolean lineStart = true;
+    for (int i = 0; i < message.length; i++) {
+      if (n >= DATA_CHUNK) {
+        transport.write(chunk, 0, n);
+        n = 0;
+      }
+      byte b = message[i];
+      if (b == '\r' || b == '\n') {
+        if (b == '\r' && i + 1 < message.length && message[i + 1] == '\n') {
+          i++;
+        }
+        chunk[n++] = '\r';
+        chunk[n++] = '\n';
+        lineStart = true;
+        continue;
+      }
+      if (lineStart && b == '.') {
+        chunk[n++] = '.';
+      }
+      chunk[n++] = b;
+      lineStart = false;
+    }
+    if (!lineStart) {
+      chunk[n++] = '\r';
+      chunk[n++] = '\n';
+    }
+    transport.write(chunk, 0, n);
+  }
+
+  private SmtpReply expect(String command, SmtpReply reply, int codeClass) throws SmtpReplyException {
+    if (reply.codeClass() != codeClass) {
+      throw new SmtpReplyException(command, reply);
+    }
+    return reply;
+  }
+
+  private void markBroken(Exception e) {
+    state = STATE_BROKEN;
+    brokenBy = e.toString();
+  }
+
+  private void expectState(String command, int... allowed) {
+    for (int s : allowed) {
+      if (state == s) {
+        return;
+      }
+    }
+    if (state == STATE_BROKEN) {
+      throw new IllegalStateException("client unusable after an earlier failure: " + brokenBy);
+    }
+    StringBuilder names = new StringBuilder();
+    for (int s : allowed) {
+      names.append(names.length() == 0 ? "" : " or ").append(STATE_NAMES[s]);
+    }
+    throw new IllegalStateException(command + " in state " + STATE_NAMES[state] + "; expected " + names);
+  }
+
+  private static void checkArgument(String name, String value) {
+    if (value == null || value.isEmpty()) {
+      throw new IllegalArgumentException("empty " + name);
+    }
+    checkNoLineBreak(name, value);
+  }
+
+  private static void checkPath(String name, String value) {
+    if (value == null) {
+      throw new IllegalArgumentException(name + " == null");
+    }
+    checkNoLineBreak(name, value);
+    if (value.indexOf('<') >= 0 || value.indexOf('>') >= 0) {
+      throw new IllegalArgumentException("angle bracket in " + name + ": " + value);
+    }
+  }
+
+  private static void checkNoLineBreak(String name, String value) {
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c == '\r' || c == '\n') {
+        throw new IllegalArgumentException("line break in " + name);
+      }
+    }
+  }
+}

@@ -1,0 +1,457 @@
+package io.weft.protocols.http;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.weft.protocols.RealServers;
+import io.weft.protocols.TransportMode;
+import io.weft.testsupport.NginxProcess;
+import io.weft.testsupport.ScriptedServer;
+import io.weft.testsupport.ScriptedServer.Delivery;
+import io.weft.transport.LineTooLongException;
+import io.weft.transport.ProtocolViolationException;
+import io.weft.transport.Timeout;
+import io.weft.transport.Transport;
+import io.weft.transport.TransportTimeoutException;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * {@link HttpClient} against the JDK's {@code HttpServer} (every run), a real nginx (where
+ * installed; required in CI), and a scripted misbehaving server, in the mode a subclass
+ * supplies. Every scripted test runs with whole and with one-byte-at-a-time delivery.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
+public abstract class HttpClientTest {
+  protected static final Timeout TEN_SECONDS = Timeout.of(10, TimeUnit.SECONDS);
+  /**
+   * Sessions in the test at scale: 200 on the platform threads of {@code SYNC}; a mode that
+   * multiplexes sessions (continuations, virtual threads) overrides this with thousands.
+   */
+  protected int sessionsAtScale() {
+    return 200;
+  }
+  private static final Duration SCRIPT_WAIT = Duration.ofSeconds(10);
+  private static final int BIG_FILE_BYTES = 1024 * 1024 + 17;
+
+  private TransportMode mode;
+  private HttpServer jdkServer;
+  private ExecutorService jdkExecutor;
+  private final Set<String> remotes = ConcurrentHashMap.newKeySet();
+  private NginxProcess nginx;
+  private byte[] bigFile;
+
+  protected abstract TransportMode newMode();
+
+  /** The body the JDK server's /chunked handler sends for {@code query}. */
+  static String chunkedBody(String query) {
+    StringBuilder body = new StringBuilder();
+    for (int i = 0; i < 5; i++) {
+      body.append("chunk ").append(i).append(' ').append(query).append(';');
+    }
+    return body.toString();
+  }
+
+  @BeforeAll
+  void start() throws IOException {
+    mode = newMode();
+    jdkServer = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 512);
+    jdkExecutor = Executors.newFixedThreadPool(8);
+    jdkServer.setExecutor(jdkExecutor);
+    jdkServer.createContext("/echo", this::echo);
+    jdkServer.createContext("/chunked", this::chunked);
+    jdkServer.createContext("/empty", exchange -> {
+      drain(exchange);
+      exchange.sendResponseHeaders(204, -1);
+      exchange.close();
+    });
+    jdkServer.start();
+  }
+
+  @AfterAll
+  void stop() {
+    if (nginx != null) {
+      nginx.close();
+    }
+    jdkServer.stop(0);
+    jdkExecutor.shutdownNow();
+    mode.close();
+  }
+
+  private void echo(HttpExchange exchange) throws IOException {
+    byte[] requestBody = drain(exchange);
+    remotes.add(exchange.getRemoteAddress().toString());
+    String text = exchange.getRequestMethod() + " " + exchange.getRequestURI()
+        + " x=" + exchange.getRequestHeaders().getFirst("X-Weft")
+        + (requestBody.length > 0 ? " body=" + new String(requestBody, UTF_8) : "");
+    byte[] body = text.getBytes(UTF_8);
+    exchange.getResponseHeaders().add("X-Remote", exchange.getRemoteAddress().toString());
+    exchange.sendResponseHeaders(200, body.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(body);
+    }
+  }
+
+  private void chunked(HttpExchange exchange) throws IOException {
+    drain(exchange);
+    String query = exchange.getRequestURI().getQuery();
+    exchange.sendResponseHeaders(200, 0);
+    try (OutputStream out = exchange.getResponseBody()) {
+      for (int i = 0; i < 5; i++) {
+        out.write(("chunk " + i + " " + query + ";").getBytes(UTF_8));
+        out.flush();
+      }
+    }
+  }
+
+  private static byte[] drain(HttpExchange exchange) throws IOException {
+    try (InputStream in = exchange.getRequestBody()) {
+      return in.readAllBytes();
+    }
+  }
+
+  private InetSocketAddress jdk() {
+    return new InetSocketAddress(InetAddress.getLoopbackAddress(), jdkServer.getAddress().getPort());
+  }
+
+  private NginxProcess nginx() throws Exception {
+    if (nginx == null) {
+      java.nio.file.Path binary = RealServers.require(NginxProcess.BINARY, NginxProcess.DEBIAN_PACKAGE);
+      String template;
+      try (InputStream in = HttpClientTest.class.getResourceAsStream("/nginx/nginx.conf.template")) {
+        template = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      }
+      bigFile = new byte[BIG_FILE_BYTES];
+      new Random(42).nextBytes(bigFile);
+      nginx = NginxProcess.start(binary, template,
+          Map.of("big.bin", bigFile, "small.txt", "small file\n".getBytes(UTF_8)));
+    }
+    return nginx;
+  }
+
+  // ---- against the JDK's HttpServer ----
+
+  @Test
+  public void getWithHeadersReadsAContentLengthBody() throws Exception {
+    try (Transport transport = mode.connect(jdk(), TEN_SECONDS)) {
+      HttpClient http = new HttpClient(transport, "localhost");
+      HttpResponse response = http.get("/echo?a=1", HttpHeaders.of("X-Weft", "héllo"));
+      assertEquals(200, response.status());
+      assertEquals("HTTP/1.1", response.version());
+      assertNotNull(response.headers().get("content-length"));
+      assertEquals("GET /echo?a=1 x=héllo", response.bodyUtf8());
+    }
+  }
+
+  @Test
+  public void postSendsTheBodyWithItsContentLength() throws Exception {
+    try (Transport transport = mode.connect(jdk(), TEN_SECONDS)) {
+      HttpClient http = new HttpClient(transport, "localhost");
+      HttpResponse response = http.post("/echo", HttpHeaders.of("X-Weft", "p"), "a\r\nbody".getBytes(UTF_8));
+      assertEquals("POST /echo x=p body=a\r\nbody", response.bodyUtf8());
+    }
+  }
+
+  @Test
+  public void chunkedBodyIsReassembled() throws Exception {
+    try (Transport transport = mode.connect(jdk(), TEN_SECONDS)) {
+      HttpClient http = new HttpClient(transport, "localhost");
+      HttpResponse response = http.get("/chunked?q=z");
+      assertEquals("chunked", response.headers().get("Transfer-Encoding"));
+      assertEquals(chunkedBody("q=z"), response.bodyUtf8());
+      assertTrue(http.isReusable());
+    }
+  }
+
+  @Test
+  public void keepAliveReusesOneConnectionAcrossRequests() throws Exception {
+    try (Transport transport = mode.connect(jdk(), TEN_SECONDS)) {
+      HttpClient http = new HttpClient(transport, "localhost");
+      String firstRemote = http.get("/echo?n=0").headers().get("X-Remote");
+      for (int i = 1; i < 10; i++) {
+        HttpResponse response = i % 2 == 0 ? http.get("/echo?n=" + i) : http.get("/chunked?n=" + i);
+        assertEquals(200, response.status());
+      }
+      assertEquals(204, http.get("/empty").status());
+      assertEquals(firstRemote, http.get("/echo?n=last").headers().get("X-Remote"));
+      assertTrue(http.isReusable());
+    }
+  }
+
+  @Test
+  public void concurrentSessionsEachKeepTheirConnectionAlive() throws Exception {
+    List<String> results = mode.runSessions(HttpKeepAliveSession.class, jdk(), sessionsAtScale(), TEN_SECONDS);
+    for (int i = 0; i < sessionsAtScale(); i++) {
+      assertEquals(HttpKeepAliveSession.expected(i), results.get(i), "session " + i);
+    }
+  }
+
+  // ---- against nginx ----
+
+  @Test
+  public void nginxServesABigStaticFileByteForByte() throws Exception {
+    NginxProcess server = nginx();
+    try (Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
+      HttpClient http = new HttpClient(transport, "localhost:" + server.port());
+      HttpResponse response = http.get("/big.bin");
+      assertEquals(200, response.status(), server.describeLogs());
+      assertEquals(Integer.toString(BIG_FILE_BYTES), response.headers().get("Content-Length"));
+      assertArrayEquals(bigFile, response.body());
+      assertEquals("small file\n", http.get("/small.txt").bodyUtf8());
+      assertEquals("hello from nginx\n", http.get("/hello").bodyUtf8());
+      assertTrue(http.isReusable());
+    }
+  }
+
+  @Test
+  public void nginxHeadHasContentLengthButNoBody() throws Exception {
+    NginxProcess server = nginx();
+    try (Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
+      HttpClient http = new HttpClient(transport, "localhost");
+      HttpResponse head = http.head("/big.bin", null);
+      assertEquals(200, head.status());
+      assertEquals(Integer.toString(BIG_FILE_BYTES), head.headers().get("Content-Length"));
+      assertEquals(0, head.bodyLength());
+      // The next exchange on the same connection proves no body was left unread.
+      assertEquals("small file\n", http.get("/small.txt").bodyUtf8());
+    }
+  }
+
+  @Test
+  public void nginxErrorResponsesAreResponsesToo() throws Exception {
+    NginxProcess server = nginx();
+    try (Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
+      HttpClient http = new HttpClient(transport, "localhost");
+      HttpResponse missing = http.get("/no/such/file");
+      assertEquals(404, missing.status());
+      assertTrue(missing.bodyUtf8().contains("404"), missing.bodyUtf8());
+      HttpResponse post = http.post("/small.txt", null, "x".getBytes(UTF_8));
+      assertEquals(405, post.status());
+      HttpResponse close = http.get("/small.txt", HttpHeaders.of("Connection", "close"));
+      assertEquals("small file\n", close.bodyUtf8());
+      assertFalse(http.isReusable());
+      assertThrows(IllegalStateException.class, () -> http.get("/small.txt"));
+    }
+  }
+
+  @Test
+  public void bodyOverTheLimitIsRefusedBeforeReadingIt() throws Exception {
+    NginxProcess server = nginx();
+    try (Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
+      HttpClient http = new HttpClient(transport, "localhost", 1024, 8192, 1000);
+      ProtocolViolationException e = assertThrows(ProtocolViolationException.class, () -> http.get("/big.bin"));
+      assertTrue(e.getMessage().contains("Content-Length " + BIG_FILE_BYTES + " over the body limit of 1000"), e.getMessage());
+    }
+  }
+
+  // ---- against a scripted, misbehaving server ----
+
+  /** The scripted server reads one request without a body: request line, Host, blank line. */
+  private static ScriptedServer.Script afterRequest() {
+    return ScriptedServer.script().readLines(3);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  public void everyFramingParsesWhateverTheDelivery(Delivery delivery) throws Exception {
+    ScriptedServer.Script script = afterRequest()
+        .send("HTTP/1.1 100 Continue\r\n\r\n"
+            + "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-A:  spaced value \t\r\n\r\nhello")
+        .readLines(3)
+        .send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + "3;ext=1\r\nabc\r\n10\r\n0123456789abcdef\r\n0\r\nTrailer: x\r\n\r\n")
+        .readLines(3)
+        .send("HTTP/1.1 304 Not Modified\r\nContent-Length: 99\r\n\r\n")
+        .readLines(3)
+        .send("HTTP/1.0 200 OK\r\n\r\nuntil the end")
+        .close();
+    try (ScriptedServer server = ScriptedServer.start(script, delivery)) {
+      try (Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
+        HttpClient http = new HttpClient(transport, "h");
+        HttpResponse first = http.get("/1");
+        assertEquals("hello", first.bodyUtf8());
+        assertEquals("spaced value", first.headers().get("x-a"));
+        assertEquals("abc0123456789abcdef", http.get("/2").bodyUtf8());
+        HttpResponse notModified = http.get("/3");
+        assertEquals(304, notModified.status());
+        assertEquals(0, notModified.bodyLength());
+        HttpResponse untilClose = http.get("/4");
+        assertEquals("until the end", untilClose.bodyUtf8());
+        assertFalse(http.isReusable());
+      }
+      server.awaitScript(SCRIPT_WAIT);
+      assertEquals(List.of("GET /1 HTTP/1.1", "Host: h", ""), server.receivedLines().subList(0, 3));
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  public void headerLineOverTheLimitIsAViolationQuotingIt(Delivery delivery) throws Exception {
+    String response = "HTTP/1.1 200 OK\r\nX-Long: " + "v".repeat(300) + "\r\n\r\n";
+    try (ScriptedServer server = ScriptedServer.start(afterRequest().send(response), delivery);
+        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
+      HttpClient http = new HttpClient(transport, "h", 100, 1000, 1000);
+      LineTooLongException e = assertThrows(LineTooLongException.class, () -> http.get("/"));
+      assertTrue(e.getMessage().contains("\"X-Long: vvv"), e.getMessage());
+      assertThrows(IllegalStateException.class, () -> http.get("/"));
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  public void headerSectionOverTheLimitIsAViolation(Delivery delivery) throws Exception {
+    StringBuilder response = new StringBuilder("HTTP/1.1 200 OK\r\n");
+    for (int i = 0; i < 40; i++) {
+      response.append("X-Header-").append(i).append(": ").append("v".repeat(40)).append("\r\n");
+    }
+    response.append("\r\n");
+    try (ScriptedServer server = ScriptedServer.start(afterRequest().send(response.toString()), delivery);
+        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
+      HttpClient http = new HttpClient(transport, "h", 100, 1000, 1000);
+      assertThrows(ProtocolViolationException.class, () -> http.get("/"));
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  public void truncatedBodyIsAnEofQuotingWhatCame(Delivery delivery) throws Exception {
+    String response = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc";
+    try (ScriptedServer server = ScriptedServer.start(afterRequest().send(response).close(), delivery);
+        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
+      HttpClient http = new HttpClient(transport, "h");
+      EOFException e = assertThrows(EOFException.class, () -> http.get("/"));
+      assertTrue(e.getMessage().contains("3 of 10 bytes: \"abc\""), e.getMessage());
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  public void truncatedChunkIsAnEofQuotingWhatCame(Delivery delivery) throws Exception {
+    String response = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab";
+    try (ScriptedServer server = ScriptedServer.start(afterRequest().send(response).close(), delivery);
+        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
+      HttpClient http = new HttpClient(transport, "h");
+      EOFException e = assertThrows(EOFException.class, () -> http.get("/"));
+      assertTrue(e.getMessage().contains("2 of 5 bytes: \"ab\""), e.getMessage());
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  public void nonNumericStatusIsAViolationQuotingTheLine(Delivery delivery) throws Exception {
+    try (ScriptedServer server = ScriptedServer.start(afterRequest().send("HTTP/1.1 2x0 OK\r\n\r\n"), delivery);
+        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
+      HttpClient http = new HttpClient(transport, "h");
+      ProtocolViolationException e = assertThrows(ProtocolViolationException.class, () -> http.get("/"));
+      assertEquals("non-numeric status code: \"HTTP/1.1 2x0 OK\"", e.getMessage());
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  public void nonNumericLengthsAreViolationsQuotingThem(Delivery delivery) throws Exception {
+    try (ScriptedServer server = ScriptedServer.start(
+            afterRequest().send("HTTP/1.1 200 OK\r\nContent-Length: 12a\r\n\r\n"), delivery);
+        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
+      ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+          () -> new HttpClient(transport, "h").get("/"));
+      assertEquals("non-numeric Content-Length: \"Content-Length: 12a\"", e.getMessage());
+    }
+    try (ScriptedServer server = ScriptedServer.start(
+            afterRequest().send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"), delivery);
+        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
+      ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+          () -> new HttpClient(transport, "h").get("/"));
+      assertEquals("non-numeric chunk size: \"zz\"", e.getMessage());
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  public void somethingOtherThanAnHttpResponseIsAViolation(Delivery delivery) throws Exception {
+    try (ScriptedServer server = ScriptedServer.start(afterRequest().send("SSH-2.0-OpenSSH_9.2\r\n"), delivery);
+        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
+      ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+          () -> new HttpClient(transport, "h").get("/"));
+      assertEquals("not an HTTP/1.x status line: \"SSH-2.0-OpenSSH_9.2\"", e.getMessage());
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  public void serverClosingMidHeadersIsAnEofQuotingThePartialLine(Delivery delivery) throws Exception {
+    try (ScriptedServer server = ScriptedServer.start(
+            afterRequest().send("HTTP/1.1 200 OK\r\nContent-Ty").close(), delivery);
+        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
+      EOFException e = assertThrows(EOFException.class, () -> new HttpClient(transport, "h").get("/"));
+      assertTrue(e.getMessage().contains("\"Content-Ty\""), e.getMessage());
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  public void bodiesOverTheLimitAreViolationsWhateverTheFraming(Delivery delivery) throws Exception {
+    String chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n8\r\n12345678\r\n8\r\n";
+    try (ScriptedServer server = ScriptedServer.start(afterRequest().send(chunked), delivery);
+        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
+      HttpClient http = new HttpClient(transport, "h", 100, 1000, 10);
+      ProtocolViolationException e = assertThrows(ProtocolViolationException.class, () -> http.get("/"));
+      assertTrue(e.getMessage().startsWith("chunked body over the limit of 10 bytes"), e.getMessage());
+    }
+    String untilClose = "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n" + "x".repeat(11);
+    try (ScriptedServer server = ScriptedServer.start(afterRequest().send(untilClose).close(), delivery);
+        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
+      HttpClient http = new HttpClient(transport, "h", 100, 1000, 10);
+      ProtocolViolationException e = assertThrows(ProtocolViolationException.class, () -> http.get("/"));
+      assertEquals("body over the limit of 10 bytes", e.getMessage());
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  public void serverStallingMidBodyTimesOutInsteadOfHanging(Delivery delivery) throws Exception {
+    ScriptedServer.Script script = afterRequest()
+        .send("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nab").stall(Duration.ofSeconds(5));
+    try (ScriptedServer server = ScriptedServer.start(script, delivery);
+        Transport transport = mode.connect(server.address(), Timeout.of(300, TimeUnit.MILLISECONDS))) {
+      HttpClient http = new HttpClient(transport, "h");
+      assertThrows(TransportTimeoutException.class, () -> http.get("/"));
+      assertFalse(http.isReusable());
+    }
+  }
+
+  @Test
+  public void requestHeadersCannotSmuggleLineBreaks() {
+    assertThrows(IllegalArgumentException.class, () -> HttpHeaders.of("X-A", "v\r\nX-B: w"));
+    assertThrows(IllegalArgumentException.class, () -> HttpHeaders.of("X A", "v"));
+    assertThrows(IllegalArgumentException.class, () -> HttpHeaders.of("X-A", "\u20ac"));
+  }
+}
