@@ -1,5 +1,7 @@
 package io.weft.continuations;
 
+import io.weft.continuations.internal.CheckedTransport;
+import io.weft.continuations.internal.Guard;
 import io.weft.continuations.internal.RewrittenMethods;
 import io.weft.continuations.internal.SessionFrame;
 import io.weft.continuations.internal.SuspendableAnalysis;
@@ -64,6 +66,7 @@ public final class ContinuationClassLoader extends ClassLoader implements Rewrit
       "org.apache.commons.javaflow.", "net.tascalate.", "org.objectweb.asm.", "org.slf4j.",
       "java.", "javax.", "jdk.", "sun.", "com.sun.");
   private static final String FRAME = SessionFrame.class.getName().replace('.', '/');
+  private static final String CHECKED = CheckedTransport.class.getName().replace('.', '/');
 
   static {
     registerAsParallelCapable();
@@ -116,8 +119,10 @@ public final class ContinuationClassLoader extends ClassLoader implements Rewrit
     this.analysis = new SuspendableAnalysis(this::parentBytes, names);
     this.marks = new HashMap<>(analysis.marks());
     this.marks.put(FRAME, Set.of("run()V"));
+    this.marks.put(CHECKED, analysis.transportWaits(CHECKED));
     childFirst.addAll(analysis.classes());
     childFirst.add(FRAME);
+    childFirst.add(CHECKED);
     this.report = new InstrumentationReport(
         analysis.suspendableMethods(), analysis.problems(), analysis.warnings());
     for (InstrumentationReport.Problem problem : report.problems()) {
@@ -227,8 +232,21 @@ public final class ContinuationClassLoader extends ClassLoader implements Rewrit
           return mv;
         }
         mv.visitAnnotation(SuspendableAnalysis.CONTINUABLE, false).visitEnd();
+        boolean guard = !internal.equals(FRAME) && inPrefixes(internal.replace('/', '.'))
+            && (access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) == 0;
         // Wrapped so ASM cannot copy the method's original bytes over the added annotation.
-        return new MethodVisitor(Opcodes.ASM9, mv) {};
+        return new MethodVisitor(Opcodes.ASM9, mv) {
+          @Override
+          public void visitCode() {
+            super.visitCode();
+            if (guard) {
+              // The cheap run-time check: entering a rewritten method while capturing means a
+              // frame that was not rewritten swallowed a suspend. The engine's restore jump is
+              // put in front of this, so restoring skips it.
+              super.visitMethodInsn(Opcodes.INVOKESTATIC, Guard.INTERNAL_NAME, "onEntry", "()V", false);
+            }
+          }
+        };
       }
     }, 0);
     return writer.toByteArray();

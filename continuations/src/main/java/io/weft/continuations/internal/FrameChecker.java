@@ -13,7 +13,7 @@ import java.util.stream.Collectors;
  * first frame the engine did not rewrite. Costs a few microseconds: it runs on every suspend only
  * in debug mode, otherwise only to name the culprit once a failure is certain.
  */
-final class FrameChecker {
+public final class FrameChecker {
   private static final StackWalker WALKER = StackWalker.getInstance(EnumSet.of(
       Option.RETAIN_CLASS_REFERENCE, Option.SHOW_REFLECT_FRAMES, Option.SHOW_HIDDEN_FRAMES));
   private static final String FIX =
@@ -35,7 +35,7 @@ final class FrameChecker {
   }
 
   /** The run-time check fired: a suspend was swallowed. Name the frame if it is still there. */
-  static NotInstrumentedError swallowedSuspend(int session) {
+  public static NotInstrumentedError swallowedSuspend(int session) {
     StackFrame[] bad = firstUnrewritten();
     if (bad != null) {
       return error(session, bad, "suspended through a frame that was not rewritten: ");
@@ -90,6 +90,7 @@ final class FrameChecker {
   }
 
   private static boolean isWeftTop(Class<?> type) {
-    return type == FrameChecker.class || type == Fiber.class || type == Suspend.class;
+    return type == FrameChecker.class || type == Fiber.class || type == Suspend.class
+        || type == Guard.class;
   }
 }

@@ -71,6 +71,18 @@ public class SessionContext {
     }
   }
 
+  /** True when the task's transport gets the run-time check in front of it (continuations). */
+  public boolean checked() {
+    return this instanceof Fiber;
+  }
+
+  /** Replaces whatever was recorded: the session is known to have gone wrong. */
+  public void failedHard(Throwable failure) {
+    this.value = null;
+    this.failure = failure;
+    finished = true;
+  }
+
   public void failed(Throwable failure) {
     if (!finished) {
       this.failure = failure;

@@ -25,7 +25,8 @@ public final class SessionFrame implements Runnable {
     try {
       transport = session.connector().connect(session.address(), session.timeout());
       session.opened(transport);
-      Object value = session.task().run(transport, session.index());
+      Transport forTask = session.checked() ? new CheckedTransport(transport) : transport;
+      Object value = session.task().run(forTask, session.index());
       session.succeeded(value);
     } catch (Throwable failure) {
       if (SessionContext.isContinuationDeath(failure)) {
@@ -40,9 +41,16 @@ public final class SessionFrame implements Runnable {
     }
     StackRecorder recorder = StackRecorder.get();
     if (recorder != null && (recorder.isCapturing || !recorder.isEmpty())) {
-      // A failure left a half-captured stack (a suspend swallowed by a frame that was not
-      // rewritten). The outcome is recorded; end the continuation quietly instead of letting
-      // the engine log "stack corruption".
+      // A suspend was swallowed by a frame that was not rewritten, and the session ran on to
+      // its end (or to an exception) on wrong values. Whatever it recorded is not its outcome.
+      // End the continuation quietly instead of letting the engine log "stack corruption".
+      Throwable recorded = session.failure();
+      Throwable error = recorded instanceof io.weft.continuations.NotInstrumentedError
+          ? recorded : FrameChecker.swallowedSuspend(session.index());
+      if (recorded != null && recorded != error) {
+        error.addSuppressed(recorded);
+      }
+      session.failedHard(error);
       StackRecorder.exit();
     }
   }

@@ -96,6 +96,20 @@ public final class SuspendableAnalysis {
     return marks;
   }
 
+  /** The methods of {@code className} named like Transport's waiting operations. */
+  public Set<String> transportWaits(String className) {
+    Set<String> keys = new HashSet<>();
+    ClassInfo c = info(className);
+    if (c != null) {
+      for (MethodInfo m : c.methods.values()) {
+        if (TRANSPORT_WAITS.contains(m.name)) {
+          keys.add(m.key());
+        }
+      }
+    }
+    return keys;
+  }
+
   public List<String> suspendableMethods() {
     List<String> out = new ArrayList<>();
     for (String entry : new TreeSet<>(suspendable)) {

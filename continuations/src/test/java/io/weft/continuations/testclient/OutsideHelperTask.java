@@ -14,9 +14,9 @@ public final class OutsideHelperTask implements SessionTask<String> {
 
   @Override
   public String run(Transport transport, int index) throws IOException {
-    transport.writeLine("a " + index);
-    transport.writeLine("b " + index);
+    transport.writeLine("hello " + index);
     transport.flush();
-    return Helper.readLines(transport, 2);
+    String hello = transport.readLineStrict(100);
+    return hello + "|" + Helper.exchangeLines(transport, 2);
   }
 }

@@ -7,13 +7,16 @@ import java.io.IOException;
 public final class Helper {
   private Helper() {}
 
-  public static String readLines(Transport transport, int count) throws IOException {
-    return readLoop(transport, count);
+  public static String exchangeLines(Transport transport, int count) throws IOException {
+    return exchangeLoop(transport, count);
   }
 
-  static String readLoop(Transport transport, int count) throws IOException {
+  /** Each round trip waits for the server's delayed echo, so each read really suspends. */
+  static String exchangeLoop(Transport transport, int count) throws IOException {
     StringBuilder out = new StringBuilder();
     for (int i = 0; i < count; i++) {
+      transport.writeLine("line " + i);
+      transport.flush();
       out.append(transport.readLineStrict(100)).append('|');
     }
     return out.toString();
