@@ -24,7 +24,9 @@ import org.junit.jupiter.api.Test;
  */
 @org.junit.jupiter.api.Timeout(value = 60, unit = TimeUnit.SECONDS)
 class FailFastTest {
-  private final PipeEchoServer server = new PipeEchoServer(1, TimeUnit.MILLISECONDS);
+  // 50 ms, not 1: every read must really wait (suspend) even on a loaded 2-core machine, or a
+  // swallowed suspend is only caught, unnamed, at the session's end.
+  private final PipeEchoServer server = new PipeEchoServer(50, TimeUnit.MILLISECONDS);
   private final PipeConnector pipes = new PipeConnector();
 
   @AfterEach
@@ -35,7 +37,7 @@ class FailFastTest {
 
   private SessionRunner runner(boolean debug) {
     return SessionRunner.builder().mode(Mode.continuations(1)).connector(pipes).address(server.address())
-        .timeout(Timeout.of(5, TimeUnit.SECONDS)).instrument(SessionRunnerTest.CLIENT).debugFrames(debug).build();
+        .timeout(Timeout.of(10, TimeUnit.SECONDS)).instrument(SessionRunnerTest.CLIENT).debugFrames(debug).build();
   }
 
   @Test
