@@ -1,0 +1,76 @@
+package io.weft.continuations;
+
+import java.util.Objects;
+
+/**
+ * How one session ended: its result, or the exception that ended it.
+ *
+ * @param <T> the task's result type
+ */
+public final class Outcome<T> {
+  /** How a session ended. */
+  public enum Status {
+    /** The task returned; {@link #value()} is what it returned. */
+    SUCCEEDED,
+    /** The task, its connect or the engine threw; {@link #failure()} says what. */
+    FAILED,
+    /** The run was cancelled before or while the session ran; {@link #failure()} may say how. */
+    CANCELLED
+  }
+
+  private final int index;
+  private final Status status;
+  private final T value;
+  private final Throwable failure;
+
+  Outcome(int index, Status status, T value, Throwable failure) {
+    this.index = index;
+    this.status = status;
+    this.value = value;
+    this.failure = failure;
+  }
+
+  /** The session's number, from 0. */
+  public int index() {
+    return index;
+  }
+
+  public Status status() {
+    return status;
+  }
+
+  public boolean succeeded() {
+    return status == Status.SUCCEEDED;
+  }
+
+  /** The task's result; null unless {@link #succeeded()}. */
+  public T value() {
+    return value;
+  }
+
+  /** What ended the session, or null. */
+  public Throwable failure() {
+    return failure;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (!(o instanceof Outcome)) {
+      return false;
+    }
+    Outcome<?> other = (Outcome<?>) o;
+    return index == other.index && status == other.status && Objects.equals(value, other.value)
+        && Objects.equals(failure, other.failure);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(index, status, value);
+  }
+
+  @Override
+  public String toString() {
+    return "session " + index + ": " + status
+        + (status == Status.SUCCEEDED ? " " + value : failure == null ? "" : " " + failure);
+  }
+}

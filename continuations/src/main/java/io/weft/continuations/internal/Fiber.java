@@ -1,0 +1,171 @@
+package io.weft.continuations.internal;
+
+import io.weft.continuations.SessionCancelledException;
+import io.weft.continuations.WaitRegistration;
+import io.weft.transport.Connector;
+import io.weft.transport.SessionTask;
+import io.weft.transport.Timeout;
+import java.net.SocketAddress;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.commons.javaflow.api.Continuation;
+import org.apache.commons.javaflow.core.StackRecorder;
+
+/**
+ * One session run as a continuation. Its state machine is what makes the wake-up race harmless:
+ * a wait may be woken (on an I/O thread, or inline) before the worker has finished unwinding
+ * the suspend. Then the fiber is {@code RUNNING_WOKEN}, and the worker, instead of parking it,
+ * puts it straight back on the ready queue. Only a {@code PARKED -> READY} transition enqueues
+ * from outside, and only the worker that took a fiber off the queue runs it, so a continuation
+ * never runs on two threads.
+ */
+public final class Fiber extends SessionContext {
+  static final int NEW = 0;
+  static final int READY = 1;
+  static final int RUNNING = 2;
+  static final int RUNNING_WOKEN = 3;
+  static final int PARKED = 4;
+  static final int DONE = 5;
+
+  private final AtomicInteger state = new AtomicInteger(NEW);
+  private final Scheduler scheduler;
+  private final boolean debugFrames;
+  private Runnable frame;
+  private Continuation continuation;
+  private volatile Wait currentWait;
+
+  public Fiber(int index, Connector connector, SocketAddress address, Timeout timeout,
+      SessionTask<?> task, Scheduler scheduler, boolean debugFrames) {
+    super(index, connector, address, timeout, task);
+    this.scheduler = scheduler;
+    this.debugFrames = debugFrames;
+  }
+
+  void frame(Runnable frame) {
+    this.frame = frame;
+  }
+
+  /** The fiber whose continuation runs on this thread. */
+  public static Fiber of(StackRecorder recorder) {
+    Object context = recorder.getContext();
+    if (context instanceof Fiber) {
+      return (Fiber) context;
+    }
+    throw new IllegalStateException(
+        "Suspend.await inside a continuation that Weft did not start (context " + context + ")");
+  }
+
+  /**
+   * Registers a wait; the caller suspends unless the returned wait is already settled. Also the
+   * cheap run-time check: a wait begun while the stack recorder is still capturing means an
+   * earlier suspend was swallowed by a frame that was not rewritten.
+   */
+  public Wait arm(StackRecorder recorder, WaitRegistration registration, long timeoutNanos)
+      throws SessionCancelledException {
+    if (recorder.isCapturing) {
+      throw FrameChecker.swallowedSuspend(index());
+    }
+    if (cancelled) {
+      throw cancelledException();
+    }
+    if (debugFrames) {
+      FrameChecker.checkSuspendPath(index());
+    }
+    Wait wait = new Wait(this);
+    registration.register(wait);
+    if (timeoutNanos == 0L) {
+      wait.compareAndSet(Wait.ARMING, Wait.POLLED);
+      return wait;
+    }
+    if (!wait.compareAndSet(Wait.ARMING, Wait.ARMED)) {
+      return wait;
+    }
+    if (timeoutNanos != Long.MAX_VALUE) {
+      wait.timer = scheduler.schedule(wait::timeOut, timeoutNanos);
+    }
+    currentWait = wait;
+    if (cancelled) {
+      wait.cancel();
+    }
+    return wait;
+  }
+
+  SessionCancelledException cancelledException() {
+    return new SessionCancelledException("session " + index() + " cancelled");
+  }
+
+  /** Makes a new fiber ready to start. */
+  void wake0() {
+    if (state.compareAndSet(NEW, READY)) {
+      scheduler.enqueue(this);
+    }
+  }
+
+  /** Called once per ended wait, from any thread. */
+  void wake() {
+    for (;;) {
+      int s = state.get();
+      if (s == PARKED) {
+        if (state.compareAndSet(PARKED, READY)) {
+          scheduler.enqueue(this);
+          return;
+        }
+      } else if (s == RUNNING) {
+        if (state.compareAndSet(RUNNING, RUNNING_WOKEN)) {
+          return;
+        }
+      } else {
+        return;
+      }
+    }
+  }
+
+  @Override
+  public void cancel() {
+    super.cancel();
+    Wait wait = currentWait;
+    if (wait != null) {
+      wait.cancel();
+    }
+  }
+
+  /** Runs the continuation until it suspends or ends; only on a worker that dequeued it. */
+  void runSlice() {
+    Continuation next;
+    try {
+      if (continuation == null) {
+        if (cancelled) {
+          failed(cancelledException());
+          finish();
+          return;
+        }
+        state.set(RUNNING);
+        next = Continuation.startWith(frame, this, true);
+      } else {
+        state.set(RUNNING);
+        Continuation c = continuation;
+        continuation = null;
+        next = c.resume(this);
+      }
+    } catch (Throwable engineFailure) {
+      failed(engineFailure);
+      finish();
+      return;
+    }
+    if (next == null) {
+      finish();
+      return;
+    }
+    continuation = next;
+    if (!state.compareAndSet(RUNNING, PARKED)) {
+      // Woken while still unwinding: ready again at once.
+      state.set(READY);
+      scheduler.enqueue(this);
+    }
+  }
+
+  private void finish() {
+    state.set(DONE);
+    currentWait = null;
+    scheduler.done(this);
+  }
+}

@@ -1,0 +1,57 @@
+package io.weft.continuations.internal;
+
+import io.weft.transport.Transport;
+import org.apache.commons.javaflow.core.StackRecorder;
+
+/**
+ * The bottom frame of every session: connect, run the task, close, record the outcome.
+ *
+ * <p>In {@code CONTINUATIONS} mode the {@code ContinuationClassLoader} defines its own copy of
+ * this class and rewrites {@link #run()}, so it is the instrumented {@code Runnable} handed to
+ * {@code Continuation.startWith}; in the other modes the ordinary class runs on a thread. Keep
+ * this code free of lambdas: its calls to {@code Connector.connect} and {@code SessionTask.run}
+ * must be direct interface calls for the engine to rewrite them.
+ */
+public final class SessionFrame implements Runnable {
+  private final SessionContext session;
+
+  public SessionFrame(SessionContext session) {
+    this.session = session;
+  }
+
+  @Override
+  public void run() {
+    Transport transport = null;
+    try {
+      transport = session.connector().connect(session.address(), session.timeout());
+      session.opened(transport);
+      Transport forTask = session.checked() ? new CheckedTransport(transport) : transport;
+      Object value = session.task().run(forTask, session.index());
+      session.succeeded(value);
+    } catch (Throwable failure) {
+      if (SessionContext.isContinuationDeath(failure)) {
+        // The engine's own unwinding on terminate(): not a failure of the session.
+        throw (Error) failure;
+      }
+      session.failed(failure);
+    } finally {
+      if (transport != null) {
+        transport.close();
+      }
+    }
+    StackRecorder recorder = StackRecorder.get();
+    if (recorder != null && (recorder.isCapturing || !recorder.isEmpty())) {
+      // A suspend was swallowed by a frame that was not rewritten, and the session ran on to
+      // its end (or to an exception) on wrong values. Whatever it recorded is not its outcome.
+      // End the continuation quietly instead of letting the engine log "stack corruption".
+      Throwable recorded = session.failure();
+      Throwable error = recorded instanceof io.weft.continuations.NotInstrumentedError
+          ? recorded : FrameChecker.swallowedSuspend(session.index());
+      if (recorded != null && recorded != error) {
+        error.addSuppressed(recorded);
+      }
+      session.failedHard(error);
+      StackRecorder.exit();
+    }
+  }
+}

@@ -1,0 +1,196 @@
+package io.weft.continuations;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weft.continuations.testclient.FailingTask;
+import io.weft.continuations.testclient.LineTesterTask;
+import io.weft.continuations.testclient.SilentTask;
+import io.weft.continuations.testing.LoopbackEchoServer;
+import io.weft.continuations.testing.PipeConnector;
+import io.weft.continuations.testing.PipeEchoServer;
+import io.weft.transport.Connector;
+import io.weft.transport.SocketConnector;
+import io.weft.transport.Timeout;
+import io.weft.transport.TransportTimeoutException;
+import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
+
+/** The one runner in every mode, over a suspending pipe transport and over loopback TCP. */
+@org.junit.jupiter.api.Timeout(value = 60, unit = TimeUnit.SECONDS)
+class SessionRunnerTest {
+  static final String CLIENT = "io.weft.continuations.testclient";
+  static final Timeout FIVE_SECONDS = Timeout.of(5, TimeUnit.SECONDS);
+
+  private final PipeEchoServer pipeServer = new PipeEchoServer(1, TimeUnit.MILLISECONDS);
+  private final PipeConnector pipes = new PipeConnector();
+
+  @AfterEach
+  void stop() {
+    pipes.close();
+    pipeServer.close();
+  }
+
+  static SessionRunner runner(Mode mode, Connector connector, SocketAddress address, Timeout timeout) {
+    return SessionRunner.builder().mode(mode).connector(connector).address(address)
+        .timeout(timeout).instrument(CLIENT).build();
+  }
+
+  static List<Mode> modes() {
+    List<Mode> modes = new ArrayList<>(List.of(Mode.SYNC, Mode.THREADS, Mode.continuations(1), Mode.continuations(2)));
+    if (Runtime.version().feature() >= 21) {
+      modes.add(Mode.VIRTUAL_THREADS);
+    }
+    return modes;
+  }
+
+  @Test
+  void testerGivesIdenticalResultsInEveryModeOverTheSuspendingPipe() throws Exception {
+    List<String> expected = null;
+    for (Mode mode : modes()) {
+      try (SessionRunner runner = runner(mode, pipes, pipeServer.address(), FIVE_SECONDS)) {
+        RunResult<String> result = runner.run(LineTesterTask.class, 20, 5);
+        assertTrue(result.allSucceeded(), mode + ": " + result.failures());
+        if (expected == null) {
+          expected = result.values();
+        }
+        assertEquals(expected, result.values(), mode.toString());
+        assertEquals("7:5:" + 5 * "session 7 line 0".length(), result.outcome(7).value());
+      }
+    }
+    assertEquals(0, pipes.openTransports());
+  }
+
+  @Test
+  void testerGivesTheSameResultsOverLoopbackTcpInTheBlockingModes() throws Exception {
+    List<String> overPipe;
+    try (SessionRunner runner = runner(Mode.continuations(1), pipes, pipeServer.address(), FIVE_SECONDS)) {
+      overPipe = runner.run(LineTesterTask.class, 10, 3).values();
+    }
+    try (LoopbackEchoServer tcp = new LoopbackEchoServer(); SocketConnector sockets = new SocketConnector()) {
+      for (Mode mode : modes()) {
+        if (mode.kind() == Mode.Kind.CONTINUATIONS) {
+          continue;
+        }
+        try (SessionRunner runner = runner(mode, sockets, tcp.address(), FIVE_SECONDS)) {
+          RunResult<String> result = runner.run(LineTesterTask.class, 10, 3);
+          assertEquals(overPipe, result.values(), mode + ": " + result.failures());
+        }
+      }
+    }
+  }
+
+  @Test
+  void wakeUpsThatRaceTheSuspendNeverLoseOrDoubleRunASession() throws Exception {
+    // No delay: the server thread wakes each read while the worker may still be unwinding it.
+    try (PipeEchoServer racing = new PipeEchoServer(0, TimeUnit.MILLISECONDS);
+         SessionRunner runner = runner(Mode.continuations(2), pipes, racing.address(), FIVE_SECONDS)) {
+      RunResult<String> result = runner.run(LineTesterTask.class, 2000, 5);
+      assertTrue(result.allSucceeded(), result.failures().toString());
+      for (int i = 0; i < 2000; i++) {
+        assertEquals(i + ":5:" + 5 * ("session " + i + " line 0").length(), result.outcome(i).value());
+      }
+    }
+  }
+
+  @Test
+  void aSessionThatThrowsLeavesTheOthersUnaffected() throws Exception {
+    for (Mode mode : modes()) {
+      try (SessionRunner runner = runner(mode, pipes, pipeServer.address(), FIVE_SECONDS)) {
+        RunResult<String> result = runner.run(FailingTask.class, 9);
+        for (Outcome<String> o : result.outcomes()) {
+          if (o.index() % 3 == 1) {
+            assertEquals(Outcome.Status.FAILED, o.status(), mode + " " + o);
+            assertInstanceOf(IllegalStateException.class, o.failure());
+            assertEquals("session " + o.index() + " fails on purpose", o.failure().getMessage());
+          } else {
+            assertEquals("hello " + o.index() + "/bye " + o.index(), o.value(), mode + " " + o);
+          }
+        }
+        assertEquals(3, result.count(Outcome.Status.FAILED));
+      }
+    }
+  }
+
+  @Test
+  void readTimeoutFiresInContinuationModeAsATimerNotABlockedThread() throws Exception {
+    Timeout shortTimeout = Timeout.of(200, TimeUnit.MILLISECONDS);
+    try (SessionRunner runner = runner(Mode.continuations(1), pipes, pipeServer.address(), shortTimeout)) {
+      RunResult<String> result = runner.run(SilentTask.class, 50);
+      assertEquals(50, result.count(Outcome.Status.FAILED), result.toString());
+      for (Outcome<String> o : result.outcomes()) {
+        assertInstanceOf(TransportTimeoutException.class, o.failure());
+        assertTrue(o.failure().getMessage().contains("read timed out"), o.failure().getMessage());
+      }
+    }
+  }
+
+  @Test
+  void cancellingMidRunLeavesNoThreadNoContinuationNoTransport() throws Exception {
+    for (Mode mode : List.of(Mode.continuations(2), Mode.THREADS)) {
+      SessionRunner runner = runner(mode, pipes, pipeServer.address(), Timeout.NONE);
+      Thread canceller = new Thread(() -> {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (pipes.openTransports() < 20 && System.nanoTime() < deadline) {
+          Thread.onSpinWait();
+        }
+        runner.cancel();
+      });
+      canceller.start();
+      // SilentTask waits forever without a timeout: only cancel ends these sessions.
+      RunResult<String> result = runner.run(SilentTask.class, 100);
+      canceller.join();
+      runner.close();
+      assertEquals(100, result.count(Outcome.Status.CANCELLED), mode + ": " + result);
+      assertEquals(0, pipes.openTransports(), mode.toString());
+      assertTrue(weftThreads().isEmpty(), mode + " left " + weftThreads());
+    }
+  }
+
+  @Test
+  void aBlockingConnectorIsRefusedInContinuationModeUnlessAllowed() throws Exception {
+    try (LoopbackEchoServer tcp = new LoopbackEchoServer(); SocketConnector sockets = new SocketConnector();
+         SessionRunner runner = runner(Mode.continuations(1), sockets, tcp.address(), FIVE_SECONDS)) {
+      IllegalStateException e = assertThrows(IllegalStateException.class,
+          () -> runner.run(LineTesterTask.class, 1, 1));
+      assertTrue(e.getMessage().contains("SocketConnector is a blocking connector"), e.getMessage());
+    }
+  }
+
+  @Test
+  @EnabledForJreRange(max = JRE.JAVA_20)
+  void virtualThreadsSayPlainlyThatTheyNeedJdk21() {
+    UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
+        () -> runner(Mode.VIRTUAL_THREADS, pipes, pipeServer.address(), FIVE_SECONDS));
+    assertTrue(e.getMessage().contains("needs JDK 21"), e.getMessage());
+  }
+
+  @Test
+  @EnabledForJreRange(min = JRE.JAVA_21)
+  void virtualThreadsRunTheSameTesterOverLoopbackTcp() throws Exception {
+    try (LoopbackEchoServer tcp = new LoopbackEchoServer(); SocketConnector sockets = new SocketConnector();
+         SessionRunner runner = runner(Mode.VIRTUAL_THREADS, sockets, tcp.address(), FIVE_SECONDS)) {
+      RunResult<String> result = runner.run(LineTesterTask.class, 50, 3);
+      assertTrue(result.allSucceeded(), result.failures().toString());
+      assertEquals("49:3:" + 3 * "session 49 line 0".length(), result.outcome(49).value());
+    }
+  }
+
+  static List<String> weftThreads() {
+    List<String> names = new ArrayList<>();
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (t.isAlive() && t.getName().startsWith("weft-")) {
+        names.add(t.getName());
+      }
+    }
+    return names;
+  }
+}

@@ -1,0 +1,76 @@
+package io.weft.continuations.testing;
+
+import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An in-JVM echo server on its own thread: accepts pipe connections, and answers each line it
+ * is sent with the same line after a delay. A line {@code SILENT...} gets no answer (for
+ * timeouts); a line {@code QUIT} is answered, then the server closes the connection.
+ */
+public final class PipeEchoServer implements AutoCloseable {
+  private final ScheduledThreadPoolExecutor executor;
+  private final long delayNanos;
+  private final Address address = new Address(this);
+
+  public PipeEchoServer(long delay, TimeUnit unit) {
+    this.delayNanos = unit.toNanos(delay);
+    executor = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread t = new Thread(r, "pipe-echo-server");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  public SocketAddress address() {
+    return address;
+  }
+
+  void accept(PipeTransport client, Runnable accepted) {
+    executor.schedule(accepted, delayNanos, TimeUnit.NANOSECONDS);
+  }
+
+  void received(PipeTransport client, byte[] bytes) {
+    executor.schedule(() -> answer(client, bytes), delayNanos, TimeUnit.NANOSECONDS);
+  }
+
+  /** Runs on the server thread only, so a connection's partial line needs no lock. */
+  private void answer(PipeTransport client, byte[] bytes) {
+    StringBuilder partial = client.serverPartial;
+    partial.append(new String(bytes, StandardCharsets.UTF_8));
+    int lf;
+    while ((lf = partial.indexOf("\n")) >= 0) {
+      String line = partial.substring(0, lf + 1);
+      partial.delete(0, lf + 1);
+      if (line.startsWith("SILENT")) {
+        continue;
+      }
+      client.deliver(line.getBytes(StandardCharsets.UTF_8));
+      if (line.startsWith("QUIT")) {
+        client.peerClosed();
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    executor.shutdownNow();
+  }
+
+  /** Where a {@link PipeConnector} connects to. */
+  public static final class Address extends SocketAddress {
+    private static final long serialVersionUID = 1L;
+    final transient PipeEchoServer server;
+
+    Address(PipeEchoServer server) {
+      this.server = server;
+    }
+
+    @Override
+    public String toString() {
+      return "pipe:echo";
+    }
+  }
+}

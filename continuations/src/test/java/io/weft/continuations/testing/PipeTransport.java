@@ -1,0 +1,272 @@
+package io.weft.continuations.testing;
+
+import io.weft.continuations.Suspend;
+import io.weft.transport.Timeout;
+import io.weft.transport.Transport;
+import io.weft.transport.TransportClosedException;
+import io.weft.transport.TransportTimeoutException;
+import io.weft.transport.internal.Deadlines;
+import io.weft.transport.internal.InboundBuffer;
+import io.weft.transport.internal.OutboundBuffer;
+import java.io.IOException;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+import org.apache.commons.javaflow.api.continuable;
+
+/**
+ * A suspending in-JVM transport to a {@link PipeEchoServer}: a read that finds nothing buffered
+ * waits through {@link Suspend#await}, and the server thread's delivery wakes it. Suspends in a
+ * continuation, blocks on a plain thread. Exactly the shape a real suspending transport has: the
+ * waiting methods carry {@code @continuable}; the rest are ordinary.
+ */
+public final class PipeTransport implements Transport {
+  private final Object lock = new Object();
+  private final InboundBuffer inbound = new InboundBuffer(256);
+  private final OutboundBuffer outbound = new OutboundBuffer(256);
+  private final PipeEchoServer server;
+  private final long sessionStart;
+  private final PipeConnector owner;
+  final StringBuilder serverPartial = new StringBuilder();
+  private volatile Timeout timeout;
+  private volatile String closedBecause;
+  private boolean accepted;
+  private Runnable waiter;
+
+  PipeTransport(PipeEchoServer server, Timeout timeout, long sessionStart, PipeConnector owner) {
+    this.server = server;
+    this.timeout = timeout;
+    this.sessionStart = sessionStart;
+    this.owner = owner;
+  }
+
+  void registerConnect(Runnable wake) {
+    server.accept(this, () -> {
+      synchronized (lock) {
+        accepted = true;
+      }
+      wake.run();
+    });
+  }
+
+  /** Register-then-recheck: wakes inline when there is something to read already. */
+  private void registerReader(Runnable wake) {
+    synchronized (lock) {
+      if (inbound.size() == 0 && !inbound.isEof() && closedBecause == null) {
+        waiter = wake;
+        return;
+      }
+    }
+    wake.run();
+  }
+
+  void deliver(byte[] bytes) {
+    Runnable w;
+    synchronized (lock) {
+      inbound.append(bytes, 0, bytes.length);
+      w = waiter;
+      waiter = null;
+    }
+    if (w != null) {
+      w.run();
+    }
+  }
+
+  void peerClosed() {
+    Runnable w;
+    synchronized (lock) {
+      inbound.markEof();
+      w = waiter;
+      waiter = null;
+    }
+    if (w != null) {
+      w.run();
+    }
+  }
+
+  @Override
+  @continuable
+  public String readLine(int limit) throws IOException {
+    return readLine(limit, false, StandardCharsets.UTF_8);
+  }
+
+  @Override
+  @continuable
+  public String readLine(int limit, Charset charset) throws IOException {
+    return readLine(limit, false, charset);
+  }
+
+  @Override
+  @continuable
+  public String readLineStrict(int limit) throws IOException {
+    return readLine(limit, true, StandardCharsets.UTF_8);
+  }
+
+  @Override
+  @continuable
+  public String readLineStrict(int limit, Charset charset) throws IOException {
+    return readLine(limit, true, charset);
+  }
+
+  @continuable
+  private String readLine(int limit, boolean strict, Charset charset) throws IOException {
+    Objects.requireNonNull(charset, "charset");
+    for (;;) {
+      checkOpen();
+      String line;
+      synchronized (lock) {
+        line = inbound.pollLine(limit, strict, charset);
+      }
+      if (line != InboundBuffer.NEED_MORE) {
+        return line;
+      }
+      fill();
+    }
+  }
+
+  @Override
+  @continuable
+  public void readFully(byte[] dst, int offset, int length) throws IOException {
+    Objects.checkFromIndexSize(offset, length, dst.length);
+    for (;;) {
+      checkOpen();
+      boolean done;
+      synchronized (lock) {
+        done = inbound.pollFully(dst, offset, length);
+      }
+      if (done) {
+        return;
+      }
+      fill();
+    }
+  }
+
+  @Override
+  @continuable
+  public byte[] readBytes(int byteCount) throws IOException {
+    if (byteCount < 0) {
+      throw new IllegalArgumentException("byteCount < 0: " + byteCount);
+    }
+    byte[] result = new byte[byteCount];
+    readFully(result, 0, byteCount);
+    return result;
+  }
+
+  @Override
+  @continuable
+  public int read(byte[] dst, int offset, int length) throws IOException {
+    Objects.checkFromIndexSize(offset, length, dst.length);
+    for (;;) {
+      checkOpen();
+      int n;
+      synchronized (lock) {
+        n = inbound.poll(dst, offset, length);
+      }
+      if (n != -2) {
+        return n;
+      }
+      fill();
+    }
+  }
+
+  @continuable
+  private void fill() throws IOException {
+    long wait = Deadlines.waitNanos(timeout, sessionStart, "read");
+    if (!Suspend.await(this::registerReader, wait)) {
+      TransportTimeoutException e = Deadlines.timedOut(timeout, sessionStart, wait, "read");
+      close("an operation timed out: " + e.getMessage());
+      throw e;
+    }
+  }
+
+  @Override
+  public void write(byte[] src, int offset, int length) throws IOException {
+    checkOpen();
+    synchronized (lock) {
+      outbound.append(src, offset, length);
+    }
+  }
+
+  @Override
+  public void write(byte[] src) throws IOException {
+    write(src, 0, src.length);
+  }
+
+  @Override
+  public void write(String text) throws IOException {
+    write(text, StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public void write(String text, Charset charset) throws IOException {
+    checkOpen();
+    synchronized (lock) {
+      outbound.append(text, charset);
+    }
+  }
+
+  @Override
+  public void writeLine(String line) throws IOException {
+    checkOpen();
+    synchronized (lock) {
+      outbound.append(line, StandardCharsets.UTF_8);
+      outbound.appendCrlf();
+    }
+  }
+
+  @Override
+  public void flush() throws IOException {
+    checkOpen();
+    byte[] bytes;
+    synchronized (lock) {
+      if (outbound.size() == 0) {
+        return;
+      }
+      bytes = outbound.take();
+    }
+    server.received(this, bytes);
+  }
+
+  @Override
+  public Timeout timeout() {
+    return timeout;
+  }
+
+  @Override
+  public void timeout(Timeout timeout) {
+    this.timeout = Objects.requireNonNull(timeout, "timeout");
+  }
+
+  @Override
+  public boolean isOpen() {
+    return closedBecause == null;
+  }
+
+  @Override
+  public void close() {
+    close("closed by its owner");
+  }
+
+  private void close(String because) {
+    Runnable w;
+    synchronized (lock) {
+      if (closedBecause != null) {
+        return;
+      }
+      closedBecause = because;
+      w = waiter;
+      waiter = null;
+    }
+    owner.forget(this);
+    if (w != null) {
+      w.run();
+    }
+  }
+
+  private void checkOpen() throws TransportClosedException {
+    String because = closedBecause;
+    if (because != null) {
+      throw new TransportClosedException("transport is closed: " + because);
+    }
+  }
+}
