@@ -1,0 +1,480 @@
+package io.weft.transport.mina.internal;
+
+import io.weft.transport.TransportClosedException;
+import io.weft.transport.internal.Deadlines;
+import io.weft.transport.internal.InboundBuffer;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.charset.Charset;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.mina.core.buffer.IoBuffer;
+import org.apache.mina.core.future.IoFuture;
+import org.apache.mina.core.future.IoFutureListener;
+import org.apache.mina.core.session.AttributeKey;
+import org.apache.mina.core.session.IoSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything one MINA-backed transport shares with the I/O threads: the bounded inbound buffer,
+ * end of stream, failure and closed state, and the read suspension that keeps the buffer
+ * bounded. MINA's {@code IoSession.read()} is not used: its queue is unbounded and a close
+ * during a pending read leaves later reads hanging.
+ *
+ * <p><b>Lifecycle.</b> Created before the connect, {@link #attach attached} to the
+ * {@link IoSession} by the connect's session initializer, fed by {@link SessionStateHandler}
+ * until the session closes, and {@link #close closed} once by its transport or connector.
+ *
+ * <p><b>Reading.</b> The {@code poll*} methods never wait: they take what is buffered or answer
+ * "need more", exactly as {@link InboundBuffer} does. The caller then waits in one of two ways:
+ * <ul>
+ *   <li>blocking: {@link #awaitInput(long)}, a timed wait on a condition;
+ *   <li>non-blocking: {@link #wakeWhenReadable(Runnable)}, which registers a one-shot wake-up
+ *       and returns at once (for a transport that suspends a continuation instead).
+ * </ul>
+ * Either way the wait ends when input has <em>arrived since the last poll that answered "need
+ * more"</em>: bytes, end of stream, a failure, or a close. Then the caller polls again.
+ *
+ * <p><b>Bounding.</b> When more than {@code inboundLimit} bytes are buffered the session's reads
+ * are suspended ({@code suspendRead}); they resume when a reader drains the buffer below half the
+ * limit. The buffer can overshoot the limit by what MINA delivers before the suspension takes
+ * effect: one read on TCP, one message on the in-VM pipe.
+ *
+ * <p><b>Threads.</b> One reader at a time (the transport's session); the I/O side may run on any
+ * thread at the same time; {@link #close} from any thread. No MINA call is made while this
+ * object's lock is held: on the in-VM pipe a MINA call can run the peer's callbacks inline, and
+ * those could be waiting for MINA's own session lock.
+ */
+public final class SessionState {
+  private static final Logger LOG = LoggerFactory.getLogger(SessionState.class);
+
+  /** The {@link IoSession} attribute under which a session's state is kept. */
+  public static final AttributeKey KEY = new AttributeKey(SessionState.class, "state");
+
+  /** The inbound limit used when none is given: 64 KiB. */
+  public static final int DEFAULT_INBOUND_LIMIT = 64 * 1024;
+
+  private static final int INITIAL_CAPACITY = 512;
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition changed = lock.newCondition();
+  private final InboundBuffer inbound = new InboundBuffer(INITIAL_CAPACITY);
+  private final int inboundLimit;
+  private final int resumeBelow;
+
+  // Guarded by lock.
+  private boolean arrived;
+  private IOException failure;
+  private Runnable wakeup;
+  private int highWaterMark;
+
+  private volatile String closedBecause;
+  private volatile IoSession session;
+
+  // Read suspension: wanted is decided under lock; applied is changed only by the thread that
+  // holds trafficBusy, which makes the MINA calls outside the lock and in the right order.
+  private volatile boolean suspendWanted;
+  private volatile boolean suspendApplied;
+  private final AtomicBoolean trafficBusy = new AtomicBoolean();
+  private volatile int suspensions;
+
+  /**
+   * @param inboundLimit bytes buffered above which reading from the peer is suspended
+   * @throws IllegalArgumentException if {@code inboundLimit < 2}
+   */
+  public SessionState(int inboundLimit) {
+    if (inboundLimit < 2) {
+      throw new IllegalArgumentException("inboundLimit < 2: " + inboundLimit);
+    }
+    this.inboundLimit = inboundLimit;
+    this.resumeBelow = inboundLimit / 2;
+  }
+
+  /**
+   * Binds this state to its session (from the connect's session initializer, before any event).
+   * A state already closed closes the session at once: the connect was abandoned.
+   */
+  public void attach(IoSession session) {
+    session.setAttribute(KEY, this);
+    this.session = session;
+    if (closedBecause != null) {
+      session.closeNow();
+    }
+  }
+
+  /** The session, or null before the connect has created one. */
+  public IoSession session() {
+    return session;
+  }
+
+  // ---- The I/O side: called by SessionStateHandler on whichever thread delivers the event.
+
+  void onMessage(IoBuffer message) {
+    Runnable toRun;
+    lock.lock();
+    try {
+      if (closedBecause != null) {
+        return;
+      }
+      inbound.append(message.buf());
+      arrived = true;
+      int size = inbound.size();
+      if (size > highWaterMark) {
+        highWaterMark = size;
+      }
+      if (size > inboundLimit && !suspendWanted) {
+        suspendWanted = true;
+      }
+      toRun = takeWakeupAndSignal();
+    } finally {
+      lock.unlock();
+    }
+    adjustTraffic();
+    runWakeup(toRun);
+  }
+
+  void onClosed() {
+    Runnable toRun;
+    lock.lock();
+    try {
+      // After a failure the reader must see the failure, not a clean end of stream.
+      if (failure == null) {
+        inbound.markEof();
+      }
+      arrived = true;
+      toRun = takeWakeupAndSignal();
+    } finally {
+      lock.unlock();
+    }
+    runWakeup(toRun);
+  }
+
+  void onFailure(Throwable cause) {
+    Runnable toRun;
+    lock.lock();
+    try {
+      if (failure == null && !inbound.isEof()) {
+        failure = cause instanceof IOException ? (IOException) cause : new IOException(cause);
+      }
+      arrived = true;
+      toRun = takeWakeupAndSignal();
+    } finally {
+      lock.unlock();
+    }
+    runWakeup(toRun);
+  }
+
+  private Runnable takeWakeupAndSignal() {
+    changed.signalAll();
+    Runnable toRun = wakeup;
+    wakeup = null;
+    return toRun;
+  }
+
+  private static void runWakeup(Runnable toRun) {
+    if (toRun == null) {
+      return;
+    }
+    try {
+      toRun.run();
+    } catch (RuntimeException | Error e) {
+      LOG.error("a read wake-up failed; its session may never resume", e);
+    }
+  }
+
+  // ---- The reader side.
+
+  /** As {@link InboundBuffer#pollLine}, or throws the failure or close that ended input. */
+  public String pollLine(int limit, boolean strict, Charset charset) throws IOException {
+    lock.lock();
+    try {
+      checkOpen();
+      String line = inbound.pollLine(limit, strict, charset);
+      if (line == InboundBuffer.NEED_MORE) {
+        needMore();
+      } else {
+        drained();
+      }
+      return line;
+    } finally {
+      lock.unlock();
+      adjustTraffic();
+    }
+  }
+
+  /** As {@link InboundBuffer#pollFully}, or throws the failure or close that ended input. */
+  public boolean pollFully(byte[] dst, int offset, int length) throws IOException {
+    lock.lock();
+    try {
+      checkOpen();
+      if (inbound.pollFully(dst, offset, length)) {
+        drained();
+        return true;
+      }
+      needMore();
+      return false;
+    } finally {
+      lock.unlock();
+      adjustTraffic();
+    }
+  }
+
+  /**
+   * As {@link InboundBuffer#poll}: bytes copied, -1 at end of stream, -2 when the caller must
+   * wait; or throws the failure or close that ended input.
+   */
+  public int poll(byte[] dst, int offset, int length) throws IOException {
+    lock.lock();
+    try {
+      checkOpen();
+      int n = inbound.poll(dst, offset, length);
+      if (n == -2) {
+        needMore();
+      } else {
+        drained();
+      }
+      return n;
+    } finally {
+      lock.unlock();
+      adjustTraffic();
+    }
+  }
+
+  private void checkOpen() throws TransportClosedException {
+    String because = closedBecause;
+    if (because != null) {
+      throw new TransportClosedException("transport is closed: " + because);
+    }
+  }
+
+  private void needMore() throws IOException {
+    if (failure != null) {
+      throw new IOException("connection failed: " + failure, failure);
+    }
+    arrived = false;
+  }
+
+  private void drained() {
+    if (suspendWanted && inbound.size() < resumeBelow) {
+      suspendWanted = false;
+    }
+  }
+
+  /**
+   * Waits until input arrives (see the class javadoc) for at most {@code nanos}
+   * ({@link Deadlines#FOREVER} for no bound). Returns false if the time ran out first.
+   *
+   * @throws IllegalStateException at once, if called on a MINA I/O thread
+   * @throws InterruptedIOException if the thread is interrupted; its interrupt flag is set again
+   */
+  public boolean awaitInput(long nanos) throws InterruptedIOException {
+    IoThreads.checkNotIoThread("input");
+    lock.lock();
+    try {
+      long left = nanos;
+      while (!arrived && closedBecause == null && failure == null && !inbound.isEof()) {
+        if (nanos == Deadlines.FOREVER) {
+          changed.await();
+        } else {
+          if (left <= 0L) {
+            return false;
+          }
+          left = changed.awaitNanos(left);
+        }
+      }
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while waiting for input");
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * The non-blocking form of {@link #awaitInput}: registers {@code wakeup} to run once, when
+   * input next arrives (see the class javadoc), and returns true; or returns false, without
+   * registering anything, when input has already arrived and the caller should poll again now.
+   *
+   * <p>The wake-up runs on the thread that delivers the event: a MINA I/O processor thread for
+   * TCP, the peer's writing thread for the in-VM pipe, or the thread that calls {@link #close}.
+   * It runs outside this object's lock and must be quick and must not block: enqueue a
+   * continuation, no more. It runs at most once per registration.
+   *
+   * @throws IllegalStateException if a wake-up is already registered
+   */
+  public boolean wakeWhenReadable(Runnable wakeup) {
+    if (wakeup == null) {
+      throw new IllegalArgumentException("wakeup == null");
+    }
+    lock.lock();
+    try {
+      if (arrived || closedBecause != null || failure != null || inbound.isEof()) {
+        return false;
+      }
+      if (this.wakeup != null) {
+        throw new IllegalStateException("a read wake-up is already registered");
+      }
+      this.wakeup = wakeup;
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Waits for {@code future} for at most {@code nanos} ({@link Deadlines#FOREVER} for no
+   * bound). Returns true when it is done, false if the time ran out first.
+   *
+   * @throws IllegalStateException at once, if called on a MINA I/O thread
+   * @throws TransportClosedException if this state is closed while waiting
+   * @throws InterruptedIOException if the thread is interrupted; its interrupt flag is set again
+   */
+  public boolean awaitDone(IoFuture future, long nanos, String what) throws IOException {
+    IoThreads.checkNotIoThread(what);
+    if (future.isDone()) {
+      return true;
+    }
+    IoFutureListener<IoFuture> signal = done -> {
+      lock.lock();
+      try {
+        changed.signalAll();
+      } finally {
+        lock.unlock();
+      }
+    };
+    future.addListener(signal);
+    lock.lock();
+    try {
+      long left = nanos;
+      while (!future.isDone()) {
+        String because = closedBecause;
+        if (because != null) {
+          throw new TransportClosedException("transport closed during " + what + ": " + because);
+        }
+        if (nanos == Deadlines.FOREVER) {
+          changed.await();
+        } else {
+          if (left <= 0L) {
+            return false;
+          }
+          left = changed.awaitNanos(left);
+        }
+      }
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while waiting for " + what);
+    } finally {
+      lock.unlock();
+      future.removeListener(signal);
+    }
+  }
+
+  // ---- Closing.
+
+  /**
+   * Closes this state and its session (without flushing), wakes any waiting reader or
+   * registered wake-up, and discards buffered input. Returns false if it was already closed.
+   * Safe from any thread, I/O threads included: it never waits.
+   */
+  public boolean close(String because) {
+    Runnable toRun;
+    lock.lock();
+    try {
+      if (closedBecause != null) {
+        return false;
+      }
+      closedBecause = because;
+      inbound.clear();
+      toRun = takeWakeupAndSignal();
+    } finally {
+      lock.unlock();
+    }
+    IoSession s = session;
+    if (s != null) {
+      s.closeNow();
+    }
+    runWakeup(toRun);
+    return true;
+  }
+
+  /** True once {@link #close} has been called. */
+  public boolean isClosed() {
+    return closedBecause != null;
+  }
+
+  /** Why this was closed, or null while open. */
+  public String closedBecause() {
+    return closedBecause;
+  }
+
+  // ---- Read suspension.
+
+  private void adjustTraffic() {
+    IoSession s = session;
+    if (s == null || suspendWanted == suspendApplied) {
+      return;
+    }
+    // Whoever holds the flag applies the wanted state until it stops changing; a caller that
+    // loses the race leaves its change to the holder. On the in-VM pipe resumeRead delivers
+    // queued messages inline, re-entering onMessage, which may want the suspension back.
+    while (trafficBusy.compareAndSet(false, true)) {
+      try {
+        boolean want = suspendWanted;
+        if (want != suspendApplied) {
+          suspendApplied = want;
+          if (want) {
+            suspensions++;
+            s.suspendRead();
+          } else {
+            s.resumeRead();
+          }
+        }
+      } finally {
+        trafficBusy.set(false);
+      }
+      if (suspendWanted == suspendApplied) {
+        return;
+      }
+    }
+  }
+
+  /** Bytes buffered now. For tests and diagnostics. */
+  public int buffered() {
+    lock.lock();
+    try {
+      return inbound.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The most bytes ever buffered at once. For tests and diagnostics. */
+  public int highWaterMark() {
+    lock.lock();
+    try {
+      return highWaterMark;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** How many times reading from the peer was suspended. For tests and diagnostics. */
+  public int suspensions() {
+    return suspensions;
+  }
+
+  /** True while reading from the peer is suspended. For tests and diagnostics. */
+  public boolean isReadSuspended() {
+    return suspendApplied;
+  }
+
+  @Override
+  public String toString() {
+    return "SessionState{session=" + session + (closedBecause == null ? "" : ", closed: " + closedBecause) + "}";
+  }
+}
