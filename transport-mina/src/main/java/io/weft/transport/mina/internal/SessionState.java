@@ -7,14 +7,15 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.charset.Charset;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.mina.core.buffer.IoBuffer;
 import org.apache.mina.core.future.IoFuture;
 import org.apache.mina.core.future.IoFutureListener;
+import org.apache.mina.core.session.AbstractIoSession;
 import org.apache.mina.core.session.AttributeKey;
 import org.apache.mina.core.session.IoSession;
+import org.apache.mina.transport.socket.nio.NioSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * <p><b>Bounding.</b> When more than {@code inboundLimit} bytes are buffered the session's reads
  * are suspended ({@code suspendRead}); they resume when a reader drains the buffer below half the
  * limit. The buffer can overshoot the limit by what MINA delivers before the suspension takes
- * effect: one read on TCP, one message on the in-VM pipe.
+ * effect: on TCP one or two of its reads (64 KiB each at most), on the in-VM pipe one message.
  *
  * <p><b>Threads.</b> One reader at a time (the transport's session); the I/O side may run on any
  * thread at the same time; {@link #close} from any thread. No MINA call is made while this
@@ -58,6 +59,7 @@ public final class SessionState {
   public static final int DEFAULT_INBOUND_LIMIT = 64 * 1024;
 
   private static final int INITIAL_CAPACITY = 512;
+  private static final long REASSERT_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
@@ -74,11 +76,8 @@ public final class SessionState {
   private volatile String closedBecause;
   private volatile IoSession session;
 
-  // Read suspension: wanted is decided under lock; applied is changed only by the thread that
-  // holds trafficBusy, which makes the MINA calls outside the lock and in the right order.
+  // Read suspension is decided under the lock and applied outside it (see applyTraffic).
   private volatile boolean suspendWanted;
-  private volatile boolean suspendApplied;
-  private final AtomicBoolean trafficBusy = new AtomicBoolean();
   private volatile int suspensions;
 
   /**
@@ -114,6 +113,7 @@ public final class SessionState {
 
   void onMessage(IoBuffer message) {
     Runnable toRun;
+    boolean suspend = false;
     lock.lock();
     try {
       if (closedBecause != null) {
@@ -125,14 +125,21 @@ public final class SessionState {
       if (size > highWaterMark) {
         highWaterMark = size;
       }
-      if (size > inboundLimit && !suspendWanted) {
-        suspendWanted = true;
+      if (size > inboundLimit) {
+        if (!suspendWanted) {
+          suspendWanted = true;
+          suspensions++;
+        }
+        // Asserted on every message over the limit, which also repairs a lost suspension.
+        suspend = true;
       }
       toRun = takeWakeupAndSignal();
     } finally {
       lock.unlock();
     }
-    adjustTraffic();
+    if (suspend) {
+      applyTraffic(true);
+    }
     runWakeup(toRun);
   }
 
@@ -189,20 +196,20 @@ public final class SessionState {
 
   /** As {@link InboundBuffer#pollLine}, or throws the failure or close that ended input. */
   public String pollLine(int limit, boolean strict, Charset charset) throws IOException {
+    String line;
     lock.lock();
     try {
       checkOpen();
-      String line = inbound.pollLine(limit, strict, charset);
+      line = inbound.pollLine(limit, strict, charset);
       if (line == InboundBuffer.NEED_MORE) {
         needMore();
-      } else {
-        drained();
+        return line;
       }
-      return line;
     } finally {
       lock.unlock();
-      adjustTraffic();
     }
+    resumeIfDrained();
+    return line;
   }
 
   /** As {@link InboundBuffer#pollFully}, or throws the failure or close that ended input. */
@@ -210,16 +217,15 @@ public final class SessionState {
     lock.lock();
     try {
       checkOpen();
-      if (inbound.pollFully(dst, offset, length)) {
-        drained();
-        return true;
+      if (!inbound.pollFully(dst, offset, length)) {
+        needMore();
+        return false;
       }
-      needMore();
-      return false;
     } finally {
       lock.unlock();
-      adjustTraffic();
     }
+    resumeIfDrained();
+    return true;
   }
 
   /**
@@ -227,20 +233,20 @@ public final class SessionState {
    * wait; or throws the failure or close that ended input.
    */
   public int poll(byte[] dst, int offset, int length) throws IOException {
+    int n;
     lock.lock();
     try {
       checkOpen();
-      int n = inbound.poll(dst, offset, length);
+      n = inbound.poll(dst, offset, length);
       if (n == -2) {
         needMore();
-      } else {
-        drained();
+        return n;
       }
-      return n;
     } finally {
       lock.unlock();
-      adjustTraffic();
     }
+    resumeIfDrained();
+    return n;
   }
 
   private void checkOpen() throws TransportClosedException {
@@ -257,9 +263,22 @@ public final class SessionState {
     arrived = false;
   }
 
-  private void drained() {
-    if (suspendWanted && inbound.size() < resumeBelow) {
-      suspendWanted = false;
+  private void resumeIfDrained() {
+    if (!suspendWanted) {
+      return;
+    }
+    boolean resume = false;
+    lock.lock();
+    try {
+      if (suspendWanted && inbound.size() < resumeBelow) {
+        suspendWanted = false;
+        resume = true;
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (resume) {
+      applyTraffic(false);
     }
   }
 
@@ -276,13 +295,29 @@ public final class SessionState {
     try {
       long left = nanos;
       while (!arrived && closedBecause == null && failure == null && !inbound.isEof()) {
-        if (nanos == Deadlines.FOREVER) {
-          changed.await();
-        } else {
-          if (left <= 0L) {
-            return false;
+        if (nanos != Deadlines.FOREVER && left <= 0L) {
+          return false;
+        }
+        if (suspensions == 0) {
+          if (nanos == Deadlines.FOREVER) {
+            changed.await();
+          } else {
+            left = changed.awaitNanos(left);
           }
-          left = changed.awaitNanos(left);
+        } else {
+          // This session has been suspended before: wake now and then to re-assert the resume
+          // in case MINA lost it (see reassertTraffic).
+          long slice = nanos == Deadlines.FOREVER ? REASSERT_NANOS : Math.min(left, REASSERT_NANOS);
+          long unslept = changed.awaitNanos(slice);
+          left -= slice - Math.max(0L, unslept);
+          if (unslept <= 0L && !arrived) {
+            lock.unlock();
+            try {
+              reassertTraffic();
+            } finally {
+              lock.lock();
+            }
+          }
         }
       }
       return true;
@@ -414,32 +449,49 @@ public final class SessionState {
 
   // ---- Read suspension.
 
-  private void adjustTraffic() {
+  /**
+   * Applies the wanted read suspension to the session again. MINA 2.2 changes a TCP session's
+   * interest set by read-modify-write from whichever thread asks, racing with its I/O thread's
+   * own changes, so a suspend or a resume can be lost. A lost suspension is repaired by the next
+   * message over the limit; a lost resume by a waiting reader calling this now and then, which
+   * {@link #awaitInput} does once the session has ever been suspended. A non-blocking waiter on
+   * such a session should do the same from a timer while it waits. Never waits.
+   */
+  public void reassertTraffic() {
+    applyTraffic(suspendWanted);
+  }
+
+  /**
+   * Suspends or resumes reading, then re-reads the wanted state and corrects until it stops
+   * changing. The I/O side only ever asks to suspend and the reader only to resume; whichever
+   * call comes last was made after the last change of the wanted state had been read, so the
+   * session ends in the wanted state without a lock around the MINA calls (which must not run
+   * under this object's lock: see the class javadoc). On the in-VM pipe a resume delivers the
+   * queued messages inline, and their suspension happens inline too, so one resume never hands
+   * over the whole queue.
+   */
+  private void applyTraffic(boolean suspend) {
     IoSession s = session;
-    if (s == null || suspendWanted == suspendApplied) {
+    if (s == null) {
       return;
     }
-    // Whoever holds the flag applies the wanted state until it stops changing; a caller that
-    // loses the race leaves its change to the holder. On the in-VM pipe resumeRead delivers
-    // queued messages inline, re-entering onMessage, which may want the suspension back.
-    while (trafficBusy.compareAndSet(false, true)) {
-      try {
-        boolean want = suspendWanted;
-        if (want != suspendApplied) {
-          suspendApplied = want;
-          if (want) {
-            suspensions++;
-            s.suspendRead();
-          } else {
-            s.resumeRead();
-          }
+    for (;;) {
+      if (suspend) {
+        s.suspendRead();
+      } else {
+        s.resumeRead();
+        if (s instanceof NioSession) {
+          // MINA 2.2 changes the interest set without waking the selector; on JDK 11+ the change
+          // then waits for the next select, up to a second away. A flush request is MINA's own
+          // way to wake the selector, and with nothing queued it does nothing else.
+          ((AbstractIoSession) s).getProcessor().flush(s);
         }
-      } finally {
-        trafficBusy.set(false);
       }
-      if (suspendWanted == suspendApplied) {
+      boolean now = suspendWanted;
+      if (now == suspend) {
         return;
       }
+      suspend = now;
     }
   }
 
@@ -470,7 +522,8 @@ public final class SessionState {
 
   /** True while reading from the peer is suspended. For tests and diagnostics. */
   public boolean isReadSuspended() {
-    return suspendApplied;
+    IoSession s = session;
+    return s != null && s.isReadSuspended();
   }
 
   @Override
