@@ -42,7 +42,13 @@ import org.slf4j.LoggerFactory;
  * <p><b>Bounding.</b> When more than {@code inboundLimit} bytes are buffered the session's reads
  * are suspended ({@code suspendRead}); they resume when a reader drains the buffer below half the
  * limit. The buffer can overshoot the limit by what MINA delivers before the suspension takes
- * effect: on TCP one or two of its reads (64 KiB each at most), on the in-VM pipe one message.
+ * effect: one or two of its reads (64 KiB each at most).
+ *
+ * <p>Only TCP (NIO) sessions are suspended. The in-VM pipe has no backpressure to give: a write
+ * completes inline whether or not the reader reads, and a suspended pipe session only moves the
+ * bytes from this buffer into MINA's own unbounded queue. Worse, MINA 2.2.10's pipe can reorder
+ * messages when a resume delivers that queue while the peer is writing (seen in tests). So on
+ * the pipe this buffer holds whatever the peer has sent and not yet been read.
  *
  * <p><b>Threads.</b> One reader at a time (the transport's session); the I/O side may run on any
  * thread at the same time; {@link #close} from any thread. No MINA call is made while this
@@ -75,6 +81,7 @@ public final class SessionState {
 
   private volatile String closedBecause;
   private volatile IoSession session;
+  private volatile boolean suspendable;
 
   // Read suspension is decided under the lock and applied outside it (see applyTraffic).
   private volatile boolean suspendWanted;
@@ -98,6 +105,7 @@ public final class SessionState {
    */
   public void attach(IoSession session) {
     session.setAttribute(KEY, this);
+    this.suspendable = session instanceof NioSession;
     this.session = session;
     if (closedBecause != null) {
       session.closeNow();
@@ -125,7 +133,7 @@ public final class SessionState {
       if (size > highWaterMark) {
         highWaterMark = size;
       }
-      if (size > inboundLimit) {
+      if (size > inboundLimit && suspendable) {
         if (!suspendWanted) {
           suspendWanted = true;
           suspensions++;
