@@ -112,37 +112,73 @@ public final class MinaConnector implements Connector {
     Objects.requireNonNull(remote, "remote");
     Objects.requireNonNull(timeout, "timeout");
     checkAddress(remote);
-    if (closed) {
-      throw new TransportClosedException("connector is closed");
-    }
     IoThreads.checkNotIoThread("a connect");
     long start = System.nanoTime();
     String what = "connect to " + remote;
     long wait = Deadlines.waitNanos(timeout, start, what);
-    SessionState state = new SessionState(inboundLimit);
-    live.add(state);
+    SessionState state = register(remote);
     try {
-      if (closed) {
-        throw new TransportClosedException("connector closed during connect");
-      }
-      ConnectFuture future = connector.connect(remote, (session, f) -> state.attach(session));
+      ConnectFuture future = startConnect(remote, state);
       if (!state.awaitDone(future, wait, what)) {
         future.cancel();
         throw Deadlines.timedOut(timeout, start, wait, what);
       }
-      if (!future.isConnected()) {
-        throw connectFailure(what, future.getException());
-      }
-      if (closed) {
-        throw new TransportClosedException("connector closed during connect");
-      }
-      return new MinaTransport(state, timeout, start, this, remote);
+      return new MinaTransport(connected(future, state, what), timeout, start, this, remote);
     } catch (IOException | RuntimeException e) {
-      // Closing the state also closes a session that connects after all (see attach).
-      state.close("connect failed: " + e);
-      live.remove(state);
+      abandon(state, "connect failed: " + e);
       throw e;
     }
+  }
+
+  // The steps of a connect, for transports in this package that wait their own way (the
+  // continuation transport suspends on the ConnectFuture instead of blocking):
+  // register, startConnect, then connected once the future is done, or abandon on any failure.
+
+  /**
+   * Creates and tracks the state of a new session, so that {@link #close()} closes it.
+   *
+   * @throws IllegalArgumentException if {@code remote} is of the wrong kind for this connector
+   * @throws TransportClosedException if this connector is closed
+   */
+  SessionState register(SocketAddress remote) throws TransportClosedException {
+    checkAddress(remote);
+    if (closed) {
+      throw new TransportClosedException("connector is closed");
+    }
+    SessionState state = new SessionState(inboundLimit);
+    live.add(state);
+    if (closed) {
+      abandon(state, "connector closed during connect");
+      throw new TransportClosedException("connector closed during connect");
+    }
+    return state;
+  }
+
+  /** Issues the MINA connect; the session is attached to {@code state} before any event. */
+  ConnectFuture startConnect(SocketAddress remote, SessionState state) {
+    return connector.connect(remote, (session, future) -> state.attach(session));
+  }
+
+  /**
+   * Checks the outcome of a done connect future and returns {@code state}.
+   *
+   * @throws IOException the connect's failure, e.g. {@link java.net.ConnectException}
+   * @throws TransportClosedException if this connector or the state was closed meanwhile
+   */
+  SessionState connected(ConnectFuture future, SessionState state, String what) throws IOException {
+    if (!future.isConnected()) {
+      throw connectFailure(what, future.getException());
+    }
+    if (closed || state.isClosed()) {
+      throw new TransportClosedException("connector closed during connect");
+    }
+    return state;
+  }
+
+  /** Gives up a connect: closes the state (and the session, if it connects after all). */
+  void abandon(SessionState state, String because) {
+    state.close(because);
+    live.remove(state);
   }
 
   private void checkAddress(SocketAddress remote) {
@@ -155,6 +191,9 @@ public final class MinaConnector implements Connector {
   }
 
   private static IOException connectFailure(String what, Throwable cause) {
+    if (cause == null) {
+      return new IOException(what + " failed (cancelled)");
+    }
     if (cause instanceof RuntimeIoException && cause.getCause() instanceof IOException) {
       cause = cause.getCause();
     }

@@ -255,6 +255,27 @@ class MinaTransportBehaviourTest {
     assertEquals(before, minaThreads(), "MINA threads left: " + minaThreadNames());
   }
 
+  @Test
+  void connectFailuresAreIoExceptionsAndMisuseIsRejected() throws Exception {
+    java.net.InetSocketAddress closedPort;
+    try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      closedPort = (java.net.InetSocketAddress) probe.getLocalSocketAddress();
+    }
+    try (MinaConnector tcp = MinaConnector.tcp(); MinaConnector pipe = MinaConnector.vmPipe()) {
+      assertThrows(java.net.ConnectException.class, () -> tcp.connect(closedPort, TEN_SECONDS));
+      java.io.IOException e = assertThrows(java.io.IOException.class,
+          () -> pipe.connect(new org.apache.mina.transport.vmpipe.VmPipeAddress(1), TEN_SECONDS));
+      assertTrue(e.getMessage().contains("unavailable"), e.getMessage());
+      IllegalArgumentException wrong = assertThrows(IllegalArgumentException.class,
+          () -> pipe.connect(closedPort, TEN_SECONDS));
+      assertTrue(wrong.getMessage().startsWith("not a VmPipeAddress: "), wrong.getMessage());
+      assertEquals(0, tcp.openCount());
+      assertEquals(0, pipe.openCount());
+      tcp.close();
+      assertThrows(io.weft.transport.TransportClosedException.class, () -> tcp.connect(closedPort, TEN_SECONDS));
+    }
+  }
+
   private static int minaThreads() {
     return minaThreadNames().size();
   }
