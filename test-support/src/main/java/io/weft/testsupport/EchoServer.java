@@ -31,8 +31,8 @@ import org.slf4j.LoggerFactory;
  * {@linkplain Builder#replies reply function} can answer something else instead (for testing
  * clients against a misbehaving server). An optional {@linkplain Builder#delay delay} holds each
  * reply back, as the experiment's "1 ms per read/write" variant did, without ever blocking a
- * MINA I/O thread: one scheduler thread writes each reply when it is due, which keeps up with
- * ten thousand sessions at 1 ms. A line longer than {@link Builder#maxLineLength} closes its
+ * MINA I/O thread: scheduler threads (one per core by default, each serving a fixed share of
+ * the sessions so that a session's replies stay in order) write each reply when it is due. A line longer than {@link Builder#maxLineLength} closes its
  * session.
  *
  * <p>Started by {@link Builder#startTcp()} or {@link Builder#startVmPipe()}; {@link #close()}
@@ -44,7 +44,8 @@ public final class EchoServer implements AutoCloseable {
   private static final AtomicInteger IDS = new AtomicInteger();
 
   private final IoAcceptor acceptor;
-  private final ScheduledExecutorService scheduler;
+  /** One single-thread scheduler per shard; a session always uses the same one, keeping its order. */
+  private final ScheduledExecutorService[] schedulers;
   private final long delayNanos;
   private final UnaryOperator<String> replies;
   private final int maxLineLength;
@@ -58,14 +59,18 @@ public final class EchoServer implements AutoCloseable {
     this.replies = builder.replies;
     this.maxLineLength = builder.maxLineLength;
     if (delayNanos > 0L) {
-      String name = "echo-server-" + IDS.incrementAndGet() + "-delay";
-      this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread thread = new Thread(r, name);
-        thread.setDaemon(true);
-        return thread;
-      });
+      int id = IDS.incrementAndGet();
+      this.schedulers = new ScheduledExecutorService[builder.delayThreads];
+      for (int i = 0; i < schedulers.length; i++) {
+        String name = "echo-server-" + id + "-delay-" + i;
+        schedulers[i] = Executors.newSingleThreadScheduledExecutor(r -> {
+          Thread thread = new Thread(r, name);
+          thread.setDaemon(true);
+          return thread;
+        });
+      }
     } else {
-      this.scheduler = null;
+      this.schedulers = null;
     }
     try {
       if (vmPipe) {
@@ -87,9 +92,7 @@ public final class EchoServer implements AutoCloseable {
         this.address = nio.getLocalAddress();
       }
     } catch (IOException | RuntimeException e) {
-      if (scheduler != null) {
-        scheduler.shutdownNow();
-      }
+      shutdownSchedulers();
       throw e;
     }
   }
@@ -136,16 +139,24 @@ public final class EchoServer implements AutoCloseable {
       return;
     }
     closed = true;
-    if (scheduler != null) {
-      scheduler.shutdownNow();
-    }
+    shutdownSchedulers();
     acceptor.unbind();
     acceptor.dispose(true);
-    if (scheduler != null) {
+    if (schedulers != null) {
       try {
-        scheduler.awaitTermination(10, TimeUnit.SECONDS);
+        for (ScheduledExecutorService scheduler : schedulers) {
+          scheduler.awaitTermination(10, TimeUnit.SECONDS);
+        }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private void shutdownSchedulers() {
+    if (schedulers != null) {
+      for (ScheduledExecutorService scheduler : schedulers) {
+        scheduler.shutdownNow();
       }
     }
   }
@@ -225,12 +236,14 @@ public final class EchoServer implements AutoCloseable {
     }
 
     private void send(IoSession session, IoBuffer reply, int lines) {
-      if (scheduler == null) {
+      if (schedulers == null) {
         session.write(reply);
         linesEchoed.addAndGet(lines);
         return;
       }
-      // Equal delays keep a session's replies in order: the scheduler runs ties first-in first-out.
+      // Equal delays on one single-thread scheduler keep a session's replies in order: it runs
+      // ties first-in first-out.
+      ScheduledExecutorService scheduler = schedulers[(int) (session.getId() % schedulers.length)];
       try {
         scheduler.schedule(() -> {
           if (session.isConnected()) {
@@ -257,8 +270,21 @@ public final class EchoServer implements AutoCloseable {
     private int maxLineLength = 64 * 1024;
     private int processorCount;
     private int backlog = 4096;
+    private int delayThreads = Math.max(1, Runtime.getRuntime().availableProcessors());
 
     private Builder() {}
+
+    /**
+     * Threads that write delayed replies, each serving a fixed share of the sessions; default
+     * one per core. On the in-VM pipe a reply's write runs the client's callback on this thread.
+     */
+    public Builder delayThreads(int threads) {
+      if (threads < 1) {
+        throw new IllegalArgumentException("threads < 1: " + threads);
+      }
+      this.delayThreads = threads;
+      return this;
+    }
 
     /** Holds each reply back by {@code delay} (0, the default, for none). */
     public Builder delay(long delay, TimeUnit unit) {
