@@ -1,0 +1,51 @@
+package io.weft.perf;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weft.protocols.tester.LineTesterTask;
+import io.weft.testsupport.EchoServer;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The experiment's plumbing on a tiny run; the figures themselves are only ever printed. */
+@org.junit.jupiter.api.Timeout(60)
+class SeedExperimentTest {
+
+  @Test
+  void parsesEveryOptionAndRejectsUnknownOnes() {
+    SeedExperiment.Config config = SeedExperiment.parse(new String[] {
+        "--transport=tcp", "--delay-ms=1", "--connections=7", "--transactions=3", "--warmup=0"});
+    assertTrue(config.tcp);
+    assertEquals(1, config.delayMs);
+    assertEquals(7, config.connections);
+    assertEquals(42, config.events());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> SeedExperiment.parse(new String[] {"--connections=0"}));
+    assertEquals("--connections < 1: 0", e.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> SeedExperiment.parse(new String[] {"--nope"}));
+  }
+
+  @Test
+  void everyRowRunsATinyWorkloadWithoutFailures() throws Exception {
+    for (boolean tcp : new boolean[] {false, true}) {
+      SeedExperiment.Config config = SeedExperiment.parse(new String[] {"--connections=20", "--transactions=3"});
+      config.tcp = tcp;
+      try (EchoServer server = tcp ? EchoServer.tcp() : EchoServer.vmPipe()) {
+        for (SeedExperiment.Row row : SeedExperiment.rows()) {
+          assertEquals(0, row.run(config, server.address(), new LineTesterTask(3)), row.mode());
+        }
+        assertEquals(60L * SeedExperiment.rows().size(), server.linesEchoed());
+      }
+    }
+  }
+
+  @Test
+  void tablePrintsOneLinePerRow() {
+    String table = SeedExperiment.table(List.of(
+        new SeedExperiment.Result("SYNC", 1000, 20000, 300_000_000L, 0)));
+    assertTrue(table.contains("µs/event"), table);
+    assertTrue(table.matches("(?s).*SYNC\\s+1000\\s+20000\\s+300\\.0\\s+15\\.00\\s+0\\s*"), table);
+  }
+}

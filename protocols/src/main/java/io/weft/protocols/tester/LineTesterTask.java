@@ -1,0 +1,35 @@
+package io.weft.protocols.tester;
+
+import io.weft.transport.SessionTask;
+import io.weft.transport.Transport;
+
+/**
+ * The experiment's session as the runner runs it: one {@link LineTester} of a fixed number of
+ * transactions per session, named by the session's index. A plain named class with a public
+ * constructor, so the runner can load it by name through its instrumenting class loader.
+ */
+public final class LineTesterTask implements SessionTask<Integer> {
+  private final int transactions;
+
+  /**
+   * @param transactions write-and-read-back transactions per session
+   * @throws IllegalArgumentException if {@code transactions < 0}
+   */
+  public LineTesterTask(int transactions) {
+    if (transactions < 0) {
+      throw new IllegalArgumentException("transactions < 0: " + transactions);
+    }
+    this.transactions = transactions;
+  }
+
+  /** Transactions per session. */
+  public int transactions() {
+    return transactions;
+  }
+
+  /** Runs the session; returns the number of transactions done. */
+  @Override
+  public Integer run(Transport transport, int index) throws Exception {
+    return new LineTester(transport, Integer.toString(index)).run(transactions);
+  }
+}

@@ -1,0 +1,208 @@
+package io.weft.testsupport;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.mina.core.buffer.IoBuffer;
+import org.apache.mina.core.future.ConnectFuture;
+import org.apache.mina.core.service.IoHandlerAdapter;
+import org.apache.mina.core.session.IoSession;
+import org.apache.mina.transport.vmpipe.VmPipeAddress;
+import org.apache.mina.transport.vmpipe.VmPipeConnector;
+import org.junit.jupiter.api.Test;
+
+@org.junit.jupiter.api.Timeout(60)
+class EchoServerTest {
+
+  @Test
+  void echoesEachLineByteForByteOverTcpWhateverItsTerminator() throws Exception {
+    try (EchoServer server = EchoServer.tcp(); Socket socket = connect(server)) {
+      assertTrue(server.address() instanceof InetSocketAddress);
+      assertTrue(((InetSocketAddress) server.address()).getAddress().isLoopbackAddress());
+      socket.getOutputStream().write("one\r\ntwo\nthr".getBytes(UTF_8));
+      socket.getOutputStream().flush();
+      assertEquals("one\r\ntwo\n", readBytes(socket, 9));
+      socket.getOutputStream().write("ee\r\n".getBytes(UTF_8));
+      assertEquals("three\r\n", readBytes(socket, 7));
+      assertEquals(3, server.linesEchoed());
+      assertEquals(1, server.sessionsOpened());
+    }
+  }
+
+  @Test
+  void echoesOverTheInVmPipe() throws Exception {
+    try (EchoServer server = EchoServer.vmPipe()) {
+      assertTrue(server.address() instanceof VmPipeAddress);
+      PipeClient client = new PipeClient(server);
+      try {
+        client.send("hello\r\nwor");
+        client.send("ld\n");
+        // The pipe is synchronous and the server has no delay: the echo is already here.
+        assertEquals("hello\r\nworld\n", client.received());
+      } finally {
+        client.close();
+      }
+    }
+  }
+
+  @Test
+  void delayHoldsEachReplyBackWithoutSerialisingSessions() throws Exception {
+    int sessions = 20;
+    try (EchoServer server = EchoServer.builder().delay(200, TimeUnit.MILLISECONDS).startTcp()) {
+      List<Socket> sockets = new ArrayList<>();
+      try {
+        for (int i = 0; i < sessions; i++) {
+          sockets.add(connect(server));
+        }
+        long start = System.nanoTime();
+        for (int i = 0; i < sessions; i++) {
+          sockets.get(i).getOutputStream().write(("line " + i + "\n").getBytes(UTF_8));
+        }
+        List<CompletableFuture<String>> replies = new ArrayList<>();
+        for (int i = 0; i < sessions; i++) {
+          Socket socket = sockets.get(i);
+          int length = ("line " + i + "\n").length();
+          replies.add(CompletableFuture.supplyAsync(() -> {
+            try {
+              return readBytes(socket, length);
+            } catch (IOException e) {
+              throw new AssertionError(e);
+            }
+          }));
+        }
+        for (int i = 0; i < sessions; i++) {
+          assertEquals("line " + i + "\n", replies.get(i).get(10, TimeUnit.SECONDS));
+        }
+        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(tookMs >= 190, "replies were held back: " + tookMs + " ms");
+        // Serialised, 20 replies at 200 ms each would take 4 s.
+        assertTrue(tookMs < 3000, "sessions were delayed one after another: " + tookMs + " ms");
+      } finally {
+        for (Socket socket : sockets) {
+          socket.close();
+        }
+      }
+    }
+  }
+
+  @Test
+  void aReplyFunctionAnswersInsteadOfEchoing() throws Exception {
+    try (EchoServer server = EchoServer.builder().replies(line -> "<" + line + ">").startTcp();
+        Socket socket = connect(server)) {
+      socket.getOutputStream().write("abc\r\nd\n".getBytes(UTF_8));
+      assertEquals("<abc>\r\n<d>\r\n", readBytes(socket, 12));
+    }
+  }
+
+  @Test
+  void aLineOverTheLimitClosesItsSession() throws Exception {
+    try (EchoServer server = EchoServer.builder().maxLineLength(10).startTcp();
+        Socket socket = connect(server)) {
+      socket.getOutputStream().write("0123456789\n".getBytes(UTF_8));
+      assertEquals("0123456789\n", readBytes(socket, 11));
+      socket.getOutputStream().write("0123456789A".getBytes(UTF_8));
+      assertEquals(-1, socket.getInputStream().read(), "server closed the session");
+    }
+  }
+
+  @Test
+  void closeEndsEverySessionAndEveryThread() throws Exception {
+    int before = serverThreads();
+    EchoServer server = EchoServer.builder().delay(1, TimeUnit.MILLISECONDS).startTcp();
+    Socket socket = connect(server);
+    socket.getOutputStream().write("x\n".getBytes(UTF_8));
+    assertEquals("x\n", readBytes(socket, 2));
+    assertTrue(serverThreads() > before);
+    server.close();
+    server.close(); // twice is harmless
+    assertEquals(-1, socket.getInputStream().read(), "the session was closed");
+    socket.close();
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (serverThreads() > before && System.nanoTime() < until) {
+      Thread.sleep(10);
+    }
+    assertEquals(before, serverThreads());
+  }
+
+  private static int serverThreads() {
+    int n = 0;
+    for (Thread thread : Thread.getAllStackTraces().keySet()) {
+      String name = thread.getName();
+      if (thread.isAlive() && (name.startsWith("NioSocketAcceptor") || name.startsWith("NioProcessor")
+          || name.startsWith("echo-server-"))) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  private static Socket connect(EchoServer server) throws IOException {
+    Socket socket = new Socket();
+    socket.connect(server.address(), 5000);
+    socket.setSoTimeout(10_000);
+    return socket;
+  }
+
+  private static String readBytes(Socket socket, int n) throws IOException {
+    InputStream in = socket.getInputStream();
+    byte[] bytes = in.readNBytes(n);
+    assertEquals(n, bytes.length, "bytes before end of stream");
+    return new String(bytes, UTF_8);
+  }
+
+  /** A bare MINA in-VM client that records what it receives. */
+  private static final class PipeClient {
+    private final VmPipeConnector connector = new VmPipeConnector();
+    private final ByteArrayOutputStream received = new ByteArrayOutputStream();
+    private final IoSession session;
+
+    PipeClient(EchoServer server) {
+      connector.setHandler(new IoHandlerAdapter() {
+        @Override
+        public void messageReceived(IoSession s, Object message) {
+          IoBuffer buffer = (IoBuffer) message;
+          byte[] bytes = new byte[buffer.remaining()];
+          buffer.get(bytes);
+          synchronized (received) {
+            received.write(bytes, 0, bytes.length);
+          }
+        }
+      });
+      ConnectFuture future = connector.connect(server.address());
+      assertTrue(future.awaitUninterruptibly(5000));
+      session = future.getSession();
+    }
+
+    void send(String text) {
+      assertTrue(session.write(IoBuffer.wrap(text.getBytes(UTF_8))).awaitUninterruptibly(5000));
+    }
+
+    String received() {
+      synchronized (received) {
+        return received.toString(UTF_8);
+      }
+    }
+
+    void close() {
+      session.closeNow().awaitUninterruptibly(5000);
+      connector.dispose(true);
+    }
+  }
+
+  @Test
+  void badOptionsAreRejectedWithTheirValue() {
+    IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> EchoServer.builder().delay(-1, TimeUnit.MILLISECONDS));
+    assertEquals("delay < 0: -1", e.getMessage());
+  }
+}

@@ -1,0 +1,318 @@
+package io.weft.transport.mina;
+
+import io.weft.transport.Connector;
+import io.weft.transport.Timeout;
+import io.weft.transport.TransportClosedException;
+import io.weft.transport.internal.Deadlines;
+import io.weft.transport.mina.internal.IoThreads;
+import io.weft.transport.mina.internal.SessionState;
+import io.weft.transport.mina.internal.SessionStateHandler;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.mina.core.RuntimeIoException;
+import org.apache.mina.core.future.ConnectFuture;
+import org.apache.mina.core.service.IoConnector;
+import org.apache.mina.core.service.IoProcessor;
+import org.apache.mina.core.service.SimpleIoProcessorPool;
+import org.apache.mina.transport.socket.nio.NioProcessor;
+import org.apache.mina.transport.socket.nio.NioSession;
+import org.apache.mina.transport.socket.nio.NioSocketConnector;
+import org.apache.mina.transport.vmpipe.VmPipeAddress;
+import org.apache.mina.transport.vmpipe.VmPipeConnector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Opens {@link MinaTransport}s over one MINA connector: a {@link NioSocketConnector} for TCP
+ * ({@link InetSocketAddress}) or a {@link VmPipeConnector} for the in-VM pipe
+ * ({@link VmPipeAddress}). One connector serves any number of sessions at once.
+ *
+ * <p>The connector owns its threads (daemon threads, so a forgotten connector does not keep the
+ * JVM alive). {@link #close()} closes every transport still open, disposes MINA and waits, for a
+ * bounded time, until those threads have ended; called on a MINA I/O thread it cannot wait, and
+ * hands the disposal to a new thread instead.
+ *
+ * <pre>{@code
+ * try (MinaConnector connector = MinaConnector.tcp()) {
+ *   Transport transport = connector.connect(address, Timeout.of(5, SECONDS));
+ *   ...
+ * }
+ * }</pre>
+ */
+public final class MinaConnector implements Connector {
+  private static final Logger LOG = LoggerFactory.getLogger(MinaConnector.class);
+  private static final AtomicInteger IDS = new AtomicInteger();
+  private static final long DISPOSE_WAIT_SECONDS = 10L;
+  /** MINA's own connect timeout; ours, per connect, is the Timeout. A day means "never". */
+  private static final long MINA_CONNECT_TIMEOUT_MILLIS = TimeUnit.DAYS.toMillis(1);
+
+  private final IoConnector connector;
+  private final IoProcessor<NioSession> processors;
+  private final ExecutorService threads;
+  private final boolean vmPipe;
+  private final int inboundLimit;
+  private final Set<SessionState> live = ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
+
+  private MinaConnector(Builder builder, boolean vmPipe) {
+    this.vmPipe = vmPipe;
+    this.inboundLimit = builder.inboundLimit;
+    int id = IDS.incrementAndGet();
+    this.threads = Executors.newCachedThreadPool(daemonThreads("weft-mina-" + id + "-"));
+    if (vmPipe) {
+      this.processors = null;
+      this.connector = new VmPipeConnector(threads);
+    } else {
+      int count = builder.processorCount > 0
+          ? builder.processorCount
+          : Runtime.getRuntime().availableProcessors() + 1;
+      this.processors = new SimpleIoProcessorPool<>(NioProcessor.class, threads, count, null);
+      NioSocketConnector nio = new NioSocketConnector(threads, processors);
+      nio.getSessionConfig().setTcpNoDelay(true);
+      this.connector = nio;
+    }
+    connector.setConnectTimeoutMillis(MINA_CONNECT_TIMEOUT_MILLIS);
+    connector.setHandler(new SessionStateHandler());
+  }
+
+  /** A TCP connector with default options. */
+  public static MinaConnector tcp() {
+    return builder().tcp();
+  }
+
+  /** An in-VM pipe connector with default options. */
+  public static MinaConnector vmPipe() {
+    return builder().vmPipe();
+  }
+
+  /** Options for a connector. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Connects to {@code remote}: an {@link InetSocketAddress} for a TCP connector, a
+   * {@link VmPipeAddress} for an in-VM one.
+   *
+   * @throws IllegalArgumentException if {@code remote} is of the wrong kind
+   * @throws IllegalStateException if called on a MINA I/O thread
+   */
+  @Override
+  public MinaTransport connect(SocketAddress remote, Timeout timeout) throws IOException {
+    Objects.requireNonNull(remote, "remote");
+    Objects.requireNonNull(timeout, "timeout");
+    checkAddress(remote);
+    IoThreads.checkNotIoThread("a connect");
+    long start = System.nanoTime();
+    String what = "connect to " + remote;
+    long wait = Deadlines.waitNanos(timeout, start, what);
+    SessionState state = register(remote);
+    try {
+      ConnectFuture future = startConnect(remote, state);
+      if (!state.awaitDone(future, wait, what)) {
+        future.cancel();
+        throw Deadlines.timedOut(timeout, start, wait, what);
+      }
+      return new MinaTransport(connected(future, state, what), timeout, start, this, remote);
+    } catch (IOException | RuntimeException e) {
+      abandon(state, "connect failed: " + e);
+      throw e;
+    }
+  }
+
+  // The steps of a connect, for transports in this package that wait their own way (the
+  // continuation transport suspends on the ConnectFuture instead of blocking):
+  // register, startConnect, then connected once the future is done, or abandon on any failure.
+
+  /**
+   * Creates and tracks the state of a new session, so that {@link #close()} closes it.
+   *
+   * @throws IllegalArgumentException if {@code remote} is of the wrong kind for this connector
+   * @throws TransportClosedException if this connector is closed
+   */
+  SessionState register(SocketAddress remote) throws TransportClosedException {
+    checkAddress(remote);
+    if (closed) {
+      throw new TransportClosedException("connector is closed");
+    }
+    SessionState state = new SessionState(inboundLimit);
+    live.add(state);
+    if (closed) {
+      abandon(state, "connector closed during connect");
+      throw new TransportClosedException("connector closed during connect");
+    }
+    return state;
+  }
+
+  /** Issues the MINA connect; the session is attached to {@code state} before any event. */
+  ConnectFuture startConnect(SocketAddress remote, SessionState state) {
+    return connector.connect(remote, (session, future) -> state.attach(session));
+  }
+
+  /**
+   * Checks the outcome of a done connect future and returns {@code state}.
+   *
+   * @throws IOException the connect's failure, e.g. {@link java.net.ConnectException}
+   * @throws TransportClosedException if this connector or the state was closed meanwhile
+   */
+  SessionState connected(ConnectFuture future, SessionState state, String what) throws IOException {
+    if (!future.isConnected()) {
+      throw connectFailure(what, future.getException());
+    }
+    if (closed || state.isClosed()) {
+      throw new TransportClosedException("connector closed during connect");
+    }
+    return state;
+  }
+
+  /** Gives up a connect: closes the state (and the session, if it connects after all). */
+  void abandon(SessionState state, String because) {
+    state.close(because);
+    live.remove(state);
+  }
+
+  private void checkAddress(SocketAddress remote) {
+    if (vmPipe && !(remote instanceof VmPipeAddress)) {
+      throw new IllegalArgumentException("not a VmPipeAddress: " + remote);
+    }
+    if (!vmPipe && !(remote instanceof InetSocketAddress)) {
+      throw new IllegalArgumentException("not an InetSocketAddress: " + remote);
+    }
+  }
+
+  private static IOException connectFailure(String what, Throwable cause) {
+    if (cause == null) {
+      return new IOException(what + " failed (cancelled)");
+    }
+    if (cause instanceof RuntimeIoException && cause.getCause() instanceof IOException) {
+      cause = cause.getCause();
+    }
+    if (cause instanceof IOException) {
+      return (IOException) cause;
+    }
+    return new IOException(what + " failed: " + cause, cause);
+  }
+
+  void forget(SessionState state) {
+    live.remove(state);
+  }
+
+  /** How many transports this connector opened that are still open (or connecting). */
+  public int openCount() {
+    return live.size();
+  }
+
+  /**
+   * Closes every transport still open, disposes MINA and waits (up to 10 s) for its threads to
+   * end. A second call does nothing.
+   */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    for (SessionState state : new ArrayList<>(live)) {
+      state.close("connector closed");
+    }
+    live.clear();
+    if (IoThreads.isIoThread()) {
+      // Disposing waits for the I/O threads, this one among them: let another thread do it.
+      Thread disposer = new Thread(this::dispose, "weft-mina-dispose");
+      disposer.setDaemon(true);
+      disposer.start();
+    } else {
+      dispose();
+    }
+  }
+
+  private void dispose() {
+    try {
+      connector.dispose(true);
+      if (processors != null) {
+        processors.dispose();
+      }
+    } finally {
+      threads.shutdown();
+      try {
+        if (!threads.awaitTermination(DISPOSE_WAIT_SECONDS, TimeUnit.SECONDS)) {
+          LOG.warn("MINA threads still running {} s after the connector was closed", DISPOSE_WAIT_SECONDS);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** True once {@link #close()} has been called. */
+  public boolean isClosed() {
+    return closed;
+  }
+
+  @Override
+  public String toString() {
+    return "MinaConnector{" + (vmPipe ? "vm-pipe" : "tcp") + ", open=" + live.size()
+        + (closed ? ", closed" : "") + "}";
+  }
+
+  private static ThreadFactory daemonThreads(String prefix) {
+    AtomicInteger count = new AtomicInteger();
+    return runnable -> {
+      Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+
+  /** Options for a {@link MinaConnector}; build with {@link #tcp()} or {@link #vmPipe()}. */
+  public static final class Builder {
+    private int inboundLimit = SessionState.DEFAULT_INBOUND_LIMIT;
+    private int processorCount;
+
+    private Builder() {}
+
+    /**
+     * Bytes a session may buffer unread before reading from the peer is suspended (resumed
+     * when the reader has drained it below half). Default 64 KiB.
+     */
+    public Builder inboundBufferLimit(int bytes) {
+      if (bytes < 2) {
+        throw new IllegalArgumentException("bytes < 2: " + bytes);
+      }
+      this.inboundLimit = bytes;
+      return this;
+    }
+
+    /**
+     * NIO processor threads for TCP; default (0) is MINA's, one more than the cores. Ignored
+     * by the in-VM pipe, which has no I/O threads.
+     */
+    public Builder processorCount(int count) {
+      if (count < 0) {
+        throw new IllegalArgumentException("count < 0: " + count);
+      }
+      this.processorCount = count;
+      return this;
+    }
+
+    public MinaConnector tcp() {
+      return new MinaConnector(this, false);
+    }
+
+    public MinaConnector vmPipe() {
+      return new MinaConnector(this, true);
+    }
+  }
+}

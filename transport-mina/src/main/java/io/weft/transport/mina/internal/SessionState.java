@@ -1,0 +1,541 @@
+package io.weft.transport.mina.internal;
+
+import io.weft.transport.TransportClosedException;
+import io.weft.transport.internal.Deadlines;
+import io.weft.transport.internal.InboundBuffer;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.charset.Charset;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.mina.core.buffer.IoBuffer;
+import org.apache.mina.core.future.IoFuture;
+import org.apache.mina.core.future.IoFutureListener;
+import org.apache.mina.core.session.AbstractIoSession;
+import org.apache.mina.core.session.AttributeKey;
+import org.apache.mina.core.session.IoSession;
+import org.apache.mina.transport.socket.nio.NioSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything one MINA-backed transport shares with the I/O threads: the bounded inbound buffer,
+ * end of stream, failure and closed state, and the read suspension that keeps the buffer
+ * bounded. MINA's {@code IoSession.read()} is not used: its queue is unbounded and a close
+ * during a pending read leaves later reads hanging.
+ *
+ * <p><b>Lifecycle.</b> Created before the connect, {@link #attach attached} to the
+ * {@link IoSession} by the connect's session initializer, fed by {@link SessionStateHandler}
+ * until the session closes, and {@link #close closed} once by its transport or connector.
+ *
+ * <p><b>Reading.</b> The {@code poll*} methods never wait: they take what is buffered or answer
+ * "need more", exactly as {@link InboundBuffer} does. The caller then waits in one of two ways:
+ * <ul>
+ *   <li>blocking: {@link #awaitInput(long)}, a timed wait on a condition;
+ *   <li>non-blocking: {@link #wakeWhenReadable(Runnable)}, which registers a one-shot wake-up
+ *       and returns at once (for a transport that suspends a continuation instead).
+ * </ul>
+ * Either way the wait ends when input has <em>arrived since the last poll that answered "need
+ * more"</em>: bytes, end of stream, a failure, or a close. Then the caller polls again.
+ *
+ * <p><b>Bounding.</b> When more than {@code inboundLimit} bytes are buffered the session's reads
+ * are suspended ({@code suspendRead}); they resume when a reader drains the buffer below half the
+ * limit. The buffer can overshoot the limit by what MINA delivers before the suspension takes
+ * effect: one or two of its reads (64 KiB each at most).
+ *
+ * <p>Only TCP (NIO) sessions are suspended. The in-VM pipe has no backpressure to give: a write
+ * completes inline whether or not the reader reads, and a suspended pipe session only moves the
+ * bytes from this buffer into MINA's own unbounded queue. Worse, MINA 2.2.10's pipe can reorder
+ * messages when a resume delivers that queue while the peer is writing (seen in tests). So on
+ * the pipe this buffer holds whatever the peer has sent and not yet been read.
+ *
+ * <p><b>Threads.</b> One reader at a time (the transport's session); the I/O side may run on any
+ * thread at the same time; {@link #close} from any thread. No MINA call is made while this
+ * object's lock is held: on the in-VM pipe a MINA call can run the peer's callbacks inline, and
+ * those could be waiting for MINA's own session lock.
+ */
+public final class SessionState {
+  private static final Logger LOG = LoggerFactory.getLogger(SessionState.class);
+
+  /** The {@link IoSession} attribute under which a session's state is kept. */
+  public static final AttributeKey KEY = new AttributeKey(SessionState.class, "state");
+
+  /** The inbound limit used when none is given: 64 KiB. */
+  public static final int DEFAULT_INBOUND_LIMIT = 64 * 1024;
+
+  private static final int INITIAL_CAPACITY = 512;
+  private static final long REASSERT_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition changed = lock.newCondition();
+  private final InboundBuffer inbound = new InboundBuffer(INITIAL_CAPACITY);
+  private final int inboundLimit;
+  private final int resumeBelow;
+
+  // Guarded by lock.
+  private boolean arrived;
+  private IOException failure;
+  private Runnable wakeup;
+  private int highWaterMark;
+
+  private volatile String closedBecause;
+  private volatile IoSession session;
+  private volatile boolean suspendable;
+
+  // Read suspension is decided under the lock and applied outside it (see applyTraffic).
+  private volatile boolean suspendWanted;
+  private volatile int suspensions;
+
+  /**
+   * @param inboundLimit bytes buffered above which reading from the peer is suspended
+   * @throws IllegalArgumentException if {@code inboundLimit < 2}
+   */
+  public SessionState(int inboundLimit) {
+    if (inboundLimit < 2) {
+      throw new IllegalArgumentException("inboundLimit < 2: " + inboundLimit);
+    }
+    this.inboundLimit = inboundLimit;
+    this.resumeBelow = inboundLimit / 2;
+  }
+
+  /**
+   * Binds this state to its session (from the connect's session initializer, before any event).
+   * A state already closed closes the session at once: the connect was abandoned.
+   */
+  public void attach(IoSession session) {
+    session.setAttribute(KEY, this);
+    this.suspendable = session instanceof NioSession;
+    this.session = session;
+    if (closedBecause != null) {
+      session.closeNow();
+    }
+  }
+
+  /** The session, or null before the connect has created one. */
+  public IoSession session() {
+    return session;
+  }
+
+  // ---- The I/O side: called by SessionStateHandler on whichever thread delivers the event.
+
+  void onMessage(IoBuffer message) {
+    Runnable toRun;
+    boolean suspend = false;
+    lock.lock();
+    try {
+      if (closedBecause != null) {
+        return;
+      }
+      inbound.append(message.buf());
+      arrived = true;
+      int size = inbound.size();
+      if (size > highWaterMark) {
+        highWaterMark = size;
+      }
+      if (size > inboundLimit && suspendable) {
+        if (!suspendWanted) {
+          suspendWanted = true;
+          suspensions++;
+        }
+        // Asserted on every message over the limit, which also repairs a lost suspension.
+        suspend = true;
+      }
+      toRun = takeWakeupAndSignal();
+    } finally {
+      lock.unlock();
+    }
+    if (suspend) {
+      applyTraffic(true);
+    }
+    runWakeup(toRun);
+  }
+
+  void onClosed() {
+    Runnable toRun;
+    lock.lock();
+    try {
+      // After a failure the reader must see the failure, not a clean end of stream.
+      if (failure == null) {
+        inbound.markEof();
+      }
+      arrived = true;
+      toRun = takeWakeupAndSignal();
+    } finally {
+      lock.unlock();
+    }
+    runWakeup(toRun);
+  }
+
+  void onFailure(Throwable cause) {
+    Runnable toRun;
+    lock.lock();
+    try {
+      if (failure == null && !inbound.isEof()) {
+        failure = cause instanceof IOException ? (IOException) cause : new IOException(cause);
+      }
+      arrived = true;
+      toRun = takeWakeupAndSignal();
+    } finally {
+      lock.unlock();
+    }
+    runWakeup(toRun);
+  }
+
+  private Runnable takeWakeupAndSignal() {
+    changed.signalAll();
+    Runnable toRun = wakeup;
+    wakeup = null;
+    return toRun;
+  }
+
+  private static void runWakeup(Runnable toRun) {
+    if (toRun == null) {
+      return;
+    }
+    try {
+      toRun.run();
+    } catch (RuntimeException | Error e) {
+      LOG.error("a read wake-up failed; its session may never resume", e);
+    }
+  }
+
+  // ---- The reader side.
+
+  /** As {@link InboundBuffer#pollLine}, or throws the failure or close that ended input. */
+  public String pollLine(int limit, boolean strict, Charset charset) throws IOException {
+    String line;
+    lock.lock();
+    try {
+      checkOpen();
+      line = inbound.pollLine(limit, strict, charset);
+      if (line == InboundBuffer.NEED_MORE) {
+        needMore();
+        return line;
+      }
+    } finally {
+      lock.unlock();
+    }
+    resumeIfDrained();
+    return line;
+  }
+
+  /** As {@link InboundBuffer#pollFully}, or throws the failure or close that ended input. */
+  public boolean pollFully(byte[] dst, int offset, int length) throws IOException {
+    lock.lock();
+    try {
+      checkOpen();
+      if (!inbound.pollFully(dst, offset, length)) {
+        needMore();
+        return false;
+      }
+    } finally {
+      lock.unlock();
+    }
+    resumeIfDrained();
+    return true;
+  }
+
+  /**
+   * As {@link InboundBuffer#poll}: bytes copied, -1 at end of stream, -2 when the caller must
+   * wait; or throws the failure or close that ended input.
+   */
+  public int poll(byte[] dst, int offset, int length) throws IOException {
+    int n;
+    lock.lock();
+    try {
+      checkOpen();
+      n = inbound.poll(dst, offset, length);
+      if (n == -2) {
+        needMore();
+        return n;
+      }
+    } finally {
+      lock.unlock();
+    }
+    resumeIfDrained();
+    return n;
+  }
+
+  private void checkOpen() throws TransportClosedException {
+    String because = closedBecause;
+    if (because != null) {
+      throw new TransportClosedException("transport is closed: " + because);
+    }
+  }
+
+  private void needMore() throws IOException {
+    if (failure != null) {
+      throw new IOException("connection failed: " + failure, failure);
+    }
+    arrived = false;
+  }
+
+  private void resumeIfDrained() {
+    if (!suspendWanted) {
+      return;
+    }
+    boolean resume = false;
+    lock.lock();
+    try {
+      if (suspendWanted && inbound.size() < resumeBelow) {
+        suspendWanted = false;
+        resume = true;
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (resume) {
+      applyTraffic(false);
+    }
+  }
+
+  /**
+   * Waits until input arrives (see the class javadoc) for at most {@code nanos}
+   * ({@link Deadlines#FOREVER} for no bound). Returns false if the time ran out first.
+   *
+   * @throws IllegalStateException at once, if called on a MINA I/O thread
+   * @throws InterruptedIOException if the thread is interrupted; its interrupt flag is set again
+   */
+  public boolean awaitInput(long nanos) throws InterruptedIOException {
+    IoThreads.checkNotIoThread("input");
+    lock.lock();
+    try {
+      long left = nanos;
+      while (!arrived && closedBecause == null && failure == null && !inbound.isEof()) {
+        if (nanos != Deadlines.FOREVER && left <= 0L) {
+          return false;
+        }
+        if (suspensions == 0) {
+          if (nanos == Deadlines.FOREVER) {
+            changed.await();
+          } else {
+            left = changed.awaitNanos(left);
+          }
+        } else {
+          // This session has been suspended before: wake now and then to re-assert the resume
+          // in case MINA lost it (see reassertTraffic).
+          long slice = nanos == Deadlines.FOREVER ? REASSERT_NANOS : Math.min(left, REASSERT_NANOS);
+          long unslept = changed.awaitNanos(slice);
+          left -= slice - Math.max(0L, unslept);
+          if (unslept <= 0L && !arrived) {
+            lock.unlock();
+            try {
+              reassertTraffic();
+            } finally {
+              lock.lock();
+            }
+          }
+        }
+      }
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while waiting for input");
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * The non-blocking form of {@link #awaitInput}: registers {@code wakeup} to run once, when
+   * input next arrives (see the class javadoc), and returns true; or returns false, without
+   * registering anything, when input has already arrived and the caller should poll again now.
+   *
+   * <p>The wake-up runs on the thread that delivers the event: a MINA I/O processor thread for
+   * TCP, the peer's writing thread for the in-VM pipe, or the thread that calls {@link #close}.
+   * It runs outside this object's lock and must be quick and must not block: enqueue a
+   * continuation, no more. It runs at most once per registration.
+   *
+   * @throws IllegalStateException if a wake-up is already registered
+   */
+  public boolean wakeWhenReadable(Runnable wakeup) {
+    if (wakeup == null) {
+      throw new IllegalArgumentException("wakeup == null");
+    }
+    lock.lock();
+    try {
+      if (arrived || closedBecause != null || failure != null || inbound.isEof()) {
+        return false;
+      }
+      if (this.wakeup != null) {
+        throw new IllegalStateException("a read wake-up is already registered");
+      }
+      this.wakeup = wakeup;
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Waits for {@code future} for at most {@code nanos} ({@link Deadlines#FOREVER} for no
+   * bound). Returns true when it is done, false if the time ran out first.
+   *
+   * @throws IllegalStateException at once, if called on a MINA I/O thread
+   * @throws TransportClosedException if this state is closed while waiting
+   * @throws InterruptedIOException if the thread is interrupted; its interrupt flag is set again
+   */
+  public boolean awaitDone(IoFuture future, long nanos, String what) throws IOException {
+    IoThreads.checkNotIoThread(what);
+    if (future.isDone()) {
+      return true;
+    }
+    IoFutureListener<IoFuture> signal = done -> {
+      lock.lock();
+      try {
+        changed.signalAll();
+      } finally {
+        lock.unlock();
+      }
+    };
+    future.addListener(signal);
+    lock.lock();
+    try {
+      long left = nanos;
+      while (!future.isDone()) {
+        String because = closedBecause;
+        if (because != null) {
+          throw new TransportClosedException("transport closed during " + what + ": " + because);
+        }
+        if (nanos == Deadlines.FOREVER) {
+          changed.await();
+        } else {
+          if (left <= 0L) {
+            return false;
+          }
+          left = changed.awaitNanos(left);
+        }
+      }
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while waiting for " + what);
+    } finally {
+      lock.unlock();
+      future.removeListener(signal);
+    }
+  }
+
+  // ---- Closing.
+
+  /**
+   * Closes this state and its session (without flushing), wakes any waiting reader or
+   * registered wake-up, and discards buffered input. Returns false if it was already closed.
+   * Safe from any thread, I/O threads included: it never waits.
+   */
+  public boolean close(String because) {
+    Runnable toRun;
+    lock.lock();
+    try {
+      if (closedBecause != null) {
+        return false;
+      }
+      closedBecause = because;
+      inbound.clear();
+      toRun = takeWakeupAndSignal();
+    } finally {
+      lock.unlock();
+    }
+    IoSession s = session;
+    if (s != null) {
+      s.closeNow();
+    }
+    runWakeup(toRun);
+    return true;
+  }
+
+  /** True once {@link #close} has been called. */
+  public boolean isClosed() {
+    return closedBecause != null;
+  }
+
+  /** Why this was closed, or null while open. */
+  public String closedBecause() {
+    return closedBecause;
+  }
+
+  // ---- Read suspension.
+
+  /**
+   * Applies the wanted read suspension to the session again. MINA 2.2 changes a TCP session's
+   * interest set by read-modify-write from whichever thread asks, racing with its I/O thread's
+   * own changes, so a suspend or a resume can be lost. A lost suspension is repaired by the next
+   * message over the limit; a lost resume by a waiting reader calling this now and then, which
+   * {@link #awaitInput} does once the session has ever been suspended. A non-blocking waiter on
+   * such a session should do the same from a timer while it waits. Never waits.
+   */
+  public void reassertTraffic() {
+    applyTraffic(suspendWanted);
+  }
+
+  /**
+   * Suspends or resumes reading, then re-reads the wanted state and corrects until it stops
+   * changing. The I/O side only ever asks to suspend and the reader only to resume; whichever
+   * call comes last was made after the last change of the wanted state had been read, so the
+   * session ends in the wanted state without a lock around the MINA calls (which must not run
+   * under this object's lock: see the class javadoc). On the in-VM pipe a resume delivers the
+   * queued messages inline, and their suspension happens inline too, so one resume never hands
+   * over the whole queue.
+   */
+  private void applyTraffic(boolean suspend) {
+    IoSession s = session;
+    if (s == null) {
+      return;
+    }
+    for (;;) {
+      if (suspend) {
+        s.suspendRead();
+      } else {
+        s.resumeRead();
+        if (s instanceof NioSession) {
+          // MINA 2.2 changes the interest set without waking the selector; on JDK 11+ the change
+          // then waits for the next select, up to a second away. A flush request is MINA's own
+          // way to wake the selector, and with nothing queued it does nothing else.
+          ((AbstractIoSession) s).getProcessor().flush(s);
+        }
+      }
+      boolean now = suspendWanted;
+      if (now == suspend) {
+        return;
+      }
+      suspend = now;
+    }
+  }
+
+  /** Bytes buffered now. For tests and diagnostics. */
+  public int buffered() {
+    lock.lock();
+    try {
+      return inbound.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The most bytes ever buffered at once. For tests and diagnostics. */
+  public int highWaterMark() {
+    lock.lock();
+    try {
+      return highWaterMark;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** How many times reading from the peer was suspended. For tests and diagnostics. */
+  public int suspensions() {
+    return suspensions;
+  }
+
+  /** True while reading from the peer is suspended. For tests and diagnostics. */
+  public boolean isReadSuspended() {
+    IoSession s = session;
+    return s != null && s.isReadSuspended();
+  }
+
+  @Override
+  public String toString() {
+    return "SessionState{session=" + session + (closedBecause == null ? "" : ", closed: " + closedBecause) + "}";
+  }
+}

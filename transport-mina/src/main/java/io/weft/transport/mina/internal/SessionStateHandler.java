@@ -1,0 +1,60 @@
+package io.weft.transport.mina.internal;
+
+import org.apache.mina.core.buffer.IoBuffer;
+import org.apache.mina.core.service.IoHandlerAdapter;
+import org.apache.mina.core.session.IoSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one {@link org.apache.mina.core.service.IoHandler} of a Weft connector: it feeds each
+ * session's events into the {@link SessionState} attached to it, marking the thread as an I/O
+ * thread while it does (see {@link IoThreads}). Stateless; one instance serves every session.
+ */
+public final class SessionStateHandler extends IoHandlerAdapter {
+  private static final Logger LOG = LoggerFactory.getLogger(SessionStateHandler.class);
+
+  @Override
+  public void messageReceived(IoSession session, Object message) {
+    SessionState state = (SessionState) session.getAttribute(SessionState.KEY);
+    if (state == null) {
+      return;
+    }
+    boolean previous = IoThreads.enter();
+    try {
+      state.onMessage((IoBuffer) message);
+    } finally {
+      IoThreads.exit(previous);
+    }
+  }
+
+  @Override
+  public void sessionClosed(IoSession session) {
+    SessionState state = (SessionState) session.getAttribute(SessionState.KEY);
+    if (state == null) {
+      return;
+    }
+    boolean previous = IoThreads.enter();
+    try {
+      state.onClosed();
+    } finally {
+      IoThreads.exit(previous);
+    }
+  }
+
+  @Override
+  public void exceptionCaught(IoSession session, Throwable cause) {
+    LOG.debug("session {} failed", session, cause);
+    SessionState state = (SessionState) session.getAttribute(SessionState.KEY);
+    boolean previous = IoThreads.enter();
+    try {
+      if (state != null) {
+        state.onFailure(cause);
+      }
+    } finally {
+      IoThreads.exit(previous);
+    }
+    // MINA closes the session itself after an I/O error, not after any other exception.
+    session.closeNow();
+  }
+}
