@@ -66,7 +66,7 @@ class LineTesterContinuationsTest {
         immediate = connector.immediate();
         assertEquals(0, connector.openCount(), "every transport closed");
       }
-      assertEquals(2L * sessions * transactions, echo.linesEchoed());
+      assertEquals(2L * sessions * transactions, echo.linesEchoed(), "SYNC and continuations each echoed all");
     }
     assertTrue(sync.allSucceeded(), sync.failures().toString());
     assertTrue(continued.allSucceeded(), continued.failures().stream().limit(3).toList().toString());
