@@ -57,11 +57,11 @@ final class SuspendingWaits {
       return true;
     }
     IoThreads.checkNotIoThread(what);
-    if (spinNanos > 0L && spinUntilDone(future)) {
+    long start = System.nanoTime();
+    if (spinNanos > 0L && spinUntilDone(future, start, nanos)) {
       spun.increment();
       return true;
     }
-    long start = System.nanoTime();
     while (!future.isDone()) {
       long left = left(nanos, start);
       if (left <= 0L) {
@@ -86,11 +86,11 @@ final class SuspendingWaits {
   @continuable
   boolean awaitInput(SessionState state, long nanos) throws IOException {
     IoThreads.checkNotIoThread("input");
-    if (spinNanos > 0L && spinUntilInput(state)) {
+    long start = System.nanoTime();
+    if (spinNanos > 0L && spinUntilInput(state, start, nanos)) {
       spun.increment();
       return true;
     }
-    long start = System.nanoTime();
     for (;;) {
       long left = left(nanos, start);
       if (left <= 0L) {
@@ -120,8 +120,13 @@ final class SuspendingWaits {
     return nanos == Deadlines.FOREVER ? Deadlines.FOREVER : nanos - (System.nanoTime() - start);
   }
 
-  private boolean spinUntilDone(IoFuture future) {
-    long end = System.nanoTime() + spinNanos;
+  /** The spin's end: {@code spinNanos} from {@code start}, but never past the wait's own end. */
+  private long spinEnd(long start, long nanos) {
+    return start + Math.min(spinNanos, nanos);
+  }
+
+  private boolean spinUntilDone(IoFuture future, long start, long nanos) {
+    long end = spinEnd(start, nanos);
     for (int i = 1; !future.isDone(); i++) {
       if (!spinOnce(i, end)) {
         return false;
@@ -130,8 +135,8 @@ final class SuspendingWaits {
     return true;
   }
 
-  private boolean spinUntilInput(SessionState state) {
-    long end = System.nanoTime() + spinNanos;
+  private boolean spinUntilInput(SessionState state, long start, long nanos) {
+    long end = spinEnd(start, nanos);
     for (int i = 1; !state.inputArrived(); i++) {
       if (!spinOnce(i, end)) {
         return false;
