@@ -8,6 +8,7 @@ import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.SocketConnector;
 import io.weft.transport.Timeout;
+import io.weft.transport.mina.ContinuingMinaConnector;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,12 +70,12 @@ public final class SessionMode implements AutoCloseable {
   }
 
   /**
-   * Continuations resumed by {@code workers} threads over {@code connectors}' transports, which
-   * must suspend (a {@code SuspendingConnector}).
+   * Continuations resumed by {@code workers} threads, over {@code ContinuingMinaTransport} (TCP),
+   * whose waits suspend the session.
    */
-  public static SessionMode continuations(int workers, String transportName, Supplier<Connector> connectors) {
-    return new SessionMode(Mode.continuations(workers), "CONTINUATIONS(" + workers + ")/" + transportName,
-        connectors, null);
+  public static SessionMode continuations(int workers) {
+    return new SessionMode(Mode.continuations(workers), "CONTINUATIONS(" + workers + ")/ContinuingMina",
+        ContinuingMinaConnector::tcp, null);
   }
 
   /** The mode's name, for messages. */
@@ -131,9 +132,12 @@ public final class SessionMode implements AutoCloseable {
    */
   public <T> List<T> runSessions(Class<? extends SessionTask<T>> taskClass, InetSocketAddress address,
       int sessions, Timeout timeout, Object... constructorArgs) throws Exception {
+    long suspendsBefore = suspends();
     RunResult<T> result = runAll(taskClass, address, sessions, timeout, constructorArgs);
+    long suspends = suspends() - suspendsBefore;
     // A figure for the log, not an assertion: the machine is shared.
-    System.out.println(taskClass.getSimpleName() + " in " + name + ": " + result);
+    System.out.println(taskClass.getSimpleName() + " in " + name + ": " + result
+        + (suspends >= 0 ? ", " + suspends + " suspends" : ""));
     if (!result.allSucceeded()) {
       Map<String, Integer> kinds = new TreeMap<>();
       Throwable first = null;
@@ -147,6 +151,10 @@ public final class SessionMode implements AutoCloseable {
       throw new AssertionError(result.failures().size() + " of " + sessions + " sessions of "
           + taskClass.getSimpleName() + " did not succeed in " + name + ": " + kinds + "; the first: "
           + result.failures().get(0), first);
+    }
+    if (mode.kind() == Mode.Kind.CONTINUATIONS && sessions > 1 && suspends == 0) {
+      // Every wait was already over when asked: the run proved nothing about continuations.
+      throw new AssertionError(sessions + " sessions in " + name + " and not one suspended");
     }
     return new ArrayList<>(result.values());
   }
@@ -167,6 +175,12 @@ public final class SessionMode implements AutoCloseable {
     try (SessionRunner runner = builder.build()) {
       return runner.run(taskClass, sessions, constructorArgs);
     }
+  }
+
+  /** Waits that suspended so far on this mode's connector, or -1 if it does not count them. */
+  private synchronized long suspends() {
+    return connector instanceof ContinuingMinaConnector ? ((ContinuingMinaConnector) connector).suspends()
+        : connector == null && mode.kind() == Mode.Kind.CONTINUATIONS ? 0 : -1;
   }
 
   private synchronized Connector connector() {
