@@ -9,6 +9,9 @@ import io.weft.transport.SessionTask;
 import io.weft.transport.SocketConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.mina.ContinuingMinaConnector;
+import com.sun.management.UnixOperatingSystemMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.OperatingSystemMXBean;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -134,7 +137,8 @@ public final class SessionMode implements AutoCloseable {
       int sessions, Timeout timeout, Object... constructorArgs) throws Exception {
     long suspendsBefore = suspends();
     RunResult<T> result = runAll(taskClass, address, sessions, timeout, constructorArgs);
-    long suspends = suspends() - suspendsBefore;
+    long suspendsAfter = suspends();
+    long suspends = suspendsBefore < 0 || suspendsAfter < 0 ? -1 : suspendsAfter - suspendsBefore;
     // A figure for the log, not an assertion: the machine is shared.
     System.out.println(taskClass.getSimpleName() + " in " + name + ": " + result
         + (suspends >= 0 ? ", " + suspends + " suspends" : ""));
@@ -174,6 +178,24 @@ public final class SessionMode implements AutoCloseable {
     }
     try (SessionRunner runner = builder.build()) {
       return runner.run(taskClass, sessions, constructorArgs);
+    }
+  }
+
+  /**
+   * Fails at once, saying what to raise, when this process cannot open {@code needed} more file
+   * descriptors (plus a margin for the JVM and the servers' listeners): a run at scale would
+   * otherwise fail session by session with "Too many open files".
+   */
+  public static void requireFileDescriptors(long needed) {
+    OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+    if (os instanceof UnixOperatingSystemMXBean) {
+      UnixOperatingSystemMXBean unix = (UnixOperatingSystemMXBean) os;
+      long free = unix.getMaxFileDescriptorCount() - unix.getOpenFileDescriptorCount();
+      long margin = 256;
+      if (free < needed + margin) {
+        throw new AssertionError("this test needs " + (needed + margin) + " free file descriptors and has "
+            + free + " (limit " + unix.getMaxFileDescriptorCount() + "): raise `ulimit -n`");
+      }
     }
   }
 

@@ -59,8 +59,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 public abstract class HttpClientTest {
   protected static final Timeout TEN_SECONDS = Timeout.of(10, TimeUnit.SECONDS);
   /**
-   * Sessions in the test at scale: 200 on the platform threads of {@code SYNC}; a mode that
-   * multiplexes sessions (continuations, virtual threads) overrides this with thousands.
+   * Sessions in the test at scale: 200 one after another in {@code SYNC}; other modes override
+   * it with as many concurrent sessions as they (and the JDK server) take here.
    */
   protected int sessionsAtScale() {
     return 200;
@@ -263,6 +263,8 @@ public abstract class HttpClientTest {
 
   @Test
   public void concurrentSessionsEachKeepTheirConnectionAlive() throws Exception {
+    // One descriptor per session here, and one for the server's end of it: it runs in this JVM.
+    SessionMode.requireFileDescriptors(2L * sessionsAtScale());
     List<String> results = mode.runSessions(HttpKeepAliveSession.class, jdk(), sessionsAtScale(), TEN_SECONDS);
     for (int i = 0; i < sessionsAtScale(); i++) {
       assertEquals(HttpKeepAliveSession.expected(i), results.get(i), "session " + i);

@@ -50,8 +50,8 @@ public abstract class RedisClientTest {
   private static final Duration SCRIPT_WAIT = Duration.ofSeconds(10);
 
   /**
-   * Sessions in the test at scale: a few hundred where each session holds a platform thread or
-   * runs after the other; a mode that multiplexes sessions overrides this with thousands.
+   * Sessions in the test at scale: 200 one after another in {@code SYNC}; other modes override
+   * it: hundreds on platform threads, thousands where sessions are multiplexed.
    */
   protected int sessionsAtScale() {
     return 200;
@@ -284,6 +284,8 @@ public abstract class RedisClientTest {
 
   @Test
   public void concurrentSessionsEachIncrementTheirOwnKeyAndReadItBack() throws Exception {
+    // One descriptor per session here; redis-server has its own.
+    SessionMode.requireFileDescriptors(sessionsAtScale());
     runAgainstRedis(FlushAll.class);
     List<String> values = mode.runSessions(RedisIncrThenGetSession.class, redis().address(), sessionsAtScale(), TEN_SECONDS);
     assertEquals(sessionsAtScale(), values.size());

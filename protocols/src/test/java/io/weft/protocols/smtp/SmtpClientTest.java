@@ -45,7 +45,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * {@link SmtpClient} against GreenMail, a real SMTP server embedded in the test, and against a
  * scripted misbehaving server, in the mode a subclass supplies. Every client conversation is a
  * {@link SessionTask} run through the mode's runner (the nested classes below, each after its
- * test). Every scripted test runs with whole and with one-byte-at-a-time delivery.
+ * test). Every scripted test runs with whole and with one-byte-at-a-time delivery. The test at
+ * scale has a GreenMail SMTP server of its own that takes a burst of connects
+ * ({@link BurstReadySmtpServer}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -225,6 +227,8 @@ public abstract class SmtpClientTest {
 
   @Test
   public void concurrentSessionsEachDeliverTheirMessage() throws Exception {
+    // One descriptor per session here, and one for the server's end of it: it runs in this JVM.
+    SessionMode.requireFileDescriptors(2L * sessionsAtScale());
     BurstReadySmtpServer server = BurstReadySmtpServer.begin();
     try {
       List<String> codes = mode.runSessions(SmtpSendSession.class, server.address(), sessionsAtScale(), TEN_SECONDS);
