@@ -41,6 +41,8 @@ import java.util.function.Supplier;
  * --connections=N          sessions per run (default 1000)
  * --transactions=N         write+read pairs per session (default 10)
  * --warmup=N               untimed runs per row before the measured one (default 3)
+ * --spin-us=N              CONTINUATIONS rows: spin up to N µs for a reply before suspending
+ *                          (the 2008 experiment's trick; default 0, off)
  * </pre>
  */
 public final class SeedExperiment {
@@ -56,6 +58,7 @@ public final class SeedExperiment {
     int connections = 1000;
     int transactions = 10;
     int warmup = 3;
+    long spinMicros;
 
     long events() {
       return 2L * connections * transactions;
@@ -63,7 +66,8 @@ public final class SeedExperiment {
 
     String describe() {
       return connections + " connections x (" + transactions + " writes + " + transactions
-          + " reads), " + (tcp ? "loopback TCP" : "in-VM pipe") + ", server delay " + delayMs + " ms";
+          + " reads), " + (tcp ? "loopback TCP" : "in-VM pipe") + ", server delay " + delayMs + " ms"
+          + (spinMicros > 0 ? ", continuations spin " + spinMicros + " µs before suspending" : "");
     }
 
     Connector newConnector() {
@@ -71,7 +75,9 @@ public final class SeedExperiment {
     }
 
     ContinuingMinaConnector newContinuingConnector() {
-      return tcp ? ContinuingMinaConnector.tcp() : ContinuingMinaConnector.vmPipe();
+      ContinuingMinaConnector.Builder builder = ContinuingMinaConnector.builder()
+          .spinBeforeSuspend(spinMicros, TimeUnit.MICROSECONDS);
+      return tcp ? builder.tcp() : builder.vmPipe();
     }
   }
 
@@ -88,6 +94,11 @@ public final class SeedExperiment {
 
     /** Waits that suspended during the last run, or -1 for a row that never suspends. */
     default long lastSuspends() {
+      return -1L;
+    }
+
+    /** Waits that ended in the spin before suspending during the last run, or -1. */
+    default long lastSpun() {
       return -1L;
     }
 
@@ -150,6 +161,7 @@ public final class SeedExperiment {
     private Connector connector;
     private SessionRunner runner;
     private long lastSuspends = -1L;
+    private long lastSpun = -1L;
 
     RunnerRow(String name, Mode mode, boolean continuing) {
       this(name, mode, continuing, 0);
@@ -176,9 +188,11 @@ public final class SeedExperiment {
             .timeout(SESSION_TIMEOUT).instrument("io.weft.protocols").maxInFlight(maxInFlight).build();
       }
       long before = suspends();
+      long spunBefore = spun();
       RunResult<Integer> result = runner.run(LineTesterTask.class, config.connections, task.transactions());
       if (continuing) {
         lastSuspends = suspends() - before;
+        lastSpun = spun() - spunBefore;
       }
       long failed = result.count(io.weft.continuations.Outcome.Status.FAILED)
           + result.count(io.weft.continuations.Outcome.Status.CANCELLED);
@@ -192,9 +206,18 @@ public final class SeedExperiment {
       return connector instanceof ContinuingMinaConnector ? ((ContinuingMinaConnector) connector).suspends() : 0L;
     }
 
+    private long spun() {
+      return connector instanceof ContinuingMinaConnector ? ((ContinuingMinaConnector) connector).spun() : 0L;
+    }
+
     @Override
     public long lastSuspends() {
       return lastSuspends;
+    }
+
+    @Override
+    public long lastSpun() {
+      return lastSpun;
     }
 
     @Override
@@ -248,7 +271,7 @@ public final class SeedExperiment {
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage());
       System.err.println("usage: SeedExperiment [--transport=vmpipe|tcp] [--delay-ms=N]"
-          + " [--connections=N] [--transactions=N] [--warmup=N]");
+          + " [--connections=N] [--transactions=N] [--warmup=N] [--spin-us=N]");
       System.exit(2);
       return;
     }
@@ -257,6 +280,7 @@ public final class SeedExperiment {
     System.out.println();
 
     List<Result> results = new ArrayList<>();
+    StringBuilder spins = new StringBuilder();
     EchoServer.Builder builder = EchoServer.builder().delay(config.delayMs, TimeUnit.MILLISECONDS);
     try (EchoServer server = config.tcp ? builder.startTcp() : builder.startVmPipe()) {
       LineTesterTask task = new LineTesterTask(config.transactions);
@@ -269,12 +293,17 @@ public final class SeedExperiment {
           int failed = row.run(config, server.address(), task);
           long wall = System.nanoTime() - start;
           results.add(new Result(row.mode(), config.connections, config.events(), wall, failed, row.lastSuspends()));
+          if (config.spinMicros > 0 && row.lastSpun() >= 0) {
+            spins.append(String.format(Locale.ROOT, "%s: %d waits ended in the %d µs spin%n", row.mode(),
+                row.lastSpun(), config.spinMicros));
+          }
         }
       }
     }
     System.out.print(table(results));
     System.out.println();
     System.out.println(overheadPerContinuation(results));
+    System.out.print(spins);
     System.out.println();
     System.out.println("JDK " + System.getProperty("java.runtime.version") + " ("
         + System.getProperty("java.vm.name") + "), " + Runtime.getRuntime().availableProcessors()
@@ -368,6 +397,9 @@ public final class SeedExperiment {
           break;
         case "--warmup":
           config.warmup = (int) number(name, value, 0);
+          break;
+        case "--spin-us":
+          config.spinMicros = number(name, value, 0);
           break;
         default:
           throw new IllegalArgumentException("unknown argument: " + arg);

@@ -16,11 +16,15 @@ class SeedExperimentTest {
   @Test
   void parsesEveryOptionAndRejectsUnknownOnes() {
     SeedExperiment.Config config = SeedExperiment.parse(new String[] {
-        "--transport=tcp", "--delay-ms=1", "--connections=7", "--transactions=3", "--warmup=0"});
+        "--transport=tcp", "--delay-ms=1", "--connections=7", "--transactions=3", "--warmup=0", "--spin-us=50"});
     assertTrue(config.tcp);
     assertEquals(1, config.delayMs);
     assertEquals(7, config.connections);
     assertEquals(42, config.events());
+    assertEquals(50, config.spinMicros);
+    try (io.weft.transport.mina.ContinuingMinaConnector connector = config.newContinuingConnector()) {
+      assertEquals(50_000, connector.spinBeforeSuspendNanos());
+    }
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> SeedExperiment.parse(new String[] {"--connections=0"}));
     assertEquals("--connections < 1: 0", e.getMessage());
