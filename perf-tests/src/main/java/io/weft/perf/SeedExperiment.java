@@ -41,10 +41,13 @@ import java.util.function.Supplier;
  * --connections=N          sessions per run (default 1000)
  * --transactions=N         write+read pairs per session (default 10)
  * --warmup=N               untimed runs per row before the measured one (default 3)
+ * --spin-us=N              CONTINUATIONS rows: spin up to N µs for a reply before suspending
+ *                          (the 2008 experiment's trick; default 0, off)
  * </pre>
  */
 public final class SeedExperiment {
   private static final Timeout SESSION_TIMEOUT = Timeout.of(30, TimeUnit.SECONDS);
+  static final String SEQUENTIAL_CONTINUATIONS = "CONTINUATIONS(1) seq";
 
   private SeedExperiment() {}
 
@@ -55,6 +58,7 @@ public final class SeedExperiment {
     int connections = 1000;
     int transactions = 10;
     int warmup = 3;
+    long spinMicros;
 
     long events() {
       return 2L * connections * transactions;
@@ -62,7 +66,8 @@ public final class SeedExperiment {
 
     String describe() {
       return connections + " connections x (" + transactions + " writes + " + transactions
-          + " reads), " + (tcp ? "loopback TCP" : "in-VM pipe") + ", server delay " + delayMs + " ms";
+          + " reads), " + (tcp ? "loopback TCP" : "in-VM pipe") + ", server delay " + delayMs + " ms"
+          + (spinMicros > 0 ? ", continuations spin " + spinMicros + " µs before suspending" : "");
     }
 
     Connector newConnector() {
@@ -70,7 +75,9 @@ public final class SeedExperiment {
     }
 
     ContinuingMinaConnector newContinuingConnector() {
-      return tcp ? ContinuingMinaConnector.tcp() : ContinuingMinaConnector.vmPipe();
+      ContinuingMinaConnector.Builder builder = ContinuingMinaConnector.builder()
+          .spinBeforeSuspend(spinMicros, TimeUnit.MICROSECONDS);
+      return tcp ? builder.tcp() : builder.vmPipe();
     }
   }
 
@@ -90,12 +97,23 @@ public final class SeedExperiment {
       return -1L;
     }
 
+    /** Waits that ended in the spin before suspending during the last run, or -1. */
+    default long lastSpun() {
+      return -1L;
+    }
+
     @Override
     default void close() {}
   }
 
-  /** SYNC: one session after another on the calling thread, MinaTransport blocking on each wait. */
+  /**
+   * SYNC: one session after another on the calling thread, MinaTransport blocking on each wait.
+   * The connector is made on the first run and kept, as the runner rows keep theirs, so that no
+   * row times a connector's start or disposal.
+   */
   static final class SyncRow implements Row {
+    private Connector connector;
+
     @Override
     public String mode() {
       return "SYNC";
@@ -103,21 +121,30 @@ public final class SeedExperiment {
 
     @Override
     public int run(Config config, SocketAddress server, LineTesterTask task) throws Exception {
+      if (connector == null) {
+        connector = config.newConnector();
+      }
       int failed = 0;
-      try (Connector connector = config.newConnector()) {
-        for (int i = 0; i < config.connections; i++) {
-          try (Transport transport = connector.connect(server, SESSION_TIMEOUT)) {
-            if (task.run(transport, i) != config.transactions) {
-              failed++;
-            }
-          } catch (IOException e) {
-            if (failed++ == 0) {
-              System.err.println("first failure, session " + i + ": " + e);
-            }
+      for (int i = 0; i < config.connections; i++) {
+        try (Transport transport = connector.connect(server, SESSION_TIMEOUT)) {
+          if (task.run(transport, i) != config.transactions) {
+            failed++;
+          }
+        } catch (IOException e) {
+          if (failed++ == 0) {
+            System.err.println("first failure, session " + i + ": " + e);
           }
         }
       }
       return failed;
+    }
+
+    @Override
+    public void close() {
+      if (connector != null) {
+        connector.close();
+        connector = null;
+      }
     }
   }
 
@@ -130,14 +157,22 @@ public final class SeedExperiment {
     private final String name;
     private final Mode mode;
     private final boolean continuing;
+    private final int maxInFlight;
     private Connector connector;
     private SessionRunner runner;
     private long lastSuspends = -1L;
+    private long lastSpun = -1L;
 
     RunnerRow(String name, Mode mode, boolean continuing) {
+      this(name, mode, continuing, 0);
+    }
+
+    /** @param maxInFlight sessions at once, 0 for all */
+    RunnerRow(String name, Mode mode, boolean continuing, int maxInFlight) {
       this.name = name;
       this.mode = mode;
       this.continuing = continuing;
+      this.maxInFlight = maxInFlight;
     }
 
     @Override
@@ -150,12 +185,14 @@ public final class SeedExperiment {
       if (runner == null) {
         connector = continuing ? config.newContinuingConnector() : config.newConnector();
         runner = SessionRunner.builder().mode(mode).connector(connector).address(server)
-            .timeout(SESSION_TIMEOUT).instrument("io.weft.protocols").build();
+            .timeout(SESSION_TIMEOUT).instrument("io.weft.protocols").maxInFlight(maxInFlight).build();
       }
       long before = suspends();
+      long spunBefore = spun();
       RunResult<Integer> result = runner.run(LineTesterTask.class, config.connections, task.transactions());
       if (continuing) {
         lastSuspends = suspends() - before;
+        lastSpun = spun() - spunBefore;
       }
       long failed = result.count(io.weft.continuations.Outcome.Status.FAILED)
           + result.count(io.weft.continuations.Outcome.Status.CANCELLED);
@@ -169,9 +206,18 @@ public final class SeedExperiment {
       return connector instanceof ContinuingMinaConnector ? ((ContinuingMinaConnector) connector).suspends() : 0L;
     }
 
+    private long spun() {
+      return connector instanceof ContinuingMinaConnector ? ((ContinuingMinaConnector) connector).spun() : 0L;
+    }
+
     @Override
     public long lastSuspends() {
       return lastSuspends;
+    }
+
+    @Override
+    public long lastSpun() {
+      return lastSpun;
     }
 
     @Override
@@ -190,6 +236,8 @@ public final class SeedExperiment {
     rows.add(new SyncRow());
     rows.add(new RunnerRow("THREADS", Mode.THREADS, false));
     rows.add(new RunnerRow("CONTINUATIONS(1)", Mode.continuations(1), true));
+    // Like for like with SYNC: one session at a time, so a suspend replaces a blocked wait.
+    rows.add(new RunnerRow(SEQUENTIAL_CONTINUATIONS, Mode.continuations(1), true, 1));
     if (Runtime.version().feature() >= 21) {
       rows.add(new RunnerRow("VIRTUAL_THREADS", Mode.VIRTUAL_THREADS, false));
     }
@@ -223,7 +271,7 @@ public final class SeedExperiment {
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage());
       System.err.println("usage: SeedExperiment [--transport=vmpipe|tcp] [--delay-ms=N]"
-          + " [--connections=N] [--transactions=N] [--warmup=N]");
+          + " [--connections=N] [--transactions=N] [--warmup=N] [--spin-us=N]");
       System.exit(2);
       return;
     }
@@ -232,6 +280,7 @@ public final class SeedExperiment {
     System.out.println();
 
     List<Result> results = new ArrayList<>();
+    StringBuilder spins = new StringBuilder();
     EchoServer.Builder builder = EchoServer.builder().delay(config.delayMs, TimeUnit.MILLISECONDS);
     try (EchoServer server = config.tcp ? builder.startTcp() : builder.startVmPipe()) {
       LineTesterTask task = new LineTesterTask(config.transactions);
@@ -244,12 +293,17 @@ public final class SeedExperiment {
           int failed = row.run(config, server.address(), task);
           long wall = System.nanoTime() - start;
           results.add(new Result(row.mode(), config.connections, config.events(), wall, failed, row.lastSuspends()));
+          if (config.spinMicros > 0 && row.lastSpun() >= 0) {
+            spins.append(String.format(Locale.ROOT, "%s: %d waits ended in the %d µs spin%n", row.mode(),
+                row.lastSpun(), config.spinMicros));
+          }
         }
       }
     }
     System.out.print(table(results));
     System.out.println();
     System.out.println(overheadPerContinuation(results));
+    System.out.print(spins);
     System.out.println();
     System.out.println("JDK " + System.getProperty("java.runtime.version") + " ("
         + System.getProperty("java.vm.name") + "), " + Runtime.getRuntime().availableProcessors()
@@ -257,36 +311,48 @@ public final class SeedExperiment {
     System.out.println("events = connections x transactions x 2 (one write and one read each);"
         + " µs/event = wall time / events; suspends = waits that suspended a continuation.");
     System.out.println("SYNC: one session after another on the main thread; THREADS: a platform thread per"
-        + " session; both on MinaTransport (blocking). CONTINUATIONS(1): ContinuingMinaTransport, one worker."
+        + " session; both on MinaTransport (blocking). CONTINUATIONS(1): ContinuingMinaTransport, one worker,"
+        + " every session in flight; " + SEQUENTIAL_CONTINUATIONS + ": the same, one session at a time (maxInFlight 1)."
         + " VIRTUAL_THREADS (JDK 21+): a virtual thread per session on MinaTransport (blocking).");
   }
 
   /**
-   * The 2008 experiment's figure: what a continuation costs over running the same sessions
-   * synchronously, per suspend.
+   * The 2008 experiment's figure, one line per continuation row: what a continuation costs over
+   * running the same sessions synchronously, per suspend. Only the one-at-a-time row compares
+   * like for like; with every session in flight at once, concurrency hides waits and the
+   * difference can be negative.
    */
   static String overheadPerContinuation(List<Result> results) {
     Result sync = null;
-    Result continued = null;
     for (Result r : results) {
       if (r.mode.equals("SYNC")) {
         sync = r;
-      } else if (r.suspends >= 0) {
-        continued = r;
       }
     }
-    if (sync == null || continued == null) {
-      return "overhead per continuation: needs a SYNC and a CONTINUATIONS row";
+    StringBuilder out = new StringBuilder();
+    for (Result continued : results) {
+      if (continued.suspends < 0) {
+        continue;
+      }
+      if (out.length() > 0) {
+        out.append(System.lineSeparator());
+      }
+      if (sync == null) {
+        out.append("overhead per continuation: needs a SYNC row");
+        break;
+      }
+      double diffMs = (continued.wallNanos - sync.wallNanos) / 1e6;
+      if (continued.suspends == 0) {
+        out.append(String.format(Locale.ROOT, "overhead per continuation, %s: none to compute: 0 suspends"
+            + " (every exchange took the fast path); wall - SYNC wall = %+.1f ms, %+.2f µs/event",
+            continued.mode, diffMs, diffMs * 1e3 / continued.events));
+      } else {
+        out.append(String.format(Locale.ROOT, "overhead per continuation, %s = (wall - SYNC wall) / suspends"
+            + " = (%.1f ms - %.1f ms) / %d = %.2f µs", continued.mode, continued.wallNanos / 1e6,
+            sync.wallNanos / 1e6, continued.suspends, diffMs * 1e3 / continued.suspends));
+      }
     }
-    double diffMs = (continued.wallNanos - sync.wallNanos) / 1e6;
-    if (continued.suspends == 0) {
-      return String.format(Locale.ROOT, "overhead per continuation: none to compute: %s suspended 0 times"
-          + " (every exchange took the fast path); its wall time differs from SYNC by %+.1f ms, %+.2f µs/event",
-          continued.mode, diffMs, diffMs * 1e3 / continued.events);
-    }
-    return String.format(Locale.ROOT, "overhead per continuation = (%s wall - SYNC wall) / suspends"
-        + " = (%.1f ms - %.1f ms) / %d = %.2f µs", continued.mode, continued.wallNanos / 1e6,
-        sync.wallNanos / 1e6, continued.suspends, diffMs * 1e3 / continued.suspends);
+    return out.length() == 0 ? "overhead per continuation: needs a CONTINUATIONS row" : out.toString();
   }
 
   static String table(List<Result> results) {
@@ -331,6 +397,9 @@ public final class SeedExperiment {
           break;
         case "--warmup":
           config.warmup = (int) number(name, value, 0);
+          break;
+        case "--spin-us":
+          config.spinMicros = number(name, value, 0);
           break;
         default:
           throw new IllegalArgumentException("unknown argument: " + arg);
