@@ -287,7 +287,8 @@ public final class ContinuationClassLoader extends ClassLoader implements Rewrit
           try (JarFile jar = connection.getJarFile()) {
             for (Enumeration<JarEntry> e = jar.entries(); e.hasMoreElements(); ) {
               String entry = e.nextElement().getName();
-              if (entry.startsWith(path + "/") && entry.endsWith(".class")
+              // path ends with '/' for a package prefix ("io.weft.protocols."): don't double it.
+              if (entry.startsWith(path.endsWith("/") ? path : path + "/") && entry.endsWith(".class")
                   && !entry.startsWith("META-INF/")) {
                 names.add(entry.substring(0, entry.length() - 6));
               }

@@ -1,12 +1,11 @@
 package io.weft.protocols.http;
 
-import io.weft.protocols.SyncSocketMode;
-import io.weft.protocols.TransportMode;
+import io.weft.protocols.SessionMode;
 
 /** {@link HttpClientTest} in {@code SYNC} mode over {@code SocketTransport}. */
 class HttpClientSyncTest extends HttpClientTest {
   @Override
-  protected TransportMode newMode() {
-    return new SyncSocketMode();
+  protected SessionMode newMode() {
+    return SessionMode.sync();
   }
 }

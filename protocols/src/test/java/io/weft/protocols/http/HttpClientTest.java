@@ -7,16 +7,18 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.weft.protocols.RealServers;
-import io.weft.protocols.TransportMode;
+import io.weft.protocols.SessionMode;
 import io.weft.testsupport.NginxProcess;
 import io.weft.testsupport.ScriptedServer;
 import io.weft.testsupport.ScriptedServer.Delivery;
 import io.weft.transport.LineTooLongException;
 import io.weft.transport.ProtocolViolationException;
+import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportTimeoutException;
@@ -37,7 +39,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -46,15 +50,17 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * {@link HttpClient} against the JDK's {@code HttpServer} (every run), a real nginx (where
  * installed; required in CI), and a scripted misbehaving server, in the mode a subclass
- * supplies. Every scripted test runs with whole and with one-byte-at-a-time delivery.
+ * supplies. Every client conversation is a {@link SessionTask} run through the mode's runner
+ * (the nested classes below, each after its test). Every scripted test runs with whole and with
+ * one-byte-at-a-time delivery.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
 public abstract class HttpClientTest {
   protected static final Timeout TEN_SECONDS = Timeout.of(10, TimeUnit.SECONDS);
   /**
-   * Sessions in the test at scale: 200 on the platform threads of {@code SYNC}; a mode that
-   * multiplexes sessions (continuations, virtual threads) overrides this with thousands.
+   * Sessions in the test at scale: 200 one after another in {@code SYNC}; other modes override
+   * it with as many concurrent sessions as they (and the JDK server) take here.
    */
   protected int sessionsAtScale() {
     return 200;
@@ -62,14 +68,14 @@ public abstract class HttpClientTest {
   private static final Duration SCRIPT_WAIT = Duration.ofSeconds(10);
   private static final int BIG_FILE_BYTES = 1024 * 1024 + 17;
 
-  private TransportMode mode;
+  private SessionMode mode;
   private HttpServer jdkServer;
   private ExecutorService jdkExecutor;
   private final Set<String> remotes = ConcurrentHashMap.newKeySet();
   private NginxProcess nginx;
   private byte[] bigFile;
 
-  protected abstract TransportMode newMode();
+  protected abstract SessionMode newMode();
 
   /** The body the JDK server's /chunked handler sends for {@code query}. */
   static String chunkedBody(String query) {
@@ -80,10 +86,19 @@ public abstract class HttpClientTest {
     return body.toString();
   }
 
+  static {
+    // Read once, when the JDK server's configuration class loads. Its response head and body go
+    // out in two writes; without TCP_NODELAY the second waits for the client's delayed ACK, some
+    // 40 ms per exchange. And since JDK 21 it closes kept-alive connections beyond 200 idle
+    // ones, far fewer than the sessions at scale keep open between their requests.
+    System.setProperty("sun.net.httpserver.nodelay", "true");
+    System.setProperty("sun.net.httpserver.maxIdleConnections", "10000");
+  }
+
   @BeforeAll
   void start() throws IOException {
     mode = newMode();
-    jdkServer = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 512);
+    jdkServer = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 4096);
     jdkExecutor = Executors.newFixedThreadPool(8);
     jdkServer.setExecutor(jdkExecutor);
     jdkServer.createContext("/echo", this::echo);
@@ -94,6 +109,11 @@ public abstract class HttpClientTest {
       exchange.close();
     });
     jdkServer.start();
+  }
+
+  @BeforeEach
+  void modeRunsOnThisJdk() {
+    Assumptions.assumeTrue(mode.available(), mode::unavailableReason);
   }
 
   @AfterAll
@@ -157,43 +177,77 @@ public abstract class HttpClientTest {
     return nginx;
   }
 
+  private <T> T runAgainst(ScriptedServer.Script script, Delivery delivery, Class<? extends SessionTask<T>> task,
+      Object... args) throws Exception {
+    try (ScriptedServer server = ScriptedServer.start(script, delivery)) {
+      return mode.run(task, server.address(), TEN_SECONDS, args);
+    }
+  }
+
   // ---- against the JDK's HttpServer ----
 
   @Test
   public void getWithHeadersReadsAContentLengthBody() throws Exception {
-    try (Transport transport = mode.connect(jdk(), TEN_SECONDS)) {
+    mode.run(GetWithHeaders.class, jdk(), TEN_SECONDS);
+  }
+
+  public static final class GetWithHeaders implements SessionTask<Boolean> {
+    @Override
+    public Boolean run(Transport transport, int index) throws Exception {
       HttpClient http = new HttpClient(transport, "localhost");
       HttpResponse response = http.get("/echo?a=1", HttpHeaders.of("X-Weft", "héllo"));
       assertEquals(200, response.status());
       assertEquals("HTTP/1.1", response.version());
       assertNotNull(response.headers().get("content-length"));
       assertEquals("GET /echo?a=1 x=héllo", response.bodyUtf8());
+      return true;
     }
   }
 
   @Test
   public void postSendsTheBodyWithItsContentLength() throws Exception {
-    try (Transport transport = mode.connect(jdk(), TEN_SECONDS)) {
+    assertEquals("POST /echo x=p body=a\r\nbody", mode.run(Post.class, jdk(), TEN_SECONDS));
+  }
+
+  public static final class Post implements SessionTask<String> {
+    @Override
+    public String run(Transport transport, int index) throws Exception {
       HttpClient http = new HttpClient(transport, "localhost");
-      HttpResponse response = http.post("/echo", HttpHeaders.of("X-Weft", "p"), "a\r\nbody".getBytes(UTF_8));
-      assertEquals("POST /echo x=p body=a\r\nbody", response.bodyUtf8());
+      return http.post("/echo", HttpHeaders.of("X-Weft", "p"), "a\r\nbody".getBytes(UTF_8)).bodyUtf8();
     }
   }
 
   @Test
   public void chunkedBodyIsReassembled() throws Exception {
-    try (Transport transport = mode.connect(jdk(), TEN_SECONDS)) {
+    mode.run(Chunked.class, jdk(), TEN_SECONDS, chunkedBody("q=z"));
+  }
+
+  public static final class Chunked implements SessionTask<Boolean> {
+    private final String expected;
+
+    public Chunked(String expected) {
+      this.expected = expected;
+    }
+
+    @Override
+    public Boolean run(Transport transport, int index) throws Exception {
       HttpClient http = new HttpClient(transport, "localhost");
       HttpResponse response = http.get("/chunked?q=z");
       assertEquals("chunked", response.headers().get("Transfer-Encoding"));
-      assertEquals(chunkedBody("q=z"), response.bodyUtf8());
+      assertEquals(expected, response.bodyUtf8());
       assertTrue(http.isReusable());
+      return true;
     }
   }
 
   @Test
   public void keepAliveReusesOneConnectionAcrossRequests() throws Exception {
-    try (Transport transport = mode.connect(jdk(), TEN_SECONDS)) {
+    mode.run(KeepAlive.class, jdk(), TEN_SECONDS);
+  }
+
+  public static final class KeepAlive implements SessionTask<Boolean> {
+    @Override
+    public Boolean run(Transport transport, int index) throws Exception {
       HttpClient http = new HttpClient(transport, "localhost");
       String firstRemote = http.get("/echo?n=0").headers().get("X-Remote");
       for (int i = 1; i < 10; i++) {
@@ -203,11 +257,14 @@ public abstract class HttpClientTest {
       assertEquals(204, http.get("/empty").status());
       assertEquals(firstRemote, http.get("/echo?n=last").headers().get("X-Remote"));
       assertTrue(http.isReusable());
+      return true;
     }
   }
 
   @Test
   public void concurrentSessionsEachKeepTheirConnectionAlive() throws Exception {
+    // One descriptor per session here, and one for the server's end of it: it runs in this JVM.
+    SessionMode.requireFileDescriptors(2L * sessionsAtScale());
     List<String> results = mode.runSessions(HttpKeepAliveSession.class, jdk(), sessionsAtScale(), TEN_SECONDS);
     for (int i = 0; i < sessionsAtScale(); i++) {
       assertEquals(HttpKeepAliveSession.expected(i), results.get(i), "session " + i);
@@ -219,22 +276,44 @@ public abstract class HttpClientTest {
   @Test
   public void nginxServesABigStaticFileByteForByte() throws Exception {
     NginxProcess server = nginx();
-    try (Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      HttpClient http = new HttpClient(transport, "localhost:" + server.port());
+    try {
+      mode.run(BigFile.class, server.address(), TEN_SECONDS, "localhost:" + server.port(), bigFile);
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "\n" + server.describeLogs(), e);
+    }
+  }
+
+  public static final class BigFile implements SessionTask<Boolean> {
+    private final String host;
+    private final byte[] expected;
+
+    public BigFile(String host, byte[] expected) {
+      this.host = host;
+      this.expected = expected;
+    }
+
+    @Override
+    public Boolean run(Transport transport, int index) throws Exception {
+      HttpClient http = new HttpClient(transport, host);
       HttpResponse response = http.get("/big.bin");
-      assertEquals(200, response.status(), server.describeLogs());
-      assertEquals(Integer.toString(BIG_FILE_BYTES), response.headers().get("Content-Length"));
-      assertArrayEquals(bigFile, response.body());
+      assertEquals(200, response.status());
+      assertEquals(Integer.toString(expected.length), response.headers().get("Content-Length"));
+      assertArrayEquals(expected, response.body());
       assertEquals("small file\n", http.get("/small.txt").bodyUtf8());
       assertEquals("hello from nginx\n", http.get("/hello").bodyUtf8());
       assertTrue(http.isReusable());
+      return true;
     }
   }
 
   @Test
   public void nginxHeadHasContentLengthButNoBody() throws Exception {
-    NginxProcess server = nginx();
-    try (Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
+    mode.run(Head.class, nginx().address(), TEN_SECONDS);
+  }
+
+  public static final class Head implements SessionTask<Boolean> {
+    @Override
+    public Boolean run(Transport transport, int index) throws Exception {
       HttpClient http = new HttpClient(transport, "localhost");
       HttpResponse head = http.head("/big.bin", null);
       assertEquals(200, head.status());
@@ -242,13 +321,18 @@ public abstract class HttpClientTest {
       assertEquals(0, head.bodyLength());
       // The next exchange on the same connection proves no body was left unread.
       assertEquals("small file\n", http.get("/small.txt").bodyUtf8());
+      return true;
     }
   }
 
   @Test
   public void nginxErrorResponsesAreResponsesToo() throws Exception {
-    NginxProcess server = nginx();
-    try (Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
+    mode.run(ErrorResponses.class, nginx().address(), TEN_SECONDS);
+  }
+
+  public static final class ErrorResponses implements SessionTask<Boolean> {
+    @Override
+    public Boolean run(Transport transport, int index) throws Exception {
       HttpClient http = new HttpClient(transport, "localhost");
       HttpResponse missing = http.get("/no/such/file");
       assertEquals(404, missing.status());
@@ -258,17 +342,48 @@ public abstract class HttpClientTest {
       HttpResponse close = http.get("/small.txt", HttpHeaders.of("Connection", "close"));
       assertEquals("small file\n", close.bodyUtf8());
       assertFalse(http.isReusable());
-      assertThrows(IllegalStateException.class, () -> http.get("/small.txt"));
+      try {
+        http.get("/small.txt");
+        fail("a request on a connection the server closed");
+      } catch (IllegalStateException expected) {
+        // not reusable
+      }
+      return true;
     }
   }
 
   @Test
   public void bodyOverTheLimitIsRefusedBeforeReadingIt() throws Exception {
-    NginxProcess server = nginx();
-    try (Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      HttpClient http = new HttpClient(transport, "localhost", 1024, 8192, 1000);
-      ProtocolViolationException e = assertThrows(ProtocolViolationException.class, () -> http.get("/big.bin"));
-      assertTrue(e.getMessage().contains("Content-Length " + BIG_FILE_BYTES + " over the body limit of 1000"), e.getMessage());
+    ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+        () -> mode.run(GetSmallLimits.class, nginx().address(), TEN_SECONDS, "/big.bin"));
+    assertTrue(e.getMessage().contains("Content-Length " + BIG_FILE_BYTES + " over the body limit of 1000"), e.getMessage());
+  }
+
+  /** One GET of the path given, for the small limits of {@code new HttpClient(t, "h", 100, 1000, 1000)}. */
+  public static final class GetSmallLimits implements SessionTask<String> {
+    private final String path;
+
+    public GetSmallLimits(String path) {
+      this.path = path;
+    }
+
+    @Override
+    public String run(Transport transport, int index) throws Exception {
+      return new HttpClient(transport, "h", 100, 1000, 1000).get(path).bodyUtf8();
+    }
+  }
+
+  /** One GET of the path given, default limits; returns the body. */
+  public static final class Get implements SessionTask<String> {
+    private final String path;
+
+    public Get(String path) {
+      this.path = path;
+    }
+
+    @Override
+    public String run(Transport transport, int index) throws Exception {
+      return new HttpClient(transport, "h").get(path).bodyUtf8();
     }
   }
 
@@ -294,21 +409,27 @@ public abstract class HttpClientTest {
         .send("HTTP/1.0 200 OK\r\n\r\nuntil the end")
         .close();
     try (ScriptedServer server = ScriptedServer.start(script, delivery)) {
-      try (Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-        HttpClient http = new HttpClient(transport, "h");
-        HttpResponse first = http.get("/1");
-        assertEquals("hello", first.bodyUtf8());
-        assertEquals("spaced value", first.headers().get("x-a"));
-        assertEquals("abc0123456789abcdef", http.get("/2").bodyUtf8());
-        HttpResponse notModified = http.get("/3");
-        assertEquals(304, notModified.status());
-        assertEquals(0, notModified.bodyLength());
-        HttpResponse untilClose = http.get("/4");
-        assertEquals("until the end", untilClose.bodyUtf8());
-        assertFalse(http.isReusable());
-      }
+      mode.run(EveryFraming.class, server.address(), TEN_SECONDS);
       server.awaitScript(SCRIPT_WAIT);
       assertEquals(List.of("GET /1 HTTP/1.1", "Host: h", ""), server.receivedLines().subList(0, 3));
+    }
+  }
+
+  public static final class EveryFraming implements SessionTask<Boolean> {
+    @Override
+    public Boolean run(Transport transport, int index) throws Exception {
+      HttpClient http = new HttpClient(transport, "h");
+      HttpResponse first = http.get("/1");
+      assertEquals("hello", first.bodyUtf8());
+      assertEquals("spaced value", first.headers().get("x-a"));
+      assertEquals("abc0123456789abcdef", http.get("/2").bodyUtf8());
+      HttpResponse notModified = http.get("/3");
+      assertEquals(304, notModified.status());
+      assertEquals(0, notModified.bodyLength());
+      HttpResponse untilClose = http.get("/4");
+      assertEquals("until the end", untilClose.bodyUtf8());
+      assertFalse(http.isReusable());
+      return true;
     }
   }
 
@@ -316,122 +437,112 @@ public abstract class HttpClientTest {
   @EnumSource(Delivery.class)
   public void headerLineOverTheLimitIsAViolationQuotingIt(Delivery delivery) throws Exception {
     String response = "HTTP/1.1 200 OK\r\nX-Long: " + "v".repeat(300) + "\r\n\r\n";
-    try (ScriptedServer server = ScriptedServer.start(afterRequest().send(response), delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
+    runAgainst(afterRequest().send(response), delivery, LongHeaderLine.class);
+  }
+
+  public static final class LongHeaderLine implements SessionTask<Boolean> {
+    @Override
+    public Boolean run(Transport transport, int index) throws Exception {
       HttpClient http = new HttpClient(transport, "h", 100, 1000, 1000);
-      LineTooLongException e = assertThrows(LineTooLongException.class, () -> http.get("/"));
-      assertTrue(e.getMessage().contains("\"X-Long: vvv"), e.getMessage());
-      assertThrows(IllegalStateException.class, () -> http.get("/"));
+      try {
+        http.get("/");
+        fail("a 300-byte header line passed a 100-byte limit");
+      } catch (LineTooLongException e) {
+        assertTrue(e.getMessage().contains("\"X-Long: vvv"), e.getMessage());
+      }
+      try {
+        http.get("/");
+        fail("the client carried on after a violation");
+      } catch (IllegalStateException expected) {
+        // the connection's framing is lost
+      }
+      return true;
     }
   }
 
   @ParameterizedTest
   @EnumSource(Delivery.class)
-  public void headerSectionOverTheLimitIsAViolation(Delivery delivery) throws Exception {
+  public void headerSectionOverTheLimitIsAViolation(Delivery delivery) {
     StringBuilder response = new StringBuilder("HTTP/1.1 200 OK\r\n");
     for (int i = 0; i < 40; i++) {
       response.append("X-Header-").append(i).append(": ").append("v".repeat(40)).append("\r\n");
     }
     response.append("\r\n");
-    try (ScriptedServer server = ScriptedServer.start(afterRequest().send(response.toString()), delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      HttpClient http = new HttpClient(transport, "h", 100, 1000, 1000);
-      assertThrows(ProtocolViolationException.class, () -> http.get("/"));
-    }
+    assertThrows(ProtocolViolationException.class,
+        () -> runAgainst(afterRequest().send(response.toString()), delivery, GetSmallLimits.class, "/"));
   }
 
   @ParameterizedTest
   @EnumSource(Delivery.class)
-  public void truncatedBodyIsAnEofQuotingWhatCame(Delivery delivery) throws Exception {
+  public void truncatedBodyIsAnEofQuotingWhatCame(Delivery delivery) {
     String response = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc";
-    try (ScriptedServer server = ScriptedServer.start(afterRequest().send(response).close(), delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      HttpClient http = new HttpClient(transport, "h");
-      EOFException e = assertThrows(EOFException.class, () -> http.get("/"));
-      assertTrue(e.getMessage().contains("3 of 10 bytes: \"abc\""), e.getMessage());
-    }
+    EOFException e = assertThrows(EOFException.class,
+        () -> runAgainst(afterRequest().send(response).close(), delivery, Get.class, "/"));
+    assertTrue(e.getMessage().contains("3 of 10 bytes: \"abc\""), e.getMessage());
   }
 
   @ParameterizedTest
   @EnumSource(Delivery.class)
-  public void truncatedChunkIsAnEofQuotingWhatCame(Delivery delivery) throws Exception {
+  public void truncatedChunkIsAnEofQuotingWhatCame(Delivery delivery) {
     String response = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab";
-    try (ScriptedServer server = ScriptedServer.start(afterRequest().send(response).close(), delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      HttpClient http = new HttpClient(transport, "h");
-      EOFException e = assertThrows(EOFException.class, () -> http.get("/"));
-      assertTrue(e.getMessage().contains("2 of 5 bytes: \"ab\""), e.getMessage());
-    }
+    EOFException e = assertThrows(EOFException.class,
+        () -> runAgainst(afterRequest().send(response).close(), delivery, Get.class, "/"));
+    assertTrue(e.getMessage().contains("2 of 5 bytes: \"ab\""), e.getMessage());
   }
 
   @ParameterizedTest
   @EnumSource(Delivery.class)
-  public void nonNumericStatusIsAViolationQuotingTheLine(Delivery delivery) throws Exception {
-    try (ScriptedServer server = ScriptedServer.start(afterRequest().send("HTTP/1.1 2x0 OK\r\n\r\n"), delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      HttpClient http = new HttpClient(transport, "h");
-      ProtocolViolationException e = assertThrows(ProtocolViolationException.class, () -> http.get("/"));
-      assertEquals("non-numeric status code: \"HTTP/1.1 2x0 OK\"", e.getMessage());
-    }
+  public void nonNumericStatusIsAViolationQuotingTheLine(Delivery delivery) {
+    ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+        () -> runAgainst(afterRequest().send("HTTP/1.1 2x0 OK\r\n\r\n"), delivery, Get.class, "/"));
+    assertEquals("non-numeric status code: \"HTTP/1.1 2x0 OK\"", e.getMessage());
   }
 
   @ParameterizedTest
   @EnumSource(Delivery.class)
-  public void nonNumericLengthsAreViolationsQuotingThem(Delivery delivery) throws Exception {
-    try (ScriptedServer server = ScriptedServer.start(
-            afterRequest().send("HTTP/1.1 200 OK\r\nContent-Length: 12a\r\n\r\n"), delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
-          () -> new HttpClient(transport, "h").get("/"));
-      assertEquals("non-numeric Content-Length: \"Content-Length: 12a\"", e.getMessage());
-    }
-    try (ScriptedServer server = ScriptedServer.start(
-            afterRequest().send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"), delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
-          () -> new HttpClient(transport, "h").get("/"));
-      assertEquals("non-numeric chunk size: \"zz\"", e.getMessage());
-    }
+  public void nonNumericLengthsAreViolationsQuotingThem(Delivery delivery) {
+    ProtocolViolationException length = assertThrows(ProtocolViolationException.class,
+        () -> runAgainst(afterRequest().send("HTTP/1.1 200 OK\r\nContent-Length: 12a\r\n\r\n"), delivery, Get.class, "/"));
+    assertEquals("non-numeric Content-Length: \"Content-Length: 12a\"", length.getMessage());
+    ProtocolViolationException chunk = assertThrows(ProtocolViolationException.class,
+        () -> runAgainst(afterRequest().send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"), delivery,
+            Get.class, "/"));
+    assertEquals("non-numeric chunk size: \"zz\"", chunk.getMessage());
   }
 
   @ParameterizedTest
   @EnumSource(Delivery.class)
-  public void somethingOtherThanAnHttpResponseIsAViolation(Delivery delivery) throws Exception {
-    try (ScriptedServer server = ScriptedServer.start(afterRequest().send("SSH-2.0-OpenSSH_9.2\r\n"), delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
-          () -> new HttpClient(transport, "h").get("/"));
-      assertEquals("not an HTTP/1.x status line: \"SSH-2.0-OpenSSH_9.2\"", e.getMessage());
-    }
+  public void somethingOtherThanAnHttpResponseIsAViolation(Delivery delivery) {
+    ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+        () -> runAgainst(afterRequest().send("SSH-2.0-OpenSSH_9.2\r\n"), delivery, Get.class, "/"));
+    assertEquals("not an HTTP/1.x status line: \"SSH-2.0-OpenSSH_9.2\"", e.getMessage());
   }
 
   @ParameterizedTest
   @EnumSource(Delivery.class)
-  public void serverClosingMidHeadersIsAnEofQuotingThePartialLine(Delivery delivery) throws Exception {
-    try (ScriptedServer server = ScriptedServer.start(
-            afterRequest().send("HTTP/1.1 200 OK\r\nContent-Ty").close(), delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      EOFException e = assertThrows(EOFException.class, () -> new HttpClient(transport, "h").get("/"));
-      assertTrue(e.getMessage().contains("\"Content-Ty\""), e.getMessage());
-    }
+  public void serverClosingMidHeadersIsAnEofQuotingThePartialLine(Delivery delivery) {
+    EOFException e = assertThrows(EOFException.class,
+        () -> runAgainst(afterRequest().send("HTTP/1.1 200 OK\r\nContent-Ty").close(), delivery, Get.class, "/"));
+    assertTrue(e.getMessage().contains("\"Content-Ty\""), e.getMessage());
   }
 
   @ParameterizedTest
   @EnumSource(Delivery.class)
-  public void bodiesOverTheLimitAreViolationsWhateverTheFraming(Delivery delivery) throws Exception {
+  public void bodiesOverTheLimitAreViolationsWhateverTheFraming(Delivery delivery) {
     String chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n8\r\n12345678\r\n8\r\n";
-    try (ScriptedServer server = ScriptedServer.start(afterRequest().send(chunked), delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      HttpClient http = new HttpClient(transport, "h", 100, 1000, 10);
-      ProtocolViolationException e = assertThrows(ProtocolViolationException.class, () -> http.get("/"));
-      assertTrue(e.getMessage().startsWith("chunked body over the limit of 10 bytes"), e.getMessage());
-    }
+    ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+        () -> runAgainst(afterRequest().send(chunked), delivery, GetTenByteBodies.class));
+    assertTrue(e.getMessage().startsWith("chunked body over the limit of 10 bytes"), e.getMessage());
     String untilClose = "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n" + "x".repeat(11);
-    try (ScriptedServer server = ScriptedServer.start(afterRequest().send(untilClose).close(), delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      HttpClient http = new HttpClient(transport, "h", 100, 1000, 10);
-      ProtocolViolationException e = assertThrows(ProtocolViolationException.class, () -> http.get("/"));
-      assertEquals("body over the limit of 10 bytes", e.getMessage());
+    ProtocolViolationException closed = assertThrows(ProtocolViolationException.class,
+        () -> runAgainst(afterRequest().send(untilClose).close(), delivery, GetTenByteBodies.class));
+    assertEquals("body over the limit of 10 bytes", closed.getMessage());
+  }
+
+  public static final class GetTenByteBodies implements SessionTask<String> {
+    @Override
+    public String run(Transport transport, int index) throws Exception {
+      return new HttpClient(transport, "h", 100, 1000, 10).get("/").bodyUtf8();
     }
   }
 
@@ -440,11 +551,22 @@ public abstract class HttpClientTest {
   public void serverStallingMidBodyTimesOutInsteadOfHanging(Delivery delivery) throws Exception {
     ScriptedServer.Script script = afterRequest()
         .send("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nab").stall(Duration.ofSeconds(5));
-    try (ScriptedServer server = ScriptedServer.start(script, delivery);
-        Transport transport = mode.connect(server.address(), Timeout.of(300, TimeUnit.MILLISECONDS))) {
+    try (ScriptedServer server = ScriptedServer.start(script, delivery)) {
+      mode.run(Stalled.class, server.address(), Timeout.of(300, TimeUnit.MILLISECONDS));
+    }
+  }
+
+  public static final class Stalled implements SessionTask<Boolean> {
+    @Override
+    public Boolean run(Transport transport, int index) throws Exception {
       HttpClient http = new HttpClient(transport, "h");
-      assertThrows(TransportTimeoutException.class, () -> http.get("/"));
-      assertFalse(http.isReusable());
+      try {
+        http.get("/");
+        fail("a stalled body came back");
+      } catch (TransportTimeoutException expected) {
+        assertFalse(http.isReusable());
+      }
+      return true;
     }
   }
 

@@ -1,12 +1,11 @@
 package io.weft.protocols.redis;
 
-import io.weft.protocols.SyncSocketMode;
-import io.weft.protocols.TransportMode;
+import io.weft.protocols.SessionMode;
 
 /** {@link RedisClientTest} in {@code SYNC} mode over {@code SocketTransport}. */
 class RedisClientSyncTest extends RedisClientTest {
   @Override
-  protected TransportMode newMode() {
-    return new SyncSocketMode();
+  protected SessionMode newMode() {
+    return SessionMode.sync();
   }
 }

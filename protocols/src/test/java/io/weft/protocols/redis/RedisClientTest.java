@@ -8,14 +8,16 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import io.weft.protocols.RealServers;
-import io.weft.protocols.TransportMode;
+import io.weft.protocols.SessionMode;
 import io.weft.testsupport.RedisServerProcess;
 import io.weft.testsupport.ScriptedServer;
 import io.weft.testsupport.ScriptedServer.Delivery;
 import io.weft.transport.LineTooLongException;
 import io.weft.transport.ProtocolViolationException;
+import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportTimeoutException;
@@ -25,7 +27,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -33,31 +37,40 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * {@link RedisClient} against a real {@code redis-server} and against a scripted misbehaving
- * one, in the mode a subclass supplies. Every scripted test runs with whole and with
- * one-byte-at-a-time delivery.
+ * one, in the mode a subclass supplies. Every client conversation is a {@link SessionTask} run
+ * through the mode's runner (the nested classes below, each after its test), so it runs as
+ * the mode runs sessions: on the test thread, on a thread, or as a continuation. Every scripted
+ * test runs with whole and with one-byte-at-a-time delivery.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
 public abstract class RedisClientTest {
   protected static final Timeout TEN_SECONDS = Timeout.of(10, TimeUnit.SECONDS);
+  private static final Timeout SHORT = Timeout.of(300, TimeUnit.MILLISECONDS);
   private static final Duration SCRIPT_WAIT = Duration.ofSeconds(10);
+
   /**
-   * Sessions in the test at scale: 200 on the platform threads of {@code SYNC}; a mode that
-   * multiplexes sessions (continuations, virtual threads) overrides this with thousands.
+   * Sessions in the test at scale: 200 one after another in {@code SYNC}; other modes override
+   * it: hundreds on platform threads, thousands where sessions are multiplexed.
    */
   protected int sessionsAtScale() {
     return 200;
   }
 
-  private TransportMode mode;
+  private SessionMode mode;
   private RedisServerProcess redis;
 
   /** The mode under test; called once per test class. */
-  protected abstract TransportMode newMode();
+  protected abstract SessionMode newMode();
 
   @BeforeAll
   void openMode() {
     mode = newMode();
+  }
+
+  @BeforeEach
+  void modeRunsOnThisJdk() {
+    Assumptions.assumeTrue(mode.available(), mode::unavailableReason);
   }
 
   @AfterAll
@@ -76,16 +89,39 @@ public abstract class RedisClientTest {
     return redis;
   }
 
-  private Transport connectToRedis() throws Exception {
-    return mode.connect(redis().address(), TEN_SECONDS);
+  private <T> T runAgainstRedis(Class<? extends SessionTask<T>> task) throws Exception {
+    return mode.run(task, redis().address(), TEN_SECONDS);
+  }
+
+  private <T> T runAgainst(ScriptedServer.Script script, Delivery delivery, Class<? extends SessionTask<T>> task,
+      Object... args) throws Exception {
+    try (ScriptedServer server = ScriptedServer.start(script, delivery)) {
+      return mode.run(task, server.address(), TEN_SECONDS, args);
+    }
+  }
+
+  /** A session that checks everything itself; its result is of no interest. */
+  abstract static class Checks implements SessionTask<Boolean> {
+    @Override
+    public final Boolean run(Transport transport, int index) throws Exception {
+      check(new RedisClient(transport));
+      return true;
+    }
+
+    abstract void check(RedisClient client) throws Exception;
   }
 
   // ---- against a real redis-server ----
 
   @Test
   public void simpleStringIntegerAndBulkRepliesComeBackTyped() throws Exception {
-    try (Transport transport = connectToRedis()) {
-      RedisClient client = new RedisClient(transport);
+    runAgainstRedis(TypedReplies.class);
+  }
+
+  public static final class TypedReplies extends Checks {
+    @Override
+    void check(RedisClient client) throws Exception {
+      client.call("DEL", "types:n");
       assertEquals("PONG", client.call("PING"));
       assertEquals("OK", client.call("SET", "types:s", "héllo"));
       assertArrayEquals("héllo".getBytes(UTF_8), (byte[]) client.call("GET", "types:s"));
@@ -97,8 +133,12 @@ public abstract class RedisClientTest {
 
   @Test
   public void nullBulkStringIsNull() throws Exception {
-    try (Transport transport = connectToRedis()) {
-      RedisClient client = new RedisClient(transport);
+    runAgainstRedis(NullBulk.class);
+  }
+
+  public static final class NullBulk extends Checks {
+    @Override
+    void check(RedisClient client) throws Exception {
       assertNull(client.call("GET", "no:such:key"));
       assertNull(client.callString("GET", "no:such:key"));
     }
@@ -106,24 +146,46 @@ public abstract class RedisClientTest {
 
   @Test
   public void errorReplyThrowsWithTheServersMessageAndTheClientCarriesOn() throws Exception {
-    try (Transport transport = connectToRedis()) {
-      RedisClient client = new RedisClient(transport);
-      RedisErrorException e = assertThrows(RedisErrorException.class, () -> client.call("NOSUCHCOMMAND", "x"));
-      assertEquals("ERR", e.errorCode());
-      assertTrue(e.getMessage().contains("unknown command"), e.getMessage());
+    runAgainstRedis(ErrorReplies.class);
+  }
+
+  public static final class ErrorReplies extends Checks {
+    @Override
+    void check(RedisClient client) throws Exception {
+      client.call("DEL", "err:s", "err:l");
+      try {
+        client.call("NOSUCHCOMMAND", "x");
+        fail("an unknown command was accepted");
+      } catch (RedisErrorException e) {
+        assertEquals("ERR", e.errorCode());
+        assertTrue(e.getMessage().contains("unknown command"), e.getMessage());
+      }
       client.call("SET", "err:s", "v");
-      RedisErrorException wrongType = assertThrows(RedisErrorException.class, () -> client.call("INCR", "err:s"));
-      assertEquals("ERR", wrongType.errorCode());
+      try {
+        client.call("INCR", "err:s");
+        fail("INCR of a string was accepted");
+      } catch (RedisErrorException e) {
+        assertEquals("ERR", e.errorCode());
+      }
       client.call("RPUSH", "err:l", "a");
-      assertEquals("WRONGTYPE", assertThrows(RedisErrorException.class, () -> client.call("GET", "err:l")).errorCode());
+      try {
+        client.call("GET", "err:l");
+        fail("GET of a list was accepted");
+      } catch (RedisErrorException e) {
+        assertEquals("WRONGTYPE", e.errorCode());
+      }
       assertEquals("PONG", client.call("PING"));
     }
   }
 
   @Test
   public void arraysNestedAndNullComeBackAsListsAndNull() throws Exception {
-    try (Transport transport = connectToRedis()) {
-      RedisClient client = new RedisClient(transport);
+    runAgainstRedis(NestedArrays.class);
+  }
+
+  public static final class NestedArrays extends Checks {
+    @Override
+    void check(RedisClient client) throws Exception {
       client.call("DEL", "arr:l");
       client.call("RPUSH", "arr:l", "a", "b", "c");
       List<?> range = (List<?>) client.call("LRANGE", "arr:l", "0", "-1");
@@ -147,12 +209,16 @@ public abstract class RedisClientTest {
 
   @Test
   public void bulkStringsAreBinarySafe() throws Exception {
-    byte[] value = new byte[256];
-    for (int i = 0; i < value.length; i++) {
-      value[i] = (byte) i;
-    }
-    try (Transport transport = connectToRedis()) {
-      RedisClient client = new RedisClient(transport);
+    runAgainstRedis(BinarySafe.class);
+  }
+
+  public static final class BinarySafe extends Checks {
+    @Override
+    void check(RedisClient client) throws Exception {
+      byte[] value = new byte[256];
+      for (int i = 0; i < value.length; i++) {
+        value[i] = (byte) i;
+      }
       byte[] key = "bin:\r\n\0key".getBytes(UTF_8);
       assertEquals("OK", client.call("SET".getBytes(UTF_8), key, value));
       assertArrayEquals(value, (byte[]) client.call("GET".getBytes(UTF_8), key));
@@ -163,8 +229,12 @@ public abstract class RedisClientTest {
 
   @Test
   public void pipelineSendsAllCommandsThenReadsEveryReplyInOrder() throws Exception {
-    try (Transport transport = connectToRedis()) {
-      RedisClient client = new RedisClient(transport);
+    runAgainstRedis(Pipeline.class);
+  }
+
+  public static final class Pipeline extends Checks {
+    @Override
+    void check(RedisClient client) throws Exception {
       client.call("DEL", "pipe:n");
       List<String[]> commands = new ArrayList<>();
       for (int i = 0; i < 100; i++) {
@@ -185,24 +255,38 @@ public abstract class RedisClientTest {
 
   @Test
   public void sendThenReadReplyPipelinesByHand() throws Exception {
-    try (Transport transport = connectToRedis()) {
-      RedisClient client = new RedisClient(transport);
+    runAgainstRedis(PipelineByHand.class);
+  }
+
+  public static final class PipelineByHand extends Checks {
+    @Override
+    void check(RedisClient client) throws Exception {
       client.send("SET", "hand:k", "v");
       client.send("GET", "hand:k");
       assertEquals(2, client.pendingReplies());
-      assertThrows(IllegalStateException.class, () -> client.call("PING"));
+      try {
+        client.call("PING");
+        fail("call with replies pending");
+      } catch (IllegalStateException expected) {
+        // replies are pending
+      }
       client.flush();
       assertEquals("OK", client.readReply());
       assertArrayEquals("v".getBytes(UTF_8), (byte[]) client.readReply());
-      assertThrows(IllegalStateException.class, client::readReply);
+      try {
+        client.readReply();
+        fail("readReply with no reply pending");
+      } catch (IllegalStateException expected) {
+        // nothing is pending
+      }
     }
   }
 
   @Test
   public void concurrentSessionsEachIncrementTheirOwnKeyAndReadItBack() throws Exception {
-    try (Transport transport = connectToRedis()) {
-      new RedisClient(transport).call("FLUSHALL");
-    }
+    // One descriptor per session here; redis-server has its own.
+    SessionMode.requireFileDescriptors(sessionsAtScale());
+    runAgainstRedis(FlushAll.class);
     List<String> values = mode.runSessions(RedisIncrThenGetSession.class, redis().address(), sessionsAtScale(), TEN_SECONDS);
     assertEquals(sessionsAtScale(), values.size());
     for (int i = 0; i < sessionsAtScale(); i++) {
@@ -210,11 +294,14 @@ public abstract class RedisClientTest {
     }
   }
 
-  // ---- against a scripted, misbehaving server ----
-
-  private ScriptedServer scripted(ScriptedServer.Script script, Delivery delivery) throws Exception {
-    return ScriptedServer.start(script, delivery);
+  public static final class FlushAll extends Checks {
+    @Override
+    void check(RedisClient client) throws Exception {
+      assertEquals("OK", client.call("FLUSHALL"));
+    }
   }
+
+  // ---- against a scripted, misbehaving server ----
 
   @ParameterizedTest
   @EnumSource(Delivery.class)
@@ -228,9 +315,12 @@ public abstract class RedisClientTest {
         .send("$-1\r\n")
         .send("*3\r\n:1\r\n*2\r\n$1\r\nx\r\n*-1\r\n$0\r\n\r\n")
         .send("*-1\r\n");
-    try (ScriptedServer server = scripted(script, delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      RedisClient client = new RedisClient(transport);
+    runAgainst(script, delivery, EveryReplyType.class);
+  }
+
+  public static final class EveryReplyType extends Checks {
+    @Override
+    void check(RedisClient client) throws Exception {
       List<String[]> commands = new ArrayList<>();
       for (int i = 0; i < 7; i++) {
         commands.add(new String[] {"ANY", Integer.toString(i)});
@@ -255,119 +345,150 @@ public abstract class RedisClientTest {
   @EnumSource(Delivery.class)
   public void replyLineOverTheLimitIsAViolationQuotingIt(Delivery delivery) throws Exception {
     String longLine = "+" + "a".repeat(200) + "\r\n";
-    try (ScriptedServer server = scripted(ScriptedServer.script().readLines(3).send(longLine), delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
+    runAgainst(ScriptedServer.script().readLines(3).send(longLine), delivery, LongLine.class);
+  }
+
+  public static final class LongLine implements SessionTask<Boolean> {
+    @Override
+    public Boolean run(Transport transport, int index) throws Exception {
       RedisClient client = new RedisClient(transport, 100, 1024, 16);
-      LineTooLongException e = assertThrows(LineTooLongException.class, () -> client.call("PING"));
-      assertTrue(e.getMessage().contains("\"+aaaa"), e.getMessage());
-      assertTrue(e.getMessage().length() < 200, e.getMessage());
-      assertThrows(IllegalStateException.class, () -> client.call("PING"));
+      try {
+        client.call("PING");
+        fail("a 200-byte line passed a 100-byte limit");
+      } catch (LineTooLongException e) {
+        assertTrue(e.getMessage().contains("\"+aaaa"), e.getMessage());
+        assertTrue(e.getMessage().length() < 200, e.getMessage());
+      }
+      try {
+        client.call("PING");
+        fail("the client carried on after a violation");
+      } catch (IllegalStateException expected) {
+        // the connection's framing is lost
+      }
+      return true;
+    }
+  }
+
+  /** Sends {@code constructorArgs} as one command and returns the reply; for failure tests. */
+  public static final class OneCall implements SessionTask<Object> {
+    private final String[] command;
+
+    public OneCall(String command) {
+      this.command = command.split(" ");
+    }
+
+    @Override
+    public Object run(Transport transport, int index) throws Exception {
+      return new RedisClient(transport).call(command);
+    }
+  }
+
+  /** Like {@link OneCall}, with the small limits of {@code new RedisClient(t, 100, 1024, 16)}. */
+  public static final class OneCallSmallLimits implements SessionTask<Object> {
+    private final String[] command;
+
+    public OneCallSmallLimits(String command) {
+      this.command = command.split(" ");
+    }
+
+    @Override
+    public Object run(Transport transport, int index) throws Exception {
+      return new RedisClient(transport, 100, 1024, 16).call(command);
     }
   }
 
   @ParameterizedTest
   @EnumSource(Delivery.class)
-  public void truncatedBulkStringIsAnEofQuotingWhatCame(Delivery delivery) throws Exception {
-    try (ScriptedServer server = scripted(ScriptedServer.script().readLines(5).send("$10\r\nabc").close(), delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      RedisClient client = new RedisClient(transport);
-      EOFException e = assertThrows(EOFException.class, () -> client.call("GET", "k"));
-      assertTrue(e.getMessage().contains("3 of 10 bytes: \"abc\""), e.getMessage());
-    }
+  public void truncatedBulkStringIsAnEofQuotingWhatCame(Delivery delivery) {
+    EOFException e = assertThrows(EOFException.class,
+        () -> runAgainst(ScriptedServer.script().readLines(5).send("$10\r\nabc").close(), delivery, OneCall.class, "GET k"));
+    assertTrue(e.getMessage().contains("3 of 10 bytes: \"abc\""), e.getMessage());
   }
 
   @ParameterizedTest
   @EnumSource(Delivery.class)
-  public void bulkWithoutItsCrlfIsAViolation(Delivery delivery) throws Exception {
-    try (ScriptedServer server = scripted(ScriptedServer.script().readLines(5).send("$3\r\nabcde\r\n"), delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      RedisClient client = new RedisClient(transport);
-      ProtocolViolationException e = assertThrows(ProtocolViolationException.class, () -> client.call("GET", "k"));
-      assertTrue(e.getMessage().contains("\"de\""), e.getMessage());
-    }
+  public void bulkWithoutItsCrlfIsAViolation(Delivery delivery) {
+    ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+        () -> runAgainst(ScriptedServer.script().readLines(5).send("$3\r\nabcde\r\n"), delivery, OneCall.class, "GET k"));
+    assertTrue(e.getMessage().contains("\"de\""), e.getMessage());
   }
 
   @ParameterizedTest
   @EnumSource(Delivery.class)
-  public void nonNumericLengthIsAViolationQuotingTheLine(Delivery delivery) throws Exception {
-    try (ScriptedServer server = scripted(ScriptedServer.script().readLines(5).send("$1x\r\nabc\r\n"), delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      RedisClient client = new RedisClient(transport);
-      ProtocolViolationException e = assertThrows(ProtocolViolationException.class, () -> client.call("GET", "k"));
-      assertEquals("non-numeric bulk length: \"$1x\"", e.getMessage());
-    }
+  public void nonNumericLengthIsAViolationQuotingTheLine(Delivery delivery) {
+    ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+        () -> runAgainst(ScriptedServer.script().readLines(5).send("$1x\r\nabc\r\n"), delivery, OneCall.class, "GET k"));
+    assertEquals("non-numeric bulk length: \"$1x\"", e.getMessage());
   }
 
   @ParameterizedTest
   @EnumSource(Delivery.class)
-  public void lengthsOverTheLimitsAreRefusedBeforeAllocating(Delivery delivery) throws Exception {
-    ScriptedServer.Script script = ScriptedServer.script().readLines(5).send("$2147483647\r\n");
-    try (ScriptedServer server = scripted(script, delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      RedisClient client = new RedisClient(transport, 100, 1024, 16);
-      ProtocolViolationException e = assertThrows(ProtocolViolationException.class, () -> client.call("GET", "k"));
-      assertTrue(e.getMessage().startsWith("bulk length over the limit of 1024 bytes: \"$2147483647\""), e.getMessage());
-    }
-    try (ScriptedServer server = scripted(ScriptedServer.script().readLines(3).send("*17\r\n"), delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      RedisClient client = new RedisClient(transport, 100, 1024, 16);
-      ProtocolViolationException e = assertThrows(ProtocolViolationException.class, () -> client.call("KEYS"));
-      assertTrue(e.getMessage().contains("\"*17\""), e.getMessage());
-    }
+  public void lengthsOverTheLimitsAreRefusedBeforeAllocating(Delivery delivery) {
+    ProtocolViolationException bulk = assertThrows(ProtocolViolationException.class,
+        () -> runAgainst(ScriptedServer.script().readLines(5).send("$2147483647\r\n"), delivery,
+            OneCallSmallLimits.class, "GET k"));
+    assertTrue(bulk.getMessage().startsWith("bulk length over the limit of 1024 bytes: \"$2147483647\""), bulk.getMessage());
+    ProtocolViolationException array = assertThrows(ProtocolViolationException.class,
+        () -> runAgainst(ScriptedServer.script().readLines(3).send("*17\r\n"), delivery, OneCallSmallLimits.class, "KEYS"));
+    assertTrue(array.getMessage().contains("\"*17\""), array.getMessage());
   }
 
   @ParameterizedTest
   @EnumSource(Delivery.class)
   public void unexpectedReplyTypeIsAViolation(Delivery delivery) throws Exception {
-    ScriptedServer.Script script = ScriptedServer.script().readLines(5).send("%1\r\n+a\r\n+b\r\n");
-    try (ScriptedServer server = scripted(script, delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      RedisClient client = new RedisClient(transport);
-      ProtocolViolationException e = assertThrows(ProtocolViolationException.class, () -> client.call("HGETALL", "k"));
-      assertEquals("unexpected reply type \"%\": \"%1\"", e.getMessage());
-    }
+    ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+        () -> runAgainst(ScriptedServer.script().readLines(5).send("%1\r\n+a\r\n+b\r\n"), delivery,
+            OneCall.class, "HGETALL k"));
+    assertEquals("unexpected reply type \"%\": \"%1\"", e.getMessage());
     // A well-formed reply of the wrong type for a typed call.
-    try (ScriptedServer server = scripted(ScriptedServer.script().readLines(5).send("$3\r\nabc\r\n"), delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      RedisClient client = new RedisClient(transport);
-      ProtocolViolationException e = assertThrows(ProtocolViolationException.class, () -> client.callLong("INCR", "k"));
-      assertEquals("expected an integer reply to INCR but got bulk string \"abc\"", e.getMessage());
+    ProtocolViolationException typed = assertThrows(ProtocolViolationException.class,
+        () -> runAgainst(ScriptedServer.script().readLines(5).send("$3\r\nabc\r\n"), delivery, IncrK.class));
+    assertEquals("expected an integer reply to INCR but got bulk string \"abc\"", typed.getMessage());
+  }
+
+  public static final class IncrK implements SessionTask<Long> {
+    @Override
+    public Long run(Transport transport, int index) throws Exception {
+      return new RedisClient(transport).callLong("INCR", "k");
     }
   }
 
   @ParameterizedTest
   @EnumSource(Delivery.class)
-  public void serverClosingMidReplyIsAnEofQuotingThePartialLine(Delivery delivery) throws Exception {
-    ScriptedServer.Script script = ScriptedServer.script().readLines(3).send("*3\r\n:1\r\n:2").close();
-    try (ScriptedServer server = scripted(script, delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      RedisClient client = new RedisClient(transport);
-      EOFException e = assertThrows(EOFException.class, () -> client.call("KEYS"));
-      assertTrue(e.getMessage().contains("\":2\""), e.getMessage());
-    }
+  public void serverClosingMidReplyIsAnEofQuotingThePartialLine(Delivery delivery) {
+    EOFException e = assertThrows(EOFException.class,
+        () -> runAgainst(ScriptedServer.script().readLines(3).send("*3\r\n:1\r\n:2").close(), delivery, OneCall.class, "KEYS"));
+    assertTrue(e.getMessage().contains("\":2\""), e.getMessage());
   }
 
   @ParameterizedTest
   @EnumSource(Delivery.class)
-  public void arraysNestedTooDeepAreAViolation(Delivery delivery) throws Exception {
+  public void arraysNestedTooDeepAreAViolation(Delivery delivery) {
     String deep = "*1\r\n".repeat(RedisClient.MAX_NESTING + 1) + ":1\r\n";
-    try (ScriptedServer server = scripted(ScriptedServer.script().readLines(3).send(deep), delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      RedisClient client = new RedisClient(transport);
-      ProtocolViolationException e = assertThrows(ProtocolViolationException.class, () -> client.call("KEYS"));
-      assertTrue(e.getMessage().startsWith("arrays nested deeper than"), e.getMessage());
-    }
+    ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+        () -> runAgainst(ScriptedServer.script().readLines(3).send(deep), delivery, OneCall.class, "KEYS"));
+    assertTrue(e.getMessage().startsWith("arrays nested deeper than"), e.getMessage());
   }
 
   @ParameterizedTest
   @EnumSource(Delivery.class)
   public void serverStallingMidReplyTimesOutInsteadOfHanging(Delivery delivery) throws Exception {
     ScriptedServer.Script script = ScriptedServer.script().readLines(5).send("$5\r\nab").stall(Duration.ofSeconds(5));
-    try (ScriptedServer server = scripted(script, delivery);
-        Transport transport = mode.connect(server.address(), Timeout.of(300, TimeUnit.MILLISECONDS))) {
-      RedisClient client = new RedisClient(transport);
-      assertThrows(TransportTimeoutException.class, () -> client.call("GET", "k"));
-      assertFalse(transport.isOpen());
+    try (ScriptedServer server = ScriptedServer.start(script, delivery)) {
+      assertEquals(true, mode.run(Stalled.class, server.address(), SHORT));
+    }
+  }
+
+  public static final class Stalled implements SessionTask<Boolean> {
+    @Override
+    public Boolean run(Transport transport, int index) throws Exception {
+      try {
+        new RedisClient(transport).call("GET", "k");
+        fail("a stalled reply came back");
+      } catch (TransportTimeoutException expected) {
+        assertFalse(transport.isOpen());
+      }
+      return true;
     }
   }
 
@@ -377,10 +498,8 @@ public abstract class RedisClientTest {
         .expectLine("*3").expectLine("$3").expectLine("SET").expectLine("$1").expectLine("k")
         .expectLine("$6").expectLine("wörld")
         .send("+OK\r\n");
-    try (ScriptedServer server = scripted(script, Delivery.WHOLE)) {
-      try (Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-        assertEquals("OK", new RedisClient(transport).call("SET", "k", "wörld"));
-      }
+    try (ScriptedServer server = ScriptedServer.start(script, Delivery.WHOLE)) {
+      assertEquals("OK", mode.run(OneCall.class, server.address(), TEN_SECONDS, "SET k wörld"));
       server.awaitScript(SCRIPT_WAIT);
     }
   }

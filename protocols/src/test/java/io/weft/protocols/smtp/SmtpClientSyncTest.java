@@ -1,12 +1,11 @@
 package io.weft.protocols.smtp;
 
-import io.weft.protocols.SyncSocketMode;
-import io.weft.protocols.TransportMode;
+import io.weft.protocols.SessionMode;
 
 /** {@link SmtpClientTest} in {@code SYNC} mode over {@code SocketTransport}. */
 class SmtpClientSyncTest extends SmtpClientTest {
   @Override
-  protected TransportMode newMode() {
-    return new SyncSocketMode();
+  protected SessionMode newMode() {
+    return SessionMode.sync();
   }
 }

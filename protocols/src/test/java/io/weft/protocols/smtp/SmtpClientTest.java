@@ -6,14 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import com.icegreen.greenmail.junit5.GreenMailExtension;
 import com.icegreen.greenmail.util.ServerSetupTest;
-import io.weft.protocols.TransportMode;
+import io.weft.protocols.SessionMode;
 import io.weft.testsupport.ScriptedServer;
 import io.weft.testsupport.ScriptedServer.Delivery;
 import io.weft.transport.LineTooLongException;
 import io.weft.transport.ProtocolViolationException;
+import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportTimeoutException;
@@ -25,10 +27,14 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -37,16 +43,19 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * {@link SmtpClient} against GreenMail, a real SMTP server embedded in the test, and against a
- * scripted misbehaving server, in the mode a subclass supplies. Every scripted test runs with
- * whole and with one-byte-at-a-time delivery.
+ * scripted misbehaving server, in the mode a subclass supplies. Every client conversation is a
+ * {@link SessionTask} run through the mode's runner (the nested classes below, each after its
+ * test). Every scripted test runs with whole and with one-byte-at-a-time delivery. The test at
+ * scale has a GreenMail SMTP server of its own that takes a burst of connects
+ * ({@link BurstReadySmtpServer}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
 public abstract class SmtpClientTest {
   protected static final Timeout TEN_SECONDS = Timeout.of(10, TimeUnit.SECONDS);
   /**
-   * Sessions in the test at scale: 100 on the platform threads of {@code SYNC}; a mode that
-   * multiplexes sessions (continuations, virtual threads) overrides this with thousands.
+   * Sessions in the test at scale: 100 one after another in {@code SYNC}; other modes override
+   * it with as many concurrent sessions as GreenMail (a thread per connection) takes here.
    */
   protected int sessionsAtScale() {
     return 100;
@@ -56,13 +65,18 @@ public abstract class SmtpClientTest {
   @RegisterExtension
   static final GreenMailExtension GREEN_MAIL = new GreenMailExtension(ServerSetupTest.SMTP.dynamicPort());
 
-  private TransportMode mode;
+  private SessionMode mode;
 
-  protected abstract TransportMode newMode();
+  protected abstract SessionMode newMode();
 
   @BeforeAll
   void openMode() {
     mode = newMode();
+  }
+
+  @BeforeEach
+  void modeRunsOnThisJdk() {
+    Assumptions.assumeTrue(mode.available(), mode::unavailableReason);
   }
 
   @AfterAll
@@ -98,23 +112,20 @@ public abstract class SmtpClientTest {
     return message.endsWith("\r\n") ? message.substring(0, message.length() - 2) : message;
   }
 
+  private <T> T runAgainst(ScriptedServer.Script script, Delivery delivery, Class<? extends SessionTask<T>> task,
+      Object... args) throws Exception {
+    try (ScriptedServer server = ScriptedServer.start(script, delivery)) {
+      return mode.run(task, server.address(), TEN_SECONDS, args);
+    }
+  }
+
   // ---- against GreenMail ----
 
   @Test
   public void messageIsDeliveredByteForByteToEveryRecipient() throws Exception {
     String message = "From: a@localhost\r\nTo: b@localhost, c@localhost\r\nSubject: bytes\r\n\r\n"
         + "first line\r\n\r\nlast line\r\n";
-    try (Transport transport = mode.connect(greenMail(), TEN_SECONDS)) {
-      SmtpClient smtp = new SmtpClient(transport);
-      assertEquals(220, smtp.greeting().code());
-      SmtpReply ehlo = smtp.hello("client.localhost");
-      assertEquals(250, ehlo.code());
-      assertEquals(250, smtp.mailFrom("a@localhost").code());
-      smtp.rcptTo("b@localhost");
-      smtp.rcptTo("c@localhost");
-      assertEquals(250, smtp.data(message).code());
-      assertEquals(221, smtp.quit().code());
-    }
+    mode.run(DeliverToTwo.class, greenMail(), TEN_SECONDS, message);
     assertTrue(GREEN_MAIL.waitForIncomingEmail(10_000, 2));
     MimeMessage[] received = GREEN_MAIL.getReceivedMessages();
     assertEquals(2, received.length);
@@ -127,17 +138,33 @@ public abstract class SmtpClientTest {
     assertNotNull(GREEN_MAIL.getUserManager().getUserByEmail("c@localhost"));
   }
 
+  public static final class DeliverToTwo implements SessionTask<Boolean> {
+    private final String message;
+
+    public DeliverToTwo(String message) {
+      this.message = message;
+    }
+
+    @Override
+    public Boolean run(Transport transport, int index) throws Exception {
+      SmtpClient smtp = new SmtpClient(transport);
+      assertEquals(220, smtp.greeting().code());
+      SmtpReply ehlo = smtp.hello("client.localhost");
+      assertEquals(250, ehlo.code());
+      assertEquals(250, smtp.mailFrom("a@localhost").code());
+      smtp.rcptTo("b@localhost");
+      smtp.rcptTo("c@localhost");
+      assertEquals(250, smtp.data(message).code());
+      assertEquals(221, smtp.quit().code());
+      return true;
+    }
+  }
+
   @Test
   public void dotStuffingAndLineEndsAreUndoneByTheServer() throws Exception {
     String sent = "Subject: dots\n\n.leading dot\n..two dots\nbare LF\rbare CR\r\n.\nno final line end";
     String delivered = "Subject: dots\r\n\r\n.leading dot\r\n..two dots\r\nbare LF\r\nbare CR\r\n.\r\nno final line end\r\n";
-    try (Transport transport = mode.connect(greenMail(), TEN_SECONDS)) {
-      SmtpClient smtp = new SmtpClient(transport);
-      smtp.greeting();
-      smtp.hello("client.localhost");
-      smtp.send("a@localhost", List.of("dots@localhost"), sent.getBytes(UTF_8));
-      smtp.quit();
-    }
+    mode.run(SendOne.class, greenMail(), TEN_SECONDS, "dots@localhost", sent);
     assertTrue(GREEN_MAIL.waitForIncomingEmail(10_000, 1));
     MimeMessage m = GREEN_MAIL.getReceivedMessages()[0];
     assertEquals(withoutFinalCrlf(delivered), deliveredContent(m));
@@ -147,44 +174,101 @@ public abstract class SmtpClientTest {
     }
   }
 
-  @Test
-  public void rsetAbortsATransactionAndANewOneFollows() throws Exception {
-    try (Transport transport = mode.connect(greenMail(), TEN_SECONDS)) {
+  /** Greets, sends the message given to the recipient given, quits. */
+  public static final class SendOne implements SessionTask<Boolean> {
+    private final String recipient;
+    private final String message;
+
+    public SendOne(String recipient, String message) {
+      this.recipient = recipient;
+      this.message = message;
+    }
+
+    @Override
+    public Boolean run(Transport transport, int index) throws Exception {
       SmtpClient smtp = new SmtpClient(transport);
       smtp.greeting();
       smtp.hello("client.localhost");
-      smtp.mailFrom("a@localhost");
-      smtp.rcptTo("dropped@localhost");
-      assertEquals(250, smtp.rset().code());
-      assertThrows(IllegalStateException.class, () -> smtp.data("x"));
-      smtp.send("a@localhost", List.of("kept@localhost"), "Subject: kept\r\n\r\nbody\r\n".getBytes(UTF_8));
+      smtp.send("a@localhost", List.of(recipient), message.getBytes(UTF_8));
       smtp.quit();
+      return true;
     }
+  }
+
+  @Test
+  public void rsetAbortsATransactionAndANewOneFollows() throws Exception {
+    mode.run(RsetThenSend.class, greenMail(), TEN_SECONDS);
     assertTrue(GREEN_MAIL.waitForIncomingEmail(10_000, 1));
     MimeMessage[] received = GREEN_MAIL.getReceivedMessages();
     assertEquals(1, received.length);
     assertEquals("kept", received[0].getSubject());
   }
 
+  public static final class RsetThenSend implements SessionTask<Boolean> {
+    @Override
+    public Boolean run(Transport transport, int index) throws Exception {
+      SmtpClient smtp = new SmtpClient(transport);
+      smtp.greeting();
+      smtp.hello("client.localhost");
+      smtp.mailFrom("a@localhost");
+      smtp.rcptTo("dropped@localhost");
+      assertEquals(250, smtp.rset().code());
+      try {
+        smtp.data("x");
+        fail("DATA after RSET");
+      } catch (IllegalStateException expected) {
+        // the transaction is gone
+      }
+      smtp.send("a@localhost", List.of("kept@localhost"), "Subject: kept\r\n\r\nbody\r\n".getBytes(UTF_8));
+      smtp.quit();
+      return true;
+    }
+  }
+
   @Test
   public void concurrentSessionsEachDeliverTheirMessage() throws Exception {
-    List<String> codes = mode.runSessions(SmtpSendSession.class, greenMail(), sessionsAtScale(), TEN_SECONDS);
-    for (int i = 0; i < sessionsAtScale(); i++) {
-      assertEquals("250", codes.get(i), "session " + i);
+    // One descriptor per session here, and one for the server's end of it: it runs in this JVM.
+    SessionMode.requireFileDescriptors(2L * sessionsAtScale());
+    BurstReadySmtpServer server = BurstReadySmtpServer.begin();
+    try {
+      List<String> codes = mode.runSessions(SmtpSendSession.class, server.address(), sessionsAtScale(), TEN_SECONDS);
+      for (int i = 0; i < sessionsAtScale(); i++) {
+        assertEquals("250", codes.get(i), "session " + i);
+      }
+      List<String> subjects = new ArrayList<>();
+      for (MimeMessage m : server.awaitMessages(2 * sessionsAtScale(), 30_000)) {
+        subjects.add(m.getSubject());
+        assertTrue(deliveredContent(m).endsWith("\r\n.a line that starts with a dot"), deliveredContent(m));
+      }
+      assertEquals(2 * sessionsAtScale(), subjects.size());
+      Set<String> distinct = new HashSet<>(subjects);
+      for (int i = 0; i < sessionsAtScale(); i++) {
+        assertTrue(distinct.contains(SmtpSendSession.subject(i)), "no message from session " + i);
+      }
+    } finally {
+      server.stopService();
     }
-    assertTrue(GREEN_MAIL.waitForIncomingEmail(30_000, 2 * sessionsAtScale()));
-    List<String> subjects = new ArrayList<>();
-    for (MimeMessage m : GREEN_MAIL.getReceivedMessages()) {
-      subjects.add(m.getSubject());
-      assertTrue(deliveredContent(m).endsWith("\r\n.a line that starts with a dot"), deliveredContent(m));
-    }
-    for (int i = 0; i < sessionsAtScale(); i++) {
-      assertTrue(subjects.contains(SmtpSendSession.subject(i)), "no message from session " + i);
-    }
-    assertEquals(2 * sessionsAtScale(), subjects.size());
   }
 
   // ---- against a scripted, misbehaving server ----
+
+  /** Reads the greeting; for failure tests. */
+  public static final class Greeting implements SessionTask<String> {
+    @Override
+    public String run(Transport transport, int index) throws Exception {
+      return new SmtpClient(transport).greeting().text();
+    }
+  }
+
+  /** Reads the greeting, then says EHLO me; for failure tests. */
+  public static final class GreetingThenHello implements SessionTask<String> {
+    @Override
+    public String run(Transport transport, int index) throws Exception {
+      SmtpClient smtp = new SmtpClient(transport);
+      smtp.greeting();
+      return smtp.hello("me").text();
+    }
+  }
 
   @ParameterizedTest
   @EnumSource(Delivery.class)
@@ -212,136 +296,200 @@ public abstract class SmtpClientTest {
         .expectLine("QUIT")
         .send("221 bye\r\n");
     try (ScriptedServer server = ScriptedServer.start(script, delivery)) {
-      try (Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-        SmtpClient smtp = new SmtpClient(transport);
-        SmtpReply greeting = smtp.greeting();
-        assertEquals(List.of("scripted.example ESMTP", "second greeting line"), greeting.lines());
-        assertEquals(250, smtp.hello("me").code());
-        assertTrue(smtp.extensions().isEmpty());
-        smtp.mailFrom("");
-        SmtpReplyException refused = assertThrows(SmtpReplyException.class, () -> smtp.rcptTo("x@y"));
+      mode.run(WholeConversation.class, server.address(), TEN_SECONDS);
+      server.awaitScript(SCRIPT_WAIT);
+    }
+  }
+
+  public static final class WholeConversation implements SessionTask<Boolean> {
+    @Override
+    public Boolean run(Transport transport, int index) throws Exception {
+      SmtpClient smtp = new SmtpClient(transport);
+      SmtpReply greeting = smtp.greeting();
+      assertEquals(List.of("scripted.example ESMTP", "second greeting line"), greeting.lines());
+      assertEquals(250, smtp.hello("me").code());
+      assertTrue(smtp.extensions().isEmpty());
+      smtp.mailFrom("");
+      try {
+        smtp.rcptTo("x@y");
+        fail("a refused recipient was taken");
+      } catch (SmtpReplyException refused) {
         assertEquals(550, refused.code());
         assertEquals("5.1.1 no such user", refused.text());
         assertFalse(refused.isTransient());
-        smtp.rcptTo("z@y");
-        assertEquals("queued", smtp.data("Subject: s\n\n.dot\nline").text());
-        assertEquals(221, smtp.quit().code());
       }
-      server.awaitScript(SCRIPT_WAIT);
+      smtp.rcptTo("z@y");
+      assertEquals("queued", smtp.data("Subject: s\n\n.dot\nline").text());
+      assertEquals(221, smtp.quit().code());
+      return true;
     }
   }
 
   @ParameterizedTest
   @EnumSource(Delivery.class)
   public void replyLineOverTheLimitIsAViolationQuotingIt(Delivery delivery) throws Exception {
-    try (ScriptedServer server = ScriptedServer.start(ScriptedServer.script().send("220 " + "g".repeat(300) + "\r\n"), delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
+    runAgainst(ScriptedServer.script().send("220 " + "g".repeat(300) + "\r\n"), delivery, LongLine.class);
+  }
+
+  public static final class LongLine implements SessionTask<Boolean> {
+    @Override
+    public Boolean run(Transport transport, int index) throws Exception {
       SmtpClient smtp = new SmtpClient(transport, 100);
-      LineTooLongException e = assertThrows(LineTooLongException.class, smtp::greeting);
-      assertTrue(e.getMessage().contains("\"220 ggg"), e.getMessage());
-      assertThrows(IllegalStateException.class, () -> smtp.hello("me"));
+      try {
+        smtp.greeting();
+        fail("a 300-byte line passed a 100-byte limit");
+      } catch (LineTooLongException e) {
+        assertTrue(e.getMessage().contains("\"220 ggg"), e.getMessage());
+      }
+      try {
+        smtp.hello("me");
+        fail("the client carried on after a violation");
+      } catch (IllegalStateException expected) {
+        // the connection's framing is lost
+      }
+      return true;
     }
   }
 
   @ParameterizedTest
   @EnumSource(Delivery.class)
-  public void truncatedMultiLineReplyIsAnEofQuotingThePartialLine(Delivery delivery) throws Exception {
+  public void truncatedMultiLineReplyIsAnEofQuotingThePartialLine(Delivery delivery) {
     ScriptedServer.Script script = ScriptedServer.script()
         .send("220 hi\r\n").expectLine("EHLO me").send("250-first\r\n250-SIZE 10").close();
-    try (ScriptedServer server = ScriptedServer.start(script, delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      SmtpClient smtp = new SmtpClient(transport);
-      smtp.greeting();
-      EOFException e = assertThrows(EOFException.class, () -> smtp.hello("me"));
-      assertTrue(e.getMessage().contains("\"250-SIZE 10\""), e.getMessage());
-    }
+    EOFException e = assertThrows(EOFException.class, () -> runAgainst(script, delivery, GreetingThenHello.class));
+    assertTrue(e.getMessage().contains("\"250-SIZE 10\""), e.getMessage());
   }
 
   @ParameterizedTest
   @EnumSource(Delivery.class)
-  public void nonNumericReplyCodeIsAViolationQuotingTheLine(Delivery delivery) throws Exception {
-    try (ScriptedServer server = ScriptedServer.start(ScriptedServer.script().send("2x0 hello\r\n"), delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      ProtocolViolationException e = assertThrows(ProtocolViolationException.class, new SmtpClient(transport)::greeting);
-      assertEquals("non-numeric reply code: \"2x0 hello\"", e.getMessage());
-    }
+  public void nonNumericReplyCodeIsAViolationQuotingTheLine(Delivery delivery) {
+    ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+        () -> runAgainst(ScriptedServer.script().send("2x0 hello\r\n"), delivery, Greeting.class));
+    assertEquals("non-numeric reply code: \"2x0 hello\"", e.getMessage());
   }
 
   @ParameterizedTest
   @EnumSource(Delivery.class)
-  public void malformedOrInconsistentRepliesAreViolations(Delivery delivery) throws Exception {
-    try (ScriptedServer server = ScriptedServer.start(ScriptedServer.script().send("220-a\r\n221 b\r\n"), delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      ProtocolViolationException e = assertThrows(ProtocolViolationException.class, new SmtpClient(transport)::greeting);
-      assertEquals("reply code changed from 220 inside a multi-line reply: \"221 b\"", e.getMessage());
-    }
-    try (ScriptedServer server = ScriptedServer.start(ScriptedServer.script().send("220*hello\r\n"), delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      ProtocolViolationException e = assertThrows(ProtocolViolationException.class, new SmtpClient(transport)::greeting);
-      assertEquals("expected ' ' or '-' after the reply code: \"220*hello\"", e.getMessage());
-    }
-    try (ScriptedServer server = ScriptedServer.start(ScriptedServer.script().send("HTTP/1.1 400 Bad Request\r\n"), delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      ProtocolViolationException e = assertThrows(ProtocolViolationException.class, new SmtpClient(transport)::greeting);
-      assertEquals("non-numeric reply code: \"HTTP/1.1 400 Bad Request\"", e.getMessage());
-    }
+  public void malformedOrInconsistentRepliesAreViolations(Delivery delivery) {
+    ProtocolViolationException changed = assertThrows(ProtocolViolationException.class,
+        () -> runAgainst(ScriptedServer.script().send("220-a\r\n221 b\r\n"), delivery, Greeting.class));
+    assertEquals("reply code changed from 220 inside a multi-line reply: \"221 b\"", changed.getMessage());
+    ProtocolViolationException separator = assertThrows(ProtocolViolationException.class,
+        () -> runAgainst(ScriptedServer.script().send("220*hello\r\n"), delivery, Greeting.class));
+    assertEquals("expected ' ' or '-' after the reply code: \"220*hello\"", separator.getMessage());
+    ProtocolViolationException http = assertThrows(ProtocolViolationException.class,
+        () -> runAgainst(ScriptedServer.script().send("HTTP/1.1 400 Bad Request\r\n"), delivery, Greeting.class));
+    assertEquals("non-numeric reply code: \"HTTP/1.1 400 Bad Request\"", http.getMessage());
   }
 
   @ParameterizedTest
   @EnumSource(Delivery.class)
   public void replyOutsideTheExpectedClassIsATypedExceptionWithCodeAndText(Delivery delivery) throws Exception {
-    ScriptedServer.Script script = ScriptedServer.script()
-        .send("554 5.7.1 go away\r\n");
-    try (ScriptedServer server = ScriptedServer.start(script, delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      SmtpReplyException e = assertThrows(SmtpReplyException.class, new SmtpClient(transport)::greeting);
-      assertEquals(554, e.code());
-      assertEquals("5.7.1 go away", e.text());
-      assertEquals("greeting answered 554 \"5.7.1 go away\"", e.getMessage());
-    }
+    assertEquals("554 \"5.7.1 go away\" permanent: greeting answered 554 \"5.7.1 go away\"",
+        runAgainst(ScriptedServer.script().send("554 5.7.1 go away\r\n"), delivery, Refused.class, false));
     ScriptedServer.Script busy = ScriptedServer.script()
         .send("220 hi\r\n").expectLine("EHLO me").send("421 4.3.2 busy\r\n");
-    try (ScriptedServer server = ScriptedServer.start(busy, delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
+    assertTrue(runAgainst(busy, delivery, Refused.class, true).startsWith("421 \"4.3.2 busy\" transient: "));
+  }
+
+  /**
+   * Reads the greeting (and says EHLO me if told to), expecting a refusal; returns the
+   * {@link SmtpReplyException}'s code, text, whether transient, and message.
+   */
+  public static final class Refused implements SessionTask<String> {
+    private final boolean hello;
+
+    public Refused(Boolean hello) {
+      this.hello = hello;
+    }
+
+    @Override
+    public String run(Transport transport, int index) throws Exception {
       SmtpClient smtp = new SmtpClient(transport);
-      smtp.greeting();
-      SmtpReplyException e = assertThrows(SmtpReplyException.class, () -> smtp.hello("me"));
-      assertTrue(e.isTransient());
+      try {
+        smtp.greeting();
+        if (hello) {
+          smtp.hello("me");
+        }
+      } catch (SmtpReplyException e) {
+        return e.code() + " \"" + e.text() + "\" " + (e.isTransient() ? "transient" : "permanent") + ": " + e.getMessage();
+      }
+      throw new AssertionError("no refusal");
     }
   }
 
   @ParameterizedTest
   @EnumSource(Delivery.class)
-  public void serverClosingMidReplyIsAnEofQuotingThePartialLine(Delivery delivery) throws Exception {
-    try (ScriptedServer server = ScriptedServer.start(ScriptedServer.script().send("220 hel").close(), delivery);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
-      EOFException e = assertThrows(EOFException.class, new SmtpClient(transport)::greeting);
-      assertTrue(e.getMessage().contains("\"220 hel\""), e.getMessage());
-    }
+  public void serverClosingMidReplyIsAnEofQuotingThePartialLine(Delivery delivery) {
+    EOFException e = assertThrows(EOFException.class,
+        () -> runAgainst(ScriptedServer.script().send("220 hel").close(), delivery, Greeting.class));
+    assertTrue(e.getMessage().contains("\"220 hel\""), e.getMessage());
   }
 
   @ParameterizedTest
   @EnumSource(Delivery.class)
   public void serverStallingMidReplyTimesOutInsteadOfHanging(Delivery delivery) throws Exception {
     ScriptedServer.Script script = ScriptedServer.script().send("220-first\r\n").stall(Duration.ofSeconds(5));
-    try (ScriptedServer server = ScriptedServer.start(script, delivery);
-        Transport transport = mode.connect(server.address(), Timeout.of(300, TimeUnit.MILLISECONDS))) {
+    try (ScriptedServer server = ScriptedServer.start(script, delivery)) {
+      mode.run(Stalled.class, server.address(), Timeout.of(300, TimeUnit.MILLISECONDS));
+    }
+  }
+
+  public static final class Stalled implements SessionTask<Boolean> {
+    @Override
+    public Boolean run(Transport transport, int index) throws Exception {
       SmtpClient smtp = new SmtpClient(transport);
-      assertThrows(TransportTimeoutException.class, smtp::greeting);
-      assertThrows(IllegalStateException.class, () -> smtp.hello("me"));
+      try {
+        smtp.greeting();
+        fail("a stalled greeting came back");
+      } catch (TransportTimeoutException expected) {
+        // the transport is unusable now
+      }
+      try {
+        smtp.hello("me");
+        fail("the client carried on after a timeout");
+      } catch (IllegalStateException expected) {
+        // and the client knows it
+      }
+      return true;
     }
   }
 
   @Test
   public void commandsOutOfOrderAndLineBreaksInArgumentsAreRefusedLocally() throws Exception {
-    try (ScriptedServer server = ScriptedServer.start(ScriptedServer.script().send("220 hi\r\n"), Delivery.WHOLE);
-        Transport transport = mode.connect(server.address(), TEN_SECONDS)) {
+    runAgainst(ScriptedServer.script().send("220 hi\r\n"), Delivery.WHOLE, OutOfOrder.class);
+  }
+
+  public static final class OutOfOrder implements SessionTask<Boolean> {
+    @Override
+    public Boolean run(Transport transport, int index) throws Exception {
       SmtpClient smtp = new SmtpClient(transport);
-      assertThrows(IllegalStateException.class, () -> smtp.mailFrom("a@b"));
+      try {
+        smtp.mailFrom("a@b");
+        fail("MAIL before the greeting");
+      } catch (IllegalStateException expected) {
+        // out of order
+      }
       smtp.greeting();
-      assertThrows(IllegalArgumentException.class, () -> smtp.hello("me\r\nQUIT"));
-      assertThrows(IllegalStateException.class, () -> smtp.rcptTo("a@b"));
-      assertThrows(IllegalArgumentException.class, () -> smtp.mailFrom("<a@b>"));
+      try {
+        smtp.hello("me\r\nQUIT");
+        fail("a line break in EHLO's argument");
+      } catch (IllegalArgumentException expected) {
+        // no smuggling
+      }
+      try {
+        smtp.rcptTo("a@b");
+        fail("RCPT before MAIL");
+      } catch (IllegalStateException expected) {
+        // out of order
+      }
+      try {
+        smtp.mailFrom("<a@b>");
+        fail("an address in angle brackets");
+      } catch (IllegalArgumentException expected) {
+        // the client adds them
+      }
+      return true;
     }
   }
 }

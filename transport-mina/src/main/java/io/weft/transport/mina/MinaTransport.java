@@ -1,29 +1,21 @@
 package io.weft.transport.mina;
 
-import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
-import io.weft.transport.TransportClosedException;
-import io.weft.transport.TransportTimeoutException;
-import io.weft.transport.internal.Deadlines;
 import io.weft.transport.internal.InboundBuffer;
-import io.weft.transport.internal.OutboundBuffer;
-import io.weft.transport.mina.internal.IoThreads;
 import io.weft.transport.mina.internal.SessionState;
-import java.io.EOFException;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
-import org.apache.mina.core.buffer.IoBuffer;
 import org.apache.mina.core.future.WriteFuture;
-import org.apache.mina.core.session.IoSession;
 
 /**
  * A {@link Transport} over one MINA session, TCP or in-VM pipe, that blocks the calling thread:
  * each operation issues the MINA call and waits for its outcome under the {@link Timeout}.
- * This is what {@code SYNC} and {@code THREADS} modes run on MINA.
+ * This is what {@code SYNC} and {@code THREADS} modes run on MINA; its sibling
+ * {@link ContinuingMinaTransport} suspends a continuation instead.
  *
  * <p>Inbound bytes are buffered by Weft's own handler in a bounded per-session buffer (see
  * {@link SessionState}); a read waits only when that buffer cannot satisfy it. A flush writes
@@ -33,23 +25,11 @@ import org.apache.mina.core.session.IoSession;
  * thread, where it could never end. Open one with {@link MinaConnector#connect}; closing the
  * connector closes it.
  */
-public final class MinaTransport implements Transport {
-  private static final int WRITE_THRESHOLD = 64 * 1024;
-
-  private final SessionState state;
-  private final long sessionStartNanos;
-  private final MinaConnector owner;
-  private final SocketAddress remote;
-  private final OutboundBuffer outbound = new OutboundBuffer(256);
-  private volatile Timeout timeout;
+public final class MinaTransport extends AbstractMinaTransport {
 
   MinaTransport(SessionState state, Timeout timeout, long sessionStartNanos, MinaConnector owner,
       SocketAddress remote) {
-    this.state = state;
-    this.timeout = timeout;
-    this.sessionStartNanos = sessionStartNanos;
-    this.owner = owner;
-    this.remote = remote;
+    super(state, timeout, sessionStartNanos, owner, remote);
   }
 
   @Override
@@ -73,10 +53,7 @@ public final class MinaTransport implements Transport {
   }
 
   private String readLine(int limit, boolean strict, Charset charset) throws IOException {
-    Objects.requireNonNull(charset, "charset");
-    if (limit < 0) {
-      throw new IllegalArgumentException("limit < 0: " + limit);
-    }
+    checkLimit(limit, charset);
     try {
       for (;;) {
         String line = state.pollLine(limit, strict, charset);
@@ -104,9 +81,7 @@ public final class MinaTransport implements Transport {
 
   @Override
   public byte[] readBytes(int byteCount) throws IOException {
-    if (byteCount < 0) {
-      throw new IllegalArgumentException("byteCount < 0: " + byteCount);
-    }
+    checkByteCount(byteCount);
     byte[] result = new byte[byteCount];
     readFully(result, 0, byteCount);
     return result;
@@ -129,17 +104,15 @@ public final class MinaTransport implements Transport {
   }
 
   private void awaitInput() throws IOException {
-    long wait = Deadlines.waitNanos(timeout, sessionStartNanos, "read");
+    long wait = waitNanos("read");
     if (!state.awaitInput(wait)) {
-      throw Deadlines.timedOut(timeout, sessionStartNanos, wait, "read");
+      throw timedOut(wait, "read");
     }
   }
 
   @Override
   public void write(byte[] src, int offset, int length) throws IOException {
-    checkOpen();
-    outbound.append(src, offset, length);
-    if (outbound.size() >= WRITE_THRESHOLD) {
+    if (buffer(src, offset, length)) {
       send();
     }
   }
@@ -156,19 +129,14 @@ public final class MinaTransport implements Transport {
 
   @Override
   public void write(String text, Charset charset) throws IOException {
-    checkOpen();
-    outbound.append(text, charset);
-    if (outbound.size() >= WRITE_THRESHOLD) {
+    if (buffer(text, charset)) {
       send();
     }
   }
 
   @Override
   public void writeLine(String line) throws IOException {
-    checkOpen();
-    outbound.append(line, StandardCharsets.UTF_8);
-    outbound.appendCrlf();
-    if (outbound.size() >= WRITE_THRESHOLD) {
+    if (bufferLine(line)) {
       send();
     }
   }
@@ -180,79 +148,18 @@ public final class MinaTransport implements Transport {
   }
 
   private void send() throws IOException {
-    if (outbound.size() == 0) {
+    if (!hasOutbound()) {
       return;
     }
-    // Refuse before writing: a write issued and then refused would leave the session half-used.
-    IoThreads.checkNotIoThread("a flush");
     try {
-      long wait = Deadlines.waitNanos(timeout, sessionStartNanos, "flush");
-      IoSession session = state.session();
-      WriteFuture written = session.write(IoBuffer.wrap(outbound.take()));
+      long wait = waitNanos("flush");
+      WriteFuture written = startSend();
       if (!state.awaitDone(written, wait, "flush")) {
-        throw Deadlines.timedOut(timeout, sessionStartNanos, wait, "flush");
+        throw timedOut(wait, "flush");
       }
-      if (!written.isWritten()) {
-        checkOpen();
-        Throwable cause = written.getException();
-        throw new IOException("write failed: " + cause, cause);
-      }
+      checkWritten(written);
     } catch (IOException e) {
       throw fail(e);
     }
-  }
-
-  @Override
-  public Timeout timeout() {
-    return timeout;
-  }
-
-  @Override
-  public void timeout(Timeout timeout) {
-    this.timeout = Objects.requireNonNull(timeout, "timeout");
-  }
-
-  @Override
-  public boolean isOpen() {
-    return !state.isClosed();
-  }
-
-  @Override
-  public void close() {
-    close("closed by its owner");
-  }
-
-  void close(String because) {
-    if (state.close(because)) {
-      owner.forget(state);
-    }
-  }
-
-  private void checkOpen() throws TransportClosedException {
-    String because = state.closedBecause();
-    if (because != null) {
-      throw new TransportClosedException("transport is closed: " + because);
-    }
-  }
-
-  /** Closes this transport after a failed operation and returns the exception to throw. */
-  private IOException fail(IOException e) {
-    if (e instanceof TransportTimeoutException) {
-      close("an operation timed out: " + e.getMessage());
-    } else if (!(e instanceof TransportClosedException) && !(e instanceof EOFException)
-        && !(e instanceof ProtocolViolationException)) {
-      close("failed: " + e);
-    }
-    return e;
-  }
-
-  /** The per-session state; for tests in this module. */
-  SessionState state() {
-    return state;
-  }
-
-  @Override
-  public String toString() {
-    return "MinaTransport{" + remote + (isOpen() ? "" : ", closed") + "}";
   }
 }

@@ -73,8 +73,10 @@ public final class SessionState {
   private final int inboundLimit;
   private final int resumeBelow;
 
+  // Guarded by lock; volatile only so that inputArrived() can look without it.
+  private volatile boolean arrived;
+
   // Guarded by lock.
-  private boolean arrived;
   private IOException failure;
   private Runnable wakeup;
   private int highWaterMark;
@@ -363,6 +365,28 @@ public final class SessionState {
       }
       this.wakeup = wakeup;
       return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * True when input has arrived (see the class javadoc) or this state is closed: a poll now
+   * would not answer "need more" for the same reason as the last one. Takes no lock, never
+   * waits; for a caller that spins briefly before it waits.
+   */
+  public boolean inputArrived() {
+    return arrived || closedBecause != null;
+  }
+
+  /**
+   * Forgets the wake-up registered with {@link #wakeWhenReadable}, if any: the wait it served
+   * has ended another way (timed out), and its owner may register a new one. Never waits.
+   */
+  public void cancelWakeup() {
+    lock.lock();
+    try {
+      wakeup = null;
     } finally {
       lock.unlock();
     }

@@ -1,0 +1,178 @@
+package io.weft.transport.mina;
+
+import io.weft.transport.ProtocolViolationException;
+import io.weft.transport.Timeout;
+import io.weft.transport.Transport;
+import io.weft.transport.TransportClosedException;
+import io.weft.transport.TransportTimeoutException;
+import io.weft.transport.internal.Deadlines;
+import io.weft.transport.internal.OutboundBuffer;
+import io.weft.transport.mina.internal.IoThreads;
+import io.weft.transport.mina.internal.SessionState;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+import org.apache.mina.core.buffer.IoBuffer;
+import org.apache.mina.core.future.WriteFuture;
+
+/**
+ * What Weft's two MINA transports share: everything but the waiting. {@link MinaTransport}
+ * blocks where {@link ContinuingMinaTransport} suspends; both poll the same {@link SessionState},
+ * buffer writes the same way and fail the same way. Nothing here waits, so nothing here is
+ * rewritten for continuations and the blocking transport stays as cheap as before.
+ */
+abstract sealed class AbstractMinaTransport implements Transport
+    permits MinaTransport, ContinuingMinaTransport {
+  /** Buffered bytes at which a write sends without waiting for a flush. */
+  static final int WRITE_THRESHOLD = 64 * 1024;
+
+  final SessionState state;
+  private final long sessionStartNanos;
+  private final MinaConnector owner;
+  private final SocketAddress remote;
+  private final OutboundBuffer outbound = new OutboundBuffer(256);
+  private volatile Timeout timeout;
+
+  AbstractMinaTransport(SessionState state, Timeout timeout, long sessionStartNanos, MinaConnector owner,
+      SocketAddress remote) {
+    this.state = state;
+    this.timeout = timeout;
+    this.sessionStartNanos = sessionStartNanos;
+    this.owner = owner;
+    this.remote = remote;
+  }
+
+  // ---- Argument checks, shared so both transports reject misuse identically.
+
+  static void checkLimit(int limit, Charset charset) {
+    Objects.requireNonNull(charset, "charset");
+    if (limit < 0) {
+      throw new IllegalArgumentException("limit < 0: " + limit);
+    }
+  }
+
+  static void checkByteCount(int byteCount) {
+    if (byteCount < 0) {
+      throw new IllegalArgumentException("byteCount < 0: " + byteCount);
+    }
+  }
+
+  // ---- Writing: buffer, then the subclass sends (waiting its own way) when these say so.
+
+  /** Buffers bytes; true when the buffer is now large enough to send. */
+  final boolean buffer(byte[] src, int offset, int length) throws TransportClosedException {
+    checkOpen();
+    outbound.append(src, offset, length);
+    return outbound.size() >= WRITE_THRESHOLD;
+  }
+
+  /** Buffers text; true when the buffer is now large enough to send. */
+  final boolean buffer(String text, Charset charset) throws TransportClosedException {
+    checkOpen();
+    outbound.append(text, charset);
+    return outbound.size() >= WRITE_THRESHOLD;
+  }
+
+  /** Buffers a line and CRLF; true when the buffer is now large enough to send. */
+  final boolean bufferLine(String line) throws TransportClosedException {
+    checkOpen();
+    outbound.append(line, StandardCharsets.UTF_8);
+    outbound.appendCrlf();
+    return outbound.size() >= WRITE_THRESHOLD;
+  }
+
+  /** True when something is buffered to send. */
+  final boolean hasOutbound() {
+    return outbound.size() != 0;
+  }
+
+  /**
+   * Hands everything buffered (there must be something: see {@link #hasOutbound()}) to MINA and
+   * returns the write's future. Refuses on an I/O thread before writing: a write issued and then
+   * refused would leave the session half-used.
+   */
+  final WriteFuture startSend() {
+    IoThreads.checkNotIoThread("a flush");
+    return state.session().write(IoBuffer.wrap(outbound.take()));
+  }
+
+  /** Checks a done write future. */
+  final void checkWritten(WriteFuture written) throws IOException {
+    if (!written.isWritten()) {
+      checkOpen();
+      Throwable cause = written.getException();
+      throw new IOException("write failed: " + cause, cause);
+    }
+  }
+
+  // ---- Time.
+
+  /** The wait allowed for the next operation (see {@link Deadlines#waitNanos}). */
+  final long waitNanos(String what) throws TransportTimeoutException {
+    return Deadlines.waitNanos(timeout, sessionStartNanos, what);
+  }
+
+  /** The exception for a wait of {@code waitedNanos} that ran out. */
+  final TransportTimeoutException timedOut(long waitedNanos, String what) {
+    return Deadlines.timedOut(timeout, sessionStartNanos, waitedNanos, what);
+  }
+
+  @Override
+  public final Timeout timeout() {
+    return timeout;
+  }
+
+  @Override
+  public final void timeout(Timeout timeout) {
+    this.timeout = Objects.requireNonNull(timeout, "timeout");
+  }
+
+  // ---- State and failure.
+
+  @Override
+  public final boolean isOpen() {
+    return !state.isClosed();
+  }
+
+  @Override
+  public final void close() {
+    close("closed by its owner");
+  }
+
+  final void close(String because) {
+    if (state.close(because)) {
+      owner.forget(state);
+    }
+  }
+
+  final void checkOpen() throws TransportClosedException {
+    String because = state.closedBecause();
+    if (because != null) {
+      throw new TransportClosedException("transport is closed: " + because);
+    }
+  }
+
+  /** Closes this transport after a failed operation and returns the exception to throw. */
+  final IOException fail(IOException e) {
+    if (e instanceof TransportTimeoutException) {
+      close("an operation timed out: " + e.getMessage());
+    } else if (!(e instanceof TransportClosedException) && !(e instanceof EOFException)
+        && !(e instanceof ProtocolViolationException)) {
+      close("failed: " + e);
+    }
+    return e;
+  }
+
+  /** The per-session state; for tests in this module. */
+  final SessionState state() {
+    return state;
+  }
+
+  @Override
+  public String toString() {
+    return getClass().getSimpleName() + "{" + remote + (isOpen() ? "" : ", closed") + "}";
+  }
+}

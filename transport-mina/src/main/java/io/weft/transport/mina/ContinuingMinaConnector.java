@@ -1,0 +1,183 @@
+package io.weft.transport.mina;
+
+import io.weft.continuations.SuspendingConnector;
+import io.weft.transport.Timeout;
+import io.weft.transport.TransportClosedException;
+import io.weft.transport.internal.Deadlines;
+import io.weft.transport.mina.internal.IoThreads;
+import io.weft.transport.mina.internal.SessionState;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import org.apache.commons.javaflow.api.continuable;
+import org.apache.mina.core.future.ConnectFuture;
+import org.apache.mina.transport.vmpipe.VmPipeAddress;
+
+/**
+ * Opens {@link ContinuingMinaTransport}s: MINA sessions, TCP ({@link InetSocketAddress}) or
+ * in-VM pipe ({@link VmPipeAddress}), whose waits suspend the running continuation. The
+ * connector {@code CONTINUATIONS} mode needs; it works in every other mode too, blocking there.
+ * A connect suspends on MINA's {@code ConnectFuture}.
+ *
+ * <p>It owns one {@link MinaConnector} (its threads, its open sessions); {@link #close()}
+ * closes that, and with it every transport still open.
+ *
+ * <pre>{@code
+ * try (ContinuingMinaConnector connector = ContinuingMinaConnector.vmPipe();
+ *      SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(1))
+ *          .connector(connector).address(address).instrument("com.example.client").build()) {
+ *   runner.run(MyTask.class, 10_000);
+ * }
+ * }</pre>
+ *
+ * <p>Counters ({@link #immediate()}, {@link #spun()}, {@link #suspends()}) tell how waits
+ * ended, for tuning: cheap striped adders, summed when read.
+ */
+public final class ContinuingMinaConnector implements SuspendingConnector {
+  private final MinaConnector mina;
+  private final SuspendingWaits waits;
+
+  private ContinuingMinaConnector(MinaConnector mina, long spinNanos) {
+    this.mina = mina;
+    this.waits = new SuspendingWaits(spinNanos);
+  }
+
+  /** A TCP connector with default options. */
+  public static ContinuingMinaConnector tcp() {
+    return builder().tcp();
+  }
+
+  /** An in-VM pipe connector with default options. */
+  public static ContinuingMinaConnector vmPipe() {
+    return builder().vmPipe();
+  }
+
+  /** Options for a connector. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Connects to {@code remote}: an {@link InetSocketAddress} for a TCP connector, a
+   * {@link VmPipeAddress} for an in-VM one. Suspends (or, off a continuation, blocks) until the
+   * connect is done.
+   *
+   * @throws IllegalArgumentException if {@code remote} is of the wrong kind
+   * @throws IllegalStateException if called on a MINA I/O thread
+   */
+  @Override
+  @continuable
+  public ContinuingMinaTransport connect(SocketAddress remote, Timeout timeout) throws IOException {
+    Objects.requireNonNull(remote, "remote");
+    Objects.requireNonNull(timeout, "timeout");
+    IoThreads.checkNotIoThread("a connect");
+    long start = System.nanoTime();
+    String what = "connect to " + remote;
+    long wait = Deadlines.waitNanos(timeout, start, what);
+    SessionState state = mina.register(remote);
+    try {
+      ConnectFuture future = mina.startConnect(remote, state);
+      if (!waits.awaitDone(future, wait, what)) {
+        future.cancel();
+        throw Deadlines.timedOut(timeout, start, wait, what);
+      }
+      return new ContinuingMinaTransport(mina.connected(future, state, what), timeout, start, mina, remote, waits);
+    } catch (IOException | RuntimeException e) {
+      mina.abandon(state, "connect failed: " + e);
+      throw e;
+    }
+  }
+
+  /** How many transports this connector opened that are still open (or connecting). */
+  public int openCount() {
+    return mina.openCount();
+  }
+
+  /** Waits that were not needed: data already buffered, or a future already done. */
+  public long immediate() {
+    return waits.immediate.sum();
+  }
+
+  /** Waits that ended during the brief spin before suspending. */
+  public long spun() {
+    return waits.spun.sum();
+  }
+
+  /**
+   * Calls to {@code Suspend.await}: suspensions in a continuation (bar the rare one woken
+   * during its own registration), blocked waits elsewhere.
+   */
+  public long suspends() {
+    return waits.suspends.sum();
+  }
+
+  /** The spin before suspending, in nanoseconds; 0 when off. */
+  public long spinBeforeSuspendNanos() {
+    return waits.spinNanos();
+  }
+
+  /**
+   * Closes every transport still open, disposes MINA and waits (up to 10 s) for its threads to
+   * end. A second call does nothing.
+   */
+  @Override
+  public void close() {
+    mina.close();
+  }
+
+  /** True once {@link #close()} has been called. */
+  public boolean isClosed() {
+    return mina.isClosed();
+  }
+
+  @Override
+  public String toString() {
+    return "Continuing" + mina;
+  }
+
+  /** Options for a {@link ContinuingMinaConnector}; build with {@link #tcp()} or {@link #vmPipe()}. */
+  public static final class Builder {
+    private final MinaConnector.Builder mina = MinaConnector.builder();
+    private long spinNanos;
+
+    private Builder() {}
+
+    /** As {@link MinaConnector.Builder#inboundBufferLimit}. Default 64 KiB. */
+    public Builder inboundBufferLimit(int bytes) {
+      mina.inboundBufferLimit(bytes);
+      return this;
+    }
+
+    /** As {@link MinaConnector.Builder#processorCount}. */
+    public Builder processorCount(int count) {
+      mina.processorCount(count);
+      return this;
+    }
+
+    /**
+     * Before suspending, spin for up to {@code time} waiting for the future to complete or the
+     * data to arrive (yielding the CPU now and then). The 2008 experiment's trick: a reply due
+     * within a few microseconds costs less to spin for than a suspend and resume. Spinning
+     * burns a worker's time that other ready sessions could use, so it is off by default (0).
+     *
+     * @throws IllegalArgumentException if {@code time < 0}
+     */
+    public Builder spinBeforeSuspend(long time, TimeUnit unit) {
+      if (time < 0L) {
+        throw new IllegalArgumentException("time < 0: " + time);
+      }
+      this.spinNanos = unit.toNanos(time);
+      return this;
+    }
+
+    public ContinuingMinaConnector tcp() {
+      return new ContinuingMinaConnector(mina.tcp(), spinNanos);
+    }
+
+    public ContinuingMinaConnector vmPipe() {
+      return new ContinuingMinaConnector(mina.vmPipe(), spinNanos);
+    }
+  }
+}

@@ -1,0 +1,197 @@
+package io.weft.transport.mina;
+
+import io.weft.continuations.Suspend;
+import io.weft.transport.Timeout;
+import io.weft.transport.Transport;
+import io.weft.transport.internal.InboundBuffer;
+import io.weft.transport.mina.internal.SessionState;
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+import org.apache.commons.javaflow.api.continuable;
+import org.apache.mina.core.future.WriteFuture;
+
+/**
+ * A {@link Transport} over one MINA session, TCP or in-VM pipe, that never blocks a thread in
+ * {@code CONTINUATIONS} mode: each wait on a MINA {@code IoFuture} or on inbound data suspends
+ * the running continuation through {@link Suspend#await}, and the I/O event that ends the wait
+ * makes the session ready again. Off a continuation (SYNC, THREADS, plain code) the same waits
+ * block, so it honours the {@link Transport} contract everywhere, like {@link MinaTransport}.
+ *
+ * <p>Fast path: a read that finds its data buffered, or a flush whose future is already done
+ * (the in-VM pipe completes writes inline), returns without suspending. A connector may be
+ * configured to spin briefly before suspending (see
+ * {@link ContinuingMinaConnector.Builder#spinBeforeSuspend}).
+ *
+ * <p>Every wait refuses at once, with {@link IllegalStateException}, to run on a MINA I/O
+ * thread. Open one with {@link ContinuingMinaConnector#connect}; closing the connector closes
+ * it. Its waiting methods carry {@code @continuable} and are rewritten at build time.
+ */
+public final class ContinuingMinaTransport extends AbstractMinaTransport {
+  private final SuspendingWaits waits;
+
+  ContinuingMinaTransport(SessionState state, Timeout timeout, long sessionStartNanos, MinaConnector owner,
+      SocketAddress remote, SuspendingWaits waits) {
+    super(state, timeout, sessionStartNanos, owner, remote);
+    this.waits = waits;
+  }
+
+  @Override
+  @continuable
+  public String readLine(int limit) throws IOException {
+    return readLine(limit, false, StandardCharsets.UTF_8);
+  }
+
+  @Override
+  @continuable
+  public String readLine(int limit, Charset charset) throws IOException {
+    return readLine(limit, false, charset);
+  }
+
+  @Override
+  @continuable
+  public String readLineStrict(int limit) throws IOException {
+    return readLine(limit, true, StandardCharsets.UTF_8);
+  }
+
+  @Override
+  @continuable
+  public String readLineStrict(int limit, Charset charset) throws IOException {
+    return readLine(limit, true, charset);
+  }
+
+  @continuable
+  private String readLine(int limit, boolean strict, Charset charset) throws IOException {
+    checkLimit(limit, charset);
+    try {
+      String line = state.pollLine(limit, strict, charset);
+      if (line != InboundBuffer.NEED_MORE) {
+        waits.immediate.increment();
+        return line;
+      }
+      do {
+        awaitInput();
+        line = state.pollLine(limit, strict, charset);
+      } while (line == InboundBuffer.NEED_MORE);
+      return line;
+    } catch (IOException e) {
+      throw fail(e);
+    }
+  }
+
+  @Override
+  @continuable
+  public void readFully(byte[] dst, int offset, int length) throws IOException {
+    Objects.checkFromIndexSize(offset, length, dst.length);
+    try {
+      if (state.pollFully(dst, offset, length)) {
+        waits.immediate.increment();
+        return;
+      }
+      do {
+        awaitInput();
+      } while (!state.pollFully(dst, offset, length));
+    } catch (IOException e) {
+      throw fail(e);
+    }
+  }
+
+  @Override
+  @continuable
+  public byte[] readBytes(int byteCount) throws IOException {
+    checkByteCount(byteCount);
+    byte[] result = new byte[byteCount];
+    readFully(result, 0, byteCount);
+    return result;
+  }
+
+  @Override
+  @continuable
+  public int read(byte[] dst, int offset, int length) throws IOException {
+    Objects.checkFromIndexSize(offset, length, dst.length);
+    try {
+      int n = state.poll(dst, offset, length);
+      if (n != -2) {
+        waits.immediate.increment();
+        return n;
+      }
+      do {
+        awaitInput();
+        n = state.poll(dst, offset, length);
+      } while (n == -2);
+      return n;
+    } catch (IOException e) {
+      throw fail(e);
+    }
+  }
+
+  @continuable
+  private void awaitInput() throws IOException {
+    long wait = waitNanos("read");
+    if (!waits.awaitInput(state, wait)) {
+      throw timedOut(wait, "read");
+    }
+  }
+
+  @Override
+  @continuable
+  public void write(byte[] src, int offset, int length) throws IOException {
+    if (buffer(src, offset, length)) {
+      send();
+    }
+  }
+
+  @Override
+  @continuable
+  public void write(byte[] src) throws IOException {
+    write(src, 0, src.length);
+  }
+
+  @Override
+  @continuable
+  public void write(String text) throws IOException {
+    write(text, StandardCharsets.UTF_8);
+  }
+
+  @Override
+  @continuable
+  public void write(String text, Charset charset) throws IOException {
+    if (buffer(text, charset)) {
+      send();
+    }
+  }
+
+  @Override
+  @continuable
+  public void writeLine(String line) throws IOException {
+    if (bufferLine(line)) {
+      send();
+    }
+  }
+
+  @Override
+  @continuable
+  public void flush() throws IOException {
+    checkOpen();
+    send();
+  }
+
+  @continuable
+  private void send() throws IOException {
+    if (!hasOutbound()) {
+      return;
+    }
+    try {
+      long wait = waitNanos("flush");
+      WriteFuture written = startSend();
+      if (!waits.awaitDone(written, wait, "flush")) {
+        throw timedOut(wait, "flush");
+      }
+      checkWritten(written);
+    } catch (IOException e) {
+      throw fail(e);
+    }
+  }
+}
