@@ -14,17 +14,18 @@ public final class HeapProbe {
   }
 
   /**
-   * Heap bytes in use after collecting until the figure stops falling (at most 5 rounds):
-   * one {@link System#gc()} may leave garbage that a finalizer or reference queue frees next.
+   * Heap bytes in use after collecting until the figure stops falling (at least 2, at most 6
+   * collections): one {@link System#gc()} may leave garbage that a cleaner or reference queue
+   * frees before the next.
    */
   public static long settledHeapUsed() throws InterruptedException {
     long previous = Long.MAX_VALUE;
     long used = 0;
-    for (int round = 0; round < 5; round++) {
+    for (int round = 0; round < 6; round++) {
       System.gc();
-      Thread.sleep(20);
+      Thread.sleep(30);
       used = MEMORY.getHeapMemoryUsage().getUsed();
-      if (used >= previous - 64 * 1024) {
+      if (round > 0 && used >= previous - 16 * 1024) {
         break;
       }
       previous = used;
