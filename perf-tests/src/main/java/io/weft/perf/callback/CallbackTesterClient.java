@@ -1,5 +1,6 @@
 package io.weft.perf.callback;
 
+import io.weft.perf.internal.ExchangeLatency;
 import io.weft.transport.ProtocolViolationException;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -9,7 +10,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import org.HdrHistogram.Recorder;
 import org.apache.mina.core.buffer.IoBuffer;
 import org.apache.mina.core.future.ConnectFuture;
 import org.apache.mina.core.service.IoConnector;
@@ -69,7 +69,7 @@ public final class CallbackTesterClient implements AutoCloseable {
    * latency (write to checked reply, nanoseconds) goes to {@code latency}.
    */
   public Result run(List<? extends SocketAddress> servers, int sessions, int transactions,
-      Recorder latency, long timeout, TimeUnit unit, int connectsInFlight)
+      ExchangeLatency latency, long timeout, TimeUnit unit, int connectsInFlight)
       throws InterruptedException {
     if (servers.isEmpty()) {
       throw new IllegalArgumentException("servers is empty");
@@ -153,14 +153,14 @@ public final class CallbackTesterClient implements AutoCloseable {
   private static final class Run {
     final int sessions;
     final int transactions;
-    final Recorder latency;
+    final ExchangeLatency latency;
     final Semaphore connectPermits;
     final CountDownLatch ended;
     final AtomicInteger completed = new AtomicInteger();
     final AtomicInteger failed = new AtomicInteger();
     final AtomicReference<String> firstFailure = new AtomicReference<>();
 
-    Run(int sessions, int transactions, Recorder latency, int connectsInFlight) {
+    Run(int sessions, int transactions, ExchangeLatency latency, int connectsInFlight) {
       this.sessions = sessions;
       this.transactions = transactions;
       this.latency = latency;
@@ -279,7 +279,7 @@ public final class CallbackTesterClient implements AutoCloseable {
             + " but got " + ProtocolViolationException.quote(state.line, 0, length));
         return;
       }
-      state.run.latency.recordValue(now - state.sentAt);
+      state.run.latency.record(state.sentAt, now);
       if (++state.done == state.run.transactions) {
         state.finished = true;
         session.closeNow();

@@ -128,7 +128,10 @@ public final class DelayingEchoServer implements AutoCloseable {
     held = true;
   }
 
-  /** Sends the replies kept back (in order) and stops holding. */
+  /**
+   * Stops holding and sends the replies kept back, in order, each the delay from now: a
+   * released run's first exchange waits the delay like every other.
+   */
   public void release() {
     List<Reply> replies;
     synchronized (holdLock) {
@@ -137,9 +140,9 @@ public final class DelayingEchoServer implements AutoCloseable {
       heldReplies.clear();
     }
     // Through the delay line, not this thread: on the pipe a write runs the client's code.
-    long now = System.nanoTime();
+    long due = dueTick(System.nanoTime() + delayNanos);
     for (Reply reply : replies) {
-      delayLine.add(new Reply(reply.session, reply.bytes, now));
+      delayLine.add(new Reply(reply.session, reply.bytes, due));
     }
   }
 

@@ -16,7 +16,7 @@ import java.util.Map;
  */
 public final class ResultsWriter {
   static final String[] COLUMNS = {
-      "transport", "mode", "sessions", "completed", "failed", "wall_ms", "ideal_ms", "x_ideal",
+      "transport", "mode", "sessions", "completed", "failed", "connect_ms", "wall_ms", "ideal_ms", "x_ideal",
       "events_per_s", "peak_threads", "heap_bytes_per_session", "p50_us", "p99_us", "max_us",
       "note"};
 
@@ -77,7 +77,7 @@ public final class ResultsWriter {
 
   private static Object[] values(ScalingResult r) {
     return new Object[] {
-        r.transport, r.mode, r.sessions, r.completed, r.failed, r.wallMs, r.idealMs,
+        r.transport, r.mode, r.sessions, r.completed, r.failed, r.connectMs, r.wallMs, r.idealMs,
         r.timesIdeal(), r.eventsPerSecond, r.peakThreads < 0 ? null : r.peakThreads,
         r.heapBytesPerSession, r.p50Micros, r.p99Micros, r.maxMicros, r.note};
   }

@@ -1,6 +1,7 @@
 package io.weft.perf.scaling;
 
 import io.weft.perf.internal.DelayingEchoServer;
+import io.weft.perf.internal.ExchangeLatency;
 import io.weft.perf.internal.HeapProbe;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -23,27 +24,37 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
-import org.HdrHistogram.Recorder;
 
 /**
  * Issue 5's scaling benchmark: concurrent sessions (100 to 100,000) each doing the line
  * tester's 10 exchanges against an echo server that delays every reply, per mode, per
  * transport. Prints a table, writes CSV, JSON, the table and PNG charts into a results folder.
  *
+ * <p>Each run has two phases. Connect: the echo server holds every reply while the mode starts
+ * its sessions; once every session has sent its first line and waits for the reply, the heap is
+ * weighed (every session is suspended or parked at that moment) and the replies are released.
+ * Exchanges: from the release to the last session's end is the wall time, so every mode is
+ * timed with all its sessions live at once, and session start-up (thread creation, connects)
+ * shows separately as "connect ms".
+ *
  * <p>Per run: wall time against the latency-bound ideal, events/s, peak live platform threads,
- * heap per session (a second run caught with every session waiting for its first reply), and
- * p50/p99/max latency per exchange from an HdrHistogram {@link Recorder}. {@code --help} lists
- * the options. A benchmark, not a test: nothing here asserts a figure.
+ * heap per session, and p50/p99/max latency per exchange from an HdrHistogram recorder.
+ * {@code --help} lists the options. A benchmark, not a test: nothing here asserts a figure.
  */
 public final class Scaling {
+  static final int GATE_STALL_SECONDS = 3;
   static final String MODEL =
       "ideal = transactions x delay: a session's exchanges are serial and each waits the delay;\n"
       + "# sessions are independent, so with unbounded CPU all of them end in one session's time.\n"
       + "# Once the CPU is saturated wall/ideal grows with sessions: compare modes at equal sessions.\n"
       + "# event = one write or one read (an exchange is both); events/s = completed x transactions"
       + " x 2 / wall.\n"
-      + "# latency = one exchange, writeLine + flush to the checked reply. heap/session counts the\n"
-      + "# in-process echo server's side of each session too; platform thread stacks are off-heap.";
+      + "# The server holds every reply until all sessions wait for their first one (connect ms);\n"
+      + "# wall and latencies count from the release. Replies leave on 0.1 ms ticks: each waits\n"
+      + "# the delay plus up to 0.1 ms.\n"
+      + "# latency = one exchange, writeLine + flush to the checked reply. heap/session = live heap\n"
+      + "# while all sessions wait, minus before, over sessions; it counts the in-process echo\n"
+      + "# server's side of each session too; platform thread stacks are off-heap.";
 
   private final Options options;
   private final PrintStream out;
@@ -146,7 +157,7 @@ public final class Scaling {
       return;
     }
     for (Mode mode : modes) {
-      Workload workload = workload(transport, server, options.warmupSessions, new Recorder(3));
+      Workload workload = workload(transport, server, options.warmupSessions, new ExchangeLatency());
       if (harnessLimit(workload) == null && mode.unavailableReason(workload) == null) {
         mode.run(workload);
       }
@@ -156,7 +167,7 @@ public final class Scaling {
   private ScalingResult runOne(TransportKind transport, DelayingEchoServer server, Mode mode,
       int sessions) throws Exception {
     double idealMs = options.delayMs == 0 ? Double.NaN : (double) options.transactions * options.delayMs;
-    Recorder latency = new Recorder(3);
+    ExchangeLatency latency = new ExchangeLatency();
     Workload workload = workload(transport, server, sessions, latency);
     String unavailable = harnessLimit(workload);
     if (unavailable == null) {
@@ -165,69 +176,83 @@ public final class Scaling {
     if (unavailable != null) {
       return ScalingResult.notRun(transport.label(), mode.name(), sessions, idealMs, unavailable);
     }
-    HeapProbe.settledHeapUsed();
+    long heapBefore = HeapProbe.settledHeapUsed();
     threads.resetPeakThreadCount();
-    Outcome outcome = mode.run(workload);
-    int peakThreads = threads.getPeakThreadCount();
-    Histogram histogram = latency.getIntervalHistogram();
+    long linesBefore = server.linesReceived();
+    long start = System.nanoTime();
+    server.hold();
+    Future<Outcome> run;
+    long waiting;
     double heapPerSession = Double.NaN;
-    if (options.heap && outcome.completed == sessions) {
-      heapPerSession = heapPerSession(transport, server, mode, sessions);
+    long released;
+    try {
+      run = probeRunner.submit(() -> mode.run(workload));
+      waiting = awaitGate(server, linesBefore, sessions, run);
+      if (options.heap && waiting == sessions) {
+        heapPerSession = (double) (HeapProbe.settledHeapUsed() - heapBefore) / sessions;
+      }
+    } finally {
+      released = System.nanoTime();
+      latency.startClockAt(released);
+      server.release();
     }
-    double wallMs = outcome.wallNanos / 1e6;
-    double events = (double) outcome.completed * options.transactions * 2 / (outcome.wallNanos / 1e9);
-    StringBuilder note = new StringBuilder();
+    Outcome outcome = run.get(options.timeoutSeconds + 60L, TimeUnit.SECONDS);
+    long end = System.nanoTime();
+    int peakThreads = threads.getPeakThreadCount();
+    Histogram histogram = latency.intervalHistogram();
+    double wallMs = (end - released) / 1e6;
+    double events = (double) outcome.completed * options.transactions * 2 / ((end - released) / 1e9);
+    List<String> notes = new ArrayList<>();
+    if (waiting < sessions) {
+      notes.add("gate opened with " + waiting + " of " + sessions + " sessions waiting");
+    }
     if (outcome.stoppedBecause != null) {
-      note.append("stopped: ").append(outcome.stoppedBecause);
+      notes.add("stopped: " + outcome.stoppedBecause);
     }
     if (outcome.failed > 0) {
-      note.append(note.length() == 0 ? "" : "; ").append(outcome.failed)
-          .append(" sessions failed, first: ").append(outcome.firstFailure);
+      notes.add(outcome.failed + " sessions failed, first: " + outcome.firstFailure);
     }
     boolean any = histogram.getTotalCount() > 0;
     return new ScalingResult(transport.label(), mode.name(), sessions, outcome.completed,
-        outcome.failed, wallMs, idealMs, events, peakThreads, heapPerSession,
+        outcome.failed, (released - start) / 1e6, wallMs, idealMs, events, peakThreads,
+        heapPerSession,
         any ? histogram.getValueAtPercentile(50) / 1e3 : Double.NaN,
         any ? histogram.getValueAtPercentile(99) / 1e3 : Double.NaN,
         any ? histogram.getMaxValue() / 1e3 : Double.NaN,
-        note.toString());
+        String.join("; ", notes));
   }
 
   /**
-   * Runs the workload again with the server holding every reply, weighs the heap once every
-   * session has sent its first line (so each is waiting, parked or suspended), then lets it
-   * finish. NaN if the sessions never all got there.
+   * Waits until every session has sent its first line and is waiting for the held reply, and
+   * returns how many are. Gives up early when the run ends (every session failed), when no new
+   * session arrives for {@value #GATE_STALL_SECONDS} s (a mode that stopped starting sessions,
+   * e.g. out of threads), or at the run's timeout.
    */
-  private double heapPerSession(TransportKind transport, DelayingEchoServer server, Mode mode,
-      int sessions) throws Exception {
-    Workload workload = workload(transport, server, sessions, new Recorder(3));
-    long before = HeapProbe.settledHeapUsed();
-    long linesBefore = server.linesReceived();
-    server.hold();
-    Future<Outcome> run;
-    long during = -1;
-    try {
-      run = probeRunner.submit(() -> mode.run(workload));
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(options.timeoutSeconds);
-      while (!run.isDone() && System.nanoTime() < deadline) {
-        if (server.linesReceived() - linesBefore >= sessions) {
-          during = HeapProbe.settledHeapUsed();
-          break;
-        }
-        Thread.sleep(5);
+  private long awaitGate(DelayingEchoServer server, long linesBefore, int sessions,
+      Future<Outcome> run) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(options.timeoutSeconds);
+    long lastCount = -1;
+    long lastProgress = System.nanoTime();
+    while (true) {
+      long count = server.linesReceived() - linesBefore;
+      long now = System.nanoTime();
+      if (count >= sessions) {
+        return sessions;
       }
-    } finally {
-      server.release();
+      if (count != lastCount) {
+        lastCount = count;
+        lastProgress = now;
+      }
+      if (run.isDone() || now - deadline > 0
+          || now - lastProgress > TimeUnit.SECONDS.toNanos(GATE_STALL_SECONDS)) {
+        return count;
+      }
+      Thread.sleep(1);
     }
-    Outcome outcome = run.get(options.timeoutSeconds, TimeUnit.SECONDS);
-    if (during < 0 || outcome.completed != sessions) {
-      return Double.NaN;
-    }
-    return (double) (during - before) / sessions;
   }
 
   private Workload workload(TransportKind transport, DelayingEchoServer server, int sessions,
-      Recorder latency) {
+      ExchangeLatency latency) {
     return new Workload(transport, server.addresses(), sessions, options.transactions,
         options.connectsInFlight, options.timeoutSeconds, TimeUnit.SECONDS, latency);
   }
@@ -265,6 +290,9 @@ public final class Scaling {
     }
     env.put("gc", String.join(", ", gcs));
     env.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
+    // Other processes competing for the cores change every figure: say how busy it was.
+    double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    env.put("load_average_1min_at_start", load < 0 ? "unknown" : String.format(Locale.ROOT, "%.2f", load));
     env.put("options", options.toString());
     return env;
   }

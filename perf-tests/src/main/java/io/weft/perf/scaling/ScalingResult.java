@@ -10,6 +10,9 @@ public final class ScalingResult {
   public final int sessions;
   public final int completed;
   public final int failed;
+  /** From the first session's start until every session waits for its first reply. */
+  public final double connectMs;
+  /** From the release of the first replies to the last session's end. */
   public final double wallMs;
   public final double idealMs;
   public final double eventsPerSecond;
@@ -23,7 +26,7 @@ public final class ScalingResult {
   public final String note;
 
   public ScalingResult(String transport, String mode, int sessions, int completed, int failed,
-      double wallMs, double idealMs, double eventsPerSecond, int peakThreads,
+      double connectMs, double wallMs, double idealMs, double eventsPerSecond, int peakThreads,
       double heapBytesPerSession, double p50Micros, double p99Micros, double maxMicros,
       String note) {
     this.transport = transport;
@@ -31,6 +34,7 @@ public final class ScalingResult {
     this.sessions = sessions;
     this.completed = completed;
     this.failed = failed;
+    this.connectMs = connectMs;
     this.wallMs = wallMs;
     this.idealMs = idealMs;
     this.eventsPerSecond = eventsPerSecond;
@@ -45,7 +49,7 @@ public final class ScalingResult {
   /** A row for a mode that did not run, saying why. */
   public static ScalingResult notRun(String transport, String mode, int sessions, double idealMs,
       String why) {
-    return new ScalingResult(transport, mode, sessions, 0, 0, Double.NaN, idealMs, Double.NaN,
+    return new ScalingResult(transport, mode, sessions, 0, 0, Double.NaN, Double.NaN, idealMs, Double.NaN,
         -1, Double.NaN, Double.NaN, Double.NaN, Double.NaN, why);
   }
 

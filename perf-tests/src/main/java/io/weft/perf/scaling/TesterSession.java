@@ -3,7 +3,7 @@ package io.weft.perf.scaling;
 import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Transport;
-import org.HdrHistogram.Recorder;
+import io.weft.perf.internal.ExchangeLatency;
 
 /**
  * The 2008 line tester as a plain blocking session with a latency probe: {@code transactions}
@@ -15,9 +15,9 @@ public final class TesterSession implements SessionTask<Integer> {
   private static final int LINE_LIMIT = 1024;
 
   private final int transactions;
-  private final Recorder latency;
+  private final ExchangeLatency latency;
 
-  public TesterSession(int transactions, Recorder latency) {
+  public TesterSession(int transactions, ExchangeLatency latency) {
     if (transactions < 1) {
       throw new IllegalArgumentException("transactions < 1: " + transactions);
     }
@@ -39,7 +39,7 @@ public final class TesterSession implements SessionTask<Integer> {
             + ProtocolViolationException.quote(line) + " but got "
             + ProtocolViolationException.quote(reply));
       }
-      latency.recordValue(end - start);
+      latency.record(start, end);
     }
     return transactions;
   }

@@ -3,7 +3,7 @@ package io.weft.perf.scaling;
 import java.net.SocketAddress;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.HdrHistogram.Recorder;
+import io.weft.perf.internal.ExchangeLatency;
 
 /**
  * What one run asks of a {@link Mode}: how many concurrent sessions of how many exchanges,
@@ -18,10 +18,10 @@ public final class Workload {
   /** Most connects pending at once, so a burst does not overflow the accept backlog. */
   public final int connectsInFlight;
   public final long timeoutNanos;
-  public final Recorder latency;
+  public final ExchangeLatency latency;
 
   public Workload(TransportKind transport, List<? extends SocketAddress> servers, int sessions,
-      int transactions, int connectsInFlight, long timeout, TimeUnit unit, Recorder latency) {
+      int transactions, int connectsInFlight, long timeout, TimeUnit unit, ExchangeLatency latency) {
     if (servers.isEmpty()) {
       throw new IllegalArgumentException("servers is empty");
     }

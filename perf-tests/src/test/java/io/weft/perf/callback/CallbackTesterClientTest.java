@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weft.perf.internal.DelayingEchoServer;
+import io.weft.perf.internal.ExchangeLatency;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
@@ -16,7 +17,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
-import org.HdrHistogram.Recorder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -26,7 +26,7 @@ class CallbackTesterClientTest {
 
   @Test
   void everySessionCompletesOverThePipe() throws Exception {
-    Recorder latency = new Recorder(3);
+    ExchangeLatency latency = new ExchangeLatency();
     try (DelayingEchoServer server = DelayingEchoServer.pipe(0, TimeUnit.MILLISECONDS);
         CallbackTesterClient client = CallbackTesterClient.overPipe()) {
       CallbackTesterClient.Result result =
@@ -36,12 +36,12 @@ class CallbackTesterClientTest {
       assertTrue(result.allEnded);
       assertEquals(2000, server.linesReceived());
     }
-    assertEquals(2000, latency.getIntervalHistogram().getTotalCount());
+    assertEquals(2000, latency.intervalHistogram().getTotalCount());
   }
 
   @Test
   void everySessionCompletesOverTcpWithDelayedReplies() throws Exception {
-    Recorder latency = new Recorder(3);
+    ExchangeLatency latency = new ExchangeLatency();
     try (DelayingEchoServer server = DelayingEchoServer.tcp(List.of(LOOPBACK), 1, TimeUnit.MILLISECONDS);
         CallbackTesterClient client = CallbackTesterClient.overTcp(2)) {
       CallbackTesterClient.Result result =
@@ -49,7 +49,7 @@ class CallbackTesterClientTest {
       assertEquals(100, result.completed, result::toString);
       assertNull(result.firstFailure);
     }
-    Histogram histogram = latency.getIntervalHistogram();
+    Histogram histogram = latency.intervalHistogram();
     assertEquals(1000, histogram.getTotalCount());
     // Not a performance check: a delayed reply cannot come back before the delay.
     assertTrue(histogram.getMinValue() >= TimeUnit.MILLISECONDS.toNanos(1),
@@ -64,7 +64,7 @@ class CallbackTesterClientTest {
         CallbackTesterClient client = CallbackTesterClient.overTcp(1)) {
       assertEquals(2, server.addresses().size());
       CallbackTesterClient.Result result =
-          client.run(server.addresses(), 40, 3, new Recorder(3), 30, TimeUnit.SECONDS, 10);
+          client.run(server.addresses(), 40, 3, new ExchangeLatency(), 30, TimeUnit.SECONDS, 10);
       assertEquals(40, result.completed, result::toString);
     }
   }
@@ -80,7 +80,7 @@ class CallbackTesterClientTest {
         in.readLine();
       });
       CallbackTesterClient.Result result = client.run(
-          List.of(listener.getLocalSocketAddress()), 3, 10, new Recorder(3), 30, TimeUnit.SECONDS, 3);
+          List.of(listener.getLocalSocketAddress()), 3, 10, new ExchangeLatency(), 30, TimeUnit.SECONDS, 3);
       peer.join(10_000);
       assertEquals(0, result.completed, result::toString);
       assertEquals(3, result.failed);
@@ -99,7 +99,7 @@ class CallbackTesterClientTest {
         in.readLine();
       });
       CallbackTesterClient.Result result = client.run(
-          List.of(listener.getLocalSocketAddress()), 1, 10, new Recorder(3), 30, TimeUnit.SECONDS, 1);
+          List.of(listener.getLocalSocketAddress()), 1, 10, new ExchangeLatency(), 30, TimeUnit.SECONDS, 1);
       peer.join(10_000);
       assertEquals(1, result.failed, result::toString);
       assertTrue(result.firstFailure.contains("after 1 of 10 exchanges"), result.firstFailure);
@@ -114,7 +114,7 @@ class CallbackTesterClientTest {
     }
     try (CallbackTesterClient client = CallbackTesterClient.overTcp(1)) {
       CallbackTesterClient.Result result =
-          client.run(List.of(nobody), 2, 10, new Recorder(3), 30, TimeUnit.SECONDS, 2);
+          client.run(List.of(nobody), 2, 10, new ExchangeLatency(), 30, TimeUnit.SECONDS, 2);
       assertEquals(2, result.failed, result::toString);
       assertTrue(result.firstFailure.startsWith("connect failed"), result.firstFailure);
     }

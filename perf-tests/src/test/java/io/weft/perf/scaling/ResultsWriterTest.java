@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(30)
 class ResultsWriterTest {
   private static final ScalingResult RAN = new ScalingResult("pipe", "CALLBACK", 1000, 1000, 0,
-      250.5, 10, 80_000, 12, 4096.25, 1200, 3400.5, 9000, "");
+      75.25, 250.5, 10, 80_000, 12, 4096.25, 1200, 3400.5, 9000, "");
   private static final ScalingResult NOT_RUN = ScalingResult.notRun("tcp", "THREADS", 100_000, 10,
       "over the cap, \"16000\"\nsee notes");
 
@@ -30,7 +30,7 @@ class ResultsWriterTest {
     String csv = Files.readString(file, StandardCharsets.UTF_8);
     String[] lines = csv.split("\r\n", -1);
     assertEquals(String.join(",", ResultsWriter.COLUMNS), lines[0]);
-    assertEquals("pipe,CALLBACK,1000,1000,0,250.500,10.000,25.050,80000.000,12,4096.250,"
+    assertEquals("pipe,CALLBACK,1000,1000,0,75.250,250.500,10.000,25.050,80000.000,12,4096.250,"
         + "1200.000,3400.500,9000.000,", lines[1]);
     assertTrue(csv.endsWith("\r\n"));
   }
@@ -41,7 +41,7 @@ class ResultsWriterTest {
     ResultsWriter.writeCsv(file, List.of(NOT_RUN));
     String csv = Files.readString(file, StandardCharsets.UTF_8);
     String row = csv.substring(csv.indexOf("\r\n") + 2);
-    assertEquals("tcp,THREADS,100000,0,0,,10.000,,,,,,,,"
+    assertEquals("tcp,THREADS,100000,0,0,,,10.000,,,,,,,,"
         + "\"over the cap, \"\"16000\"\"\nsee notes\"\r\n", row);
   }
 

@@ -46,7 +46,7 @@ class ScalingChartsTest {
 
   private static ScalingResult row(String transport, String mode, int sessions, double events,
       double p99) {
-    return new ScalingResult(transport, mode, sessions, sessions, 0, 100, 10, events, 10, 4000,
+    return new ScalingResult(transport, mode, sessions, sessions, 0, 50, 100, 10, events, 10, 4000,
         p99 / 2, p99, p99 * 2, "");
   }
 }
