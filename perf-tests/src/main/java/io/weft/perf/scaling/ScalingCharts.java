@@ -67,6 +67,10 @@ public final class ScalingCharts {
         .xAxisTitle("concurrent sessions (log scale)").yAxisTitle(yTitle).build();
     chart.getStyler().setXAxisLogarithmic(true);
     chart.getStyler().setYAxisLogarithmic(logY);
+    if (!logY) {
+      // From zero: a throughput axis that starts near the smallest figure exaggerates gaps.
+      chart.getStyler().setYAxisMin(0.0);
+    }
     chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
     chart.getStyler().setMarkerSize(7);
     chart.getStyler().setXAxisDecimalPattern("#,###");
