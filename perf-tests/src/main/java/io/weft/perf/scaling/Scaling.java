@@ -23,6 +23,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -58,6 +59,7 @@ public final class Scaling {
 
   private final Options options;
   private final PrintStream out;
+  private final Function<String, Mode> modeFactory;
   private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
   private final ExecutorService probeRunner = Executors.newSingleThreadExecutor(r -> {
     Thread thread = new Thread(r, "heap-probe-run");
@@ -65,9 +67,10 @@ public final class Scaling {
     return thread;
   });
 
-  Scaling(Options options, PrintStream out) {
+  Scaling(Options options, PrintStream out, Function<String, Mode> modeFactory) {
     this.options = options;
     this.out = out;
+    this.modeFactory = modeFactory;
   }
 
   public static void main(String[] args) throws Exception {
@@ -91,7 +94,13 @@ public final class Scaling {
 
   /** Runs every (transport, sessions, mode) of {@code options} and writes the results folder. */
   public static List<ScalingResult> run(Options options, PrintStream out) throws Exception {
-    Scaling scaling = new Scaling(options, out);
+    return run(options, out, name -> Modes.create(name, options));
+  }
+
+  /** As {@link #run(Options, PrintStream)}, creating each transport's modes by name with {@code modeFactory}. */
+  static List<ScalingResult> run(Options options, PrintStream out,
+      Function<String, Mode> modeFactory) throws Exception {
+    Scaling scaling = new Scaling(options, out, modeFactory);
     try {
       return scaling.runAll();
     } finally {
@@ -115,7 +124,7 @@ public final class Scaling {
       out.print(header);
       table.append(header);
       try (DelayingEchoServer server = startServer(transport);
-          Modes modes = new Modes(options)) {
+          Modes modes = new Modes(options.modes, modeFactory)) {
         warmUp(transport, server, modes.list);
         for (int sessions : options.sessions) {
           for (Mode mode : modes.list) {
@@ -305,13 +314,13 @@ public final class Scaling {
   private static final class Modes implements AutoCloseable {
     final List<Mode> list = new ArrayList<>();
 
-    Modes(Options options) {
-      for (String name : options.modes) {
-        list.add(create(name, options));
+    Modes(List<String> names, Function<String, Mode> factory) {
+      for (String name : names) {
+        list.add(factory.apply(name));
       }
     }
 
-    private static Mode create(String name, Options options) {
+    static Mode create(String name, Options options) {
       switch (name) {
         case "CALLBACK":
           return new CallbackMode(options.callbackIoThreads);

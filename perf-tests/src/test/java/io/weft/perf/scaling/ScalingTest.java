@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,6 +53,46 @@ class ScalingTest {
       assertTrue(Files.size(dir.resolve(name)) > 0, name);
     }
     assertEquals(1 + results.size(), Files.readAllLines(dir.resolve("scaling.csv")).size());
+  }
+
+  @Test
+  void aModeThatStartsOnlySomeSessionsOpensTheGateOnAStallAndSaysSo() throws Exception {
+    Scaling.Options options = Scaling.Options.parse("--sessions", "20", "--transports", "pipe",
+        "--warmup", "0", "--out", dir.toString());
+    options.modes = List.of("HALF");
+    CallbackMode callback = new CallbackMode(1);
+    Mode half = new Mode() {
+      @Override
+      public String name() {
+        return "HALF";
+      }
+
+      @Override
+      public String unavailableReason(Workload workload) {
+        return null;
+      }
+
+      @Override
+      public Outcome run(Workload w) throws Exception {
+        Outcome ran = callback.run(new Workload(w.transport, w.servers, w.sessions / 2,
+            w.transactions, w.connectsInFlight, w.timeoutNanos, TimeUnit.NANOSECONDS, w.latency));
+        return new Outcome(ran.completed, ran.failed, ran.firstFailure, ran.wallNanos,
+            "out of test threads after " + w.sessions / 2);
+      }
+
+      @Override
+      public void close() {
+        callback.close();
+      }
+    };
+    List<ScalingResult> results = Scaling.run(options,
+        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), name -> half);
+
+    ScalingResult r = results.get(0);
+    assertEquals(10, r.completed);
+    assertTrue(r.note.contains("gate opened with 10 of 20 sessions waiting"), r.note);
+    assertTrue(r.note.contains("stopped: out of test threads after 10"), r.note);
+    assertTrue(Double.isNaN(r.heapBytesPerSession), "no heap figure without every session waiting");
   }
 
   @Test
