@@ -38,7 +38,7 @@ import org.apache.mina.transport.vmpipe.VmPipeAddress;
  * <p>Stand-in until test-support's EchoServer is in: clients take plain {@link SocketAddress}es,
  * so switching is a matter of passing that server's addresses.
  */
-public final class DelayingEchoServer implements AutoCloseable {
+public final class DelayingEchoServer implements BenchmarkEchoServer {
   static final long TICK_NANOS = 100_000L;
 
   private final IoAcceptor acceptor;
@@ -104,6 +104,7 @@ public final class DelayingEchoServer implements AutoCloseable {
   }
 
   /** Where clients connect: one address per bound host (one for the pipe). */
+  @Override
   public List<SocketAddress> addresses() {
     return addresses;
   }
@@ -114,6 +115,7 @@ public final class DelayingEchoServer implements AutoCloseable {
   }
 
   /** How many line ends (LF) this server has received since it started. */
+  @Override
   public long linesReceived() {
     return linesReceived.sum();
   }
@@ -124,6 +126,7 @@ public final class DelayingEchoServer implements AutoCloseable {
   }
 
   /** Keeps back every reply that falls due from now on, until {@link #release()}. */
+  @Override
   public void hold() {
     held = true;
   }
@@ -132,6 +135,7 @@ public final class DelayingEchoServer implements AutoCloseable {
    * Stops holding and sends the replies kept back, in order, each the delay from now: a
    * released run's first exchange waits the delay like every other.
    */
+  @Override
   public void release() {
     List<Reply> replies;
     synchronized (holdLock) {

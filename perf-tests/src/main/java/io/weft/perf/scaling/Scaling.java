@@ -1,6 +1,8 @@
 package io.weft.perf.scaling;
 
+import io.weft.perf.internal.BenchmarkEchoServer;
 import io.weft.perf.internal.DelayingEchoServer;
+import io.weft.perf.internal.EchoServerProcess;
 import io.weft.perf.internal.ExchangeLatency;
 import io.weft.perf.internal.HeapProbe;
 import java.io.IOException;
@@ -54,8 +56,9 @@ public final class Scaling {
       + "# wall and latencies count from the release. Replies leave on 0.1 ms ticks: each waits\n"
       + "# the delay plus up to 0.1 ms, so even one session runs at ~1.1-1.4x ideal here.\n"
       + "# latency = one exchange, writeLine + flush to the checked reply. heap/session = live heap\n"
-      + "# while all sessions wait, minus before, over sessions; it counts the in-process echo\n"
-      + "# server's side of each session too; platform thread stacks are off-heap.";
+      + "# while all sessions wait, minus before, over sessions; on the pipe (and with\n"
+      + "# --tcp-server inline) it counts the in-process echo server's side of each session too;\n"
+      + "# platform thread stacks are off-heap. TCP's echo server runs in a child JVM by default.";
 
   private final Options options;
   private final PrintStream out;
@@ -123,7 +126,7 @@ public final class Scaling {
       String header = ResultsTable.header(transport);
       out.print(header);
       table.append(header);
-      try (DelayingEchoServer server = startServer(transport);
+      try (BenchmarkEchoServer server = startServer(transport);
           Modes modes = new Modes(options.modes, modeFactory)) {
         warmUp(transport, server, modes.list);
         for (int sessions : options.sessions) {
@@ -149,9 +152,12 @@ public final class Scaling {
     return results;
   }
 
-  private DelayingEchoServer startServer(TransportKind transport) throws IOException {
+  private BenchmarkEchoServer startServer(TransportKind transport) throws IOException {
     if (transport == TransportKind.PIPE) {
       return DelayingEchoServer.pipe(options.delayMs, TimeUnit.MILLISECONDS);
+    }
+    if (options.tcpServerProcess) {
+      return EchoServerProcess.start(options.tcpHosts, options.delayMs, List.of());
     }
     List<InetAddress> hosts = new ArrayList<>();
     for (int i = 1; i <= options.tcpHosts; i++) {
@@ -160,7 +166,7 @@ public final class Scaling {
     return DelayingEchoServer.tcp(hosts, options.delayMs, TimeUnit.MILLISECONDS);
   }
 
-  private void warmUp(TransportKind transport, DelayingEchoServer server, List<Mode> modes)
+  private void warmUp(TransportKind transport, BenchmarkEchoServer server, List<Mode> modes)
       throws Exception {
     if (options.warmupSessions == 0) {
       return;
@@ -175,7 +181,7 @@ public final class Scaling {
     }
   }
 
-  private ScalingResult runOne(TransportKind transport, DelayingEchoServer server, Mode mode,
+  private ScalingResult runOne(TransportKind transport, BenchmarkEchoServer server, Mode mode,
       int sessions) throws Exception {
     double idealMs = options.delayMs == 0 ? Double.NaN : (double) options.transactions * options.delayMs;
     ExchangeLatency latency = new ExchangeLatency();
@@ -241,7 +247,7 @@ public final class Scaling {
    * session arrives for {@value #GATE_STALL_SECONDS} s (a mode that stopped starting sessions,
    * e.g. out of threads), or at the run's timeout.
    */
-  private long awaitGate(DelayingEchoServer server, long linesBefore, int sessions,
+  private long awaitGate(BenchmarkEchoServer server, long linesBefore, int sessions,
       Future<Outcome> run) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(options.timeoutSeconds);
     long lastCount = -1;
@@ -264,23 +270,25 @@ public final class Scaling {
     }
   }
 
-  private Workload workload(TransportKind transport, DelayingEchoServer server, int sessions,
+  private Workload workload(TransportKind transport, BenchmarkEchoServer server, int sessions,
       ExchangeLatency latency) {
     return new Workload(transport, server.addresses(), sessions, options.transactions,
         options.connectsInFlight, options.timeoutSeconds, TimeUnit.SECONDS, latency);
   }
 
   /** What stops every mode alike: file descriptors and ports for in-process loopback TCP. */
-  private static String harnessLimit(Workload workload) {
+  private String harnessLimit(Workload workload) {
     if (workload.transport != TransportKind.TCP) {
       return null;
     }
     long maxFds = Limits.maxFileDescriptors();
     long openFds = Limits.openFileDescriptors();
-    long need = 2L * workload.sessions + Math.max(0L, openFds) + 100L;
+    int perSession = options.tcpServerProcess ? 1 : 2;
+    long need = (long) perSession * workload.sessions + Math.max(0L, openFds) + 100L;
     if (maxFds > 0 && need > maxFds) {
-      return "needs 2 file descriptors per session in one JVM (client and server end): ~"
-          + need + " > open-file limit " + maxFds + " (raise ulimit -n)";
+      return "needs " + perSession + " file descriptor(s) per session in this JVM"
+          + (perSession == 2 ? " (client and server end)" : "") + ": ~" + need
+          + " > open-file limit " + maxFds + " (raise ulimit -n)";
     }
     int ports = Limits.ephemeralPorts();
     int perServer = (workload.sessions + workload.servers.size() - 1) / workload.servers.size();
@@ -379,6 +387,8 @@ public final class Scaling {
         "  --max-threads 16000         THREADS runs no more sessions than this",
         "  --thread-stack-kb 0         THREADS stack size (0 = the JVM's default)",
         "  --tcp-hosts 4               bind the TCP server on 127.0.0.1 .. 127.0.0.N",
+        "  --tcp-server process        process: TCP echo server in a child JVM (one fd per",
+        "                              session here); inline: in this JVM (two fds per session)",
         "  --callback-io-threads N     MINA I/O threads of the callback client (cores + 1)",
         "  --connects-in-flight 1000   most connects pending at once",
         "  --warmup 1000               sessions of each unrecorded warm-up run (0 = none)",
@@ -395,6 +405,7 @@ public final class Scaling {
     int maxThreads = 16_000;
     int threadStackKb = 0;
     int tcpHosts = 4;
+    boolean tcpServerProcess = true;
     int callbackIoThreads = Runtime.getRuntime().availableProcessors() + 1;
     int connectsInFlight = 1_000;
     int warmupSessions = 1_000;
@@ -461,6 +472,12 @@ public final class Scaling {
             if (o.tcpHosts > 254) {
               throw new IllegalArgumentException("--tcp-hosts > 254: " + value);
             }
+            break;
+          case "--tcp-server":
+            if (!value.equals("process") && !value.equals("inline")) {
+              throw new IllegalArgumentException("--tcp-server is process or inline: " + value);
+            }
+            o.tcpServerProcess = value.equals("process");
             break;
           case "--callback-io-threads":
             o.callbackIoThreads = positive(arg, value);
@@ -538,7 +555,8 @@ public final class Scaling {
     public String toString() {
       return "sessions=" + sessions + " modes=" + modes + " transports=" + transports
           + " delayMs=" + delayMs + " transactions=" + transactions + " maxThreads=" + maxThreads
-          + " threadStackKb=" + threadStackKb + " tcpHosts=" + tcpHosts + " callbackIoThreads="
+          + " threadStackKb=" + threadStackKb + " tcpHosts=" + tcpHosts + " tcpServer="
+          + (tcpServerProcess ? "process" : "inline") + " callbackIoThreads="
           + callbackIoThreads + " connectsInFlight=" + connectsInFlight + " warmup="
           + warmupSessions + "x" + warmupRounds + " heap=" + heap + " timeoutS=" + timeoutSeconds;
     }

@@ -54,6 +54,28 @@ class DelayingEchoServerTest {
   }
 
   @Test
+  void childProcessServerEchoesCountsAndHolds() throws Exception {
+    try (EchoServerProcess server = EchoServerProcess.start(2, 0, List.of("-Xmx64m"))) {
+      assertEquals(2, server.addresses().size());
+      try (Socket socket = new Socket()) {
+        socket.connect(server.addresses().get(1), 5_000);
+        socket.setSoTimeout(5_000);
+        BufferedReader in = reader(socket);
+        send(socket, "one\r\n");
+        assertEquals("one", in.readLine());
+        server.hold();
+        send(socket, "two\r\n");
+        for (int i = 0; i < 1000 && server.linesReceived() < 2; i++) {
+          Thread.sleep(5);
+        }
+        assertEquals(2, server.linesReceived());
+        server.release();
+        assertEquals("two", in.readLine());
+      }
+    }
+  }
+
+  @Test
   void pipeServerBindsAFreePipePort() throws Exception {
     try (DelayingEchoServer one = DelayingEchoServer.pipe(0, TimeUnit.MILLISECONDS);
         DelayingEchoServer two = DelayingEchoServer.pipe(0, TimeUnit.MILLISECONDS)) {
