@@ -141,6 +141,15 @@ public final class Scaling {
         }
       }
     }
+    List<String> targets = TargetChecks.check(results);
+    if (!targets.isEmpty()) {
+      out.println();
+      table.append(System.lineSeparator());
+      for (String line : targets) {
+        out.println("# target: " + line);
+        table.append("# target: ").append(line).append(System.lineSeparator());
+      }
+    }
     Files.createDirectories(options.out);
     ResultsWriter.writeCsv(options.out.resolve("scaling.csv"), results);
     ResultsWriter.writeJson(options.out.resolve("scaling.json"), environment, results);
@@ -379,8 +388,8 @@ public final class Scaling {
     static final String USAGE = String.join("\n",
         "usage: java -cp perf-tests/target/benchmarks.jar io.weft.perf.scaling.Scaling [options]",
         "  --sessions 100,1000,10000   concurrent sessions per run (100000 works on the pipe)",
-        "  --modes CALLBACK,THREADS,VIRTUAL_THREADS",
-        "                              also CONTINUATIONS_1, CONTINUATIONS_2 (listed, not run yet)",
+        "  --modes CONTINUATIONS_1,CONTINUATIONS_2,VIRTUAL_THREADS,THREADS,CALLBACK",
+        "                              (CONTINUATIONS_k: listed, not run until the runner exists)",
         "  --transports pipe,tcp",
         "  --delay-ms 1                echo server delay per reply",
         "  --transactions 10           exchanges per session",
@@ -398,7 +407,8 @@ public final class Scaling {
         "  --out perf-tests/results    results folder");
 
     List<Integer> sessions = List.of(100, 1_000, 10_000);
-    List<String> modes = List.of("CALLBACK", "THREADS", "VIRTUAL_THREADS");
+    List<String> modes = List.of("CONTINUATIONS_1", "CONTINUATIONS_2", "VIRTUAL_THREADS",
+        "THREADS", "CALLBACK");
     List<TransportKind> transports = List.of(TransportKind.PIPE, TransportKind.TCP);
     int delayMs = 1;
     int transactions = 10;
