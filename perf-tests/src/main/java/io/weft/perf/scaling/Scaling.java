@@ -21,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -224,7 +225,14 @@ public final class Scaling {
       latency.startClockAt(released);
       server.release();
     }
-    Outcome outcome = run.get(options.timeoutSeconds + 60L, TimeUnit.SECONDS);
+    Outcome outcome;
+    try {
+      outcome = run.get(options.timeoutSeconds + 60L, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      // A mode that breaks is a row saying how, not the end of the whole benchmark.
+      return ScalingResult.notRun(transport.label(), mode.name(), sessions, idealMs,
+          "mode failed: " + e.getCause());
+    }
     long end = System.nanoTime();
     int peakThreads = threads.getPeakThreadCount();
     Histogram histogram = latency.intervalHistogram();
