@@ -1,5 +1,6 @@
 package io.weft.perf.internal;
 
+import java.util.function.LongConsumer;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
@@ -9,8 +10,11 @@ import org.HdrHistogram.Recorder;
  * once, with a clock start. An exchange that began before {@link #startClockAt} counts from
  * there: the scaling harness holds every first reply until all sessions are waiting, and the
  * time a session spent waiting for its peers to connect is not that exchange's latency.
+ *
+ * <p>As a {@link LongConsumer} it takes an exchange's start and records it as ending now: a
+ * JDK type, so code loaded by Weft's instrumenting class loader can be handed one.
  */
-public final class ExchangeLatency {
+public final class ExchangeLatency implements LongConsumer {
   private final Recorder recorder = new Recorder(3);
   private volatile long notBefore = System.nanoTime();
 
@@ -21,6 +25,12 @@ public final class ExchangeLatency {
       from = startNanos;
     }
     recorder.recordValue(Math.max(0L, endNanos - from));
+  }
+
+  /** Records one exchange that started at {@code startNanos} and ends now. */
+  @Override
+  public void accept(long startNanos) {
+    record(startNanos, System.nanoTime());
   }
 
   /** Exchanges recorded from now on count from {@code nanos} at the earliest. */

@@ -1,6 +1,7 @@
 package io.weft.perf.scaling;
 
 import io.weft.perf.internal.VirtualThreads;
+import io.weft.perf.tester.TesterSession;
 import io.weft.transport.Connector;
 import io.weft.transport.SocketConnector;
 import io.weft.transport.Timeout;
