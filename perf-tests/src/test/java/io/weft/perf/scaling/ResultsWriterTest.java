@@ -1,0 +1,78 @@
+package io.weft.perf.scaling;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(30)
+class ResultsWriterTest {
+  private static final ScalingResult RAN = new ScalingResult("pipe", "CALLBACK", 1000, 1000, 0,
+      75.25, 250.5, 10, 80_000, 12, 4096.25, 1200, 3400.5, 9000, "");
+  private static final ScalingResult NOT_RUN = ScalingResult.notRun("tcp", "THREADS", 100_000, 10,
+      "over the cap, \"16000\"\nsee notes");
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void csvHasAHeaderAndOneLinePerResult() throws Exception {
+    Path file = dir.resolve("r.csv");
+    ResultsWriter.writeCsv(file, List.of(RAN, NOT_RUN));
+    String csv = Files.readString(file, StandardCharsets.UTF_8);
+    String[] lines = csv.split("\r\n", -1);
+    assertEquals(String.join(",", ResultsWriter.COLUMNS), lines[0]);
+    assertEquals("pipe,CALLBACK,1000,1000,0,75.250,250.500,10.000,25.050,80000.000,12,4096.250,"
+        + "1200.000,3400.500,9000.000,", lines[1]);
+    assertTrue(csv.endsWith("\r\n"));
+  }
+
+  @Test
+  void csvQuotesFieldsWithCommasQuotesAndLineBreaksAndLeavesUnmeasuredEmpty() throws Exception {
+    Path file = dir.resolve("r.csv");
+    ResultsWriter.writeCsv(file, List.of(NOT_RUN));
+    String csv = Files.readString(file, StandardCharsets.UTF_8);
+    String row = csv.substring(csv.indexOf("\r\n") + 2);
+    assertEquals("tcp,THREADS,100000,0,0,,,10.000,,,,,,,,"
+        + "\"over the cap, \"\"16000\"\"\nsee notes\"\r\n", row);
+  }
+
+  @Test
+  void jsonHasTheEnvironmentAndOneObjectPerResultWithNullForUnmeasured() throws Exception {
+    Path file = dir.resolve("r.json");
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("jdk", "17 \"Debian\"");
+    env.put("cores", "2");
+    ResultsWriter.writeJson(file, env, List.of(RAN, NOT_RUN));
+    String json = Files.readString(file, StandardCharsets.UTF_8);
+    assertTrue(json.contains("\"jdk\": \"17 \\\"Debian\\\"\""), json);
+    assertTrue(json.contains("\"cores\": \"2\""), json);
+    assertTrue(json.contains("{\"transport\": \"pipe\", \"mode\": \"CALLBACK\", \"sessions\": 1000,"),
+        json);
+    assertTrue(json.contains("\"p99_us\": 3400.500"), json);
+    assertTrue(json.contains("\"wall_ms\": null"), json);
+    assertTrue(json.contains("\"peak_threads\": null"), json);
+    assertTrue(json.contains("\"note\": \"over the cap, \\\"16000\\\"\\nsee notes\""), json);
+    assertEquals(countOf(json, '{'), countOf(json, '}'));
+    assertEquals(countOf(json, '['), countOf(json, ']'));
+  }
+
+  @Test
+  void jsonOfNoResultsIsAnEmptyArray() throws Exception {
+    Path file = dir.resolve("r.json");
+    ResultsWriter.writeJson(file, Map.of(), List.of());
+    assertEquals("{\n  \"environment\": {},\n  \"results\": []\n}\n", Files.readString(file));
+  }
+
+  private static long countOf(String text, char c) {
+    return text.chars().filter(ch -> ch == c).count();
+  }
+}

@@ -1,0 +1,115 @@
+package io.weft.perf.scaling;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(120)
+class ScalingTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void smallRunMeasuresEveryRunnableModeAndWritesTheResultsFolder() throws Exception {
+    Scaling.Options options = Scaling.Options.parse("--sessions", "20,50",
+        "--modes", "callback,threads,continuations(1)", "--transports", "pipe,tcp",
+        "--warmup", "0", "--tcp-hosts", "2", "--out", dir.toString());
+    ByteArrayOutputStream printed = new ByteArrayOutputStream();
+    List<ScalingResult> results =
+        Scaling.run(options, new PrintStream(printed, true, StandardCharsets.UTF_8));
+
+    assertEquals(2 * 2 * 3, results.size());
+    for (ScalingResult r : results) {
+      boolean runnable = r.mode.equals("CALLBACK")
+          || (r.mode.equals("THREADS") && r.transport.equals("tcp"));
+      if (runnable) {
+        assertTrue(r.ranCleanly(), r.mode + " " + r.transport + ": " + r.note);
+        assertTrue(r.eventsPerSecond > 0);
+        assertTrue(r.p99Micros >= r.p50Micros && r.maxMicros >= r.p99Micros);
+        assertFalse(Double.isNaN(r.heapBytesPerSession), "heap probe for " + r.mode);
+      } else {
+        assertEquals(0, r.completed);
+        assertFalse(r.note.isEmpty());
+      }
+    }
+    String table = printed.toString(StandardCharsets.UTF_8);
+    assertTrue(table.contains("CONTINUATIONS_1"), table);
+    assertTrue(table.contains("ideal = transactions x delay"), table);
+    for (String name : List.of("scaling.csv", "scaling.json", "scaling.txt",
+        "events-per-second-pipe.png", "p99-latency-pipe.png", "events-per-second-tcp.png",
+        "p99-latency-tcp.png")) {
+      assertTrue(Files.size(dir.resolve(name)) > 0, name);
+    }
+    assertEquals(1 + results.size(), Files.readAllLines(dir.resolve("scaling.csv")).size());
+  }
+
+  @Test
+  void aModeThatStartsOnlySomeSessionsOpensTheGateOnAStallAndSaysSo() throws Exception {
+    Scaling.Options options = Scaling.Options.parse("--sessions", "20", "--transports", "pipe",
+        "--warmup", "0", "--out", dir.toString());
+    options.modes = List.of("HALF");
+    CallbackMode callback = new CallbackMode(1);
+    Mode half = new Mode() {
+      @Override
+      public String name() {
+        return "HALF";
+      }
+
+      @Override
+      public String unavailableReason(Workload workload) {
+        return null;
+      }
+
+      @Override
+      public Outcome run(Workload w) throws Exception {
+        Outcome ran = callback.run(new Workload(w.transport, w.servers, w.sessions / 2,
+            w.transactions, w.connectsInFlight, w.timeoutNanos, TimeUnit.NANOSECONDS, w.latency));
+        return new Outcome(ran.completed, ran.failed, ran.firstFailure, ran.wallNanos,
+            "out of test threads after " + w.sessions / 2);
+      }
+
+      @Override
+      public void close() {
+        callback.close();
+      }
+    };
+    List<ScalingResult> results = Scaling.run(options,
+        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), name -> half);
+
+    ScalingResult r = results.get(0);
+    assertEquals(10, r.completed);
+    assertTrue(r.note.contains("gate opened with 10 of 20 sessions waiting"), r.note);
+    assertTrue(r.note.contains("stopped: out of test threads after 10"), r.note);
+    assertTrue(Double.isNaN(r.heapBytesPerSession), "no heap figure without every session waiting");
+  }
+
+  @Test
+  void optionsRefuseUnknownNamesAndBadNumbers() {
+    assertThrows(IllegalArgumentException.class, () -> Scaling.Options.parse("--bogus", "1"));
+    assertThrows(IllegalArgumentException.class, () -> Scaling.Options.parse("--sessions", "0"));
+    assertThrows(IllegalArgumentException.class, () -> Scaling.Options.parse("--modes", "fibers"));
+    assertThrows(IllegalArgumentException.class, () -> Scaling.Options.parse("--delay-ms"));
+  }
+
+  @Test
+  void optionsTakeBothSpellings() {
+    Scaling.Options options = Scaling.Options.parse("--sessions=100,100_000", "--delay-ms", "0",
+        "--modes=VIRTUAL,CONTINUATIONS(2)", "--no-heap");
+    assertEquals(List.of(100, 100_000), options.sessions);
+    assertEquals(0, options.delayMs);
+    assertEquals(List.of("VIRTUAL_THREADS", "CONTINUATIONS_2"), options.modes);
+    assertFalse(options.heap);
+  }
+}
