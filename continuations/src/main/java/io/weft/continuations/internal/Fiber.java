@@ -80,7 +80,7 @@ public final class Fiber extends SessionContext {
       return wait;
     }
     if (timeoutNanos != Long.MAX_VALUE) {
-      wait.timer = scheduler.schedule(wait::timeOut, timeoutNanos);
+      scheduler.timer().add(wait, timeoutNanos);
     }
     currentWait = wait;
     if (cancelled) {
