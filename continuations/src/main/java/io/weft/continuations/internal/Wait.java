@@ -32,8 +32,8 @@ public final class Wait extends WaitTimer.Entry implements Runnable {
   }
 
   private final Fiber fiber;
-  @SuppressWarnings("unused") // through STATE
-  private volatile int state = ARMING;
+  /** Starts at 0, {@link #ARMING}, with no store: a volatile store would cost a fence. */
+  private volatile int state;
 
   Wait(Fiber fiber) {
     this.fiber = fiber;

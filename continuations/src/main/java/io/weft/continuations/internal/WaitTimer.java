@@ -50,10 +50,12 @@ final class WaitTimer {
   }
 
   private static final VarHandle TAIL;
+  private static final VarHandle NEXT;
 
   static {
     try {
       TAIL = MethodHandles.lookup().findVarHandle(Lane.class, "tail", Entry.class);
+      NEXT = MethodHandles.lookup().findVarHandle(Entry.class, "next", Entry.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -208,7 +210,8 @@ final class WaitTimer {
 
     void append(Entry entry) {
       Entry prev = (Entry) TAIL.getAndSet(this, entry);
-      prev.next = entry;
+      // Release is enough: the timer reads next as a volatile, the swap above was the fence.
+      NEXT.setRelease(prev, entry);
     }
 
     /**
