@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import org.apache.commons.javaflow.api.Continuation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,6 +69,15 @@ public final class Scheduler {
 
     @Override
     public void run() {
+      // The loop runs inside an outer continuation of its own, which never suspends, so that a
+      // stack recorder is always registered on this thread: each resume then swaps the value of
+      // JavaFlow's thread-local instead of adding and removing its entry (an allocation, a weak
+      // reference and a hash-table clean-up per resume). Only fibers' code sees that recorder
+      // as current, and their own recorder is current then.
+      Continuation.startWith(this::loop, Scheduler.this, true);
+    }
+
+    private void loop() {
       while (!stopping) {
         Fiber fiber = ready.poll();
         if (fiber == null) {
