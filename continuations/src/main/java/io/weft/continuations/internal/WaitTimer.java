@@ -8,44 +8,51 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The timeouts of a scheduler's waits: one thread, and a deadline list that costs a wait that
- * ends in time almost nothing. Arming is an append to a lock-free list (no lock, no heap
- * sift, no task object); a wait that is woken or cancelled is not removed but dropped by the
- * timer thread when it next passes by, so ending a wait costs nothing here.
+ * ends in time almost nothing. Arming is an append to a lock-free list (no lock, no heap sift,
+ * no task object, not even a clock read); a wait that is woken or cancelled is not removed but
+ * dropped by the timer thread when it next passes by, so ending a wait costs nothing here.
  *
  * <p>Waits are kept in FIFO lanes, one per timeout length (lengths within about 3% of each
- * other share a lane). The waits of a run mostly share one length, so in a lane the deadlines
- * come in order and the timer only looks at a lane's head: it drops settled entries there, fires
- * expired ones, and sleeps until the earliest pending head's deadline. While any wait is
- * pending it also wakes every {@link #TICK_NANOS} to drop settled entries from the heads, and
- * every {@value #SWEEP_TICKS} ticks walks each lane to its end, dropping settled entries behind
- * a long wait and firing expired ones that sit behind a later deadline. So a wait never fires
- * early; it fires late by scheduling latency, or at worst by the lane's spread of lengths or a
- * sweep interval ({@link #MAX_LATE_NANOS}); and a settled entry stays on the list for at most a
- * sweep interval.
+ * other share a lane). The timer thread gives each new entry its deadline when it first sees
+ * it: its own clock, read after the entry was appended, so no earlier than the arming, plus
+ * the timeout. While any wait
+ * is pending it passes every {@link #TICK_NANOS} (and at the earliest pending deadline): it
+ * stamps the new entries, drops settled ones from each lane's head and fires expired ones, and
+ * stops at a lane's first pending entry, since the deadlines behind it come later. Every
+ * {@value #SWEEP_TICKS} ticks it walks each lane to its end, dropping settled entries that sit
+ * behind a long wait and firing expired ones behind a later deadline. So a wait never fires
+ * early; it fires late by up to a tick plus scheduling latency, and by at most
+ * {@link #MAX_LATE_NANOS} when waits of slightly different lengths share a lane; a settled entry
+ * stays on the list for at most a sweep interval. With no pending wait the thread sleeps until
+ * the next one is armed.
  *
  * <p>Lifecycle: the thread starts with the timer; {@link #shutdown} ends it without firing
  * what is still pending; {@link #isTerminated} says when it is gone.
  */
 final class WaitTimer {
-  /** How often the timer thread wakes while waits are pending, to drop settled ones. */
+  /** How often the timer thread passes while waits are pending. */
   static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
   /** Every this many ticks, a full walk of every lane. */
   static final int SWEEP_TICKS = 10;
-  /** The latest a pending wait fires after its deadline, scheduling latency aside. */
-  static final long MAX_LATE_NANOS = TICK_NANOS * SWEEP_TICKS;
+  /** The latest a pending wait fires after its timeout, scheduling latency aside. */
+  static final long MAX_LATE_NANOS = TICK_NANOS * (SWEEP_TICKS + 1);
   /** Longer timeouts are capped here, so that deadlines never overflow. */
   private static final long MAX_TIMEOUT_NANOS = Long.MAX_VALUE >>> 2;
 
-  /** What the timer holds: one wait's deadline and its link in a lane. */
+  /** What the timer holds: one wait's timeout, its deadline once stamped, its link in a lane. */
   abstract static class Entry {
-    /** Written before the entry is appended, read by the timer thread after. */
+    /** Written before the entry is appended. */
+    long timeout;
+    /** Timer thread only: set when it first sees the entry. */
     long deadline;
+    /** Timer thread only. */
+    boolean stamped;
     volatile Entry next;
 
     /** True while the wait has not ended (woken, cancelled or timed out). */
     abstract boolean pending();
 
-    /** Ends the wait as timed out; called on the timer thread once the deadline has passed. */
+    /** Ends the wait as timed out; called on the timer thread once the timeout has passed. */
     abstract void expire();
   }
 
@@ -65,8 +72,8 @@ final class WaitTimer {
   private final Thread thread;
   /** The lane used last: waits of a run mostly share one timeout length. Racy by design. */
   private Lane recent;
-  private volatile boolean sleeping;
-  private volatile long sleepUntil;
+  /** The timer thread sleeps until woken: no wait was pending at its last pass. */
+  private volatile boolean idle;
   private volatile boolean stopped;
 
   WaitTimer(String name) {
@@ -81,8 +88,7 @@ final class WaitTimer {
    */
   void add(Entry entry, long timeoutNanos) {
     long timeout = Math.min(timeoutNanos, MAX_TIMEOUT_NANOS);
-    long deadline = System.nanoTime() + timeout;
-    entry.deadline = deadline;
+    entry.timeout = timeout;
     long key = laneKey(timeout);
     Lane lane = recent;
     if (lane == null || lane.key != key) {
@@ -90,8 +96,9 @@ final class WaitTimer {
       recent = lane;
     }
     lane.append(entry);
-    // The timer re-checks the lanes after it says it sleeps, so this misses nothing.
-    if (sleeping && deadline - sleepUntil < 0L) {
+    // A timer that sleeps with waits pending passes within a tick anyway. One that sleeps
+    // idle re-checks the lanes after saying so, so this misses nothing.
+    if (idle) {
       LockSupport.unpark(thread);
     }
   }
@@ -123,11 +130,9 @@ final class WaitTimer {
     long lastTick = System.nanoTime();
     int ticks = 0;
     while (!stopped) {
-      sleeping = false;
       long now = System.nanoTime();
-      boolean tick = now - lastTick >= TICK_NANOS;
       boolean sweep = false;
-      if (tick) {
+      if (now - lastTick >= TICK_NANOS) {
         lastTick = now;
         sweep = ++ticks % SWEEP_TICKS == 0;
       }
@@ -142,41 +147,32 @@ final class WaitTimer {
         }
       }
       if (!pending) {
-        next = now + MAX_TIMEOUT_NANOS;
-      }
-      sleepUntil = next;
-      sleeping = true;
-      if (changedSincePass()) {
-        // An entry came after the pass and its thread may have seen us awake: look again at
-        // the next tick at the latest, not at once, so that a stream of waits cannot keep
-        // this thread busy.
-        pending = true;
-      }
-      if (pending) {
-        long nextTick = lastTick + TICK_NANOS;
-        if (nextTick - next < 0L) {
-          next = nextTick;
-          sleepUntil = next;
+        idle = true;
+        // An entry appended after the pass: its thread may have seen idle still false. Pass
+        // again at the next tick, not at once, so that a stream of waits that end at once
+        // cannot keep this thread busy.
+        if (!arrivedSincePass()) {
+          LockSupport.park(this);
+          idle = false;
+          continue;
         }
-        long wait = next - System.nanoTime();
-        if (wait > 0L) {
-          LockSupport.parkNanos(this, wait);
-        }
-      } else {
-        LockSupport.park(this);
+        idle = false;
+        next = lastTick + TICK_NANOS;
+      }
+      long nextTick = lastTick + TICK_NANOS;
+      if (nextTick - next < 0L) {
+        next = nextTick;
+      }
+      long wait = next - System.nanoTime();
+      if (wait > 0L) {
+        LockSupport.parkNanos(this, wait);
       }
     }
-    sleeping = false;
   }
 
-  /**
-   * True if a lane that the last pass walked to its end got an entry since (or one whose link
-   * was not yet visible). A lane the pass left at a pending entry is looked at again at the
-   * next tick anyway.
-   */
-  private boolean changedSincePass() {
+  private boolean arrivedSincePass() {
     for (Lane lane : lanes.values()) {
-      if (lane.reached != null && lane.tail != lane.reached) {
+      if (lane.tail != lane.stampedTo) {
         return true;
       }
     }
@@ -199,10 +195,10 @@ final class WaitTimer {
     };
     @SuppressWarnings("unused") // through TAIL
     volatile Entry tail = head;
+    /** Timer thread only: the last entry stamped (possibly since dropped: its links still lead on). */
+    Entry stampedTo = head;
     /** Timer thread only: the earliest pending deadline found by the last pass. */
     long earliest;
-    /** Timer thread only: the last entry of the last pass if it walked to the end, or null. */
-    Entry reached = head;
 
     Lane(long key) {
       this.key = key;
@@ -215,15 +211,32 @@ final class WaitTimer {
     }
 
     /**
-     * Fires expired entries and unlinks settled ones, from the head up to the first pending
-     * entry not yet due, or to the end when sweeping. Returns true if a pending entry remains,
-     * its deadline in {@link #earliest}.
+     * Stamps the entries appended since the last pass, then fires expired entries and unlinks
+     * settled ones, from the head up to the first pending entry not yet due, or to the end when
+     * sweeping. Returns true if a pending entry remains, its deadline in {@link #earliest}.
      */
     boolean pass(long now, boolean sweep) {
+      Entry last = stampedTo;
+      Entry end = tail;
+      if (end != last) {
+        // The clock is read after the tail, so every entry up to that tail was armed before
+        // it: a deadline from it is never early. Entries after that tail wait for a pass.
+        long armedBefore = System.nanoTime();
+        while (last != end) {
+          Entry e = last.next;
+          if (e == null) {
+            break; // appended, not linked yet
+          }
+          e.deadline = armedBefore + e.timeout;
+          e.stamped = true;
+          last = e;
+        }
+        stampedTo = last;
+      }
       boolean pending = false;
       Entry prev = head;
       Entry cur = prev.next;
-      while (cur != null) {
+      while (cur != null && cur.stamped) {
         Entry after = cur.next;
         if (cur.pending() && cur.deadline - now <= 0L) {
           cur.expire();
@@ -241,13 +254,11 @@ final class WaitTimer {
         }
         pending = true;
         if (!sweep) {
-          reached = null;
-          return true;
+          break;
         }
         prev = cur;
         cur = after;
       }
-      reached = cur == null ? prev : cur;
       return pending;
     }
   }

@@ -36,7 +36,19 @@ class WaitTimerTest {
     final AtomicInteger state = new AtomicInteger(); // 0 pending, 1 settled, 2 timed out
     final CountDownLatch fired = new CountDownLatch(1);
     final AtomicInteger expireCalls = new AtomicInteger();
+    volatile long armedAt;
     volatile long firedAt;
+
+    /** Arms this entry on {@code timer}, noting the time first. */
+    TestEntry arm(WaitTimer timer, long timeoutNanos) {
+      armedAt = System.nanoTime();
+      timer.add(this, timeoutNanos);
+      return this;
+    }
+
+    long due() {
+      return armedAt + timeout;
+    }
 
     @Override
     boolean pending() {
@@ -58,19 +70,19 @@ class WaitTimerTest {
   }
 
   private static void assertFiredInBounds(TestEntry entry) throws InterruptedException {
-    assertTrue(entry.fired.await(entry.deadline - System.nanoTime() + WaitTimer.MAX_LATE_NANOS + SLACK_NANOS,
+    assertTrue(entry.fired.await(entry.due() - System.nanoTime() + WaitTimer.MAX_LATE_NANOS + SLACK_NANOS,
         TimeUnit.NANOSECONDS), "a pending wait never timed out");
-    assertTrue(entry.firedAt - entry.deadline >= 0L,
-        "fired " + (entry.deadline - entry.firedAt) + " ns before its deadline");
-    assertTrue(entry.firedAt - entry.deadline <= WaitTimer.MAX_LATE_NANOS + SLACK_NANOS,
-        "fired " + (entry.firedAt - entry.deadline) / 1_000_000 + " ms after its deadline");
+    assertTrue(entry.firedAt - entry.due() >= 0L,
+        "fired " + (entry.due() - entry.firedAt) + " ns before its timeout had passed");
+    assertTrue(entry.firedAt - entry.due() <= WaitTimer.MAX_LATE_NANOS + SLACK_NANOS,
+        "fired " + (entry.firedAt - entry.due()) / 1_000_000 + " ms after its timeout had passed");
     assertEquals(1, entry.expireCalls.get(), "expired more than once");
   }
 
   @Test
   void pendingWaitFiresAtItsDeadlineNotBefore() throws InterruptedException {
     TestEntry entry = new TestEntry();
-    timer.add(entry, TimeUnit.MILLISECONDS.toNanos(50));
+    entry.arm(timer, TimeUnit.MILLISECONDS.toNanos(50));
     assertFiredInBounds(entry);
   }
 
@@ -79,7 +91,7 @@ class WaitTimerTest {
     List<TestEntry> entries = new ArrayList<>();
     for (int i = 0; i < 200; i++) {
       TestEntry entry = new TestEntry();
-      timer.add(entry, TimeUnit.MICROSECONDS.toNanos(ThreadLocalRandom.current().nextLong(1, 200_000)));
+      entry.arm(timer, TimeUnit.MICROSECONDS.toNanos(ThreadLocalRandom.current().nextLong(1, 200_000)));
       entries.add(entry);
     }
     for (TestEntry entry : entries) {
@@ -94,8 +106,8 @@ class WaitTimerTest {
     assertEquals(WaitTimer.laneKey(longer), WaitTimer.laneKey(shorter), "test premise: one lane");
     TestEntry first = new TestEntry();
     TestEntry second = new TestEntry();
-    timer.add(first, longer);
-    timer.add(second, shorter);
+    first.arm(timer, longer);
+    second.arm(timer, shorter);
     assertFiredInBounds(second);
     assertFiredInBounds(first);
   }
@@ -106,11 +118,11 @@ class WaitTimerTest {
     TestEntry last = new TestEntry();
     for (int i = 0; i < 1_000; i++) {
       TestEntry entry = new TestEntry();
-      timer.add(entry, TimeUnit.MILLISECONDS.toNanos(300));
+      entry.arm(timer, TimeUnit.MILLISECONDS.toNanos(300));
       assertTrue(entry.settle());
       settled.add(entry);
     }
-    timer.add(last, TimeUnit.MILLISECONDS.toNanos(400));
+    last.arm(timer, TimeUnit.MILLISECONDS.toNanos(400));
     assertFiredInBounds(last);
     for (TestEntry entry : settled) {
       assertEquals(0, entry.expireCalls.get(), "a settled wait was fired");
@@ -144,11 +156,11 @@ class WaitTimerTest {
     long lastDeadline = Long.MIN_VALUE;
     for (List<TestEntry> list : settled) {
       for (TestEntry entry : list) {
-        lastDeadline = Math.max(lastDeadline, entry.deadline);
+        lastDeadline = Math.max(lastDeadline, entry.due());
       }
     }
     TestEntry after = new TestEntry();
-    timer.add(after, Math.max(1L, lastDeadline - System.nanoTime()) + TimeUnit.MILLISECONDS.toNanos(50));
+    after.arm(timer, Math.max(1L, lastDeadline - System.nanoTime()) + TimeUnit.MILLISECONDS.toNanos(50));
     assertFiredInBounds(after);
     for (List<TestEntry> list : settled) {
       for (TestEntry entry : list) {
@@ -176,10 +188,10 @@ class WaitTimerTest {
       for (int i = 0; i < count; i++) {
         TestEntry entry = new TestEntry();
         if (i % 10 == 0) {
-          timer.add(entry, TimeUnit.MILLISECONDS.toNanos(i % 20 == 0 ? 20 : 25));
+          entry.arm(timer, TimeUnit.MILLISECONDS.toNanos(i % 20 == 0 ? 20 : 25));
           pending.add(entry);
         } else {
-          timer.add(entry, TimeUnit.MILLISECONDS.toNanos(300));
+          entry.arm(timer, TimeUnit.MILLISECONDS.toNanos(300));
           entry.settle();
           settled.add(entry);
         }
@@ -190,7 +202,7 @@ class WaitTimerTest {
   @Test
   void shutdownEndsTheThreadAndFiresNothingPending() throws InterruptedException {
     TestEntry entry = new TestEntry();
-    timer.add(entry, TimeUnit.MILLISECONDS.toNanos(200));
+    entry.arm(timer, TimeUnit.MILLISECONDS.toNanos(200));
     timer.shutdown();
     timer.awaitTermination(5_000);
     assertTrue(timer.isTerminated(), "timer thread still alive after shutdown");
