@@ -211,32 +211,28 @@ final class WaitTimer {
     }
 
     /**
-     * Stamps the entries appended since the last pass, then fires expired entries and unlinks
+     * Stamps the entries appended since the last pass, fires expired entries and unlinks
      * settled ones, from the head up to the first pending entry not yet due, or to the end when
-     * sweeping. Returns true if a pending entry remains, its deadline in {@link #earliest}.
+     * sweeping; one walk does both where they overlap. Returns true if a pending entry remains,
+     * its deadline in {@link #earliest}.
      */
     boolean pass(long now, boolean sweep) {
-      Entry last = stampedTo;
+      // Stamp up to the tail read here, with the clock read after it: every entry up to that
+      // tail was armed before, so a deadline from it is never early. Later ones: next pass.
       Entry end = tail;
-      if (end != last) {
-        // The clock is read after the tail, so every entry up to that tail was armed before
-        // it: a deadline from it is never early. Entries after that tail wait for a pass.
-        long armedBefore = System.nanoTime();
-        while (last != end) {
-          Entry e = last.next;
-          if (e == null) {
-            break; // appended, not linked yet
-          }
-          e.deadline = armedBefore + e.timeout;
-          e.stamped = true;
-          last = e;
-        }
-        stampedTo = last;
-      }
+      boolean stampedAll = end == stampedTo;
+      long armedBefore = stampedAll ? 0L : System.nanoTime();
       boolean pending = false;
       Entry prev = head;
       Entry cur = prev.next;
-      while (cur != null && cur.stamped) {
+      while (cur != null) {
+        if (!cur.stamped) {
+          if (stampedAll) {
+            break;
+          }
+          stamp(cur, armedBefore);
+          stampedAll = cur == end;
+        }
         Entry after = cur.next;
         if (cur.pending() && cur.deadline - now <= 0L) {
           cur.expire();
@@ -259,7 +255,24 @@ final class WaitTimer {
         prev = cur;
         cur = after;
       }
+      // Stopped at a pending entry: stamp the rest (its links lead on even if since dropped).
+      for (Entry last = stampedTo; !stampedAll && last != end; ) {
+        Entry e = last.next;
+        if (e == null) {
+          break; // appended, not linked yet
+        }
+        if (!e.stamped) {
+          stamp(e, armedBefore);
+        }
+        last = e;
+      }
       return pending;
+    }
+
+    private void stamp(Entry e, long armedBefore) {
+      e.deadline = armedBefore + e.timeout;
+      e.stamped = true;
+      stampedTo = e;
     }
   }
 }
