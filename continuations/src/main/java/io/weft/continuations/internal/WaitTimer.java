@@ -15,10 +15,10 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Waits are kept in FIFO lanes, one per timeout length (lengths within about 3% of each
  * other share a lane). The timer thread gives each new entry its deadline when it first sees
  * it: its own clock, read after the entry was appended, so no earlier than the arming, plus
- * the timeout. While any wait
- * is pending it passes every {@link #TICK_NANOS} (and at the earliest pending deadline): it
- * stamps the new entries, drops settled ones from each lane's head and fires expired ones, and
- * stops at a lane's first pending entry, since the deadlines behind it come later. Every
+ * the timeout. While any wait is pending it passes every {@link #TICK_NANOS} (and at the
+ * earliest pending deadline): it stamps the new entries, drops settled ones from each lane's
+ * head and fires expired ones, and stops at a lane's first pending entry, since the deadlines
+ * behind it come later. Every
  * {@value #SWEEP_TICKS} ticks it walks each lane to its end, dropping settled entries that sit
  * behind a long wait and firing expired ones behind a later deadline. So a wait never fires
  * early; it fires late by up to a tick plus scheduling latency, and by at most
@@ -70,8 +70,11 @@ final class WaitTimer {
 
   private final ConcurrentHashMap<Long, Lane> lanes = new ConcurrentHashMap<>();
   private final Thread thread;
-  /** The lane used last: waits of a run mostly share one timeout length. Racy by design. */
-  private Lane recent;
+  /**
+   * The lane used last: waits of a run mostly share one timeout length. Arming threads race to
+   * set it, harmlessly; volatile so that a lane made on another thread is seen whole.
+   */
+  private volatile Lane recent;
   /** The timer thread sleeps until woken: no wait was pending at its last pass. */
   private volatile boolean idle;
   private volatile boolean stopped;
