@@ -75,8 +75,9 @@ else
   JMH_OPTS=()
 fi
 
-# 1. Scaling: one JVM, both transports, every mode; writes scaling.{csv,json,txt} and charts.
-step scaling 30m "$JAVA" -cp "$JAR" io.weft.perf.Scaling \
+# 1. Scaling: one JVM, both transports, every mode; writes scaling.{csv,json,txt} and charts
+#    (scaling-log.txt: everything it printed).
+step scaling-log 30m "$JAVA" -cp "$JAR" io.weft.perf.Scaling \
   --sessions "$SESSIONS" --transports pipe,tcp --out "$OUT"
 
 # 2. Heap per waiting session, one kind per JVM.
