@@ -121,4 +121,23 @@ class ScalingTest {
     assertEquals(List.of("VIRTUAL_THREADS", "CONTINUATIONS_2"), options.modes);
     assertFalse(options.heap);
   }
+
+  @Test
+  void runnerModesSayWhyTheyCannotRun() {
+    Workload twenty = new Workload(TransportKind.PIPE,
+        List.of(new org.apache.mina.transport.vmpipe.VmPipeAddress(1)), 20, 1, 1, 1,
+        TimeUnit.SECONDS, new io.weft.perf.internal.ExchangeLatency());
+    try (RunnerMode threads = RunnerMode.threads(10, 1)) {
+      assertTrue(threads.unavailableReason(twenty).contains("--max-threads cap of 10"),
+          threads.unavailableReason(twenty));
+    }
+    try (RunnerMode continuations = RunnerMode.continuations(2, 1)) {
+      assertEquals("CONTINUATIONS_2", continuations.name());
+      assertEquals(null, continuations.unavailableReason(twenty));
+    }
+    try (RunnerMode virtual = RunnerMode.virtualThreads(1)) {
+      assertEquals(Runtime.version().feature() >= 21, virtual.unavailableReason(twenty) == null,
+          String.valueOf(virtual.unavailableReason(twenty)));
+    }
+  }
 }
