@@ -17,6 +17,10 @@ final class TargetChecks {
   static final String WHOLE_SESSION_ON_PIPE = " (whole session: runner, continuation, MINA pipe"
       + " session both ends, in-process echo server; HeapPerSession --kind CONTINUATIONS weighs"
       + " the suspended session alone)";
+  /** Over TCP the figure is the client side of a whole session (the server may be elsewhere). */
+  static final String WHOLE_CLIENT_SESSION_OVER_TCP = " (client side of a whole session: runner,"
+      + " continuation, MINA socket session; HeapPerSession --kind CONTINUATIONS weighs the"
+      + " suspended session alone)";
 
   private TargetChecks() {
   }
@@ -53,7 +57,8 @@ final class TargetChecks {
           : verdict(SUBJECT + " heap <= 2 KB per waiting session",
               subject.heapBytesPerSession <= 2048,
               String.format(Locale.ROOT, "%,.0f B", subject.heapBytesPerSession)
-              + (transport.equals("pipe") ? WHOLE_SESSION_ON_PIPE : ""))));
+              + (transport.equals("pipe") ? WHOLE_SESSION_ON_PIPE
+                  : transport.equals("tcp") ? WHOLE_CLIENT_SESSION_OVER_TCP : ""))));
     }
     return lines;
   }
