@@ -58,7 +58,7 @@ public final class ContinuationClassLoader extends ClassLoader implements Rewrit
   public ContinuationClassLoader(ClassLoader parent, Collection<String> packages) {
     super("weft-continuations", parent);
     List<String> prefixes = ClassRewriter.prefixes(packages);
-    this.rewriter = ClassRewriter.over(parent, prefixes, runtimeMarks(parent));
+    this.rewriter = ClassRewriter.over(parent, prefixes, ClassRewriter.weftFrames(parent));
     this.analysis = rewriter.analysis();
     childFirst.addAll(analysis.classes());
     childFirst.add(FRAME);
@@ -71,15 +71,6 @@ public final class ContinuationClassLoader extends ClassLoader implements Rewrit
     for (String warning : report.warnings()) {
       log.info("{}", warning);
     }
-  }
-
-  /**
-   * Weft's own frames on every suspend path, defined and rewritten by each instrumenting loader:
-   * the session's bottom frame and the checked transport the task sees.
-   */
-  static Map<String, Set<String>> runtimeMarks(ClassLoader source) {
-    SuspendableAnalysis none = new SuspendableAnalysis(internal -> ClassRewriter.bytes(source, internal), Set.of());
-    return Map.of(FRAME, Set.of("run()V"), CHECKED, none.transportWaits(CHECKED));
   }
 
   /** What the scan found: suspendable methods, problems, warnings. */

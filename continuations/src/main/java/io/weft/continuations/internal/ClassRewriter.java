@@ -100,6 +100,16 @@ public final class ClassRewriter {
   }
 
   /**
+   * Weft's own frames on every suspend path, which each instrumenting loader defines and rewrites
+   * for itself: the session's bottom frame and the checked transport the task sees. For
+   * {@code extraMarks}.
+   */
+  public static Map<String, Set<String>> weftFrames(ClassLoader source) {
+    SuspendableAnalysis none = new SuspendableAnalysis(internal -> bytes(source, internal), Set.of());
+    return Map.of(FRAME, Set.of("run()V"), CHECKED, none.transportWaits(CHECKED));
+  }
+
+  /**
    * The package names as prefixes, each ending with a dot.
    *
    * @throws IllegalArgumentException if there are none, or one would take in Weft's runtime,
