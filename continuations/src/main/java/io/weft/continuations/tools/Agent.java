@@ -7,8 +7,10 @@ import java.lang.instrument.ClassFileTransformer;
 import java.lang.instrument.Instrumentation;
 import java.security.ProtectionDomain;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.WeakHashMap;
 
 /**
@@ -117,8 +119,12 @@ public final class Agent {
         if (rewriter == null) {
           rewriter = ClassRewriter.over(loader, prefixes, Map.of());
           rewriters.put(loader, rewriter);
+          Set<String> lines = new LinkedHashSet<>();
           for (Problem p : rewriter.analysis().problems()) {
-            System.err.println("weft agent: cannot run as a continuation: " + p);
+            lines.add(p.toString());
+          }
+          for (String line : lines) {
+            System.err.println("weft agent: cannot run as a continuation: " + line);
           }
         }
         return rewriter;

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -174,7 +175,8 @@ public final class Rewrite {
       List<Problem> problems = analysis.problems();
       if (!problems.isEmpty()) {
         String what = allowProblems ? "warning: cannot run as a continuation: " : "cannot run as a continuation: ";
-        for (Problem p : problems) {
+        // One line per method name: overloads with the same fault say the same.
+        for (String p : new LinkedHashSet<>(problems.stream().map(Problem::toString).toList())) {
           err.println("weft rewrite: " + what + p);
         }
         if (!allowProblems) {
