@@ -284,7 +284,7 @@ public final class SessionRunner implements AutoCloseable {
     if (marker == null || marker.methods().length == 0) {
       String pkg = taskClass.getPackageName();
       String message = name + " was not rewritten for continuations, and alreadyRewritten() runs task classes"
-          + " as they were loaded (here by " + taskClass.getClassLoader() + "). Fix: rewrite its package at"
+          + " as they were loaded (here by " + describe(taskClass.getClassLoader()) + "). Fix: rewrite its package at"
           + " build time (java io.weft.continuations.tools.Rewrite --classes <its classes directory>"
           + " --packages " + pkg + ", bound to process-classes), or start the JVM with"
           + " -javaagent:<continuations jar>=" + pkg + ", or drop alreadyRewritten() and name the package"
@@ -292,6 +292,13 @@ public final class SessionRunner implements AutoCloseable {
       throw new NotInstrumentableException(message, List.of(new InstrumentationReport.Problem(
           name, "run", "(Lio/weft/transport/Transport;I)Ljava/lang/Object;", "not rewritten for continuations")));
     }
+  }
+
+  private static String describe(ClassLoader loader) {
+    if (loader == null) {
+      return "the boot class loader";
+    }
+    return loader.getName() != null ? "class loader '" + loader.getName() + "'" : loader.toString();
   }
 
   private FrameLoader frameLoader() {

@@ -184,6 +184,24 @@ class BuildTimeRewriteTest {
         noTransport.err);
   }
 
+  @Test
+  void anExplicitClassPathWithTheTransportApiIsEnough() throws Exception {
+    Path out = temp.resolve("explicit");
+    Tool tool = rewrite("--classes", TEST_CLASSES.toString(), "--packages", CLIENT + ".", "--output",
+        out.toString(), "--classpath", codeSource(io.weft.transport.Transport.class).toString(), "--allow-problems");
+    assertEquals(0, tool.code, tool.err);
+    try (URLClassLoader loader = rewrittenClients(out); SessionRunner runner = runner(server).build()) {
+      assertTrue(runner.run(taskClass(loader, "FailingTask"), 6).count(Outcome.Status.SUCCEEDED) == 4);
+    }
+  }
+
+  @Test
+  void instrumentAndAlreadyRewrittenExcludeEachOther() {
+    IllegalStateException e = assertThrows(IllegalStateException.class,
+        () -> runner(server).instrument(CLIENT).build());
+    assertTrue(e.getMessage().contains("choose one"), e.getMessage());
+  }
+
   /** The rewrite bound to this module's process-test-classes phase (see the pom) ran. */
   @Test
   void theBuildsOwnRewriteStepProducedRunnableClasses() throws Exception {

@@ -22,6 +22,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Stream;
+import org.apache.commons.javaflow.api.continuable;
 
 /**
  * Rewrites compiled classes for continuations at build time: the same analysis and rewrite the
@@ -42,8 +43,9 @@ import java.util.stream.Stream;
  *       without it the classes are rewritten in place.
  *   <li>{@code --classpath PATH}: what the classes need to resolve their types (at least
  *       {@code transport-api}, and any suspending library they call), separated like the
- *       platform's class path; without it, the class path this tool runs with (with
- *       {@code exec:java}, the project's).
+ *       platform's class path; JavaFlow's api and Weft's continuations come from this tool's own
+ *       class path if they are not there. Without it, the class path this tool runs with
+ *       (with {@code exec:java}, the project's).
  *   <li>{@code --allow-problems}: write even when the analysis finds code that cannot suspend
  *       (say a task kept for the thread modes); the runner then refuses, before any session
  *       starts, a task that can reach such code, as the loader would.
@@ -157,6 +159,10 @@ public final class Rewrite {
           urls.add(url(Paths.get(entry)));
         }
       }
+      // The engine reads JavaFlow's annotations and Weft's run-time check (called from every
+      // rewritten method) as classes: from this tool's own class path, last, so given copies win.
+      urls.add(continuable.class.getProtectionDomain().getCodeSource().getLocation());
+      urls.add(Rewrite.class.getProtectionDomain().getCodeSource().getLocation());
     }
     try (URLClassLoader source = new URLClassLoader(urls.toArray(new URL[0]), parent)) {
       if (source.getResource("io/weft/transport/Transport.class") == null) {
