@@ -54,7 +54,7 @@ import org.apache.commons.javaflow.core.Skip;
 public final class SessionRunner implements AutoCloseable {
   private final Mode mode;
   private final Connector connector;
-  private final SocketAddress address;
+  private final List<SocketAddress> addresses;
   private final Timeout timeout;
   private final List<String> packages;
   private final boolean alreadyRewritten;
@@ -73,7 +73,7 @@ public final class SessionRunner implements AutoCloseable {
   private SessionRunner(Builder b) {
     this.mode = b.mode;
     this.connector = b.connector;
-    this.address = b.address;
+    this.addresses = b.addresses;
     this.timeout = b.timeout;
     this.packages = List.copyOf(b.packages);
     this.alreadyRewritten = b.alreadyRewritten;
@@ -244,7 +244,7 @@ public final class SessionRunner implements AutoCloseable {
     Scheduler scheduler = new Scheduler(mode.workers(), maxInFlight, "weft");
     List<Fiber> fibers = new ArrayList<>(sessions);
     for (int i = 0; i < sessions; i++) {
-      Fiber fiber = new Fiber(i, connector, address, timeout, task, scheduler, debugFrames);
+      Fiber fiber = new Fiber(i, connector, addressFor(i), timeout, task, scheduler, debugFrames);
       fibers.add(fiber);
       contexts.add(fiber);
     }
@@ -403,9 +403,14 @@ public final class SessionRunner implements AutoCloseable {
   private List<SessionContext> contexts(SessionTask<?> task, int sessions) {
     List<SessionContext> contexts = new ArrayList<>(sessions);
     for (int i = 0; i < sessions; i++) {
-      contexts.add(new SessionContext(i, connector, address, timeout, task));
+      contexts.add(new SessionContext(i, connector, addressFor(i), timeout, task));
     }
     return contexts;
+  }
+
+  /** Where session {@code index} connects: round robin over the builder's addresses. */
+  private SocketAddress addressFor(int index) {
+    return addresses.get(index % addresses.size());
   }
 
   private static SessionTask<?> newTask(Class<?> type, Object[] args) {
@@ -499,7 +504,7 @@ public final class SessionRunner implements AutoCloseable {
   public static final class Builder {
     private Mode mode = Mode.SYNC;
     private Connector connector;
-    private SocketAddress address;
+    private List<SocketAddress> addresses;
     private Timeout timeout = Timeout.NONE;
     private final List<String> packages = new ArrayList<>();
     private boolean alreadyRewritten;
@@ -522,8 +527,26 @@ public final class SessionRunner implements AutoCloseable {
       return this;
     }
 
+    /** Every session connects to {@code address}; replaces any earlier {@link #addresses}. */
     public Builder address(SocketAddress address) {
-      this.address = Objects.requireNonNull(address, "address");
+      this.addresses = List.of(Objects.requireNonNull(address, "address"));
+      return this;
+    }
+
+    /**
+     * Sessions spread round robin over {@code addresses}: session {@code i} connects to
+     * {@code addresses.get(i % addresses.size())}. For runs larger than one server address can
+     * take, e.g. loopback TCP beyond one address's ephemeral ports (bind the server on
+     * 127.0.0.1 .. 127.0.0.4). Replaces any earlier {@link #address}.
+     *
+     * @throws IllegalArgumentException if {@code addresses} is empty
+     */
+    public Builder addresses(List<? extends SocketAddress> addresses) {
+      List<SocketAddress> copy = List.copyOf(Objects.requireNonNull(addresses, "addresses"));
+      if (copy.isEmpty()) {
+        throw new IllegalArgumentException("addresses is empty");
+      }
+      this.addresses = copy;
       return this;
     }
 
@@ -600,8 +623,8 @@ public final class SessionRunner implements AutoCloseable {
      * @throws UnsupportedOperationException for {@code VIRTUAL_THREADS} on a JDK before 21
      */
     public SessionRunner build() {
-      if (connector == null || address == null) {
-        throw new IllegalStateException("connector and address are required");
+      if (connector == null || addresses == null) {
+        throw new IllegalStateException("connector and address (or addresses) are required");
       }
       if (alreadyRewritten && !packages.isEmpty()) {
         throw new IllegalStateException("instrument(...) rewrites at load time, alreadyRewritten() runs classes"

@@ -162,7 +162,8 @@ class BuildTimeRewriteTest {
     byte[] once = Files.readAllBytes(file);
     Tool again = rewrite("--classes", out.toString(), "--packages", CLIENT, "--allow-problems");
     assertEquals(0, again.code, again.err);
-    assertTrue(again.out.contains("0 classes rewritten, 10 already rewritten"), again.out);
+    // However many test-client classes there are: none rewritten again, all already rewritten.
+    assertTrue(again.out.matches("(?s).*0 classes rewritten, [1-9][0-9]* already rewritten.*"), again.out);
     assertArrayEquals(once, Files.readAllBytes(file));
     try (URLClassLoader loader = rewrittenClients(out); SessionRunner runner = runner(server).build()) {
       assertTrue(runner.run(taskClass(loader, "LineTesterTask"), 50, 2).allSucceeded());
