@@ -10,7 +10,8 @@ package io.weft.continuations;
  *   <tr><td>{@link #THREADS}</td><td>a platform thread per session</td><td>-</td></tr>
  *   <tr><td>{@link #continuations(int) CONTINUATIONS(k)}</td><td>nobody: suspended continuations,
  *       resumed from a ready queue by k worker threads</td><td>a {@link SuspendingConnector};
- *       the task's packages given to {@link SessionRunner.Builder#instrument}</td></tr>
+ *       the task's packages given to {@link SessionRunner.Builder#instrument}, or its classes
+ *       rewritten ahead of time and {@link SessionRunner.Builder#alreadyRewritten}</td></tr>
  *   <tr><td>{@link #VIRTUAL_THREADS}</td><td>a virtual thread per session</td><td>JDK 21+</td></tr>
  * </table>
  */

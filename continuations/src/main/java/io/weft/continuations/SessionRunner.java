@@ -1,6 +1,9 @@
 package io.weft.continuations;
 
+import io.weft.continuations.internal.ClassRewriter;
 import io.weft.continuations.internal.Fiber;
+import io.weft.continuations.internal.FrameLoader;
+import io.weft.continuations.internal.Rewritten;
 import io.weft.continuations.internal.Scheduler;
 import io.weft.continuations.internal.SessionContext;
 import io.weft.continuations.internal.SessionFrame;
@@ -38,7 +41,10 @@ import org.apache.commons.javaflow.core.Skip;
  * once, and closes the transport. One task instance serves the whole run. In
  * {@code CONTINUATIONS} mode the task class is loaded by name through a
  * {@link ContinuationClassLoader} over the instrumented packages, and made with the given
- * constructor arguments: pass JDK types, expect JDK-typed results.
+ * constructor arguments: pass JDK types, expect JDK-typed results. With
+ * {@link Builder#alreadyRewritten()} it runs the given class as it is instead, rewritten ahead of
+ * time by the build tool ({@code io.weft.continuations.tools.Rewrite}) or the agent
+ * ({@code io.weft.continuations.tools.Agent}), and refuses one that was not.
  *
  * <p>Lifecycle: {@link #run} blocks until every session has ended; {@link #cancel()} (from any
  * thread) ends a run early: sessions not started are {@code CANCELLED}, running ones have their
@@ -48,9 +54,10 @@ import org.apache.commons.javaflow.core.Skip;
 public final class SessionRunner implements AutoCloseable {
   private final Mode mode;
   private final Connector connector;
-  private final SocketAddress address;
+  private final List<SocketAddress> addresses;
   private final Timeout timeout;
   private final List<String> packages;
+  private final boolean alreadyRewritten;
   private final boolean debugFrames;
   private final boolean allowBlockingConnector;
   private final int maxInFlight;
@@ -59,15 +66,17 @@ public final class SessionRunner implements AutoCloseable {
 
   private final Object lock = new Object();
   private ContinuationClassLoader loader;
+  private FrameLoader frames;
   private Run current;
   private boolean closed;
 
   private SessionRunner(Builder b) {
     this.mode = b.mode;
     this.connector = b.connector;
-    this.address = b.address;
+    this.addresses = b.addresses;
     this.timeout = b.timeout;
     this.packages = List.copyOf(b.packages);
+    this.alreadyRewritten = b.alreadyRewritten;
     this.debugFrames = b.debugFrames;
     this.allowBlockingConnector = b.allowBlockingConnector;
     this.maxInFlight = b.maxInFlight;
@@ -85,10 +94,10 @@ public final class SessionRunner implements AutoCloseable {
 
   /**
    * The instrumenting class loader of {@code CONTINUATIONS} mode, made on first use, or null in
-   * other modes.
+   * other modes and with {@link Builder#alreadyRewritten()}.
    */
   public ContinuationClassLoader classLoader() {
-    if (mode.kind() != Mode.Kind.CONTINUATIONS) {
+    if (mode.kind() != Mode.Kind.CONTINUATIONS || alreadyRewritten) {
       return null;
     }
     synchronized (lock) {
@@ -104,7 +113,8 @@ public final class SessionRunner implements AutoCloseable {
    * all have ended.
    *
    * @throws NotInstrumentableException in {@code CONTINUATIONS} mode, before any session starts,
-   *     if the task can reach code that cannot suspend
+   *     if the task can reach code that cannot suspend, or, with
+   *     {@link Builder#alreadyRewritten()}, if the task class was not rewritten
    * @throws IllegalStateException if this runner is closed or already running, or (in
    *     {@code CONTINUATIONS} mode) the connector blocks
    * @throws IllegalArgumentException if the task class cannot be made with those arguments
@@ -210,35 +220,31 @@ public final class SessionRunner implements AutoCloseable {
   private <T> long runContinuations(Run run, Class<? extends SessionTask<T>> taskClass, int sessions,
       Object[] args, List<SessionContext> contexts) throws InterruptedException {
     checkSuspendingConnector();
-    ContinuationClassLoader cl = classLoader();
-    String name = taskClass.getName();
-    if (!cl.isInstrumented(name)) {
-      throw new IllegalArgumentException("task class " + name + " is not under the instrumented packages "
-          + cl.packages() + ": add its package with Builder.instrument(...)");
-    }
-    List<InstrumentationReport.Problem> problems = cl.problemsFor(name);
-    if (!problems.isEmpty()) {
-      StringBuilder message = new StringBuilder(name + " cannot run as continuations:");
-      for (InstrumentationReport.Problem p : problems) {
-        message.append("\n  ").append(p);
-      }
-      message.append("\nFix those, or run this task in THREADS or VIRTUAL_THREADS mode.");
-      throw new NotInstrumentableException(message.toString(), problems);
-    }
     Constructor<?> frameConstructor;
     SessionTask<?> task;
-    try {
-      Class<?> loaded = Class.forName(name, true, cl);
-      task = newTask(loaded, args);
-      frameConstructor = Class.forName(SessionFrame.class.getName(), true, cl)
-          .getConstructor(SessionContext.class);
-    } catch (ClassNotFoundException | NoSuchMethodException e) {
-      throw new IllegalStateException("cannot load " + name + " through the continuation class loader: " + e, e);
+    if (alreadyRewritten) {
+      checkRewritten(taskClass);
+      task = newTask(taskClass, args);
+      frameConstructor = frameConstructor(frameLoader());
+    } else {
+      ContinuationClassLoader cl = classLoader();
+      String name = taskClass.getName();
+      if (!cl.isInstrumented(name)) {
+        throw new IllegalArgumentException("task class " + name + " is not under the instrumented packages "
+            + cl.packages() + ": add its package with Builder.instrument(...)");
+      }
+      refuse(name, cl.problemsFor(name));
+      try {
+        task = newTask(Class.forName(name, true, cl), args);
+      } catch (ClassNotFoundException e) {
+        throw new IllegalStateException("cannot load " + name + " through the continuation class loader: " + e, e);
+      }
+      frameConstructor = frameConstructor(cl);
     }
     Scheduler scheduler = new Scheduler(mode.workers(), maxInFlight, "weft");
     List<Fiber> fibers = new ArrayList<>(sessions);
     for (int i = 0; i < sessions; i++) {
-      Fiber fiber = new Fiber(i, connector, address, timeout, task, scheduler, debugFrames);
+      Fiber fiber = new Fiber(i, connector, addressFor(i), timeout, task, scheduler, debugFrames);
       fibers.add(fiber);
       contexts.add(fiber);
     }
@@ -254,6 +260,62 @@ public final class SessionRunner implements AutoCloseable {
       scheduler.shutdown(closeWaitMillis);
     }
     return start;
+  }
+
+  private static void refuse(String name, List<InstrumentationReport.Problem> problems) {
+    if (!problems.isEmpty()) {
+      StringBuilder message = new StringBuilder(name + " cannot run as continuations:");
+      for (InstrumentationReport.Problem p : problems) {
+        message.append("\n  ").append(p);
+      }
+      message.append("\nFix those, or run this task in THREADS or VIRTUAL_THREADS mode.");
+      throw new NotInstrumentableException(message.toString(), problems);
+    }
+  }
+
+  /** alreadyRewritten(): the task class must carry Weft's mark, and what its rewrite found. */
+  private static void checkRewritten(Class<?> taskClass) {
+    String name = taskClass.getName();
+    Rewritten marker = taskClass.getAnnotation(Rewritten.class);
+    if (marker != null) {
+      // What the rewrite found first: the engine may have left such a class's bodies alone.
+      refuse(name, ClassRewriter.problems(marker));
+    }
+    if (marker == null || marker.methods().length == 0) {
+      String pkg = taskClass.getPackageName();
+      String message = name + " was not rewritten for continuations, and alreadyRewritten() runs task classes"
+          + " as they were loaded (here by " + describe(taskClass.getClassLoader()) + "). Fix: rewrite its package at"
+          + " build time (java io.weft.continuations.tools.Rewrite --classes <its classes directory>"
+          + " --packages " + pkg + ", bound to process-classes), or start the JVM with"
+          + " -javaagent:<continuations jar>=" + pkg + ", or drop alreadyRewritten() and name the package"
+          + " with instrument(\"" + pkg + "\") to rewrite it at load time.";
+      throw new NotInstrumentableException(message, List.of(new InstrumentationReport.Problem(
+          name, "run", "(Lio/weft/transport/Transport;I)Ljava/lang/Object;", "not rewritten for continuations")));
+    }
+  }
+
+  private static String describe(ClassLoader loader) {
+    if (loader == null) {
+      return "the boot class loader";
+    }
+    return loader.getName() != null ? "class loader '" + loader.getName() + "'" : loader.toString();
+  }
+
+  private FrameLoader frameLoader() {
+    synchronized (lock) {
+      if (frames == null) {
+        frames = new FrameLoader(SessionFrame.class.getClassLoader());
+      }
+      return frames;
+    }
+  }
+
+  private static Constructor<?> frameConstructor(ClassLoader loader) {
+    try {
+      return Class.forName(SessionFrame.class.getName(), true, loader).getConstructor(SessionContext.class);
+    } catch (ClassNotFoundException | NoSuchMethodException e) {
+      throw new IllegalStateException("cannot load the session frame through " + loader + ": " + e, e);
+    }
   }
 
   private static Runnable newFrame(Constructor<?> frameConstructor, Fiber fiber) {
@@ -341,9 +403,14 @@ public final class SessionRunner implements AutoCloseable {
   private List<SessionContext> contexts(SessionTask<?> task, int sessions) {
     List<SessionContext> contexts = new ArrayList<>(sessions);
     for (int i = 0; i < sessions; i++) {
-      contexts.add(new SessionContext(i, connector, address, timeout, task));
+      contexts.add(new SessionContext(i, connector, addressFor(i), timeout, task));
     }
     return contexts;
+  }
+
+  /** Where session {@code index} connects: round robin over the builder's addresses. */
+  private SocketAddress addressFor(int index) {
+    return addresses.get(index % addresses.size());
   }
 
   private static SessionTask<?> newTask(Class<?> type, Object[] args) {
@@ -437,9 +504,10 @@ public final class SessionRunner implements AutoCloseable {
   public static final class Builder {
     private Mode mode = Mode.SYNC;
     private Connector connector;
-    private SocketAddress address;
+    private List<SocketAddress> addresses;
     private Timeout timeout = Timeout.NONE;
     private final List<String> packages = new ArrayList<>();
+    private boolean alreadyRewritten;
     private boolean debugFrames;
     private boolean allowBlockingConnector;
     private int maxInFlight;
@@ -459,8 +527,26 @@ public final class SessionRunner implements AutoCloseable {
       return this;
     }
 
+    /** Every session connects to {@code address}; replaces any earlier {@link #addresses}. */
     public Builder address(SocketAddress address) {
-      this.address = Objects.requireNonNull(address, "address");
+      this.addresses = List.of(Objects.requireNonNull(address, "address"));
+      return this;
+    }
+
+    /**
+     * Sessions spread round robin over {@code addresses}: session {@code i} connects to
+     * {@code addresses.get(i % addresses.size())}. For runs larger than one server address can
+     * take, e.g. loopback TCP beyond one address's ephemeral ports (bind the server on
+     * 127.0.0.1 .. 127.0.0.4). Replaces any earlier {@link #address}.
+     *
+     * @throws IllegalArgumentException if {@code addresses} is empty
+     */
+    public Builder addresses(List<? extends SocketAddress> addresses) {
+      List<SocketAddress> copy = List.copyOf(Objects.requireNonNull(addresses, "addresses"));
+      if (copy.isEmpty()) {
+        throw new IllegalArgumentException("addresses is empty");
+      }
+      this.addresses = copy;
       return this;
     }
 
@@ -476,6 +562,22 @@ public final class SessionRunner implements AutoCloseable {
      */
     public Builder instrument(String... packageNames) {
       packages.addAll(Arrays.asList(packageNames));
+      return this;
+    }
+
+    /**
+     * {@code CONTINUATIONS} mode over task classes that were rewritten ahead of time, by the
+     * build tool ({@code io.weft.continuations.tools.Rewrite}) or by the agent
+     * ({@code -javaagent:continuations.jar=<packages>}): {@link SessionRunner#run} makes the
+     * given class as it is, from its own class loader, with no {@link ContinuationClassLoader}.
+     * It refuses, before any session starts, a task class that carries no mark of Weft's
+     * rewrite, naming it and the fix, and one whose rewrite found code it cannot suspend
+     * through; a frame on the suspend path that was not rewritten fails its session with
+     * {@link NotInstrumentedError}, as in the other continuation mode. Excludes
+     * {@link #instrument}; ignored by the other modes, which run rewritten classes unchanged.
+     */
+    public Builder alreadyRewritten() {
+      this.alreadyRewritten = true;
       return this;
     }
 
@@ -521,11 +623,16 @@ public final class SessionRunner implements AutoCloseable {
      * @throws UnsupportedOperationException for {@code VIRTUAL_THREADS} on a JDK before 21
      */
     public SessionRunner build() {
-      if (connector == null || address == null) {
-        throw new IllegalStateException("connector and address are required");
+      if (connector == null || addresses == null) {
+        throw new IllegalStateException("connector and address (or addresses) are required");
       }
-      if (mode.kind() == Mode.Kind.CONTINUATIONS && packages.isEmpty()) {
-        throw new IllegalStateException("CONTINUATIONS mode needs the packages to instrument: instrument(...)");
+      if (alreadyRewritten && !packages.isEmpty()) {
+        throw new IllegalStateException("instrument(...) rewrites at load time, alreadyRewritten() runs classes"
+            + " rewritten ahead of time: choose one");
+      }
+      if (mode.kind() == Mode.Kind.CONTINUATIONS && packages.isEmpty() && !alreadyRewritten) {
+        throw new IllegalStateException("CONTINUATIONS mode needs the packages to instrument: instrument(...),"
+            + " or alreadyRewritten() for classes rewritten at build time or by the agent");
       }
       if (mode.kind() == Mode.Kind.VIRTUAL_THREADS) {
         VirtualThreads.check();

@@ -69,4 +69,21 @@ class SeedExperimentTest {
         new SeedExperiment.Result("CONTINUATIONS(1)", 1000, 20000, 320_000_000L, 0, 0L)));
     assertTrue(none.contains("0 suspends (every exchange took the fast path)"), none);
   }
+
+  @Test
+  void targetLineJudgesEachContinuationRowAgainstSyncAt1Point2() {
+    SeedExperiment.Result sync = new SeedExperiment.Result("SYNC", 1000, 20000, 100_000_000L, 0, -1L);
+    List<String> lines = SeedExperiment.targetLines(List.of(sync,
+        new SeedExperiment.Result("THREADS", 1000, 20000, 900_000_000L, 0, -1L),
+        new SeedExperiment.Result("CONTINUATIONS(1)", 1000, 20000, 119_000_000L, 0, 0L),
+        new SeedExperiment.Result(SeedExperiment.SEQUENTIAL_CONTINUATIONS, 1000, 20000, 130_000_000L, 0, 0L)));
+    assertEquals(2, lines.size(), lines.toString());
+    assertTrue(lines.get(0).startsWith("CONTINUATIONS(1) / SYNC wall time <= 1.2 (2008: 4.0"), lines.get(0));
+    assertTrue(lines.get(0).endsWith("MET, 1.19 (119.0 ms / 100.0 ms)"), lines.get(0));
+    assertTrue(lines.get(1).endsWith("MISSED, 1.30 (130.0 ms / 100.0 ms)"), lines.get(1));
+    List<String> failed = SeedExperiment.targetLines(List.of(sync,
+        new SeedExperiment.Result("CONTINUATIONS(1)", 1000, 20000, 50_000_000L, 3, 0L)));
+    assertTrue(failed.get(0).contains("NOT MEASURED, failed sessions"), failed.get(0));
+    assertTrue(SeedExperiment.targetLines(List.of(sync)).get(0).contains("NOT MEASURED"));
+  }
 }

@@ -263,7 +263,9 @@ public abstract class TransportContract {
     long start = System.nanoTime();
     TransportTimeoutException e = assertThrows(TransportTimeoutException.class, () -> transport.readLineStrict(10));
     long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-    assertTrue(tookMs < 600, "deadline fired after " + tookMs + " ms");
+    // The deadline (300 ms from connect) fires, not the 5 s per-operation timeout; the bound is
+    // loose because a loaded 2-core machine once took 600 ms here.
+    assertTrue(tookMs < 1_500, "deadline fired after " + tookMs + " ms");
     assertTrue(e.getMessage().contains("session deadline of 300 ms"), e.getMessage());
     assertFalse(transport.isOpen());
     server.close();

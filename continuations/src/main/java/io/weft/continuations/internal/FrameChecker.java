@@ -18,7 +18,8 @@ public final class FrameChecker {
       Option.RETAIN_CLASS_REFERENCE, Option.SHOW_REFLECT_FRAMES, Option.SHOW_HIDDEN_FRAMES));
   private static final String FIX =
       " Fix: if it is your code, add its package to the instrumented packages"
-          + " (SessionRunner.Builder.instrument); call the Transport directly from instrumented"
+          + " (SessionRunner.Builder.instrument, or the packages given to the Rewrite tool or the"
+          + " agent when the runner is alreadyRewritten()); call the Transport directly from instrumented"
           + " code, never through JDK code (java.io readers and streams, lambdas or method"
           + " references through java.util.function or streams, reflection), which can never"
           + " suspend; a library transport must be rewritten by the JavaFlow build step."

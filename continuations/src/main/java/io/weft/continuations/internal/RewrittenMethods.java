@@ -12,8 +12,10 @@ import org.objectweb.asm.Opcodes;
 
 /**
  * Which methods of a class the JavaFlow engine rewrote: those whose code reads the engine's
- * {@code StackRecorder.isRestoring}, which every rewritten method does on entry. Read from the bytes as defined, so it tells what really runs, whoever
- * did the rewriting (the build step or the class loader).
+ * {@code StackRecorder.isRestoring}, which every rewritten method does on entry. Read from the
+ * instrumenting class loader's record, from the {@link Rewritten} mark Weft's rewrite leaves on
+ * a class (build tool, agent), or from the class file of a class JavaFlow's own build step
+ * rewrote; so it tells what really runs, whoever did the rewriting.
  */
 public final class RewrittenMethods {
   private static final String RECORDER = "org/apache/commons/javaflow/core/StackRecorder";
@@ -33,6 +35,12 @@ public final class RewrittenMethods {
         if (own != null) {
           return own;
         }
+      }
+      Rewritten marker = type.getAnnotation(Rewritten.class);
+      if (marker != null) {
+        // Rewritten by Weft (build tool or agent): the record travels with the class, so it
+        // holds even when the class file on the class path is the original (agent).
+        return Set.of(marker.methods());
       }
       if (loader == null || type.isHidden() || !type.isAnnotationPresent(Skip.class)) {
         return Set.of();

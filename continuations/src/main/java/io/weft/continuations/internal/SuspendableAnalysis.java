@@ -448,7 +448,7 @@ public final class SuspendableAnalysis {
 
       @Override
       public AnnotationVisitor visitAnnotation(String desc, boolean visible) {
-        if (SKIP.equals(desc)) {
+        if (SKIP.equals(desc) || ClassRewriter.MARKER.equals(desc)) {
           info.rewritten = true;
         }
         return null;

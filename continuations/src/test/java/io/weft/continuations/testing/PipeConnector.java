@@ -12,6 +12,7 @@ import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.commons.javaflow.api.continuable;
 
 /**
@@ -21,6 +22,8 @@ import org.apache.commons.javaflow.api.continuable;
  */
 public final class PipeConnector implements SuspendingConnector {
   private final Set<PipeTransport> open = ConcurrentHashMap.newKeySet();
+  private final AtomicInteger suspends = new AtomicInteger();
+  private final AtomicInteger peakOpen = new AtomicInteger();
   private volatile boolean closed;
 
   @Override
@@ -42,6 +45,7 @@ public final class PipeConnector implements SuspendingConnector {
       throw e;
     }
     open.add(transport);
+    peakOpen.accumulateAndGet(open.size(), Math::max);
     return transport;
   }
 
@@ -51,6 +55,20 @@ public final class PipeConnector implements SuspendingConnector {
 
   public int openTransports() {
     return open.size();
+  }
+
+  /** The most transports open at once. */
+  public int peakOpenTransports() {
+    return peakOpen.get();
+  }
+
+  void suspended() {
+    suspends.incrementAndGet();
+  }
+
+  /** Reads that found nothing buffered and suspended their continuation to wait. */
+  public int suspends() {
+    return suspends.get();
   }
 
   @Override

@@ -13,6 +13,7 @@ import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import org.apache.commons.javaflow.api.continuable;
+import org.apache.commons.javaflow.core.StackRecorder;
 
 /**
  * A suspending in-JVM transport to a {@link PipeEchoServer}: a read that finds nothing buffered
@@ -54,6 +55,9 @@ public final class PipeTransport implements Transport {
     synchronized (lock) {
       if (inbound.size() == 0 && !inbound.isEof() && closedBecause == null) {
         waiter = wake;
+        if (StackRecorder.get() != null) {
+          owner.suspended();
+        }
         return;
       }
     }

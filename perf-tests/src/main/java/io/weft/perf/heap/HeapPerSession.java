@@ -22,12 +22,45 @@ public final class HeapPerSession {
   private HeapPerSession() {
   }
 
-  /** Every kind this build knows; add the continuation kind here when the runner exists. */
+  /** Issue 5's target: at most this many heap bytes per suspended session. */
+  static final double TARGET_BYTES = 2048;
+
+  /** Every kind this build knows, in table order. */
   static List<ParkedSessions> kinds(long platformStackBytes) {
     List<ParkedSessions> kinds = new ArrayList<>();
     kinds.add(ThreadSessions.platform(platformStackBytes));
     kinds.add(ThreadSessions.virtual());
+    kinds.addAll(RunnerSessions.all());
     return kinds;
+  }
+
+  /**
+   * Issue 5's heap target for the continuation kinds weighed ({@code CONTINUATIONS}: net of
+   * transport and server; {@code CONTINUATIONS_PIPE}: the whole waiting session), one line each:
+   * MET or MISSED with the figure, or NOT MEASURED with the reason.
+   */
+  static List<String> targetLines(List<Weight> weights) {
+    List<String> lines = new ArrayList<>();
+    for (Weight w : weights) {
+      String what;
+      if (w.kind.equals("CONTINUATIONS")) {
+        what = "suspended in CONTINUATIONS(1), net of transport and server";
+      } else if (w.kind.equals("CONTINUATIONS_PIPE")) {
+        what = "whole waiting session over the pipe: runner, continuation, MINA pipe session both"
+            + " ends, echo server's held reply";
+      } else {
+        continue;
+      }
+      String head = w.kind + " heap <= 2 KB per suspended session (" + what + "): ";
+      if (Double.isNaN(w.heapBytesPerSession)) {
+        lines.add(head + "NOT MEASURED, " + w.note);
+      } else {
+        lines.add(head + (w.heapBytesPerSession <= TARGET_BYTES ? "MET" : "MISSED")
+            + String.format(Locale.ROOT, ", %,.0f B (%,d sessions%s)", w.heapBytesPerSession,
+                w.sessions, w.kind.endsWith("_PIPE") ? "" : ", depth " + w.depth));
+      }
+    }
+    return lines;
   }
 
   /** One kind's figures. */
@@ -84,16 +117,30 @@ public final class HeapPerSession {
         + " there, not on the heap); noisy, a hint only.");
     System.out.println("# JDK " + Runtime.version() + ", " + Runtime.getRuntime().availableProcessors()
         + " cores, max heap " + (Runtime.getRuntime().maxMemory() >> 20) + " MB");
-    System.out.printf(Locale.ROOT, "%-16s %9s %6s %14s %14s  %s%n", "kind", "sessions", "depth",
+    System.out.println("# kinds: THREADS, VIRTUAL_THREADS: bare threads parked; CONTINUATIONS,"
+        + " RUNNER_VIRTUAL_THREADS: sessions of Weft's runner waiting in Suspend.await, no"
+        + " transport; *_PIPE: the runner's sessions waiting for a held reply over MINA's pipe,"
+        + " transport and echo server side included (depth does not apply).");
+    System.out.printf(Locale.ROOT, "%-22s %9s %6s %14s %14s  %s%n", "kind", "sessions", "depth",
         "heap B/session", "RSS B/session", "note");
+    List<Weight> weights = new ArrayList<>();
     for (ParkedSessions kind : kinds(0)) {
       if (only != null && !only.equalsIgnoreCase(kind.name())) {
         continue;
       }
       int n = kind.name().equals("THREADS") ? platformSessions : sessions;
       Weight w = weigh(kind, n, depth, rounds);
-      System.out.printf(Locale.ROOT, "%-16s %9d %6d %14s %14s  %s%n", w.kind, w.sessions, w.depth,
+      weights.add(w);
+      System.out.printf(Locale.ROOT, "%-22s %9d %6s %14s %14s  %s%n", w.kind, w.sessions,
+          w.kind.endsWith("_PIPE") ? "-" : Integer.toString(w.depth),
           format(w.heapBytesPerSession), format(w.residentBytesPerSession), w.note);
+    }
+    if (weights.isEmpty()) {
+      System.err.println("no kind named " + only + "; kinds: " + kindNames());
+      System.exit(2);
+    }
+    for (String line : targetLines(weights)) {
+      System.out.println("# target: " + line);
     }
   }
 
@@ -120,6 +167,14 @@ public final class HeapPerSession {
       }
     }
     return new Weight(kind.name(), sessions, depth, median(heap), median(resident), "");
+  }
+
+  private static List<String> kindNames() {
+    List<String> names = new ArrayList<>();
+    for (ParkedSessions kind : kinds(0)) {
+      names.add(kind.name());
+    }
+    return names;
   }
 
   private static double median(double[] values) {

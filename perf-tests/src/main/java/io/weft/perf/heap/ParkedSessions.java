@@ -2,8 +2,8 @@ package io.weft.perf.heap;
 
 /**
  * One way of keeping sessions waiting, for {@link HeapPerSession} to weigh: platform threads,
- * virtual threads, and (when Weft's runner exists) suspended continuations. Add a kind by
- * implementing this and listing it in {@link HeapPerSession#kinds()}.
+ * virtual threads, and sessions of Weft's runner (suspended continuations among them). Add a kind by
+ * implementing this and listing it in {@link HeapPerSession#kinds(long)}.
  */
 public interface ParkedSessions {
 

@@ -5,6 +5,7 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 /** This machine's limits that bound a run, to say where and why a mode stops. */
 final class Limits {
@@ -56,7 +57,10 @@ final class Limits {
 
   private static String read(String file) {
     try {
-      return Files.readString(Path.of(file)).trim();
+      // Line by line: /proc files report size 0, and a read sized by that can stop early
+      // (JDK 25 returned "3" for a pid_max of 32768).
+      List<String> lines = Files.readAllLines(Path.of(file));
+      return lines.isEmpty() ? null : lines.get(0).trim();
     } catch (IOException | RuntimeException e) {
       return null;
     }

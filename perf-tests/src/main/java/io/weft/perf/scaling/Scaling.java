@@ -350,12 +350,15 @@ public final class Scaling {
         case "CALLBACK":
           return new CallbackMode(options.callbackIoThreads);
         case "THREADS":
-          return ThreadPerSessionMode.platformThreads(options.maxThreads,
-              options.threadStackKb * 1024L);
+          return RunnerMode.threads(options.maxThreads, options.callbackIoThreads);
         case "VIRTUAL_THREADS":
-          return ThreadPerSessionMode.virtualThreads();
+          return RunnerMode.virtualThreads(options.callbackIoThreads);
         default:
-          return new NotYetMode(name);
+          if (name.startsWith("CONTINUATIONS_")) {
+            return RunnerMode.continuations(
+                Integer.parseInt(name.substring("CONTINUATIONS_".length())), options.callbackIoThreads);
+          }
+          throw new IllegalArgumentException("unknown mode: " + name);
       }
     }
 
@@ -367,47 +370,23 @@ public final class Scaling {
     }
   }
 
-  /** A Weft runner mode named on the command line before the runner exists. */
-  private static final class NotYetMode implements Mode {
-    private final String name;
-
-    NotYetMode(String name) {
-      this.name = name;
-    }
-
-    @Override
-    public String name() {
-      return name;
-    }
-
-    @Override
-    public String unavailableReason(Workload workload) {
-      return "needs Weft's continuation runner (module continuations), not wired in yet";
-    }
-
-    @Override
-    public Outcome run(Workload workload) {
-      throw new UnsupportedOperationException(unavailableReason(workload));
-    }
-  }
-
   /** Command-line options. */
   public static final class Options {
     static final String USAGE = String.join("\n",
         "usage: java -cp perf-tests/target/benchmarks.jar io.weft.perf.scaling.Scaling [options]",
         "  --sessions 100,1000,10000   concurrent sessions per run (100000 works on the pipe)",
         "  --modes CONTINUATIONS_1,CONTINUATIONS_2,VIRTUAL_THREADS,THREADS,CALLBACK",
-        "                              (CONTINUATIONS_k: listed, not run until the runner exists)",
+        "                              CONTINUATIONS_k, THREADS, VIRTUAL_THREADS: Weft's runner",
         "  --transports pipe,tcp",
         "  --delay-ms 1                echo server delay per reply",
         "  --transactions 10           exchanges per session",
         "  --max-threads 16000         THREADS runs no more sessions than this",
-        "  --thread-stack-kb 0         THREADS stack size (0 = the JVM's default)",
         "  --tcp-hosts 4               bind the TCP server on 127.0.0.1 .. 127.0.0.N",
         "  --tcp-server process        process: TCP echo server in a child JVM (one fd per",
         "                              session here); inline: in this JVM (two fds per session)",
-        "  --callback-io-threads N     MINA I/O threads of the callback client (cores + 1)",
-        "  --connects-in-flight 1000   most connects pending at once",
+        "  --io-threads N              MINA I/O threads of every client over TCP (cores + 1)",
+        "  --connects-in-flight 1000   CALLBACK: most connects pending at once (the runner's",
+        "                              modes connect every session at once)",
         "  --warmup 1000               sessions of each unrecorded warm-up run (0 = none)",
         "  --warmup-rounds 3           warm-up runs per mode and transport",
         "  --no-heap                   skip the heap-per-session run",
@@ -421,7 +400,6 @@ public final class Scaling {
     int delayMs = 1;
     int transactions = 10;
     int maxThreads = 16_000;
-    int threadStackKb = 0;
     int tcpHosts = 4;
     boolean tcpServerProcess = true;
     int callbackIoThreads = Runtime.getRuntime().availableProcessors() + 1;
@@ -482,9 +460,6 @@ public final class Scaling {
           case "--max-threads":
             o.maxThreads = positive(arg, value);
             break;
-          case "--thread-stack-kb":
-            o.threadStackKb = nonNegative(arg, value);
-            break;
           case "--tcp-hosts":
             o.tcpHosts = positive(arg, value);
             if (o.tcpHosts > 254) {
@@ -497,6 +472,7 @@ public final class Scaling {
             }
             o.tcpServerProcess = value.equals("process");
             break;
+          case "--io-threads":
           case "--callback-io-threads":
             o.callbackIoThreads = positive(arg, value);
             break;
@@ -573,8 +549,8 @@ public final class Scaling {
     public String toString() {
       return "sessions=" + sessions + " modes=" + modes + " transports=" + transports
           + " delayMs=" + delayMs + " transactions=" + transactions + " maxThreads=" + maxThreads
-          + " threadStackKb=" + threadStackKb + " tcpHosts=" + tcpHosts + " tcpServer="
-          + (tcpServerProcess ? "process" : "inline") + " callbackIoThreads="
+          + " tcpHosts=" + tcpHosts + " tcpServer="
+          + (tcpServerProcess ? "process" : "inline") + " ioThreads="
           + callbackIoThreads + " connectsInFlight=" + connectsInFlight + " warmup="
           + warmupSessions + "x" + warmupRounds + " heap=" + heap + " timeoutS=" + timeoutSeconds;
     }

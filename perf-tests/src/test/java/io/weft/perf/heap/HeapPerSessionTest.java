@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.weft.perf.internal.VirtualThreads;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -54,5 +55,42 @@ class HeapPerSessionTest {
     // park() returns only once all 200 wait; close() returns only once all 200 ended.
     ParkedSessions.Parked parked = ThreadSessions.virtual().park(200, 3);
     parked.close();
+  }
+
+  @Test
+  void runnerKindsParkEverySessionThenLetThemAllSucceed() throws Exception {
+    for (ParkedSessions kind : RunnerSessions.all()) {
+      if (kind.unavailableReason() != null) {
+        assertTrue(kind.unavailableReason().contains("JDK 21+"), kind.unavailableReason());
+        continue;
+      }
+      // park() returns only once all 300 wait; close() throws unless all 300 then succeeded.
+      try (ParkedSessions.Parked parked = kind.park(300, 3)) {
+        assertTrue(parked != null, kind.name());
+      }
+    }
+  }
+
+  @Test
+  void continuationSessionsReallySuspendWithoutAThreadEach() throws Exception {
+    int before = Thread.activeCount();
+    try (ParkedSessions.Parked parked = RunnerSessions.continuations().park(500, 3)) {
+      // One worker (and the run's own thread), not 500 threads.
+      assertTrue(Thread.activeCount() < before + 20, "threads now: " + Thread.activeCount());
+    }
+  }
+
+  @Test
+  void targetLinesJudgeTheContinuationKindsAgainst2Kb() {
+    List<String> lines = HeapPerSession.targetLines(List.of(
+        new HeapPerSession.Weight("CONTINUATIONS", 1000, 3, 900, 0, ""),
+        new HeapPerSession.Weight("CONTINUATIONS_PIPE", 1000, 3, 4100, 0, ""),
+        new HeapPerSession.Weight("VIRTUAL_THREADS", 1000, 3, 1500, 0, "")));
+    assertEquals(2, lines.size(), lines.toString());
+    assertTrue(lines.get(0).startsWith("CONTINUATIONS heap <= 2 KB") && lines.get(0).contains("MET, 900 B"),
+        lines.get(0));
+    assertTrue(lines.get(1).contains("MISSED, 4,100 B"), lines.get(1));
+    assertTrue(HeapPerSession.targetLines(List.of(new HeapPerSession.Weight("CONTINUATIONS", 10, 3,
+        Double.NaN, Double.NaN, "why"))).get(0).contains("NOT MEASURED, why"));
   }
 }

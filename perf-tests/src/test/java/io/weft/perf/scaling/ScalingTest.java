@@ -22,30 +22,39 @@ class ScalingTest {
   Path dir;
 
   @Test
-  void smallRunMeasuresEveryRunnableModeAndWritesTheResultsFolder() throws Exception {
+  void smallRunMeasuresEveryModeThroughTheRunnerAndWritesTheResultsFolder() throws Exception {
     Scaling.Options options = Scaling.Options.parse("--sessions", "20,50",
-        "--modes", "callback,threads,continuations(1)", "--transports", "pipe,tcp",
-        "--warmup", "0", "--tcp-hosts", "2", "--out", dir.toString());
+        "--modes", "callback,threads,virtual_threads,continuations(1),continuations(2)",
+        "--transports", "pipe,tcp", "--warmup", "20", "--warmup-rounds", "1", "--tcp-hosts", "2",
+        "--out", dir.toString());
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
     List<ScalingResult> results =
         Scaling.run(options, new PrintStream(printed, true, StandardCharsets.UTF_8));
 
-    assertEquals(2 * 2 * 3, results.size());
+    assertEquals(2 * 2 * 5, results.size());
+    boolean virtualThreads = Runtime.version().feature() >= 21;
     for (ScalingResult r : results) {
-      boolean runnable = r.mode.equals("CALLBACK")
-          || (r.mode.equals("THREADS") && r.transport.equals("tcp"));
-      if (runnable) {
-        assertTrue(r.ranCleanly(), r.mode + " " + r.transport + ": " + r.note);
-        assertTrue(r.eventsPerSecond > 0);
-        assertTrue(r.p99Micros >= r.p50Micros && r.maxMicros >= r.p99Micros);
-        assertFalse(Double.isNaN(r.heapBytesPerSession), "heap probe for " + r.mode);
-      } else {
+      if (r.mode.equals("VIRTUAL_THREADS") && !virtualThreads) {
         assertEquals(0, r.completed);
-        assertFalse(r.note.isEmpty());
+        assertTrue(r.note.contains("JDK 21"), r.note);
+        continue;
+      }
+      // Every session did its exchanges and had every echo checked (a wrong one fails it).
+      assertTrue(r.ranCleanly(), r.mode + " " + r.transport + ": " + r.note);
+      assertEquals("", r.note, r.mode + " " + r.transport);
+      assertTrue(r.eventsPerSecond > 0);
+      assertTrue(r.p99Micros >= r.p50Micros && r.maxMicros >= r.p99Micros);
+      assertFalse(Double.isNaN(r.heapBytesPerSession), "heap probe for " + r.mode);
+      if (r.mode.startsWith("CONTINUATIONS")) {
+        // k workers, not a thread per session: 50 sessions would show as 50+ threads.
+        assertTrue(r.peakThreads < r.sessions + 10 || r.sessions < 50, r.mode + " threads " + r.peakThreads);
+      }
+      if (r.mode.equals("THREADS")) {
+        assertTrue(r.peakThreads >= r.sessions, "a thread per session: " + r.peakThreads);
       }
     }
     String table = printed.toString(StandardCharsets.UTF_8);
-    assertTrue(table.contains("CONTINUATIONS_1"), table);
+    assertTrue(table.contains("CONTINUATIONS_2"), table);
     assertTrue(table.contains("ideal = transactions x delay"), table);
     for (String name : List.of("scaling.csv", "scaling.json", "scaling.txt",
         "events-per-second-pipe.png", "p99-latency-pipe.png", "events-per-second-tcp.png",
@@ -111,5 +120,24 @@ class ScalingTest {
     assertEquals(0, options.delayMs);
     assertEquals(List.of("VIRTUAL_THREADS", "CONTINUATIONS_2"), options.modes);
     assertFalse(options.heap);
+  }
+
+  @Test
+  void runnerModesSayWhyTheyCannotRun() {
+    Workload twenty = new Workload(TransportKind.PIPE,
+        List.of(new org.apache.mina.transport.vmpipe.VmPipeAddress(1)), 20, 1, 1, 1,
+        TimeUnit.SECONDS, new io.weft.perf.internal.ExchangeLatency());
+    try (RunnerMode threads = RunnerMode.threads(10, 1)) {
+      assertTrue(threads.unavailableReason(twenty).contains("--max-threads cap of 10"),
+          threads.unavailableReason(twenty));
+    }
+    try (RunnerMode continuations = RunnerMode.continuations(2, 1)) {
+      assertEquals("CONTINUATIONS_2", continuations.name());
+      assertEquals(null, continuations.unavailableReason(twenty));
+    }
+    try (RunnerMode virtual = RunnerMode.virtualThreads(1)) {
+      assertEquals(Runtime.version().feature() >= 21, virtual.unavailableReason(twenty) == null,
+          String.valueOf(virtual.unavailableReason(twenty)));
+    }
   }
 }

@@ -1,0 +1,283 @@
+package io.weft.continuations;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.weft.continuations.internal.Rewritten;
+import io.weft.continuations.testclient.LineTesterTask;
+import io.weft.continuations.testing.PipeConnector;
+import io.weft.continuations.testing.PipeEchoServer;
+import io.weft.continuations.tools.Rewrite;
+import io.weft.transport.SessionTask;
+import io.weft.transport.Timeout;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The build-time rewrite: the Rewrite tool rewrites the plain test clients into a directory, a
+ * plain URLClassLoader loads them from there, and the runner runs them with
+ * {@code alreadyRewritten()}, no ContinuationClassLoader. The sessions must really suspend, and
+ * what was not rewritten must be refused or caught, naming the class.
+ */
+@org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
+class BuildTimeRewriteTest {
+  private static final String CLIENT = SessionRunnerTest.CLIENT;
+  private static final Path TEST_CLASSES = codeSource(LineTesterTask.class);
+
+  @TempDir
+  Path temp;
+
+  private final PipeEchoServer server = new PipeEchoServer(1, TimeUnit.MILLISECONDS);
+  private final PipeConnector pipes = new PipeConnector();
+
+  @AfterEach
+  void stop() {
+    pipes.close();
+    server.close();
+  }
+
+  @Test
+  void rewrittenClientsRunManySuspendingSessionsOnOneWorkerFromAPlainClassLoader() throws Exception {
+    Path out = temp.resolve("rewritten");
+    Tool tool = rewrite("--classes", TEST_CLASSES.toString(), "--packages", CLIENT, "--output", out.toString(),
+        "--allow-problems");
+    assertEquals(0, tool.code, tool.err);
+    assertTrue(tool.out.contains("rewrote io.weft.continuations.testclient.LineTesterTask: run"), tool.out);
+    assertTrue(tool.out.contains("rewrote io.weft.continuations.testclient.EchoExchange: call"), tool.out);
+    try (URLClassLoader loader = rewrittenClients(out)) {
+      Class<? extends SessionTask<String>> task = taskClass(loader, "LineTesterTask");
+      assertTrue(task.isAnnotationPresent(Rewritten.class));
+      int sessions = 2000;
+      try (SessionRunner runner = runner(server).build()) {
+        assertNull(runner.classLoader());
+        RunResult<String> result = runner.run(task, sessions, 3);
+        assertTrue(result.allSucceeded(), result.failures().stream().limit(3).toList().toString());
+        for (int i = 0; i < sessions; i++) {
+          assertEquals(i + ":3:" + 3 * ("session " + i + " line 0").length(), result.outcome(i).value());
+        }
+      }
+      // One worker, and sessions overlapped: only suspended continuations can do that.
+      assertTrue(pipes.suspends() >= sessions, "suspends " + pipes.suspends());
+      assertTrue(pipes.peakOpenTransports() > 100, "peak open " + pipes.peakOpenTransports());
+      assertEquals(0, pipes.openTransports());
+    }
+  }
+
+  @Test
+  void debugFramesFindEveryFrameRewrittenAhead() throws Exception {
+    Path out = rewriteAll();
+    try (URLClassLoader loader = rewrittenClients(out);
+         SessionRunner runner = runner(server).debugFrames(true).build()) {
+      RunResult<String> result = runner.run(taskClass(loader, "LineTesterTask"), 20, 3);
+      assertTrue(result.allSucceeded(), result.failures().toString());
+      assertTrue(pipes.suspends() > 0);
+    }
+  }
+
+  @Test
+  void aTaskClassThatWasNotRewrittenIsRefusedNamingItAndTheFix() throws Exception {
+    try (SessionRunner runner = runner(server).build()) {
+      NotInstrumentableException e = assertThrows(NotInstrumentableException.class,
+          () -> runner.run(LineTesterTask.class, 3, 1));
+      String m = e.getMessage();
+      assertTrue(m.startsWith("io.weft.continuations.testclient.LineTesterTask was not rewritten"), m);
+      assertTrue(m.contains("io.weft.continuations.tools.Rewrite --classes"), m);
+      assertTrue(m.contains("-javaagent:<continuations jar>=io.weft.continuations.testclient"), m);
+      assertTrue(m.contains("instrument(\"io.weft.continuations.testclient\")"), m);
+      assertEquals("io.weft.continuations.testclient.LineTesterTask", e.problems().get(0).className());
+      assertEquals(0, pipes.peakOpenTransports(), "no session may start");
+    }
+  }
+
+  @Test
+  void aFrameOutsideTheRewrittenPackagesFailsItsSessionNamingIt() throws Exception {
+    Path out = rewriteAll();
+    // 50 ms: every read must really suspend, so the swallowed suspend is caught while the frame
+    // that swallowed it is still on the stack.
+    try (PipeEchoServer slow = new PipeEchoServer(50, TimeUnit.MILLISECONDS);
+         URLClassLoader loader = rewrittenClients(out);
+         SessionRunner runner = runner(slow).build()) {
+      RunResult<String> result = runner.run(taskClass(loader, "OutsideHelperTask"), 4);
+      assertEquals(4, result.count(Outcome.Status.FAILED), result.outcomes().toString());
+      for (Outcome<String> o : result.outcomes()) {
+        NotInstrumentedError e = assertInstanceOf(NotInstrumentedError.class, o.failure());
+        assertEquals("io.weft.continuations.testoutside.Helper", e.className(), e.getMessage());
+        assertEquals("exchangeLoop", e.methodName(), e.getMessage());
+        assertTrue(e.getMessage().contains("the packages given to the Rewrite tool or the agent"), e.getMessage());
+      }
+      assertEquals(0, pipes.openTransports());
+    }
+  }
+
+  @Test
+  void theToolRefusesWhatTheLoaderRefusesAndWritesNothing() throws Exception {
+    Path out = temp.resolve("refused");
+    Tool tool = rewrite("--classes", TEST_CLASSES.toString(), "--packages", CLIENT, "--output", out.toString());
+    assertEquals(1, tool.code, tool.out + tool.err);
+    assertTrue(tool.err.contains("io.weft.continuations.testclient.LambdaTask.run: creates a lambda"), tool.err);
+    assertTrue(tool.err.contains("java.util.function.Supplier"), tool.err);
+    assertTrue(tool.err.contains("io.weft.continuations.testclient.TransportInputStream.read: can suspend, but it"
+        + " overrides java.io.InputStream.read"), tool.err);
+    assertTrue(tool.err.contains("refused, nothing written"), tool.err);
+    assertFalse(Files.exists(out), "nothing may be written");
+  }
+
+  @Test
+  void aTaskThatReachesAProblemIsRefusedBeforeAnySessionLikeTheLoaderRefusesIt() throws Exception {
+    Path out = rewriteAll();
+    try (URLClassLoader loader = rewrittenClients(out); SessionRunner runner = runner(server).build()) {
+      NotInstrumentableException e = assertThrows(NotInstrumentableException.class,
+          () -> runner.run(taskClass(loader, "LambdaTask"), 1));
+      assertEquals("io.weft.continuations.testclient.LambdaTask", e.problems().get(0).className());
+      assertTrue(e.problems().get(0).message().contains("java.util.function.Supplier"), e.getMessage());
+      NotInstrumentableException reader = assertThrows(NotInstrumentableException.class,
+          () -> runner.run(taskClass(loader, "ReaderTask"), 1));
+      assertTrue(reader.getMessage().contains("overrides java.io.InputStream.read"), reader.getMessage());
+      assertEquals(0, pipes.peakOpenTransports(), "no session may start");
+    }
+  }
+
+  @Test
+  void rewritingTwiceIsHarmless() throws Exception {
+    Path out = rewriteAll();
+    Path file = out.resolve("io/weft/continuations/testclient/LineTesterTask.class");
+    byte[] once = Files.readAllBytes(file);
+    Tool again = rewrite("--classes", out.toString(), "--packages", CLIENT, "--allow-problems");
+    assertEquals(0, again.code, again.err);
+    // However many test-client classes there are: none rewritten again, all already rewritten.
+    assertTrue(again.out.matches("(?s).*0 classes rewritten, [1-9][0-9]* already rewritten.*"), again.out);
+    assertArrayEquals(once, Files.readAllBytes(file));
+    try (URLClassLoader loader = rewrittenClients(out); SessionRunner runner = runner(server).build()) {
+      assertTrue(runner.run(taskClass(loader, "LineTesterTask"), 50, 2).allSucceeded());
+    }
+  }
+
+  @Test
+  void theToolSaysWhatIsWrongWithItsArguments() throws Exception {
+    Tool none = rewrite("--classes", TEST_CLASSES.toString(), "--packages", "com.example.nothing");
+    assertEquals(1, none.code);
+    assertTrue(none.err.contains("no classes under [com.example.nothing.]"), none.err);
+    Tool weft = rewrite("--classes", TEST_CLASSES.toString(), "--packages", "io.weft.continuations");
+    assertEquals(2, weft.code);
+    assertTrue(weft.err.contains("must be loaded unchanged"), weft.err);
+    Tool noTransport = rewrite("--classes", TEST_CLASSES.toString(), "--packages", CLIENT, "--classpath",
+        temp.toString());
+    assertEquals(1, noTransport.code);
+    assertTrue(noTransport.err.contains("io.weft.transport.Transport is not on the class path given with --classpath"),
+        noTransport.err);
+  }
+
+  @Test
+  void anExplicitClassPathWithTheTransportApiIsEnough() throws Exception {
+    Path out = temp.resolve("explicit");
+    Tool tool = rewrite("--classes", TEST_CLASSES.toString(), "--packages", CLIENT + ".", "--output",
+        out.toString(), "--classpath", codeSource(io.weft.transport.Transport.class).toString(), "--allow-problems");
+    assertEquals(0, tool.code, tool.err);
+    try (URLClassLoader loader = rewrittenClients(out); SessionRunner runner = runner(server).build()) {
+      assertTrue(runner.run(taskClass(loader, "FailingTask"), 6).count(Outcome.Status.SUCCEEDED) == 4);
+    }
+  }
+
+  @Test
+  void instrumentAndAlreadyRewrittenExcludeEachOther() {
+    IllegalStateException e = assertThrows(IllegalStateException.class,
+        () -> runner(server).instrument(CLIENT).build());
+    assertTrue(e.getMessage().contains("choose one"), e.getMessage());
+  }
+
+  /** The rewrite bound to this module's process-test-classes phase (see the pom) ran. */
+  @Test
+  void theBuildsOwnRewriteStepProducedRunnableClasses() throws Exception {
+    String dir = System.getProperty("weft.rewrittenTestClasses");
+    assumeTrue(dir != null, "set by the Maven build, which runs the rewrite step");
+    Path out = Paths.get(dir);
+    assertTrue(Files.isRegularFile(out.resolve("io/weft/continuations/testclient/LineTesterTask.class")),
+        "the build's rewrite step wrote nothing to " + out);
+    try (URLClassLoader loader = rewrittenClients(out); SessionRunner runner = runner(server).build()) {
+      RunResult<String> result = runner.run(taskClass(loader, "LineTesterTask"), 100, 2);
+      assertTrue(result.allSucceeded(), result.failures().toString());
+      assertTrue(pipes.suspends() > 0);
+    }
+  }
+
+  // ---- helpers
+
+  private SessionRunner.Builder runner(PipeEchoServer echo) {
+    return SessionRunner.builder().mode(Mode.continuations(1)).connector(pipes).address(echo.address())
+        .timeout(Timeout.of(30, TimeUnit.SECONDS)).alreadyRewritten();
+  }
+
+  private Path rewriteAll() {
+    Path out = temp.resolve("all");
+    Tool tool = rewrite("--classes", TEST_CLASSES.toString(), "--packages", CLIENT, "--output", out.toString(),
+        "--allow-problems");
+    assertEquals(0, tool.code, tool.err);
+    return out;
+  }
+
+  /**
+   * A plain URLClassLoader over the rewritten directory. Its parent is the test class path minus
+   * the client package, so the clients come from the rewritten directory and everything else
+   * (Transport, Weft, JavaFlow, the pipe transport) is shared with the runner.
+   */
+  private static URLClassLoader rewrittenClients(Path dir) throws Exception {
+    ClassLoader app = BuildTimeRewriteTest.class.getClassLoader();
+    ClassLoader withoutClients = new ClassLoader("without-test-clients", app) {
+      @Override
+      protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+        if (name.startsWith(CLIENT + ".")) {
+          throw new ClassNotFoundException(name);
+        }
+        return super.loadClass(name, resolve);
+      }
+    };
+    return new URLClassLoader(new URL[] {dir.toUri().toURL()}, withoutClients);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Class<? extends SessionTask<String>> taskClass(ClassLoader loader, String simpleName)
+      throws ClassNotFoundException {
+    Class<?> c = Class.forName(CLIENT + "." + simpleName, false, loader);
+    assertTrue(c.getClassLoader() instanceof URLClassLoader, c + " from " + c.getClassLoader());
+    return (Class<? extends SessionTask<String>>) c;
+  }
+
+  private static Tool rewrite(String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code;
+    try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+         PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+      code = Rewrite.run(new ArrayList<>(List.of(args)), o, e);
+    }
+    return new Tool(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  private record Tool(int code, String out, String err) {}
+
+  static Path codeSource(Class<?> c) {
+    try {
+      return Paths.get(c.getProtectionDomain().getCodeSource().getLocation().toURI());
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Rebuilds perf-tests/target/benchmarks.jar and reruns every figure of perf-tests/README.md
+# into one results folder, on the JDK of $JAVA_HOME (or the java on the PATH):
+#
+#   JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 perf-tests/run-figures.sh
+#
+#   1. Scaling, pipe and TCP, 100 .. 100,000 sessions, every mode (rows past a machine limit
+#      say which limit; TCP at 100,000 needs ulimit -n above 100,000)
+#   2. HeapPerSession, one kind per JVM (clean figures), depth 3; depths 1 and 10 for the
+#      continuation and virtual-thread kinds
+#   3. SeedExperiment: the pipe and TCP with no server delay, the pipe with a 1 ms delay
+#   4. JMH microbenchmarks (JSON beside the text)
+#
+# Bounded: about 10-15 minutes on 2 cores; each step has a time limit and a step that fails is
+# reported at the end without stopping the others. Run it on a quiet machine: every figure is a
+# wall-clock time, and other processes on the same cores change them (the load average is
+# written into environment.txt and scaling.json).
+#
+# Environment:
+#   OUT=dir        results folder (default perf-tests/results)
+#   QUICK=1        a small-scale smoke run of every step (a few seconds each), to check that
+#                  everything runs; its figures mean nothing. Use with OUT=/tmp/somewhere.
+#   SKIP_BUILD=1   use the benchmarks.jar already built
+set -uo pipefail
+
+cd "$(dirname "$0")/.."
+JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+OUT="${OUT:-perf-tests/results}"
+QUICK="${QUICK:-0}"
+JAR=perf-tests/target/benchmarks.jar
+FAILED=()
+
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+  echo "== building $JAR (JAVA_HOME=${JAVA_HOME:-default})"
+  ./mvnw -q -pl perf-tests -am -DskipTests -Pbenchmarks package || { echo "build failed"; exit 1; }
+fi
+mkdir -p "$OUT"
+FEATURE=$("$JAVA" -XshowSettings:properties -version 2>&1 \
+  | sed -n 's/^ *java.specification.version = \([0-9]*\).*/\1/p')
+
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "java: $JAVA"
+  "$JAVA" -version 2>&1
+  echo "cores: $(nproc 2>/dev/null || echo unknown)"
+  echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+  echo "open-file limit: $(ulimit -n)"
+  echo "quick: $QUICK"
+} > "$OUT/environment.txt"
+cat "$OUT/environment.txt"
+
+# step NAME LIMIT COMMAND...: runs COMMAND under a time limit, output to the terminal and
+# $OUT/NAME.txt; a failure is remembered, not fatal.
+step() {
+  local name=$1 limit=$2
+  shift 2
+  echo
+  echo "== $name ($(date -u +%H:%M:%S), load $(cut -d' ' -f1 /proc/loadavg 2>/dev/null))"
+  if ! timeout "$limit" "$@" 2>&1 | tee "$OUT/$name.txt"; then
+    FAILED+=("$name")
+  fi
+}
+
+if [ "$QUICK" = 1 ]; then
+  SESSIONS=100,1000
+  HEAP_SESSIONS=(--sessions 1000 --platform-sessions 500)
+  SEED_CONNECTIONS=100
+  SEED_DELAY_CONNECTIONS=20
+  JMH_OPTS=(-wi 1 -i 1 -w 200ms -r 200ms -f 1)
+else
+  SESSIONS=100,1000,10000,100000
+  HEAP_SESSIONS=()
+  SEED_CONNECTIONS=1000
+  SEED_DELAY_CONNECTIONS=100
+  JMH_OPTS=()
+fi
+
+# 1. Scaling: one JVM, both transports, every mode; writes scaling.{csv,json,txt} and charts
+#    (scaling-log.txt: everything it printed).
+step scaling-log 30m "$JAVA" -cp "$JAR" io.weft.perf.Scaling \
+  --sessions "$SESSIONS" --transports pipe,tcp --out "$OUT"
+
+# 2. Heap per waiting session, one kind per JVM.
+: > "$OUT/heap.txt.tmp"
+for kind in THREADS VIRTUAL_THREADS CONTINUATIONS RUNNER_VIRTUAL_THREADS CONTINUATIONS_PIPE \
+    VIRTUAL_THREADS_PIPE; do
+  step "heap-$kind" 5m "$JAVA" -cp "$JAR" io.weft.perf.heap.HeapPerSession --kind "$kind" \
+    "${HEAP_SESSIONS[@]}"
+  cat "$OUT/heap-$kind.txt" >> "$OUT/heap.txt.tmp"
+  rm -f "$OUT/heap-$kind.txt"
+done
+for depth in 1 10; do
+  for kind in VIRTUAL_THREADS CONTINUATIONS; do
+    step "heap-$kind-depth$depth" 5m "$JAVA" -cp "$JAR" io.weft.perf.heap.HeapPerSession \
+      --kind "$kind" --depth "$depth" "${HEAP_SESSIONS[@]}"
+    cat "$OUT/heap-$kind-depth$depth.txt" >> "$OUT/heap.txt.tmp"
+    rm -f "$OUT/heap-$kind-depth$depth.txt"
+  done
+done
+mv "$OUT/heap.txt.tmp" "$OUT/heap.txt"
+
+# 3. The 2008 experiment and its variants.
+step seed-pipe 5m "$JAVA" -cp "$JAR" io.weft.perf.SeedExperiment \
+  --transport=vmpipe --connections="$SEED_CONNECTIONS"
+step seed-tcp 5m "$JAVA" -cp "$JAR" io.weft.perf.SeedExperiment \
+  --transport=tcp --connections="$SEED_CONNECTIONS"
+step seed-pipe-delay1ms 5m "$JAVA" -cp "$JAR" io.weft.perf.SeedExperiment \
+  --transport=vmpipe --delay-ms=1 --connections="$SEED_DELAY_CONNECTIONS"
+
+# 4. JMH microbenchmarks.
+step "jmh-jdk$FEATURE" 20m "$JAVA" -jar "$JAR" "${JMH_OPTS[@]}" \
+  -rf json -rff "$OUT/jmh-jdk$FEATURE.json"
+
+echo
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)" | tee -a "$OUT/environment.txt"
+if [ ${#FAILED[@]} -gt 0 ]; then
+  echo "FAILED steps: ${FAILED[*]} (their output is in $OUT)"
+  exit 1
+fi
+echo "all figures in $OUT"
