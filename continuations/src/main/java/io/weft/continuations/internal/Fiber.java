@@ -80,7 +80,7 @@ public final class Fiber extends SessionContext {
       return wait;
     }
     if (timeoutNanos != Long.MAX_VALUE) {
-      wait.timer = scheduler.schedule(wait::timeOut, timeoutNanos);
+      scheduler.timer().add(wait, timeoutNanos);
     }
     currentWait = wait;
     if (cancelled) {
@@ -128,7 +128,11 @@ public final class Fiber extends SessionContext {
     }
   }
 
-  /** Runs the continuation until it suspends or ends; only on a worker that dequeued it. */
+  /**
+   * Runs the continuation until it suspends or ends; only on a worker that dequeued it. RUNNING
+   * needs no fence: a waker can only reach this fiber through a wait that the slice registers
+   * later, by a volatile write, so it sees RUNNING (or later) through that write.
+   */
   void runSlice() {
     Continuation next;
     try {
@@ -138,10 +142,10 @@ public final class Fiber extends SessionContext {
           finish();
           return;
         }
-        state.set(RUNNING);
+        state.lazySet(RUNNING);
         next = Continuation.startWith(frame, this, true);
       } else {
-        state.set(RUNNING);
+        state.lazySet(RUNNING);
         Continuation c = continuation;
         continuation = null;
         next = c.resume(this);

@@ -4,68 +4,131 @@ import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Future;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.commons.javaflow.api.Continuation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The ready queue and its k worker threads, plus one timer thread for wait timeouts. One
- * scheduler runs one batch of fibers and is then shut down: {@link #shutdown} leaves no thread
- * behind.
+ * The ready queue and its k worker threads, plus one {@link WaitTimer} thread for wait
+ * timeouts. One scheduler runs one batch of fibers and is then shut down: {@link #shutdown}
+ * leaves no thread behind.
+ *
+ * <p>The ready queue is lock-free. A worker that finds it empty parks, after spinning
+ * {@value #SPINS_PROPERTY} times if that system property is set (default 0: no spin); making a
+ * fiber ready unparks a worker only when one is parked, so a wake-up from a running session on
+ * a busy worker is a queue append and nothing else.
  */
 public final class Scheduler {
+  /** System property: how many times an idle worker polls the queue before it parks. */
+  public static final String SPINS_PROPERTY = "io.weft.continuations.workerSpins";
+  private static final int SPINS = Math.max(0, Integer.getInteger(SPINS_PROPERTY, 0));
   private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
-  private static final Fiber STOP = new Fiber(-1, null, null, null, null, null, false);
 
-  private final LinkedBlockingQueue<Fiber> ready = new LinkedBlockingQueue<>();
-  private final ScheduledThreadPoolExecutor timer;
-  private final Thread[] workers;
+  private final ConcurrentLinkedQueue<Fiber> ready = new ConcurrentLinkedQueue<>();
+  private final WaitTimer timer;
+  private final Worker[] workers;
+  /** Workers that are parked, or about to; counted so that enqueue can skip the search. */
+  private final AtomicInteger idle = new AtomicInteger();
   private final Set<Fiber> live = ConcurrentHashMap.newKeySet();
   private final ArrayDeque<Fiber> waiting = new ArrayDeque<>();
   private final int maxInFlight;
   private CountDownLatch allDone = new CountDownLatch(0);
   private volatile boolean cancelled;
+  private volatile boolean stopping;
 
   public Scheduler(int workerCount, int maxInFlight, String name) {
     if (workerCount < 1) {
       throw new IllegalArgumentException("workers < 1: " + workerCount);
     }
     this.maxInFlight = maxInFlight <= 0 ? Integer.MAX_VALUE : maxInFlight;
-    timer = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, name + "-timer");
-      t.setDaemon(true);
-      return t;
-    });
-    timer.setRemoveOnCancelPolicy(true);
-    workers = new Thread[workerCount];
+    timer = new WaitTimer(name + "-timer");
+    workers = new Worker[workerCount];
     for (int i = 0; i < workerCount; i++) {
-      workers[i] = new Thread(this::work, name + "-worker-" + i);
-      workers[i].setDaemon(true);
-      workers[i].start();
+      workers[i] = new Worker(name + "-worker-" + i);
+    }
+    for (Worker worker : workers) {
+      worker.thread.start();
     }
   }
 
-  private void work() {
-    for (;;) {
-      Fiber fiber;
-      try {
-        fiber = ready.take();
-      } catch (InterruptedException e) {
-        return;
-      }
-      if (fiber == STOP) {
-        return;
-      }
-      try {
-        fiber.runSlice();
-      } catch (Throwable t) {
-        log.error("fiber {} escaped its frame", fiber.index(), t);
+  /** One worker thread and whether it is parked; only its own thread sets {@code parked}. */
+  private final class Worker implements Runnable {
+    final Thread thread;
+    final AtomicBoolean parked = new AtomicBoolean();
+
+    Worker(String name) {
+      thread = new Thread(this, name);
+      thread.setDaemon(true);
+    }
+
+    @Override
+    public void run() {
+      // The loop runs inside an outer continuation of its own, which never suspends, so that a
+      // stack recorder is always registered on this thread: each resume then swaps the value of
+      // JavaFlow's thread-local instead of adding and removing its entry (an allocation, a weak
+      // reference and a hash-table clean-up per resume). Only fibers' code sees that recorder
+      // as current, and their own recorder is current then.
+      Continuation.startWith(this::loop, Scheduler.this, true);
+    }
+
+    private void loop() {
+      while (!stopping) {
+        Fiber fiber = ready.poll();
+        if (fiber == null) {
+          fiber = idle(this);
+          if (fiber == null) {
+            return;
+          }
+        }
+        try {
+          fiber.runSlice();
+        } catch (Throwable t) {
+          log.error("fiber {} escaped its frame", fiber.index(), t);
+        }
       }
     }
+  }
+
+  /** Waits for a ready fiber; null once stopping. */
+  private Fiber idle(Worker worker) {
+    for (int i = 0; i < SPINS; i++) {
+      Thread.onSpinWait();
+      Fiber fiber = ready.poll();
+      if (fiber != null || stopping) {
+        return fiber;
+      }
+    }
+    for (;;) {
+      worker.parked.set(true);
+      idle.incrementAndGet();
+      // Parked first, then look: an enqueue either sees this worker parked or is seen here.
+      Fiber fiber = ready.poll();
+      if (fiber == null && !stopping) {
+        do {
+          LockSupport.park(this);
+        } while (worker.parked.get() && !stopping);
+        fiber = ready.poll();
+      }
+      if (worker.parked.compareAndSet(true, false)) {
+        idle.decrementAndGet();
+      } // else an enqueue claimed this worker and counted it out; its unpark is spare
+      if (fiber != null || stopping) {
+        return stopping ? requeue(fiber) : fiber;
+      }
+    }
+  }
+
+  private Fiber requeue(Fiber fiber) {
+    if (fiber != null) {
+      ready.add(fiber);
+    }
+    return null;
   }
 
   /** Starts the fibers, at most maxInFlight at a time, and returns a latch for their end. */
@@ -91,12 +154,22 @@ public final class Scheduler {
     fiber.wake0();
   }
 
+  /** Makes {@code fiber} ready; wakes a parked worker, if there is one, to run it. */
   void enqueue(Fiber fiber) {
     ready.add(fiber);
+    if (idle.get() > 0) {
+      for (Worker worker : workers) {
+        if (worker.parked.get() && worker.parked.compareAndSet(true, false)) {
+          idle.decrementAndGet();
+          LockSupport.unpark(worker.thread);
+          return;
+        }
+      }
+    }
   }
 
-  Future<?> schedule(Runnable task, long nanos) {
-    return timer.schedule(task, nanos, TimeUnit.NANOSECONDS);
+  WaitTimer timer() {
+    return timer;
   }
 
   void done(Fiber fiber) {
@@ -125,26 +198,26 @@ public final class Scheduler {
 
   /** Stops the workers and the timer and waits for them to end. */
   public void shutdown(long timeoutMillis) throws InterruptedException {
-    for (int i = 0; i < workers.length; i++) {
-      ready.add(STOP);
+    stopping = true;
+    for (Worker worker : workers) {
+      LockSupport.unpark(worker.thread);
     }
-    timer.shutdownNow();
+    timer.shutdown();
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-    for (Thread worker : workers) {
+    for (Worker worker : workers) {
       long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-      worker.join(Math.max(1L, left));
-      if (worker.isAlive()) {
-        worker.interrupt();
+      worker.thread.join(Math.max(1L, left));
+      if (worker.thread.isAlive()) {
+        worker.thread.interrupt();
       }
     }
-    timer.awaitTermination(Math.max(1L, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())),
-        TimeUnit.MILLISECONDS);
+    timer.awaitTermination(TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
   }
 
   /** True once every worker and the timer thread has ended. */
   public boolean isTerminated() {
-    for (Thread worker : workers) {
-      if (worker.isAlive()) {
+    for (Worker worker : workers) {
+      if (worker.thread.isAlive()) {
         return false;
       }
     }

@@ -1,17 +1,17 @@
 package io.weft.continuations.internal;
 
 import io.weft.continuations.SessionCancelledException;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * One wait of one fiber. Of the three ways it can end (woken, timed out, cancelled) the first
  * wins by a compare-and-set; the others are ignored, so a late I/O wake-up after a timeout, or a
- * timer after a wake-up, never makes a fiber ready twice.
+ * timer after a wake-up, never makes a fiber ready twice. A wait with a timeout is also its own
+ * entry in the scheduler's {@link WaitTimer}; ending it early leaves the entry for the timer to
+ * drop.
  */
-public final class Wait extends AtomicInteger implements Runnable {
-  private static final long serialVersionUID = 1L;
-
+public final class Wait extends WaitTimer.Entry implements Runnable {
   static final int ARMING = 0;
   static final int ARMED = 1;
   static final int WOKEN_INLINE = 2;
@@ -21,28 +21,43 @@ public final class Wait extends AtomicInteger implements Runnable {
   /** timeout 0 and not woken during registration. */
   static final int POLLED = 6;
 
+  private static final VarHandle STATE;
+
+  static {
+    try {
+      STATE = MethodHandles.lookup().findVarHandle(Wait.class, "state", int.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
   private final Fiber fiber;
-  volatile Future<?> timer;
+  /** Starts at 0, {@link #ARMING}, with no store: a volatile store would cost a fence. */
+  private volatile int state;
 
   Wait(Fiber fiber) {
     this.fiber = fiber;
+  }
+
+  int get() {
+    return state;
+  }
+
+  boolean compareAndSet(int expected, int next) {
+    return STATE.compareAndSet(this, expected, next);
   }
 
   /** The wake-up handed to the transport's registration. */
   @Override
   public void run() {
     for (;;) {
-      int s = get();
+      int s = state;
       if (s == ARMING) {
         if (compareAndSet(ARMING, WOKEN_INLINE)) {
           return;
         }
       } else if (s == ARMED) {
         if (compareAndSet(ARMED, WOKEN)) {
-          Future<?> t = timer;
-          if (t != null) {
-            t.cancel(false);
-          }
           fiber.wake();
         }
         return;
@@ -50,6 +65,16 @@ public final class Wait extends AtomicInteger implements Runnable {
         return;
       }
     }
+  }
+
+  @Override
+  boolean pending() {
+    return state == ARMED;
+  }
+
+  @Override
+  void expire() {
+    timeOut();
   }
 
   void timeOut() {
@@ -60,23 +85,20 @@ public final class Wait extends AtomicInteger implements Runnable {
 
   void cancel() {
     if (compareAndSet(ARMED, CANCELLED)) {
-      Future<?> t = timer;
-      if (t != null) {
-        t.cancel(false);
-      }
       fiber.wake();
     }
   }
 
   /** True when the wait ended without suspending (fast path, or a poll). */
   public boolean isSettled() {
-    int s = get();
+    int s = state;
     return s == WOKEN_INLINE || s == POLLED;
   }
 
   /** What {@code Suspend.await} returns once this wait has ended. */
   public boolean result() throws SessionCancelledException {
-    switch (get()) {
+    int s = state;
+    switch (s) {
       case WOKEN_INLINE:
       case WOKEN:
         return true;
@@ -86,7 +108,7 @@ public final class Wait extends AtomicInteger implements Runnable {
       case CANCELLED:
         throw fiber.cancelledException();
       default:
-        throw new IllegalStateException("continuation resumed before its wait ended: state " + get());
+        throw new IllegalStateException("continuation resumed before its wait ended: state " + s);
     }
   }
 }

@@ -3,12 +3,19 @@ package io.weft.perf.micro;
 import io.weft.perf.internal.VirtualThreads;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.CommandLineOptionException;
+import org.openjdk.jmh.runner.options.CommandLineOptions;
 
 /**
  * The benchmarks jar's entry point: JMH's own command line ({@code -h} lists it), except that
  * on a JDK without virtual threads the virtual-thread benchmarks are left out with a message
- * instead of failing one by one.
+ * instead of failing one by one, and that after a run issue 5's microbenchmark targets are
+ * checked against its results and printed ({@link MicroTargets}, {@code # target:} lines).
  */
 public final class BenchmarkMain {
   private BenchmarkMain() {
@@ -16,13 +23,44 @@ public final class BenchmarkMain {
 
   public static void main(String[] args) throws Exception {
     List<String> jmhArgs = new ArrayList<>(Arrays.asList(args));
+    String noVirtualThreads = null;
     if (!VirtualThreads.available()) {
-      System.out.println("# Skipping VirtualThreadParkBenchmark: "
-          + VirtualThreads.unavailableReason()
+      noVirtualThreads = VirtualThreads.unavailableReason();
+      System.out.println("# Skipping VirtualThreadParkBenchmark: " + noVirtualThreads
           + " (run on JDK 21+ to include it)");
       jmhArgs.add(0, "-e");
       jmhArgs.add(1, "VirtualThread");
     }
-    org.openjdk.jmh.Main.main(jmhArgs.toArray(new String[0]));
+    String[] argv = jmhArgs.toArray(new String[0]);
+    CommandLineOptions options;
+    try {
+      options = new CommandLineOptions(argv);
+    } catch (CommandLineOptionException e) {
+      org.openjdk.jmh.Main.main(argv); // prints JMH's own message and exits
+      return;
+    }
+    if (options.shouldHelp() || options.shouldList() || options.shouldListWithParams()
+        || options.shouldListProfilers() || options.shouldListResultFormats()) {
+      org.openjdk.jmh.Main.main(argv);
+      return;
+    }
+    Collection<RunResult> results;
+    try {
+      results = new Runner(options).run();
+    } catch (RunnerException e) {
+      System.err.print("ERROR: ");
+      e.printStackTrace(System.err);
+      System.exit(1);
+      return;
+    }
+    System.out.println();
+    System.out.println("# Issue 5 targets (JDK " + Runtime.version() + ", "
+        + Runtime.getRuntime().availableProcessors() + " cores, load average "
+        + String.format(java.util.Locale.ROOT, "%.2f",
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage())
+        + "):");
+    for (String line : MicroTargets.check(MicroTargets.rows(results), noVirtualThreads)) {
+      System.out.println("# target: " + line);
+    }
   }
 }

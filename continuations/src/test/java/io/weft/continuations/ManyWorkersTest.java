@@ -1,0 +1,44 @@
+package io.weft.continuations;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weft.continuations.testclient.LineTesterTask;
+import io.weft.continuations.testing.YieldingConnector;
+import io.weft.transport.Timeout;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The ready queue with more workers than cores: every wake-up comes from another thread while
+ * workers run, park and are unparked, so a lost wake-up shows as a hang (the class timeout) and
+ * a mixed-up resume as a wrong echo. Afterwards no worker or timer thread is left.
+ */
+@org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ManyWorkersTest {
+  @Test
+  void everyWakeUpFromAnotherThreadResumesItsSessionOnFourWorkers() throws Exception {
+    int sessions = 400;
+    int lines = 100;
+    try (YieldingConnector connector = new YieldingConnector();
+         SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(4)).connector(connector)
+             .address(InetSocketAddress.createUnresolved("yield", 1)).timeout(Timeout.NONE)
+             .instrument(SessionRunnerTest.CLIENT).build()) {
+      for (int round = 0; round < 3; round++) {
+        RunResult<String> result = runner.run(LineTesterTask.class, sessions, lines);
+        assertTrue(result.allSucceeded(), result.failures().toString());
+        for (Outcome<String> outcome : result.outcomes()) {
+          assertTrue(outcome.value().startsWith(outcome.index() + ":" + lines + ":"), outcome.value());
+        }
+        List<String> left = Thread.getAllStackTraces().keySet().stream()
+            .filter(Thread::isAlive).map(Thread::getName)
+            .filter(n -> n.startsWith("weft-worker-") || n.equals("weft-timer"))
+            .collect(Collectors.toList());
+        assertEquals(List.of(), left, "threads left after the run");
+      }
+    }
+  }
+}

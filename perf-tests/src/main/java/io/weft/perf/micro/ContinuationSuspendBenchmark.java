@@ -1,0 +1,98 @@
+package io.weft.perf.micro;
+
+import io.weft.continuations.Mode;
+import io.weft.continuations.RunResult;
+import io.weft.continuations.SessionRunner;
+import io.weft.continuations.Suspend;
+import io.weft.perf.micro.session.PingPongTask;
+import io.weft.transport.Timeout;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * One suspend + resume of a Weft continuation through the scheduler's ready queue, measured as
+ * {@link VirtualThreadParkBenchmark} measures a virtual thread's park + unpark: two sessions of
+ * a {@code SessionRunner} in {@code CONTINUATIONS(1)} hand a turn back and forth, each waiting
+ * {@code depth} frames down in {@code Suspend.await} on a registration the other side fires.
+ * Every operation is a real suspend (stack captured and unwound), a trip through the ready
+ * queue, and a resume on the one worker. Per suspend + resume (two per round trip).
+ *
+ * <p>{@code waitTimeoutMs}: 0 waits with no timeout ({@code Suspend.FOREVER}); otherwise every
+ * wait arms a timeout of that length, as a real transport always does, and the figure includes
+ * arming it and letting it go.
+ */
+@State(Scope.Benchmark)
+public class ContinuationSuspendBenchmark extends AbstractMicrobenchmark {
+  static final int ROUND_TRIPS = 10_000;
+  static final String TASK_PACKAGE = "io.weft.perf.micro.session";
+
+  @Param({"1", "3", "10"})
+  public int depth;
+
+  @Param({"0", "5000"})
+  public long waitTimeoutMs;
+
+  private ContinuationPingPong pair;
+  private SessionRunner runner;
+  private Thread runThread;
+  private volatile RunResult<String> result;
+  private volatile Throwable runFailure;
+
+  @Setup(Level.Trial)
+  public void startSessions() {
+    pair = new ContinuationPingPong();
+    runner = SessionRunner.builder()
+        .mode(Mode.continuations(1))
+        .connector(new NoTransportConnector())
+        .allowBlockingConnector(true)
+        .address(InetSocketAddress.createUnresolved("no-transport", 1))
+        .timeout(Timeout.NONE)
+        .instrument(TASK_PACKAGE)
+        .build();
+    long waitNanos = waitTimeoutMs == 0L ? Suspend.FOREVER : TimeUnit.MILLISECONDS.toNanos(waitTimeoutMs);
+    runThread = new Thread(() -> {
+      try {
+        result = runner.run(PingPongTask.class, 2, pair, depth, waitNanos);
+        pair.ended(result.allSucceeded() ? "both sessions returned" : "failed: " + result.failures());
+      } catch (Throwable t) {
+        runFailure = t;
+        pair.ended(t.toString());
+      }
+    }, "continuation-ping-pong-run");
+    runThread.setDaemon(true);
+    runThread.start();
+  }
+
+  @TearDown(Level.Trial)
+  public void stopSessions() throws InterruptedException {
+    pair.stop();
+    runThread.join(TimeUnit.SECONDS.toMillis(10));
+    runner.close();
+    if (runFailure != null) {
+      throw new IllegalStateException("the run failed", runFailure);
+    }
+    if (result == null) {
+      throw new IllegalStateException("the sessions did not end within 10 s of stop");
+    }
+    if (!result.allSucceeded()) {
+      throw new IllegalStateException("sessions failed: " + result.failures());
+    }
+    if (pair.timeouts() > 0) {
+      throw new IllegalStateException(pair.timeouts() + " waits timed out: the timer fired early");
+    }
+  }
+
+  @Benchmark
+  @OperationsPerInvocation(2 * ROUND_TRIPS)
+  public void suspendResume() {
+    pair.run(ROUND_TRIPS);
+  }
+}
