@@ -8,7 +8,8 @@
 #      say which limit; TCP at 100,000 needs ulimit -n above 100,000)
 #   2. HeapPerSession, one kind per JVM (clean figures), depth 3; depths 1 and 10 for the
 #      continuation and virtual-thread kinds
-#   3. SeedExperiment: the pipe and TCP with no server delay, the pipe with a 1 ms delay
+#   3. SeedExperiment: the pipe and TCP with no server delay, the pipe with a 1 ms delay, TCP
+#      with the 1 ms spin before suspending
 #   4. JMH microbenchmarks (JSON beside the text)
 #
 # Bounded: about 10-15 minutes on 2 cores; each step has a time limit and a step that fails is
@@ -106,6 +107,9 @@ step seed-tcp 5m "$JAVA" -cp "$JAR" io.weft.perf.SeedExperiment \
   --transport=tcp --connections="$SEED_CONNECTIONS"
 step seed-pipe-delay1ms 5m "$JAVA" -cp "$JAR" io.weft.perf.SeedExperiment \
   --transport=vmpipe --delay-ms=1 --connections="$SEED_DELAY_CONNECTIONS"
+# The 2008 knob: wait (spin) up to 1 ms before suspending.
+step seed-tcp-spin1ms 5m "$JAVA" -cp "$JAR" io.weft.perf.SeedExperiment \
+  --transport=tcp --spin-us=1000 --connections="$SEED_CONNECTIONS"
 
 # 4. JMH microbenchmarks.
 step "jmh-jdk$FEATURE" 20m "$JAVA" -jar "$JAR" "${JMH_OPTS[@]}" \
