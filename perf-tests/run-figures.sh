@@ -12,7 +12,7 @@
 #      with the 1 ms spin before suspending
 #   4. JMH microbenchmarks (JSON beside the text)
 #
-# Bounded: about 10-15 minutes on 2 cores; each step has a time limit and a step that fails is
+# Bounded: about 5 minutes on a quiet 2-core machine; each step has a time limit and a step that fails is
 # reported at the end without stopping the others. Run it on a quiet machine: every figure is a
 # wall-clock time, and other processes on the same cores change them (the load average is
 # written into environment.txt and scaling.json).
