@@ -111,7 +111,7 @@ public final class ContinuationClassLoader extends ClassLoader implements Rewrit
     synchronized (getClassLoadingLock(name)) {
       Class<?> c = findLoadedClass(name);
       if (c == null) {
-        c = define(name, internal);
+        c = define(name);
       }
       if (resolve) {
         resolveClass(c);
@@ -120,17 +120,8 @@ public final class ContinuationClassLoader extends ClassLoader implements Rewrit
     }
   }
 
-  private Class<?> define(String name, String internal) throws ClassNotFoundException {
-    byte[] original = ClassRewriter.bytes(getParent(), internal);
-    if (original == null) {
-      throw new ClassNotFoundException(name);
-    }
-    ClassRewriter.Result result;
-    try {
-      result = rewriter.rewrite(internal, original);
-    } catch (RuntimeException e) {
-      throw new ClassNotFoundException(name + ": the JavaFlow transformer failed: " + e, e);
-    }
+  private Class<?> define(String name) throws ClassNotFoundException {
+    ClassRewriter.Result result = rewriter.rewriteFrom(getParent(), name);
     rewritten.put(name, result.rewrittenMethods());
     byte[] bytes = result.bytes();
     return defineClass(name, bytes, 0, bytes.length);

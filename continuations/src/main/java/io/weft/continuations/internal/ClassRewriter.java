@@ -194,6 +194,26 @@ public final class ClassRewriter {
     return new Result(addMarker(bytes, methods, analysis.problemsReachableFrom(internal)), methods, true, false);
   }
 
+  /**
+   * Reads class {@code name} from {@code source} (as a resource) and rewrites it, for a class
+   * loader about to define it.
+   *
+   * @throws ClassNotFoundException if {@code source} has no such class file, or JavaFlow's
+   *     transformer fails on it (the message says which)
+   */
+  public Result rewriteFrom(ClassLoader source, String name) throws ClassNotFoundException {
+    String internal = name.replace('.', '/');
+    byte[] original = bytes(source, internal);
+    if (original == null) {
+      throw new ClassNotFoundException(name);
+    }
+    try {
+      return rewrite(internal, original);
+    } catch (RuntimeException e) {
+      throw new ClassNotFoundException(name + ": the JavaFlow transformer failed: " + e, e);
+    }
+  }
+
   /** Lets the engine drop what it cached; the rewriter is unusable afterwards. */
   public void release() {
     transformer.release();

@@ -39,16 +39,7 @@ public final class FrameLoader extends ClassLoader implements RewrittenMethods.R
     synchronized (getClassLoadingLock(name)) {
       Class<?> c = findLoadedClass(name);
       if (c == null) {
-        byte[] original = ClassRewriter.bytes(getParent(), internal);
-        if (original == null) {
-          throw new ClassNotFoundException(name);
-        }
-        ClassRewriter.Result result;
-        try {
-          result = rewriter.rewrite(internal, original);
-        } catch (RuntimeException e) {
-          throw new ClassNotFoundException(name + ": the JavaFlow transformer failed: " + e, e);
-        }
+        ClassRewriter.Result result = rewriter.rewriteFrom(getParent(), name);
         rewritten.put(name, result.rewrittenMethods());
         c = defineClass(name, result.bytes(), 0, result.bytes().length);
       }
