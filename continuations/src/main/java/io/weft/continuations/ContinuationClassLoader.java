@@ -2,15 +2,13 @@ package io.weft.continuations;
 
 import io.weft.continuations.internal.CheckedTransport;
 import io.weft.continuations.internal.ClassRewriter;
-import io.weft.continuations.internal.RewrittenMethods;
+import io.weft.continuations.internal.RewritingClassLoader;
 import io.weft.continuations.internal.SessionFrame;
 import io.weft.continuations.internal.SuspendableAnalysis;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * <p>Objects of in-scope classes made by this loader are not instances of the parent's classes
  * of the same name; pass JDK types across.
  */
-public final class ContinuationClassLoader extends ClassLoader implements RewrittenMethods.Record {
+public final class ContinuationClassLoader extends RewritingClassLoader {
   private static final Logger log = LoggerFactory.getLogger(ContinuationClassLoader.class);
   private static final String FRAME = SessionFrame.class.getName().replace('.', '/');
   private static final String CHECKED = CheckedTransport.class.getName().replace('.', '/');
@@ -42,10 +40,8 @@ public final class ContinuationClassLoader extends ClassLoader implements Rewrit
     registerAsParallelCapable();
   }
 
-  private final ClassRewriter rewriter;
   private final SuspendableAnalysis analysis;
   private final Set<String> childFirst = new HashSet<>();
-  private final Map<String, Set<String>> rewritten = new ConcurrentHashMap<>();
   private final InstrumentationReport report;
 
   /**
@@ -56,9 +52,8 @@ public final class ContinuationClassLoader extends ClassLoader implements Rewrit
    *     JDK
    */
   public ContinuationClassLoader(ClassLoader parent, Collection<String> packages) {
-    super("weft-continuations", parent);
-    List<String> prefixes = ClassRewriter.prefixes(packages);
-    this.rewriter = ClassRewriter.over(parent, prefixes, ClassRewriter.weftFrames(parent));
+    super("weft-continuations", parent,
+        ClassRewriter.over(parent, ClassRewriter.prefixes(packages), ClassRewriter.weftFrames(parent)));
     this.analysis = rewriter.analysis();
     childFirst.addAll(analysis.classes());
     childFirst.add(FRAME);
@@ -97,33 +92,8 @@ public final class ContinuationClassLoader extends ClassLoader implements Rewrit
   }
 
   @Override
-  public Set<String> rewrittenMethods(String className) {
-    return rewritten.get(className);
-  }
-
-  @Override
-  protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-    String internal = name.replace('.', '/');
-    if (!childFirst.contains(internal)
-        && !(rewriter.inPrefixes(internal) && getParent().getResource(internal + ".class") != null)) {
-      return super.loadClass(name, resolve);
-    }
-    synchronized (getClassLoadingLock(name)) {
-      Class<?> c = findLoadedClass(name);
-      if (c == null) {
-        c = define(name);
-      }
-      if (resolve) {
-        resolveClass(c);
-      }
-      return c;
-    }
-  }
-
-  private Class<?> define(String name) throws ClassNotFoundException {
-    ClassRewriter.Result result = rewriter.rewriteFrom(getParent(), name);
-    rewritten.put(name, result.rewrittenMethods());
-    byte[] bytes = result.bytes();
-    return defineClass(name, bytes, 0, bytes.length);
+  protected boolean definesHere(String internal) {
+    return childFirst.contains(internal)
+        || (rewriter.inPrefixes(internal) && getParent().getResource(internal + ".class") != null);
   }
 }
