@@ -120,7 +120,7 @@ class BuildTimeRewriteTest {
       for (Outcome<String> o : result.outcomes()) {
         NotInstrumentedError e = assertInstanceOf(NotInstrumentedError.class, o.failure());
         assertEquals("io.weft.continuations.testoutside.Helper", e.className(), e.getMessage());
-        assertEquals("exchangeLoop", e.methodName(), e.getMessage());
+        assertEquals("exchangeLines", e.methodName(), e.getMessage());
         assertTrue(e.getMessage().contains("the packages given to the Rewrite tool or the agent"), e.getMessage());
       }
       assertEquals(0, pipes.openTransports());

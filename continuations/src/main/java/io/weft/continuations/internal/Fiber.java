@@ -1,5 +1,6 @@
 package io.weft.continuations.internal;
 
+import io.weft.continuations.NotInstrumentedError;
 import io.weft.continuations.SessionCancelledException;
 import io.weft.continuations.WaitRegistration;
 import io.weft.transport.Connector;
@@ -32,6 +33,12 @@ public final class Fiber extends SessionContext {
   private Runnable frame;
   private Continuation continuation;
   private volatile Wait currentWait;
+  /** Waits this fiber suspended on, and of those the ones it resumed at: the suspend token. */
+  private int suspended;
+  private int resumedAt;
+  private NotInstrumentedError swallow;
+  /** Debug mode: thrown where the session resumes, so its own finally blocks release its locks. */
+  private NotInstrumentedError failAtResume;
 
   public Fiber(int index, Connector connector, SocketAddress address, Timeout timeout,
       SessionTask<?> task, Scheduler scheduler, boolean debugFrames) {
@@ -62,13 +69,22 @@ public final class Fiber extends SessionContext {
   public Wait arm(StackRecorder recorder, WaitRegistration registration, long timeoutNanos)
       throws SessionCancelledException {
     if (recorder.isCapturing) {
-      throw FrameChecker.swallowedSuspend(index());
+      throw swallowed();
     }
     if (cancelled) {
       throw cancelledException();
     }
     if (debugFrames) {
       FrameChecker.checkSuspendPath(index());
+    } else if (scheduler.probing()) {
+      // The first suspends of a run, and all once one was swallowed: name the frame while it
+      // is still on the stack.
+      try {
+        FrameChecker.checkSuspendPath(index());
+      } catch (NotInstrumentedError e) {
+        scheduler.probeEverySuspend();
+        throw e;
+      }
     }
     Wait wait = new Wait(this);
     registration.register(wait);
@@ -83,10 +99,40 @@ public final class Fiber extends SessionContext {
       scheduler.timer().add(wait, timeoutNanos);
     }
     currentWait = wait;
+    suspended++;
     if (cancelled) {
       wait.cancel();
     }
     return wait;
+  }
+
+  /** Suspend.await calls this where the continuation resumes: the token is consumed. */
+  public void resumedAtWait() {
+    resumedAt = suspended;
+    NotInstrumentedError e = failAtResume;
+    if (e != null) {
+      failAtResume = null;
+      throw e;
+    }
+  }
+
+  /**
+   * A frame that was not rewritten swallowed a suspend, and rewritten code went on running: the
+   * error that ends the session (the first one named, whatever is thrown after it). From now on
+   * every suspend of this run is checked, so the frame is named while it is on the stack.
+   */
+  public NotInstrumentedError swallowed() {
+    scheduler.probeEverySuspend();
+    NotInstrumentedError e = FrameChecker.swallowedSuspend(index());
+    if (swallow == null) {
+      swallow = e;
+    }
+    return e;
+  }
+
+  @Override
+  public NotInstrumentedError swallowError() {
+    return swallow;
   }
 
   SessionCancelledException cancelledException() {
@@ -155,11 +201,35 @@ public final class Fiber extends SessionContext {
       finish();
       return;
     }
+    if (next == null ? resumedAt != suspended : suspended - resumedAt != 1) {
+      // Weft's own account, apart from the engine's: the continuation was resumed but did not
+      // come back at the wait it suspended on, or it stopped without suspending on one. A
+      // frame that was not rewritten was restored wrongly; what the session did is not its
+      // outcome, and it must not run on.
+      failedHard(swallow != null ? swallow : FrameChecker.swallowedSuspend(index()));
+      if (next != null) {
+        next.terminate();
+      }
+      finish();
+      return;
+    }
     if (next == null) {
       finish();
       return;
     }
     continuation = next;
+    if (debugFrames) {
+      NotInstrumentedError held = HeldLocks.find(next, index());
+      if (held != null) {
+        // Resume at once with the error: unwinding through the session's own code releases
+        // the lock on the thread that holds it. The wait's own wake-up, later, finds the fiber
+        // not parked and is ignored.
+        failAtResume = held;
+        state.set(READY);
+        scheduler.enqueue(this);
+        return;
+      }
+    }
     if (!state.compareAndSet(RUNNING, PARKED)) {
       // Woken while still unwinding: ready again at once.
       state.set(READY);

@@ -33,7 +33,7 @@ public final class SessionFrame implements Runnable {
         // The engine's own unwinding on terminate(): not a failure of the session.
         throw (Error) failure;
       }
-      session.failed(failure);
+      session.failed(unwrapped(failure));
     } finally {
       if (transport != null) {
         transport.close();
@@ -45,7 +45,8 @@ public final class SessionFrame implements Runnable {
       // its end (or to an exception) on wrong values. Whatever it recorded is not its outcome.
       // End the continuation quietly instead of letting the engine log "stack corruption".
       Throwable recorded = session.failure();
-      Throwable error = recorded instanceof io.weft.continuations.NotInstrumentedError
+      Throwable error = session.swallowError() != null ? session.swallowError()
+          : recorded instanceof io.weft.continuations.NotInstrumentedError
           ? recorded : FrameChecker.swallowedSuspend(session.index());
       if (recorded != null && recorded != error) {
         error.addSuppressed(recorded);
@@ -53,5 +54,22 @@ public final class SessionFrame implements Runnable {
       session.failedHard(error);
       StackRecorder.exit();
     }
+  }
+
+  /**
+   * A NotInstrumentedError that reflection wrapped (InvocationTargetException, an undeclared
+   * throwable) on its way out of the task: the session's outcome is the error itself, so that
+   * no caller's {@code catch (Exception e)} can mistake it for an ordinary failure.
+   */
+  private static Throwable unwrapped(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof io.weft.continuations.NotInstrumentedError) {
+        return t;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return failure;
   }
 }
