@@ -13,12 +13,16 @@ import io.weft.continuations.testclient.shapes.DeepChainShape;
 import io.weft.continuations.testclient.shapes.EnumConstantBodyShape;
 import io.weft.continuations.testclient.shapes.InnerRecordEnumShape;
 import io.weft.continuations.testclient.shapes.InterfaceShape;
+import io.weft.continuations.testclient.shapes.MdcShape;
 import io.weft.continuations.testclient.shapes.MethodHandleShape;
 import io.weft.continuations.testclient.shapes.OutsideDeepLastShape;
 import io.weft.continuations.testclient.shapes.OutsideFirstShape;
 import io.weft.continuations.testclient.shapes.OutsideLastShape;
 import io.weft.continuations.testclient.shapes.PrimitivesShape;
+import io.weft.continuations.testclient.shapes.ReentrantLockShape;
 import io.weft.continuations.testclient.shapes.ReflectionShape;
+import io.weft.continuations.testclient.shapes.SessionLocalShape;
+import io.weft.continuations.testclient.shapes.SessionLockShape;
 import io.weft.continuations.testclient.shapes.Shape;
 import io.weft.continuations.testing.EchoEveryReadSuspendsConnector;
 import io.weft.transport.SessionTask;
@@ -106,7 +110,12 @@ class ClientShapesTest {
       Case.caught(OutsideFirstShape.class, "io.weft.continuations.testoutside.OutsideReads"),
       Case.caught(OutsideLastShape.class, "io.weft.continuations.testoutside.OutsideReads"),
       Case.caught(OutsideDeepLastShape.class, "io.weft.continuations.testoutside.OutsideReads"),
-      Case.caught(OutsideLastShape.class, "io.weft.continuations.testoutside.OutsideReads").debug());
+      Case.caught(OutsideLastShape.class, "io.weft.continuations.testoutside.OutsideReads").debug(),
+      Case.caught(ReentrantLockShape.class, "java.util.concurrent.locks.ReentrantLock").debug(),
+      Case.works(SessionLockShape.class),
+      Case.works(SessionLockShape.class).debug(),
+      Case.works(SessionLocalShape.class),
+      Case.works(MdcShape.class));
 
   /** How the task classes are rewritten. */
   enum Route { LOADER, REWRITE_TOOL }

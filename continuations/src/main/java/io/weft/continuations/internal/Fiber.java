@@ -7,6 +7,8 @@ import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
 import java.net.SocketAddress;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.commons.javaflow.api.Continuation;
 import org.apache.commons.javaflow.core.StackRecorder;
@@ -39,6 +41,10 @@ public final class Fiber extends SessionContext {
   private NotInstrumentedError swallow;
   /** Debug mode: thrown where the session resumes, so its own finally blocks release its locks. */
   private NotInstrumentedError failAtResume;
+  /** The session's slf4j MDC while it is suspended, or null. */
+  private Map<String, String> mdc;
+  /** {@code SessionLocal} values, made on first use. */
+  private Map<Object, Object> locals;
 
   public Fiber(int index, Connector connector, SocketAddress address, Timeout timeout,
       SessionTask<?> task, Scheduler scheduler, boolean debugFrames) {
@@ -100,6 +106,7 @@ public final class Fiber extends SessionContext {
     }
     currentWait = wait;
     suspended++;
+    mdc = Mdc.takeOff();
     if (cancelled) {
       wait.cancel();
     }
@@ -109,6 +116,11 @@ public final class Fiber extends SessionContext {
   /** Suspend.await calls this where the continuation resumes: the token is consumed. */
   public void resumedAtWait() {
     resumedAt = suspended;
+    Map<String, String> context = mdc;
+    if (context != null) {
+      mdc = null;
+      Mdc.putBack(context);
+    }
     NotInstrumentedError e = failAtResume;
     if (e != null) {
       failAtResume = null;
@@ -201,35 +213,39 @@ public final class Fiber extends SessionContext {
       finish();
       return;
     }
-    if (next == null ? resumedAt != suspended : suspended - resumedAt != 1) {
-      // Weft's own account, apart from the engine's: the continuation was resumed but did not
-      // come back at the wait it suspended on, or it stopped without suspending on one. A
-      // frame that was not rewritten was restored wrongly; what the session did is not its
-      // outcome, and it must not run on.
-      failedHard(swallow != null ? swallow : FrameChecker.swallowedSuspend(index()));
-      if (next != null) {
-        next.terminate();
+    for (;;) {
+      if (next == null ? resumedAt != suspended : suspended - resumedAt != 1) {
+        // Weft's own account, apart from the engine's: the continuation was resumed but did
+        // not come back at the wait it suspended on, or it stopped without suspending on one.
+        // A frame that was not rewritten was restored wrongly; what the session did is not its
+        // outcome, and it must not run on.
+        failedHard(swallow != null ? swallow : FrameChecker.swallowedSuspend(index()));
+        if (next != null) {
+          next.terminate();
+        }
+        finish();
+        return;
       }
-      finish();
-      return;
-    }
-    if (next == null) {
-      finish();
-      return;
-    }
-    continuation = next;
-    if (debugFrames) {
-      NotInstrumentedError held = HeldLocks.find(next, index());
-      if (held != null) {
-        // Resume at once with the error: unwinding through the session's own code releases
-        // the lock on the thread that holds it. The wait's own wake-up, later, finds the fiber
-        // not parked and is ignored.
-        failAtResume = held;
-        state.set(READY);
-        scheduler.enqueue(this);
+      if (next == null) {
+        finish();
+        return;
+      }
+      NotInstrumentedError held = debugFrames ? HeldLocks.find(next, index()) : null;
+      if (held == null) {
+        break;
+      }
+      // Resume at once, on this thread, with the error: unwinding through the session's own
+      // code releases the lock on the thread that holds it.
+      failAtResume = held;
+      try {
+        next = next.resume(this);
+      } catch (Throwable engineFailure) {
+        failed(engineFailure);
+        finish();
         return;
       }
     }
+    continuation = next;
     if (!state.compareAndSet(RUNNING, PARKED)) {
       // Woken while still unwinding: ready again at once.
       state.set(READY);
@@ -237,7 +253,19 @@ public final class Fiber extends SessionContext {
     }
   }
 
+  /** This session's {@code SessionLocal} values. */
+  public Map<Object, Object> locals() {
+    Map<Object, Object> m = locals;
+    if (m == null) {
+      m = new IdentityHashMap<>();
+      locals = m;
+    }
+    return m;
+  }
+
   private void finish() {
+    Mdc.clear();
+    locals = null;
     state.set(DONE);
     currentWait = null;
     scheduler.done(this);

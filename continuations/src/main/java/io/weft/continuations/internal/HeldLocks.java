@@ -61,7 +61,7 @@ final class HeldLocks {
     return new NotInstrumentedError(held.getClass().getName(), null, "session " + session
         + " suspended while its worker thread holds " + held + ": a java.util.concurrent lock belongs"
         + " to the thread, not the session, so across a suspend it would guard other sessions' code"
-        + " and not this one's. Use io.weft.continuations.SessionLock or SessionSemaphore, which"
+        + " and not this one's. Fix: use io.weft.continuations.SessionLock or SessionSemaphore, which"
         + " suspend the session instead of blocking the worker, or run this task in THREADS or"
         + " VIRTUAL_THREADS mode.");
   }
