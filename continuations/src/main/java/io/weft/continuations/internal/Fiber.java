@@ -80,16 +80,14 @@ public final class Fiber extends SessionContext {
     if (cancelled) {
       throw cancelledException();
     }
-    if (debugFrames) {
-      FrameChecker.checkSuspendPath(index());
-    } else if (scheduler.probing()) {
-      // The first suspends of a run, and all once one was swallowed: name the frame while it
-      // is still on the stack.
+    if (debugFrames || scheduler.probing()) {
+      // Debug mode; or the first suspends of a run, and all once one was swallowed: name the
+      // frame while it is still on the stack.
       try {
         FrameChecker.checkSuspendPath(index());
       } catch (NotInstrumentedError e) {
         scheduler.probeEverySuspend();
-        throw e;
+        throw recorded(e);
       }
     }
     Wait wait = new Wait(this);
@@ -124,7 +122,7 @@ public final class Fiber extends SessionContext {
     NotInstrumentedError e = failAtResume;
     if (e != null) {
       failAtResume = null;
-      throw e;
+      throw recorded(e);
     }
   }
 
@@ -135,7 +133,14 @@ public final class Fiber extends SessionContext {
    */
   public NotInstrumentedError swallowed() {
     scheduler.probeEverySuspend();
-    NotInstrumentedError e = FrameChecker.swallowedSuspend(index());
+    return recorded(FrameChecker.swallowedSuspend(index()));
+  }
+
+  /**
+   * The session's outcome is the first such error, whatever the session's code does with it
+   * (reflection wraps it, a {@code catch (Exception e)} around that swallows it).
+   */
+  private NotInstrumentedError recorded(NotInstrumentedError e) {
     if (swallow == null) {
       swallow = e;
     }

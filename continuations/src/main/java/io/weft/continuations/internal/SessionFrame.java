@@ -40,10 +40,13 @@ public final class SessionFrame implements Runnable {
       }
     }
     StackRecorder recorder = StackRecorder.get();
-    if (recorder != null && (recorder.isCapturing || !recorder.isEmpty())) {
+    boolean capturing = recorder != null && (recorder.isCapturing || !recorder.isEmpty());
+    if (capturing || session.swallowError() != null) {
       // A suspend was swallowed by a frame that was not rewritten, and the session ran on to
-      // its end (or to an exception) on wrong values. Whatever it recorded is not its outcome.
-      // End the continuation quietly instead of letting the engine log "stack corruption".
+      // its end (or to an exception) on wrong values; or Weft failed the session with a
+      // NotInstrumentedError that its code caught (wrapped by reflection, under catch
+      // Exception). Whatever it recorded is not its outcome. End a capturing continuation
+      // quietly instead of letting the engine log "stack corruption".
       Throwable recorded = session.failure();
       Throwable error = session.swallowError() != null ? session.swallowError()
           : recorded instanceof io.weft.continuations.NotInstrumentedError
@@ -52,7 +55,9 @@ public final class SessionFrame implements Runnable {
         error.addSuppressed(recorded);
       }
       session.failedHard(error);
-      StackRecorder.exit();
+      if (capturing) {
+        StackRecorder.exit();
+      }
     }
   }
 
