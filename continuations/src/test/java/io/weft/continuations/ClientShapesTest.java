@@ -183,6 +183,34 @@ class ClientShapesTest {
     }
   }
 
+  /** The session utilities on ordinary threads: the same shapes, in THREADS and VIRTUAL_THREADS. */
+  static Stream<Arguments> threadModes() {
+    List<Arguments> all = new ArrayList<>();
+    for (Class<?> type : List.of(SessionLockShape.class, SessionLocalShape.class, MdcShape.class)) {
+      all.add(Arguments.of(type.getSimpleName(), type, Mode.THREADS));
+      all.add(Arguments.of(type.getSimpleName(), type, Mode.VIRTUAL_THREADS));
+    }
+    return all.stream();
+  }
+
+  @ParameterizedTest(name = "{0} in {2}")
+  @MethodSource("threadModes")
+  void sessionUtilitiesGiveSyncResultsOnThreads(String name, Class<? extends SessionTask<String>> type, Mode mode)
+      throws Exception {
+    assumeTrue(mode.kind() != Mode.Kind.VIRTUAL_THREADS || Runtime.version().feature() >= 21, "JDK 21+");
+    List<Outcome<String>> sync = SYNC.computeIfAbsent(type, ClientShapesTest::runSync);
+    AtomicIntegerArray runs = new AtomicIntegerArray(2 * SESSIONS);
+    try (EchoEveryReadSuspendsConnector connector = new EchoEveryReadSuspendsConnector();
+         SessionRunner runner = builder(connector, Route.LOADER).mode(mode).build()) {
+      RunResult<String> result = runner.run(type, SESSIONS, runs);
+      assertTrue(result.allSucceeded(), () -> String.valueOf(result.failures().get(0)));
+      for (int i = 0; i < SESSIONS; i++) {
+        assertEquals(sync.get(i).value(), result.outcome(i).value(), "session " + i);
+      }
+      assertTrue(connector.waits() >= SESSIONS);
+    }
+  }
+
   private static List<Outcome<String>> runSync(Class<?> type) {
     AtomicIntegerArray runs = new AtomicIntegerArray(2 * SESSIONS);
     try (EchoEveryReadSuspendsConnector connector = new EchoEveryReadSuspendsConnector();
