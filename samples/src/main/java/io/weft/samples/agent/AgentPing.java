@@ -28,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 public final class AgentPing {
   private AgentPing() {}
 
+  /** Runs the sample; exits 1 if a session failed, 2 if the run was refused (no agent). */
   public static void main(String[] args) throws Exception {
     String host = args.length > 0 ? args[0] : "127.0.0.1";
     int port = args.length > 1 ? Integer.parseInt(args[1]) : 6379;

@@ -8,6 +8,7 @@ import io.weft.transport.Transport;
 public final class PingTask implements SessionTask<Integer> {
   private final int pings;
 
+  /** @param pings PINGs per session */
   public PingTask(int pings) {
     this.pings = pings;
   }

@@ -20,6 +20,11 @@ public final class FetchTask implements SessionTask<Long> {
   private final List<String> paths;
   private final int perSession;
 
+  /**
+   * @param host the {@code Host} header to send
+   * @param paths every path to fetch, across all sessions
+   * @param perSession how many of them each session fetches over its connection
+   */
   public FetchTask(String host, List<String> paths, int perSession) {
     this.host = host;
     this.paths = List.copyOf(paths);

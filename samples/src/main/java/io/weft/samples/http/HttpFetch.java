@@ -32,6 +32,7 @@ import java.util.concurrent.TimeUnit;
 public final class HttpFetch {
   private HttpFetch() {}
 
+  /** Runs the sample; exits 1 if a session failed. */
   public static void main(String[] args) throws Exception {
     int urls = args.length > 0 ? Integer.parseInt(args[0]) : 2000;
     int perConnection = args.length > 1 ? Integer.parseInt(args[1]) : 20;

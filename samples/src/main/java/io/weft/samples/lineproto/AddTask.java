@@ -13,6 +13,7 @@ import io.weft.transport.Transport;
  * should be of a JDK type (see {@link io.weft.transport.SessionTask}).
  */
 public final class AddTask implements SessionTask<String> {
+  /** The runner makes one for a whole run; it holds no state. */
   public AddTask() {}
 
   @Override

@@ -19,6 +19,7 @@ public final class CounterClient {
   private static final int MAX_LINE = 256;
   private final Transport transport;
 
+  /** A client over an open transport, which stays the caller's to close. */
   public CounterClient(Transport transport) {
     this.transport = transport;
   }

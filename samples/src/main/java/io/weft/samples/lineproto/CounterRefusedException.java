@@ -10,6 +10,7 @@ import java.io.IOException;
 public final class CounterRefusedException extends IOException {
   private final String reason;
 
+  /** @param reason what the server said after {@code ERR } */
   public CounterRefusedException(String reason) {
     super("counter server refused: " + reason);
     this.reason = reason;

@@ -34,6 +34,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class LineProtocol {
   private LineProtocol() {}
 
+  /** Runs the sample; exits 1 if a session failed. */
   public static void main(String[] args) throws Exception {
     RunResult<String> result = run(System.out);
     System.exit(result.allSucceeded() ? 0 : 1);
