@@ -26,8 +26,8 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  *
  * <p>The server is the JDK's own {@code HttpServer}, started here on a free loopback port with
- * a listen backlog of 1,024 (its default, 50 or so, would drop connects once more sessions than
- * that open at once).
+ * a listen backlog of 1,024. With 0 it would get the JDK's default of 50, and connects would
+ * time out once many more sessions than that open at once (see docs/many-sessions.md).
  */
 public final class HttpFetch {
   private HttpFetch() {}
