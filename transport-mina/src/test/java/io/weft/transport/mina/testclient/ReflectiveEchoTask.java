@@ -5,14 +5,19 @@ import io.weft.transport.Transport;
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 
-/** Reaches its read through Method.invoke, which can never suspend, and catches Exception around it. */
+/**
+ * Reaches its read through Method.invoke, which can never suspend, and catches Exception around
+ * it. It reads before it writes: an echo server sends nothing unasked, so the read always
+ * suspends (in SYNC it would wait for ever; it is run only where the suspend is refused).
+ */
 public final class ReflectiveEchoTask implements SessionTask<String> {
   public ReflectiveEchoTask() {}
 
   public String exchange(Transport transport, String line) throws IOException {
+    String first = transport.readLineStrict(200);
     transport.writeLine(line);
     transport.flush();
-    return transport.readLineStrict(200);
+    return first + transport.readLineStrict(200);
   }
 
   @Override
