@@ -31,8 +31,20 @@ public final class RedisServerProcess extends ServerProcess {
     super(BINARY, port, directory);
   }
 
-  /** Starts {@code binary} and waits until it answers PING. */
+  /** Starts {@code binary}, accepting up to 10,000 clients, and waits until it answers PING. */
   public static RedisServerProcess start(Path binary) throws IOException {
+    return start(binary, 10_000);
+  }
+
+  /**
+   * Starts {@code binary} accepting up to {@code maxClients} connections at once, and waits
+   * until it answers PING. Redis lowers the figure, and logs so, when its open-file limit is
+   * too small for it.
+   */
+  public static RedisServerProcess start(Path binary, int maxClients) throws IOException {
+    if (maxClients < 1) {
+      throw new IllegalArgumentException("maxClients < 1: " + maxClients);
+    }
     int port = ServerBinaries.freeLoopbackPort();
     RedisServerProcess redis = new RedisServerProcess(port, Files.createTempDirectory("weft-redis-"));
     redis.start(List.of(binary.toString(),
@@ -42,7 +54,7 @@ public final class RedisServerProcess extends ServerProcess {
         "--appendonly", "no",
         "--daemonize", "no",
         "--dir", redis.directory().toString(),
-        "--maxclients", "10000"), READY_WITHIN);
+        "--maxclients", Integer.toString(maxClients)), READY_WITHIN);
     return redis;
   }
 
