@@ -121,14 +121,18 @@ public final class PeersBenchmark implements Callable<Integer> {
     List<PeerClient> chosen = new ArrayList<>();
     List<PeersRow> rows = new ArrayList<>();
     Map<String, String> environment = new LinkedHashMap<>();
-    // Every session of a run may still be connected while the next connects: room for both.
-    try (RedisServerProcess redis = RedisServerProcess.start(binary, Math.max(maxN * 2, 128));
+    // Every session of a run may still be connected while the next connects: room for both. The
+    // accept queue as deep as the kernel allows (Redis's default, 511, drops N=10,000's connects).
+    int backlog = ProcessProbe.somaxconn();
+    List<String> redisOptions = List.of("--maxclients", Integer.toString(Math.max(maxN * 2, 128)),
+        "--tcp-backlog", Integer.toString(backlog));
+    try (RedisServerProcess redis = RedisServerProcess.start(binary, redisOptions);
          ServerIncrCounter counter = new ServerIncrCounter(redis.address());
          ProcessProbe probe = new ProcessProbe()) {
       for (String id : clients) {
         chosen.add(CLIENTS.get(id).get());
       }
-      environment(environment, counter.serverVersion(), descriptors);
+      environment(environment, counter.serverVersion() + " " + String.join(" ", redisOptions), descriptors);
       System.out.println("# peers: " + environment);
       for (int n : sessions) {
         PeerWorkload run = PeerWorkload.forRoundTrips(redis.address(), n, roundTrips, requests, keys,
@@ -226,6 +230,7 @@ public final class PeersBenchmark implements Callable<Integer> {
     // A level start for every client: the previous client's garbage is not this one's.
     System.gc();
     long incrBefore = counter.incrCalls();
+    long overflowsBefore = ProcessProbe.listenOverflows();
     ClientRun run;
     ProcessProbe.Figures figures = null;
     if (client.inProcess()) {
@@ -236,6 +241,8 @@ public final class PeersBenchmark implements Callable<Integer> {
       run = client.run(workload);
     }
     long served = counter.incrCalls() - incrBefore;
+    long overflowsAfter = ProcessProbe.listenOverflows();
+    row.listenOverflows = overflowsBefore < 0 || overflowsAfter < 0 ? null : overflowsAfter - overflowsBefore;
     row.serverIncrCalls = served;
     row.completedRoundTrips = client.inProcess() ? run.completedRoundTrips : Math.min(served, run.completedRoundTrips);
     row.failedSessions = run.failedSessions;
@@ -287,10 +294,11 @@ public final class PeersBenchmark implements Callable<Integer> {
       return String.format(Locale.ROOT, "# N=%,d round %d %-20s skipped: %s", r.sessions, r.round, r.client, r.note);
     }
     return String.format(Locale.ROOT, "# N=%,d round %d %-20s %s %,d/%,d rt, %,.0f rt/s, p50 %s µs, p99 %s µs,"
-            + " CPU %s µs/rt, %s ctx sw/rt%s", r.sessions, r.round, r.client, r.status, r.completedRoundTrips,
+            + " CPU %s µs/rt, %s ctx sw/rt, %s listen overflows%s", r.sessions, r.round, r.client, r.status,
+        r.completedRoundTrips,
         r.expectedRoundTrips, r.roundTripsPerSecond == null ? 0.0 : r.roundTripsPerSecond, fmt(r.p50Micros, "%.0f"),
         fmt(r.p99Micros, "%.0f"), fmt(r.cpuMicrosPerRoundTrip, "%.2f"), fmt(r.contextSwitchesPerRoundTrip, "%.3f"),
-        r.ok() ? "" : " - " + r.note);
+        r.listenOverflows == null ? "-" : r.listenOverflows.toString(), r.ok() ? "" : " - " + r.note);
   }
 
   private static String fmt(Double value, String format) {

@@ -10,7 +10,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  */
 @JsonPropertyOrder({"sessions", "round", "order", "client", "status", "expected_round_trips", "completed_round_trips",
     "server_incr_calls", "failed_sessions", "wall_ms", "round_trips_per_s", "p50_us", "p99_us", "cpu_us_per_rt",
-    "context_switches_per_rt", "peak_heap_after_gc_mb", "peak_threads", "load_at_round_start", "load_at_round_end",
+    "context_switches_per_rt", "peak_heap_after_gc_mb", "peak_threads", "listen_overflows", "load_at_round_start", "load_at_round_end",
     "note"})
 public final class PeersRow {
   /** {@code status}: every round trip done, and the server counted each. */
@@ -39,6 +39,11 @@ public final class PeersRow {
   @JsonProperty("context_switches_per_rt") public Double contextSwitchesPerRoundTrip;
   @JsonProperty("peak_heap_after_gc_mb") public Double peakHeapAfterGcMb;
   @JsonProperty("peak_threads") public Integer peakThreads;
+  /**
+   * Connects the kernel dropped from a full accept queue during the run (TcpExt ListenOverflows
+   * of this network namespace, so other processes' too); each costs a client a SYN retransmit.
+   */
+  @JsonProperty("listen_overflows") public Long listenOverflows;
   @JsonProperty("load_at_round_start") public String loadAtRoundStart;
   @JsonProperty("load_at_round_end") public String loadAtRoundEnd;
   @JsonProperty("note") public String note;

@@ -114,10 +114,49 @@ final class ProcessProbe implements AutoCloseable {
     return sum;
   }
 
+  /**
+   * TcpExt ListenOverflows from {@code /proc/net/netstat} (connects dropped by a full accept
+   * queue, in this network namespace), or -1 where there is none.
+   */
+  static long listenOverflows() {
+    try {
+      String[] header = null;
+      for (String line : Files.readAllLines(Path.of("/proc/net/netstat"))) {
+        if (!line.startsWith("TcpExt:")) {
+          continue;
+        }
+        String[] fields = line.trim().split("\\s+");
+        if (header == null) {
+          header = fields;
+        } else {
+          for (int i = 1; i < header.length && i < fields.length; i++) {
+            if (header[i].equals("ListenOverflows")) {
+              return Long.parseLong(fields[i]);
+            }
+          }
+          return -1L;
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      return -1L;
+    }
+    return -1L;
+  }
+
+  /** The kernel's cap on a listen backlog ({@code net.core.somaxconn}), or 511 when unknown. */
+  static int somaxconn() {
+    try {
+      // Line by line: /proc files report size 0, and a read sized by that can stop early.
+      return Integer.parseInt(Files.readAllLines(Path.of("/proc/sys/net/core/somaxconn")).get(0).trim());
+    } catch (IOException | RuntimeException e) {
+      return 511;
+    }
+  }
+
   /** The 1, 5 and 15 minute load averages, or "unknown". */
   static String loadAverage() {
     try {
-      String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+      String[] f = Files.readAllLines(Path.of("/proc/loadavg")).get(0).trim().split("\\s+");
       return f[0] + " " + f[1] + " " + f[2];
     } catch (IOException | RuntimeException e) {
       return "unknown";
