@@ -121,7 +121,12 @@ step "jmh-jdk$FEATURE" 20m "$JAVA" -jar "$JAR" "${JMH_OPTS[@]}" \
   -rf json -rff "$OUT/jmh-jdk$FEATURE.json"
 
 # 5. The peers (its own load averages per round are in peers.md and peers.json).
-step peers-log 40m "$JAVA" -cp "$JAR" io.weft.perf.peers.PeersBenchmark "${PEERS_OPTS[@]}" \
+#    JDK 22+: context switches from getrusage through the Foreign Function API, without its warning.
+PEERS_JVM=()
+if [ "${FEATURE:-0}" -ge 22 ] 2>/dev/null; then
+  PEERS_JVM=(--enable-native-access=ALL-UNNAMED)
+fi
+step peers-log 40m "$JAVA" "${PEERS_JVM[@]}" -cp "$JAR" io.weft.perf.peers.PeersBenchmark "${PEERS_OPTS[@]}" \
   --out "$OUT/peers"
 
 echo

@@ -31,8 +31,8 @@ import picocli.CommandLine.Option;
  * round's load average; see perf-tests/README.md for the columns.
  *
  * <pre>
- * java -cp perf-tests/target/benchmarks.jar io.weft.perf.peers.PeersBenchmark \
- *     --sessions 100,1000,10000 --rounds 3 --out perf-tests/results/peers
+ * java --enable-native-access=ALL-UNNAMED -cp perf-tests/target/benchmarks.jar \
+ *     io.weft.perf.peers.PeersBenchmark --sessions 100,1000,10000 --rounds 3 --out perf-tests/results/peers
  * </pre>
  *
  * Exit status 0 when every client that could run did every round trip, 1 otherwise, 2 on bad
@@ -279,9 +279,17 @@ public final class PeersBenchmark implements Callable<Integer> {
     if (figures != null) {
       row.peakHeapAfterGcMb = figures.peakHeapAfterGcBytes < 0 ? null : figures.peakHeapAfterGcBytes / 1048576.0;
       row.peakThreads = figures.peakThreads;
-      if (figures.peakHeapAfterGcBytes < 0 && row.note == null) {
-        row.note = "no GC during the run";
+      List<String> notes = new ArrayList<>();
+      if (row.note != null) {
+        notes.add(row.note);
       }
+      if (figures.peakHeapAfterGcBytes < 0) {
+        notes.add("no GC during the run");
+      }
+      if (figures.switchesUnreadable != null) {
+        notes.add(figures.switchesUnreadable);
+      }
+      row.note = notes.isEmpty() ? null : String.join("; ", notes);
     } else if (row.note == null) {
       row.note = "child process: latency as it reports it, CPU and context switches from its rusage; no heap or"
           + " thread figures";
@@ -321,6 +329,7 @@ public final class PeersBenchmark implements Callable<Integer> {
     env.put("gc", String.join(", ", gcs));
     env.put("max heap MB", Long.toString(Runtime.getRuntime().maxMemory() / 1048576));
     env.put("open-file limit", Long.toString(descriptors));
+    env.put("context switches from", ProcessProbe.contextSwitchSource());
     env.put("redis-server", redisVersion);
     env.put("workload", String.format(Locale.ROOT, "N sessions in flight, each a new connection doing %d sequential"
         + " INCRs (no pipelining) of peers:<session mod %d>; %,d round trips per run (%,d warm-up per client"

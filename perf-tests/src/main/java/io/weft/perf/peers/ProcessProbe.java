@@ -10,6 +10,7 @@ import java.lang.management.MemoryUsage;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Map;
@@ -26,9 +27,11 @@ import javax.management.openmbean.CompositeData;
  * <ul>
  *   <li>CPU: the whole process's user + system time ({@code OperatingSystemMXBean
  *       .getProcessCpuTime}), every thread included (I/O, workers, GC, JIT);
- *   <li>context switches: voluntary + non-voluntary, summed over the live threads'
- *       {@code /proc/self/task/&lt;tid&gt;/status}; a thread that ends during the run takes its
- *       count with it (THREADS mode's session threads), so those rows count too few;
+ *   <li>context switches: voluntary + non-voluntary, the whole process's from
+ *       {@code getrusage(RUSAGE_SELF)} ({@link SelfRusage}, JDK 22+ on 64-bit Linux); elsewhere
+ *       summed over the live threads' {@code /proc/self/task/&lt;tid&gt;/status}, where a thread
+ *       that ends during the run takes its count with it (THREADS mode's session threads), so
+ *       those rows count too few;
  *   <li>peak heap after GC: the most heap in use right after any collection during the run
  *       (GC notifications), -1 when no collection ran;
  *   <li>peak threads: live platform threads ({@code ThreadMXBean}, peak reset before the run;
@@ -47,6 +50,7 @@ final class ProcessProbe implements AutoCloseable {
   private final AtomicLong peakHeapAfterGc = new AtomicLong(-1L);
   private final NotificationListener gcListener = this::onGc;
   private volatile boolean armed;
+  private String switchesUnreadable;
 
   ProcessProbe() {
     for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
@@ -65,17 +69,33 @@ final class ProcessProbe implements AutoCloseable {
   Reading start() {
     threads.resetPeakThreadCount();
     peakHeapAfterGc.set(-1L);
+    switchesUnreadable = null;
     armed = true;
-    return new Reading(os.getProcessCpuTime(), contextSwitches());
+    return new Reading(os.getProcessCpuTime(), readContextSwitches());
   }
 
   /** The figures of the run that began with {@code start}. */
   Figures end(Reading start) {
     long cpu = os.getProcessCpuTime() - start.cpuNanos;
-    long switches = contextSwitches();
+    long switches = readContextSwitches();
     armed = false;
     return new Figures(cpu, start.contextSwitches < 0 || switches < 0 ? -1L : switches - start.contextSwitches,
-        peakHeapAfterGc.get(), threads.getPeakThreadCount());
+        peakHeapAfterGc.get(), threads.getPeakThreadCount(), switchesUnreadable);
+  }
+
+  /** Where the context switches come from, for the report. */
+  static String contextSwitchSource() {
+    return SelfRusage.unavailableReason() == null ? "getrusage(RUSAGE_SELF), every thread, ended ones included"
+        : "/proc/self/task/*/status, live threads only (THREADS rows count too few); " + SelfRusage.unavailableReason();
+  }
+
+  private long readContextSwitches() {
+    try {
+      return SelfRusage.unavailableReason() == null ? SelfRusage.contextSwitches() : contextSwitches();
+    } catch (IOException | IllegalStateException e) {
+      switchesUnreadable = "context switches unreadable: " + e;
+      return -1L;
+    }
   }
 
   private void onGc(Notification notification, Object handback) {
@@ -93,8 +113,8 @@ final class ProcessProbe implements AutoCloseable {
     peakHeapAfterGc.accumulateAndGet(used, Math::max);
   }
 
-  /** Voluntary + non-voluntary context switches of the live threads, or -1 without /proc. */
-  static long contextSwitches() {
+  /** Voluntary + non-voluntary context switches of the live threads. */
+  static long contextSwitches() throws IOException {
     long sum = 0;
     try (DirectoryStream<Path> tasks = Files.newDirectoryStream(TASKS)) {
       for (Path task : tasks) {
@@ -104,12 +124,10 @@ final class ProcessProbe implements AutoCloseable {
               sum += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
             }
           }
-        } catch (IOException e) {
+        } catch (NoSuchFileException e) {
           // The thread ended between the listing and the read: its count is gone either way.
         }
       }
-    } catch (IOException e) {
-      return -1L;
     }
     return sum;
   }
@@ -187,18 +205,24 @@ final class ProcessProbe implements AutoCloseable {
     }
   }
 
-  /** A run's CPU, context switches (-1 unknown), peak heap after GC (-1 no GC) and peak threads. */
+  /**
+   * A run's CPU, context switches (-1 unknown, {@code switchesUnreadable} says why), peak heap
+   * after GC (-1 no GC) and peak threads.
+   */
   static final class Figures {
     final long cpuNanos;
     final long contextSwitches;
     final long peakHeapAfterGcBytes;
     final int peakThreads;
+    final String switchesUnreadable;
 
-    Figures(long cpuNanos, long contextSwitches, long peakHeapAfterGcBytes, int peakThreads) {
+    Figures(long cpuNanos, long contextSwitches, long peakHeapAfterGcBytes, int peakThreads,
+        String switchesUnreadable) {
       this.cpuNanos = cpuNanos;
       this.contextSwitches = contextSwitches;
       this.peakHeapAfterGcBytes = peakHeapAfterGcBytes;
       this.peakThreads = peakThreads;
+      this.switchesUnreadable = switchesUnreadable;
     }
   }
 }
