@@ -24,6 +24,7 @@ import io.weft.continuations.testclient.shapes.ReflectionShape;
 import io.weft.continuations.testclient.shapes.SessionLocalShape;
 import io.weft.continuations.testclient.shapes.SessionLockShape;
 import io.weft.continuations.testclient.shapes.Shape;
+import io.weft.continuations.testclient.shapes.ThreadLocalShape;
 import io.weft.continuations.testing.EchoEveryReadSuspendsConnector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
@@ -209,6 +210,38 @@ class ClientShapesTest {
       }
       assertTrue(connector.waits() >= SESSIONS);
     }
+  }
+
+  /**
+   * Why SessionLocal exists, shown rather than said: on one worker every session starts (and
+   * sets the thread-local) before any resumes, the ready queue being first in, first out. So
+   * after its read the first session sees the last one's value, and each later one sees nothing:
+   * the session resumed before it removed the worker's value.
+   */
+  @ParameterizedTest(name = "through {0}")
+  @MethodSource("routes")
+  void aThreadLocalHoldsAnotherSessionsValueAfterAResume(Route route) throws Exception {
+    List<Outcome<String>> sync = SYNC.computeIfAbsent(ThreadLocalShape.class, ClientShapesTest::runSync);
+    Case shape = Case.works(ThreadLocalShape.class);
+    try (EchoEveryReadSuspendsConnector connector = new EchoEveryReadSuspendsConnector();
+         SessionRunner runner = builder(connector, route).mode(Mode.continuations(1)).build()) {
+      RunResult<String> result;
+      try {
+        result = runner.run(taskClass(shape, route), SESSIONS, new AtomicIntegerArray(2 * SESSIONS));
+      } catch (NotInstrumentableException refused) {
+        return; // refusing a thread-local on a suspend path at load time is right too
+      }
+      assertTrue(result.allSucceeded(), () -> String.valueOf(result.failures().get(0)));
+      for (int i = 0; i < SESSIONS; i++) {
+        String seen = i == 0 ? "session " + (SESSIONS - 1) : "null";
+        assertEquals(sync.get(i).value().replace("as session " + i, "as " + seen), result.outcome(i).value(),
+            "session " + i);
+      }
+    }
+  }
+
+  static Stream<Route> routes() {
+    return Stream.of(Route.values());
   }
 
   private static List<Outcome<String>> runSync(Class<?> type) {
