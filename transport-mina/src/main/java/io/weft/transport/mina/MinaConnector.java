@@ -166,11 +166,11 @@ public final class MinaConnector implements Connector {
    * @throws TransportClosedException if this connector or the state was closed meanwhile
    */
   SessionState connected(ConnectFuture future, SessionState state, String what) throws IOException {
-    if (!future.isConnected()) {
-      throw connectFailure(what, future.getException());
-    }
     if (closed || state.isClosed()) {
       throw new TransportClosedException("connector closed during connect");
+    }
+    if (!future.isConnected()) {
+      throw connectFailure(what, future.getException());
     }
     return state;
   }
