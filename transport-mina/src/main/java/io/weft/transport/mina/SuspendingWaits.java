@@ -98,6 +98,21 @@ final class SuspendingWaits {
   @continuable
   boolean awaitInput(SessionState state, long nanos) throws IOException {
     IoThreads.checkNotIoThread("input");
+    state.readerWaiting(true);
+    boolean arrived;
+    // No finally: a suspension unwinds this frame without running one, and it is no end.
+    try {
+      arrived = awaitInputMarked(state, nanos);
+    } catch (IOException | RuntimeException e) {
+      state.readerWaiting(false);
+      throw e;
+    }
+    state.readerWaiting(false);
+    return arrived;
+  }
+
+  @continuable
+  private boolean awaitInputMarked(SessionState state, long nanos) throws IOException {
     long start = System.nanoTime();
     if (spinNanos > 0L && spinUntilInput(state, start, nanos)) {
       spun.increment();

@@ -98,6 +98,8 @@ public final class SessionState {
 
   /** True once the MINA session has closed, whoever closed it; or once it has failed. */
   private volatile boolean ended;
+  /** True while a reader waits for input in any way: spinning, blocked or suspended. */
+  private volatile boolean readerWaiting;
 
   private volatile String closedBecause;
   private volatile IoSession session;
@@ -446,6 +448,7 @@ public final class SessionState {
   public boolean awaitInput(long nanos) throws InterruptedIOException {
     IoThreads.checkNotIoThread("input");
     lock.lock();
+    readerWaiting = true;
     try {
       long left = nanos;
       while (!arrived && closedBecause == null && failure == null && !inbound.isEof()) {
@@ -479,8 +482,25 @@ public final class SessionState {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while waiting for input");
     } finally {
+      readerWaiting = false;
       lock.unlock();
     }
+  }
+
+  /**
+   * Marks the start and the end of a reader's wait that does not go through
+   * {@link #awaitInput} (a spin, then a suspension). Only {@link #isReaderWaiting} reads it.
+   */
+  public void readerWaiting(boolean waiting) {
+    readerWaiting = waiting;
+  }
+
+  /**
+   * True while a reader waits for input: blocked, spinning or suspended. For tests that must
+   * act only once a read is pending, and for diagnostics.
+   */
+  public boolean isReaderWaiting() {
+    return readerWaiting;
   }
 
   /**
