@@ -34,13 +34,13 @@ import javax.management.ObjectName;
  *
  * <p>Per transport: {@code socket} (SocketConnector, THREADS), {@code mina} (MinaConnector TCP,
  * THREADS), {@code continuing-tcp} and {@code continuing-pipe} (ContinuingMinaConnector,
- * CONTINUATIONS(1)); per peer: {@code endless} (a line that never ends, read with a 256 KiB
- * limit) and {@code echo} (one exchange).
+ * CONTINUATIONS(1)); per peer: {@code endless} (a line that never ends, read with a limit of
+ * {@code lineLimit}, 256 KiB by default) and {@code echo} (one exchange).
  *
  * <pre>
  * ./mvnw -q -pl perf-tests -am -DskipTests -Pbenchmarks package
  * java -Xmx1g -cp perf-tests/target/benchmarks.jar io.weft.perf.retention.FinishedSessionsHeap \
- *     [sessions=100000] [first=1000] [inFlight=50] \
+ *     [sessions=100000] [first=1000] [inFlight=50] [lineLimit=262144] \
  *     [transports=socket,mina,continuing-tcp,continuing-pipe] [peers=endless,echo]
  * </pre>
  */
@@ -89,6 +89,7 @@ public final class FinishedSessionsHeap {
     int sessions = 100_000;
     int first = 1_000;
     int inFlight = 50;
+    int lineLimit = 256 * 1024;
     List<String> transports = List.of("socket", "mina", "continuing-tcp", "continuing-pipe");
     List<String> peers = List.of("endless", "echo");
     for (String arg : args) {
@@ -97,6 +98,7 @@ public final class FinishedSessionsHeap {
         case "sessions" -> sessions = Integer.parseInt(kv[1]);
         case "first" -> first = Integer.parseInt(kv[1]);
         case "inFlight" -> inFlight = Integer.parseInt(kv[1]);
+        case "lineLimit" -> lineLimit = Integer.parseInt(kv[1]);
         case "transports" -> transports = List.of(kv[1].split(","));
         case "peers" -> peers = List.of(kv[1].split(","));
         default -> throw new IllegalArgumentException("unknown option: " + arg);
@@ -106,7 +108,7 @@ public final class FinishedSessionsHeap {
         inFlight, Runtime.version(), Runtime.getRuntime().maxMemory() >> 20);
     for (String transport : transports) {
       for (String peer : peers) {
-        System.out.println(measure(transport, peer, sessions, first, inFlight));
+        System.out.println(measure(transport, peer, sessions, first, inFlight, lineLimit));
       }
     }
   }
@@ -114,10 +116,10 @@ public final class FinishedSessionsHeap {
   /**
    * Runs {@code sessions} sessions of {@code peer}'s task over {@code transport}, {@code inFlight}
    * at a time, and weighs the live heap when {@code first} and when {@code sessions - inFlight}
-   * sessions have finished.
+   * sessions have finished. The endless line is read with a limit of {@code lineLimit}.
    */
-  public static Figures measure(String transport, String peer, int sessions, int first, int inFlight)
-      throws Exception {
+  public static Figures measure(String transport, String peer, int sessions, int first, int inFlight,
+      int lineLimit) throws Exception {
     int last = sessions - inFlight;
     if (first < 1 || last <= first) {
       throw new IllegalArgumentException("need 1 <= first < sessions - inFlight: " + first + ", " + sessions);
@@ -125,7 +127,7 @@ public final class FinishedSessionsHeap {
     boolean pipe = transport.endsWith("pipe");
     List<AutoCloseable> toClose = new ArrayList<>();
     try {
-      SocketAddress address = startPeer(peer, pipe, toClose);
+      SocketAddress address = startPeer(peer, pipe, lineLimit, toClose);
       Connector connector = connector(transport);
       toClose.add(0, connector);
       Mode mode = transport.startsWith("continuing") ? Mode.continuations(1) : Mode.THREADS;
@@ -148,7 +150,8 @@ public final class FinishedSessionsHeap {
       RunResult<?> result;
       try (SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector).address(address)
           .timeout(TIMEOUT).maxInFlight(inFlight).instrument(TASK_PACKAGE).build()) {
-        result = runTask(runner, task, sessions, checkpoint);
+        result = peer.equals("endless")
+            ? runTask(runner, task, sessions, checkpoint, lineLimit) : runTask(runner, task, sessions, checkpoint);
       }
       int failed = sessions - finished.get();
       if (failed > 0) {
@@ -164,8 +167,8 @@ public final class FinishedSessionsHeap {
 
   @SuppressWarnings({"unchecked", "rawtypes"})
   private static RunResult<?> runTask(SessionRunner runner, Class<? extends SessionTask<?>> task, int sessions,
-      IntConsumer checkpoint) throws InterruptedException {
-    return runner.run((Class) task, sessions, checkpoint);
+      Object... args) throws InterruptedException {
+    return runner.run((Class) task, sessions, args);
   }
 
   private static String firstFailure(RunResult<?> result) {
@@ -173,11 +176,12 @@ public final class FinishedSessionsHeap {
         .findFirst().orElse("none recorded");
   }
 
-  private static SocketAddress startPeer(String peer, boolean pipe, List<AutoCloseable> toClose) throws Exception {
+  private static SocketAddress startPeer(String peer, boolean pipe, int lineLimit, List<AutoCloseable> toClose)
+      throws Exception {
     switch (peer) {
       case "endless" -> {
         EndlessLineServer server = pipe
-            ? EndlessLineServer.vmPipe(EndlessLineSession.LINE_LIMIT + 64 * 1024) : EndlessLineServer.tcp();
+            ? EndlessLineServer.vmPipe(lineLimit + 64 * 1024) : EndlessLineServer.tcp();
         toClose.add(server);
         return server.address();
       }

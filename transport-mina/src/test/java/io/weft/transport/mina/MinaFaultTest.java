@@ -294,15 +294,61 @@ class MinaFaultTest {
 
   @ParameterizedTest
   @EnumSource(value = Kind.class, names = {"MINA_TCP", "CONTINUING_TCP"})
-  void aResetIsTheSocketExceptionAPlainSocketThrows(Kind kind) throws Exception {
-    try (Connector connector = kind.connector(); TcpFar far = (TcpFar) kind.listen()) {
-      Transport transport = connect(connector, far);
-      far.send("half a li".getBytes(UTF_8));
-      far.reset();
-      SocketException e = assertThrows(SocketException.class, () -> transport.readLineStrict(100));
-      assertEquals("Connection reset", e.getMessage());
-      assertFalse(transport.isOpen());
+  void aResetIsTheSocketExceptionAPlainSocketThrowsAndMinaLogsNoError(Kind kind) throws Exception {
+    String logged = capturingStandardError(() -> {
+      try (Connector connector = kind.connector()) {
+        for (int i = 0; i < 20; i++) {
+          try (TcpFar far = (TcpFar) kind.listen()) {
+            Transport transport = connect(connector, far);
+            far.send("half a li".getBytes(UTF_8));
+            far.reset();
+            SocketException e = assertThrows(SocketException.class, () -> transport.readLineStrict(100));
+            assertEquals("Connection reset", e.getMessage());
+            assertFalse(transport.isOpen());
+          }
+        }
+      }
+    });
+    assertFalse(logged.contains("ERROR"), logged);
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = Kind.class, names = {"MINA_TCP", "CONTINUING_TCP"})
+  void aFlushIntoAResetConnectionIsASocketExceptionAndMinaLogsNoError(Kind kind) throws Exception {
+    String logged = capturingStandardError(() -> {
+      try (Connector connector = kind.connector(); TcpFar far = (TcpFar) kind.listen()) {
+        Transport transport = connect(connector, far);
+        far.reset();
+        byte[] chunk = new byte[64 * 1024];
+        // The reset reaches the client while it sends: the read side or the write side sees it.
+        IOException e = assertThrows(IOException.class, () -> {
+          for (;;) {
+            transport.write(chunk);
+            transport.flush();
+          }
+        });
+        assertTrue(e instanceof SocketException || e instanceof PeerClosedException, e.toString());
+        assertFalse(transport.isOpen());
+      }
+    });
+    assertFalse(logged.contains("ERROR"), logged);
+  }
+
+  interface Body {
+    void run() throws Exception;
+  }
+
+  /** Runs {@code body} and returns what was written to System.err meanwhile (slf4j-simple's log). */
+  private static String capturingStandardError(Body body) throws Exception {
+    java.io.PrintStream original = System.err;
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    System.setErr(new java.io.PrintStream(captured, true, UTF_8));
+    try {
+      body.run();
+    } finally {
+      System.setErr(original);
     }
+    return captured.toString(UTF_8);
   }
 
   @ParameterizedTest
