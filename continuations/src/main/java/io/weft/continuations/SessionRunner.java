@@ -1,5 +1,6 @@
 package io.weft.continuations;
 
+import io.weft.continuations.spi.SuspendingConnector;
 import io.weft.continuations.internal.ClassRewriter;
 import io.weft.continuations.internal.Fiber;
 import io.weft.continuations.internal.FrameLoader;

@@ -1,4 +1,4 @@
-package io.weft.continuations;
+package io.weft.continuations.spi;
 
 /**
  * How a suspending transport tells {@link Suspend#await} when the thing it waits for may have

@@ -1,4 +1,4 @@
-package io.weft.continuations;
+package io.weft.continuations.spi;
 
 import io.weft.transport.Connector;
 

@@ -1,8 +1,5 @@
-package io.weft.continuations;
+package io.weft.continuations.spi;
 
-import io.weft.continuations.internal.BlockingWait;
-import io.weft.continuations.internal.Fiber;
-import io.weft.continuations.internal.Wait;
 import java.io.IOException;
 import java.util.Objects;
 import org.apache.commons.javaflow.api.Continuation;
@@ -37,7 +34,7 @@ import org.apache.commons.javaflow.core.StackRecorder;
  * <p>This method is rewritten at build time; so must be every method between it and the
  * session's task: mark a transport's waiting methods {@code @continuable} and run the JavaFlow
  * build step over its classes. If a frame on the way was not rewritten the session fails with a
- * {@link NotInstrumentedError} naming it.
+ * {@code NotInstrumentedError} naming it.
  */
 public final class Suspend {
   private Suspend() {}
@@ -54,7 +51,8 @@ public final class Suspend {
    *     first
    * @throws SessionCancelledException if the session's run was cancelled
    * @throws java.io.InterruptedIOException if a blocked (non-continuation) caller is interrupted
-   * @throws NotInstrumentedError if the session would suspend through a frame not rewritten
+   * @throws Error the runtime's {@code NotInstrumentedError} if the session would suspend
+   *     through a frame that was not rewritten
    * @throws IllegalArgumentException if {@code timeoutNanos < 0}
    */
   @continuable
@@ -67,13 +65,22 @@ public final class Suspend {
     if (recorder == null) {
       return BlockingWait.await(registration, timeoutNanos);
     }
-    Fiber fiber = Fiber.of(recorder);
-    Wait wait = fiber.arm(recorder, registration, timeoutNanos);
+    SuspendableSession session = sessionOf(recorder);
+    SuspendableSession.PendingWait wait = session.arm(recorder, registration, timeoutNanos);
     if (wait.isSettled()) {
       return wait.result();
     }
     Continuation.suspend();
-    fiber.resumedAtWait();
+    session.resumedAtWait();
     return wait.result();
+  }
+
+  private static SuspendableSession sessionOf(StackRecorder recorder) {
+    Object context = recorder.getContext();
+    if (context instanceof SuspendableSession) {
+      return (SuspendableSession) context;
+    }
+    throw new IllegalStateException(
+        "Suspend.await inside a continuation that no Weft runtime started (context " + context + ")");
   }
 }

@@ -1,15 +1,14 @@
-package io.weft.continuations.internal;
+package io.weft.continuations.spi;
 
-import io.weft.continuations.WaitRegistration;
 import java.io.InterruptedIOException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /** {@code Suspend.await} on an ordinary thread: the thread blocks on a latch. */
-public final class BlockingWait {
+final class BlockingWait {
   private BlockingWait() {}
 
-  public static boolean await(WaitRegistration registration, long timeoutNanos)
+  static boolean await(WaitRegistration registration, long timeoutNanos)
       throws InterruptedIOException {
     CountDownLatch latch = new CountDownLatch(1);
     registration.register(latch::countDown);
