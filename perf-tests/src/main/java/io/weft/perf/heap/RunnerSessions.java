@@ -108,14 +108,13 @@ final class RunnerSessions implements ParkedSessions {
     Running running = new Running(runner, connector, null);
     running.start(() -> runner.run(WaitAtDepth.class, count, depth,
         (java.util.function.Consumer<Runnable>) wakeUps::add));
-    running.awaitArrivals(count, wakeUps::size);
-    return () -> {
+    int waiting = running.awaitArrivals(count, wakeUps::size);
+    return running.parked(waiting, () -> {
       Runnable wake;
       while ((wake = wakeUps.poll()) != null) {
         wake.run();
       }
-      running.finish(count);
-    };
+    });
   }
 
   private Parked parkOverPipe(int count) throws Exception {
@@ -130,11 +129,8 @@ final class RunnerSessions implements ParkedSessions {
     long linesBefore = server.linesReceived();
     LongConsumer noLatency = start -> { };
     running.start(() -> runner.run(TesterSession.class, count, 1, noLatency));
-    running.awaitArrivals(count, () -> (int) (server.linesReceived() - linesBefore));
-    return () -> {
-      server.release();
-      running.finish(count);
-    };
+    int waiting = running.awaitArrivals(count, () -> (int) (server.linesReceived() - linesBefore));
+    return running.parked(waiting, server::release);
   }
 
   /** A run in the background, and what to close after it. */
@@ -159,8 +155,30 @@ final class RunnerSessions implements ParkedSessions {
       result = thread.submit(run);
     }
 
-    /** Waits until {@code arrived} reaches {@code count}, then a little for the last to settle. */
-    void awaitArrivals(int count, java.util.function.IntSupplier arrived) throws Exception {
+    /**
+     * Sessions that end, when closed, once {@code release} has let them go; {@link #finish}
+     * checks that every one of them succeeded.
+     */
+    Parked parked(int waiting, Runnable release) {
+      return new Parked() {
+        @Override
+        public int waiting() {
+          return waiting;
+        }
+
+        @Override
+        public void close() throws Exception {
+          release.run();
+          finish(waiting);
+        }
+      };
+    }
+
+    /**
+     * Waits until {@code arrived} reaches {@code count}, then a little for the last to settle,
+     * and returns how many arrived.
+     */
+    int awaitArrivals(int count, java.util.function.IntSupplier arrived) throws Exception {
       long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(ARRIVE_MINUTES);
       while (arrived.getAsInt() < count) {
         if (result.isDone() || System.nanoTime() - deadline > 0) {
@@ -174,6 +192,7 @@ final class RunnerSessions implements ParkedSessions {
       // The last wake-up was registered, or the last line sent, just before its session
       // suspended or blocked: give it a moment to get there.
       Thread.sleep(50);
+      return arrived.getAsInt();
     }
 
     void finish(int count) throws Exception {

@@ -67,13 +67,22 @@ final class ThreadSessions implements ParkedSessions {
         Thread.onSpinWait();
       }
     }
-    return () -> {
-      gate.open = true;
-      for (Thread thread : threads) {
-        LockSupport.unpark(thread);
+    int waiting = count - (int) gate.arrived.getCount();
+    return new Parked() {
+      @Override
+      public int waiting() {
+        return waiting;
       }
-      for (Thread thread : threads) {
-        thread.join();
+
+      @Override
+      public void close() throws InterruptedException {
+        gate.open = true;
+        for (Thread thread : threads) {
+          LockSupport.unpark(thread);
+        }
+        for (Thread thread : threads) {
+          thread.join();
+        }
       }
     };
   }

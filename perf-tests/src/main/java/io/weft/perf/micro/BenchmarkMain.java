@@ -1,5 +1,6 @@
 package io.weft.perf.micro;
 
+import io.weft.perf.Targets;
 import io.weft.perf.internal.VirtualThreads;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -14,8 +15,9 @@ import org.openjdk.jmh.runner.options.CommandLineOptions;
 /**
  * The benchmarks jar's entry point: JMH's own command line ({@code -h} lists it), except that
  * on a JDK without virtual threads the virtual-thread benchmarks are left out with a message
- * instead of failing one by one, and that after a run issue 5's microbenchmark targets are
- * checked against its results and printed ({@link MicroTargets}, {@code # target:} lines).
+ * instead of failing one by one, and that after a run the microbenchmark targets are checked
+ * against its results and printed ({@link Targets#micro}, {@code # target:} lines). JMH parses
+ * its own command line; this class adds no option of its own.
  */
 public final class BenchmarkMain {
   private BenchmarkMain() {
@@ -54,13 +56,29 @@ public final class BenchmarkMain {
       return;
     }
     System.out.println();
-    System.out.println("# Issue 5 targets (JDK " + Runtime.version() + ", "
+    System.out.println("# Targets (JDK " + Runtime.version() + ", "
         + Runtime.getRuntime().availableProcessors() + " cores, load average "
         + String.format(java.util.Locale.ROOT, "%.2f",
             java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage())
         + "):");
-    for (String line : MicroTargets.check(MicroTargets.rows(results), noVirtualThreads)) {
+    for (String line : Targets.micro(figures(results), noVirtualThreads)) {
       System.out.println("# target: " + line);
     }
+  }
+
+  /** Each result as the targets read it: simple class name, parameters (-1 when absent), score. */
+  static List<Targets.MicroFigure> figures(Collection<RunResult> results) {
+    List<Targets.MicroFigure> figures = new ArrayList<>();
+    for (RunResult r : results) {
+      String name = r.getParams().getBenchmark();
+      String simple = name.substring(0, name.lastIndexOf('.'));
+      simple = simple.substring(simple.lastIndexOf('.') + 1);
+      String depth = r.getParams().getParam("depth");
+      String timeout = r.getParams().getParam("waitTimeoutMs");
+      figures.add(new Targets.MicroFigure(simple, depth == null ? -1 : Integer.parseInt(depth),
+          timeout == null ? -1L : Long.parseLong(timeout),
+          r.getPrimaryResult().getScore(), r.getPrimaryResult().getScoreError()));
+    }
+    return figures;
   }
 }

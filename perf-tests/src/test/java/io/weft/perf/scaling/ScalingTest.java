@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine.ParameterException;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -106,10 +107,10 @@ class ScalingTest {
 
   @Test
   void optionsRefuseUnknownNamesAndBadNumbers() {
-    assertThrows(IllegalArgumentException.class, () -> Scaling.Options.parse("--bogus", "1"));
-    assertThrows(IllegalArgumentException.class, () -> Scaling.Options.parse("--sessions", "0"));
-    assertThrows(IllegalArgumentException.class, () -> Scaling.Options.parse("--modes", "fibers"));
-    assertThrows(IllegalArgumentException.class, () -> Scaling.Options.parse("--delay-ms"));
+    assertThrows(ParameterException.class, () -> Scaling.Options.parse("--bogus", "1"));
+    assertThrows(ParameterException.class, () -> Scaling.Options.parse("--sessions", "0"));
+    assertThrows(ParameterException.class, () -> Scaling.Options.parse("--modes", "fibers"));
+    assertThrows(ParameterException.class, () -> Scaling.Options.parse("--delay-ms"));
   }
 
   @Test
