@@ -70,7 +70,7 @@ public final class Scaling {
 
   private final Options options;
   private final PrintStream out;
-  private final Function<String, Mode> modeFactory;
+  private final Function<String, SessionDriver> modeFactory;
   private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
   private final ExecutorService probeRunner = Executors.newSingleThreadExecutor(r -> {
     Thread thread = new Thread(r, "heap-probe-run");
@@ -78,7 +78,7 @@ public final class Scaling {
     return thread;
   });
 
-  Scaling(Options options, PrintStream out, Function<String, Mode> modeFactory) {
+  Scaling(Options options, PrintStream out, Function<String, SessionDriver> modeFactory) {
     this.options = options;
     this.out = out;
     this.modeFactory = modeFactory;
@@ -115,7 +115,7 @@ public final class Scaling {
 
   /** As {@link #run(Options, PrintStream)}, creating each transport's modes by name with {@code modeFactory}. */
   static List<ScalingResult> run(Options options, PrintStream out,
-      Function<String, Mode> modeFactory) throws Exception {
+      Function<String, SessionDriver> modeFactory) throws Exception {
     Scaling scaling = new Scaling(options, out, modeFactory);
     try {
       return scaling.runAll();
@@ -143,7 +143,7 @@ public final class Scaling {
           Modes modes = new Modes(options.modes, modeFactory)) {
         warmUp(transport, server, modes.list);
         for (int sessions : options.sessions) {
-          for (Mode mode : modes.list) {
+          for (SessionDriver mode : modes.list) {
             ScalingResult result = runOne(transport, server, mode, sessions);
             results.add(result);
             String row = ResultsTable.row(result);
@@ -188,12 +188,12 @@ public final class Scaling {
     return DelayingEchoServer.tcp(hosts, options.delayMs, TimeUnit.MILLISECONDS);
   }
 
-  private void warmUp(TransportKind transport, BenchmarkEchoServer server, List<Mode> modes)
+  private void warmUp(TransportKind transport, BenchmarkEchoServer server, List<SessionDriver> modes)
       throws Exception {
     if (options.warmupSessions == 0) {
       return;
     }
-    for (Mode mode : modes) {
+    for (SessionDriver mode : modes) {
       Workload workload = workload(transport, server, options.warmupSessions, new ExchangeLatency());
       if (harnessLimit(workload) == null && mode.unavailableReason(workload) == null) {
         for (int round = 0; round < options.warmupRounds; round++) {
@@ -203,7 +203,7 @@ public final class Scaling {
     }
   }
 
-  private ScalingResult runOne(TransportKind transport, BenchmarkEchoServer server, Mode mode,
+  private ScalingResult runOne(TransportKind transport, BenchmarkEchoServer server, SessionDriver mode,
       int sessions) throws Exception {
     double idealMs = options.delayMs == 0 ? Double.NaN : (double) options.transactions * options.delayMs;
     ExchangeLatency latency = new ExchangeLatency();
@@ -220,7 +220,7 @@ public final class Scaling {
     long linesBefore = server.linesReceived();
     long start = System.nanoTime();
     server.hold();
-    Future<Outcome> run;
+    Future<RunReport> run;
     long waiting;
     double heapPerSession = Double.NaN;
     long released;
@@ -237,7 +237,7 @@ public final class Scaling {
       latency.startClockAt(released);
       server.release();
     }
-    Outcome outcome;
+    RunReport outcome;
     try {
       outcome = run.get(options.timeoutSeconds + 60L, TimeUnit.SECONDS);
     } catch (ExecutionException e) {
@@ -277,7 +277,7 @@ public final class Scaling {
    * e.g. out of threads), or at the run's timeout.
    */
   private long awaitGate(BenchmarkEchoServer server, long linesBefore, int sessions,
-      Future<Outcome> run) throws InterruptedException {
+      Future<RunReport> run) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(options.timeoutSeconds);
     long lastCount = -1;
     long lastProgress = System.nanoTime();
@@ -349,25 +349,25 @@ public final class Scaling {
 
   /** The modes of one transport's runs, closed together. */
   private static final class Modes implements AutoCloseable {
-    final List<Mode> list = new ArrayList<>();
+    final List<SessionDriver> list = new ArrayList<>();
 
-    Modes(List<String> names, Function<String, Mode> factory) {
+    Modes(List<String> names, Function<String, SessionDriver> factory) {
       for (String name : names) {
         list.add(factory.apply(name));
       }
     }
 
-    static Mode create(String name, Options options) {
+    static SessionDriver create(String name, Options options) {
       switch (name) {
         case "CALLBACK":
-          return new CallbackMode(options.callbackIoThreads);
+          return new CallbackDriver(options.callbackIoThreads);
         case "THREADS":
-          return RunnerMode.threads(options.maxThreads, options.callbackIoThreads);
+          return RunnerDriver.threads(options.maxThreads, options.callbackIoThreads);
         case "VIRTUAL_THREADS":
-          return RunnerMode.virtualThreads(options.callbackIoThreads);
+          return RunnerDriver.virtualThreads(options.callbackIoThreads);
         default:
           if (name.startsWith("CONTINUATIONS_")) {
-            return RunnerMode.continuations(
+            return RunnerDriver.continuations(
                 Integer.parseInt(name.substring("CONTINUATIONS_".length())), options.callbackIoThreads);
           }
           throw new IllegalArgumentException("unknown mode: " + name);
@@ -376,7 +376,7 @@ public final class Scaling {
 
     @Override
     public void close() {
-      for (Mode mode : list) {
+      for (SessionDriver mode : list) {
         mode.close();
       }
     }
