@@ -24,7 +24,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The server of the 2008 experiment: a MINA acceptor that echoes every line it receives, on
+ * The server of the seed experiment and of every benchmark: a MINA acceptor that echoes every line it receives, on
  * loopback TCP (a free port) or on MINA's in-VM pipe (a free {@link VmPipeAddress}).
  *
  * <p>A line ends at LF; by default it is echoed byte for byte, terminator included. A

@@ -6,7 +6,7 @@ import io.weft.continuations.SessionRunner;
 import io.weft.perf.heap.suspended.WaitAtDepth;
 import io.weft.perf.internal.DelayingEchoServer;
 import io.weft.perf.internal.VirtualThreads;
-import io.weft.perf.tester.TesterSession;
+import io.weft.protocols.tester.LineTesterTask;
 import io.weft.transport.Connector;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
@@ -36,7 +36,7 @@ import java.util.function.LongConsumer;
  * queue, as a transport would keep a listener). No transport, no server side.
  *
  * <p>Over the pipe ({@link #continuationsOverPipe()}, {@link #virtualThreadsOverPipe()}): each
- * session runs the tester ({@link TesterSession}, one exchange) over MINA's in-VM pipe against
+ * session runs the tester ({@link LineTesterTask}, one exchange) over MINA's in-VM pipe against
  * an echo server in this JVM that holds its replies, so every session waits in its first read.
  * Weighed: all of the above plus both ends of a MINA pipe session, the transport's buffers and
  * the server's held reply: what a whole waiting session costs here. The depth option does not
@@ -44,7 +44,7 @@ import java.util.function.LongConsumer;
  */
 final class RunnerSessions implements ParkedSessions {
   private static final String TASK_PACKAGE = "io.weft.perf.heap.suspended";
-  private static final String TESTER_PACKAGE = "io.weft.perf.tester";
+  private static final String TESTER_PACKAGE = "io.weft.protocols.tester";
   private static final long ARRIVE_MINUTES = 5;
 
   private final String name;
@@ -128,7 +128,7 @@ final class RunnerSessions implements ParkedSessions {
     server.hold();
     long linesBefore = server.linesReceived();
     LongConsumer noLatency = start -> { };
-    running.start(() -> runner.run(TesterSession.class, count, 1, noLatency));
+    running.start(() -> runner.run(LineTesterTask.class, count, 1, noLatency));
     int waiting = running.awaitArrivals(count, () -> (int) (server.linesReceived() - linesBefore));
     return running.parked(waiting, server::release);
   }

@@ -4,7 +4,7 @@ import io.weft.continuations.Outcome.Status;
 import io.weft.continuations.RunResult;
 import io.weft.continuations.SessionRunner;
 import io.weft.perf.internal.VirtualThreads;
-import io.weft.perf.tester.TesterSession;
+import io.weft.protocols.tester.LineTesterTask;
 import io.weft.transport.Connector;
 import io.weft.transport.Timeout;
 import io.weft.transport.mina.ContinuingMinaConnector;
@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
 
 /**
- * A mode of Weft's own {@link SessionRunner} running {@link TesterSession}: CONTINUATIONS(k)
+ * A mode of Weft's own {@link SessionRunner} running {@link LineTesterTask}: CONTINUATIONS(k)
  * over {@link ContinuingMinaConnector} (the task class loaded, and rewritten, by the runner's
  * {@code ContinuationClassLoader} over {@value #TASK_PACKAGE}), THREADS and VIRTUAL_THREADS over
  * the blocking {@link MinaConnector}; the in-VM pipe or loopback TCP alike. Sessions spread
@@ -31,7 +31,7 @@ import java.util.function.LongConsumer;
  * start fails the run, and the row says how.
  */
 public final class RunnerDriver implements SessionDriver {
-  static final String TASK_PACKAGE = "io.weft.perf.tester";
+  static final String TASK_PACKAGE = "io.weft.protocols.tester";
 
   private final String name;
   private final io.weft.continuations.Mode mode;
@@ -90,7 +90,7 @@ public final class RunnerDriver implements SessionDriver {
   public RunReport run(Workload workload) throws InterruptedException {
     Runner runner = runner(workload);
     long start = System.nanoTime();
-    RunResult<Integer> result = runner.sessions.run(TesterSession.class, workload.sessions,
+    RunResult<Integer> result = runner.sessions.run(LineTesterTask.class, workload.sessions,
         workload.transactions, (LongConsumer) workload.latency);
     long wall = System.nanoTime() - start;
     int completed = 0;

@@ -37,7 +37,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.TypeConversionException;
 
 /**
- * Issue 5's scaling benchmark: concurrent sessions (100 to 100,000) each doing the line
+ * The scaling benchmark: concurrent sessions (100 to 100,000) each doing the line
  * tester's 10 exchanges against an echo server that delays every reply, per mode, per
  * transport. Prints a table, writes CSV, JSON, the table and PNG charts into a results folder.
  *
