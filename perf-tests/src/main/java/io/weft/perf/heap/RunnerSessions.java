@@ -4,9 +4,9 @@ import io.weft.continuations.Mode;
 import io.weft.continuations.RunResult;
 import io.weft.continuations.SessionRunner;
 import io.weft.perf.heap.suspended.WaitAtDepth;
-import io.weft.perf.internal.DelayingEchoServer;
 import io.weft.perf.internal.VirtualThreads;
 import io.weft.protocols.tester.LineTesterTask;
+import io.weft.testsupport.EchoServer;
 import io.weft.transport.Connector;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
@@ -118,11 +118,11 @@ final class RunnerSessions implements ParkedSessions {
   }
 
   private Parked parkOverPipe(int count) throws Exception {
-    DelayingEchoServer server = DelayingEchoServer.pipe(0, TimeUnit.MILLISECONDS);
+    EchoServer server = EchoServer.vmPipe();
     Connector connector = mode.kind() == Mode.Kind.CONTINUATIONS
         ? ContinuingMinaConnector.vmPipe() : MinaConnector.vmPipe();
     SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector)
-        .address(server.addresses().get(0)).timeout(Timeout.of(10, TimeUnit.MINUTES))
+        .address(server.address()).timeout(Timeout.of(10, TimeUnit.MINUTES))
         .instrument(TESTER_PACKAGE).build();
     Running running = new Running(runner, connector, server);
     server.hold();
@@ -137,7 +137,7 @@ final class RunnerSessions implements ParkedSessions {
   private static final class Running {
     final SessionRunner runner;
     final Connector connector;
-    final DelayingEchoServer server;
+    final EchoServer server;
     final ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "heap-runner");
       t.setDaemon(true);
@@ -145,7 +145,7 @@ final class RunnerSessions implements ParkedSessions {
     });
     Future<RunResult<?>> result;
 
-    Running(SessionRunner runner, Connector connector, DelayingEchoServer server) {
+    Running(SessionRunner runner, Connector connector, EchoServer server) {
       this.runner = runner;
       this.connector = connector;
       this.server = server;

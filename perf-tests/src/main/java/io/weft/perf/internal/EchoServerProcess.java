@@ -1,5 +1,6 @@
 package io.weft.perf.internal;
 
+import io.weft.testsupport.EchoServer;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -16,7 +17,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A {@link DelayingEchoServer} over TCP in a child JVM, driven over the child's stdin/stdout.
+ * test-support's {@link EchoServer} over TCP in a child JVM, driven over the child's stdin/stdout.
  * Loopback TCP with both ends in one JVM costs two file descriptors per session; with the
  * server in its own process each side has the whole open-file limit, so twice as many sessions
  * fit, and the client JVM's heap holds only client state.
@@ -28,6 +29,9 @@ import java.util.concurrent.TimeUnit;
  * <p>Lifecycle: {@link #start}, use, {@link #close()} (waits for the child to exit).
  */
 public final class EchoServerProcess implements BenchmarkEchoServer {
+  /** Thousands of sessions connect at once; the kernel caps this at net.core.somaxconn. */
+  public static final int BACKLOG = 65_535;
+
   private final Process process;
   private final BufferedReader fromChild;
   private final Writer toChild;
@@ -154,12 +158,9 @@ public final class EchoServerProcess implements BenchmarkEchoServer {
   public static void main(String[] args) throws IOException {
     int hosts = Integer.parseInt(args[0]);
     long delay = Long.parseLong(args[1]);
-    List<InetAddress> bind = new ArrayList<>();
-    for (int i = 1; i <= hosts; i++) {
-      bind.add(InetAddress.getByAddress(new byte[] {127, 0, 0, (byte) i}));
-    }
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.US_ASCII);
-    try (DelayingEchoServer server = DelayingEchoServer.tcp(bind, delay, TimeUnit.MILLISECONDS)) {
+    try (EchoServer server = EchoServer.builder().loopbackHosts(hosts).backlog(BACKLOG)
+        .delay(delay, TimeUnit.MILLISECONDS).startTcp()) {
       for (SocketAddress address : server.addresses()) {
         InetSocketAddress inet = (InetSocketAddress) address;
         out.println("ADDRESS " + inet.getAddress().getHostAddress() + ":" + inet.getPort());

@@ -2,16 +2,15 @@ package io.weft.perf.scaling;
 
 import io.weft.perf.Targets;
 import io.weft.perf.internal.BenchmarkEchoServer;
-import io.weft.perf.internal.DelayingEchoServer;
 import io.weft.perf.internal.EchoServerProcess;
 import io.weft.perf.internal.ExchangeLatency;
 import io.weft.perf.internal.HeapProbe;
+import io.weft.testsupport.EchoServer;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -175,17 +174,12 @@ public final class Scaling {
   }
 
   private BenchmarkEchoServer startServer(TransportKind transport) throws IOException {
-    if (transport == TransportKind.PIPE) {
-      return DelayingEchoServer.pipe(options.delayMs, TimeUnit.MILLISECONDS);
-    }
-    if (options.tcpServerProcess) {
+    if (transport == TransportKind.TCP && options.tcpServerProcess) {
       return EchoServerProcess.start(options.tcpHosts, options.delayMs, List.of());
     }
-    List<InetAddress> hosts = new ArrayList<>();
-    for (int i = 1; i <= options.tcpHosts; i++) {
-      hosts.add(InetAddress.getByAddress(new byte[] {127, 0, 0, (byte) i}));
-    }
-    return DelayingEchoServer.tcp(hosts, options.delayMs, TimeUnit.MILLISECONDS);
+    EchoServer.Builder builder = EchoServer.builder().delay(options.delayMs, TimeUnit.MILLISECONDS);
+    return BenchmarkEchoServer.inProcess(transport == TransportKind.PIPE ? builder.startVmPipe()
+        : builder.loopbackHosts(options.tcpHosts).backlog(EchoServerProcess.BACKLOG).startTcp());
   }
 
   private void warmUp(TransportKind transport, BenchmarkEchoServer server, List<SessionDriver> modes)
