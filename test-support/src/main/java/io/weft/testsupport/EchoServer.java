@@ -108,7 +108,7 @@ public final class EchoServer implements AutoCloseable {
         }
         nio.bind(bindTo);
       }
-      this.addresses = List.copyOf(made.getLocalAddresses());
+      this.addresses = inBindOrder(made.getLocalAddresses(), builder.hosts);
     } catch (IOException | RuntimeException e) {
       if (made != null) {
         made.dispose(true);
@@ -157,7 +157,7 @@ public final class EchoServer implements AutoCloseable {
     return linesReceived.sum();
   }
 
-  /** Lines answered so far (counted when the reply is written, after any delay or hold). */
+  /** Lines answered so far (counted as the reply is written, after any delay or hold). */
   public long linesEchoed() {
     return linesEchoed.sum();
   }
@@ -222,6 +222,14 @@ public final class EchoServer implements AutoCloseable {
         + (closed ? ", closed" : "") + "}";
   }
 
+  /** The acceptor's addresses (a set) in the order their hosts were given. */
+  private static List<SocketAddress> inBindOrder(java.util.Set<SocketAddress> bound, List<InetAddress> hosts) {
+    List<SocketAddress> ordered = new ArrayList<>(bound);
+    ordered.sort(java.util.Comparator.comparingInt(address -> address instanceof InetSocketAddress
+        ? hosts.indexOf(((InetSocketAddress) address).getAddress()) : 0));
+    return List.copyOf(ordered);
+  }
+
   /** {@code due} rounded up to a tick, so replies due close together leave together. */
   private static long dueTick(long due) {
     return due - Math.floorMod(due, TICK_NANOS) + TICK_NANOS;
@@ -242,8 +250,9 @@ public final class EchoServer implements AutoCloseable {
       }
     }
     if (reply.session.isConnected()) {
-      reply.session.write(reply.bytes);
+      // Counted first: a client that has the reply can rely on the count.
       linesEchoed.add(reply.lines);
+      reply.session.write(reply.bytes);
     }
   }
 
@@ -380,8 +389,8 @@ public final class EchoServer implements AutoCloseable {
 
     private void send(IoSession session, IoBuffer reply, int lines) {
       if (delayNanos == 0L && !held) {
-        session.write(reply);
         linesEchoed.add(lines);
+        session.write(reply);
       } else {
         lineFor(session).add(new Reply(session, reply, lines, dueTick(System.nanoTime() + delayNanos)));
       }

@@ -109,7 +109,7 @@ class EchoServerTest {
       assertEquals(1, server.linesEchoed(), "nothing answered while held");
       server.release();
       assertEquals("first\nsecond\n", readBytes(socket, 13));
-      assertEquals(3, server.linesEchoed());
+      assertEquals(3, server.linesEchoed(), "counted as written");
     }
   }
 

@@ -1,6 +1,6 @@
 package io.weft.perf.heap;
 
-import io.weft.perf.internal.VirtualThreads;
+import io.weft.transport.internal.VirtualThreads;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
