@@ -11,15 +11,22 @@ import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
 import org.openjdk.jmh.runner.options.CommandLineOptionException;
 import org.openjdk.jmh.runner.options.CommandLineOptions;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
 
 /**
  * The benchmarks jar's entry point: JMH's own command line ({@code -h} lists it), except that
  * on a JDK without virtual threads the virtual-thread benchmarks are left out with a message
  * instead of failing one by one, and that after a run the microbenchmark targets are checked
- * against its results and printed ({@link Targets#micro}, {@code # target:} lines). JMH parses
- * its own command line; this class adds no option of its own.
+ * against its results and printed ({@link Targets#micro}, {@code # target:} lines), and that a
+ * command line naming no benchmark runs this package's microbenchmarks only (the whole-run
+ * {@code ScalingBenchmark} runs when named). JMH parses its own command line; this class adds
+ * no option of its own.
  */
 public final class BenchmarkMain {
+  /** What runs when the command line names no benchmark: this package's microbenchmarks. */
+  static final String DEFAULT_INCLUDE = "io\\.weft\\.perf\\.micro\\.";
+
   private BenchmarkMain() {
   }
 
@@ -46,9 +53,14 @@ public final class BenchmarkMain {
       org.openjdk.jmh.Main.main(argv);
       return;
     }
+    Options run = options;
+    if (options.getIncludes().isEmpty()) {
+      // No benchmark named: the microbenchmarks. Whole runs (ScalingBenchmark) only when named.
+      run = new OptionsBuilder().parent(options).include(DEFAULT_INCLUDE).build();
+    }
     Collection<RunResult> results;
     try {
-      results = new Runner(options).run();
+      results = new Runner(run).run();
     } catch (RunnerException e) {
       System.err.print("ERROR: ");
       e.printStackTrace(System.err);

@@ -341,6 +341,27 @@ public final class Scaling {
     return env;
   }
 
+  /**
+   * The driver named {@code name}: CALLBACK, THREADS (at most {@code maxThreads} sessions),
+   * VIRTUAL_THREADS or CONTINUATIONS_k; {@code ioThreads} MINA I/O threads over TCP.
+   */
+  static SessionDriver newDriver(String name, int maxThreads, int ioThreads) {
+    switch (name) {
+      case "CALLBACK":
+        return new CallbackDriver(ioThreads);
+      case "THREADS":
+        return RunnerDriver.threads(maxThreads, ioThreads);
+      case "VIRTUAL_THREADS":
+        return RunnerDriver.virtualThreads(ioThreads);
+      default:
+        if (name.startsWith("CONTINUATIONS_")) {
+          return RunnerDriver.continuations(
+              Integer.parseInt(name.substring("CONTINUATIONS_".length())), ioThreads);
+        }
+        throw new IllegalArgumentException("unknown mode: " + name);
+    }
+  }
+
   /** The modes of one transport's runs, closed together. */
   private static final class Modes implements AutoCloseable {
     final List<SessionDriver> list = new ArrayList<>();
@@ -352,20 +373,7 @@ public final class Scaling {
     }
 
     static SessionDriver create(String name, Options options) {
-      switch (name) {
-        case "CALLBACK":
-          return new CallbackDriver(options.callbackIoThreads);
-        case "THREADS":
-          return RunnerDriver.threads(options.maxThreads, options.callbackIoThreads);
-        case "VIRTUAL_THREADS":
-          return RunnerDriver.virtualThreads(options.callbackIoThreads);
-        default:
-          if (name.startsWith("CONTINUATIONS_")) {
-            return RunnerDriver.continuations(
-                Integer.parseInt(name.substring("CONTINUATIONS_".length())), options.callbackIoThreads);
-          }
-          throw new IllegalArgumentException("unknown mode: " + name);
-      }
+      return newDriver(name, options.maxThreads, options.callbackIoThreads);
     }
 
     @Override
