@@ -14,7 +14,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
 
 /**
  * test-support's {@link EchoServer} over TCP in a child JVM, driven over the child's stdin/stdout.
@@ -154,10 +158,29 @@ public final class EchoServerProcess implements BenchmarkEchoServer {
     }
   }
 
-  /** The child: {@code <hosts> <delayMillis>}, then commands on stdin. */
-  public static void main(String[] args) throws IOException {
-    int hosts = Integer.parseInt(args[0]);
-    long delay = Long.parseLong(args[1]);
+  /** The child's command line: {@code <hosts> <delayMillis>}; then commands on stdin. */
+  @Command(name = "EchoServerProcess", description = "The echo server, driven over stdin/stdout.")
+  static final class Child implements Callable<Integer> {
+    @Parameters(index = "0", description = "bind 127.0.0.1 .. 127.0.0.<hosts>")
+    int hosts;
+    @Parameters(index = "1", description = "delay per reply, ms")
+    long delayMillis;
+
+    @Override
+    public Integer call() throws IOException {
+      serve(hosts, delayMillis);
+      return 0;
+    }
+  }
+
+  public static void main(String[] args) {
+    int code = new CommandLine(new Child()).execute(args);
+    if (code != 0) {
+      System.exit(code);
+    }
+  }
+
+  private static void serve(int hosts, long delay) throws IOException {
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.US_ASCII);
     try (EchoServer server = EchoServer.builder().loopbackHosts(hosts).backlog(BACKLOG)
         .delay(delay, TimeUnit.MILLISECONDS).startTcp()) {
