@@ -3,24 +3,28 @@ package io.weft.perf.scaling;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.csv.CsvGenerator;
+import com.fasterxml.jackson.dataformat.csv.CsvMapper;
+import com.fasterxml.jackson.dataformat.csv.CsvSchema;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 /**
  * Writes {@link ScalingResult}s as CSV (one header line, RFC 4180 quoting) and as JSON (an
- * object with the run's environment and a {@code results} array, written by Jackson). Not measured figures are
+ * object with the run's environment and a {@code results} array), both through Jackson. Not measured figures are
  * empty in CSV and {@code null} in JSON.
  */
 public final class ResultsWriter {
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** Quotes a field only where RFC 4180 needs it (a comma, a quote, a line break). */
+  private static final CsvMapper CSV = CsvMapper.builder()
+      .enable(CsvGenerator.Feature.STRICT_CHECK_FOR_QUOTING).build();
   static final String[] COLUMNS = {
       "transport", "mode", "sessions", "completed", "failed", "connect_ms", "wall_ms", "ideal_ms", "x_ideal",
       "events_per_s", "peak_threads", "heap_bytes_per_session", "p50_us", "p99_us", "max_us",
@@ -29,21 +33,22 @@ public final class ResultsWriter {
   private ResultsWriter() {
   }
 
+  /** Writes one header line and one line per result, through Jackson's CSV writer. */
   public static void writeCsv(Path file, List<ScalingResult> results) throws IOException {
-    try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
-      out.write(String.join(",", COLUMNS));
-      out.write("\r\n");
-      for (ScalingResult r : results) {
-        Object[] values = values(r);
-        for (int i = 0; i < values.length; i++) {
-          if (i > 0) {
-            out.write(',');
-          }
-          out.write(csvField(values[i]));
-        }
-        out.write("\r\n");
-      }
+    CsvSchema.Builder schema = CsvSchema.builder().setUseHeader(true).setLineSeparator("\r\n");
+    for (String column : COLUMNS) {
+      schema.addColumn(column);
     }
+    List<List<String>> rows = new ArrayList<>();
+    for (ScalingResult r : results) {
+      List<String> row = new ArrayList<>();
+      for (Object value : values(r)) {
+        String text = format(value);
+        row.add(text == null ? "" : text);
+      }
+      rows.add(row);
+    }
+    CSV.writer(schema.build()).writeValue(file.toFile(), rows);
   }
 
   /**
@@ -85,18 +90,6 @@ public final class ResultsWriter {
         r.transport, r.mode, r.sessions, r.completed, r.failed, r.connectMs, r.wallMs, r.idealMs,
         r.timesIdeal(), r.eventsPerSecond, r.peakThreads < 0 ? null : r.peakThreads,
         r.heapBytesPerSession, r.p50Micros, r.p99Micros, r.maxMicros, r.note};
-  }
-
-  static String csvField(Object value) {
-    String text = format(value);
-    if (text == null) {
-      return "";
-    }
-    if (text.indexOf(',') < 0 && text.indexOf('"') < 0 && text.indexOf('\n') < 0
-        && text.indexOf('\r') < 0) {
-      return text;
-    }
-    return '"' + text.replace("\"", "\"\"") + '"';
   }
 
   /** Numbers without locale or exponent surprises; null for not measured. */
