@@ -11,8 +11,9 @@ public final class ServiceTask implements SessionTask<String> {
 
   @Override
   public String run(Transport transport, int index) throws IOException {
-    Greeter greeter = ServiceLoader.load(Greeter.class).findFirst()
-        .orElseThrow(() -> new IOException("no Greeter service"));
-    return greeter.greet(transport, index);
+    for (Greeter greeter : ServiceLoader.load(Greeter.class)) {
+      return greeter.greet(transport, index);
+    }
+    throw new IOException("no Greeter service");
   }
 }
