@@ -6,11 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.weft.continuations.internal.ClassRewriter;
 import io.weft.continuations.testing.PipeConnector;
 import io.weft.continuations.testing.PipeEchoServer;
 import io.weft.continuations.tools.Rewrite;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
+import io.weft.transport.Transport;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URLClassLoader;
@@ -27,6 +29,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
 
 /**
  * Every client shape that would suspend through a frame that cannot be rewritten is refused
@@ -155,8 +160,8 @@ class RefusedShapesTest {
     try (SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(1)).connector(pipes)
         .address(server.address()).instrument(CLIENT).build()) {
       List<String> warnings = runner.classLoader().report().warnings();
-      assertTrue(warnings.stream().anyMatch(w -> w.startsWith(P + "ThreadLocalTask" + RUN + " (line 15) uses a ThreadLocal")),
-          warnings.toString());
+      String warning = P + "ThreadLocalTask" + RUN + " (line 15) uses a ThreadLocal";
+      assertTrue(warnings.stream().anyMatch(w -> w.startsWith(warning)), warnings.toString());
     }
   }
 
@@ -170,6 +175,61 @@ class RefusedShapesTest {
         assertFalse(p.className().equals(P + "ToStringTask"), p.toString());
       }
     }
+  }
+
+  @Test
+  void withProblemsAllowedTheToolWritesEveryClassItCanAndListsTheRest() throws Exception {
+    Path classes = temp.resolve("generated");
+    // Two tasks: one small, one whose run has so many waits that its rewrite exceeds the JVM's
+    // 64 KiB limit on a method's code, which JavaFlow's transformer cannot write.
+    write(classes, "gen/SmallTask", 1);
+    write(classes, "gen/HugeTask", 4000);
+    String classpath = BuildTimeRewriteTest.codeSource(Transport.class).toString();
+    Path refused = temp.resolve("refused-out");
+    Tool strict = rewrite("--classes", classes.toString(), "--packages", "gen", "--classpath", classpath,
+        "--output", refused.toString());
+    assertEquals(1, strict.code, strict.out + strict.err);
+    assertTrue(strict.err.contains("the JavaFlow transformer failed on gen.HugeTask"), strict.err);
+    assertFalse(Files.exists(refused), "nothing may be written");
+
+    Path out = temp.resolve("allowed-out");
+    Tool tool = rewrite("--classes", classes.toString(), "--packages", "gen", "--classpath", classpath,
+        "--output", out.toString(), "--allow-problems");
+    assertEquals(0, tool.code, tool.out + tool.err);
+    assertTrue(tool.out.contains("rewrote gen.SmallTask: run"), tool.out);
+    assertTrue(tool.err.contains("weft rewrite: warning: not rewritten, left as compiled: gen.HugeTask: "), tool.err);
+    assertTrue(tool.out.contains("1 classes rewritten, 0 already rewritten, 1 could not be rewritten"), tool.out);
+    assertTrue(ClassRewriter.isMarked(Files.readAllBytes(out.resolve("gen/SmallTask.class"))));
+    assertFalse(ClassRewriter.isMarked(Files.readAllBytes(out.resolve("gen/HugeTask.class"))));
+  }
+
+  /** A task class whose run flushes {@code waits} times, then returns null. */
+  private static void write(Path dir, String internal, int waits) throws Exception {
+    ClassWriter cw = new ClassWriter(ClassWriter.COMPUTE_FRAMES);
+    cw.visit(Opcodes.V17, Opcodes.ACC_PUBLIC | Opcodes.ACC_FINAL,
+        internal, null, "java/lang/Object", new String[] {"io/weft/transport/SessionTask"});
+    MethodVisitor init = cw.visitMethod(Opcodes.ACC_PUBLIC, "<init>", "()V", null, null);
+    init.visitCode();
+    init.visitVarInsn(Opcodes.ALOAD, 0);
+    init.visitMethodInsn(Opcodes.INVOKESPECIAL, "java/lang/Object", "<init>", "()V", false);
+    init.visitInsn(Opcodes.RETURN);
+    init.visitMaxs(1, 1);
+    init.visitEnd();
+    MethodVisitor run = cw.visitMethod(Opcodes.ACC_PUBLIC, "run",
+        "(Lio/weft/transport/Transport;I)Ljava/lang/Object;", null, new String[] {"java/io/IOException"});
+    run.visitCode();
+    for (int i = 0; i < waits; i++) {
+      run.visitVarInsn(Opcodes.ALOAD, 1);
+      run.visitMethodInsn(Opcodes.INVOKEINTERFACE, "io/weft/transport/Transport", "flush", "()V", true);
+    }
+    run.visitInsn(Opcodes.ACONST_NULL);
+    run.visitInsn(Opcodes.ARETURN);
+    run.visitMaxs(0, 0);
+    run.visitEnd();
+    cw.visitEnd();
+    Path file = dir.resolve(internal + ".class");
+    Files.createDirectories(file.getParent());
+    Files.write(file, cw.toByteArray());
   }
 
   private static Tool rewrite(String... args) {
