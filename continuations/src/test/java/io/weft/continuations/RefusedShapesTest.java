@@ -78,6 +78,9 @@ class RefusedShapesTest {
         P + "LambdaTask" + RUN,
         "LambdaTask.run (line 17)"
         + " → LambdaTask.lambda$run$0 (line 19) → Transport.readLine"});
+    SHAPES.put("MethodRefTask", new String[] {
+        P + "MethodRefTask" + RUN,
+        "MethodRefTask.run (line 20) → Transport.readLine"});
     SHAPES.put("JdkInterfaceTask", new String[] {
         P + "JdkInterfaceTask" + RUN,
         "JdkInterfaceTask.run (line 16) → java.util.concurrent.Callable.call"

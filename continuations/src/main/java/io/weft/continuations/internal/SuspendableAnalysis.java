@@ -17,6 +17,7 @@ import java.util.function.Function;
 import org.objectweb.asm.AnnotationVisitor;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.FieldVisitor;
 import org.objectweb.asm.Handle;
 import org.objectweb.asm.Label;
 import org.objectweb.asm.MethodVisitor;
@@ -185,18 +186,59 @@ public final class SuspendableAnalysis {
     while (changed) {
       changed = false;
       for (ClassInfo c : inScope.values()) {
-        if (!out.contains(c.name)) {
-          for (String ref : c.refs) {
-            if (out.contains(ref)) {
-              out.add(c.name);
-              changed = true;
-              break;
-            }
-          }
+        if (!out.contains(c.name) && mustJoin(c, out)) {
+          out.add(c.name);
+          changed = true;
         }
       }
     }
     return out;
+  }
+
+  /**
+   * Must {@code c} be defined by the loader that defines {@code child}? Yes if it refers to one
+   * of them (it would link to the parent's copy); if it is a nest mate of one (private access
+   * between them needs one loader); or if one of them uses it, or a member of it, that is not
+   * public: a class and the same package's classes of another loader are in different run-time
+   * packages, which package-private and protected access cannot cross.
+   */
+  private boolean mustJoin(ClassInfo c, Set<String> child) {
+    for (String ref : c.refs) {
+      if (child.contains(ref)) {
+        return true;
+      }
+    }
+    if ((c.nestHost != null && child.contains(c.nestHost))) {
+      return true;
+    }
+    for (String member : c.nestMembers) {
+      if (child.contains(member)) {
+        return true;
+      }
+    }
+    for (String name : child) {
+      ClassInfo user = inScope.get(name);
+      if (user == null || !user.refs.contains(c.name)) {
+        continue;
+      }
+      if ((c.access & Opcodes.ACC_PUBLIC) == 0) {
+        return true;
+      }
+      for (MemberRef ref : user.memberRefs) {
+        if (ref.owner.equals(c.name)) {
+          Integer access = ref.field ? c.fields.get(ref.name) : accessOf(c, ref.name + ref.desc);
+          if (access != null && (access & Opcodes.ACC_PUBLIC) == 0) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
+  }
+
+  private static Integer accessOf(ClassInfo c, String key) {
+    MethodInfo m = c.methods.get(key);
+    return m == null ? null : m.access;
   }
 
   /**
@@ -584,7 +626,7 @@ public final class SuspendableAnalysis {
   /** The methods named {@code name} of {@code owner}, for a reflective lookup. */
   private List<MethodInfo> named(String owner, String name) {
     List<MethodInfo> out = new ArrayList<>();
-    ClassInfo c = codeInfo(owner);
+    ClassInfo c = info(owner);
     if (c != null) {
       for (MethodInfo m : c.methods.values()) {
         if (m.name.equals(name)) {
@@ -611,7 +653,7 @@ public final class SuspendableAnalysis {
             if (e.kind == Kind.JDK_TYPE || e.kind == Kind.JDK_CALLER) {
               continue;
             }
-            if (e.kind == Kind.WAIT || waitsVia.containsKey(e.target)) {
+            if (e.kind == Kind.WAIT || canWait(e.target)) {
               waitsVia.put(m.ref, e);
               changed = true;
               break;
@@ -622,8 +664,14 @@ public final class SuspendableAnalysis {
     }
   }
 
+  /** Can {@code m} reach a wait, or is it one (a method reference or reflective target can be)? */
   private boolean canWait(MethodRef m) {
-    return waitsVia.containsKey(m);
+    if (waitsVia.containsKey(m) || waitTarget(m.owner(), m.key()) != null) {
+      return true;
+    }
+    ClassInfo c = info(m.owner());
+    MethodInfo mi = c == null ? null : c.methods.get(m.key());
+    return mi != null && mi.annotated && c.rewritten && !c.inScope;
   }
 
   // ---- the walk from a task
@@ -974,6 +1022,22 @@ public final class SuspendableAnalysis {
       }
 
       @Override
+      public void visitNestHost(String host) {
+        info.nestHost = host;
+      }
+
+      @Override
+      public void visitNestMember(String member) {
+        info.nestMembers.add(member);
+      }
+
+      @Override
+      public FieldVisitor visitField(int access, String name, String desc, String sig, Object v) {
+        info.fields.put(name, access);
+        return null;
+      }
+
+      @Override
       public MethodVisitor visitMethod(int access, String name, String desc, String sig, String[] ex) {
         MethodInfo m = new MethodInfo(new MethodRef(info.name, name, desc), access, ex == null ? new String[0] : ex);
         info.methods.put(m.key(), m);
@@ -1014,6 +1078,7 @@ public final class SuspendableAnalysis {
           public void visitMethodInsn(int op, String owner, String n, String d, boolean itf) {
             m.calls.add(new Call(op, owner, n, d, line, monitors > 0 ? monitorLine : 0));
             info.refs.add(owner);
+            info.memberRefs.add(new MemberRef(owner, n, d, false));
             if (owner.equals(THREAD_LOCAL) || owner.equals("java/lang/InheritableThreadLocal")) {
               if ((n.equals("get") || n.equals("set") || n.equals("remove")) && m.threadLocalLine == 0) {
                 m.threadLocalLine = line;
@@ -1038,6 +1103,7 @@ public final class SuspendableAnalysis {
           @Override
           public void visitFieldInsn(int op, String owner, String n, String d) {
             info.refs.add(owner);
+            info.memberRefs.add(new MemberRef(owner, n, d, true));
           }
 
           @Override
@@ -1087,7 +1153,13 @@ public final class SuspendableAnalysis {
     final Map<String, MethodInfo> methods = new LinkedHashMap<>();
     final Set<String> refs = new HashSet<>();
     final List<Lookup> lookups = new ArrayList<>();
+    final Map<String, Integer> fields = new HashMap<>();
+    final List<MemberRef> memberRefs = new ArrayList<>();
+    String nestHost;
+    final List<String> nestMembers = new ArrayList<>();
   }
+
+  private record MemberRef(String owner, String name, String desc, boolean field) {}
 
   private static final class MethodInfo {
     final MethodRef ref;
