@@ -67,6 +67,9 @@ class RefusedShapesTest {
     SHAPES.put("OutsideHelperTask", new String[] {
         P + "OutsideHelperTask" + RUN,
         OUTSIDE_TWO_DEEP});
+    SHAPES.put("OutsideTypeTask", new String[] {
+        P + "OutsideTypeTask" + RUN,
+        "OutsideTypeTask.run (line 15) → LocalExchanger.exchange (line 13) → Transport.writeLine"});
     SHAPES.put("SyncBlockTask", new String[] {
         P + "SyncBlockTask" + RUN,
         "SyncBlockTask.run (line 16) → Transport.writeLine"});
