@@ -1,11 +1,11 @@
 package io.weft.continuations.testclient;
 
-import io.weft.continuations.testoutside.Exchanger;
+import io.weft.continuations.testoutside.Exchanges;
 import io.weft.transport.Transport;
 import java.io.IOException;
 
 /** Implements an interface from a package outside the instrumented ones, and reads. */
-public final class LocalExchanger implements Exchanger {
+public final class LocalExchanger implements Exchanges {
   public LocalExchanger() {}
 
   @Override

@@ -1,6 +1,6 @@
 package io.weft.continuations.testclient;
 
-import io.weft.continuations.testoutside.Exchanger;
+import io.weft.continuations.testoutside.Exchanges;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Transport;
 import java.io.IOException;
@@ -11,7 +11,7 @@ public final class OutsideTypeTask implements SessionTask<String> {
 
   @Override
   public String run(Transport transport, int index) throws IOException {
-    Exchanger exchanger = new LocalExchanger();
+    Exchanges exchanger = new LocalExchanger();
     return exchanger.exchange(transport, index);
   }
 }
