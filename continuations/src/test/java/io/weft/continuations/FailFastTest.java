@@ -81,8 +81,8 @@ class FailFastTest {
       assertEquals(4, result.count(Outcome.Status.FAILED), result.outcomes().toString());
       for (Outcome<String> o : result.outcomes()) {
         NotInstrumentedError e = assertInstanceOf(NotInstrumentedError.class, o.failure());
-        assertEquals("io.weft.continuations.testoutside.Helper", e.className(), e.getMessage());
-        assertEquals("exchangeLoop", e.methodName(), e.getMessage());
+        assertEquals("io.weft.continuations.testoutside.HelperExchanger", e.className(), e.getMessage());
+        assertEquals("exchange", e.methodName(), e.getMessage());
         assertTrue(e.getMessage().contains("add its package to the instrumented packages"), e.getMessage());
       }
       assertEquals(0, pipes.openTransports());
@@ -95,8 +95,8 @@ class FailFastTest {
       RunResult<String> result = runner.run(HiddenHelperTask.class, 2);
       for (Outcome<String> o : result.outcomes()) {
         NotInstrumentedError e = assertInstanceOf(NotInstrumentedError.class, o.failure());
-        assertEquals("io.weft.continuations.testoutside.Helper", e.className(), e.getMessage());
-        assertEquals("exchangeLoop", e.methodName());
+        assertEquals("io.weft.continuations.testoutside.HelperExchanger", e.className(), e.getMessage());
+        assertEquals("exchange", e.methodName());
         assertTrue(e.getMessage().contains("called from io.weft.continuations.testclient.HiddenHelperTask.run"),
             e.getMessage());
       }
