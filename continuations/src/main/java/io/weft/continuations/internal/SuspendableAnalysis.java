@@ -433,7 +433,11 @@ public final class SuspendableAnalysis {
    * cannot be rewritten; {@code monitorLine} is the line of the enclosing {@code synchronized}
    * block, or 0.
    */
-  private record Edge(int line, MethodRef target, Kind kind, String via, int monitorLine) {}
+  private record Edge(int line, MethodRef target, Kind kind, String via, int monitorLine, boolean dispatch) {
+    Edge(int line, MethodRef target, Kind kind, String via, int monitorLine) {
+      this(line, target, kind, via, monitorLine, false);
+    }
+  }
 
   private List<Edge> edges(MethodInfo m) {
     if (m.edges != null) {
@@ -469,7 +473,7 @@ public final class SuspendableAnalysis {
         if (dispatch) {
           for (MethodInfo sub : overrides(call.owner, key)) {
             out.add(new Edge(call.line, sub.ref, Kind.JDK_TYPE, dotted(call.owner) + "." + call.name,
-                call.monitorLine));
+                call.monitorLine, true));
           }
         }
         if (self != null && isReflectiveInvoke(call)) {
@@ -504,9 +508,8 @@ public final class SuspendableAnalysis {
       if (declared != null) {
         targets.add(declared);
       }
-      if (dispatch) {
-        targets.addAll(overrides(call.owner, key));
-      }
+      Set<MethodInfo> overriding = dispatch ? new HashSet<>(overrides(call.owner, key)) : Set.of();
+      targets.addAll(overriding);
       for (MethodInfo target : targets) {
         ClassInfo tc = info(target.ref.owner());
         Kind kind;
@@ -523,7 +526,7 @@ public final class SuspendableAnalysis {
           kind = Kind.OK;
         }
         out.add(new Edge(call.line, target.ref, kind, kind == Kind.OUTSIDE_TYPE ? dotted(call.owner) : null,
-            call.monitorLine));
+            call.monitorLine, overriding.contains(target) && target != declared));
       }
     }
     for (LambdaSite lambda : m.lambdas) {
@@ -686,8 +689,8 @@ public final class SuspendableAnalysis {
     if (done != null) {
       return done;
     }
-    // A call through a JDK type reaches only objects the task made: walk again while the walk
-    // finds more classes made.
+    // A virtual or interface call reaches only objects of classes the task made: walk again
+    // while the walk finds more classes made.
     Set<String> made = new HashSet<>();
     made.add(task);
     Walk walk;
@@ -761,7 +764,9 @@ public final class SuspendableAnalysis {
         }
       }
       for (Edge e : edges(m)) {
-        if (e.kind == Kind.JDK_TYPE && !isMade(e.target.owner(), made)) {
+        // A dispatch reaches an override only in an object of a class the task makes (itself
+        // included): a subclass no task makes is never a problem of this one.
+        if (e.dispatch && !isMade(e.target.owner(), made)) {
           continue;
         }
         boolean waits = e.kind == Kind.WAIT || canWait(e.target);
