@@ -56,7 +56,7 @@ public final class SuspendableAnalysis {
   /** Weft's runtime packages: read for their types, never walked into (the user's subpackages are). */
   private static final List<String> RUNTIME_PACKAGES = List.of(
       "io/weft/transport/", "io/weft/transport/internal/",
-      "io/weft/continuations/", "io/weft/continuations/internal/");
+      "io/weft/continuations/", "io/weft/continuations/internal/", "io/weft/continuations/spi/");
   private static final List<String> LIBRARIES = List.of(
       "org/apache/commons/javaflow/", "net/tascalate/", "org/objectweb/asm/", "org/slf4j/");
 
