@@ -1,13 +1,13 @@
 package io.weft.continuations;
 
 import io.weft.continuations.spi.SuspendingConnector;
-import io.weft.continuations.internal.ClassRewriter;
-import io.weft.continuations.internal.Fiber;
-import io.weft.continuations.internal.FrameLoader;
-import io.weft.continuations.internal.Rewritten;
-import io.weft.continuations.internal.Scheduler;
-import io.weft.continuations.internal.SessionContext;
-import io.weft.continuations.internal.SessionFrame;
+import io.weft.continuations.internal.rewrite.ClassRewriter;
+import io.weft.continuations.internal.runtime.Fiber;
+import io.weft.continuations.internal.rewrite.FrameLoader;
+import io.weft.continuations.internal.rewrite.Rewritten;
+import io.weft.continuations.internal.runtime.Scheduler;
+import io.weft.continuations.internal.runtime.SessionContext;
+import io.weft.continuations.internal.runtime.SessionFrame;
 import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
