@@ -179,7 +179,6 @@ class FaultContractTest {
 
   @Test
   @Case(FaultCase.RESET_MID_LINE)
-  @Disabled("waits for MINA's reset as SocketException, not IOException \"connection failed\" (i10-mina)")
   void resetMidLineFailsWithSocketExceptionConnectionReset() {
     check(FaultCase.RESET_MID_LINE);
   }
@@ -221,21 +220,18 @@ class FaultContractTest {
 
   @Test
   @Case(FaultCase.REPLY_1_MIB)
-  @Disabled("waits for reads larger than the 64 KiB inbound limit on MINA (i10-mina)")
   void oneMebibyteReplyIsReadWhole() {
     check(FaultCase.REPLY_1_MIB);
   }
 
   @Test
   @Case(FaultCase.REPLY_16_MIB)
-  @Disabled("waits for reads larger than the 64 KiB inbound limit on MINA (i10-mina)")
   void sixteenMebibyteReplyIsReadWhole() {
     check(FaultCase.REPLY_16_MIB);
   }
 
   @Test
   @Case(FaultCase.LINE_1_MB)
-  @Disabled("waits for reads larger than the 64 KiB inbound limit on MINA (i10-mina)")
   void oneMegabyteLineIsReadWithinItsLimit() {
     check(FaultCase.LINE_1_MB);
   }
