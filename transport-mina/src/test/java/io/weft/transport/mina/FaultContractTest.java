@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.weft.continuations.Mode;
 import io.weft.continuations.Outcome;
@@ -12,6 +13,7 @@ import io.weft.continuations.SessionCancelledException;
 import io.weft.continuations.SessionRunner;
 import io.weft.testsupport.FaultCase;
 import io.weft.testsupport.FaultyPeer;
+import io.weft.testsupport.FaultyPipePeer;
 import io.weft.testsupport.ProcessProbe;
 import io.weft.testsupport.faults.FaultSession;
 import io.weft.transport.Connector;
@@ -23,6 +25,7 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 import java.lang.reflect.Method;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.EnumSet;
@@ -47,7 +50,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The fault contract ({@link FaultCase}), for every transport in every runner mode it can run
  * in: SocketTransport, MinaTransport (TCP) and ContinuingMinaTransport (TCP) in SYNC, THREADS
- * and VIRTUAL_THREADS (JDK 21+), and ContinuingMinaTransport in continuations(1) and (2).
+ * and VIRTUAL_THREADS (JDK 21+), and ContinuingMinaTransport in continuations(1) and (2), over
+ * TCP and over the in-VM pipe (the cases a pipe can have: no reset, no port to refuse or kill;
+ * see {@link FaultyPipePeer}).
  *
  * <p>For each transport and mode, one run of {@link SessionRunner} plays every case at once:
  * session {@code i} talks to the peer of the {@code i}-th entry of an interleaved schedule, up
@@ -85,14 +90,56 @@ class FaultContractTest {
 
   /** The transports under test, by the connector that opens them. */
   enum Transports {
-    SOCKET(SocketConnector::new),
-    MINA_TCP(MinaConnector::tcp),
-    CONTINUING_MINA_TCP(ContinuingMinaConnector::tcp);
+    SOCKET(SocketConnector::new, false),
+    MINA_TCP(MinaConnector::tcp, false),
+    CONTINUING_MINA_TCP(ContinuingMinaConnector::tcp, false),
+    /** The in-VM pipe, in the continuation modes it exists for; see {@link FaultyPipePeer}. */
+    CONTINUING_MINA_PIPE(ContinuingMinaConnector::vmPipe, true);
 
     final Supplier<Connector> connectors;
+    final boolean pipe;
 
-    Transports(Supplier<Connector> connectors) {
+    Transports(Supplier<Connector> connectors, boolean pipe) {
       this.connectors = connectors;
+      this.pipe = pipe;
+    }
+
+    /** False for the faults a pipe cannot have: no reset, no port to refuse or to kill. */
+    boolean has(FaultCase c) {
+      return !pipe || (c != FaultCase.RESET_MID_LINE && c != FaultCase.KILLED_MID_RUN && c != FaultCase.REFUSED);
+    }
+
+    /** Starts the peer of case {@code c} for this transport, or returns null for REFUSED. */
+    Peer startPeer(FaultCase c, int sessionsOfCase) throws java.io.IOException {
+      if (!pipe) {
+        FaultyPeer peer = c.startPeer(sessionsOfCase);
+        return peer == null ? null : new Peer(peer, peer.address(), peer::awaitRequests);
+      }
+      int bytes = c == FaultCase.REPLY_1_MIB ? 1 << 20 : c == FaultCase.REPLY_16_MIB ? 16 << 20 : 1_000_000;
+      FaultyPipePeer peer = FaultyPipePeer.start(c.fault(), bytes);
+      return new Peer(peer, peer.address(), peer::awaitRequests);
+    }
+  }
+
+  /** A running peer of either kind. */
+  static final class Peer implements java.io.Closeable {
+    interface Await {
+      boolean awaitRequests(int count, long timeout, TimeUnit unit) throws InterruptedException;
+    }
+
+    final java.io.Closeable closeable;
+    final SocketAddress address;
+    final Await await;
+
+    Peer(java.io.Closeable closeable, SocketAddress address, Await await) {
+      this.closeable = closeable;
+      this.address = address;
+      this.await = await;
+    }
+
+    @Override
+    public void close() throws java.io.IOException {
+      closeable.close();
     }
   }
 
@@ -102,6 +149,11 @@ class FaultContractTest {
     String only = System.getProperty("weft.faultContract.transports", "");
     for (Transports t : Transports.values()) {
       if (!only.isEmpty() && !List.of(only.split(",")).contains(t.name())) {
+        continue;
+      }
+      if (t.pipe) {
+        runs.add(Arguments.of(t, Mode.continuations(1)));
+        runs.add(Arguments.of(t, Mode.continuations(2)));
         continue;
       }
       runs.add(Arguments.of(t, Mode.SYNC));
@@ -255,9 +307,9 @@ class FaultContractTest {
   @Test
   void cancelledSessionsFailWithSessionCancelledException() throws Exception {
     int sessions = mode.kind() == Mode.Kind.SYNC ? 1 : 100;
-    try (FaultyPeer peer = FaultyPeer.start(FaultyPeer.Fault.STALL);
+    try (Peer peer = transport.startPeer(FaultCase.STALL, sessions);
         Connector connector = transport.connectors.get();
-        SessionRunner runner = builder(connector, mode).address(peer.address()).timeout(Timeout.NONE)
+        SessionRunner runner = builder(connector, mode).address(peer.address).timeout(Timeout.NONE)
             .maxInFlight(sessions).build()) {
       String[] cases = new String[sessions];
       java.util.Arrays.fill(cases, FaultCase.STALL.name());
@@ -273,7 +325,7 @@ class FaultContractTest {
       }, "cancelled-run");
       running.start();
       // The STALL task sets no timeout of its own here (0): only the cancel can end them.
-      assertTrue(peer.awaitRequests(sessions, 60, TimeUnit.SECONDS), "sessions did not all start");
+      assertTrue(peer.await.awaitRequests(sessions, 60, TimeUnit.SECONDS), "sessions did not all start");
       runner.cancel();
       running.join(TimeUnit.SECONDS.toMillis(60));
       assertTrue(!running.isAlive(), "run() did not return after cancel()");
@@ -292,6 +344,7 @@ class FaultContractTest {
 
   private static void check(FaultCase c) {
     Report r = report;
+    assumeTrue(r.transport.has(c), c + " does not exist on " + r.transport);
     List<Seen> outcomes = r.outcomes.get(c);
     assertTrue(outcomes != null && !outcomes.isEmpty(), "no sessions of " + c);
     List<String> wrong = new ArrayList<>();
@@ -438,27 +491,31 @@ class FaultContractTest {
 
       Map<FaultCase, Integer> counts = new EnumMap<>(FaultCase.class);
       for (FaultCase c : enabledCases()) {
-        counts.put(c, sync ? c.syncSessions() : c.sessions());
+        if (transport.has(c)) {
+          counts.put(c, sync ? c.syncSessions() : c.sessions());
+        }
       }
       List<FaultCase> schedule = interleave(counts);
-      Map<FaultCase, FaultyPeer> peers = new EnumMap<>(FaultCase.class);
+      Map<FaultCase, Peer> peers = new EnumMap<>(FaultCase.class);
       refused = FaultyPeer.refusingAddress();
       long start = System.nanoTime();
       RunResult<String> result = null;
       try {
         Set<Integer> peerPorts = new HashSet<>();
         for (FaultCase c : counts.keySet()) {
-          FaultyPeer peer = c.startPeer(counts.get(c));
+          Peer peer = transport.startPeer(c, counts.get(c));
           if (peer != null) {
             peers.put(c, peer);
-            peerPorts.add(peer.address().getPort());
+            if (peer.address instanceof InetSocketAddress) {
+              peerPorts.add(((InetSocketAddress) peer.address).getPort());
+            }
           }
         }
-        List<InetSocketAddress> addresses = new ArrayList<>(schedule.size());
+        List<SocketAddress> addresses = new ArrayList<>(schedule.size());
         String[] cases = new String[schedule.size()];
         for (int i = 0; i < schedule.size(); i++) {
           FaultCase c = schedule.get(i);
-          addresses.add(c == FaultCase.REFUSED ? refused : peers.get(c).address());
+          addresses.add(c == FaultCase.REFUSED ? refused : peers.get(c).address);
           cases[i] = c.name();
         }
         elapsedNanos = new long[schedule.size()];
@@ -471,7 +528,7 @@ class FaultContractTest {
           clientSocketsAfterRun = ProcessProbe.socketsTo(peerPorts);
         }
       } finally {
-        for (FaultyPeer peer : peers.values()) {
+        for (Peer peer : peers.values()) {
           peer.close();
         }
         // Their canned replies (16 MiB and more) are no leak of the run's.
@@ -504,12 +561,15 @@ class FaultContractTest {
      * opened descriptors) is in the baseline, not counted as left by the run.
      */
     private void warmUp() throws Exception {
+      // What every run uses whatever its transport: a loopback peer and a refused address.
+      FaultyPeer.start(FaultyPeer.Fault.ECHO).close();
+      FaultyPeer.refusingAddress();
       int sessions = 20;
       String[] cases = new String[sessions];
       java.util.Arrays.fill(cases, FaultCase.CONTROL.name());
-      try (FaultyPeer peer = FaultyPeer.start(FaultyPeer.Fault.ECHO);
+      try (Peer peer = transport.startPeer(FaultCase.CONTROL, sessions);
           Connector connector = transport.connectors.get();
-          SessionRunner runner = builder(connector, mode).address(peer.address())
+          SessionRunner runner = builder(connector, mode).address(peer.address)
               .timeout(Timeout.of(OPERATION_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)).build()) {
         RunResult<String> warm = runner.run(FaultSession.class, sessions, cases, new long[sessions],
             Long.valueOf(STALL_TIMEOUT_MILLIS), Long.valueOf(DRIP_DEADLINE_MILLIS));
