@@ -620,7 +620,10 @@ public final class SessionRunner implements AutoCloseable {
 
     /**
      * Debug mode: check every frame of every suspend path against what was rewritten, and fail
-     * the session naming the first that was not. Costs a stack walk (microseconds) per suspend.
+     * the session naming the first that was not; and fail a session that suspends while its
+     * worker thread holds a {@code ReentrantLock} or {@code ReentrantReadWriteLock} it keeps
+     * (use {@link SessionLock} instead). Costs a stack walk and a look through the suspended
+     * frames (microseconds) per suspend.
      */
     public Builder debugFrames(boolean debugFrames) {
       this.debugFrames = debugFrames;

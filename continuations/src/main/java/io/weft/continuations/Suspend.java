@@ -73,6 +73,7 @@ public final class Suspend {
       return wait.result();
     }
     Continuation.suspend();
+    fiber.resumedAtWait();
     return wait.result();
   }
 }

@@ -89,6 +89,14 @@ public final class Wait extends WaitTimer.Entry implements Runnable {
     }
   }
 
+  /**
+   * True once the registration has returned and the wait is armed or over: a wake-up run from
+   * now on can no longer take the fast path, so the session really suspends (or already did).
+   */
+  public boolean isPastRegistration() {
+    return state != ARMING;
+  }
+
   /** True when the wait ended without suspending (fast path, or a poll). */
   public boolean isSettled() {
     int s = state;
