@@ -1,5 +1,6 @@
 package io.weft.continuations;
 
+import io.weft.continuations.spi.SessionCancelledException;
 import io.weft.continuations.internal.Sessions;
 import java.io.IOException;
 import org.apache.commons.javaflow.api.continuable;

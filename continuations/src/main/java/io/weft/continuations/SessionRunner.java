@@ -1,5 +1,6 @@
 package io.weft.continuations;
 
+import io.weft.continuations.spi.SuspendingConnector;
 import io.weft.continuations.internal.ClassRewriter;
 import io.weft.continuations.internal.Fiber;
 import io.weft.continuations.internal.FrameLoader;
@@ -7,10 +8,10 @@ import io.weft.continuations.internal.Rewritten;
 import io.weft.continuations.internal.Scheduler;
 import io.weft.continuations.internal.SessionContext;
 import io.weft.continuations.internal.SessionFrame;
-import io.weft.continuations.internal.VirtualThreads;
 import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
+import io.weft.transport.internal.VirtualThreads;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.net.SocketAddress;

@@ -1,5 +1,7 @@
 package io.weft.continuations;
 
+import io.weft.continuations.spi.Suspend;
+import io.weft.continuations.spi.SessionCancelledException;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import org.apache.commons.javaflow.api.continuable;

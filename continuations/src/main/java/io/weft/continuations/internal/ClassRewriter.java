@@ -58,7 +58,7 @@ public final class ClassRewriter {
   /** Weft's own packages: never rewritten, but a user's subpackage of them may be. */
   private static final List<String> WEFT_RUNTIME = List.of(
       "io.weft.transport.", "io.weft.transport.internal.",
-      "io.weft.continuations.", "io.weft.continuations.internal.");
+      "io.weft.continuations.", "io.weft.continuations.internal.", "io.weft.continuations.spi.");
   /** Libraries the runtime shares with the rewritten code: not a class of them may be copied. */
   private static final List<String> SHARED_RUNTIME = List.of(
       "org.apache.commons.javaflow.", "net.tascalate.", "org.objectweb.asm.", "org.slf4j.",

@@ -1,8 +1,9 @@
 package io.weft.continuations.internal;
 
 import io.weft.continuations.NotInstrumentedError;
-import io.weft.continuations.SessionCancelledException;
-import io.weft.continuations.WaitRegistration;
+import io.weft.continuations.spi.SessionCancelledException;
+import io.weft.continuations.spi.SuspendableSession;
+import io.weft.continuations.spi.WaitRegistration;
 import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
@@ -21,7 +22,7 @@ import org.apache.commons.javaflow.core.StackRecorder;
  * from outside, and only the worker that took a fiber off the queue runs it, so a continuation
  * never runs on two threads.
  */
-public final class Fiber extends SessionContext {
+public final class Fiber extends SessionContext implements SuspendableSession {
   static final int NEW = 0;
   static final int READY = 1;
   static final int RUNNING = 2;
@@ -57,21 +58,12 @@ public final class Fiber extends SessionContext {
     this.frame = frame;
   }
 
-  /** The fiber whose continuation runs on this thread. */
-  public static Fiber of(StackRecorder recorder) {
-    Object context = recorder.getContext();
-    if (context instanceof Fiber) {
-      return (Fiber) context;
-    }
-    throw new IllegalStateException(
-        "Suspend.await inside a continuation that Weft did not start (context " + context + ")");
-  }
-
   /**
    * Registers a wait; the caller suspends unless the returned wait is already settled. Also the
    * cheap run-time check: a wait begun while the stack recorder is still capturing means an
    * earlier suspend was swallowed by a frame that was not rewritten.
    */
+  @Override
   public Wait arm(StackRecorder recorder, WaitRegistration registration, long timeoutNanos)
       throws SessionCancelledException {
     if (recorder.isCapturing) {
@@ -112,6 +104,7 @@ public final class Fiber extends SessionContext {
   }
 
   /** Suspend.await calls this where the continuation resumes: the token is consumed. */
+  @Override
   public void resumedAtWait() {
     resumedAt = suspended;
     Map<String, String> context = mdc;

@@ -1,7 +1,7 @@
 package io.weft.continuations.internal;
 
 import io.weft.continuations.NotInstrumentedError;
-import io.weft.continuations.Suspend;
+import io.weft.continuations.spi.Suspend;
 import java.lang.StackWalker.Option;
 import java.lang.StackWalker.StackFrame;
 import java.lang.invoke.MethodType;
