@@ -1,6 +1,6 @@
 package io.weft.continuations.internal;
 
-import io.weft.continuations.SessionCancelledException;
+import io.weft.continuations.spi.SessionCancelledException;
 import io.weft.transport.Transport;
 import java.io.IOException;
 import org.apache.commons.javaflow.core.StackRecorder;

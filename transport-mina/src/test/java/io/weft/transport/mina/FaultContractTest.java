@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.weft.continuations.Mode;
 import io.weft.continuations.Outcome;
 import io.weft.continuations.RunResult;
-import io.weft.continuations.SessionCancelledException;
+import io.weft.continuations.spi.SessionCancelledException;
 import io.weft.continuations.SessionRunner;
 import io.weft.testsupport.FaultCase;
 import io.weft.testsupport.FaultyPeer;
