@@ -42,7 +42,7 @@ public final class Arrivals {
   private volatile long dispatched;
   private Thread thread;
   private int slots;
-  private int startWhen = 1;
+  private int startWhen;
   private int slotsAtLastCheck;
 
   public Arrivals(Stages stages, int shard, int shards) {
@@ -59,7 +59,7 @@ public final class Arrivals {
     boolean go;
     synchronized (this) {
       slots++;
-      go = slots == startWhen;
+      go = startWhen > 0 && slots == startWhen;
     }
     if (go) {
       start();
@@ -67,7 +67,7 @@ public final class Arrivals {
     return new Slot();
   }
 
-  /** Starts the schedule once {@code sessions} slots exist (or at {@link #start()}, if sooner). */
+  /** Starts the schedule once {@code sessions} slots exist (or at {@link #start()}, if sooner); 0 for never. */
   public synchronized void startWhen(int sessions) {
     this.startWhen = sessions;
   }
