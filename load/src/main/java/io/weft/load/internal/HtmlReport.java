@@ -80,23 +80,27 @@ public final class HtmlReport {
       }
       b.append("</ul>\n");
     }
+    // Interval figures drawn as steps: each holds from its interval's start to its end.
     int n = r.timeline.size();
-    double[] t = new double[n];
-    double[] p50 = new double[n];
-    double[] p90 = new double[n];
-    double[] p99 = new double[n];
-    double[] max = new double[n];
-    double[] rate = new double[n];
-    double[] errs = new double[n];
+    double[] t = new double[2 * n];
+    double[] p50 = new double[2 * n];
+    double[] p90 = new double[2 * n];
+    double[] p99 = new double[2 * n];
+    double[] max = new double[2 * n];
+    double[] rate = new double[2 * n];
+    double[] errs = new double[2 * n];
     for (int i = 0; i < n; i++) {
       Results.Interval iv = r.timeline.get(i);
-      t[i] = iv.startSeconds + iv.seconds;
-      p50[i] = iv.p50 / 1e6;
-      p90[i] = iv.p90 / 1e6;
-      p99[i] = iv.p99 / 1e6;
-      max[i] = iv.max / 1e6;
-      rate[i] = iv.rate();
-      errs[i] = iv.seconds <= 0 ? 0 : iv.errors / iv.seconds;
+      for (int k = 0; k < 2; k++) {
+        int j = 2 * i + k;
+        t[j] = iv.startSeconds + (k == 0 ? 0 : iv.seconds);
+        p50[j] = iv.p50 / 1e6;
+        p90[j] = iv.p90 / 1e6;
+        p99[j] = iv.p99 / 1e6;
+        max[j] = iv.max / 1e6;
+        rate[j] = iv.rate();
+        errs[j] = iv.seconds <= 0 ? 0 : iv.errors / iv.seconds;
+      }
     }
     b.append("<h2>Latency percentiles over time</h2>\n");
     chart(b, "percentiles", "elapsed (s)", "latency (ms)", List.of(new Series("p50", t, p50), new Series("p90", t, p90),
@@ -219,13 +223,13 @@ public final class HtmlReport {
         if (x > LEFT + pw + 0.5) {
           break;
         }
-        String label = k == 0 ? "0%" : new java.math.BigDecimal(100 - 100 / Math.pow(10, k)).stripTrailingZeros().toPlainString() + "%";
+        String label = (k == 0 ? "0" : k == 1 ? "90" : k == 2 ? "99" : "99." + "9".repeat(k - 2)) + "%";
         b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>%n", x, TOP + ph + 16, label));
       }
     } else {
-      for (int i = 0; i <= 5; i++) {
-        double v = minX + (maxX - minX) * i / 5;
-        double x = LEFT + pw * i / 5.0;
+      double step = niceCeiling((maxX - minX) / 6);
+      for (double v = Math.ceil(minX / step) * step; v <= maxX + step * 1e-9; v += step) {
+        double x = LEFT + pw * (v - minX) / (maxX - minX);
         b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>%n", x, TOP + ph + 16, num(v)));
       }
     }
@@ -255,7 +259,7 @@ public final class HtmlReport {
       return 1;
     }
     double p = Math.pow(10, Math.floor(Math.log10(v)));
-    for (double m : new double[] {1, 2, 2.5, 5, 10}) {
+    for (double m : new double[] {1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10}) {
       if (m * p >= v) {
         return m * p;
       }

@@ -1,4 +1,4 @@
-package io.weft.load;
+package io.weft.load.internal;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -17,9 +17,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * A loopback line-echo server with one scripted fault: when it receives its
  * {@code freezeAtLine}-th line (counted over all connections) it stops replying for
  * {@code freezeMillis}, on every connection at once, and then answers everything held back.
- * A thread per connection; {@link #close()} ends them all.
+ * A thread per connection; {@link #close()} ends them all. The server of {@code weft-load co-demo}
+ * and of the coordinated-omission test.
  */
-final class FreezingEchoServer implements AutoCloseable {
+public final class FreezingEchoServer implements AutoCloseable {
   private final ServerSocket server;
   private final long freezeAtLine;
   private final long freezeNanos;
@@ -29,7 +30,7 @@ final class FreezingEchoServer implements AutoCloseable {
   private volatile long frozenUntil;
   private volatile boolean froze;
 
-  FreezingEchoServer(long freezeAtLine, long freezeMillis) throws IOException {
+  public FreezingEchoServer(long freezeAtLine, long freezeMillis) throws IOException {
     this.freezeAtLine = freezeAtLine;
     this.freezeNanos = freezeMillis * 1_000_000L;
     this.server = new ServerSocket(0, 1000, InetAddress.getLoopbackAddress());
@@ -39,16 +40,16 @@ final class FreezingEchoServer implements AutoCloseable {
     acceptor.start();
   }
 
-  InetSocketAddress address() {
+  public InetSocketAddress address() {
     return (InetSocketAddress) server.getLocalSocketAddress();
   }
 
-  String target() {
+  public String target() {
     return "127.0.0.1:" + address().getPort();
   }
 
   /** Whether the freeze happened. */
-  boolean froze() {
+  public boolean froze() {
     return froze;
   }
 
