@@ -94,14 +94,15 @@ fi
 
 # ---- 4. recording cost
 if [ $SMOKE = 1 ]; then JARGS='RecordingBenchmark -f 1 -wi 1 -i 1 -w 200ms -r 200ms'; else JARGS='RecordingBenchmark'; fi
-./mvnw -B -q -pl load -am test-compile exec:exec -Djmh.args="$JARGS -rf json -rff $OUT/jmh.json" > "$OUT/jmh.txt" 2>&1
+./mvnw -B -q -pl load -am test-compile exec:exec -Dexec.executable=java -Djmh.args="$JARGS -rf json -rff $OUT/jmh.json" > "$OUT/jmh.txt" 2>&1
 RESULTS+=("$(python3 -c '
 import json,sys
 for b in json.load(open(sys.argv[1])):
     name=b["benchmark"].rsplit(".",1)[1]
     if name=="twoClockReads": continue
     s=b["primaryMetric"]["score"]; e=b["primaryMetric"]["scoreError"]
-    print("%-44s %s  %.1f +- %.1f ns per timed operation (<= 100 ns)" % ("recording, "+name, "MET   " if s<=100 else "MISSED", s, e if e==e else 0))
+    e=e if isinstance(e,(int,float)) and e==e else 0.0
+    print("%-44s %s  %.1f +- %.1f ns per timed operation (<= 100 ns)" % ("recording, "+name, "MET   " if s<=100 else "MISSED", s, e))
 ' "$OUT/jmh.json")")
 
 echo

@@ -18,7 +18,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * The driver's own cost per timed operation: a start/stop pair on a session's recorder, both
  * forms, each with its two clock reads and one record into the operation's HdrHistogram
  * {@code Recorder}. Target: at most 100 ns. Run with
- * {@code ./mvnw -q -pl load -am test-compile exec:exec -Djmh.args=RecordingBenchmark}.
+ * {@code ./mvnw -q -pl load -am test-compile exec:exec -Dexec.executable=java -Djmh.args=RecordingBenchmark}.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)

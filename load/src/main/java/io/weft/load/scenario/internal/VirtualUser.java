@@ -84,12 +84,12 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
           if (intended == Arrivals.END || plan.stopping()) {
             break;
           }
-          if (!ready || !current.isOpen()) {
-            current = reconnect(current, index, ops);
-            ready = current != null && connected(user, current, ops);
-          }
           plan.begin(ops, intended);
           try {
+            if (!ready || !current.isOpen()) {
+              current = reconnect(current, index, ops);
+              ready = current != null && connected(user, current, ops);
+            }
             if (ready) {
               iteration(user, ops);
             }
@@ -104,12 +104,12 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
           if (done > 0L && think > 0L) {
             Suspend.await(Plan.NEVER, think);
           }
-          if (!ready || !current.isOpen()) {
-            current = reconnect(current, index, ops);
-            ready = current != null && connected(user, current, ops);
-          }
           plan.begin(ops);
           try {
+            if (!ready || !current.isOpen()) {
+              current = reconnect(current, index, ops);
+              ready = current != null && connected(user, current, ops);
+            }
             if (ready) {
               iteration(user, ops);
             }
@@ -150,13 +150,19 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
     }
   }
 
-  /** A new transport in place of {@code old}, or null (counted as a connect error) if that fails. */
+  /**
+   * A new transport in place of {@code old}, timed as the operation {@code connect}, or null
+   * (counted as a connect error) if that fails. Part of the iteration that needed it.
+   */
   private Transport reconnect(Transport old, int index, OpRecorder ops) throws Exception {
     if (old != null) {
       old.close();
     }
     try {
-      return plan.connector().connect(plan.address(index), plan.timeout());
+      OpRecorder.Timer t = ops.start(Metrics.CONNECT);
+      Transport transport = plan.connector().connect(plan.address(index), plan.timeout());
+      t.stop();
+      return transport;
     } catch (SessionCancelledException e) {
       throw e;
     } catch (Exception e) {
