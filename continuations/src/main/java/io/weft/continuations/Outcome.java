@@ -5,6 +5,22 @@ import java.util.Objects;
 /**
  * How one session ended: its result, or the exception that ended it.
  *
+ * <pre>{@code
+ * Outcome<Long> o = result.outcome(7);
+ * switch (o.status()) {
+ *   case SUCCEEDED: use(o.value()); break;                    // what the task's run returned
+ *   case FAILED:    log(o.index(), o.failure()); break;       // the task, its connect or the engine threw
+ *   case CANCELLED: break;                                    // the run was cancelled first
+ * }
+ * }</pre>
+ *
+ * <p>In {@code CONTINUATIONS} mode an exception class of the instrumented packages is the
+ * rewriting class loader's copy, so {@code o.failure() instanceof MyException} is false for it:
+ * compare {@code o.failure().getClass().getName()}, or catch it inside the task. JDK and Weft
+ * exceptions are the same classes in every mode.
+ *
+ * <p>Immutable; made by the runner.
+ *
  * @param <T> the task's result type
  */
 public final class Outcome<T> {
@@ -35,10 +51,12 @@ public final class Outcome<T> {
     return index;
   }
 
+  /** How the session ended. */
   public Status status() {
     return status;
   }
 
+  /** True if the status is {@link Status#SUCCEEDED}. */
   public boolean succeeded() {
     return status == Status.SUCCEEDED;
   }
@@ -48,7 +66,11 @@ public final class Outcome<T> {
     return value;
   }
 
-  /** What ended the session, or null. */
+  /**
+   * What ended the session: the exception out of the task's {@code run} or its connect (a
+   * {@code TransportTimeoutException}, a {@code ConnectException}...), or the engine's error;
+   * null for a session that succeeded, and possibly for one cancelled before it started.
+   */
   public Throwable failure() {
     return failure;
   }

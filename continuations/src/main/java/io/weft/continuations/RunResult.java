@@ -4,7 +4,23 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The outcomes of one {@link SessionRunner#run}, in session order, and how long it took.
+ * The outcomes of one {@link SessionRunner#run}, in session order, and how long it took. One
+ * failing session never disturbs the others, so a run returns normally however many failed:
+ * look at the counts.
+ *
+ * <pre>{@code
+ * RunResult<Long> result = runner.run(CounterTask.class, 2_000, "sample:");
+ * System.out.println(result);   // CONTINUATIONS(1): 2000 sessions, 1944 succeeded, 56 failed, 0 cancelled, in 5309 ms
+ * if (!result.allSucceeded()) {
+ *   for (Outcome<Long> o : result.failures()) {
+ *     System.out.println("session " + o.index() + ": " + o.failure());   // e.g. a TransportTimeoutException
+ *   }
+ * }
+ * long total = result.values().stream().mapToLong(Long::longValue).sum();
+ * double seconds = result.wallNanos() / 1e9;
+ * }</pre>
+ *
+ * <p>Immutable; made by the runner when every session of the run has ended.
  *
  * @param <T> the task's result type
  */
@@ -19,6 +35,7 @@ public final class RunResult<T> {
     this.wallNanos = wallNanos;
   }
 
+  /** The mode the sessions ran in. */
   public Mode mode() {
     return mode;
   }
@@ -28,14 +45,21 @@ public final class RunResult<T> {
     return outcomes;
   }
 
+  /**
+   * Session {@code index}'s outcome.
+   *
+   * @throws IndexOutOfBoundsException unless {@code 0 <= index < sessions()}
+   */
   public Outcome<T> outcome(int index) {
     return outcomes.get(index);
   }
 
+  /** How many sessions the run had: the {@code sessions} given to {@code run}. */
   public int sessions() {
     return outcomes.size();
   }
 
+  /** How many sessions ended with {@code status}. */
   public long count(Outcome.Status status) {
     return outcomes.stream().filter(o -> o.status() == status).count();
   }
@@ -56,7 +80,7 @@ public final class RunResult<T> {
     return values;
   }
 
-  /** The outcomes that did not succeed. */
+  /** The outcomes that did not succeed ({@code FAILED} and {@code CANCELLED}), in session order. */
   public List<Outcome<T>> failures() {
     List<Outcome<T>> out = new ArrayList<>();
     for (Outcome<T> o : outcomes) {
@@ -67,11 +91,15 @@ public final class RunResult<T> {
     return out;
   }
 
-  /** Wall-clock time from the first session's start to the last one's end. */
+  /**
+   * Wall-clock time, in nanoseconds, from the first session's start to the last one's end
+   * (after class loading and rewriting, which happen before the first session starts).
+   */
   public long wallNanos() {
     return wallNanos;
   }
 
+  /** {@code "<mode>: <n> sessions, <n> succeeded, <n> failed, <n> cancelled, in <ms> ms"}. */
   @Override
   public String toString() {
     return mode + ": " + outcomes.size() + " sessions, " + count(Outcome.Status.SUCCEEDED)
