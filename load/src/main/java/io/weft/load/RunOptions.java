@@ -37,6 +37,10 @@ final class RunOptions {
   @Option(names = "--think", paramLabel = "DURATION", description = "Closed model: pause between a user's iterations.")
   String think;
 
+  @Option(names = "--warmup", paramLabel = "DURATION",
+      description = "Record nothing for this long after the first iteration begins (JIT, pools); then run --duration.")
+  String warmup;
+
   @Option(names = "--expected-interval", paramLabel = "DURATION",
       description = "Closed model: the expected interval per user for the corrected figures (default: each operation's own mean, users x run / count).")
   String expectedInterval;
@@ -124,6 +128,7 @@ final class RunOptions {
     s.iterations = iterations;
     s.durationNanos = Durations.parseNanos(duration == null ? "10s" : duration);
     s.thinkNanos = think == null ? 0 : Durations.parseNanos(think);
+    s.warmupNanos = warmup == null ? 0 : Durations.parseNanos(warmup);
     s.expectedIntervalNanos = expectedInterval == null ? -1 : Durations.parseNanos(expectedInterval);
     if (shard != null) {
       s.shard(shard);

@@ -81,4 +81,21 @@ class ModesTest {
     // starts after the 400 ms: at most 1 + 400/100 each.
     assertTrue(count >= 3 && count <= 3 * 5, r::toString);
   }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"threads", "continuations:1"})
+  void warmUpIterationsRunButAreNotRecordedAndTheDurationCountsAfterThem(String mode) throws Exception {
+    long before = echo.linesEchoed();
+    Runs r = Runs.run(new File(dir.toFile(), "warmup"), "line", "-t", target, "--mode", mode,
+        "-u", "2", "--warmup", "1s", "-d", "200ms", "--think", "50ms", "-q");
+    assertEquals(0, r.exit, r::toString);
+    long recorded = r.summary().at("/operations/echo/count").asLong();
+    long sent = echo.linesEchoed() - before;
+    // Each user's first exchange comes in the first second, before the window opens.
+    assertTrue(sent >= recorded + 2, r::toString);
+    // Recorded: per user at most the one exchange under way when the window opened, and the
+    // 1 + 200/50 iterations it can start in the 200 ms window.
+    assertTrue(recorded <= 2 * 6, r::toString);
+    assertTrue(r.summary().at("/seconds").asDouble() > 0, r::toString);
+  }
 }

@@ -49,7 +49,7 @@ public final class LoadRun {
   /** The run alone: its results, the interval log written if an output directory is given. */
   public static Results run(LoadSpec spec, PrintStream out) throws IOException, InterruptedException {
     boolean open = spec.stages != null;
-    Metrics metrics = new Metrics(open);
+    Metrics metrics = new Metrics(open, spec.warmupNanos);
     Results results = new Results();
     results.model = open ? "open" : "closed";
     results.mode = spec.mode.toString();
@@ -70,6 +70,9 @@ public final class LoadRun {
       if (spec.thinkNanos > 0) {
         results.info.put("think", Durations.format(spec.thinkNanos));
       }
+    }
+    if (spec.warmupNanos > 0) {
+      results.info.put("warm-up", Durations.format(spec.warmupNanos));
     }
     if (spec.shards > 1) {
       results.info.put("shard", spec.shard + "/" + spec.shards);
@@ -108,7 +111,7 @@ public final class LoadRun {
         runner.classLoader();
         long start = System.nanoTime();
         if (!open && spec.iterations <= 0) {
-          plan.deadline(start + spec.durationNanos);
+          plan.duration(spec.durationNanos);
         }
         Reporter reporter = new Reporter(metrics, results, out, spec.terminal, spec.quiet, hlog, start);
         ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {

@@ -26,6 +26,8 @@ public final class LoadSpec {
   public long iterations;
   public long durationNanos;
   public long thinkNanos;
+  /** Not recorded: this long after the first iteration begins. */
+  public long warmupNanos;
   /** Open model: the schedule, or null for the closed model. */
   public Stages stages;
   public int maxSessions = 1000;

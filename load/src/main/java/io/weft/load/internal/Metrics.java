@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Recorder;
 
@@ -14,7 +15,9 @@ import org.HdrHistogram.Recorder;
  * {@link Recorder} (wait-free for the sessions, read per interval by the reporter) and error
  * counts by exception type; the number of sessions in an iteration.
  *
- * <p>Latencies are in nanoseconds. In the open model each operation's latency counts from its
+ * <p>The measured window starts when the first iteration begins (connects and class loading
+ * before it are not part of the run's rate), plus an optional warm-up during which nothing is
+ * recorded. Latencies are in nanoseconds. In the open model each operation's latency counts from its
  * iteration's intended start (the time the iteration waited for a free session is part of it)
  * and its service time, from its own start, is kept beside it.
  */
@@ -25,12 +28,49 @@ public final class Metrics {
   public static final String CONNECT = "connect";
 
   private final boolean withServiceTime;
+  private final long warmupNanos;
   private final ConcurrentHashMap<String, Op> ops = new ConcurrentHashMap<>();
+  private final AtomicLong firstBegin = new AtomicLong(UNSET);
+  private volatile boolean recording;
   private final AtomicInteger busy = new AtomicInteger();
   private final LongAdder errors = new LongAdder();
 
+  private static final long UNSET = Long.MIN_VALUE;
+
   public Metrics(boolean withServiceTime) {
+    this(withServiceTime, 0L);
+  }
+
+  /**
+   * @param warmupNanos for how long after the first iteration begins nothing is recorded: the
+   *     measured window starts then
+   */
+  public Metrics(boolean withServiceTime, long warmupNanos) {
     this.withServiceTime = withServiceTime;
+    this.warmupNanos = warmupNanos;
+    this.recording = warmupNanos <= 0L;
+  }
+
+  /**
+   * Where the measured window starts (nanoTime): the first iteration's begin plus the warm-up;
+   * {@code Long.MIN_VALUE} while no iteration has begun.
+   */
+  public long measuredFrom() {
+    long first = firstBegin.get();
+    return first == UNSET ? UNSET : first + warmupNanos;
+  }
+
+  /** Whether operations are recorded now: not before the measured window. */
+  boolean recording() {
+    if (recording) {
+      return true;
+    }
+    long from = measuredFrom();
+    if (from != UNSET && System.nanoTime() - from >= 0L) {
+      recording = true;
+      return true;
+    }
+    return false;
   }
 
   /** A recorder for one session. */
@@ -71,6 +111,9 @@ public final class Metrics {
   }
 
   void iterationStarted() {
+    if (firstBegin.get() == UNSET) {
+      firstBegin.compareAndSet(UNSET, System.nanoTime());
+    }
     busy.incrementAndGet();
   }
 
@@ -83,6 +126,9 @@ public final class Metrics {
   }
 
   void countError(Op op, String type) {
+    if (!recording()) {
+      return;
+    }
     op.errors.computeIfAbsent(type.replaceAll("\\s+", "_"), t -> new LongAdder()).increment();
     errors.increment();
   }

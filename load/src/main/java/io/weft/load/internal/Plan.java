@@ -26,7 +26,7 @@ public final class Plan {
   private final Arrivals arrivals;
   private final long iterations;
   private final long thinkNanos;
-  private volatile long deadlineNanos = Long.MAX_VALUE;
+  private volatile long durationNanos = Long.MAX_VALUE;
   private volatile boolean stopping;
 
   /**
@@ -93,7 +93,8 @@ public final class Plan {
     if (iterations > 0L) {
       return done < iterations;
     }
-    return System.nanoTime() - deadlineNanos < 0L;
+    long from = metrics.measuredFrom();
+    return from == Long.MIN_VALUE || System.nanoTime() - from < durationNanos;
   }
 
   /** Closed model: the pause between a user's iterations. */
@@ -101,9 +102,12 @@ public final class Plan {
     return thinkNanos;
   }
 
-  /** Closed model run for a time: users start no iteration after {@code deadline} (nanoTime). */
-  public void deadline(long deadline) {
-    this.deadlineNanos = deadline;
+  /**
+   * Closed model run for a time: users start no iteration once {@code duration} has passed
+   * since the measured window began (the first iteration's begin plus the warm-up).
+   */
+  public void duration(long durationNanos) {
+    this.durationNanos = durationNanos;
   }
 
   /** Ends the run: users start no more iterations. */

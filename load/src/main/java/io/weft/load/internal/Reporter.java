@@ -87,7 +87,8 @@ public final class Reporter {
     long errors = errorTotal - lastErrorTotal;
     lastErrorTotal = errorTotal;
     results.timeline.add(new Results.Interval(from, to - from, all, errors));
-    results.seconds = to;
+    long measuredFrom = metrics.measuredFrom();
+    results.seconds = measuredFrom == Long.MIN_VALUE ? 0.0 : Math.max(0.0, (nowNanos - measuredFrom) / 1e9);
     if (!quiet) {
       String line = String.format(Locale.ROOT, "%7.1fs  active %6d  %10.0f ops/s  p50 %9s  p99 %9s  errors %d",
           to, metrics.busy(), (to - from) <= 0 ? 0.0 : all.getTotalCount() / (to - from),

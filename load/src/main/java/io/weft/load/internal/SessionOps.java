@@ -79,6 +79,9 @@ final class SessionOps implements OpRecorder {
   }
 
   void record(Metrics.Op op, long serviceNanos) {
+    if (!metrics.recording()) {
+      return;
+    }
     if (serviceNanos < 0L) {
       serviceNanos = 0L;
     }
