@@ -2,7 +2,8 @@
 # The weft-load targets, each printed MET or MISSED with its figure:
 #   1. weft-load redis >= 0.8x redis-benchmark's requests/s at N = 100, 1,000, 10,000 connections
 #      (20 requests per connection, no pipelining), against the same redis-server, in this run;
-#   2. weft-load http >= 0.8x wrk's requests/s against nginx at 100 and 1,000 connections;
+#   2. weft-load http >= 0.8x wrk's requests/s against nginx at 100 and 1,000 connections (10 s each,
+#      weft-load after a 2 s warm-up);
 #   3. 100,000 concurrent line users in continuations(1) within 1 GB of heap, summary and report made;
 #   4. recording one timed operation <= 100 ns (JMH, RecordingBenchmark).
 # Run it alone on a quiet machine: ./load/run-targets.sh [--smoke]
@@ -77,7 +78,8 @@ for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$NPORT") 2>/dev/null && brea
 if [ $SMOKE = 1 ]; then CS="10 20"; DUR=2s; else CS="100 1000"; DUR=10s; fi
 for C in $CS; do
   THEIRS="$(wrk -t 2 -c "$C" -d "$DUR" "http://127.0.0.1:$NPORT/" | sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p')"
-  "$JAVA" -jar "$JAR" http -t "127.0.0.1:$NPORT" --mode "$MODE" -u "$C" -d "$DUR" -q -o "$OUT/http-$C" > "$OUT/http-$C.txt"
+  # weft-load gets a 2 s warm-up (the JIT) before its DUR; wrk, in C, needs none.
+  "$JAVA" -jar "$JAR" http -t "127.0.0.1:$NPORT" --mode "$MODE" -u "$C" --warmup 2s -d "$DUR" -q -o "$OUT/http-$C" > "$OUT/http-$C.txt"
   RESULTS+=("$(verdict "http GET /, $C connections, $DUR" "$(rate "$OUT/http-$C")" "$THEIRS")")
 done
 
