@@ -1,5 +1,6 @@
 package io.weft.load;
 
+import io.weft.continuations.NotInstrumentableException;
 import io.weft.load.internal.LoadRun;
 import java.io.PrintStream;
 import picocli.CommandLine;
@@ -37,6 +38,11 @@ public final class WeftLoad {
       if (e instanceof IllegalArgumentException) {
         commandLine.getErr().println("weft-load: " + e.getMessage());
         return commandLine.getCommandSpec().exitCodeOnInvalidInput();
+      }
+      if (e instanceof NotInstrumentableException || e instanceof UnsupportedOperationException) {
+        // Refused before any session started: the message says why and what to do.
+        commandLine.getErr().println("weft-load: " + e.getMessage());
+        return LoadRun.FAILED;
       }
       commandLine.getErr().println("weft-load: the run failed: " + e);
       e.printStackTrace(commandLine.getErr());

@@ -98,4 +98,26 @@ class ModesTest {
     assertTrue(recorded <= 2 * 6, r::toString);
     assertTrue(r.summary().at("/seconds").asDouble() > 0, r::toString);
   }
+
+  @org.junit.jupiter.api.Test
+  void continuationModeRefusesAScenarioThatWaitsThroughALambdaBeforeAnySessionStarts() throws Exception {
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream saved = System.err;
+    Runs r;
+    System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      r = Runs.run(new File(dir.toFile(), "lambda"), "run", "io.weft.load.testscenario.LambdaScenario",
+          "-t", target, "--mode", "continuations:1", "-u", "2", "-n", "1", "-q");
+    } finally {
+      System.setErr(saved);
+    }
+    String said = err.toString(java.nio.charset.StandardCharsets.UTF_8);
+    assertEquals(3, r.exit, said);
+    assertTrue(said.contains("LambdaScenario"), said);
+    assertTrue(said.contains("cannot run as continuations"), said);
+    // The same scenario runs on threads, where a lambda is no obstacle.
+    Runs threads = Runs.run(new File(dir.toFile(), "lambda-threads"), "run", "io.weft.load.testscenario.LambdaScenario",
+        "-t", target, "--mode", "threads", "-u", "2", "-n", "1", "-q");
+    assertEquals(0, threads.exit, threads::toString);
+  }
 }

@@ -1,6 +1,9 @@
 package io.weft.load.internal;
 
+import io.weft.continuations.ContinuationClassLoader;
+import io.weft.continuations.InstrumentationReport;
 import io.weft.continuations.Mode;
+import io.weft.continuations.NotInstrumentableException;
 import io.weft.continuations.Outcome;
 import io.weft.continuations.RunResult;
 import io.weft.continuations.SessionRunner;
@@ -108,7 +111,7 @@ public final class LoadRun {
         }
       }
       try (SessionRunner runner = builder.build()) {
-        runner.classLoader();
+        refuseUnsuspendable(runner.classLoader(), spec.scenarioClass);
         long start = System.nanoTime();
         if (!open && spec.iterations <= 0) {
           plan.duration(spec.durationNanos);
@@ -184,6 +187,30 @@ public final class LoadRun {
       return THRESHOLD_FAILED;
     }
     return OK;
+  }
+
+  /**
+   * The runner checks the call chains of its task, the virtual user, which reaches the scenario
+   * only through the {@code Scenario} interface; so the scenario class's own chains are checked
+   * here, before any session starts.
+   */
+  private static void refuseUnsuspendable(ContinuationClassLoader loader, String scenarioClass) {
+    if (loader == null) {
+      return;
+    }
+    if (!loader.isInstrumented(scenarioClass)) {
+      throw new IllegalArgumentException("scenario class " + scenarioClass + " is not under the instrumented packages "
+          + loader.packages() + " (is it on the class path?)");
+    }
+    List<InstrumentationReport.Problem> problems = loader.problemsFor(scenarioClass);
+    if (!problems.isEmpty()) {
+      StringBuilder message = new StringBuilder(scenarioClass + " cannot run as continuations:");
+      for (InstrumentationReport.Problem p : problems) {
+        message.append("\n  ").append(p);
+      }
+      message.append("\nFix those, or run this scenario with --mode threads or --mode virtual-threads.");
+      throw new NotInstrumentableException(message.toString(), problems);
+    }
   }
 
   private static Connector connector(boolean continuations, boolean vmPipe) {
