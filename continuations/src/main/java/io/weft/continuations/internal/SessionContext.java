@@ -64,11 +64,24 @@ public class SessionContext {
     }
   }
 
+  /**
+   * The session has ended and closed its transport: forget the transport, so that a finished
+   * session, which the run keeps for its outcome, holds none of its connection's buffers.
+   */
+  public void released() {
+    this.transport = null;
+  }
+
   public void succeeded(Object value) {
     if (!finished) {
       this.value = value;
       finished = true;
     }
+  }
+
+  /** The error that ended this session because a suspend was swallowed, or null. */
+  public io.weft.continuations.NotInstrumentedError swallowError() {
+    return null;
   }
 
   /** True when the task's transport gets the run-time check in front of it (continuations). */

@@ -1,6 +1,6 @@
 package io.weft.load.internal;
 
-import io.weft.continuations.WaitRegistration;
+import io.weft.continuations.spi.WaitRegistration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;

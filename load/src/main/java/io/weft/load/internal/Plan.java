@@ -1,6 +1,6 @@
 package io.weft.load.internal;
 
-import io.weft.continuations.WaitRegistration;
+import io.weft.continuations.spi.WaitRegistration;
 import io.weft.load.record.OpRecorder;
 import io.weft.transport.Connector;
 import io.weft.transport.Timeout;

@@ -1,6 +1,6 @@
 package io.weft.transport.mina;
 
-import io.weft.continuations.SuspendingConnector;
+import io.weft.continuations.spi.SuspendingConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.TransportClosedException;
 import io.weft.transport.internal.Deadlines;
@@ -79,7 +79,7 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
     SessionState state = mina.register(remote);
     try {
       ConnectFuture future = mina.startConnect(remote, state);
-      if (!waits.awaitDone(future, wait, what)) {
+      if (!waits.awaitDone(state, future, wait, what)) {
         future.cancel();
         throw Deadlines.timedOut(timeout, start, wait, what);
       }
@@ -125,6 +125,11 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
   @Override
   public void close() {
     mina.close();
+  }
+
+  /** As {@link MinaConnector#isBroken()}: one of its threads died, and it refuses to connect. */
+  public boolean isBroken() {
+    return mina.isBroken();
   }
 
   /** True once {@link #close()} has been called. */

@@ -1,6 +1,6 @@
 package io.weft.transport.mina;
 
-import io.weft.continuations.Suspend;
+import io.weft.continuations.spi.Suspend;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
 import io.weft.transport.internal.InboundBuffer;
@@ -186,7 +186,7 @@ public final class ContinuingMinaTransport extends AbstractMinaTransport {
     try {
       long wait = waitNanos("flush");
       WriteFuture written = startSend();
-      if (!waits.awaitDone(written, wait, "flush")) {
+      if (!waits.awaitDone(state, written, wait, "flush")) {
         throw timedOut(wait, "flush");
       }
       checkWritten(written);

@@ -1,7 +1,7 @@
 package io.weft.load.scenario.internal;
 
-import io.weft.continuations.SessionCancelledException;
-import io.weft.continuations.Suspend;
+import io.weft.continuations.spi.SessionCancelledException;
+import io.weft.continuations.spi.Suspend;
 import io.weft.load.internal.Arrivals;
 import io.weft.load.internal.Metrics;
 import io.weft.load.internal.Plan;
