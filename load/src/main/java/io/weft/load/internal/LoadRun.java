@@ -4,6 +4,7 @@ import io.weft.continuations.ContinuationClassLoader;
 import io.weft.continuations.InstrumentationReport;
 import io.weft.continuations.Mode;
 import io.weft.continuations.NotInstrumentableException;
+import io.weft.continuations.NotInstrumentedError;
 import io.weft.continuations.Outcome;
 import io.weft.continuations.RunResult;
 import io.weft.continuations.SessionRunner;
@@ -46,7 +47,13 @@ public final class LoadRun {
   /** Runs {@code spec}, prints to {@code out}, returns the exit code. */
   public static int execute(LoadSpec spec, PrintStream out) throws IOException, InterruptedException {
     Results results = run(spec, out);
-    return report(results, spec.thresholds, spec.outDir, out);
+    int exit = report(results, spec.thresholds, spec.outDir, out);
+    if (results.notInstrumented != null) {
+      // A session met code that cannot suspend: the figures are not those of the scenario.
+      out.println("weft-load: the scenario cannot run as continuations: " + results.notInstrumented);
+      return FAILED;
+    }
+    return exit;
   }
 
   /** The run alone: its results, the interval log written if an output directory is given. */
@@ -146,6 +153,9 @@ public final class LoadRun {
         for (Outcome<Long> o : result.failures()) {
           if (o.failure() != null) {
             sessionErrors.error("session", o.failure());
+            if (o.failure() instanceof NotInstrumentedError && results.notInstrumented == null) {
+              results.notInstrumented = o.failure().getMessage();
+            }
           }
         }
         if (!result.failures().isEmpty() && !spec.quiet) {
@@ -190,9 +200,9 @@ public final class LoadRun {
   }
 
   /**
-   * The runner checks the call chains of its task, the virtual user, which reaches the scenario
-   * only through the {@code Scenario} interface; so the scenario class's own chains are checked
-   * here, before any session starts.
+   * The runner checks the call chains of its task, the virtual user, which makes the scenario by
+   * name and reaches it only through the {@code Scenario} interface; so the scenario's own chains,
+   * and any problem the loader found in its package, are refused here, before any session starts.
    */
   private static void refuseUnsuspendable(ContinuationClassLoader loader, String scenarioClass) {
     if (loader == null) {
@@ -202,14 +212,22 @@ public final class LoadRun {
       throw new IllegalArgumentException("scenario class " + scenarioClass + " is not under the instrumented packages "
           + loader.packages() + " (is it on the class path?)");
     }
-    List<InstrumentationReport.Problem> problems = loader.problemsFor(scenarioClass);
+    // The loader's walk from the task cannot see which scenario the virtual user makes (by
+    // name, through reflection): take what it found in the scenario's own package as well.
+    Set<InstrumentationReport.Problem> problems = new LinkedHashSet<>(loader.problemsFor(scenarioClass));
+    String pkg = packageOf(scenarioClass) + ".";
+    for (InstrumentationReport.Problem p : loader.report().problems()) {
+      if (p.className().equals(scenarioClass) || p.className().startsWith(pkg)) {
+        problems.add(p);
+      }
+    }
     if (!problems.isEmpty()) {
       StringBuilder message = new StringBuilder(scenarioClass + " cannot run as continuations:");
       for (InstrumentationReport.Problem p : problems) {
         message.append("\n  ").append(p);
       }
       message.append("\nFix those, or run this scenario with --mode threads or --mode virtual-threads.");
-      throw new NotInstrumentableException(message.toString(), problems);
+      throw new NotInstrumentableException(message.toString(), List.copyOf(problems));
     }
   }
 

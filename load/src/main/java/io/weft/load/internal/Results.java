@@ -77,6 +77,8 @@ public final class Results {
   /** Closed model: the number of virtual users; open model: the cap on sessions. */
   public long users;
   public final Map<String, String> info = new LinkedHashMap<>();
+  /** Set when a session met a frame that cannot suspend: what it said; the run then fails. */
+  public String notInstrumented;
   public final Map<String, Op> ops = new TreeMap<>();
   public final List<Interval> timeline = new ArrayList<>();
 
