@@ -11,6 +11,7 @@ import io.weft.continuations.internal.SessionFrame;
 import io.weft.continuations.internal.VirtualThreads;
 import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
+import io.weft.transport.SocketConnector;
 import io.weft.transport.Timeout;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
@@ -245,7 +246,7 @@ public final class SessionRunner implements AutoCloseable {
       }
       frameConstructor = frameConstructor(cl);
     }
-    Scheduler scheduler = new Scheduler(mode.workers(), maxInFlight, "weft");
+    Scheduler scheduler = new Scheduler(mode.workers(), maxInFlight, "weft", !mode.resumesOnWorkers());
     List<Fiber> fibers = new ArrayList<>(sessions);
     for (int i = 0; i < sessions; i++) {
       Fiber fiber = new Fiber(i, connector, addressFor(i), timeout, task, scheduler, debugFrames);
@@ -559,7 +560,13 @@ public final class SessionRunner implements AutoCloseable {
       return this;
     }
 
-    /** Opens each session's transport; it stays the caller's to close. */
+    /**
+     * Opens each session's transport; it stays the caller's to close. Optional outside
+     * {@code CONTINUATIONS}: SYNC, THREADS and VIRTUAL_THREADS default to a
+     * {@link SocketConnector}, blocking {@code java.net.Socket}s, which is what a plain or
+     * virtual thread does best (it owns no threads, and each session closes its own transport).
+     * {@code CONTINUATIONS} needs a suspending connector, given here.
+     */
     public Builder connector(Connector connector) {
       this.connector = Objects.requireNonNull(connector, "connector");
       return this;
@@ -664,6 +671,9 @@ public final class SessionRunner implements AutoCloseable {
      * @throws UnsupportedOperationException for {@code VIRTUAL_THREADS} on a JDK before 21
      */
     public SessionRunner build() {
+      if (connector == null && mode.kind() != Mode.Kind.CONTINUATIONS) {
+        connector = new SocketConnector();
+      }
       if (connector == null || addresses == null) {
         throw new IllegalStateException("connector and address (or addresses) are required");
       }

@@ -112,7 +112,6 @@ abstract sealed class AbstractMinaTransport implements Transport
    * refused would leave the session half-used.
    */
   final WriteFuture startSend() throws IOException {
-    IoThreads.checkNotIoThread("a flush");
     state.checkWritable("flush");
     IoSession session = state.session();
     if (session == null) {
@@ -120,7 +119,7 @@ abstract sealed class AbstractMinaTransport implements Transport
       state.checkWritable("flush");
       throw new TransportClosedException("transport is closed");
     }
-    return session.write(IoBuffer.wrap(outbound.take()));
+    return IoThreads.write(session, IoBuffer.wrap(outbound.take()));
   }
 
   /**

@@ -46,6 +46,26 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
     return s;
   }
 
+  /**
+   * MINA wakes the selector on every write, from whichever thread. A write made on this
+   * processor's own thread while it delivers input (a session resumed where its bytes arrived)
+   * needs no wake-up: the processor flushes right after delivering input, in the same turn of its
+   * loop. Skipping it saves the selector's wake-up system call and a turn of the loop that selects
+   * nothing. Every other wake-up (another processor's thread, a traffic change, disposal) goes
+   * through.
+   */
+  @Override
+  protected void wakeup() {
+    Thread t = Thread.currentThread();
+    if (t instanceof MinaIoThread) {
+      MinaIoThread io = (MinaIoThread) t;
+      if (io.writing && io.receivingFor == this) {
+        return;
+      }
+    }
+    super.wakeup();
+  }
+
   @Override
   protected int read(NioSession session, IoBuffer buf) throws Exception {
     try {

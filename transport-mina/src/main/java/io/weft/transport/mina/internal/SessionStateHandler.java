@@ -21,7 +21,7 @@ public final class SessionStateHandler extends IoHandlerAdapter {
     if (state == null) {
       return;
     }
-    boolean previous = IoThreads.enter();
+    boolean previous = IoThreads.enterReceiving(session);
     try {
       state.onMessage((IoBuffer) message);
     } catch (OutOfMemoryError e) {
@@ -31,7 +31,7 @@ public final class SessionStateHandler extends IoHandlerAdapter {
       state.onFailure(new IOException("out of memory buffering input: " + e.getMessage(), e));
       session.closeNow();
     } finally {
-      IoThreads.exit(previous);
+      IoThreads.exitReceiving(previous);
     }
   }
 
