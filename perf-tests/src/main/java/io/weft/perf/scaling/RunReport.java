@@ -1,7 +1,7 @@
 package io.weft.perf.scaling;
 
-/** What a {@link Mode} reports about one run. */
-public final class Outcome {
+/** What a {@link SessionDriver} reports about one run. */
+public final class RunReport {
   public final int completed;
   public final int failed;
   /** The first session failure, or null. */
@@ -11,7 +11,7 @@ public final class Outcome {
   /** Why the mode could not start every session (it ran those it could), or null. */
   public final String stoppedBecause;
 
-  public Outcome(int completed, int failed, String firstFailure, long wallNanos,
+  public RunReport(int completed, int failed, String firstFailure, long wallNanos,
       String stoppedBecause) {
     this.completed = completed;
     this.failed = failed;

@@ -1,12 +1,13 @@
-package io.weft.continuations.internal;
+package io.weft.transport.internal;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 
 /**
- * Starts virtual threads on JDK 21+ through method handles, so that this module still compiles
- * for release 17; on older JDKs says plainly that it needs 21.
+ * Starts virtual threads on JDK 21+ through method handles found once, so that code compiled for
+ * release 17 (the runner, the benchmarks) uses them when it runs on 21+; on older JDKs it says
+ * plainly that they need 21. The one such helper in Weft.
  */
 public final class VirtualThreads {
   private static final MethodHandle OF_VIRTUAL;
@@ -34,8 +35,14 @@ public final class VirtualThreads {
 
   private VirtualThreads() {}
 
+  /** True when this JVM has virtual threads. */
   public static boolean available() {
     return OF_VIRTUAL != null;
+  }
+
+  /** Why virtual threads cannot be used here, or null when they can. */
+  public static String unavailableReason() {
+    return available() ? null : "virtual threads need JDK 21+, this is JDK " + Runtime.version();
   }
 
   /** Throws {@link UnsupportedOperationException} unless this JDK has virtual threads. */
@@ -46,7 +53,19 @@ public final class VirtualThreads {
     }
   }
 
-  /** Starts {@code task} on a new virtual thread named {@code name}. */
+  /** Starts {@code task} on a new, unnamed virtual thread; see {@link #check()}. */
+  public static Thread start(Runnable task) {
+    check();
+    try {
+      return (Thread) START.invoke(OF_VIRTUAL.invoke(), task);
+    } catch (RuntimeException | Error e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new IllegalStateException("cannot start a virtual thread: " + t, t);
+    }
+  }
+
+  /** Starts {@code task} on a new virtual thread named {@code name}; see {@link #check()}. */
   public static Thread start(String name, Runnable task) {
     check();
     try {

@@ -3,10 +3,10 @@ package io.weft.perf.scaling;
 import io.weft.continuations.Outcome.Status;
 import io.weft.continuations.RunResult;
 import io.weft.continuations.SessionRunner;
-import io.weft.perf.internal.VirtualThreads;
-import io.weft.perf.tester.TesterSession;
+import io.weft.protocols.tester.LineTesterTask;
 import io.weft.transport.Connector;
 import io.weft.transport.Timeout;
+import io.weft.transport.internal.VirtualThreads;
 import io.weft.transport.mina.ContinuingMinaConnector;
 import io.weft.transport.mina.MinaConnector;
 import java.util.EnumMap;
@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
 
 /**
- * A mode of Weft's own {@link SessionRunner} running {@link TesterSession}: CONTINUATIONS(k)
+ * A mode of Weft's own {@link SessionRunner} running {@link LineTesterTask}: CONTINUATIONS(k)
  * over {@link ContinuingMinaConnector} (the task class loaded, and rewritten, by the runner's
  * {@code ContinuationClassLoader} over {@value #TASK_PACKAGE}), THREADS and VIRTUAL_THREADS over
  * the blocking {@link MinaConnector}; the in-VM pipe or loopback TCP alike. Sessions spread
@@ -30,8 +30,8 @@ import java.util.function.LongConsumer;
  * <p>THREADS stops at {@code maxThreads} sessions (the row says so); a thread the JVM cannot
  * start fails the run, and the row says how.
  */
-public final class RunnerMode implements Mode {
-  static final String TASK_PACKAGE = "io.weft.perf.tester";
+public final class RunnerDriver implements SessionDriver {
+  static final String TASK_PACKAGE = "io.weft.protocols.tester";
 
   private final String name;
   private final io.weft.continuations.Mode mode;
@@ -39,7 +39,7 @@ public final class RunnerMode implements Mode {
   private final int ioThreads;
   private final Map<TransportKind, Runner> runners = new EnumMap<>(TransportKind.class);
 
-  private RunnerMode(String name, io.weft.continuations.Mode mode, int maxSessions, int ioThreads) {
+  private RunnerDriver(String name, io.weft.continuations.Mode mode, int maxSessions, int ioThreads) {
     if (ioThreads < 1) {
       throw new IllegalArgumentException("ioThreads < 1: " + ioThreads);
     }
@@ -50,22 +50,22 @@ public final class RunnerMode implements Mode {
   }
 
   /** CONTINUATIONS_k: {@code workers} threads resume the suspended sessions. */
-  public static RunnerMode continuations(int workers, int ioThreads) {
-    return new RunnerMode("CONTINUATIONS_" + workers, io.weft.continuations.Mode.continuations(workers),
+  public static RunnerDriver continuations(int workers, int ioThreads) {
+    return new RunnerDriver("CONTINUATIONS_" + workers, io.weft.continuations.Mode.continuations(workers),
         Integer.MAX_VALUE, ioThreads);
   }
 
   /** THREADS: a platform thread per session, at most {@code maxThreads} sessions. */
-  public static RunnerMode threads(int maxThreads, int ioThreads) {
+  public static RunnerDriver threads(int maxThreads, int ioThreads) {
     if (maxThreads < 1) {
       throw new IllegalArgumentException("maxThreads < 1: " + maxThreads);
     }
-    return new RunnerMode("THREADS", io.weft.continuations.Mode.THREADS, maxThreads, ioThreads);
+    return new RunnerDriver("THREADS", io.weft.continuations.Mode.THREADS, maxThreads, ioThreads);
   }
 
   /** VIRTUAL_THREADS: a virtual thread per session; unavailable before JDK 21. */
-  public static RunnerMode virtualThreads(int ioThreads) {
-    return new RunnerMode("VIRTUAL_THREADS", io.weft.continuations.Mode.VIRTUAL_THREADS,
+  public static RunnerDriver virtualThreads(int ioThreads) {
+    return new RunnerDriver("VIRTUAL_THREADS", io.weft.continuations.Mode.VIRTUAL_THREADS,
         Integer.MAX_VALUE, ioThreads);
   }
 
@@ -87,10 +87,10 @@ public final class RunnerMode implements Mode {
   }
 
   @Override
-  public Outcome run(Workload workload) throws InterruptedException {
+  public RunReport run(Workload workload) throws InterruptedException {
     Runner runner = runner(workload);
     long start = System.nanoTime();
-    RunResult<Integer> result = runner.sessions.run(TesterSession.class, workload.sessions,
+    RunResult<Integer> result = runner.sessions.run(LineTesterTask.class, workload.sessions,
         workload.transactions, (LongConsumer) workload.latency);
     long wall = System.nanoTime() - start;
     int completed = 0;
@@ -107,7 +107,7 @@ public final class RunnerMode implements Mode {
         }
       }
     }
-    return new Outcome(completed, failed, firstFailure, wall, null);
+    return new RunReport(completed, failed, firstFailure, wall, null);
   }
 
   private Runner runner(Workload workload) {

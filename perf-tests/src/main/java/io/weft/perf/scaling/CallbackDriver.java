@@ -6,12 +6,12 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** The hand-written MINA callback client: the async-by-hand baseline. */
-public final class CallbackMode implements Mode {
+public final class CallbackDriver implements SessionDriver {
   private final int ioProcessors;
   private final Map<TransportKind, CallbackTesterClient> clients = new EnumMap<>(TransportKind.class);
 
   /** {@code ioProcessors}: MINA I/O threads for TCP (the pipe has none of its own). */
-  public CallbackMode(int ioProcessors) {
+  public CallbackDriver(int ioProcessors) {
     if (ioProcessors < 1) {
       throw new IllegalArgumentException("ioProcessors < 1: " + ioProcessors);
     }
@@ -29,7 +29,7 @@ public final class CallbackMode implements Mode {
   }
 
   @Override
-  public Outcome run(Workload workload) throws InterruptedException {
+  public RunReport run(Workload workload) throws InterruptedException {
     CallbackTesterClient client = clients.computeIfAbsent(workload.transport,
         kind -> kind == TransportKind.PIPE
             ? CallbackTesterClient.overPipe()
@@ -37,7 +37,7 @@ public final class CallbackMode implements Mode {
     CallbackTesterClient.Result result = client.run(workload.servers, workload.sessions,
         workload.transactions, workload.latency, workload.timeoutNanos, TimeUnit.NANOSECONDS,
         workload.connectsInFlight);
-    return new Outcome(result.completed, result.failed, result.firstFailure, result.wallNanos,
+    return new RunReport(result.completed, result.failed, result.firstFailure, result.wallNanos,
         result.allEnded ? null : "timed out with sessions still running");
   }
 
