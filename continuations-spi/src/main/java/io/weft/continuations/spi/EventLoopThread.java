@@ -50,6 +50,11 @@ public class EventLoopThread extends Thread implements NonBlockingThread {
     return true;
   }
 
+  /** True while this thread runs a session (between enter and exit); read on this thread only. */
+  public final boolean isRunningSession() {
+    return runningSession;
+  }
+
   /** Ends what {@link #enterSession()} began. */
   public final void exitSession() {
     runningSession = false;

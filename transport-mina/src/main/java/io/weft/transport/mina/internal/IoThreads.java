@@ -102,14 +102,20 @@ public final class IoThreads {
   }
 
   /**
-   * The check of a wait that suspends a continuation where it can and blocks where it cannot.
-   * On a connector's own thread {@code Suspend.await} decides: it suspends a session, and refuses
-   * at once to block outside one. A pipe callback on any other thread may never wait.
+   * The check of a wait that suspends a continuation where it can and blocks where it cannot:
+   * on a connector's own thread it may wait only inside a session the thread runs (the wait
+   * suspends it); a pipe callback on any other thread may never wait. Fields only, no
+   * thread-local, on a connector's thread.
    *
-   * @throws BlockingOperationException inside a pipe callback
+   * @throws BlockingOperationException where the wait would block an I/O thread
    */
   public static void checkMaySuspend(String what) {
-    if (!(Thread.currentThread() instanceof MinaIoThread) && inForeignCallback()) {
+    Thread t = Thread.currentThread();
+    if (t instanceof MinaIoThread) {
+      if (!((MinaIoThread) t).isRunningSession()) {
+        throw refused(what);
+      }
+    } else if (inForeignCallback()) {
       throw refused(what);
     }
   }
