@@ -46,6 +46,8 @@ public final class Scheduler {
   private final ArrayDeque<Fiber> waiting = new ArrayDeque<>();
   private final int maxInFlight;
   private final boolean onEventLoops;
+  /** The context class loader of the thread that made this scheduler: the workers' too. */
+  private final ClassLoader contextLoader;
   private CountDownLatch allDone = new CountDownLatch(0);
   private volatile boolean cancelled;
   private volatile boolean stopping;
@@ -67,6 +69,7 @@ public final class Scheduler {
    */
   public Scheduler(int workerCount, int maxInFlight, String name, boolean onEventLoops) {
     this.onEventLoops = onEventLoops;
+    this.contextLoader = Thread.currentThread().getContextClassLoader();
     if (workerCount < 1) {
       throw new IllegalArgumentException("workers < 1: " + workerCount);
     }
@@ -186,11 +189,15 @@ public final class Scheduler {
     if (onEventLoops) {
       EventLoopThread loop = EventLoopThread.current();
       if (loop != null && loop.enterSession()) {
+        // The session sees the context class loader it would see on a worker.
+        ClassLoader ioContext = loop.getContextClassLoader();
+        loop.setContextClassLoader(contextLoader);
         try {
           fiber.runSlice();
         } catch (Throwable t) {
           log.error("fiber {} escaped its frame", fiber.index(), t);
         } finally {
+          loop.setContextClassLoader(ioContext);
           loop.exitSession();
         }
         return;
