@@ -188,6 +188,9 @@ public final class ContinuingMinaTransport extends AbstractMinaTransport {
       IoThreads.checkMaySuspend("a flush");
       long wait = waitNanos("flush");
       WriteFuture written = startSend();
+      if (written == null) {
+        return;
+      }
       if (!waits.awaitDone(state, written, wait, "flush")) {
         throw timedOut(wait, "flush");
       }

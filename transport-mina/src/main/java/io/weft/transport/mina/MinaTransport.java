@@ -156,6 +156,9 @@ public final class MinaTransport extends AbstractMinaTransport {
       IoThreads.checkNotIoThread("a flush");
       long wait = waitNanos("flush");
       WriteFuture written = startSend();
+      if (written == null) {
+        return;
+      }
       if (!state.awaitDone(written, wait, "flush")) {
         throw timedOut(wait, "flush");
       }

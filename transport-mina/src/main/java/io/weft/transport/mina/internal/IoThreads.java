@@ -2,8 +2,8 @@ package io.weft.transport.mina.internal;
 
 import io.weft.transport.BlockingOperationException;
 import org.apache.mina.core.future.WriteFuture;
-import org.apache.mina.core.session.AbstractIoSession;
 import org.apache.mina.core.session.IoSession;
+import org.apache.mina.transport.socket.nio.NioSession;
 
 /**
  * Tells whether the current thread is one that MINA needs to complete I/O, so that blocking on it
@@ -43,13 +43,13 @@ public final class IoThreads {
 
   /**
    * As {@link #enter()}, for the delivery of {@code session}'s input: on a connector's own
-   * thread it also records the processor delivering it.
+   * thread it also records the session.
    */
   static boolean enterReceiving(IoSession session) {
     Thread t = Thread.currentThread();
-    if (t instanceof MinaIoThread && session instanceof AbstractIoSession) {
+    if (t instanceof MinaIoThread) {
       MinaIoThread io = (MinaIoThread) t;
-      io.receivingFor = ((AbstractIoSession) session).getProcessor();
+      io.receiving = session;
       return io.callbacks++ > 0;
     }
     return enter();
@@ -60,7 +60,7 @@ public final class IoThreads {
     Thread t = Thread.currentThread();
     if (t instanceof MinaIoThread) {
       MinaIoThread io = (MinaIoThread) t;
-      io.receivingFor = null;
+      io.receiving = null;
       io.callbacks--;
       return;
     }
@@ -125,6 +125,24 @@ public final class IoThreads {
         + Thread.currentThread().getName()
         + ": the wait could only end by work this same thread would have to do (deadlock)."
         + " Use a listener, or hand the work to another thread.");
+  }
+
+  /**
+   * Writes the first {@code length} bytes of {@code src} to {@code session}'s socket at once when
+   * the current thread is the session's own I/O thread delivering input and nothing is queued
+   * before them (see {@link NioProcessor#writeNow}); returns how many went, 0 when none could.
+   */
+  public static int writeNow(IoSession session, byte[] src, int length) {
+    Thread t = Thread.currentThread();
+    if (!(t instanceof MinaIoThread)) {
+      return 0;
+    }
+    MinaIoThread io = (MinaIoThread) t;
+    NioProcessor loop = io.loop;
+    if (io.receiving != session || loop == null || !(session instanceof NioSession)) {
+      return 0;
+    }
+    return loop.writeNow((NioSession) session, src, length);
   }
 
   /**
