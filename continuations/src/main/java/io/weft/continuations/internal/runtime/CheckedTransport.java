@@ -1,0 +1,126 @@
+package io.weft.continuations.internal.runtime;
+
+import io.weft.transport.Timeout;
+import io.weft.transport.Transport;
+import java.io.IOException;
+import java.nio.charset.Charset;
+
+/**
+ * What a task sees as its transport in {@code CONTINUATIONS} mode: the connector's transport
+ * behind a {@link Guard} check on entry to every operation, so a suspend swallowed by a frame
+ * that was not rewritten is caught at the next transport call, whatever the transport.
+ *
+ * <p>Like {@link SessionFrame}, the {@code ContinuationClassLoader} defines its own copy and
+ * rewrites it: only there does the engine see {@code Transport}'s methods marked, so only there
+ * are the calls to the delegate rewritten. Costs one extra frame on each suspend path.
+ */
+public final class CheckedTransport implements Transport {
+  private final Transport delegate;
+
+  public CheckedTransport(Transport delegate) {
+    this.delegate = delegate;
+  }
+
+  @Override
+  public String readLine(int limit) throws IOException {
+    Guard.onEntry();
+    return delegate.readLine(limit);
+  }
+
+  @Override
+  public String readLine(int limit, Charset charset) throws IOException {
+    Guard.onEntry();
+    return delegate.readLine(limit, charset);
+  }
+
+  @Override
+  public String readLineStrict(int limit) throws IOException {
+    Guard.onEntry();
+    return delegate.readLineStrict(limit);
+  }
+
+  @Override
+  public String readLineStrict(int limit, Charset charset) throws IOException {
+    Guard.onEntry();
+    return delegate.readLineStrict(limit, charset);
+  }
+
+  @Override
+  public void readFully(byte[] dst, int offset, int length) throws IOException {
+    Guard.onEntry();
+    delegate.readFully(dst, offset, length);
+  }
+
+  @Override
+  public byte[] readBytes(int byteCount) throws IOException {
+    Guard.onEntry();
+    return delegate.readBytes(byteCount);
+  }
+
+  @Override
+  public int read(byte[] dst, int offset, int length) throws IOException {
+    Guard.onEntry();
+    return delegate.read(dst, offset, length);
+  }
+
+  @Override
+  public void write(byte[] src, int offset, int length) throws IOException {
+    Guard.onEntry();
+    delegate.write(src, offset, length);
+  }
+
+  @Override
+  public void write(byte[] src) throws IOException {
+    Guard.onEntry();
+    delegate.write(src);
+  }
+
+  @Override
+  public void write(String text) throws IOException {
+    Guard.onEntry();
+    delegate.write(text);
+  }
+
+  @Override
+  public void write(String text, Charset charset) throws IOException {
+    Guard.onEntry();
+    delegate.write(text, charset);
+  }
+
+  @Override
+  public void writeLine(String line) throws IOException {
+    Guard.onEntry();
+    delegate.writeLine(line);
+  }
+
+  @Override
+  public void flush() throws IOException {
+    Guard.onEntry();
+    delegate.flush();
+  }
+
+  @Override
+  public Timeout timeout() {
+    return delegate.timeout();
+  }
+
+  @Override
+  public void timeout(Timeout timeout) {
+    delegate.timeout(timeout);
+  }
+
+  @Override
+  public boolean isOpen() {
+    return delegate.isOpen();
+  }
+
+  @Override
+  public void close() {
+    delegate.close();
+  }
+
+  @Override
+  public String toString() {
+    return delegate.toString();
+  }
+}

@@ -1,0 +1,289 @@
+package io.weft.continuations.internal.runtime;
+
+import io.weft.continuations.NotInstrumentedError;
+import io.weft.continuations.spi.SessionCancelledException;
+import io.weft.continuations.spi.SuspendableSession;
+import io.weft.continuations.spi.WaitRegistration;
+import io.weft.transport.Connector;
+import io.weft.transport.SessionTask;
+import io.weft.transport.Timeout;
+import java.net.SocketAddress;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.commons.javaflow.api.Continuation;
+import org.apache.commons.javaflow.core.StackRecorder;
+
+/**
+ * One session run as a continuation, and the state machine that lets it be woken from any thread
+ * and still never run on two threads at once.
+ *
+ * <p>States and their transitions, each by one atomic step (the {@code java.util.concurrent}
+ * way: whoever makes a transition owns what follows it):
+ * <ul>
+ *   <li>{@code NEW -> READY}: admitted by the scheduler; enqueued for a worker.
+ *   <li>{@code READY -> RUNNING}: a worker that took the fiber off the ready queue, or the thread
+ *       that made it ready itself, when that is a transport's event-loop thread free to run it
+ *       (the I/O-thread resume: {@code PARKED -> READY -> RUNNING} on the thread the bytes
+ *       arrived on, with no queue between). Only the thread that made the fiber READY, or the one
+ *       worker that dequeued it, runs it.
+ *   <li>{@code RUNNING -> PARKED}: the slice ended in a suspend, and no wake-up came meanwhile.
+ *   <li>{@code RUNNING -> RUNNING_WOKEN}: a wait was woken (on an I/O thread, inline, by the
+ *       timer or a cancellation) before the slice finished unwinding its suspend.
+ *   <li>{@code RUNNING_WOKEN -> READY}: at the end of that slice; the fiber goes straight back on
+ *       the ready queue instead of parking.
+ *   <li>{@code PARKED -> READY}: a wait was woken; the waker runs the fiber in place (event loop)
+ *       or enqueues it (anywhere else).
+ *   <li>{@code RUNNING -> DONE}: the session ended.
+ * </ul>
+ * A wake-up in any other state does nothing: a wait's own state lets only the first of its
+ * endings through, and a woken fiber re-checks what it waited for.
+ */
+public final class Fiber extends SessionContext implements SuspendableSession {
+  static final int NEW = 0;
+  static final int READY = 1;
+  static final int RUNNING = 2;
+  static final int RUNNING_WOKEN = 3;
+  static final int PARKED = 4;
+  static final int DONE = 5;
+
+  private final AtomicInteger state = new AtomicInteger(NEW);
+  private final Scheduler scheduler;
+  private final boolean debugFrames;
+  private Runnable frame;
+  private Continuation continuation;
+  private volatile Wait currentWait;
+  /** Waits this fiber suspended on, and of those the ones it resumed at: the suspend token. */
+  private int suspended;
+  private int resumedAt;
+  private NotInstrumentedError swallow;
+  /** Debug mode: thrown where the session resumes, so its own finally blocks release its locks. */
+  private NotInstrumentedError failAtResume;
+  /** The session's slf4j MDC while it is suspended, or null. */
+  private Map<String, String> mdc;
+  /** {@code SessionLocal} values, made on first use. */
+  private Map<Object, Object> locals;
+
+  public Fiber(int index, Connector connector, SocketAddress address, Timeout timeout,
+      SessionTask<?> task, Scheduler scheduler, boolean debugFrames) {
+    super(index, connector, address, timeout, task);
+    this.scheduler = scheduler;
+    this.debugFrames = debugFrames;
+  }
+
+  void frame(Runnable frame) {
+    this.frame = frame;
+  }
+
+  /**
+   * Registers a wait; the caller suspends unless the returned wait is already settled. Also the
+   * cheap run-time check: a wait begun while the stack recorder is still capturing means an
+   * earlier suspend was swallowed by a frame that was not rewritten.
+   */
+  @Override
+  public Wait arm(StackRecorder recorder, WaitRegistration registration, long timeoutNanos)
+      throws SessionCancelledException {
+    if (recorder.isCapturing) {
+      throw swallowed();
+    }
+    if (cancelled) {
+      throw cancelledException();
+    }
+    if (debugFrames || scheduler.probing()) {
+      // Debug mode; or the first suspends of a run, and all once one was swallowed: name the
+      // frame while it is still on the stack.
+      try {
+        FrameChecker.checkSuspendPath(index());
+      } catch (NotInstrumentedError e) {
+        scheduler.probeEverySuspend();
+        throw recorded(e);
+      }
+    }
+    Wait wait = new Wait(this);
+    registration.register(wait);
+    if (timeoutNanos == 0L) {
+      wait.compareAndSet(Wait.ARMING, Wait.POLLED);
+      return wait;
+    }
+    if (!wait.compareAndSet(Wait.ARMING, Wait.ARMED)) {
+      return wait;
+    }
+    if (timeoutNanos != Long.MAX_VALUE) {
+      scheduler.timer().add(wait, timeoutNanos);
+    }
+    currentWait = wait;
+    suspended++;
+    mdc = Mdc.takeOff();
+    if (cancelled) {
+      wait.cancel();
+    }
+    return wait;
+  }
+
+  /** Suspend.await calls this where the continuation resumes: the token is consumed. */
+  @Override
+  public void resumedAtWait() {
+    resumedAt = suspended;
+    Map<String, String> context = mdc;
+    if (context != null) {
+      mdc = null;
+      Mdc.putBack(context);
+    }
+    NotInstrumentedError e = failAtResume;
+    if (e != null) {
+      failAtResume = null;
+      throw recorded(e);
+    }
+  }
+
+  /**
+   * A frame that was not rewritten swallowed a suspend, and rewritten code went on running: the
+   * error that ends the session (the first one named, whatever is thrown after it). From now on
+   * every suspend of this run is checked, so the frame is named while it is on the stack.
+   */
+  public NotInstrumentedError swallowed() {
+    scheduler.probeEverySuspend();
+    return recorded(FrameChecker.swallowedSuspend(index()));
+  }
+
+  /**
+   * The session's outcome is the first such error, whatever the session's code does with it
+   * (reflection wraps it, a {@code catch (Exception e)} around that swallows it).
+   */
+  private NotInstrumentedError recorded(NotInstrumentedError e) {
+    if (swallow == null) {
+      swallow = e;
+    }
+    return e;
+  }
+
+  @Override
+  public NotInstrumentedError swallowError() {
+    return swallow;
+  }
+
+  SessionCancelledException cancelledException() {
+    return new SessionCancelledException("session " + index() + " cancelled");
+  }
+
+  /** Makes a new fiber ready to start. */
+  void wake0() {
+    if (state.compareAndSet(NEW, READY)) {
+      scheduler.enqueue(this);
+    }
+  }
+
+  /** Called once per ended wait, from any thread. */
+  void wake() {
+    for (;;) {
+      int s = state.get();
+      if (s == PARKED) {
+        if (state.compareAndSet(PARKED, READY)) {
+          scheduler.ready(this);
+          return;
+        }
+      } else if (s == RUNNING) {
+        if (state.compareAndSet(RUNNING, RUNNING_WOKEN)) {
+          return;
+        }
+      } else {
+        return;
+      }
+    }
+  }
+
+  @Override
+  public void cancel() {
+    super.cancel();
+    Wait wait = currentWait;
+    if (wait != null) {
+      wait.cancel();
+    }
+  }
+
+  /**
+   * Runs the continuation until it suspends or ends; only on the thread that owns the READY
+   * state (a worker that dequeued it, or the event loop that made it ready). RUNNING
+   * needs no fence: a waker can only reach this fiber through a wait that the slice registers
+   * later, by a volatile write, so it sees RUNNING (or later) through that write.
+   */
+  void runSlice() {
+    Continuation next;
+    try {
+      if (continuation == null) {
+        if (cancelled) {
+          failed(cancelledException());
+          finish();
+          return;
+        }
+        state.lazySet(RUNNING);
+        next = Continuation.startWith(frame, this, true);
+      } else {
+        state.lazySet(RUNNING);
+        Continuation c = continuation;
+        continuation = null;
+        next = c.resume(this);
+      }
+    } catch (Throwable engineFailure) {
+      failed(engineFailure);
+      finish();
+      return;
+    }
+    for (;;) {
+      if (next == null ? resumedAt != suspended : suspended - resumedAt != 1) {
+        // Weft's own account, apart from the engine's: the continuation was resumed but did
+        // not come back at the wait it suspended on, or it stopped without suspending on one.
+        // A frame that was not rewritten was restored wrongly; what the session did is not its
+        // outcome, and it must not run on.
+        failedHard(swallow != null ? swallow : FrameChecker.swallowedSuspend(index()));
+        if (next != null) {
+          next.terminate();
+        }
+        finish();
+        return;
+      }
+      if (next == null) {
+        finish();
+        return;
+      }
+      NotInstrumentedError held = debugFrames ? HeldLocks.find(next, index()) : null;
+      if (held == null) {
+        break;
+      }
+      // Resume at once, on this thread, with the error: unwinding through the session's own
+      // code releases the lock on the thread that holds it.
+      failAtResume = held;
+      try {
+        next = next.resume(this);
+      } catch (Throwable engineFailure) {
+        failed(engineFailure);
+        finish();
+        return;
+      }
+    }
+    continuation = next;
+    if (!state.compareAndSet(RUNNING, PARKED)) {
+      // Woken while still unwinding: ready again at once.
+      state.set(READY);
+      scheduler.enqueue(this);
+    }
+  }
+
+  /** This session's {@code SessionLocal} values. */
+  public Map<Object, Object> locals() {
+    Map<Object, Object> m = locals;
+    if (m == null) {
+      m = new IdentityHashMap<>();
+      locals = m;
+    }
+    return m;
+  }
+
+  private void finish() {
+    Mdc.clear();
+    locals = null;
+    state.set(DONE);
+    currentWait = null;
+    scheduler.done(this);
+  }
+}

@@ -1,0 +1,294 @@
+package io.weft.continuations.internal.runtime;
+
+import io.weft.continuations.spi.EventLoopThread;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.commons.javaflow.api.Continuation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The ready queue and its k worker threads, plus one {@link WaitTimer} thread for wait
+ * timeouts. One scheduler runs one batch of fibers and is then shut down: {@link #shutdown}
+ * leaves no thread behind.
+ *
+ * <p>Where a woken fiber runs: when the scheduler resumes on event loops (the default) and the
+ * wake-up runs on a transport's {@link EventLoopThread} that is not already running a fiber, the
+ * fiber runs right there, inside the wake-up, as a Netty handler runs on its event loop: no queue,
+ * no other thread woken. Every other wake-up (a timer, a cancellation, one from a worker or from
+ * inside another fiber) puts the fiber on the ready queue. Fibers start on the workers.
+ *
+ * <p>The ready queue is lock-free. A worker that finds it empty parks, after spinning
+ * {@value #SPINS_PROPERTY} times if that system property is set (default 0: no spin); making a
+ * fiber ready unparks a worker only when one is parked, so a wake-up from a running session on
+ * a busy worker is a queue append and nothing else.
+ */
+public final class Scheduler {
+  /** System property: how many times an idle worker polls the queue before it parks. */
+  public static final String SPINS_PROPERTY = "io.weft.continuations.workerSpins";
+  private static final int SPINS = Math.max(0, Integer.getInteger(SPINS_PROPERTY, 0));
+  private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
+
+  private final ConcurrentLinkedQueue<Fiber> ready = new ConcurrentLinkedQueue<>();
+  private final WaitTimer timer;
+  private final Worker[] workers;
+  /** Workers that are parked, or about to; counted so that enqueue can skip the search. */
+  private final AtomicInteger idle = new AtomicInteger();
+  private final Set<Fiber> live = ConcurrentHashMap.newKeySet();
+  private final ArrayDeque<Fiber> waiting = new ArrayDeque<>();
+  private final int maxInFlight;
+  private final boolean onEventLoops;
+  /** The context class loader of the thread that made this scheduler: the workers' too. */
+  private final ClassLoader contextLoader;
+  private CountDownLatch allDone = new CountDownLatch(0);
+  private volatile boolean cancelled;
+  private volatile boolean stopping;
+  /**
+   * How many more suspends walk their stack for frames that were not rewritten; raised for good
+   * once a session of this run swallowed a suspend. Racy on purpose: a few more or fewer is fine.
+   */
+  private volatile int probes = PROBES;
+  private static final int PROBES = 64;
+
+  /** A scheduler that resumes fibers on event loops where it can (see the class javadoc). */
+  public Scheduler(int workerCount, int maxInFlight, String name) {
+    this(workerCount, maxInFlight, name, true);
+  }
+
+  /**
+   * @param onEventLoops true to run a fiber woken on an {@link EventLoopThread} on that thread;
+   *     false to run every fiber on the workers
+   */
+  public Scheduler(int workerCount, int maxInFlight, String name, boolean onEventLoops) {
+    this.onEventLoops = onEventLoops;
+    this.contextLoader = Thread.currentThread().getContextClassLoader();
+    if (workerCount < 1) {
+      throw new IllegalArgumentException("workers < 1: " + workerCount);
+    }
+    this.maxInFlight = maxInFlight <= 0 ? Integer.MAX_VALUE : maxInFlight;
+    timer = new WaitTimer(name + "-timer");
+    workers = new Worker[workerCount];
+    for (int i = 0; i < workerCount; i++) {
+      workers[i] = new Worker(name + "-worker-" + i);
+    }
+    for (Worker worker : workers) {
+      worker.thread.start();
+    }
+  }
+
+  /** One worker thread and whether it is parked; only its own thread sets {@code parked}. */
+  private final class Worker implements Runnable {
+    final Thread thread;
+    final AtomicBoolean parked = new AtomicBoolean();
+
+    Worker(String name) {
+      thread = new Thread(this, name);
+      thread.setDaemon(true);
+    }
+
+    @Override
+    public void run() {
+      // The loop runs inside an outer continuation of its own, which never suspends, so that a
+      // stack recorder is always registered on this thread: each resume then swaps the value of
+      // JavaFlow's thread-local instead of adding and removing its entry (an allocation, a weak
+      // reference and a hash-table clean-up per resume). Only fibers' code sees that recorder
+      // as current, and their own recorder is current then.
+      Continuation.startWith(this::loop, Scheduler.this, true);
+    }
+
+    private void loop() {
+      while (!stopping) {
+        Fiber fiber = ready.poll();
+        if (fiber == null) {
+          fiber = idle(this);
+          if (fiber == null) {
+            return;
+          }
+        }
+        try {
+          fiber.runSlice();
+        } catch (Throwable t) {
+          log.error("fiber {} escaped its frame", fiber.index(), t);
+        }
+      }
+    }
+  }
+
+  /** Waits for a ready fiber; null once stopping. */
+  private Fiber idle(Worker worker) {
+    for (int i = 0; i < SPINS; i++) {
+      Thread.onSpinWait();
+      Fiber fiber = ready.poll();
+      if (fiber != null || stopping) {
+        return fiber;
+      }
+    }
+    for (;;) {
+      worker.parked.set(true);
+      idle.incrementAndGet();
+      // Parked first, then look: an enqueue either sees this worker parked or is seen here.
+      Fiber fiber = ready.poll();
+      if (fiber == null && !stopping) {
+        do {
+          LockSupport.park(this);
+        } while (worker.parked.get() && !stopping);
+        fiber = ready.poll();
+      }
+      if (worker.parked.compareAndSet(true, false)) {
+        idle.decrementAndGet();
+      } // else an enqueue claimed this worker and counted it out; its unpark is spare
+      if (fiber != null || stopping) {
+        return stopping ? requeue(fiber) : fiber;
+      }
+    }
+  }
+
+  private Fiber requeue(Fiber fiber) {
+    if (fiber != null) {
+      ready.add(fiber);
+    }
+    return null;
+  }
+
+  /** Starts the fibers, at most maxInFlight at a time, and returns a latch for their end. */
+  public CountDownLatch runAll(List<Fiber> fibers, java.util.function.Function<Fiber, Runnable> frames) {
+    allDone = new CountDownLatch(fibers.size());
+    synchronized (waiting) {
+      for (Fiber fiber : fibers) {
+        fiber.frame(frames.apply(fiber));
+        waiting.add(fiber);
+      }
+      while (live.size() < maxInFlight && !waiting.isEmpty()) {
+        admit(waiting.poll());
+      }
+    }
+    return allDone;
+  }
+
+  private void admit(Fiber fiber) {
+    live.add(fiber);
+    if (cancelled) {
+      fiber.cancel();
+    }
+    fiber.wake0();
+  }
+
+  /**
+   * Runs a fiber that the calling thread has just made ready (PARKED to READY): here, if this is
+   * an event loop free to run it, else on a worker. The caller owns the run either way.
+   */
+  void ready(Fiber fiber) {
+    if (onEventLoops) {
+      EventLoopThread loop = EventLoopThread.current();
+      if (loop != null && loop.enterSession()) {
+        // The session sees the context class loader it would see on a worker.
+        ClassLoader ioContext = loop.getContextClassLoader();
+        loop.setContextClassLoader(contextLoader);
+        try {
+          fiber.runSlice();
+        } catch (Throwable t) {
+          log.error("fiber {} escaped its frame", fiber.index(), t);
+        } finally {
+          loop.setContextClassLoader(ioContext);
+          loop.exitSession();
+        }
+        return;
+      }
+    }
+    enqueue(fiber);
+  }
+
+  /** Makes {@code fiber} ready; wakes a parked worker, if there is one, to run it. */
+  void enqueue(Fiber fiber) {
+    ready.add(fiber);
+    if (idle.get() > 0) {
+      for (Worker worker : workers) {
+        if (worker.parked.get() && worker.parked.compareAndSet(true, false)) {
+          idle.decrementAndGet();
+          LockSupport.unpark(worker.thread);
+          return;
+        }
+      }
+    }
+  }
+
+  /** True while suspends should be checked frame by frame (see {@link FrameChecker}). */
+  boolean probing() {
+    int left = probes;
+    if (left <= 0) {
+      return false;
+    }
+    if (left != Integer.MAX_VALUE) {
+      probes = left - 1;
+    }
+    return true;
+  }
+
+  void probeEverySuspend() {
+    probes = Integer.MAX_VALUE;
+  }
+
+  WaitTimer timer() {
+    return timer;
+  }
+
+  void done(Fiber fiber) {
+    synchronized (waiting) {
+      live.remove(fiber);
+      Fiber next = waiting.poll();
+      if (next != null) {
+        admit(next);
+      }
+    }
+    allDone.countDown();
+  }
+
+  /** Cancels every fiber, running, parked or not yet started. */
+  public void cancel() {
+    cancelled = true;
+    synchronized (waiting) {
+      for (Fiber fiber : live) {
+        fiber.cancel();
+      }
+      for (Fiber fiber : waiting) {
+        fiber.cancel();
+      }
+    }
+  }
+
+  /** Stops the workers and the timer and waits for them to end. */
+  public void shutdown(long timeoutMillis) throws InterruptedException {
+    stopping = true;
+    for (Worker worker : workers) {
+      LockSupport.unpark(worker.thread);
+    }
+    timer.shutdown();
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    for (Worker worker : workers) {
+      long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+      worker.thread.join(Math.max(1L, left));
+      if (worker.thread.isAlive()) {
+        worker.thread.interrupt();
+      }
+    }
+    timer.awaitTermination(TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+  }
+
+  /** True once every worker and the timer thread has ended. */
+  public boolean isTerminated() {
+    for (Worker worker : workers) {
+      if (worker.thread.isAlive()) {
+        return false;
+      }
+    }
+    return timer.isTerminated();
+  }
+}

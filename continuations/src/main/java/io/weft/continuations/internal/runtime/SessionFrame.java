@@ -1,0 +1,97 @@
+package io.weft.continuations.internal.runtime;
+
+import io.weft.continuations.spi.SessionCancelledException;
+import io.weft.transport.Transport;
+import java.io.IOException;
+import org.apache.commons.javaflow.core.StackRecorder;
+
+/**
+ * The bottom frame of every session: connect, run the task, close, record the outcome.
+ *
+ * <p>In {@code CONTINUATIONS} mode the {@code ContinuationClassLoader} defines its own copy of
+ * this class and rewrites {@link #run()}, so it is the instrumented {@code Runnable} handed to
+ * {@code Continuation.startWith}; in the other modes the ordinary class runs on a thread. Keep
+ * this code free of lambdas: its calls to {@code Connector.connect} and {@code SessionTask.run}
+ * must be direct interface calls for the engine to rewrite them.
+ */
+public final class SessionFrame implements Runnable {
+  private final SessionContext session;
+
+  public SessionFrame(SessionContext session) {
+    this.session = session;
+  }
+
+  @Override
+  public void run() {
+    Transport transport = null;
+    try {
+      transport = session.connector().connect(session.address(), session.timeout());
+      session.opened(transport);
+      Transport forTask = session.checked() ? new CheckedTransport(transport) : transport;
+      Object value = session.task().run(forTask, session.index());
+      session.succeeded(value);
+    } catch (Throwable failure) {
+      if (SessionContext.isContinuationDeath(failure)) {
+        // The engine's own unwinding on terminate(): not a failure of the session.
+        throw (Error) failure;
+      }
+      session.failed(cancelled(unwrapped(failure)));
+    } finally {
+      if (transport != null) {
+        transport.close();
+        session.released();
+      }
+    }
+    StackRecorder recorder = StackRecorder.get();
+    boolean capturing = recorder != null && (recorder.isCapturing || !recorder.isEmpty());
+    if (capturing || session.swallowError() != null) {
+      // A suspend was swallowed by a frame that was not rewritten, and the session ran on to
+      // its end (or to an exception) on wrong values; or Weft failed the session with a
+      // NotInstrumentedError that its code caught (wrapped by reflection, under catch
+      // Exception). Whatever it recorded is not its outcome. End a capturing continuation
+      // quietly instead of letting the engine log "stack corruption".
+      Throwable recorded = session.failure();
+      Throwable error = session.swallowError() != null ? session.swallowError()
+          : recorded instanceof io.weft.continuations.NotInstrumentedError
+          ? recorded : FrameChecker.swallowedSuspend(session.index());
+      if (recorded != null && recorded != error) {
+        error.addSuppressed(recorded);
+      }
+      session.failedHard(error);
+      if (capturing) {
+        StackRecorder.exit();
+      }
+    }
+  }
+
+  /**
+   * A cancelled session's transport failure is the cancel's doing (its transport was closed
+   * under it): report it as {@link SessionCancelledException}, the same in every mode, with what
+   * the transport threw as the cause.
+   */
+  private Throwable cancelled(Throwable failure) {
+    if (!session.isCancelled() || !(failure instanceof IOException) || failure instanceof SessionCancelledException) {
+      return failure;
+    }
+    SessionCancelledException e = new SessionCancelledException("session " + session.index() + " cancelled");
+    e.initCause(failure);
+    return e;
+  }
+
+  /**
+   * A NotInstrumentedError that reflection wrapped (InvocationTargetException, an undeclared
+   * throwable) on its way out of the task: the session's outcome is the error itself, so that
+   * no caller's {@code catch (Exception e)} can mistake it for an ordinary failure.
+   */
+  private static Throwable unwrapped(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof io.weft.continuations.NotInstrumentedError) {
+        return t;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return failure;
+  }
+}
