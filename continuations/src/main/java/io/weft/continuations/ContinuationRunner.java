@@ -77,7 +77,8 @@ final class ContinuationRunner extends ModeRunner {
     Scheduler scheduler;
     self.setContextClassLoader(task.getClass().getClassLoader());
     try {
-      scheduler = new Scheduler(settings.mode().workers(), settings.maxInFlight(), "weft");
+      scheduler = new Scheduler(settings.mode().workers(), settings.maxInFlight(), "weft",
+          !settings.mode().resumesOnWorkers());
     } finally {
       self.setContextClassLoader(context);
     }

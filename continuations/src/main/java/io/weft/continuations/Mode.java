@@ -10,11 +10,21 @@ import io.weft.continuations.spi.SuspendingConnector;
  *   <tr><td>{@link #SYNC}</td><td>the caller's thread, one session after another</td><td>-</td></tr>
  *   <tr><td>{@link #THREADS}</td><td>a platform thread per session</td><td>-</td></tr>
  *   <tr><td>{@link #continuations(int) CONTINUATIONS(k)}</td><td>nobody: suspended continuations,
- *       resumed from a ready queue by k worker threads</td><td>a {@link SuspendingConnector};
+ *       resumed on the transport's I/O thread where the bytes arrive, or, with
+ *       {@link #resumeOnWorkers()}, from a ready queue by k worker threads</td><td>a {@link SuspendingConnector};
  *       the task's packages given to {@link SessionRunner.Builder#instrument}, or its classes
  *       rewritten ahead of time and {@link SessionRunner.Builder#alreadyRewritten}</td></tr>
  *   <tr><td>{@link #VIRTUAL_THREADS}</td><td>a virtual thread per session</td><td>JDK 21+</td></tr>
  * </table>
+ *
+ * <p><b>Where continuations resume.</b> By default a session whose wait ends on a transport's
+ * I/O thread (input arrived, a write completed) is resumed on that thread at once, as Netty runs
+ * its handlers on the event loop: no queue, no wake-up of another thread. That is the fastest
+ * choice for network-bound sessions, which do little between waits. A session that does heavy
+ * CPU work between waits holds up every other connection on its I/O thread meanwhile; for those,
+ * {@link #resumeOnWorkers()} resumes every session from the ready queue on the k workers, and
+ * the I/O threads only read and write. Sessions start, and resume after a timeout or a
+ * cancellation, on the workers in both cases.
  */
 public final class Mode {
   /** Kinds of mode. */
@@ -26,10 +36,16 @@ public final class Mode {
 
   private final Kind kind;
   private final int workers;
+  private final boolean onWorkers;
 
   private Mode(Kind kind, int workers) {
+    this(kind, workers, false);
+  }
+
+  private Mode(Kind kind, int workers, boolean onWorkers) {
     this.kind = kind;
     this.workers = workers;
+    this.onWorkers = onWorkers;
   }
 
   /** Continuations resumed by {@code workers} threads. */
@@ -38,6 +54,24 @@ public final class Mode {
       throw new IllegalArgumentException("workers < 1: " + workers);
     }
     return new Mode(Kind.CONTINUATIONS, workers);
+  }
+
+  /**
+   * This {@code CONTINUATIONS} mode with every resume on the k workers, none on the transport's
+   * I/O threads: for sessions that do heavy CPU work between waits (see the class javadoc).
+   *
+   * @throws IllegalStateException if this is not a {@code CONTINUATIONS} mode
+   */
+  public Mode resumeOnWorkers() {
+    if (kind != Kind.CONTINUATIONS) {
+      throw new IllegalStateException("only CONTINUATIONS resumes: " + this);
+    }
+    return new Mode(kind, workers, true);
+  }
+
+  /** True when continuations resume only on the workers (see {@link #resumeOnWorkers()}). */
+  public boolean resumesOnWorkers() {
+    return onWorkers;
   }
 
   public Kind kind() {
@@ -51,16 +85,20 @@ public final class Mode {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof Mode && ((Mode) o).kind == kind && ((Mode) o).workers == workers;
+    return o instanceof Mode && ((Mode) o).kind == kind && ((Mode) o).workers == workers
+        && ((Mode) o).onWorkers == onWorkers;
   }
 
   @Override
   public int hashCode() {
-    return kind.hashCode() * 31 + workers;
+    return (kind.hashCode() * 31 + workers) * 2 + (onWorkers ? 1 : 0);
   }
 
   @Override
   public String toString() {
-    return kind == Kind.CONTINUATIONS ? "CONTINUATIONS(" + workers + ")" : kind.name();
+    if (kind != Kind.CONTINUATIONS) {
+      return kind.name();
+    }
+    return "CONTINUATIONS(" + workers + (onWorkers ? ", resume on workers)" : ")");
   }
 }

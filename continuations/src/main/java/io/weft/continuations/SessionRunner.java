@@ -2,6 +2,7 @@ package io.weft.continuations;
 
 import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
+import io.weft.transport.SocketConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.internal.VirtualThreads;
 import java.net.SocketAddress;
@@ -172,7 +173,13 @@ public final class SessionRunner implements AutoCloseable {
       return this;
     }
 
-    /** Opens each session's transport; it stays the caller's to close. */
+    /**
+     * Opens each session's transport; it stays the caller's to close. Optional outside
+     * {@code CONTINUATIONS}: SYNC, THREADS and VIRTUAL_THREADS default to a
+     * {@link SocketConnector}, blocking {@code java.net.Socket}s, which is what a plain or
+     * virtual thread does best (it owns no threads, and each session closes its own transport).
+     * {@code CONTINUATIONS} needs a suspending connector, given here.
+     */
     public Builder connector(Connector connector) {
       this.connector = Objects.requireNonNull(connector, "connector");
       return this;
@@ -277,6 +284,9 @@ public final class SessionRunner implements AutoCloseable {
      * @throws UnsupportedOperationException for {@code VIRTUAL_THREADS} on a JDK before 21
      */
     public SessionRunner build() {
+      if (connector == null && mode.kind() != Mode.Kind.CONTINUATIONS) {
+        connector = new SocketConnector();
+      }
       if (connector == null || addresses == null) {
         throw new IllegalStateException("connector and address (or addresses) are required");
       }

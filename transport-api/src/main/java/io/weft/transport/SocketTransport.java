@@ -65,6 +65,7 @@ public final class SocketTransport implements Transport {
       throws IOException {
     Objects.requireNonNull(remote, "remote");
     Objects.requireNonNull(timeout, "timeout");
+    NonBlockingThread.checkMayBlock("a connect");
     long start = System.nanoTime();
     long wait = Deadlines.waitNanos(timeout, start, "connect to " + remote);
     Socket socket = new Socket();
@@ -171,6 +172,7 @@ public final class SocketTransport implements Transport {
   }
 
   private void fill() throws IOException {
+    NonBlockingThread.checkMayBlock("a read");
     long wait = Deadlines.waitNanos(timeout, sessionStartNanos, "read");
     try {
       socket.setSoTimeout(Deadlines.toSoTimeoutMillis(wait));
@@ -235,6 +237,7 @@ public final class SocketTransport implements Transport {
     if (outbound.size() == 0) {
       return;
     }
+    NonBlockingThread.checkMayBlock("a flush");
     try {
       out.write(outbound.array(), 0, outbound.size());
       outbound.clear();

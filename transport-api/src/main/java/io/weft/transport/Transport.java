@@ -121,7 +121,10 @@ public interface Transport extends Closeable {
 
   /**
    * Sends everything buffered and waits until the implementation has handed it to the
-   * operating system (or, for the in-VM pipe, to the peer).
+   * operating system (or, for the in-VM pipe, to the peer): once it returns, a {@link #close()}
+   * loses none of it, and a failure to send it is thrown here, not at a later operation. This
+   * holds in every mode, including continuations resumed on a transport's I/O thread, where the
+   * wait ends in the same turn of the I/O thread's loop that writes the bytes.
    */
   void flush() throws IOException;
 

@@ -95,6 +95,27 @@ public abstract class TransportContract {
     }
   }
 
+  /**
+   * What {@code flush()} promises: the bytes are handed to the operating system (or the pipe's
+   * peer) before it returns, not merely queued. A close discards what was not flushed, so a
+   * transport that only queued would lose them here.
+   */
+  @Test
+  public void flushHandsTheBytesOnBeforeItReturnsSoACloseRightAfterLosesNothing() throws Exception {
+    byte[] payload = new byte[16 * 1024];
+    for (int i = 0; i < payload.length; i++) {
+      payload[i] = (byte) ('a' + i % 26);
+    }
+    Peer.Connection server;
+    try (Transport transport = connect(TEN_SECONDS)) {
+      server = peer.accept(PEER_WAIT);
+      transport.write(payload);
+      transport.flush();
+    }
+    assertArrayEquals(payload, server.readBytes(payload.length, PEER_WAIT));
+    server.close();
+  }
+
   @Test
   public void readsLinesAndBytesDeliveredOneByteAtATime() throws Exception {
     try (Transport transport = connect(TEN_SECONDS)) {

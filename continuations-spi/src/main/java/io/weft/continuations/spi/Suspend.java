@@ -1,5 +1,6 @@
 package io.weft.continuations.spi;
 
+import io.weft.transport.BlockingOperationException;
 import java.io.IOException;
 import java.util.Objects;
 import org.apache.commons.javaflow.api.Continuation;
@@ -23,11 +24,14 @@ import org.apache.commons.javaflow.core.StackRecorder;
  *   <caption>What {@link #await} does where</caption>
  *   <tr><th>caller runs</th><th>effect</th></tr>
  *   <tr><td>in a Weft session continuation ({@code CONTINUATIONS} mode)</td>
- *       <td>registers, then suspends the continuation; the worker thread is free. The wake-up only
- *       puts the session on the ready queue; a worker resumes it. A timeout is a timer, not a
- *       blocked thread.</td></tr>
+ *       <td>registers, then suspends the continuation; the thread is free. A wake-up on a
+ *       transport's {@link EventLoopThread} may resume the session right there; any other
+ *       wake-up puts it on the ready queue for a worker. A timeout is a timer, not a blocked
+ *       thread.</td></tr>
  *   <tr><td>on an ordinary thread (any other mode, or plain code)</td>
  *       <td>blocks the thread until woken or timed out, so the same transport works everywhere</td></tr>
+ *   <tr><td>on an {@link EventLoopThread} outside any session</td>
+ *       <td>{@link BlockingOperationException}, at once</td></tr>
  *   <tr><td>in a continuation not started by Weft</td><td>{@link IllegalStateException}</td></tr>
  * </table>
  *
@@ -79,6 +83,11 @@ public final class Suspend {
     Object context = recorder.getContext();
     if (context instanceof SuspendableSession) {
       return (SuspendableSession) context;
+    }
+    if (context instanceof EventLoopThread) {
+      throw new BlockingOperationException("refusing to wait on I/O thread "
+          + ((EventLoopThread) context).getName() + " outside a session: it would stall every"
+          + " session the thread serves");
     }
     throw new IllegalStateException(
         "Suspend.await inside a continuation that no Weft runtime started (context " + context + ")");

@@ -5,6 +5,7 @@ import io.weft.continuations.RunResult;
 import io.weft.continuations.SessionRunner;
 import io.weft.protocols.tester.LineTesterTask;
 import io.weft.transport.Connector;
+import io.weft.transport.SocketConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.internal.VirtualThreads;
 import io.weft.transport.mina.ContinuingMinaConnector;
@@ -18,8 +19,9 @@ import java.util.function.LongConsumer;
 /**
  * A mode of Weft's own {@link SessionRunner} running {@link LineTesterTask}: CONTINUATIONS(k)
  * over {@link ContinuingMinaConnector} (the task class loaded, and rewritten, by the runner's
- * {@code ContinuationClassLoader} over {@value #TASK_PACKAGE}), THREADS and VIRTUAL_THREADS over
- * the blocking {@link MinaConnector}; the in-VM pipe or loopback TCP alike. Sessions spread
+ * {@code ContinuationClassLoader} over {@value #TASK_PACKAGE}), THREADS over the blocking
+ * {@link MinaConnector}, VIRTUAL_THREADS over a {@link SocketConnector} on TCP (what a user of
+ * virtual threads writes) and the blocking MINA pipe on the in-VM pipe. Sessions spread
  * round robin over the workload's server addresses ({@link SessionRunner.Builder#addresses}).
  *
  * <p>Per transport one connector and one runner are made on first use and kept for every later
@@ -143,6 +145,9 @@ public final class RunnerDriver implements SessionDriver {
       if (mode.kind() == io.weft.continuations.Mode.Kind.CONTINUATIONS) {
         ContinuingMinaConnector.Builder b = ContinuingMinaConnector.builder().processorCount(ioThreads);
         connector = pipe ? b.vmPipe() : b.tcp();
+      } else if (mode.kind() == io.weft.continuations.Mode.Kind.VIRTUAL_THREADS && !pipe) {
+        // What a user of virtual threads writes: a blocking java.net.Socket per session.
+        connector = new SocketConnector();
       } else {
         MinaConnector.Builder b = MinaConnector.builder().processorCount(ioThreads);
         connector = pipe ? b.vmPipe() : b.tcp();

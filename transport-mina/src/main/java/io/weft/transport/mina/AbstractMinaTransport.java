@@ -13,6 +13,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.charset.Charset;
+import java.util.Arrays;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import org.apache.mina.core.buffer.IoBuffer;
@@ -108,11 +109,11 @@ abstract sealed class AbstractMinaTransport implements Transport
 
   /**
    * Hands everything buffered (there must be something: see {@link #hasOutbound()}) to MINA and
-   * returns the write's future. Refuses on an I/O thread before writing: a write issued and then
-   * refused would leave the session half-used.
+   * returns the write's future; or returns null when it was all written to the socket at once, on
+   * the session's own I/O thread (see {@link IoThreads#writeNow}): handed to the OS, nothing to
+   * wait for.
    */
   final WriteFuture startSend() throws IOException {
-    IoThreads.checkNotIoThread("a flush");
     state.checkWritable("flush");
     IoSession session = state.session();
     if (session == null) {
@@ -120,7 +121,15 @@ abstract sealed class AbstractMinaTransport implements Transport
       state.checkWritable("flush");
       throw new TransportClosedException("transport is closed");
     }
-    return session.write(IoBuffer.wrap(outbound.take()));
+    int size = outbound.size();
+    int now = IoThreads.writeNow(session, outbound.array(), size);
+    if (now == size) {
+      outbound.clear();
+      return null;
+    }
+    byte[] rest = Arrays.copyOfRange(outbound.array(), now, size);
+    outbound.clear();
+    return IoThreads.write(session, IoBuffer.wrap(rest));
   }
 
   /**

@@ -72,7 +72,7 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
   public ContinuingMinaTransport connect(SocketAddress remote, Timeout timeout) throws IOException {
     Objects.requireNonNull(remote, "remote");
     Objects.requireNonNull(timeout, "timeout");
-    IoThreads.checkNotIoThread("a connect");
+    IoThreads.checkMaySuspend("a connect");
     long start = System.nanoTime();
     String what = "connect to " + remote;
     long wait = Deadlines.waitNanos(timeout, start, what);

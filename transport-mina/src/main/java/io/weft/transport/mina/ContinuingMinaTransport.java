@@ -4,6 +4,7 @@ import io.weft.continuations.spi.Suspend;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
 import io.weft.transport.internal.InboundBuffer;
+import io.weft.transport.mina.internal.IoThreads;
 import io.weft.transport.mina.internal.SessionState;
 import java.io.IOException;
 import java.net.SocketAddress;
@@ -184,8 +185,12 @@ public final class ContinuingMinaTransport extends AbstractMinaTransport {
       return;
     }
     try {
+      IoThreads.checkMaySuspend("a flush");
       long wait = waitNanos("flush");
       WriteFuture written = startSend();
+      if (written == null) {
+        return;
+      }
       if (!waits.awaitDone(state, written, wait, "flush")) {
         throw timedOut(wait, "flush");
       }

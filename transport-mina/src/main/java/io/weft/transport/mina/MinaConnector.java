@@ -6,6 +6,7 @@ import io.weft.transport.TransportClosedException;
 import io.weft.transport.internal.ConnectFailures;
 import io.weft.transport.internal.Deadlines;
 import io.weft.transport.mina.internal.IoThreads;
+import io.weft.transport.mina.internal.MinaIoThread;
 import io.weft.transport.mina.internal.NioProcessor;
 import io.weft.transport.mina.internal.SessionState;
 import io.weft.transport.mina.internal.SessionStateHandler;
@@ -308,7 +309,7 @@ public final class MinaConnector implements Connector {
   private static ThreadFactory daemonThreads(String prefix, BiConsumer<Thread, Throwable> died) {
     AtomicInteger count = new AtomicInteger();
     return runnable -> {
-      Thread thread = new Thread(() -> {
+      Thread thread = new MinaIoThread(() -> {
         try {
           runnable.run();
         } catch (RuntimeException | Error e) {

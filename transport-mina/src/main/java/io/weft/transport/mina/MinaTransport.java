@@ -3,6 +3,7 @@ package io.weft.transport.mina;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
 import io.weft.transport.internal.InboundBuffer;
+import io.weft.transport.mina.internal.IoThreads;
 import io.weft.transport.mina.internal.SessionState;
 import java.io.IOException;
 import java.net.SocketAddress;
@@ -152,8 +153,12 @@ public final class MinaTransport extends AbstractMinaTransport {
       return;
     }
     try {
+      IoThreads.checkNotIoThread("a flush");
       long wait = waitNanos("flush");
       WriteFuture written = startSend();
+      if (written == null) {
+        return;
+      }
       if (!state.awaitDone(written, wait, "flush")) {
         throw timedOut(wait, "flush");
       }

@@ -58,7 +58,7 @@ final class SuspendingWaits {
       immediate.increment();
       return true;
     }
-    IoThreads.checkNotIoThread(what);
+    IoThreads.checkMaySuspend(what);
     long start = System.nanoTime();
     if (spinNanos > 0L && spinUntilDone(state, future, start, nanos)) {
       spun.increment();
@@ -97,7 +97,7 @@ final class SuspendingWaits {
    */
   @continuable
   boolean awaitInput(SessionState state, long nanos) throws IOException {
-    IoThreads.checkNotIoThread("input");
+    IoThreads.checkMaySuspend("input");
     state.readerWaiting(true);
     boolean arrived;
     // No finally: a suspension unwinds this frame without running one, and it is no end.

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.weft.transport.BlockingOperationException;
 import io.weft.transport.Peer;
 import io.weft.transport.SocketPeer;
 import io.weft.transport.Timeout;
@@ -195,7 +196,7 @@ class MinaTransportBehaviourTest {
         refusals.get(refusals.size() - 1).getMessage());
     for (Throwable refusal : refusals.subList(0, refusals.size() - 1)) {
       assertNotNull(refusal, "an operation that must wait was allowed on an I/O thread");
-      assertTrue(refusal instanceof IllegalStateException, refusal.toString());
+      assertTrue(refusal instanceof BlockingOperationException, refusal.toString());
       assertTrue(refusal.getMessage().contains("MINA I/O thread"), refusal.getMessage());
     }
   }

@@ -15,12 +15,29 @@ import org.apache.commons.javaflow.api.Continuation;
 import org.apache.commons.javaflow.core.StackRecorder;
 
 /**
- * One session run as a continuation. Its state machine is what makes the wake-up race harmless:
- * a wait may be woken (on an I/O thread, or inline) before the worker has finished unwinding
- * the suspend. Then the fiber is {@code RUNNING_WOKEN}, and the worker, instead of parking it,
- * puts it straight back on the ready queue. Only a {@code PARKED -> READY} transition enqueues
- * from outside, and only the worker that took a fiber off the queue runs it, so a continuation
- * never runs on two threads.
+ * One session run as a continuation, and the state machine that lets it be woken from any thread
+ * and still never run on two threads at once.
+ *
+ * <p>States and their transitions, each by one atomic step (the {@code java.util.concurrent}
+ * way: whoever makes a transition owns what follows it):
+ * <ul>
+ *   <li>{@code NEW -> READY}: admitted by the scheduler; enqueued for a worker.
+ *   <li>{@code READY -> RUNNING}: a worker that took the fiber off the ready queue, or the thread
+ *       that made it ready itself, when that is a transport's event-loop thread free to run it
+ *       (the I/O-thread resume: {@code PARKED -> READY -> RUNNING} on the thread the bytes
+ *       arrived on, with no queue between). Only the thread that made the fiber READY, or the one
+ *       worker that dequeued it, runs it.
+ *   <li>{@code RUNNING -> PARKED}: the slice ended in a suspend, and no wake-up came meanwhile.
+ *   <li>{@code RUNNING -> RUNNING_WOKEN}: a wait was woken (on an I/O thread, inline, by the
+ *       timer or a cancellation) before the slice finished unwinding its suspend.
+ *   <li>{@code RUNNING_WOKEN -> READY}: at the end of that slice; the fiber goes straight back on
+ *       the ready queue instead of parking.
+ *   <li>{@code PARKED -> READY}: a wait was woken; the waker runs the fiber in place (event loop)
+ *       or enqueues it (anywhere else).
+ *   <li>{@code RUNNING -> DONE}: the session ended.
+ * </ul>
+ * A wake-up in any other state does nothing: a wait's own state lets only the first of its
+ * endings through, and a woken fiber re-checks what it waited for.
  */
 public final class Fiber extends SessionContext implements SuspendableSession {
   static final int NEW = 0;
@@ -162,7 +179,7 @@ public final class Fiber extends SessionContext implements SuspendableSession {
       int s = state.get();
       if (s == PARKED) {
         if (state.compareAndSet(PARKED, READY)) {
-          scheduler.enqueue(this);
+          scheduler.ready(this);
           return;
         }
       } else if (s == RUNNING) {
@@ -185,7 +202,8 @@ public final class Fiber extends SessionContext implements SuspendableSession {
   }
 
   /**
-   * Runs the continuation until it suspends or ends; only on a worker that dequeued it. RUNNING
+   * Runs the continuation until it suspends or ends; only on the thread that owns the READY
+   * state (a worker that dequeued it, or the event loop that made it ready). RUNNING
    * needs no fence: a waker can only reach this fiber through a wait that the slice registers
    * later, by a volatile write, so it sees RUNNING (or later) through that write.
    */

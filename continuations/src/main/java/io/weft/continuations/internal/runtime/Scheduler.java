@@ -1,5 +1,6 @@
 package io.weft.continuations.internal.runtime;
 
+import io.weft.continuations.spi.EventLoopThread;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Set;
@@ -18,6 +19,12 @@ import org.slf4j.LoggerFactory;
  * The ready queue and its k worker threads, plus one {@link WaitTimer} thread for wait
  * timeouts. One scheduler runs one batch of fibers and is then shut down: {@link #shutdown}
  * leaves no thread behind.
+ *
+ * <p>Where a woken fiber runs: when the scheduler resumes on event loops (the default) and the
+ * wake-up runs on a transport's {@link EventLoopThread} that is not already running a fiber, the
+ * fiber runs right there, inside the wake-up, as a Netty handler runs on its event loop: no queue,
+ * no other thread woken. Every other wake-up (a timer, a cancellation, one from a worker or from
+ * inside another fiber) puts the fiber on the ready queue. Fibers start on the workers.
  *
  * <p>The ready queue is lock-free. A worker that finds it empty parks, after spinning
  * {@value #SPINS_PROPERTY} times if that system property is set (default 0: no spin); making a
@@ -38,6 +45,9 @@ public final class Scheduler {
   private final Set<Fiber> live = ConcurrentHashMap.newKeySet();
   private final ArrayDeque<Fiber> waiting = new ArrayDeque<>();
   private final int maxInFlight;
+  private final boolean onEventLoops;
+  /** The context class loader of the thread that made this scheduler: the workers' too. */
+  private final ClassLoader contextLoader;
   private CountDownLatch allDone = new CountDownLatch(0);
   private volatile boolean cancelled;
   private volatile boolean stopping;
@@ -48,7 +58,18 @@ public final class Scheduler {
   private volatile int probes = PROBES;
   private static final int PROBES = 64;
 
+  /** A scheduler that resumes fibers on event loops where it can (see the class javadoc). */
   public Scheduler(int workerCount, int maxInFlight, String name) {
+    this(workerCount, maxInFlight, name, true);
+  }
+
+  /**
+   * @param onEventLoops true to run a fiber woken on an {@link EventLoopThread} on that thread;
+   *     false to run every fiber on the workers
+   */
+  public Scheduler(int workerCount, int maxInFlight, String name, boolean onEventLoops) {
+    this.onEventLoops = onEventLoops;
+    this.contextLoader = Thread.currentThread().getContextClassLoader();
     if (workerCount < 1) {
       throw new IllegalArgumentException("workers < 1: " + workerCount);
     }
@@ -158,6 +179,31 @@ public final class Scheduler {
       fiber.cancel();
     }
     fiber.wake0();
+  }
+
+  /**
+   * Runs a fiber that the calling thread has just made ready (PARKED to READY): here, if this is
+   * an event loop free to run it, else on a worker. The caller owns the run either way.
+   */
+  void ready(Fiber fiber) {
+    if (onEventLoops) {
+      EventLoopThread loop = EventLoopThread.current();
+      if (loop != null && loop.enterSession()) {
+        // The session sees the context class loader it would see on a worker.
+        ClassLoader ioContext = loop.getContextClassLoader();
+        loop.setContextClassLoader(contextLoader);
+        try {
+          fiber.runSlice();
+        } catch (Throwable t) {
+          log.error("fiber {} escaped its frame", fiber.index(), t);
+        } finally {
+          loop.setContextClassLoader(ioContext);
+          loop.exitSession();
+        }
+        return;
+      }
+    }
+    enqueue(fiber);
   }
 
   /** Makes {@code fiber} ready; wakes a parked worker, if there is one, to run it. */

@@ -46,8 +46,79 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
     return s;
   }
 
+  /**
+   * MINA wakes the selector on every write, from whichever thread. A write made on this
+   * processor's own thread while it delivers input (a session resumed where its bytes arrived)
+   * needs no wake-up: the processor flushes right after delivering input, in the same turn of its
+   * loop. Skipping it saves the selector's wake-up system call and a turn of the loop that selects
+   * nothing. Every other wake-up (another processor's thread, a traffic change, disposal) goes
+   * through.
+   */
+  @Override
+  protected void wakeup() {
+    Thread t = Thread.currentThread();
+    if (t instanceof MinaIoThread) {
+      MinaIoThread io = (MinaIoThread) t;
+      if (io.writing && io.receiving != null && io.loop == this) {
+        return;
+      }
+    }
+    super.wakeup();
+  }
+
+  /**
+   * Writes {@code length} bytes of {@code src} to {@code session}'s socket now, from this
+   * processor's own thread while it delivers input, if nothing is queued before them: as Netty
+   * writes on its event loop, with no write request, no future and no later turn of the loop.
+   * Returns how many bytes went to the kernel: 0 when it may not write now (another thread, a
+   * write queued or in progress, a filter such as TLS on the session, a session closing), fewer
+   * than {@code length} when the socket's send buffer is full; the caller queues the rest through
+   * MINA as usual, in order, since nothing was queued before.
+   */
+  public int writeNow(NioSession session, byte[] src, int length) {
+    Thread t = Thread.currentThread();
+    if (!(t instanceof MinaIoThread) || length > MinaIoThread.DIRECT_BYTES) {
+      return 0;
+    }
+    MinaIoThread io = (MinaIoThread) t;
+    if (io.loop != this || io.receiving != session || session.isClosing() || !session.isConnected()
+        || session.isWriteSuspended() || session.getCurrentWriteRequest() != null
+        || !session.getWriteRequestQueue().isEmpty(session)
+        || !session.getFilterChain().getAll().isEmpty()) {
+      return 0;
+    }
+    IoBuffer direct = io.direct();
+    direct.put(src, 0, length).flip();
+    try {
+      return Math.max(0, write(session, direct, length));
+    } catch (IOException e) {
+      // write() has already reported the failure to the session's state and closed it.
+      return 0;
+    }
+  }
+
   @Override
   protected int read(NioSession session, IoBuffer buf) throws Exception {
+    Thread t = Thread.currentThread();
+    if (t instanceof MinaIoThread) {
+      ((MinaIoThread) t).loop = this;
+    }
+    if (t instanceof MinaIoThread && buf.remaining() <= MinaIoThread.DIRECT_BYTES) {
+      // Through this thread's direct buffer: the same copy NIO would make into its temporary
+      // direct buffer, without the thread-local lookup that finds that one.
+      IoBuffer direct = ((MinaIoThread) t).direct();
+      direct.limit(buf.remaining());
+      int n = readChannel(session, direct);
+      if (n > 0) {
+        direct.flip();
+        buf.put(direct);
+      }
+      return n;
+    }
+    return readChannel(session, buf);
+  }
+
+  private int readChannel(NioSession session, IoBuffer buf) throws Exception {
     try {
       return super.read(session, buf);
     } catch (IOException e) {

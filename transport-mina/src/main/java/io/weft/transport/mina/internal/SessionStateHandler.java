@@ -4,6 +4,7 @@ import java.io.IOException;
 import org.apache.mina.core.buffer.IoBuffer;
 import org.apache.mina.core.service.IoHandlerAdapter;
 import org.apache.mina.core.session.IoSession;
+import org.apache.mina.core.write.WriteToClosedSessionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,7 +22,7 @@ public final class SessionStateHandler extends IoHandlerAdapter {
     if (state == null) {
       return;
     }
-    boolean previous = IoThreads.enter();
+    boolean previous = IoThreads.enterReceiving(session);
     try {
       state.onMessage((IoBuffer) message);
     } catch (OutOfMemoryError e) {
@@ -31,7 +32,7 @@ public final class SessionStateHandler extends IoHandlerAdapter {
       state.onFailure(new IOException("out of memory buffering input: " + e.getMessage(), e));
       session.closeNow();
     } finally {
-      IoThreads.exit(previous);
+      IoThreads.exitReceiving(previous);
     }
   }
 
@@ -51,6 +52,13 @@ public final class SessionStateHandler extends IoHandlerAdapter {
 
   @Override
   public void exceptionCaught(IoSession session, Throwable cause) {
+    if (cause instanceof WriteToClosedSessionException) {
+      // MINA fails the writes still queued as it removes a closed session, before it reports the
+      // close itself: the close ended the session, not a failure. The write's own future carries
+      // the exception to the flush that waits on it, which reports the peer's close.
+      LOG.debug("session {}: queued write dropped by the close", session);
+      return;
+    }
     LOG.debug("session {} failed", session, cause);
     SessionState state = (SessionState) session.getAttribute(SessionState.KEY);
     boolean previous = IoThreads.enter();

@@ -1,0 +1,51 @@
+package io.weft.transport.mina.internal;
+
+import io.weft.continuations.spi.EventLoopThread;
+import java.nio.ByteBuffer;
+import org.apache.mina.core.buffer.IoBuffer;
+
+/**
+ * A thread of a Weft MINA connector (its I/O processors, its connect or pipe thread), made by the
+ * connector's own thread factory so that {@link IoThreads} knows it by its class, never by its
+ * name. Keeps, in plain fields that only this thread touches, what would otherwise be a
+ * thread-local per callback: whether a Weft callback is running, which processor's loop it runs
+ * and whose input it delivers.
+ */
+public final class MinaIoThread extends EventLoopThread {
+  /** Depth of Weft's MINA callbacks running on this thread (they nest on the in-VM pipe). */
+  int callbacks;
+  /** The processor that last read on this thread: the one whose loop it runs. Null before. */
+  NioProcessor loop;
+  /**
+   * The session whose input this thread delivers now, or null. For a TCP session it was read by
+   * {@link #loop}, which flushes after delivering input in the same turn of its loop (see
+   * NioProcessor.wakeup and writeNow).
+   */
+  Object receiving;
+  /** True while a session on this thread hands a write to MINA (see NioProcessor.wakeup). */
+  boolean writing;
+
+  /** Bytes one direct write or read through this thread's own buffer can carry. */
+  static final int DIRECT_BYTES = 16 * 1024;
+
+  private IoBuffer direct;
+
+  /**
+   * This thread's direct buffer, cleared: what it writes to a socket, or reads from one, goes
+   * to the kernel without NIO's per-thread temporary direct buffer (a thread-local lookup and a
+   * copy per call for a heap buffer). Made on first use; lives as long as the thread.
+   */
+  IoBuffer direct() {
+    IoBuffer b = direct;
+    if (b == null) {
+      b = IoBuffer.wrap(ByteBuffer.allocateDirect(DIRECT_BYTES));
+      direct = b;
+    }
+    b.clear();
+    return b;
+  }
+
+  public MinaIoThread(Runnable task, String name) {
+    super(task, name);
+  }
+}

@@ -1,0 +1,162 @@
+package io.weft.transport.mina;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weft.continuations.Mode;
+import io.weft.continuations.Outcome;
+import io.weft.continuations.RunResult;
+import io.weft.continuations.SessionRunner;
+import io.weft.transport.Connector;
+import io.weft.transport.SessionTask;
+import io.weft.transport.SocketConnector;
+import io.weft.transport.Timeout;
+import io.weft.transport.mina.testclient.BlockingFromLoopTask;
+import io.weft.transport.mina.testclient.FlushThenCloseTask;
+import io.weft.transport.mina.testclient.WhereResumedTask;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Continuations resumed on MINA's I/O threads over real loopback TCP: sessions continue where
+ * their bytes arrive (or, with {@code resumeOnWorkers}, never there); a flush made on an I/O
+ * thread has handed its bytes on when it returns, so the close right after it loses nothing; and
+ * a blocking connector used from a session on an I/O thread fails fast with
+ * {@link io.weft.transport.BlockingOperationException} instead of blocking it.
+ */
+@org.junit.jupiter.api.Timeout(value = 60, unit = TimeUnit.SECONDS)
+class IoThreadResumeTest {
+  private static final String CLIENT = "io.weft.transport.mina.testclient";
+  private static final int SESSIONS = 50;
+  private static final int BULK = 16 * 1024;
+
+  private final Queue<Integer> bulkLengths = new ConcurrentLinkedQueue<>();
+  private final CountDownLatch bulksIn = new CountDownLatch(SESSIONS);
+  private ContinuingMinaConnector connector;
+  private ServerSocket server;
+  private SocketAddress address;
+
+  @BeforeEach
+  void start() throws IOException {
+    connector = ContinuingMinaConnector.tcp();
+    server = new ServerSocket(0, SESSIONS, InetAddress.getLoopbackAddress());
+    Thread acceptor = new Thread(() -> {
+      while (!server.isClosed()) {
+        try {
+          Socket s = server.accept();
+          Thread t = new Thread(() -> serve(s), "echo-connection");
+          t.setDaemon(true);
+          t.start();
+        } catch (IOException e) {
+          return;
+        }
+      }
+    }, "echo-acceptor");
+    acceptor.setDaemon(true);
+    acceptor.start();
+    address = new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort());
+  }
+
+  @AfterEach
+  void stop() throws IOException {
+    connector.close();
+    server.close();
+  }
+
+  /** Echoes each line, except a "bulk " line, whose length it records. */
+  private void serve(Socket s) {
+    try (s; BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8))) {
+      OutputStream out = s.getOutputStream();
+      for (String line = in.readLine(); line != null; line = in.readLine()) {
+        if (line.startsWith("bulk ")) {
+          bulkLengths.add(line.length());
+          bulksIn.countDown();
+        } else {
+          out.write((line + "\r\n").getBytes(StandardCharsets.UTF_8));
+          out.flush();
+        }
+      }
+    } catch (IOException e) {
+      // the client closed
+    }
+  }
+
+  private RunResult<String> run(Mode mode, Class<? extends SessionTask<String>> task, Object... args)
+      throws InterruptedException {
+    try (SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector).address(address)
+        .timeout(Timeout.of(20, TimeUnit.SECONDS)).instrument(CLIENT).build()) {
+      RunResult<String> result = runner.run(task, SESSIONS, args);
+      assertTrue(result.allSucceeded(), () -> result.failures().get(0).toString());
+      return result;
+    }
+  }
+
+  private static int onLoop(RunResult<String> result, int lines) {
+    int total = 0;
+    for (Outcome<String> o : result.outcomes()) {
+      String[] parts = o.value().split(":");
+      assertEquals(String.valueOf(lines), parts[0], o.value());
+      total += Integer.parseInt(parts[1]);
+    }
+    return total;
+  }
+
+  @Test
+  void sessionsContinueOnTheIoThreadWhereTheirRepliesArrive() throws Exception {
+    RunResult<String> result = run(Mode.continuations(1), WhereResumedTask.class, 20);
+    assertTrue(onLoop(result, 20) > 0, "no read returned on an I/O thread");
+  }
+
+  @Test
+  void resumeOnWorkersNeverRunsASessionOnAnIoThread() throws Exception {
+    RunResult<String> result = run(Mode.continuations(1).resumeOnWorkers(), WhereResumedTask.class, 20);
+    assertEquals(0, onLoop(result, 20));
+  }
+
+  @Test
+  void aFlushOnAnIoThreadHasHandedItsBytesOnWhenItReturns() throws Exception {
+    RunResult<String> result = run(Mode.continuations(1), FlushThenCloseTask.class, BULK);
+    assertTrue(result.outcomes().stream().anyMatch(o -> o.value().equals("loop")),
+        () -> "no flush ran on an I/O thread: " + result.outcomes());
+    assertTrue(bulksIn.await(20, TimeUnit.SECONDS), "bulk lines received: " + bulkLengths.size());
+    for (int length : bulkLengths) {
+      assertEquals(BULK, length);
+    }
+  }
+
+  @Test
+  void aBlockingMinaConnectorFailsFastOnAnIoThread() throws Exception {
+    try (MinaConnector blocking = MinaConnector.tcp()) {
+      assertRefusedOnLoop(run(Mode.continuations(1), BlockingFromLoopTask.class, blocking, address));
+    }
+  }
+
+  @Test
+  void aSocketConnectorFailsFastOnAnIoThread() throws Exception {
+    try (SocketConnector blocking = new SocketConnector()) {
+      assertRefusedOnLoop(run(Mode.continuations(1), BlockingFromLoopTask.class, (Connector) blocking, address));
+    }
+  }
+
+  private static void assertRefusedOnLoop(RunResult<String> result) {
+    long refused = result.outcomes().stream().filter(o -> o.value().equals("refused")).count();
+    long blocked = result.outcomes().stream().filter(o -> o.value().equals("blocked")).count();
+    assertEquals(0L, blocked, "a blocking connect ran on an I/O thread");
+    assertTrue(refused > 0, () -> "no session reached an I/O thread: " + result.outcomes());
+  }
+}
