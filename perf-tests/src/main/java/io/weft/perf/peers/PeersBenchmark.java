@@ -48,6 +48,7 @@ public final class PeersBenchmark implements Callable<Integer> {
   static {
     CLIENTS.put("cont1", () -> WeftRunnerClient.continuations(1));
     CLIENTS.put("cont2", () -> WeftRunnerClient.continuations(2));
+    CLIENTS.put("cont1-workers", () -> WeftRunnerClient.continuationsOnWorkers(1));
     CLIENTS.put("threads-socket", WeftRunnerClient::threadsOverSocket);
     CLIENTS.put("threads-mina", WeftRunnerClient::threadsOverMina);
     CLIENTS.put("vt-socket", WeftRunnerClient::virtualThreadsOverSocket);

@@ -46,6 +46,12 @@ final class WeftRunnerClient implements PeerClient {
         ContinuingMinaConnector::tcp);
   }
 
+  /** Continuations resumed by the ready-queue workers instead of on the I/O thread. */
+  static WeftRunnerClient continuationsOnWorkers(int workers) {
+    return new WeftRunnerClient("weft cont(" + workers + ") mina, workers",
+        io.weft.continuations.Mode.continuations(workers).resumeOnWorkers(), ContinuingMinaConnector::tcp);
+  }
+
   static WeftRunnerClient threadsOverSocket() {
     return new WeftRunnerClient("weft THREADS socket", io.weft.continuations.Mode.THREADS, SocketConnector::new);
   }

@@ -4,6 +4,7 @@ import io.weft.continuations.SessionLock;
 import io.weft.continuations.SessionSemaphore;
 import io.weft.transport.Transport;
 import java.io.IOException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
@@ -14,7 +15,8 @@ public final class SessionLockShape extends Shape {
   private final SessionLock lock = new SessionLock();
   private final SessionSemaphore two = new SessionSemaphore(2);
   private int inLock;
-  private int inSemaphore;
+  /** Several permit holders run at once on threads: counted atomically. */
+  private final AtomicInteger inSemaphore = new AtomicInteger();
 
   public SessionLockShape(AtomicIntegerArray runs) {
     super(runs);
@@ -38,9 +40,9 @@ public final class SessionLockShape extends Shape {
     }
     two.acquire();
     try {
-      int at = ++inSemaphore;
+      int at = inSemaphore.incrementAndGet();
       String got = echo(t, "permit " + index);
-      inSemaphore--;
+      inSemaphore.decrementAndGet();
       return locked + "|" + got + (at <= 2 ? " within" : " over") + " the permits";
     } finally {
       two.release();
