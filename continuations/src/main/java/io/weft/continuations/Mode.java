@@ -18,10 +18,22 @@ import io.weft.continuations.spi.SuspendingConnector;
  */
 public final class Mode {
   /** Kinds of mode. */
-  public enum Kind { SYNC, THREADS, CONTINUATIONS, VIRTUAL_THREADS }
+  public enum Kind {
+    /** Sessions one after another on the calling thread. */
+    SYNC,
+    /** A platform thread per session. */
+    THREADS,
+    /** Rewritten sessions suspended and resumed by a few worker threads. */
+    CONTINUATIONS,
+    /** A virtual thread per session (JDK 21+). */
+    VIRTUAL_THREADS
+  }
 
+  /** One session after another on the calling thread. */
   public static final Mode SYNC = new Mode(Kind.SYNC, 1);
+  /** One platform thread per session. */
   public static final Mode THREADS = new Mode(Kind.THREADS, 0);
+  /** One virtual thread per session; needs JDK 21 or later. */
   public static final Mode VIRTUAL_THREADS = new Mode(Kind.VIRTUAL_THREADS, 0);
 
   private final Kind kind;
@@ -32,7 +44,12 @@ public final class Mode {
     this.workers = workers;
   }
 
-  /** Continuations resumed by {@code workers} threads. */
+  /**
+   * Continuations resumed by {@code workers} threads.
+   *
+   * @param workers the number of carrier threads that run the continuations, at least 1
+   * @return the mode
+   */
   public static Mode continuations(int workers) {
     if (workers < 1) {
       throw new IllegalArgumentException("workers < 1: " + workers);
@@ -40,11 +57,20 @@ public final class Mode {
     return new Mode(Kind.CONTINUATIONS, workers);
   }
 
+  /**
+   * The kind of scheduling.
+   *
+   * @return the kind of this mode
+   */
   public Kind kind() {
     return kind;
   }
 
-  /** Worker threads of {@code CONTINUATIONS}; 1 for {@code SYNC}; 0 (one per session) otherwise. */
+  /**
+   * Worker threads of {@code CONTINUATIONS}; 1 for {@code SYNC}; 0 (one per session) otherwise.
+   *
+   * @return the worker threads of {@code CONTINUATIONS}, 1 for {@code SYNC}, 0 otherwise
+   */
   public int workers() {
     return workers;
   }

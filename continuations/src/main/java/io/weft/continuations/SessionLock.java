@@ -49,7 +49,11 @@ public final class SessionLock {
     holds = 1;
   }
 
-  /** Takes the lock if it is free now, or held by the caller's session already. */
+  /**
+   * Takes the lock if it is free now, or held by the caller's session already.
+   *
+   * @return true if the lock was free and is now held by the current session
+   */
   public boolean tryLock() {
     Object me = Sessions.owner();
     if (owner == me) {
@@ -79,7 +83,11 @@ public final class SessionLock {
     }
   }
 
-  /** True when the caller's session holds it. */
+  /**
+   * True when the caller's session holds it.
+   *
+   * @return true if the current session holds the lock
+   */
   public boolean isHeldBySession() {
     return owner == Sessions.owner();
   }

@@ -41,7 +41,11 @@ public final class SocketConnector implements Connector {
     }
   }
 
-  /** Transports opened by this connector and not yet closed. */
+  /**
+   * Transports opened by this connector and not yet closed.
+   *
+   * @return a snapshot of the open transports
+   */
   public List<Transport> openTransports() {
     return List.copyOf(open);
   }

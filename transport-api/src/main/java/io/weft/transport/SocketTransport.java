@@ -56,6 +56,11 @@ public final class SocketTransport implements Transport {
   /**
    * Connects a new socket to {@code remote} (TCP_NODELAY on) within the operation timeout and
    * session deadline of {@code timeout}.
+   *
+   * @param remote the address to connect to
+   * @param timeout the transport's timeouts; its session deadline starts now
+   * @return the connected transport
+   * @throws IOException if the connect fails or times out; the message names {@code remote}
    */
   public static SocketTransport connect(SocketAddress remote, Timeout timeout) throws IOException {
     return open(remote, timeout, null);
@@ -86,7 +91,14 @@ public final class SocketTransport implements Transport {
     }
   }
 
-  /** Wraps a socket that is already connected; closing the transport closes it. */
+  /**
+   * Wraps a socket that is already connected; closing the transport closes it.
+   *
+   * @param connected a connected socket, which the transport now owns
+   * @param timeout the transport's timeouts; its session deadline starts now
+   * @return the transport
+   * @throws IOException if the socket's options cannot be set
+   */
   public static SocketTransport wrap(Socket connected, Timeout timeout) throws IOException {
     if (!connected.isConnected()) {
       throw new IllegalArgumentException("socket is not connected: " + connected);

@@ -61,6 +61,7 @@ public final class LineTester {
    * @throws java.io.EOFException if the server closes before a reply
    * @throws IOException if the transport fails or times out
    * @throws IllegalArgumentException if {@code transactions < 0}
+   * @param transactions how many transactions to run
    */
   public int run(int transactions) throws IOException {
     if (transactions < 0) {

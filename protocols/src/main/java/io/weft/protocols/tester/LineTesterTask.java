@@ -38,7 +38,11 @@ public final class LineTesterTask implements SessionTask<Integer> {
     this.exchangeLatency = exchangeLatency;
   }
 
-  /** Transactions per session. */
+  /**
+   * Transactions per session.
+   *
+   * @return the transactions each session runs
+   */
   public int transactions() {
     return transactions;
   }

@@ -14,6 +14,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.apache.mina.core.buffer.IoBuffer;
 import org.apache.mina.core.future.IoFuture;
 import org.apache.mina.core.future.IoFutureListener;
+import org.apache.mina.core.service.IoProcessor;
 import org.apache.mina.core.session.AbstractIoSession;
 import org.apache.mina.core.session.AttributeKey;
 import org.apache.mina.core.session.IoSession;
@@ -689,7 +690,9 @@ public final class SessionState {
           // MINA 2.2 changes the interest set without waking the selector; on JDK 11+ the change
           // then waits for the next select, up to a second away. A flush request is MINA's own
           // way to wake the selector, and with nothing queued it does nothing else.
-          ((AbstractIoSession) s).getProcessor().flush(s);
+          @SuppressWarnings("unchecked") // MINA hands out its processor as a raw type
+          IoProcessor<IoSession> processor = ((AbstractIoSession) s).getProcessor();
+          processor.flush(s);
         }
       }
       boolean now = suspendWanted;
