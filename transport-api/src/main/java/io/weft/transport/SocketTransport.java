@@ -135,7 +135,7 @@ public final class SocketTransport implements Transport {
         if (line != InboundBuffer.NEED_MORE) {
           return line;
         }
-        fill();
+        fill(Deadlines.line(limit));
       }
     } catch (IOException e) {
       throw fail(e);
@@ -148,7 +148,7 @@ public final class SocketTransport implements Transport {
     checkOpen();
     try {
       while (!inbound.pollFully(dst, offset, length)) {
-        fill();
+        fill(Deadlines.bytes(length));
       }
     } catch (IOException e) {
       throw fail(e);
@@ -175,20 +175,27 @@ public final class SocketTransport implements Transport {
         if (n != -2) {
           return n;
         }
-        fill();
+        fill(Deadlines.ANY_BYTES);
       }
     } catch (IOException e) {
       throw fail(e);
     }
   }
 
-  private void fill() throws IOException {
-    long wait = Deadlines.waitNanos(timeout, sessionStartNanos, "read");
+  /** Reads what the socket has, waiting up to the timeout for {@code awaited} (for its message). */
+  private void fill(String awaited) throws IOException {
+    long wait;
+    try {
+      wait = Deadlines.waitNanos(timeout, sessionStartNanos, "read");
+    } catch (TransportTimeoutException e) {
+      throw Deadlines.readTimedOut(timeout, sessionStartNanos, 0L, awaited, inbound.describeUnread());
+    }
     try {
       socket.setSoTimeout(Deadlines.toSoTimeoutMillis(wait));
       inbound.readFrom(in, READ_CHUNK);
     } catch (SocketTimeoutException e) {
-      TransportTimeoutException t = Deadlines.timedOut(timeout, sessionStartNanos, wait, "read");
+      TransportTimeoutException t =
+          Deadlines.readTimedOut(timeout, sessionStartNanos, wait, awaited, inbound.describeUnread());
       t.initCause(e);
       throw t;
     } catch (SocketException e) {

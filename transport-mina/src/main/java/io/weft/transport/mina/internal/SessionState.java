@@ -240,6 +240,16 @@ public final class SessionState {
 
   // ---- The reader side.
 
+  /** As {@link InboundBuffer#describeUnread}, for a read's timeout message. */
+  public String describeUnread() {
+    lock.lock();
+    try {
+      return inbound.describeUnread();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** As {@link InboundBuffer#pollLine}, or throws the failure or close that ended input. */
   public String pollLine(int limit, boolean strict, Charset charset) throws IOException {
     String line;
