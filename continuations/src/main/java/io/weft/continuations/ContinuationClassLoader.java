@@ -48,6 +48,8 @@ public final class ContinuationClassLoader extends RewritingClassLoader {
   private final InstrumentationReport report;
 
   /**
+   * Scans {@code packages} and makes the loader that rewrites what can suspend in them.
+   *
    * @param parent where everything comes from; the in-scope classes are read from it as bytes
    * @param packages package names whose classes (and subpackages' classes) are rewritten, e.g.
    *     {@code "com.example.client"}

@@ -22,6 +22,8 @@ import java.util.function.Supplier;
  * <p>Lifecycle: a session's values are dropped when the session ends. On an ordinary thread
  * they live as long as the thread, as a thread-local's do: call {@link #remove()} at the end of
  * a task that runs on pooled threads.
+ *
+ * @param <T> the type of the value
  */
 public final class SessionLocal<T> {
   private final Supplier<? extends T> initial;

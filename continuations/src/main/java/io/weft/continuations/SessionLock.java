@@ -29,6 +29,9 @@ import org.apache.commons.javaflow.api.continuable;
  */
 public final class SessionLock {
   private final SessionSemaphore permit = new SessionSemaphore(1);
+
+  /** An unlocked lock. */
+  public SessionLock() {}
   private volatile Object owner;
   private int holds;
 

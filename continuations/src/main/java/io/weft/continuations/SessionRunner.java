@@ -342,14 +342,12 @@ public final class SessionRunner implements AutoCloseable {
     }
 
     /**
-     * @throws IllegalStateException if the connector or address is missing, or
-     *     {@code CONTINUATIONS} has no packages to instrument
-     * @throws UnsupportedOperationException for {@code VIRTUAL_THREADS} on a JDK before 21
-     */
-    /**
      * Makes the runner.
      *
      * @return a new runner, which the caller closes
+     * @throws IllegalStateException if the connector or address is missing, or
+     *     {@code CONTINUATIONS} has no packages to instrument
+     * @throws UnsupportedOperationException for {@code VIRTUAL_THREADS} on a JDK before 21
      */
     public SessionRunner build() {
       if (connector == null || addresses == null) {

@@ -24,8 +24,10 @@ public final class SessionSemaphore {
   private int permits;
 
   /**
-   * @throws IllegalArgumentException if {@code permits < 0}
+   * A semaphore with {@code permits} free permits.
+   *
    * @param permits the number of permits at the start, at least 0
+   * @throws IllegalArgumentException if {@code permits < 0}
    */
   public SessionSemaphore(int permits) {
     if (permits < 0) {

@@ -32,6 +32,7 @@ public class ProtocolViolationException extends ProtocolException {
    * @param message what was wrong, quoting the offending input
    * @param cause what made the input unusable
    */
+  @SuppressWarnings("this-escape") // ProtocolException has no (message, cause) constructor
   public ProtocolViolationException(String message, Throwable cause) {
     super(message);
     initCause(cause);

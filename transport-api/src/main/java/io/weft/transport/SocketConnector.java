@@ -15,6 +15,9 @@ public final class SocketConnector implements Connector {
   private final Set<SocketTransport> open = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
+  /** A connector with no transports open yet. */
+  public SocketConnector() {}
+
   @Override
   public Transport connect(SocketAddress remote, Timeout timeout) throws IOException {
     if (closed) {
