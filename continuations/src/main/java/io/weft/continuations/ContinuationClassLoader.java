@@ -48,6 +48,8 @@ public final class ContinuationClassLoader extends RewritingClassLoader {
   private final InstrumentationReport report;
 
   /**
+   * Scans {@code packages} and makes the loader that rewrites what can suspend in them.
+   *
    * @param parent where everything comes from; the in-scope classes are read from it as bytes
    * @param packages package names whose classes (and subpackages' classes) are rewritten, e.g.
    *     {@code "com.example.client"}
@@ -73,12 +75,20 @@ public final class ContinuationClassLoader extends RewritingClassLoader {
     }
   }
 
-  /** What the scan found: suspendable methods, problems, warnings. */
+  /**
+   * What the scan found: suspendable methods, problems, warnings.
+   *
+   * @return the report of what was rewritten and which problems were found
+   */
   public InstrumentationReport report() {
     return report;
   }
 
-  /** The packages this loader rewrites, each ending with a dot. */
+  /**
+   * The packages this loader rewrites, each ending with a dot.
+   *
+   * @return the package names whose classes this loader rewrites
+   */
   public List<String> packages() {
     return rewriter.packages();
   }
@@ -86,17 +96,30 @@ public final class ContinuationClassLoader extends RewritingClassLoader {
   /**
    * The problems that stand in the way of running {@code className} as a continuation: those in
    * the classes it can reach.
+   *
+   * @param className a binary class name, such as {@code com.example.Client}
+   * @return the problems found in that class; empty if there are none
    */
   public List<InstrumentationReport.Problem> problemsFor(String className) {
     return analysis.problemsReachableFrom(className.replace('.', '/'));
   }
 
-  /** True if {@code className} is defined and rewritten here rather than by the parent. */
+  /**
+   * True if {@code className} is defined and rewritten here rather than by the parent.
+   *
+   * @param className a binary class name, such as {@code com.example.Client}
+   * @return true if that class was loaded rewritten
+   */
   public boolean isInstrumented(String className) {
     return childFirst.contains(className.replace('.', '/'));
   }
 
-  /** True if {@code className} is under the packages this loader was given. */
+  /**
+   * True if {@code className} is under the packages this loader was given.
+   *
+   * @param className a binary class name, such as {@code com.example.Client}
+   * @return true if that class lies in one of the {@link #packages()}
+   */
   public boolean inPackages(String className) {
     return rewriter.inPrefixes(className.replace('.', '/'));
   }

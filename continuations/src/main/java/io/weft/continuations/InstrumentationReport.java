@@ -13,6 +13,13 @@ import java.util.List;
  */
 public record InstrumentationReport(List<String> suspendable, List<Problem> problems, List<String> warnings) {
 
+  /**
+   * Copies the lists, so that a report never changes after it is made.
+   *
+   * @param suspendable the methods marked suspendable
+   * @param problems code that would suspend through a frame that cannot be rewritten
+   * @param warnings code the analysis cannot see through
+   */
   public InstrumentationReport {
     suspendable = List.copyOf(suspendable);
     problems = List.copyOf(problems);

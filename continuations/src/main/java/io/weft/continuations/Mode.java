@@ -28,10 +28,22 @@ import io.weft.continuations.spi.SuspendingConnector;
  */
 public final class Mode {
   /** Kinds of mode. */
-  public enum Kind { SYNC, THREADS, CONTINUATIONS, VIRTUAL_THREADS }
+  public enum Kind {
+    /** Sessions one after another on the calling thread. */
+    SYNC,
+    /** A platform thread per session. */
+    THREADS,
+    /** Rewritten sessions suspended and resumed by a few worker threads. */
+    CONTINUATIONS,
+    /** A virtual thread per session (JDK 21+). */
+    VIRTUAL_THREADS
+  }
 
+  /** One session after another on the calling thread. */
   public static final Mode SYNC = new Mode(Kind.SYNC, 1);
+  /** One platform thread per session. */
   public static final Mode THREADS = new Mode(Kind.THREADS, 0);
+  /** One virtual thread per session; needs JDK 21 or later. */
   public static final Mode VIRTUAL_THREADS = new Mode(Kind.VIRTUAL_THREADS, 0);
 
   private final Kind kind;
@@ -48,7 +60,12 @@ public final class Mode {
     this.onWorkers = onWorkers;
   }
 
-  /** Continuations resumed by {@code workers} threads. */
+  /**
+   * Continuations resumed by {@code workers} threads.
+   *
+   * @param workers the number of carrier threads that run the continuations, at least 1
+   * @return the mode
+   */
   public static Mode continuations(int workers) {
     if (workers < 1) {
       throw new IllegalArgumentException("workers < 1: " + workers);
@@ -60,6 +77,7 @@ public final class Mode {
    * This {@code CONTINUATIONS} mode with every resume on the k workers, none on the transport's
    * I/O threads: for sessions that do heavy CPU work between waits (see the class javadoc).
    *
+   * @return this mode, resumed on its workers only
    * @throws IllegalStateException if this is not a {@code CONTINUATIONS} mode
    */
   public Mode resumeOnWorkers() {
@@ -69,16 +87,29 @@ public final class Mode {
     return new Mode(kind, workers, true);
   }
 
-  /** True when continuations resume only on the workers (see {@link #resumeOnWorkers()}). */
+  /**
+   * Whether continuations resume only on the workers.
+   *
+   * @return true when continuations resume only on the workers (see {@link #resumeOnWorkers()})
+   */
   public boolean resumesOnWorkers() {
     return onWorkers;
   }
 
+  /**
+   * The kind of scheduling.
+   *
+   * @return the kind of this mode
+   */
   public Kind kind() {
     return kind;
   }
 
-  /** Worker threads of {@code CONTINUATIONS}; 1 for {@code SYNC}; 0 (one per session) otherwise. */
+  /**
+   * Worker threads of {@code CONTINUATIONS}; 1 for {@code SYNC}; 0 (one per session) otherwise.
+   *
+   * @return the worker threads of {@code CONTINUATIONS}, 1 for {@code SYNC}, 0 otherwise
+   */
   public int workers() {
     return workers;
   }

@@ -13,12 +13,22 @@ public final class NotInstrumentableException extends IllegalStateException {
 
   private final transient List<InstrumentationReport.Problem> problems;
 
+  /**
+   * Creates the refusal.
+   *
+   * @param message what cannot be made to suspend, with the call chain
+   * @param problems the problems found, in the order the analysis met them
+   */
   public NotInstrumentableException(String message, List<InstrumentationReport.Problem> problems) {
     super(message);
     this.problems = List.copyOf(problems);
   }
 
-  /** What was found, one entry per offending method. */
+  /**
+   * What was found, one entry per offending method.
+   *
+   * @return the problems, one per offending method
+   */
   public List<InstrumentationReport.Problem> problems() {
     return problems;
   }

@@ -46,22 +46,38 @@ public final class Outcome<T> {
     this.failure = failure;
   }
 
-  /** The session's number, from 0. */
+  /**
+   * The session's number, from 0.
+   *
+   * @return the session's index, from 0
+   */
   public int index() {
     return index;
   }
 
-  /** How the session ended. */
+  /**
+   * How the session ended.
+   *
+   * @return how the session ended
+   */
   public Status status() {
     return status;
   }
 
-  /** True if the status is {@link Status#SUCCEEDED}. */
+  /**
+   * True if the status is {@link Status#SUCCEEDED}.
+   *
+   * @return true if the session succeeded
+   */
   public boolean succeeded() {
     return status == Status.SUCCEEDED;
   }
 
-  /** The task's result; null unless {@link #succeeded()}. */
+  /**
+   * The task's result; null unless {@link #succeeded()}.
+   *
+   * @return what the task returned
+   */
   public T value() {
     return value;
   }
@@ -70,6 +86,8 @@ public final class Outcome<T> {
    * What ended the session: the exception out of the task's {@code run} or its connect (a
    * {@code TransportTimeoutException}, a {@code ConnectException}...), or the engine's error;
    * null for a session that succeeded, and possibly for one cancelled before it started.
+   *
+   * @return what the session threw, or null
    */
   public Throwable failure() {
     return failure;

@@ -35,12 +35,20 @@ public final class RunResult<T> {
     this.wallNanos = wallNanos;
   }
 
-  /** The mode the sessions ran in. */
+  /**
+   * The mode the sessions ran in.
+   *
+   * @return the mode of the run
+   */
   public Mode mode() {
     return mode;
   }
 
-  /** One outcome per session; {@code outcomes().get(i).index() == i}. */
+  /**
+   * One outcome per session; {@code outcomes().get(i).index() == i}.
+   *
+   * @return every session's outcome, in session order
+   */
   public List<Outcome<T>> outcomes() {
     return outcomes;
   }
@@ -49,27 +57,46 @@ public final class RunResult<T> {
    * Session {@code index}'s outcome.
    *
    * @throws IndexOutOfBoundsException unless {@code 0 <= index < sessions()}
+   * @param index the session's index, from 0
+   * @return that session's outcome
    */
   public Outcome<T> outcome(int index) {
     return outcomes.get(index);
   }
 
-  /** How many sessions the run had: the {@code sessions} given to {@code run}. */
+  /**
+   * How many sessions the run had: the {@code sessions} given to {@code run}.
+   *
+   * @return the number of sessions in the run
+   */
   public int sessions() {
     return outcomes.size();
   }
 
-  /** How many sessions ended with {@code status}. */
+  /**
+   * How many sessions ended with {@code status}.
+   *
+   * @param status the status to count
+   * @return the number of sessions that ended with it
+   */
   public long count(Outcome.Status status) {
     return outcomes.stream().filter(o -> o.status() == status).count();
   }
 
-  /** True if every session succeeded. */
+  /**
+   * True if every session succeeded.
+   *
+   * @return true if no session failed or was cancelled
+   */
   public boolean allSucceeded() {
     return count(Outcome.Status.SUCCEEDED) == outcomes.size();
   }
 
-  /** The results of the sessions that succeeded, in session order. */
+  /**
+   * The results of the sessions that succeeded, in session order.
+   *
+   * @return the values of the sessions that succeeded
+   */
   public List<T> values() {
     List<T> values = new ArrayList<>();
     for (Outcome<T> o : outcomes) {
@@ -80,7 +107,11 @@ public final class RunResult<T> {
     return values;
   }
 
-  /** The outcomes that did not succeed ({@code FAILED} and {@code CANCELLED}), in session order. */
+  /**
+   * The outcomes that did not succeed ({@code FAILED} and {@code CANCELLED}), in session order.
+   *
+   * @return the outcomes of the sessions that failed or were cancelled
+   */
   public List<Outcome<T>> failures() {
     List<Outcome<T>> out = new ArrayList<>();
     for (Outcome<T> o : outcomes) {
@@ -94,6 +125,8 @@ public final class RunResult<T> {
   /**
    * Wall-clock time, in nanoseconds, from the first session's start to the last one's end
    * (after class loading and rewriting, which happen before the first session starts).
+   *
+   * @return the run's wall-clock time in nanoseconds
    */
   public long wallNanos() {
     return wallNanos;

@@ -22,6 +22,8 @@ import java.util.function.Supplier;
  * <p>Lifecycle: a session's values are dropped when the session ends. On an ordinary thread
  * they live as long as the thread, as a thread-local's do: call {@link #remove()} at the end of
  * a task that runs on pooled threads.
+ *
+ * @param <T> the type of the value
  */
 public final class SessionLocal<T> {
   private final Supplier<? extends T> initial;
@@ -32,17 +34,32 @@ public final class SessionLocal<T> {
     this.onThreads = ThreadLocal.withInitial(initial);
   }
 
-  /** A session-local whose value starts as null. */
+  /**
+   * A session-local whose value starts as null.
+   *
+   * @param <T> the type of the value
+   * @return a new session-local with no initial value
+   */
   public static <T> SessionLocal<T> create() {
     return new SessionLocal<>(() -> null);
   }
 
-  /** A session-local whose value starts as {@code initial.get()}, asked once per session. */
+  /**
+   * A session-local whose value starts as {@code initial.get()}, asked once per session.
+   *
+   * @param <T> the type of the value
+   * @param initial called once per session for the first {@link #get()}
+   * @return a new session-local
+   */
   public static <T> SessionLocal<T> withInitial(Supplier<? extends T> initial) {
     return new SessionLocal<>(Objects.requireNonNull(initial, "initial"));
   }
 
-  /** This session's value. */
+  /**
+   * This session's value.
+   *
+   * @return the current session's value
+   */
   @SuppressWarnings("unchecked")
   public T get() {
     Fiber fiber = Sessions.current();
@@ -58,7 +75,11 @@ public final class SessionLocal<T> {
     return value;
   }
 
-  /** Sets this session's value. */
+  /**
+   * Sets this session's value.
+   *
+   * @param value the current session's new value
+   */
   public void set(T value) {
     Fiber fiber = Sessions.current();
     if (fiber == null) {

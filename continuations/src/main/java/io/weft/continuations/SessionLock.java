@@ -29,6 +29,9 @@ import org.apache.commons.javaflow.api.continuable;
  */
 public final class SessionLock {
   private final SessionSemaphore permit = new SessionSemaphore(1);
+
+  /** An unlocked lock. */
+  public SessionLock() {}
   private volatile Object owner;
   private int holds;
 
@@ -49,7 +52,11 @@ public final class SessionLock {
     holds = 1;
   }
 
-  /** Takes the lock if it is free now, or held by the caller's session already. */
+  /**
+   * Takes the lock if it is free now, or held by the caller's session already.
+   *
+   * @return true if the lock was free and is now held by the current session
+   */
   public boolean tryLock() {
     Object me = Sessions.owner();
     if (owner == me) {
@@ -79,7 +86,11 @@ public final class SessionLock {
     }
   }
 
-  /** True when the caller's session holds it. */
+  /**
+   * True when the caller's session holds it.
+   *
+   * @return true if the current session holds the lock
+   */
   public boolean isHeldBySession() {
     return owner == Sessions.owner();
   }

@@ -54,10 +54,20 @@ public final class SessionRunner implements AutoCloseable {
     this.modeRunner = ModeRunner.of(settings);
   }
 
+  /**
+   * Starts the configuration of a runner.
+   *
+   * @return a new builder, with {@link Mode#SYNC} and no timeouts
+   */
   public static Builder builder() {
     return new Builder();
   }
 
+  /**
+   * The mode this runner runs sessions in.
+   *
+   * @return the mode
+   */
   public Mode mode() {
     return settings.mode();
   }
@@ -65,6 +75,8 @@ public final class SessionRunner implements AutoCloseable {
   /**
    * The instrumenting class loader of {@code CONTINUATIONS} mode, made on first use, or null in
    * other modes and with {@link Builder#alreadyRewritten()}.
+   *
+   * @return the loader, or null
    */
   public ContinuationClassLoader classLoader() {
     return modeRunner instanceof ContinuationRunner ? ((ContinuationRunner) modeRunner).classLoader() : null;
@@ -81,6 +93,12 @@ public final class SessionRunner implements AutoCloseable {
    *     {@code CONTINUATIONS} mode) the connector blocks
    * @throws IllegalArgumentException if the task class cannot be made with those arguments
    * @throws UnsupportedOperationException for {@code VIRTUAL_THREADS} on a JDK before 21
+   * @param <T> what each session's task returns
+   * @param taskClass the task; one instance serves every session of the run
+   * @param sessions how many sessions to run, at least 0
+   * @param constructorArgs the arguments of the task's constructor
+   * @return one outcome per session, with the run's wall-clock time
+   * @throws InterruptedException if the calling thread is interrupted while it waits for the sessions
    */
   public <T> RunResult<T> run(Class<? extends SessionTask<T>> taskClass, int sessions, Object... constructorArgs)
       throws InterruptedException {
@@ -168,6 +186,12 @@ public final class SessionRunner implements AutoCloseable {
 
     private Builder() {}
 
+    /**
+     * The mode the sessions run in; {@link Mode#SYNC} by default.
+     *
+     * @param mode the mode
+     * @return this builder
+     */
     public Builder mode(Mode mode) {
       this.mode = Objects.requireNonNull(mode, "mode");
       return this;
@@ -179,13 +203,21 @@ public final class SessionRunner implements AutoCloseable {
      * {@link SocketConnector}, blocking {@code java.net.Socket}s, which is what a plain or
      * virtual thread does best (it owns no threads, and each session closes its own transport).
      * {@code CONTINUATIONS} needs a suspending connector, given here.
+     *
+     * @param connector the connector; for {@code CONTINUATIONS} a suspending one such as {@code ContinuingMinaConnector}
+     * @return this builder
      */
     public Builder connector(Connector connector) {
       this.connector = Objects.requireNonNull(connector, "connector");
       return this;
     }
 
-    /** Every session connects to {@code address}; replaces any earlier {@link #addresses}. */
+    /**
+     * Every session connects to {@code address}; replaces any earlier {@link #addresses}.
+     *
+     * @param address where every session connects
+     * @return this builder
+     */
     public Builder address(SocketAddress address) {
       this.addresses = List.of(Objects.requireNonNull(address, "address"));
       return this;
@@ -198,6 +230,8 @@ public final class SessionRunner implements AutoCloseable {
      * 127.0.0.1 .. 127.0.0.4). Replaces any earlier {@link #address}.
      *
      * @throws IllegalArgumentException if {@code addresses} is empty
+     * @param addresses the addresses, taken in turn by session index
+     * @return this builder
      */
     public Builder addresses(List<? extends SocketAddress> addresses) {
       List<SocketAddress> copy = List.copyOf(Objects.requireNonNull(addresses, "addresses"));
@@ -208,7 +242,12 @@ public final class SessionRunner implements AutoCloseable {
       return this;
     }
 
-    /** Each session's transport timeouts; the session deadline starts at its connect. */
+    /**
+     * Each session's transport timeouts; the session deadline starts at its connect.
+     *
+     * @param timeout the timeouts; {@link Timeout#NONE} by default
+     * @return this builder
+     */
     public Builder timeout(Timeout timeout) {
       this.timeout = Objects.requireNonNull(timeout, "timeout");
       return this;
@@ -217,6 +256,9 @@ public final class SessionRunner implements AutoCloseable {
     /**
      * Packages whose classes are rewritten in {@code CONTINUATIONS} mode: the task's and any of
      * your code on its suspend paths (e.g. {@code "io.weft.protocols"}). Subpackages included.
+     *
+     * @param packageNames the packages whose classes are rewritten, with their subpackages
+     * @return this builder
      */
     public Builder instrument(String... packageNames) {
       packages.addAll(Arrays.asList(packageNames));
@@ -233,6 +275,8 @@ public final class SessionRunner implements AutoCloseable {
      * through; a frame on the suspend path that was not rewritten fails its session with
      * {@link NotInstrumentedError}, as in the other continuation mode. Excludes
      * {@link #instrument}; ignored by the other modes, which run rewritten classes unchanged.
+     *
+     * @return this builder
      */
     public Builder alreadyRewritten() {
       this.alreadyRewritten = true;
@@ -245,19 +289,32 @@ public final class SessionRunner implements AutoCloseable {
      * worker thread holds a {@code ReentrantLock} or {@code ReentrantReadWriteLock} it keeps
      * (use {@link SessionLock} instead). Costs a stack walk and a look through the suspended
      * frames (microseconds) per suspend.
+     *
+     * @param debugFrames true to check every rewritten frame as it suspends
+     * @return this builder
      */
     public Builder debugFrames(boolean debugFrames) {
       this.debugFrames = debugFrames;
       return this;
     }
 
-    /** Let {@code CONTINUATIONS} mode use a connector that blocks its worker thread. */
+    /**
+     * Let {@code CONTINUATIONS} mode use a connector that blocks its worker thread.
+     *
+     * @param allow true to accept a blocking connector in {@code CONTINUATIONS} mode
+     * @return this builder
+     */
     public Builder allowBlockingConnector(boolean allow) {
       this.allowBlockingConnector = allow;
       return this;
     }
 
-    /** At most this many sessions at once; 0 (the default) for no limit. */
+    /**
+     * At most this many sessions at once; 0 (the default) for no limit.
+     *
+     * @param maxInFlight the most sessions open at once, or 0 for no limit
+     * @return this builder
+     */
     public Builder maxInFlight(int maxInFlight) {
       if (maxInFlight < 0) {
         throw new IllegalArgumentException("maxInFlight < 0: " + maxInFlight);
@@ -266,19 +323,33 @@ public final class SessionRunner implements AutoCloseable {
       return this;
     }
 
-    /** Where task classes are read from; defaults to the loader of this class. */
+    /**
+     * Where task classes are read from; defaults to the loader of this class.
+     *
+     * @param parent the class loader that task classes are read from
+     * @return this builder
+     */
     public Builder parentClassLoader(ClassLoader parent) {
       this.parent = Objects.requireNonNull(parent, "parent");
       return this;
     }
 
-    /** How long {@link SessionRunner#close()} waits for cancelled sessions to end. */
+    /**
+     * How long {@link SessionRunner#close()} waits for cancelled sessions to end.
+     *
+     * @param duration how long to wait
+     * @param unit the unit of {@code duration}
+     * @return this builder
+     */
     public Builder closeWait(long duration, TimeUnit unit) {
       this.closeWaitMillis = unit.toMillis(duration);
       return this;
     }
 
     /**
+     * Makes the runner.
+     *
+     * @return a new runner, which the caller closes
      * @throws IllegalStateException if the connector or address is missing, or
      *     {@code CONTINUATIONS} has no packages to instrument
      * @throws UnsupportedOperationException for {@code VIRTUAL_THREADS} on a JDK before 21

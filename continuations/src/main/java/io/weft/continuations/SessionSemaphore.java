@@ -23,7 +23,12 @@ public final class SessionSemaphore {
   private final ArrayDeque<Runnable> waiters = new ArrayDeque<>();
   private int permits;
 
-  /** @throws IllegalArgumentException if {@code permits < 0} */
+  /**
+   * A semaphore with {@code permits} free permits.
+   *
+   * @param permits the number of permits at the start, at least 0
+   * @throws IllegalArgumentException if {@code permits < 0}
+   */
   public SessionSemaphore(int permits) {
     if (permits < 0) {
       throw new IllegalArgumentException("permits < 0: " + permits);
@@ -46,6 +51,8 @@ public final class SessionSemaphore {
    * Takes a permit if one is free within {@code timeoutNanos}.
    *
    * @return true if a permit was taken, false if the time ran out first
+   * @param timeoutNanos the longest wait in nanoseconds
+   * @throws IOException if the session is cancelled while it waits
    */
   @continuable
   public boolean acquire(long timeoutNanos) throws IOException {
@@ -71,7 +78,11 @@ public final class SessionSemaphore {
     }
   }
 
-  /** Takes a permit if one is free now. */
+  /**
+   * Takes a permit if one is free now.
+   *
+   * @return true if a permit was free and is now taken
+   */
   public boolean tryAcquire() {
     synchronized (lock) {
       if (permits > 0) {
@@ -90,7 +101,11 @@ public final class SessionSemaphore {
     passOn();
   }
 
-  /** Permits free now. */
+  /**
+   * Permits free now.
+   *
+   * @return the permits free now
+   */
   public int availablePermits() {
     synchronized (lock) {
       return permits;

@@ -171,6 +171,8 @@ class SessionRunnerTest {
     UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
         () -> runner(Mode.VIRTUAL_THREADS, pipes, pipeServer.address(), FIVE_SECONDS));
     assertTrue(e.getMessage().contains("needs JDK 21"), e.getMessage());
+    assertTrue(e.getMessage().contains("this is JDK " + Runtime.version().feature()), e.getMessage());
+    assertTrue(e.getMessage().contains("Use THREADS or CONTINUATIONS"), e.getMessage());
   }
 
   @Test

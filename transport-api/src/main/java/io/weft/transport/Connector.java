@@ -21,6 +21,9 @@ public interface Connector extends Closeable {
    * @throws TransportTimeoutException if the connect takes too long
    * @throws IOException if the connect fails, e.g. {@link java.net.ConnectException}
    * @throws TransportClosedException if this connector is closed
+   * @param remote the address to connect to
+   * @param timeout the new transport's timeouts; its session deadline starts now
+   * @return the connected transport, which the caller closes
    */
   Transport connect(SocketAddress remote, Timeout timeout) throws IOException;
 

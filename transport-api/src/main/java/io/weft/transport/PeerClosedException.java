@@ -11,10 +11,21 @@ import java.io.IOException;
 public class PeerClosedException extends IOException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * Creates the exception.
+   *
+   * @param message the operation that found the peer gone
+   */
   public PeerClosedException(String message) {
     super(message);
   }
 
+  /**
+   * Creates the exception with the I/O error that showed the peer gone.
+   *
+   * @param message the operation that found the peer gone
+   * @param cause the error that showed the peer gone
+   */
   public PeerClosedException(String message, Throwable cause) {
     super(message, cause);
   }

@@ -17,10 +17,22 @@ public class ProtocolViolationException extends ProtocolException {
   /** How many characters of the offending input a message quotes at most. */
   public static final int QUOTE_LIMIT = 64;
 
+  /**
+   * Creates the exception.
+   *
+   * @param message what was wrong, quoting the offending input
+   */
   public ProtocolViolationException(String message) {
     super(message);
   }
 
+  /**
+   * Creates the exception with its cause.
+   *
+   * @param message what was wrong, quoting the offending input
+   * @param cause what made the input unusable
+   */
+  @SuppressWarnings("this-escape") // ProtocolException has no (message, cause) constructor
   public ProtocolViolationException(String message, Throwable cause) {
     super(message);
     initCause(cause);
@@ -30,6 +42,9 @@ public class ProtocolViolationException extends ProtocolException {
    * Returns {@code input} in double quotes, with control characters, quotes and backslashes
    * escaped as in Java source, cut to {@value #QUOTE_LIMIT} characters with {@code ...} after
    * the closing quote when longer.
+   *
+   * @param input the text to quote
+   * @return the quoted text
    */
   public static String quote(CharSequence input) {
     if (input == null) {
@@ -52,6 +67,11 @@ public class ProtocolViolationException extends ProtocolException {
    * Returns the bytes {@code input[offset..offset+length)} quoted as by {@link #quote(CharSequence)}:
    * decoded as UTF-8 where they are valid, with each byte that is not printable ASCII shown
    * as {@code \xNN}.
+   *
+   * @param input the bytes
+   * @param offset the first byte to quote
+   * @param length how many bytes to quote
+   * @return the quoted bytes
    */
   public static String quote(byte[] input, int offset, int length) {
     StringBuilder out = new StringBuilder(Math.min(length, QUOTE_LIMIT) + 8);
@@ -72,7 +92,12 @@ public class ProtocolViolationException extends ProtocolException {
     return out.toString();
   }
 
-  /** Returns {@code quote(input.getBytes(UTF_8))}-style quoting of raw bytes. */
+  /**
+   * Returns {@code quote(input.getBytes(UTF_8))}-style quoting of raw bytes.
+   *
+   * @param input the bytes to quote
+   * @return the quoted bytes
+   */
   public static String quote(byte[] input) {
     return quote(input, 0, input.length);
   }

@@ -21,6 +21,11 @@ public interface SessionTask<T> {
   /**
    * Runs session number {@code index} (0-based) over {@code transport}. An exception ends this
    * session only; it is reported as the session's outcome.
+   *
+   * @param transport the session's connected transport, owned by the runner
+   * @param index the session's number, from 0
+   * @return the session's result, which the run's outcome carries
+   * @throws Exception anything; it becomes the session's failure
    */
   T run(Transport transport, int index) throws Exception;
 }

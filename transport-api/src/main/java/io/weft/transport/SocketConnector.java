@@ -15,6 +15,9 @@ public final class SocketConnector implements Connector {
   private final Set<SocketTransport> open = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
+  /** A connector with no transports open yet. */
+  public SocketConnector() {}
+
   @Override
   public Transport connect(SocketAddress remote, Timeout timeout) throws IOException {
     if (closed) {
@@ -41,7 +44,11 @@ public final class SocketConnector implements Connector {
     }
   }
 
-  /** Transports opened by this connector and not yet closed. */
+  /**
+   * Transports opened by this connector and not yet closed.
+   *
+   * @return a snapshot of the open transports
+   */
   public List<Transport> openTransports() {
     return List.copyOf(open);
   }

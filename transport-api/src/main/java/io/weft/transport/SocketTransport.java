@@ -56,6 +56,11 @@ public final class SocketTransport implements Transport {
   /**
    * Connects a new socket to {@code remote} (TCP_NODELAY on) within the operation timeout and
    * session deadline of {@code timeout}.
+   *
+   * @param remote the address to connect to
+   * @param timeout the transport's timeouts; its session deadline starts now
+   * @return the connected transport
+   * @throws IOException if the connect fails or times out; the message names {@code remote}
    */
   public static SocketTransport connect(SocketAddress remote, Timeout timeout) throws IOException {
     return open(remote, timeout, null);
@@ -87,7 +92,14 @@ public final class SocketTransport implements Transport {
     }
   }
 
-  /** Wraps a socket that is already connected; closing the transport closes it. */
+  /**
+   * Wraps a socket that is already connected; closing the transport closes it.
+   *
+   * @param connected a connected socket, which the transport now owns
+   * @param timeout the transport's timeouts; its session deadline starts now
+   * @return the transport
+   * @throws IOException if the socket's options cannot be set
+   */
   public static SocketTransport wrap(Socket connected, Timeout timeout) throws IOException {
     if (!connected.isConnected()) {
       throw new IllegalArgumentException("socket is not connected: " + connected);
@@ -124,7 +136,7 @@ public final class SocketTransport implements Transport {
         if (line != InboundBuffer.NEED_MORE) {
           return line;
         }
-        fill();
+        fill(Deadlines.line(limit));
       }
     } catch (IOException e) {
       throw fail(e);
@@ -137,7 +149,7 @@ public final class SocketTransport implements Transport {
     checkOpen();
     try {
       while (!inbound.pollFully(dst, offset, length)) {
-        fill();
+        fill(Deadlines.bytes(length));
       }
     } catch (IOException e) {
       throw fail(e);
@@ -164,21 +176,28 @@ public final class SocketTransport implements Transport {
         if (n != -2) {
           return n;
         }
-        fill();
+        fill(Deadlines.ANY_BYTES);
       }
     } catch (IOException e) {
       throw fail(e);
     }
   }
 
-  private void fill() throws IOException {
+  /** Reads what the socket has, waiting up to the timeout for {@code awaited} (for its message). */
+  private void fill(String awaited) throws IOException {
     NonBlockingThread.checkMayBlock("a read");
-    long wait = Deadlines.waitNanos(timeout, sessionStartNanos, "read");
+    long wait;
+    try {
+      wait = Deadlines.waitNanos(timeout, sessionStartNanos, "read");
+    } catch (TransportTimeoutException e) {
+      throw Deadlines.readTimedOut(timeout, sessionStartNanos, 0L, awaited, inbound.describeUnread());
+    }
     try {
       socket.setSoTimeout(Deadlines.toSoTimeoutMillis(wait));
       inbound.readFrom(in, READ_CHUNK);
     } catch (SocketTimeoutException e) {
-      TransportTimeoutException t = Deadlines.timedOut(timeout, sessionStartNanos, wait, "read");
+      TransportTimeoutException t =
+          Deadlines.readTimedOut(timeout, sessionStartNanos, wait, awaited, inbound.describeUnread());
       t.initCause(e);
       throw t;
     } catch (SocketException e) {

@@ -35,12 +35,24 @@ public final class Timeout {
     this.sessionNanos = sessionNanos;
   }
 
-  /** Returns a timeout of {@code duration} per operation and no session deadline. */
+  /**
+   * Returns a timeout of {@code duration} per operation and no session deadline.
+   *
+   * @param duration the operation timeout, at least 0
+   * @param unit the unit of {@code duration}
+   * @return the timeout
+   */
   public static Timeout of(long duration, TimeUnit unit) {
     return NONE.withOperationTimeout(duration, unit);
   }
 
-  /** Returns a copy of this with each operation bounded by {@code duration}; 0 means none. */
+  /**
+   * Returns a copy of this with each operation bounded by {@code duration}; 0 means none.
+   *
+   * @param duration the operation timeout, at least 0
+   * @param unit the unit of {@code duration}
+   * @return a new timeout
+   */
   public Timeout withOperationTimeout(long duration, TimeUnit unit) {
     return new Timeout(toNanos("duration", duration, unit), sessionNanos);
   }
@@ -48,27 +60,47 @@ public final class Timeout {
   /**
    * Returns a copy of this whose transports must finish within {@code duration} of the start of
    * their connect; 0 means no deadline.
+   *
+   * @param duration the session deadline, at least 0
+   * @param unit the unit of {@code duration}
+   * @return a new timeout
    */
   public Timeout withSessionDeadline(long duration, TimeUnit unit) {
     return new Timeout(operationNanos, toNanos("duration", duration, unit));
   }
 
-  /** The per-operation timeout in nanoseconds, or 0 when there is none. */
+  /**
+   * The per-operation timeout in nanoseconds, or 0 when there is none.
+   *
+   * @return the operation timeout in nanoseconds
+   */
   public long operationTimeoutNanos() {
     return operationNanos;
   }
 
-  /** The session deadline, in nanoseconds after the connect starts, or 0 when there is none. */
+  /**
+   * The session deadline, in nanoseconds after the connect starts, or 0 when there is none.
+   *
+   * @return the session deadline in nanoseconds
+   */
   public long sessionDeadlineNanos() {
     return sessionNanos;
   }
 
-  /** True when this has an operation timeout. */
+  /**
+   * True when this has an operation timeout.
+   *
+   * @return true if each operation is bounded
+   */
   public boolean hasOperationTimeout() {
     return operationNanos != 0L;
   }
 
-  /** True when this has a session deadline. */
+  /**
+   * True when this has a session deadline.
+   *
+   * @return true if the whole session is bounded
+   */
   public boolean hasSessionDeadline() {
     return sessionNanos != 0L;
   }

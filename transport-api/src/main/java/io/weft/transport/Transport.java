@@ -60,10 +60,19 @@ public interface Transport extends Closeable {
    *
    * @throws LineTooLongException if no line end is found within {@code limit} bytes
    * @throws IllegalArgumentException if {@code limit < 0}
+   * @param limit the most bytes the line may take, without its line end
+   * @return the line without its line end, or null at a clean end of stream
    */
   String readLine(int limit) throws IOException;
 
-  /** As {@link #readLine(int)}, decoding with {@code charset}. */
+  /**
+   * As {@link #readLine(int)}, decoding with {@code charset}.
+   *
+   * @param limit the most bytes the line may take, without its line end
+   * @param charset the line's charset
+   * @return the line without its line end, or null at a clean end of stream
+   * @throws IOException as {@link #readLine(int)}
+   */
   String readLine(int limit, Charset charset) throws IOException;
 
   /**
@@ -73,10 +82,19 @@ public interface Transport extends Closeable {
    *
    * @throws LineTooLongException if no line end is found within {@code limit} bytes
    * @throws IllegalArgumentException if {@code limit < 0}
+   * @param limit the most bytes the line may take, without its line end
+   * @return the line without its line end
    */
   String readLineStrict(int limit) throws IOException;
 
-  /** As {@link #readLineStrict(int)}, decoding with {@code charset}. */
+  /**
+   * As {@link #readLineStrict(int)}, decoding with {@code charset}.
+   *
+   * @param limit the most bytes the line may take, without its line end
+   * @param charset the line's charset
+   * @return the line without its line end
+   * @throws IOException as {@link #readLineStrict(int)}
+   */
   String readLineStrict(int limit, Charset charset) throws IOException;
 
   /**
@@ -84,6 +102,9 @@ public interface Transport extends Closeable {
    *
    * @throws EOFException if the stream ends first, saying how many bytes came
    * @throws IndexOutOfBoundsException if the range does not fit {@code dst}
+   * @param dst where the bytes go
+   * @param offset the first index of {@code dst} to fill
+   * @param length how many bytes to read
    */
   void readFully(byte[] dst, int offset, int length) throws IOException;
 
@@ -92,6 +113,8 @@ public interface Transport extends Closeable {
    *
    * @throws EOFException if the stream ends first
    * @throws IllegalArgumentException if {@code byteCount < 0}
+   * @param byteCount how many bytes to read
+   * @return the bytes, a new array of {@code byteCount}
    */
   byte[] readBytes(int byteCount) throws IOException;
 
@@ -101,22 +124,55 @@ public interface Transport extends Closeable {
    * the stream. Returns 0 only when {@code length} is 0.
    *
    * @throws IndexOutOfBoundsException if the range does not fit {@code dst}
+   * @param dst where the bytes go
+   * @param offset the first index of {@code dst} to fill
+   * @param length the most bytes to read
+   * @return the number of bytes read, or -1 at the end of the stream
+   * @throws IOException if the read times out or the transport fails
    */
   int read(byte[] dst, int offset, int length) throws IOException;
 
-  /** Buffers {@code src[offset..offset+length)} for sending. */
+  /**
+   * Buffers {@code src[offset..offset+length)} for sending.
+   *
+   * @param src the bytes
+   * @param offset the first byte to send
+   * @param length how many bytes to send
+   * @throws IOException if the transport is closed or has failed
+   */
   void write(byte[] src, int offset, int length) throws IOException;
 
-  /** Buffers all of {@code src} for sending. */
+  /**
+   * Buffers all of {@code src} for sending.
+   *
+   * @param src the bytes
+   * @throws IOException if the transport is closed or has failed
+   */
   void write(byte[] src) throws IOException;
 
-  /** Buffers {@code text} encoded as UTF-8. */
+  /**
+   * Buffers {@code text} encoded as UTF-8.
+   *
+   * @param text the text
+   * @throws IOException if the transport is closed or has failed
+   */
   void write(String text) throws IOException;
 
-  /** Buffers {@code text} encoded with {@code charset}. */
+  /**
+   * Buffers {@code text} encoded with {@code charset}.
+   *
+   * @param text the text
+   * @param charset the charset to encode {@code text} with
+   * @throws IOException if the transport is closed or has failed
+   */
   void write(String text, Charset charset) throws IOException;
 
-  /** Buffers {@code line} encoded as UTF-8, followed by CRLF. */
+  /**
+   * Buffers {@code line} encoded as UTF-8, followed by CRLF.
+   *
+   * @param line the line, without its line end
+   * @throws IOException if the transport is closed or has failed
+   */
   void writeLine(String line) throws IOException;
 
   /**
@@ -125,19 +181,31 @@ public interface Transport extends Closeable {
    * loses none of it, and a failure to send it is thrown here, not at a later operation. This
    * holds in every mode, including continuations resumed on a transport's I/O thread, where the
    * wait ends in the same turn of the I/O thread's loop that writes the bytes.
+   *
+   * @throws IOException if the send times out or the transport fails
    */
   void flush() throws IOException;
 
-  /** This transport's timeouts. */
+  /**
+   * This transport's timeouts.
+   *
+   * @return the timeouts
+   */
   Timeout timeout();
 
   /**
    * Replaces this transport's timeouts. The session deadline is still measured from the start
    * of the connect.
+   *
+   * @param timeout the new timeouts
    */
   void timeout(Timeout timeout);
 
-  /** True until this transport is closed, by {@link #close()}, a timeout or a failure. */
+  /**
+   * True until this transport is closed, by {@link #close()}, a timeout or a failure.
+   *
+   * @return true if this transport is open
+   */
   boolean isOpen();
 
   /**

@@ -9,10 +9,21 @@ import java.io.IOException;
 public class TransportClosedException extends IOException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * Creates the exception.
+   *
+   * @param message why the transport is closed
+   */
   public TransportClosedException(String message) {
     super(message);
   }
 
+  /**
+   * Creates the exception with what closed the transport.
+   *
+   * @param message why the transport is closed
+   * @param cause the failure or timeout that closed the transport
+   */
   public TransportClosedException(String message, Throwable cause) {
     super(message, cause);
   }

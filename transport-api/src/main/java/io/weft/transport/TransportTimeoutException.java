@@ -9,6 +9,11 @@ import java.net.SocketTimeoutException;
 public class TransportTimeoutException extends SocketTimeoutException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * Creates the exception.
+   *
+   * @param message the operation, the limit that ran out and what was read so far
+   */
   public TransportTimeoutException(String message) {
     super(message);
   }

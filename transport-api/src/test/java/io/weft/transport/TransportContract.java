@@ -277,6 +277,42 @@ public abstract class TransportContract {
   }
 
   @Test
+  public void lineReadTimeoutNamesTheOperationTheLimitAndWhatArrived() throws Exception {
+    Transport transport = connect(Timeout.of(200, TimeUnit.MILLISECONDS));
+    Peer.Connection server = peer.accept(PEER_WAIT);
+    // One write: the partial reply arrives with the line before it, so it is buffered when the
+    // timeout fires.
+    server.send("+OK\r\n+PON".getBytes(UTF_8));
+    assertEquals("+OK", transport.readLineStrict(512));
+    TransportTimeoutException e = assertThrows(TransportTimeoutException.class, () -> transport.readLineStrict(512));
+    assertEquals("read timed out after 200 ms waiting for a line (limit 512 bytes); 4 bytes read so far: \"+PON\"",
+        e.getMessage());
+    server.close();
+  }
+
+  @Test
+  public void exactReadTimeoutNamesTheByteCountAndQuotesWhatArrived() throws Exception {
+    Transport transport = connect(Timeout.of(200, TimeUnit.MILLISECONDS));
+    Peer.Connection server = peer.accept(PEER_WAIT);
+    server.send("ok\nab\u00e9".getBytes(UTF_8));
+    assertEquals("ok", transport.readLineStrict(10));
+    TransportTimeoutException e = assertThrows(TransportTimeoutException.class, () -> transport.readBytes(10));
+    assertEquals("read timed out after 200 ms waiting for 10 bytes; 4 bytes read so far: \"ab\\xc3\\xa9\"",
+        e.getMessage());
+    server.close();
+  }
+
+  @Test
+  public void readTimeoutWithNothingBufferedSaysNothingArrived() throws Exception {
+    Transport transport = connect(Timeout.of(200, TimeUnit.MILLISECONDS));
+    Peer.Connection server = peer.accept(PEER_WAIT);
+    TransportTimeoutException e =
+        assertThrows(TransportTimeoutException.class, () -> transport.read(new byte[8], 0, 8));
+    assertEquals("read timed out after 200 ms waiting for any bytes; nothing read so far", e.getMessage());
+    server.close();
+  }
+
+  @Test
   public void sessionDeadlineBoundsTheWholeSession() throws Exception {
     Timeout timeout = Timeout.of(5, TimeUnit.SECONDS).withSessionDeadline(300, TimeUnit.MILLISECONDS);
     Transport transport = connect(timeout);
@@ -286,7 +322,8 @@ public abstract class TransportContract {
     TransportTimeoutException e = assertThrows(TransportTimeoutException.class, () -> transport.readLineStrict(10));
     // The deadline (300 ms from connect) fired, not the 5 s per-operation timeout: the message
     // names the timer, so no wall-clock bound is needed to tell them apart.
-    assertTrue(e.getMessage().contains("session deadline of 300 ms"), e.getMessage());
+    assertEquals("read timed out: session deadline of 300 ms passed waiting for a line (limit 10 bytes); "
+        + "nothing read so far", e.getMessage());
     assertFalse(transport.isOpen());
     server.close();
   }

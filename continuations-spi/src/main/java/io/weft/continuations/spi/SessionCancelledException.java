@@ -10,6 +10,11 @@ import java.io.InterruptedIOException;
 public final class SessionCancelledException extends InterruptedIOException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * Creates the exception with the reason the session was cancelled, as its message.
+   *
+   * @param message why the session was cancelled
+   */
   public SessionCancelledException(String message) {
     super(message);
   }

@@ -58,6 +58,7 @@ public final class Suspend {
    * @throws Error the runtime's {@code NotInstrumentedError} if the session would suspend
    *     through a frame that was not rewritten
    * @throws IllegalArgumentException if {@code timeoutNanos < 0}
+   * @param registration registers the wake-up with whatever the session waits for
    */
   @continuable
   public static boolean await(WaitRegistration registration, long timeoutNanos) throws IOException {

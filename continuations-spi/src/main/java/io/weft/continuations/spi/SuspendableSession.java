@@ -28,6 +28,9 @@ public interface SuspendableSession {
    *     checks (a recorder still capturing means a frame swallowed an earlier suspend)
    * @throws SessionCancelledException if the session's run was cancelled
    * @throws IOException or an {@link Error} of the runtime's, if the session cannot suspend here
+   * @param registration registers the wake-up with whatever the session waits for
+   * @param timeoutNanos the longest wait in nanoseconds, or {@code Long.MAX_VALUE} for no limit
+   * @return the armed wait, which settles on the wake-up or the timeout
    */
   PendingWait arm(StackRecorder recorder, WaitRegistration registration, long timeoutNanos)
       throws IOException;
@@ -38,7 +41,11 @@ public interface SuspendableSession {
   /** One wait armed by {@link SuspendableSession#arm}. */
   interface PendingWait {
 
-    /** True when the wait ended before the session had to suspend (woken inline, or a poll). */
+    /**
+     * True when the wait ended before the session had to suspend (woken inline, or a poll).
+     *
+     * @return true once the wait has been woken, timed out or cancelled
+     */
     boolean isSettled();
 
     /**
@@ -46,6 +53,7 @@ public interface SuspendableSession {
      * was not woken).
      *
      * @throws SessionCancelledException if the wait ended because the session was cancelled
+     * @return true if the wait was woken, false if it timed out
      */
     boolean result() throws SessionCancelledException;
   }

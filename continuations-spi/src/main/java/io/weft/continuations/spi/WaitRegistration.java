@@ -20,6 +20,10 @@ package io.weft.continuations.spi;
 @FunctionalInterface
 public interface WaitRegistration {
 
-  /** Arranges for {@code wakeUp} to be run when the awaited condition may hold. */
+  /**
+   * Arranges for {@code wakeUp} to be run when the awaited condition may hold.
+   *
+   * @param wakeUp the action to run, once, when the awaited event happens
+   */
   void register(Runnable wakeUp);
 }

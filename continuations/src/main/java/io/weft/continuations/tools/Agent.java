@@ -46,6 +46,7 @@ public final class Agent {
    * @param args comma-separated package names
    * @throws IllegalArgumentException if there are none, or one covers Weft's runtime, JavaFlow
    *     or the JDK (the JVM then refuses to start)
+   * @param instrumentation the JVM's instrumentation, to which the rewriting transformer is added
    */
   public static void premain(String args, Instrumentation instrumentation) {
     List<String> packages = new ArrayList<>();

@@ -73,6 +73,12 @@ public final class Rewrite {
     }
   }
 
+  /**
+   * Runs the tool from the command line; a build that runs it fails when it refuses.
+   *
+   * @param args the command line, as {@link #run} reads it
+   * @throws Refused when {@link #run} does not return 0
+   */
   public static void main(String[] args) {
     if (run(Arrays.asList(args), System.out, System.err) != 0) {
       throw new Refused("weft rewrite refused: see the messages above");
@@ -84,6 +90,9 @@ public final class Rewrite {
    *
    * @return 0 when done, 1 when refused (problems found, nothing to rewrite, the class path
    *     lacks the Transport API), 2 on a usage error
+   * @param args the command line: {@code --classes}, {@code --output}, {@code --packages} and the options the usage lists
+   * @param out where the summary goes
+   * @param err where problems and usage errors go
    */
   public static int run(List<String> args, PrintStream out, PrintStream err) {
     Path classes = null;

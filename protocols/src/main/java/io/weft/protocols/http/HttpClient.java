@@ -60,12 +60,25 @@ public final class HttpClient {
   /** Header bytes still allowed in the response being read. */
   private int headerBudget;
 
-  /** A client sending {@code Host: host} (a host, or host:port), with the default limits. */
+  /**
+   * A client sending {@code Host: host} (a host, or host:port), with the default limits.
+   *
+   * @param transport the connection, which stays the caller's to close
+   * @param host the {@code Host} header's value
+   */
   public HttpClient(Transport transport, String host) {
     this(transport, host, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_BODY_BYTES);
   }
 
-  /** A client with the given limits, in bytes. */
+  /**
+   * A client with the given limits, in bytes.
+   *
+   * @param transport the connection, which stays the caller's to close
+   * @param host the {@code Host} header's value
+   * @param maxLineBytes the longest status, header or chunk-size line, in bytes
+   * @param maxHeaderBytes the largest header section, in bytes
+   * @param maxBodyBytes the largest body, in bytes
+   */
   public HttpClient(Transport transport, String host, int maxLineBytes, int maxHeaderBytes, int maxBodyBytes) {
     if (transport == null) {
       throw new IllegalArgumentException("transport == null");
@@ -89,22 +102,50 @@ public final class HttpClient {
     this.maxBodyBytes = maxBodyBytes;
   }
 
-  /** GET {@code target} with no extra headers. */
+  /**
+   * GET {@code target} with no extra headers.
+   *
+   * @param target the request target, such as {@code /index.html}
+   * @return the response, read in full
+   * @throws IOException if the transport fails or the response is malformed, as {@link #execute} says
+   */
   public HttpResponse get(String target) throws IOException {
     return execute("GET", target, null, null);
   }
 
-  /** GET {@code target} with {@code headers}. */
+  /**
+   * GET {@code target} with {@code headers}.
+   *
+   * @param target the request target, such as {@code /index.html}
+   * @param headers extra request headers, or null
+   * @return the response, read in full
+   * @throws IOException if the transport fails or the response is malformed, as {@link #execute} says
+   */
   public HttpResponse get(String target, HttpHeaders headers) throws IOException {
     return execute("GET", target, headers, null);
   }
 
-  /** HEAD {@code target} with {@code headers} (may be null); the response has no body. */
+  /**
+   * HEAD {@code target} with {@code headers} (may be null); the response has no body.
+   *
+   * @param target the request target, such as {@code /index.html}
+   * @param headers extra request headers, or null
+   * @return the response, with no body
+   * @throws IOException if the transport fails or the response is malformed, as {@link #execute} says
+   */
   public HttpResponse head(String target, HttpHeaders headers) throws IOException {
     return execute("HEAD", target, headers, null);
   }
 
-  /** POST {@code body} to {@code target} with {@code headers} (may be null). */
+  /**
+   * POST {@code body} to {@code target} with {@code headers} (may be null).
+   *
+   * @param target the request target, such as {@code /form}
+   * @param headers extra request headers, or null
+   * @param body the request body
+   * @return the response, read in full
+   * @throws IOException if the transport fails or the response is malformed, as {@link #execute} says
+   */
   public HttpResponse post(String target, HttpHeaders headers, byte[] body) throws IOException {
     return execute("POST", target, headers, body == null ? EMPTY : body);
   }
@@ -118,6 +159,9 @@ public final class HttpClient {
    * @throws ProtocolViolationException if the response is malformed or over a limit
    * @throws java.io.EOFException if the server closes before the response is complete
    * @throws IllegalStateException if the connection may not be reused (see the class javadoc)
+   * @param method the request method, such as {@code GET}
+   * @param target the request target, such as {@code /index.html}
+   * @return the response, read in full
    */
   public HttpResponse execute(String method, String target, HttpHeaders headers, byte[] body) throws IOException {
     if (method == null || !HttpHeaders.isToken(method)) {
@@ -141,7 +185,11 @@ public final class HttpClient {
     }
   }
 
-  /** True while the connection may carry another request. */
+  /**
+   * True while the connection may carry another request.
+   *
+   * @return true if another request may be sent on this connection
+   */
   public boolean isReusable() {
     return state == STATE_IDLE;
   }

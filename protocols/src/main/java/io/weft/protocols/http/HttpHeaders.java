@@ -22,7 +22,12 @@ public final class HttpHeaders {
     this.readOnly = readOnly;
   }
 
-  /** Shorthand for {@code new HttpHeaders().add(name, value)...} from name, value pairs. */
+  /**
+   * Shorthand for {@code new HttpHeaders().add(name, value)...} from name, value pairs.
+   *
+   * @param namesAndValues names and values in turn: name, value, name, value
+   * @return a new, modifiable list
+   */
   public static HttpHeaders of(String... namesAndValues) {
     if (namesAndValues.length % 2 != 0) {
       throw new IllegalArgumentException("odd number of names and values: " + namesAndValues.length);
@@ -38,6 +43,10 @@ public final class HttpHeaders {
    * Appends a field. The name must be an HTTP token; the value is sent as ISO-8859-1, so it may
    * hold only characters up to U+00FF, and never CR, LF or NUL, which would let a value smuggle
    * in a header or a request of its own.
+   *
+   * @param name the field name, a token
+   * @param value the field value
+   * @return this list
    */
   public HttpHeaders add(String name, String value) {
     if (readOnly) {
@@ -61,22 +70,41 @@ public final class HttpHeaders {
     return new HttpHeaders(List.copyOf(namesAndValues), true);
   }
 
-  /** The number of fields. */
+  /**
+   * The number of fields.
+   *
+   * @return the number of fields
+   */
   public int size() {
     return namesAndValues.size() / 2;
   }
 
-  /** The name of field {@code index}, as sent. */
+  /**
+   * The name of field {@code index}, as sent.
+   *
+   * @param index the field's position, from 0
+   * @return the field's name
+   */
   public String name(int index) {
     return namesAndValues.get(index * 2);
   }
 
-  /** The value of field {@code index}, without surrounding whitespace. */
+  /**
+   * The value of field {@code index}, without surrounding whitespace.
+   *
+   * @param index the field's position, from 0
+   * @return the field's value
+   */
   public String value(int index) {
     return namesAndValues.get(index * 2 + 1);
   }
 
-  /** The value of the first field called {@code name}, or null. */
+  /**
+   * The value of the first field called {@code name}, or null.
+   *
+   * @param name the field name, in any case
+   * @return the value, or null if there is no such field
+   */
   public String get(String name) {
     for (int i = 0; i < namesAndValues.size(); i += 2) {
       if (namesAndValues.get(i).equalsIgnoreCase(name)) {
@@ -86,7 +114,12 @@ public final class HttpHeaders {
     return null;
   }
 
-  /** The values of every field called {@code name}, in order. */
+  /**
+   * The values of every field called {@code name}, in order.
+   *
+   * @param name the field name, in any case
+   * @return the values; empty if there is no such field
+   */
   public List<String> values(String name) {
     List<String> values = new ArrayList<>(2);
     for (int i = 0; i < namesAndValues.size(); i += 2) {
@@ -100,6 +133,10 @@ public final class HttpHeaders {
   /**
    * True if some field called {@code name} lists {@code token} among its comma-separated
    * values, ignoring case ({@code Connection: keep-alive, close} has {@code close}).
+   *
+   * @param name the field name, in any case
+   * @param token the token to look for, in any case
+   * @return true if one of the fields' comma-separated elements is {@code token}
    */
   public boolean hasToken(String name, String token) {
     for (int i = 0; i < namesAndValues.size(); i += 2) {

@@ -18,37 +18,65 @@ public final class HttpResponse {
     this.body = body;
   }
 
-  /** {@code HTTP/1.1} or {@code HTTP/1.0}. */
+  /**
+   * {@code HTTP/1.1} or {@code HTTP/1.0}.
+   *
+   * @return the HTTP version of the status line
+   */
   public String version() {
     return version;
   }
 
-  /** The status code, 100 to 999. */
+  /**
+   * The status code, 100 to 999.
+   *
+   * @return the status code
+   */
   public int status() {
     return status;
   }
 
-  /** The reason phrase; may be empty. */
+  /**
+   * The reason phrase; may be empty.
+   *
+   * @return the reason phrase
+   */
   public String reason() {
     return reason;
   }
 
-  /** The header fields, read-only. */
+  /**
+   * The header fields, read-only.
+   *
+   * @return the header fields
+   */
   public HttpHeaders headers() {
     return headers;
   }
 
-  /** The body, decoded from its transfer framing (empty for HEAD, 204 and 304). A copy. */
+  /**
+   * The body, decoded from its transfer framing (empty for HEAD, 204 and 304). A copy.
+   *
+   * @return a copy of the body
+   */
   public byte[] body() {
     return body.clone();
   }
 
-  /** The body's length in bytes. */
+  /**
+   * The body's length in bytes.
+   *
+   * @return the body's length in bytes
+   */
   public int bodyLength() {
     return body.length;
   }
 
-  /** The body decoded as UTF-8. */
+  /**
+   * The body decoded as UTF-8.
+   *
+   * @return the body as a string
+   */
   public String bodyUtf8() {
     return new String(body, StandardCharsets.UTF_8);
   }

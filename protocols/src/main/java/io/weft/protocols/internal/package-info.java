@@ -1,4 +1,5 @@
 /**
- * Parsing plumbing shared by Weft's protocol clients. Not API: it may change without notice.
+ * Parsing plumbing shared by Weft's protocol clients. Not API: it may change without
+ * notice. Left out of the published javadoc and of doclint's check.
  */
 package io.weft.protocols.internal;

@@ -63,12 +63,23 @@ public final class RedisClient {
   private int pending;
   private String brokenBy;
 
-  /** A client with the default limits. */
+  /**
+   * A client with the default limits.
+   *
+   * @param transport the connection, which stays the caller's to close
+   */
   public RedisClient(Transport transport) {
     this(transport, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_BULK_BYTES, DEFAULT_MAX_ARRAY_LENGTH);
   }
 
-  /** A client with the given limits on reply lines, bulk strings and arrays. */
+  /**
+   * A client with the given limits on reply lines, bulk strings and arrays.
+   *
+   * @param transport the connection, which stays the caller's to close
+   * @param maxLineBytes the longest status, error or length line, in bytes
+   * @param maxBulkBytes the largest bulk string, in bytes
+   * @param maxArrayLength the most elements in one array
+   */
   public RedisClient(Transport transport, int maxLineBytes, int maxBulkBytes, int maxArrayLength) {
     if (transport == null) {
       throw new IllegalArgumentException("transport == null");
@@ -95,6 +106,8 @@ public final class RedisClient {
    * @throws ProtocolViolationException if the reply is malformed or over a limit
    * @throws IllegalStateException if replies to {@link #send} are still unread, or the client
    *     is broken
+   * @param args the command and its arguments, such as {@code "SET", "k", "v"}
+   * @return the reply
    */
   public Object call(String... args) throws IOException {
     checkNothingPending("call");
@@ -103,7 +116,13 @@ public final class RedisClient {
     return readReply();
   }
 
-  /** As {@link #call(String...)}, with binary arguments. */
+  /**
+   * As {@link #call(String...)}, with binary arguments.
+   *
+   * @param args the command and its arguments
+   * @return the reply
+   * @throws IOException as {@link #call(String...)}
+   */
   public Object call(byte[]... args) throws IOException {
     checkNothingPending("call");
     send(args);
@@ -115,6 +134,8 @@ public final class RedisClient {
    * Sends a command that answers with an integer ({@code INCR}, {@code DEL}) and returns it.
    *
    * @throws ProtocolViolationException if the reply is of another type
+   * @param args the command and its arguments
+   * @return the integer reply
    */
   public long callLong(String... args) throws IOException {
     Object reply = call(args);
@@ -130,6 +151,8 @@ public final class RedisClient {
    * {@code null}.
    *
    * @throws ProtocolViolationException if the reply is an integer or an array
+   * @param args the command and its arguments
+   * @return the string reply, or null
    */
   public String callString(String... args) throws IOException {
     Object reply = call(args);
@@ -145,6 +168,9 @@ public final class RedisClient {
   /**
    * Buffers one command without flushing it or reading its reply: the first half of a
    * pipeline. Read the replies, in order, with {@link #readReply()} after {@link #flush()}.
+   *
+   * @param args the command and its arguments
+   * @throws IOException if the transport fails
    */
   public void send(String... args) throws IOException {
     checkArgs(args == null ? 0 : args.length);
@@ -165,7 +191,12 @@ public final class RedisClient {
     state = STATE_PENDING;
   }
 
-  /** As {@link #send(String...)}, with binary arguments. */
+  /**
+   * As {@link #send(String...)}, with binary arguments.
+   *
+   * @param args the command and its arguments
+   * @throws IOException if the transport fails
+   */
   public void send(byte[]... args) throws IOException {
     checkArgs(args == null ? 0 : args.length);
     for (byte[] arg : args) {
@@ -184,13 +215,21 @@ public final class RedisClient {
     state = STATE_PENDING;
   }
 
-  /** Sends every buffered command. */
+  /**
+   * Sends every buffered command.
+   *
+   * @throws IOException if the transport fails
+   */
   public void flush() throws IOException {
     checkUsable();
     transport.flush();
   }
 
-  /** Commands sent whose replies have not been read yet. */
+  /**
+   * Commands sent whose replies have not been read yet.
+   *
+   * @return the number of replies still to read
+   */
   public int pendingReplies() {
     return pending;
   }
@@ -200,6 +239,7 @@ public final class RedisClient {
    *
    * @throws RedisErrorException if that reply is an error
    * @throws IllegalStateException if no reply is pending
+   * @return the reply, typed as the class javadoc says
    */
   public Object readReply() throws IOException {
     Object reply = readPendingReply();
@@ -213,6 +253,10 @@ public final class RedisClient {
   /**
    * Sends every command in {@code commands} in one flush, then reads as many replies. An error
    * reply is returned in its place as a {@link RedisErrorException}, not thrown.
+   *
+   * @param commands the commands, each the command and its arguments
+   * @return the replies, in command order
+   * @throws IOException if the transport fails or a reply is malformed
    */
   public List<Object> pipeline(List<String[]> commands) throws IOException {
     checkNothingPending("pipeline");

@@ -13,11 +13,20 @@ import java.io.IOException;
 public class RedisErrorException extends IOException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * Creates the exception from an error reply.
+   *
+   * @param serverMessage the error reply's text, after the {@code -}
+   */
   public RedisErrorException(String serverMessage) {
     super(serverMessage);
   }
 
-  /** The error's first word, by Redis convention its kind: {@code ERR}, {@code WRONGTYPE}. */
+  /**
+   * The error's first word, by Redis convention its kind: {@code ERR}, {@code WRONGTYPE}.
+   *
+   * @return the error's first word, such as {@code ERR}
+   */
   public String errorCode() {
     String message = getMessage();
     int space = message.indexOf(' ');

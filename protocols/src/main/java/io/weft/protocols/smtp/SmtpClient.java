@@ -52,12 +52,21 @@ public final class SmtpClient {
   private String brokenBy;
   private List<String> extensions = List.of();
 
-  /** A client with the default line limit. */
+  /**
+   * A client with the default line limit.
+   *
+   * @param transport the connection, which stays the caller's to close
+   */
   public SmtpClient(Transport transport) {
     this(transport, DEFAULT_MAX_LINE_BYTES);
   }
 
-  /** A client accepting reply lines of at most {@code maxLineBytes} bytes. */
+  /**
+   * A client accepting reply lines of at most {@code maxLineBytes} bytes.
+   *
+   * @param transport the connection, which stays the caller's to close
+   * @param maxLineBytes the longest reply line, in bytes, at least 3
+   */
   public SmtpClient(Transport transport, int maxLineBytes) {
     if (transport == null) {
       throw new IllegalArgumentException("transport == null");
@@ -69,7 +78,12 @@ public final class SmtpClient {
     this.maxLineBytes = maxLineBytes;
   }
 
-  /** Reads the server's greeting, which must be 2xx (220). */
+  /**
+   * Reads the server's greeting, which must be 2xx (220).
+   *
+   * @return the greeting
+   * @throws IOException a {@link SmtpReplyException} if the greeting is not 2xx, or the transport fails
+   */
   public SmtpReply greeting() throws IOException {
     expectState("greeting", STATE_CONNECTED);
     SmtpReply reply = expect("greeting", readReplyOrBreak(), 2);
@@ -80,6 +94,10 @@ public final class SmtpClient {
   /**
    * Says {@code EHLO domain}; if the server rejects EHLO as unknown (5xx), says
    * {@code HELO domain} instead. Returns the accepted reply.
+   *
+   * @param domain the client's domain, for the greeting
+   * @return the accepted reply
+   * @throws IOException a {@link SmtpReplyException} if both are refused, or the transport fails
    */
   public SmtpReply hello(String domain) throws IOException {
     checkArgument("domain", domain);
@@ -103,12 +121,20 @@ public final class SmtpClient {
   /**
    * The extension lines of the EHLO reply ({@code SIZE 10240000}, {@code 8BITMIME}); empty
    * after a HELO fallback.
+   *
+   * @return the extension lines, without the reply code
    */
   public List<String> extensions() {
     return extensions;
   }
 
-  /** Starts a mail transaction: {@code MAIL FROM:<reversePath>}; empty for the null sender. */
+  /**
+   * Starts a mail transaction: {@code MAIL FROM:<reversePath>}; empty for the null sender.
+   *
+   * @param reversePath the sender's address, without angle brackets; empty for the null sender
+   * @return the accepted reply
+   * @throws IOException a {@link SmtpReplyException} if the server refuses, or the transport fails
+   */
   public SmtpReply mailFrom(String reversePath) throws IOException {
     checkPath("reversePath", reversePath);
     expectState("MAIL", STATE_READY);
@@ -117,7 +143,13 @@ public final class SmtpClient {
     return reply;
   }
 
-  /** Adds a recipient: {@code RCPT TO:<forwardPath>}. Call once per recipient. */
+  /**
+   * Adds a recipient: {@code RCPT TO:<forwardPath>}. Call once per recipient.
+   *
+   * @param forwardPath the recipient's address, without angle brackets
+   * @return the accepted reply
+   * @throws IOException a {@link SmtpReplyException} if the server refuses, or the transport fails
+   */
   public SmtpReply rcptTo(String forwardPath) throws IOException {
     checkPath("forwardPath", forwardPath);
     if (forwardPath.isEmpty()) {
@@ -134,6 +166,10 @@ public final class SmtpClient {
    * normalised to CRLF (a bare LF or bare CR becomes CRLF), a line starting with '.' gets
    * another, and a final CRLF is added when the message lacks one. Returns the server's
    * acceptance; a refusal ends the transaction either way.
+   *
+   * @param message the message, headers and body
+   * @return the server's acceptance
+   * @throws IOException a {@link SmtpReplyException} if the server refuses, or the transport fails
    */
   public SmtpReply data(byte[] message) throws IOException {
     if (message == null) {
@@ -153,12 +189,26 @@ public final class SmtpClient {
     return expect("DATA", readReplyOrBreak(), 2);
   }
 
-  /** As {@link #data(byte[])}, with the message encoded as UTF-8. */
+  /**
+   * As {@link #data(byte[])}, with the message encoded as UTF-8.
+   *
+   * @param message the message, headers and body
+   * @return the server's acceptance
+   * @throws IOException a {@link SmtpReplyException} if the server refuses, or the transport fails
+   */
   public SmtpReply data(String message) throws IOException {
     return data(message.getBytes(StandardCharsets.UTF_8));
   }
 
-  /** Sends one message: MAIL FROM, RCPT TO for each recipient, DATA. */
+  /**
+   * Sends one message: MAIL FROM, RCPT TO for each recipient, DATA.
+   *
+   * @param reversePath the sender's address; empty for the null sender
+   * @param forwardPaths the recipients' addresses, at least one
+   * @param message the message, headers and body
+   * @return the server's acceptance of the message
+   * @throws IOException a {@link SmtpReplyException} if the server refuses a step, or the transport fails
+   */
   public SmtpReply send(String reversePath, List<String> forwardPaths, byte[] message) throws IOException {
     if (forwardPaths.isEmpty()) {
       throw new IllegalArgumentException("no recipients");
@@ -170,7 +220,12 @@ public final class SmtpClient {
     return data(message);
   }
 
-  /** Aborts the current transaction, if any: {@code RSET}. */
+  /**
+   * Aborts the current transaction, if any: {@code RSET}.
+   *
+   * @return the server's reply
+   * @throws IOException a {@link SmtpReplyException} if the server refuses, or the transport fails
+   */
   public SmtpReply rset() throws IOException {
     expectState("RSET", STATE_READY, STATE_MAIL, STATE_RCPT);
     SmtpReply reply = expect("RSET", command("RSET"), 2);
@@ -178,7 +233,12 @@ public final class SmtpClient {
     return reply;
   }
 
-  /** Ends the session: {@code QUIT}, which the server answers with 221. */
+  /**
+   * Ends the session: {@code QUIT}, which the server answers with 221.
+   *
+   * @return the server's reply
+   * @throws IOException a {@link SmtpReplyException} if the server refuses, or the transport fails
+   */
   public SmtpReply quit() throws IOException {
     expectState("QUIT", STATE_GREETED, STATE_READY, STATE_MAIL, STATE_RCPT);
     SmtpReply reply = expect("QUIT", command("QUIT"), 2);

@@ -12,22 +12,38 @@ public final class SmtpReply {
     this.lines = List.copyOf(lines);
   }
 
-  /** The reply code, 200 to 599. */
+  /**
+   * The reply code, 200 to 599.
+   *
+   * @return the reply code
+   */
   public int code() {
     return code;
   }
 
-  /** The reply's class: its first digit (2 positive, 3 intermediate, 4 transient, 5 permanent). */
+  /**
+   * The reply's class: its first digit (2 positive, 3 intermediate, 4 transient, 5 permanent).
+   *
+   * @return the first digit of the code
+   */
   public int codeClass() {
     return code / 100;
   }
 
-  /** The text of each line, without code and separator; one (maybe empty) entry at least. */
+  /**
+   * The text of each line, without code and separator; one (maybe empty) entry at least.
+   *
+   * @return the lines' text
+   */
   public List<String> lines() {
     return lines;
   }
 
-  /** The lines' text joined with LF. */
+  /**
+   * The lines' text joined with LF.
+   *
+   * @return the text
+   */
   public String text() {
     return String.join("\n", lines);
   }

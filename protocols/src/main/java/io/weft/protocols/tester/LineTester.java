@@ -25,6 +25,8 @@ public final class LineTester {
   private final LongConsumer exchangeLatency;
 
   /**
+   * A tester over {@code transport}.
+   *
    * @param transport an open transport to an echo server
    * @param session what names this session in the lines sent
    */
@@ -33,6 +35,8 @@ public final class LineTester {
   }
 
   /**
+   * A tester over {@code transport} that reports each exchange's start to a latency probe.
+   *
    * @param transport an open transport to an echo server
    * @param session what names this session in the lines sent
    * @param exchangeLatency told each transaction's start ({@link System#nanoTime()}) once its
@@ -61,6 +65,7 @@ public final class LineTester {
    * @throws java.io.EOFException if the server closes before a reply
    * @throws IOException if the transport fails or times out
    * @throws IllegalArgumentException if {@code transactions < 0}
+   * @param transactions how many transactions to run
    */
   public int run(int transactions) throws IOException {
     if (transactions < 0) {

@@ -14,6 +14,8 @@ public final class LineTesterTask implements SessionTask<Integer> {
   private final LongConsumer exchangeLatency;
 
   /**
+   * A task that runs {@code transactions} transactions per session.
+   *
    * @param transactions write-and-read-back transactions per session
    * @throws IllegalArgumentException if {@code transactions < 0}
    */
@@ -22,6 +24,8 @@ public final class LineTesterTask implements SessionTask<Integer> {
   }
 
   /**
+   * A task that also reports each transaction's start to a latency probe.
+   *
    * @param transactions write-and-read-back transactions per session
    * @param exchangeLatency told each transaction's start ({@link System#nanoTime()}) once its
    *     reply has been checked, from every session
@@ -38,7 +42,11 @@ public final class LineTesterTask implements SessionTask<Integer> {
     this.exchangeLatency = exchangeLatency;
   }
 
-  /** Transactions per session. */
+  /**
+   * Transactions per session.
+   *
+   * @return the transactions each session runs
+   */
   public int transactions() {
     return transactions;
   }

@@ -23,7 +23,7 @@ public final class Deadlines {
     if (timeout.hasSessionDeadline()) {
       long left = sessionStartNanos + timeout.sessionDeadlineNanos() - System.nanoTime();
       if (left <= 0L) {
-        throw sessionExpired(timeout, what);
+        throw sessionExpired(timeout, what, "");
       }
       wait = Math.min(wait, left);
     }
@@ -33,16 +33,49 @@ public final class Deadlines {
   /** The exception for a wait of {@code waitedNanos} that ran out while doing {@code what}. */
   public static TransportTimeoutException timedOut(
       Timeout timeout, long sessionStartNanos, long waitedNanos, String what) {
-    if (timeout.hasSessionDeadline()
-        && System.nanoTime() - sessionStartNanos >= timeout.sessionDeadlineNanos()) {
-      return sessionExpired(timeout, what);
-    }
-    return new TransportTimeoutException(what + " timed out after " + describe(waitedNanos));
+    return timedOut(timeout, sessionStartNanos, waitedNanos, what, null);
   }
 
-  private static TransportTimeoutException sessionExpired(Timeout timeout, String what) {
+  /**
+   * The exception for a read that ran out of time: {@code read timed out after 2 s waiting for a
+   * line (limit 512 bytes); 17 bytes read so far: "+PONG..."}, or, past the session deadline,
+   * {@code read timed out: session deadline of 5 s passed waiting for ...}. The message starts as
+   * every timeout's does, so that callers matching on the start still match.
+   *
+   * @param awaited what the read waited for: {@link #line}, {@link #bytes} or {@link #ANY_BYTES}
+   * @param unread what arrived and was not taken, as {@link InboundBuffer#describeUnread()} says
+   */
+  public static TransportTimeoutException readTimedOut(
+      Timeout timeout, long sessionStartNanos, long waitedNanos, String awaited, String unread) {
+    return timedOut(timeout, sessionStartNanos, waitedNanos, "read", "waiting for " + awaited + "; " + unread);
+  }
+
+  /** What a line read waits for, for {@link #readTimedOut}. */
+  public static String line(int limit) {
+    return "a line (limit " + limit + " bytes)";
+  }
+
+  /** What a read of exactly {@code count} bytes waits for, for {@link #readTimedOut}. */
+  public static String bytes(int count) {
+    return count + (count == 1 ? " byte" : " bytes");
+  }
+
+  /** What a read of whatever comes waits for, for {@link #readTimedOut}. */
+  public static final String ANY_BYTES = "any bytes";
+
+  private static TransportTimeoutException timedOut(
+      Timeout timeout, long sessionStartNanos, long waitedNanos, String what, String detail) {
+    String tail = detail == null ? "" : " " + detail;
+    if (timeout.hasSessionDeadline()
+        && System.nanoTime() - sessionStartNanos >= timeout.sessionDeadlineNanos()) {
+      return sessionExpired(timeout, what, tail);
+    }
+    return new TransportTimeoutException(what + " timed out after " + describe(waitedNanos) + tail);
+  }
+
+  private static TransportTimeoutException sessionExpired(Timeout timeout, String what, String tail) {
     return new TransportTimeoutException(
-        what + " timed out: session deadline of " + describe(timeout.sessionDeadlineNanos()) + " passed");
+        what + " timed out: session deadline of " + describe(timeout.sessionDeadlineNanos()) + " passed" + tail);
   }
 
   /** Milliseconds for a {@code Socket.setSoTimeout}: at least 1, 0 meaning forever. */

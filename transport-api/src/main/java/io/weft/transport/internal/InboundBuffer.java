@@ -48,6 +48,19 @@ public final class InboundBuffer {
     return tail - head;
   }
 
+  /**
+   * For a timeout's message: how many bytes arrived and are not taken yet, and the start of
+   * them quoted, e.g. {@code 17 bytes read so far: "+PONG\r"}.
+   */
+  public String describeUnread() {
+    int size = tail - head;
+    if (size == 0) {
+      return "nothing read so far";
+    }
+    return size + (size == 1 ? " byte" : " bytes") + " read so far: "
+        + ProtocolViolationException.quote(data, head, size);
+  }
+
   /** True once the peer has ended the stream. Buffered bytes may remain. */
   public boolean isEof() {
     return eof;

@@ -160,6 +160,23 @@ abstract sealed class AbstractMinaTransport implements Transport
     return Deadlines.timedOut(timeout, sessionStartNanos, waitedNanos, what);
   }
 
+  /**
+   * The wait allowed for a read of {@code awaited}; past the session deadline, the read's
+   * timeout naming what it waited for and what had arrived.
+   */
+  final long readWaitNanos(String awaited) throws TransportTimeoutException {
+    try {
+      return Deadlines.waitNanos(timeout, sessionStartNanos, "read");
+    } catch (TransportTimeoutException e) {
+      throw readTimedOut(0L, awaited);
+    }
+  }
+
+  /** The exception for a read of {@code awaited} whose wait of {@code waitedNanos} ran out. */
+  final TransportTimeoutException readTimedOut(long waitedNanos, String awaited) {
+    return Deadlines.readTimedOut(timeout, sessionStartNanos, waitedNanos, awaited, state.describeUnread());
+  }
+
   @Override
   public final Timeout timeout() {
     return timeout;

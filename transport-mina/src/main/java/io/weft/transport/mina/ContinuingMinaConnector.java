@@ -44,17 +44,29 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
     this.waits = new SuspendingWaits(spinNanos);
   }
 
-  /** A TCP connector with default options. */
+  /**
+   * A TCP connector with default options.
+   *
+   * @return a new connector, which the caller closes
+   */
   public static ContinuingMinaConnector tcp() {
     return builder().tcp();
   }
 
-  /** An in-VM pipe connector with default options. */
+  /**
+   * An in-VM pipe connector with default options.
+   *
+   * @return a new connector, which the caller closes
+   */
   public static ContinuingMinaConnector vmPipe() {
     return builder().vmPipe();
   }
 
-  /** Options for a connector. */
+  /**
+   * Options for a connector.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -90,17 +102,29 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
     }
   }
 
-  /** How many transports this connector opened that are still open (or connecting). */
+  /**
+   * How many transports this connector opened that are still open (or connecting).
+   *
+   * @return the number of open transports
+   */
   public int openCount() {
     return mina.openCount();
   }
 
-  /** Waits that were not needed: data already buffered, or a future already done. */
+  /**
+   * Waits that were not needed: data already buffered, or a future already done.
+   *
+   * @return the count of waits that did not wait
+   */
   public long immediate() {
     return waits.immediate.sum();
   }
 
-  /** Waits that ended during the brief spin before suspending. */
+  /**
+   * Waits that ended during the brief spin before suspending.
+   *
+   * @return the count of waits that ended while spinning
+   */
   public long spun() {
     return waits.spun.sum();
   }
@@ -108,12 +132,18 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
   /**
    * Calls to {@code Suspend.await}: suspensions in a continuation (bar the rare one woken
    * during its own registration), blocked waits elsewhere.
+   *
+   * @return the count of calls to {@code Suspend.await}
    */
   public long suspends() {
     return waits.suspends.sum();
   }
 
-  /** The spin before suspending, in nanoseconds; 0 when off. */
+  /**
+   * The spin before suspending, in nanoseconds; 0 when off.
+   *
+   * @return the spin in nanoseconds
+   */
   public long spinBeforeSuspendNanos() {
     return waits.spinNanos();
   }
@@ -127,12 +157,20 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
     mina.close();
   }
 
-  /** As {@link MinaConnector#isBroken()}: one of its threads died, and it refuses to connect. */
+  /**
+   * As {@link MinaConnector#isBroken()}: one of its threads died, and it refuses to connect.
+   *
+   * @return true if the connector is broken
+   */
   public boolean isBroken() {
     return mina.isBroken();
   }
 
-  /** True once {@link #close()} has been called. */
+  /**
+   * True once {@link #close()} has been called.
+   *
+   * @return true if the connector is closed
+   */
   public boolean isClosed() {
     return mina.isClosed();
   }
@@ -149,13 +187,23 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
 
     private Builder() {}
 
-    /** As {@link MinaConnector.Builder#inboundBufferLimit}. Default 64 KiB. */
+    /**
+     * As {@link MinaConnector.Builder#inboundBufferLimit}. Default 64 KiB.
+     *
+     * @param bytes the limit in bytes, at least 2
+     * @return this builder
+     */
     public Builder inboundBufferLimit(int bytes) {
       mina.inboundBufferLimit(bytes);
       return this;
     }
 
-    /** As {@link MinaConnector.Builder#processorCount}. */
+    /**
+     * As {@link MinaConnector.Builder#processorCount}.
+     *
+     * @param count the number of processor threads; 0 for MINA's default
+     * @return this builder
+     */
     public Builder processorCount(int count) {
       mina.processorCount(count);
       return this;
@@ -168,6 +216,9 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
      * burns a worker's time that other ready sessions could use, so it is off by default (0).
      *
      * @throws IllegalArgumentException if {@code time < 0}
+     * @param time the longest spin; 0 for none
+     * @param unit the unit of {@code time}
+     * @return this builder
      */
     public Builder spinBeforeSuspend(long time, TimeUnit unit) {
       if (time < 0L) {
@@ -177,10 +228,20 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
       return this;
     }
 
+    /**
+     * Builds a TCP connector with these options.
+     *
+     * @return a new connector, which the caller closes
+     */
     public ContinuingMinaConnector tcp() {
       return new ContinuingMinaConnector(mina.tcp(), spinNanos);
     }
 
+    /**
+     * Builds an in-VM pipe connector with these options.
+     *
+     * @return a new connector, which the caller closes
+     */
     public ContinuingMinaConnector vmPipe() {
       return new ContinuingMinaConnector(mina.vmPipe(), spinNanos);
     }

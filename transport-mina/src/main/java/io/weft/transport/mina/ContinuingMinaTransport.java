@@ -3,6 +3,7 @@ package io.weft.transport.mina;
 import io.weft.continuations.spi.Suspend;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
+import io.weft.transport.internal.Deadlines;
 import io.weft.transport.internal.InboundBuffer;
 import io.weft.transport.mina.internal.IoThreads;
 import io.weft.transport.mina.internal.SessionState;
@@ -73,7 +74,7 @@ public final class ContinuingMinaTransport extends AbstractMinaTransport {
         return line;
       }
       do {
-        awaitInput();
+        awaitInput(Deadlines.line(limit));
         line = state.pollLine(limit, strict, charset);
       } while (line == InboundBuffer.NEED_MORE);
       return line;
@@ -92,7 +93,7 @@ public final class ContinuingMinaTransport extends AbstractMinaTransport {
         return;
       }
       do {
-        awaitInput();
+        awaitInput(Deadlines.bytes(length));
       } while (!state.pollFully(dst, offset, length));
     } catch (IOException e) {
       throw fail(e);
@@ -119,7 +120,7 @@ public final class ContinuingMinaTransport extends AbstractMinaTransport {
         return n;
       }
       do {
-        awaitInput();
+        awaitInput(Deadlines.ANY_BYTES);
         n = state.poll(dst, offset, length);
       } while (n == -2);
       return n;
@@ -129,10 +130,10 @@ public final class ContinuingMinaTransport extends AbstractMinaTransport {
   }
 
   @continuable
-  private void awaitInput() throws IOException {
-    long wait = waitNanos("read");
+  private void awaitInput(String awaited) throws IOException {
+    long wait = readWaitNanos(awaited);
     if (!waits.awaitInput(state, wait)) {
-      throw timedOut(wait, "read");
+      throw readTimedOut(wait, awaited);
     }
   }
 

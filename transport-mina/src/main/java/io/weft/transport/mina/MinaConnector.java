@@ -91,17 +91,29 @@ public final class MinaConnector implements Connector {
     connector.setHandler(new SessionStateHandler());
   }
 
-  /** A TCP connector with default options. */
+  /**
+   * A TCP connector with default options.
+   *
+   * @return a new connector, which the caller closes
+   */
   public static MinaConnector tcp() {
     return builder().tcp();
   }
 
-  /** An in-VM pipe connector with default options. */
+  /**
+   * An in-VM pipe connector with default options.
+   *
+   * @return a new connector, which the caller closes
+   */
   public static MinaConnector vmPipe() {
     return builder().vmPipe();
   }
 
-  /** Options for a connector. */
+  /**
+   * Options for a connector.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -220,7 +232,11 @@ public final class MinaConnector implements Connector {
     live.remove(state);
   }
 
-  /** How many transports this connector opened that are still open (or connecting). */
+  /**
+   * How many transports this connector opened that are still open (or connecting).
+   *
+   * @return the number of open transports
+   */
   public int openCount() {
     return live.size();
   }
@@ -271,7 +287,11 @@ public final class MinaConnector implements Connector {
     }
   }
 
-  /** True once {@link #close()} has been called. */
+  /**
+   * True once {@link #close()} has been called.
+   *
+   * @return true if the connector is closed
+   */
   public boolean isClosed() {
     return closed;
   }
@@ -301,7 +321,11 @@ public final class MinaConnector implements Connector {
     }
   }
 
-  /** True once one of this connector's threads has died; it then refuses to connect. */
+  /**
+   * True once one of this connector's threads has died; it then refuses to connect.
+   *
+   * @return true if the connector is broken
+   */
   public boolean isBroken() {
     return broken != null;
   }
@@ -332,6 +356,9 @@ public final class MinaConnector implements Connector {
     /**
      * Bytes a session may buffer unread before reading from the peer is suspended (resumed
      * when the reader has drained it below half). Default 64 KiB.
+     *
+     * @param bytes the limit in bytes, at least 2
+     * @return this builder
      */
     public Builder inboundBufferLimit(int bytes) {
       if (bytes < 2) {
@@ -344,6 +371,9 @@ public final class MinaConnector implements Connector {
     /**
      * NIO processor threads for TCP; default (0) is MINA's, one more than the cores. Ignored
      * by the in-VM pipe, which has no I/O threads.
+     *
+     * @param count the number of processor threads; 0 for MINA's default
+     * @return this builder
      */
     public Builder processorCount(int count) {
       if (count < 0) {
@@ -353,10 +383,20 @@ public final class MinaConnector implements Connector {
       return this;
     }
 
+    /**
+     * Builds a TCP connector with these options.
+     *
+     * @return a new connector, which the caller closes
+     */
     public MinaConnector tcp() {
       return new MinaConnector(this, false);
     }
 
+    /**
+     * Builds an in-VM pipe connector with these options.
+     *
+     * @return a new connector, which the caller closes
+     */
     public MinaConnector vmPipe() {
       return new MinaConnector(this, true);
     }

@@ -2,6 +2,7 @@ package io.weft.transport.mina;
 
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
+import io.weft.transport.internal.Deadlines;
 import io.weft.transport.internal.InboundBuffer;
 import io.weft.transport.mina.internal.IoThreads;
 import io.weft.transport.mina.internal.SessionState;
@@ -61,7 +62,7 @@ public final class MinaTransport extends AbstractMinaTransport {
         if (line != InboundBuffer.NEED_MORE) {
           return line;
         }
-        awaitInput();
+        awaitInput(Deadlines.line(limit));
       }
     } catch (IOException e) {
       throw fail(e);
@@ -73,7 +74,7 @@ public final class MinaTransport extends AbstractMinaTransport {
     Objects.checkFromIndexSize(offset, length, dst.length);
     try {
       while (!state.pollFully(dst, offset, length)) {
-        awaitInput();
+        awaitInput(Deadlines.bytes(length));
       }
     } catch (IOException e) {
       throw fail(e);
@@ -97,17 +98,17 @@ public final class MinaTransport extends AbstractMinaTransport {
         if (n != -2) {
           return n;
         }
-        awaitInput();
+        awaitInput(Deadlines.ANY_BYTES);
       }
     } catch (IOException e) {
       throw fail(e);
     }
   }
 
-  private void awaitInput() throws IOException {
-    long wait = waitNanos("read");
+  private void awaitInput(String awaited) throws IOException {
+    long wait = readWaitNanos(awaited);
     if (!state.awaitInput(wait)) {
-      throw timedOut(wait, "read");
+      throw readTimedOut(wait, awaited);
     }
   }
 

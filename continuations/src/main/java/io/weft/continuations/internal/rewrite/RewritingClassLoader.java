@@ -24,7 +24,12 @@ public abstract class RewritingClassLoader extends ClassLoader implements Rewrit
     this.rewriter = rewriter;
   }
 
-  /** True if the class of this internal name is defined, rewritten, here; false: the parent's. */
+  /**
+   * True if the class of this internal name is defined, rewritten, here; false: the parent's.
+   *
+   * @param internal a JVM internal class name, such as {@code com/example/Client}
+   * @return true if this loader defines the class
+   */
   protected abstract boolean definesHere(String internal);
 
   @Override

@@ -4,6 +4,6 @@
  * tool and the agent in {@code io.weft.continuations.tools}), and the {@code @Rewritten} mark it
  * leaves. It runs before sessions start, or at build time; the runtime reads its marks only to
  * name a frame that was not rewritten. <strong>Not API</strong>: anything here may change in any
- * release.
+ * release. Left out of the published javadoc and of doclint's check.
  */
 package io.weft.continuations.internal.rewrite;

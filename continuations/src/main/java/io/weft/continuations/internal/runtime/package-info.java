@@ -7,6 +7,7 @@
  * path (naming a frame that was not rewritten) reads class files ({@code CallSites}) and the
  * rewriter's marks ({@code RewrittenMethods}). <strong>Not API</strong>: anything here may
  * change in any release. Its classes are public because the session's bottom frame is defined by
- * the instrumenting class loader, in another run-time package, and calls into them.
+ * the instrumenting class loader, in another run-time package, and calls into them. Left out
+ * of the published javadoc and of doclint's check.
  */
 package io.weft.continuations.internal.runtime;

@@ -14,6 +14,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.apache.mina.core.buffer.IoBuffer;
 import org.apache.mina.core.future.IoFuture;
 import org.apache.mina.core.future.IoFutureListener;
+import org.apache.mina.core.service.IoProcessor;
 import org.apache.mina.core.session.AbstractIoSession;
 import org.apache.mina.core.session.AttributeKey;
 import org.apache.mina.core.session.IoSession;
@@ -238,6 +239,16 @@ public final class SessionState {
   }
 
   // ---- The reader side.
+
+  /** As {@link InboundBuffer#describeUnread}, for a read's timeout message. */
+  public String describeUnread() {
+    lock.lock();
+    try {
+      return inbound.describeUnread();
+    } finally {
+      lock.unlock();
+    }
+  }
 
   /** As {@link InboundBuffer#pollLine}, or throws the failure or close that ended input. */
   public String pollLine(int limit, boolean strict, Charset charset) throws IOException {
@@ -689,7 +700,9 @@ public final class SessionState {
           // MINA 2.2 changes the interest set without waking the selector; on JDK 11+ the change
           // then waits for the next select, up to a second away. A flush request is MINA's own
           // way to wake the selector, and with nothing queued it does nothing else.
-          ((AbstractIoSession) s).getProcessor().flush(s);
+          @SuppressWarnings("unchecked") // MINA hands out its processor as a raw type
+          IoProcessor<IoSession> processor = ((AbstractIoSession) s).getProcessor();
+          processor.flush(s);
         }
       }
       boolean now = suspendWanted;
