@@ -13,6 +13,11 @@ package io.weft.transport;
 public class BlockingOperationException extends IllegalStateException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * Makes one.
+   *
+   * @param message what would have blocked, and on which thread
+   */
   public BlockingOperationException(String message) {
     super(message);
   }

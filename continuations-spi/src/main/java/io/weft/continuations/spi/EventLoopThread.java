@@ -22,17 +22,31 @@ public class EventLoopThread extends Thread implements NonBlockingThread {
   /** Touched only by this thread. */
   private boolean runningSession;
 
+  /**
+   * Makes an I/O thread; the transport's thread factory calls this.
+   *
+   * @param task what the thread runs (the transport's I/O loop)
+   * @param name the thread's name
+   */
   public EventLoopThread(Runnable task, String name) {
     super(task, name);
   }
 
-  /** The current thread, if it is an event-loop thread; null otherwise. */
+  /**
+   * The current thread, if it is an event-loop thread.
+   *
+   * @return the current thread as an event-loop thread, or null if it is not one
+   */
   public static EventLoopThread current() {
     Thread t = Thread.currentThread();
     return t instanceof EventLoopThread ? (EventLoopThread) t : null;
   }
 
-  /** True when the current thread is an event-loop thread, on which nothing may block. */
+  /**
+   * Whether the current thread is an event-loop thread.
+   *
+   * @return true when the current thread is an event-loop thread, on which nothing may block
+   */
   public static boolean inEventLoop() {
     return Thread.currentThread() instanceof EventLoopThread;
   }
@@ -41,6 +55,8 @@ public class EventLoopThread extends Thread implements NonBlockingThread {
    * Claims this thread to run one session now; false if it already runs one (the wake-up came
    * from inside that session), and the session must then go to the runtime's workers. Call only
    * on this thread; pair with {@link #exitSession()}.
+   *
+   * @return true if this thread now runs the session, false if it already ran one
    */
   public final boolean enterSession() {
     if (runningSession) {
@@ -50,7 +66,11 @@ public class EventLoopThread extends Thread implements NonBlockingThread {
     return true;
   }
 
-  /** True while this thread runs a session (between enter and exit); read on this thread only. */
+  /**
+   * Whether this thread runs a session now; read on this thread only.
+   *
+   * @return true between {@link #enterSession()} and {@link #exitSession()}
+   */
   public final boolean isRunningSession() {
     return runningSession;
   }
