@@ -101,26 +101,31 @@ class ModesTest {
 
   @org.junit.jupiter.api.Test
   void aScenarioThatWaitsThroughALambdaFailsTheRunInContinuationModeNamingTheFrame() throws Exception {
-    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
-    java.io.PrintStream saved = System.err;
-    Runs r;
-    System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
-    try {
-      r = Runs.run(new File(dir.toFile(), "lambda"), "run", "io.weft.load.testscenario.LambdaScenario",
-          "-t", target, "--mode", "continuations:1", "-u", "2", "-n", "3", "-q");
-    } finally {
-      System.setErr(saved);
+    // An echo that answers 300 ms late: each read must wait, so it suspends through the lambda
+    // (a read that finds its data already there would just return, exactly as in SYNC).
+    try (EchoServer slow = EchoServer.builder().delay(300, TimeUnit.MILLISECONDS).startTcp()) {
+      String slowTarget = "127.0.0.1:" + ((java.net.InetSocketAddress) slow.address()).getPort();
+      java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+      java.io.PrintStream saved = System.err;
+      Runs r;
+      System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+      try {
+        r = Runs.run(new File(dir.toFile(), "lambda"), "run", "io.weft.load.testscenario.LambdaScenario",
+            "-t", slowTarget, "--mode", "continuations:1", "-u", "2", "-n", "1", "-q");
+      } finally {
+        System.setErr(saved);
+      }
+      // Refused before it starts where the loader's analysis sees the chain, or failed by the
+      // session that meets the lambda's frame: never a clean exit with wrong figures.
+      String said = r.output + err.toString(java.nio.charset.StandardCharsets.UTF_8);
+      assertEquals(3, r.exit, said);
+      assertTrue(said.contains("LambdaScenario"), said);
+      assertTrue(said.contains("cannot run as continuations"), said);
+      // The same scenario runs on threads, where a lambda is no obstacle.
+      Runs threads = Runs.run(new File(dir.toFile(), "lambda-threads"), "run", "io.weft.load.testscenario.LambdaScenario",
+          "-t", slowTarget, "--mode", "threads", "-u", "2", "-n", "1", "-q");
+      assertEquals(0, threads.exit, threads::toString);
+      assertEquals(0, threads.summary().at("/errors").asLong(), threads::toString);
     }
-    // Refused before it starts where the loader's analysis sees the chain, or failed by the
-    // session that meets the lambda's frame: never a clean exit with wrong figures.
-    String said = r.output + err.toString(java.nio.charset.StandardCharsets.UTF_8);
-    assertEquals(3, r.exit, said);
-    assertTrue(said.contains("LambdaScenario"), said);
-    assertTrue(said.contains("cannot run as continuations"), said);
-    // The same scenario runs on threads, where a lambda is no obstacle.
-    Runs threads = Runs.run(new File(dir.toFile(), "lambda-threads"), "run", "io.weft.load.testscenario.LambdaScenario",
-        "-t", target, "--mode", "threads", "-u", "2", "-n", "3", "-q");
-    assertEquals(0, threads.exit, threads::toString);
-    assertEquals(0, threads.summary().at("/errors").asLong(), threads::toString);
   }
 }
