@@ -16,11 +16,14 @@ import java.lang.reflect.InvocationTargetException;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.commons.javaflow.core.Skip;
 
 /**
@@ -356,7 +359,12 @@ public final class SessionRunner implements AutoCloseable {
 
   private void runThreads(Run run, List<SessionContext> contexts, boolean virtual) throws InterruptedException {
     Semaphore permits = new Semaphore(maxInFlight <= 0 ? Integer.MAX_VALUE : maxInFlight);
-    List<Thread> threads = new ArrayList<>(contexts.size());
+    // The session threads still running, for cancel's interrupt: a finished one leaves, so that
+    // a long run keeps no Thread per finished session. Guarded by itself.
+    Set<Thread> threads = new HashSet<>();
+    // The thread that ended last. Each ending thread joins the one before it, so joining the
+    // last one waits for them all without keeping them.
+    AtomicReference<Thread> lastEnded = new AtomicReference<>();
     run.live = contexts.toArray(new SessionContext[0]);
     run.threads = threads;
     try {
@@ -367,10 +375,17 @@ public final class SessionRunner implements AutoCloseable {
           context.cancel();
           continue;
         }
+        // Set under the lock by the thread ending; its registration below looks at it.
+        boolean[] ended = new boolean[1];
         Runnable body = () -> {
           try {
             new SessionFrame(context).run();
           } finally {
+            synchronized (threads) {
+              ended[0] = true;
+              threads.remove(Thread.currentThread());
+            }
+            joinUninterruptibly(lastEnded.getAndSet(Thread.currentThread()));
             permits.release();
           }
         };
@@ -384,17 +399,39 @@ public final class SessionRunner implements AutoCloseable {
           thread.start();
         }
         synchronized (threads) {
-          threads.add(thread);
+          if (!ended[0]) {
+            threads.add(thread);
+          }
         }
       }
     } finally {
-      List<Thread> started;
-      synchronized (threads) {
-        started = new ArrayList<>(threads);
+      // Every session has ended once all permits are back; then the last thread to end has
+      // joined the one before it, and so on.
+      int all = maxInFlight <= 0 ? Integer.MAX_VALUE : maxInFlight;
+      permits.acquire(all);
+      permits.release(all);
+      Thread last = lastEnded.get();
+      if (last != null) {
+        last.join();
       }
-      for (Thread thread : started) {
+    }
+  }
+
+  private static void joinUninterruptibly(Thread thread) {
+    if (thread == null) {
+      return;
+    }
+    boolean interrupted = false;
+    for (;;) {
+      try {
         thread.join();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
       }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
   }
 
@@ -475,7 +512,7 @@ public final class SessionRunner implements AutoCloseable {
     volatile boolean cancelled;
     volatile Scheduler scheduler;
     volatile SessionContext[] live;
-    volatile List<Thread> threads;
+    volatile Set<Thread> threads;
 
     void cancel() {
       cancelled = true;
@@ -489,7 +526,7 @@ public final class SessionRunner implements AutoCloseable {
           c.cancel();
         }
       }
-      List<Thread> ts = threads;
+      Set<Thread> ts = threads;
       if (ts != null) {
         synchronized (ts) {
           for (Thread t : ts) {

@@ -64,6 +64,14 @@ public class SessionContext {
     }
   }
 
+  /**
+   * The session has ended and closed its transport: forget the transport, so that a finished
+   * session, which the run keeps for its outcome, holds none of its connection's buffers.
+   */
+  public void released() {
+    this.transport = null;
+  }
+
   public void succeeded(Object value) {
     if (!finished) {
       this.value = value;

