@@ -2,6 +2,7 @@ package io.weft.transport.mina;
 
 import io.weft.continuations.SuspendingConnector;
 import io.weft.transport.Timeout;
+import io.weft.transport.TlsSettings;
 import io.weft.transport.TransportClosedException;
 import io.weft.transport.internal.Deadlines;
 import io.weft.transport.mina.internal.IoThreads;
@@ -20,6 +21,9 @@ import org.apache.mina.transport.vmpipe.VmPipeAddress;
  * in-VM pipe ({@link VmPipeAddress}), whose waits suspend the running continuation. The
  * connector {@code CONTINUATIONS} mode needs; it works in every other mode too, blocking there.
  * A connect suspends on MINA's {@code ConnectFuture}.
+ *
+ * <p>Built with {@link Builder#tls}, every connect also does a TLS handshake, which suspends like
+ * any other wait.
  *
  * <p>It owns one {@link MinaConnector} (its threads, its open sessions); {@link #close()}
  * closes that, and with it every transport still open.
@@ -83,7 +87,12 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
         future.cancel();
         throw Deadlines.timedOut(timeout, start, wait, what);
       }
-      return new ContinuingMinaTransport(mina.connected(future, state, what), timeout, start, mina, remote, waits);
+      ContinuingMinaTransport transport =
+          new ContinuingMinaTransport(mina.connected(future, state, what), timeout, start, mina, remote, waits);
+      if (mina.tls().isPresent()) {
+        transport.awaitImplicitHandshake(mina.tls().get());
+      }
+      return transport;
     } catch (IOException | RuntimeException e) {
       mina.abandon(state, "connect failed: " + e);
       throw e;
@@ -147,6 +156,12 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
     /** As {@link MinaConnector.Builder#inboundBufferLimit}. Default 64 KiB. */
     public Builder inboundBufferLimit(int bytes) {
       mina.inboundBufferLimit(bytes);
+      return this;
+    }
+
+    /** As {@link MinaConnector.Builder#tls}: every connect does a TLS handshake, suspending. */
+    public Builder tls(TlsSettings tls) {
+      mina.tls(tls);
       return this;
     }
 
