@@ -11,8 +11,11 @@
 #   3. SeedExperiment: the pipe and TCP with no server delay, the pipe with a 1 ms delay, TCP
 #      with the 1 ms spin before suspending
 #   4. JMH microbenchmarks (JSON beside the text)
+#   5. The peers: every Weft mode, plain virtual threads on java.net.Socket, a Netty callback
+#      client and redis-benchmark against a redis-server it starts, N = 100, 1,000, 10,000,
+#      3 interleaved rounds (into $OUT/peers/; needs redis-server and redis-benchmark)
 #
-# Bounded: about 5 minutes on a quiet 2-core machine; each step has a time limit and a step that fails is
+# Bounded: about 20 minutes on a quiet 2-core machine; each step has a time limit and a step that fails is
 # reported at the end without stopping the others. Run it on a quiet machine: every figure is a
 # wall-clock time, and other processes on the same cores change them (the load average is
 # written into environment.txt and scaling.json).
@@ -68,12 +71,14 @@ if [ "$QUICK" = 1 ]; then
   SEED_CONNECTIONS=100
   SEED_DELAY_CONNECTIONS=20
   JMH_OPTS=(-wi 1 -i 1 -w 200ms -r 200ms -f 1)
+  PEERS_OPTS=(--sessions 100,1000 --rounds 1 --round-trips 20000 --warmup-round-trips 4000)
 else
   SESSIONS=100,1000,10000,100000
   HEAP_SESSIONS=()
   SEED_CONNECTIONS=1000
   SEED_DELAY_CONNECTIONS=100
   JMH_OPTS=()
+  PEERS_OPTS=(--sessions 100,1000,10000 --rounds 3)
 fi
 
 # 1. Scaling: one JVM, both transports, every mode; writes scaling.{csv,json,txt} and charts
@@ -114,6 +119,15 @@ step seed-tcp-spin1ms 5m "$JAVA" -cp "$JAR" io.weft.perf.SeedExperiment \
 # 4. JMH microbenchmarks.
 step "jmh-jdk$FEATURE" 20m "$JAVA" -jar "$JAR" "${JMH_OPTS[@]}" \
   -rf json -rff "$OUT/jmh-jdk$FEATURE.json"
+
+# 5. The peers (its own load averages per round are in peers.md and peers.json).
+#    JDK 22+: context switches from getrusage through the Foreign Function API, without its warning.
+PEERS_JVM=()
+if [ "${FEATURE:-0}" -ge 22 ] 2>/dev/null; then
+  PEERS_JVM=(--enable-native-access=ALL-UNNAMED)
+fi
+step peers-log 40m "$JAVA" "${PEERS_JVM[@]}" -cp "$JAR" io.weft.perf.peers.PeersBenchmark "${PEERS_OPTS[@]}" \
+  --out "$OUT/peers"
 
 echo
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)" | tee -a "$OUT/environment.txt"

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import javax.net.ssl.SSLContext;
 
@@ -62,18 +63,29 @@ public final class RedisServerProcess extends ServerProcess {
     return redis;
   }
 
-  /** Starts {@code binary} and waits until it answers PING. */
+  /** Starts {@code binary}, accepting up to 10,000 clients, and waits until it answers PING. */
   public static RedisServerProcess start(Path binary) throws IOException {
+    return start(binary, List.of());
+  }
+
+  /**
+   * Starts {@code binary} with {@code extraArguments} after the defaults (a later option wins,
+   * e.g. {@code --maxclients 20000}, {@code --tcp-backlog 4096}), and waits until it answers
+   * PING. Redis lowers {@code maxclients}, and logs so, when its open-file limit is too small.
+   */
+  public static RedisServerProcess start(Path binary, List<String> extraArguments) throws IOException {
     int port = ServerBinaries.freeLoopbackPort();
     RedisServerProcess redis = new RedisServerProcess(port, Files.createTempDirectory("weft-redis-"), null);
-    redis.start(List.of(binary.toString(),
+    List<String> command = new ArrayList<>(List.of(binary.toString(),
         "--port", Integer.toString(port),
         "--bind", "127.0.0.1",
         "--save", "",
         "--appendonly", "no",
         "--daemonize", "no",
         "--dir", redis.directory().toString(),
-        "--maxclients", "10000"), READY_WITHIN);
+        "--maxclients", "10000"));
+    command.addAll(extraArguments);
+    redis.start(command, READY_WITHIN);
     return redis;
   }
 

@@ -1,0 +1,347 @@
+package io.weft.perf.peers;
+
+import io.weft.perf.internal.VirtualThreads;
+import io.weft.testsupport.RedisServerProcess;
+import io.weft.testsupport.ServerBinaries;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.OperatingSystemMXBean;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.HdrHistogram.Histogram;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The peers benchmark: Weft's modes against what a user could pick instead, on one neutral
+ * workload. It starts a redis-server on a free loopback port; at each N it warms every client
+ * up once, then runs rounds in which every client does the same run (N sessions in flight, each
+ * on a new connection doing 20 sequential INCRs, about 200,000 timed round trips), the clients
+ * in an order that rotates from round to round. It prints and writes the medians over the
+ * rounds, ratios taken within each round, the targets (MET / MISSED with the figure) and each
+ * round's load average; see perf-tests/README.md for the columns.
+ *
+ * <pre>
+ * java --enable-native-access=ALL-UNNAMED -cp perf-tests/target/benchmarks.jar \
+ *     io.weft.perf.peers.PeersBenchmark --sessions 100,1000,10000 --rounds 3 --out perf-tests/results/peers
+ * </pre>
+ *
+ * Exit status 0 when every client that could run did every round trip, 1 otherwise, 2 on bad
+ * arguments. Virtual-thread clients need JDK 21+; on 17 their rows say so.
+ */
+@Command(name = "peers", mixinStandardHelpOptions = true,
+    description = "Weft's modes, plain virtual threads, a Netty callback client and redis-benchmark on"
+        + " one redis-server workload; writes peers.md, .csv, .json and charts.")
+public final class PeersBenchmark implements Callable<Integer> {
+  /** Client ids for --clients, each with its factory, in the default order of round 1. */
+  private static final Map<String, Supplier<PeerClient>> CLIENTS = new LinkedHashMap<>();
+
+  static {
+    CLIENTS.put("cont1", () -> WeftRunnerClient.continuations(1));
+    CLIENTS.put("cont2", () -> WeftRunnerClient.continuations(2));
+    CLIENTS.put("threads-socket", WeftRunnerClient::threadsOverSocket);
+    CLIENTS.put("threads-mina", WeftRunnerClient::threadsOverMina);
+    CLIENTS.put("vt-socket", WeftRunnerClient::virtualThreadsOverSocket);
+    CLIENTS.put("vt-mina", WeftRunnerClient::virtualThreadsOverMina);
+    CLIENTS.put("plain-vt", SocketVirtualThreadClient::new);
+    CLIENTS.put("netty", NettyCallbackClient::new);
+    CLIENTS.put("redis-benchmark", RedisBenchmarkClient::new);
+  }
+
+  /** File descriptors kept free beside N sessions' sockets (JVM, MINA selectors, jars). */
+  private static final int SPARE_DESCRIPTORS = 512;
+
+  @Option(names = "--sessions", split = ",", defaultValue = "100,1000,10000",
+      description = "N, sessions in flight, one figure per step (default: ${DEFAULT-VALUE})")
+  List<Integer> sessions;
+
+  @Option(names = "--rounds", defaultValue = "3", description = "rounds per N (default: ${DEFAULT-VALUE})")
+  int rounds;
+
+  @Option(names = "--round-trips", defaultValue = "200000",
+      description = "timed round trips per client run, rounded up to whole sessions and at least N sessions"
+          + " (default: ${DEFAULT-VALUE})")
+  long roundTrips;
+
+  @Option(names = "--warmup-round-trips", defaultValue = "40000",
+      description = "round trips of each client's warm-up run at each N, at least N sessions; 0 for none"
+          + " (default: ${DEFAULT-VALUE})")
+  long warmupRoundTrips;
+
+  @Option(names = "--requests", defaultValue = "20",
+      description = "sequential INCRs per session (default: ${DEFAULT-VALUE})")
+  int requests;
+
+  @Option(names = "--keys", defaultValue = "1000",
+      description = "keys the sessions spread over, peers:<session mod keys> (default: ${DEFAULT-VALUE})")
+  int keys;
+
+  @Option(names = "--clients", split = ",",
+      defaultValue = "cont1,cont2,threads-socket,threads-mina,vt-socket,vt-mina,plain-vt,netty,redis-benchmark",
+      description = "which clients, of: ${DEFAULT-VALUE}")
+  List<String> clients;
+
+  @Option(names = "--out", defaultValue = "perf-tests/results/peers",
+      description = "folder for peers.md, peers.csv, peers.json and the charts (default: ${DEFAULT-VALUE})")
+  Path out;
+
+  @Option(names = "--timeout-s", defaultValue = "300",
+      description = "time limit of one client's run, and of each operation in it (default: ${DEFAULT-VALUE})")
+  long timeoutSeconds;
+
+  @Option(names = "--redis-server", description = "the redis-server binary (default: found on PATH)")
+  Path redisServer;
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new PeersBenchmark()).execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    validate();
+    Path binary = redisServer != null ? redisServer : ServerBinaries.find(RedisServerProcess.BINARY);
+    if (binary == null) {
+      throw new CommandLine.ParameterException(new CommandLine(this),
+          ServerBinaries.missingMessage(RedisServerProcess.BINARY, RedisServerProcess.DEBIAN_PACKAGE));
+    }
+    int maxN = 0;
+    for (int n : sessions) {
+      maxN = Math.max(maxN, n);
+    }
+    long descriptors = maxDescriptors();
+    List<PeerClient> chosen = new ArrayList<>();
+    List<PeersRow> rows = new ArrayList<>();
+    Map<String, String> environment = new LinkedHashMap<>();
+    // Every session of a run may still be connected while the next connects: room for both. The
+    // accept queue as deep as the kernel allows (Redis's default, 511, drops N=10,000's connects).
+    int backlog = ProcessProbe.somaxconn();
+    List<String> redisOptions = List.of("--maxclients", Integer.toString(Math.max(maxN * 2, 128)),
+        "--tcp-backlog", Integer.toString(backlog));
+    try (RedisServerProcess redis = RedisServerProcess.start(binary, redisOptions);
+         ServerIncrCounter counter = new ServerIncrCounter(redis.address());
+         ProcessProbe probe = new ProcessProbe()) {
+      for (String id : clients) {
+        chosen.add(CLIENTS.get(id).get());
+      }
+      environment(environment, counter.serverVersion() + " " + String.join(" ", redisOptions), descriptors);
+      System.out.println("# peers: " + environment);
+      for (int n : sessions) {
+        PeerWorkload run = PeerWorkload.forRoundTrips(redis.address(), n, roundTrips, requests, keys,
+            timeoutSeconds, TimeUnit.SECONDS);
+        String tooFewDescriptors = descriptors > 0 && n + SPARE_DESCRIPTORS > descriptors
+            ? "N=" + n + " needs an open-file limit of at least " + (n + SPARE_DESCRIPTORS) + " (ulimit -n), this JVM has "
+                + descriptors
+            : null;
+        if (warmupRoundTrips > 0 && tooFewDescriptors == null) {
+          PeerWorkload warmup = PeerWorkload.forRoundTrips(redis.address(), n, warmupRoundTrips, requests, keys,
+              timeoutSeconds, TimeUnit.SECONDS);
+          for (PeerClient client : chosen) {
+            if (client.unavailableReason(warmup) == null) {
+              System.out.printf(Locale.ROOT, "# N=%,d warm-up %s%n", n, client.label());
+              client.run(warmup);
+            }
+          }
+        }
+        for (int round = 1; round <= rounds; round++) {
+          List<PeersRow> roundRows = new ArrayList<>();
+          String loadStart = ProcessProbe.loadAverage();
+          for (int i = 0; i < chosen.size(); i++) {
+            PeerClient client = chosen.get((i + round - 1) % chosen.size());
+            PeersRow row = measure(client, run, round, i + 1, tooFewDescriptors, counter, probe);
+            roundRows.add(row);
+            System.out.println(line(row));
+          }
+          String loadEnd = ProcessProbe.loadAverage();
+          for (PeersRow row : roundRows) {
+            row.loadAtRoundStart = loadStart;
+            row.loadAtRoundEnd = loadEnd;
+          }
+          System.out.printf(Locale.ROOT, "# N=%,d round %d: load average %s at start, %s at end%n", n, round,
+              loadStart, loadEnd);
+          rows.addAll(roundRows);
+        }
+      }
+    } finally {
+      for (PeerClient client : chosen) {
+        client.close();
+      }
+    }
+    environment.put("load average at end", ProcessProbe.loadAverage());
+    PeersSummary summary = PeersSummary.of(rows);
+    List<PeersTargets.Verdict> verdicts = PeersTargets.check(summary, sessions);
+    List<Path> files = PeersFiles.write(out, environment, rows, summary, verdicts);
+    System.out.println();
+    System.out.print(PeersFiles.markdown(environment, rows, summary, verdicts));
+    for (PeersTargets.Verdict v : verdicts) {
+      System.out.println(v);
+    }
+    System.out.println("# written: " + files);
+    for (PeersRow row : rows) {
+      if (PeersRow.INCOMPLETE.equals(row.status)) {
+        return 1;
+      }
+    }
+    return 0;
+  }
+
+  private void validate() {
+    CommandLine cl = new CommandLine(this);
+    if (sessions.isEmpty() || rounds < 1 || roundTrips < 1 || warmupRoundTrips < 0 || requests < 1 || keys < 1
+        || timeoutSeconds < 1) {
+      throw new CommandLine.ParameterException(cl, "--sessions, --rounds, --round-trips, --requests, --keys and"
+          + " --timeout-s must be positive, --warmup-round-trips at least 0");
+    }
+    for (int n : sessions) {
+      if (n < 1) {
+        throw new CommandLine.ParameterException(cl, "--sessions: N < 1: " + n);
+      }
+    }
+    for (String id : clients) {
+      if (!CLIENTS.containsKey(id)) {
+        throw new CommandLine.ParameterException(cl, "--clients: unknown client '" + id + "', known: "
+            + CLIENTS.keySet());
+      }
+    }
+  }
+
+  private PeersRow measure(PeerClient client, PeerWorkload workload, int round, int order, String tooFewDescriptors,
+      ServerIncrCounter counter, ProcessProbe probe) throws Exception {
+    PeersRow row = new PeersRow();
+    row.sessions = workload.concurrency;
+    row.round = round;
+    row.order = order;
+    row.client = client.label();
+    row.expectedRoundTrips = workload.roundTrips();
+    String unavailable = tooFewDescriptors != null ? tooFewDescriptors : client.unavailableReason(workload);
+    if (unavailable != null) {
+      row.status = PeersRow.SKIPPED;
+      row.note = unavailable;
+      return row;
+    }
+    // A level start for every client: the previous client's garbage is not this one's.
+    System.gc();
+    long incrBefore = counter.incrCalls();
+    long overflowsBefore = ProcessProbe.listenOverflows();
+    ClientRun run;
+    ProcessProbe.Figures figures = null;
+    if (client.inProcess()) {
+      ProcessProbe.Reading start = probe.start();
+      run = client.run(workload);
+      figures = probe.end(start);
+    } else {
+      run = client.run(workload);
+    }
+    long served = counter.incrCalls() - incrBefore;
+    long overflowsAfter = ProcessProbe.listenOverflows();
+    row.listenOverflows = overflowsBefore < 0 || overflowsAfter < 0 ? null : overflowsAfter - overflowsBefore;
+    row.serverIncrCalls = served;
+    row.completedRoundTrips = client.inProcess() ? run.completedRoundTrips : Math.min(served, run.completedRoundTrips);
+    row.failedSessions = run.failedSessions;
+    boolean ok = run.failedSessions == 0 && row.completedRoundTrips == row.expectedRoundTrips
+        && served == row.expectedRoundTrips;
+    row.status = ok ? PeersRow.OK : PeersRow.INCOMPLETE;
+    if (!ok) {
+      row.note = run.firstFailure != null ? run.firstFailure
+          : "client counted " + row.completedRoundTrips + ", server " + served + " of " + row.expectedRoundTrips;
+    }
+    long done = row.completedRoundTrips;
+    if (run.wallNanos > 0) {
+      row.wallMs = run.wallNanos / 1e6;
+      row.roundTripsPerSecond = done * 1e9 / run.wallNanos;
+    }
+    if (run.latency != null) {
+      Histogram h = run.latency;
+      if (h.getTotalCount() > 0) {
+        row.p50Micros = h.getValueAtPercentile(50.0) / 1000.0;
+        row.p99Micros = h.getValueAtPercentile(99.0) / 1000.0;
+      }
+    } else {
+      row.p50Micros = Double.isNaN(run.reportedP50Micros) ? null : run.reportedP50Micros;
+      row.p99Micros = Double.isNaN(run.reportedP99Micros) ? null : run.reportedP99Micros;
+    }
+    long cpu = figures != null ? figures.cpuNanos : run.externalCpuNanos;
+    long switches = figures != null ? figures.contextSwitches : run.externalContextSwitches;
+    if (done > 0 && cpu >= 0) {
+      row.cpuMicrosPerRoundTrip = cpu / 1000.0 / done;
+    }
+    if (done > 0 && switches >= 0) {
+      row.contextSwitchesPerRoundTrip = (double) switches / done;
+    }
+    if (figures != null) {
+      row.peakHeapAfterGcMb = figures.peakHeapAfterGcBytes < 0 ? null : figures.peakHeapAfterGcBytes / 1048576.0;
+      row.peakThreads = figures.peakThreads;
+      List<String> notes = new ArrayList<>();
+      if (row.note != null) {
+        notes.add(row.note);
+      }
+      if (figures.peakHeapAfterGcBytes < 0) {
+        notes.add("no GC during the run");
+      }
+      if (figures.switchesUnreadable != null) {
+        notes.add(figures.switchesUnreadable);
+      }
+      row.note = notes.isEmpty() ? null : String.join("; ", notes);
+    } else if (row.note == null) {
+      row.note = "child process: latency as it reports it, CPU and context switches from its rusage; no heap or"
+          + " thread figures";
+    }
+    return row;
+  }
+
+  private static String line(PeersRow r) {
+    if (PeersRow.SKIPPED.equals(r.status)) {
+      return String.format(Locale.ROOT, "# N=%,d round %d %-20s skipped: %s", r.sessions, r.round, r.client, r.note);
+    }
+    return String.format(Locale.ROOT, "# N=%,d round %d %-20s %s %,d/%,d rt, %,.0f rt/s, p50 %s µs, p99 %s µs,"
+            + " CPU %s µs/rt, %s ctx sw/rt, %s listen overflows%s", r.sessions, r.round, r.client, r.status,
+        r.completedRoundTrips,
+        r.expectedRoundTrips, r.roundTripsPerSecond == null ? 0.0 : r.roundTripsPerSecond, fmt(r.p50Micros, "%.0f"),
+        fmt(r.p99Micros, "%.0f"), fmt(r.cpuMicrosPerRoundTrip, "%.2f"), fmt(r.contextSwitchesPerRoundTrip, "%.3f"),
+        r.listenOverflows == null ? "-" : r.listenOverflows.toString(), r.ok() ? "" : " - " + r.note);
+  }
+
+  private static String fmt(Double value, String format) {
+    return value == null ? "-" : String.format(Locale.ROOT, format, value);
+  }
+
+  private void environment(Map<String, String> env, String redisVersion, long descriptors) {
+    OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+    List<String> gcs = new ArrayList<>();
+    for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+      gcs.add(gc.getName());
+    }
+    env.put("date", Instant.now().toString());
+    env.put("java", System.getProperty("java.vm.vendor") + " " + System.getProperty("java.vm.name") + " "
+        + Runtime.version());
+    env.put("virtual threads", VirtualThreads.available() ? "yes"
+        : "no (" + VirtualThreads.unavailableReason() + "): no VT rows");
+    env.put("cores", Integer.toString(Runtime.getRuntime().availableProcessors()));
+    env.put("os", os.getName() + " " + os.getVersion() + " " + os.getArch());
+    env.put("gc", String.join(", ", gcs));
+    env.put("max heap MB", Long.toString(Runtime.getRuntime().maxMemory() / 1048576));
+    env.put("open-file limit", Long.toString(descriptors));
+    env.put("context switches from", ProcessProbe.contextSwitchSource());
+    env.put("redis-server", redisVersion);
+    env.put("workload", String.format(Locale.ROOT, "N sessions in flight, each a new connection doing %d sequential"
+        + " INCRs (no pipelining) of peers:<session mod %d>; %,d round trips per run (%,d warm-up per client"
+        + " and N); %d rounds, clients in rotating order", requests, keys, roundTrips, warmupRoundTrips, rounds));
+    env.put("load average at start", ProcessProbe.loadAverage());
+  }
+
+  private static long maxDescriptors() {
+    OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+    if (os instanceof com.sun.management.UnixOperatingSystemMXBean) {
+      return ((com.sun.management.UnixOperatingSystemMXBean) os).getMaxFileDescriptorCount();
+    }
+    return -1L;
+  }
+}

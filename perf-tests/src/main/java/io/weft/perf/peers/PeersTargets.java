@@ -1,0 +1,114 @@
+package io.weft.perf.peers;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The issue's targets against one run's within-round ratio medians ({@link PeersSummary}):
+ * <ul>
+ *   <li>at each N, {@code continuations(1)} at least 0.9x the Netty client's round trips/s, with
+ *       client CPU per round trip at most 1.25x Netty's;
+ *   <li>at each N, {@code continuations(1)} at least 1.2x plain virtual threads on a socket;
+ *   <li>at N = 10,000, {@code continuations(1)}'s p99 no worse than Netty's (ratio at most 1.0).
+ * </ul>
+ * Each is MET or MISSED with its figure, or NOT MEASURED with the reason. Nothing asserts them.
+ */
+final class PeersTargets {
+  static final double MIN_RT_VS_NETTY = 0.9;
+  static final double MAX_CPU_VS_NETTY = 1.25;
+  static final double MIN_RT_VS_PLAIN_VT = 1.2;
+  static final double MAX_P99_VS_NETTY = 1.0;
+  static final int P99_SESSIONS = 10_000;
+
+  /** One target's outcome. */
+  @JsonPropertyOrder({"target", "verdict", "figure"})
+  public static final class Verdict {
+    @JsonProperty("target") public String target;
+    /** MET, MISSED or NOT MEASURED. */
+    @JsonProperty("verdict") public String verdict;
+    @JsonProperty("figure") public String figure;
+
+    Verdict(String target, String verdict, String figure) {
+      this.target = target;
+      this.verdict = verdict;
+      this.figure = figure;
+    }
+
+    @Override
+    public String toString() {
+      return "# target: " + target + ": " + verdict + " (" + figure + ")";
+    }
+  }
+
+  private PeersTargets() {
+  }
+
+  static List<Verdict> check(PeersSummary summary, List<Integer> sessions) {
+    List<Verdict> verdicts = new ArrayList<>();
+    for (int n : sessions) {
+      PeersSummary.Ratio rt = summary.ratio(n, ClientLabels.CONT_1, ClientLabels.NETTY,
+          PeersSummary.Measure.ROUND_TRIPS_PER_S);
+      PeersSummary.Ratio cpu = summary.ratio(n, ClientLabels.CONT_1, ClientLabels.NETTY,
+          PeersSummary.Measure.CPU_PER_RT);
+      String target = "N=" + n + ": cont(1) >= " + MIN_RT_VS_NETTY + "x Netty rt/s with CPU/rt <= "
+          + MAX_CPU_VS_NETTY + "x Netty's";
+      if (rt == null || rt.median == null || cpu == null || cpu.median == null) {
+        verdicts.add(new Verdict(target, "NOT MEASURED", missing(summary, n, ClientLabels.NETTY)));
+      } else {
+        boolean met = rt.median >= MIN_RT_VS_NETTY && cpu.median <= MAX_CPU_VS_NETTY;
+        verdicts.add(new Verdict(target, met ? "MET" : "MISSED",
+            "rt/s " + x(rt.median) + ", CPU/rt " + x(cpu.median) + ", medians of within-round ratios"));
+      }
+    }
+    for (int n : sessions) {
+      PeersSummary.Ratio vt = summary.ratio(n, ClientLabels.CONT_1, ClientLabels.PLAIN_VT,
+          PeersSummary.Measure.ROUND_TRIPS_PER_S);
+      String target = "N=" + n + ": cont(1) >= " + MIN_RT_VS_PLAIN_VT + "x plain VT java.net.Socket rt/s";
+      if (vt == null || vt.median == null) {
+        verdicts.add(new Verdict(target, "NOT MEASURED", missing(summary, n, ClientLabels.PLAIN_VT)));
+      } else {
+        verdicts.add(new Verdict(target, vt.median >= MIN_RT_VS_PLAIN_VT ? "MET" : "MISSED",
+            "rt/s " + x(vt.median) + ", median of within-round ratios"));
+      }
+    }
+    String target = "N=" + P99_SESSIONS + ": cont(1) p99 no worse than Netty's";
+    PeersSummary.Ratio p99 = summary.ratio(P99_SESSIONS, ClientLabels.CONT_1, ClientLabels.NETTY,
+        PeersSummary.Measure.P99);
+    if (!sessions.contains(P99_SESSIONS)) {
+      verdicts.add(new Verdict(target, "NOT MEASURED", "N=" + P99_SESSIONS + " not in this run"));
+    } else if (p99 == null || p99.median == null) {
+      verdicts.add(new Verdict(target, "NOT MEASURED", missing(summary, P99_SESSIONS, ClientLabels.NETTY)));
+    } else {
+      PeersSummary.Median c = summary.median(P99_SESSIONS, ClientLabels.CONT_1);
+      PeersSummary.Median n = summary.median(P99_SESSIONS, ClientLabels.NETTY);
+      verdicts.add(new Verdict(target, p99.median <= MAX_P99_VS_NETTY ? "MET" : "MISSED",
+          "p99 " + x(p99.median) + " (median of within-round ratios; medians " + us(c.p99Micros) + " vs "
+              + us(n.p99Micros) + ")"));
+    }
+    return verdicts;
+  }
+
+  private static String missing(PeersSummary summary, int n, String other) {
+    for (String client : new String[] {ClientLabels.CONT_1, other}) {
+      PeersSummary.Median m = summary.median(n, client);
+      if (m == null) {
+        return client + " not run at N=" + n;
+      }
+      if (m.cleanRounds == 0) {
+        return client + " at N=" + n + ": " + m.note;
+      }
+    }
+    return "no round where both ran cleanly";
+  }
+
+  private static String x(double ratio) {
+    return String.format(Locale.ROOT, "%.2fx", ratio);
+  }
+
+  private static String us(Double micros) {
+    return micros == null ? "?" : String.format(Locale.ROOT, "%.0f µs", micros);
+  }
+}

@@ -1,0 +1,228 @@
+package io.weft.perf.peers;
+
+import com.sun.management.GarbageCollectionNotificationInfo;
+import java.io.IOException;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.MemoryUsage;
+import java.lang.management.ThreadMXBean;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.management.Notification;
+import javax.management.NotificationEmitter;
+import javax.management.NotificationListener;
+import javax.management.openmbean.CompositeData;
+
+/**
+ * What the benchmark reads about this JVM around an in-process client's run, and about the
+ * machine:
+ * <ul>
+ *   <li>CPU: the whole process's user + system time ({@code OperatingSystemMXBean
+ *       .getProcessCpuTime}), every thread included (I/O, workers, GC, JIT);
+ *   <li>context switches: voluntary + non-voluntary, the whole process's from
+ *       {@code getrusage(RUSAGE_SELF)} ({@link SelfRusage}, JDK 22+ on 64-bit Linux); elsewhere
+ *       summed over the live threads' {@code /proc/self/task/&lt;tid&gt;/status}, where a thread
+ *       that ends during the run takes its count with it (THREADS mode's session threads), so
+ *       those rows count too few;
+ *   <li>peak heap after GC: the most heap in use right after any collection during the run
+ *       (GC notifications), -1 when no collection ran;
+ *   <li>peak threads: live platform threads ({@code ThreadMXBean}, peak reset before the run;
+ *       virtual threads are not counted, their carriers are);
+ *   <li>the machine's load average ({@code /proc/loadavg}).
+ * </ul>
+ * Not thread-safe: one measured run at a time. {@link #close()} removes the GC listeners.
+ */
+final class ProcessProbe implements AutoCloseable {
+  private static final Path TASKS = Path.of("/proc/self/task");
+
+  private final com.sun.management.OperatingSystemMXBean os =
+      (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+  private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+  private final Set<String> heapPools = new HashSet<>();
+  private final AtomicLong peakHeapAfterGc = new AtomicLong(-1L);
+  private final NotificationListener gcListener = this::onGc;
+  private volatile boolean armed;
+  private String switchesUnreadable;
+
+  ProcessProbe() {
+    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+      if (pool.getType() == MemoryType.HEAP) {
+        heapPools.add(pool.getName());
+      }
+    }
+    for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+      if (gc instanceof NotificationEmitter) {
+        ((NotificationEmitter) gc).addNotificationListener(gcListener, null, null);
+      }
+    }
+  }
+
+  /** A reading taken just before a run. */
+  Reading start() {
+    threads.resetPeakThreadCount();
+    peakHeapAfterGc.set(-1L);
+    switchesUnreadable = null;
+    armed = true;
+    return new Reading(os.getProcessCpuTime(), readContextSwitches());
+  }
+
+  /** The figures of the run that began with {@code start}. */
+  Figures end(Reading start) {
+    long cpu = os.getProcessCpuTime() - start.cpuNanos;
+    long switches = readContextSwitches();
+    armed = false;
+    return new Figures(cpu, start.contextSwitches < 0 || switches < 0 ? -1L : switches - start.contextSwitches,
+        peakHeapAfterGc.get(), threads.getPeakThreadCount(), switchesUnreadable);
+  }
+
+  /** Where the context switches come from, for the report. */
+  static String contextSwitchSource() {
+    return SelfRusage.unavailableReason() == null ? "getrusage(RUSAGE_SELF), every thread, ended ones included"
+        : "/proc/self/task/*/status, live threads only (THREADS rows count too few); " + SelfRusage.unavailableReason();
+  }
+
+  private long readContextSwitches() {
+    try {
+      return SelfRusage.unavailableReason() == null ? SelfRusage.contextSwitches() : contextSwitches();
+    } catch (IOException | IllegalStateException e) {
+      switchesUnreadable = "context switches unreadable: " + e;
+      return -1L;
+    }
+  }
+
+  private void onGc(Notification notification, Object handback) {
+    if (!armed || !GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(notification.getType())) {
+      return;
+    }
+    GarbageCollectionNotificationInfo info =
+        GarbageCollectionNotificationInfo.from((CompositeData) notification.getUserData());
+    long used = 0;
+    for (Map.Entry<String, MemoryUsage> e : info.getGcInfo().getMemoryUsageAfterGc().entrySet()) {
+      if (heapPools.contains(e.getKey())) {
+        used += e.getValue().getUsed();
+      }
+    }
+    peakHeapAfterGc.accumulateAndGet(used, Math::max);
+  }
+
+  /** Voluntary + non-voluntary context switches of the live threads. */
+  static long contextSwitches() throws IOException {
+    long sum = 0;
+    try (DirectoryStream<Path> tasks = Files.newDirectoryStream(TASKS)) {
+      for (Path task : tasks) {
+        try {
+          for (String line : Files.readAllLines(task.resolve("status"))) {
+            if (line.startsWith("voluntary_ctxt_switches:") || line.startsWith("nonvoluntary_ctxt_switches:")) {
+              sum += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+            }
+          }
+        } catch (NoSuchFileException e) {
+          // The thread ended between the listing and the read: its count is gone either way.
+        }
+      }
+    }
+    return sum;
+  }
+
+  /**
+   * TcpExt ListenOverflows from {@code /proc/net/netstat} (connects dropped by a full accept
+   * queue, in this network namespace), or -1 where there is none.
+   */
+  static long listenOverflows() {
+    try {
+      String[] header = null;
+      for (String line : Files.readAllLines(Path.of("/proc/net/netstat"))) {
+        if (!line.startsWith("TcpExt:")) {
+          continue;
+        }
+        String[] fields = line.trim().split("\\s+");
+        if (header == null) {
+          header = fields;
+        } else {
+          for (int i = 1; i < header.length && i < fields.length; i++) {
+            if (header[i].equals("ListenOverflows")) {
+              return Long.parseLong(fields[i]);
+            }
+          }
+          return -1L;
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      return -1L;
+    }
+    return -1L;
+  }
+
+  /** The kernel's cap on a listen backlog ({@code net.core.somaxconn}), or 511 when unknown. */
+  static int somaxconn() {
+    try {
+      // Line by line: /proc files report size 0, and a read sized by that can stop early.
+      return Integer.parseInt(Files.readAllLines(Path.of("/proc/sys/net/core/somaxconn")).get(0).trim());
+    } catch (IOException | RuntimeException e) {
+      return 511;
+    }
+  }
+
+  /** The 1, 5 and 15 minute load averages, or "unknown". */
+  static String loadAverage() {
+    try {
+      String[] f = Files.readAllLines(Path.of("/proc/loadavg")).get(0).trim().split("\\s+");
+      return f[0] + " " + f[1] + " " + f[2];
+    } catch (IOException | RuntimeException e) {
+      return "unknown";
+    }
+  }
+
+  @Override
+  public void close() {
+    for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+      if (gc instanceof NotificationEmitter) {
+        try {
+          ((NotificationEmitter) gc).removeNotificationListener(gcListener);
+        } catch (javax.management.ListenerNotFoundException e) {
+          // Never added to this one.
+        }
+      }
+    }
+  }
+
+  /** CPU and context switches at a run's start. */
+  static final class Reading {
+    final long cpuNanos;
+    final long contextSwitches;
+
+    Reading(long cpuNanos, long contextSwitches) {
+      this.cpuNanos = cpuNanos;
+      this.contextSwitches = contextSwitches;
+    }
+  }
+
+  /**
+   * A run's CPU, context switches (-1 unknown, {@code switchesUnreadable} says why), peak heap
+   * after GC (-1 no GC) and peak threads.
+   */
+  static final class Figures {
+    final long cpuNanos;
+    final long contextSwitches;
+    final long peakHeapAfterGcBytes;
+    final int peakThreads;
+    final String switchesUnreadable;
+
+    Figures(long cpuNanos, long contextSwitches, long peakHeapAfterGcBytes, int peakThreads,
+        String switchesUnreadable) {
+      this.cpuNanos = cpuNanos;
+      this.contextSwitches = contextSwitches;
+      this.peakHeapAfterGcBytes = peakHeapAfterGcBytes;
+      this.peakThreads = peakThreads;
+      this.switchesUnreadable = switchesUnreadable;
+    }
+  }
+}

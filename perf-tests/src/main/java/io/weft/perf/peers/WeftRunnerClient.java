@@ -1,0 +1,141 @@
+package io.weft.perf.peers;
+
+import io.weft.continuations.Outcome;
+import io.weft.continuations.RunResult;
+import io.weft.continuations.SessionRunner;
+import io.weft.perf.internal.VirtualThreads;
+import io.weft.perf.peers.session.IncrSession;
+import io.weft.transport.Connector;
+import io.weft.transport.SocketConnector;
+import io.weft.transport.Timeout;
+import io.weft.transport.mina.ContinuingMinaConnector;
+import io.weft.transport.mina.MinaConnector;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Weft's own {@link SessionRunner} running {@link IncrSession} over protocols'
+ * {@code RedisClient}, in one mode over one connector: {@code continuations(k)} over
+ * {@link ContinuingMinaConnector#tcp()} (the session and the Redis client rewritten at load
+ * time by the runner's class loader), THREADS and VIRTUAL_THREADS over {@link SocketConnector}
+ * or the blocking {@link MinaConnector}. At most N sessions in flight through the runner's
+ * {@code maxInFlight(N)}, all of one run in one {@code run} call.
+ *
+ * <p>The connector is made once and kept; the runner is made per N (its in-flight bound) and
+ * kept while N stays, so warm-up leaves the rewritten classes loaded and compiled.
+ */
+final class WeftRunnerClient implements PeerClient {
+  static final String[] INSTRUMENTED = {
+      "io.weft.perf.peers.session", "io.weft.protocols.redis", "io.weft.protocols.internal"};
+
+  private final String label;
+  private final io.weft.continuations.Mode mode;
+  private final Supplier<Connector> connectors;
+  private Connector connector;
+  private SessionRunner runner;
+  private int runnerConcurrency;
+
+  private WeftRunnerClient(String label, io.weft.continuations.Mode mode, Supplier<Connector> connectors) {
+    this.label = label;
+    this.mode = mode;
+    this.connectors = connectors;
+  }
+
+  static WeftRunnerClient continuations(int workers) {
+    return new WeftRunnerClient("weft cont(" + workers + ") mina", io.weft.continuations.Mode.continuations(workers),
+        ContinuingMinaConnector::tcp);
+  }
+
+  static WeftRunnerClient threadsOverSocket() {
+    return new WeftRunnerClient("weft THREADS socket", io.weft.continuations.Mode.THREADS, SocketConnector::new);
+  }
+
+  static WeftRunnerClient threadsOverMina() {
+    return new WeftRunnerClient("weft THREADS mina", io.weft.continuations.Mode.THREADS, MinaConnector::tcp);
+  }
+
+  static WeftRunnerClient virtualThreadsOverSocket() {
+    return new WeftRunnerClient("weft VT socket", io.weft.continuations.Mode.VIRTUAL_THREADS, SocketConnector::new);
+  }
+
+  static WeftRunnerClient virtualThreadsOverMina() {
+    return new WeftRunnerClient("weft VT mina", io.weft.continuations.Mode.VIRTUAL_THREADS, MinaConnector::tcp);
+  }
+
+  @Override
+  public String label() {
+    return label;
+  }
+
+  @Override
+  public String unavailableReason(PeerWorkload workload) {
+    if (mode.kind() == io.weft.continuations.Mode.Kind.VIRTUAL_THREADS) {
+      return VirtualThreads.unavailableReason();
+    }
+    return null;
+  }
+
+  @Override
+  public boolean inProcess() {
+    return true;
+  }
+
+  @Override
+  public ClientRun run(PeerWorkload workload) throws InterruptedException {
+    SessionRunner sessions = runner(workload);
+    RoundTrips roundTrips = new RoundTrips();
+    long start = System.nanoTime();
+    RunResult<Integer> result = sessions.run(IncrSession.class, workload.totalSessions,
+        workload.requestsPerSession, workload.keys, roundTrips);
+    long wall = System.nanoTime() - start;
+    int failed = 0;
+    String firstFailure = null;
+    for (Outcome<Integer> o : result.outcomes()) {
+      if (o.status() != Outcome.Status.SUCCEEDED
+          || !Integer.valueOf(workload.requestsPerSession).equals(o.value())) {
+        failed++;
+        if (firstFailure == null) {
+          firstFailure = "session " + o.index() + ": " + (o.failure() != null ? o.failure() : o.status());
+        }
+      }
+    }
+    return ClientRun.inProcess(failed, firstFailure, wall, roundTrips.interval());
+  }
+
+  private SessionRunner runner(PeerWorkload workload) {
+    if (connector == null) {
+      connector = connectors.get();
+    }
+    if (runner != null && runnerConcurrency != workload.concurrency) {
+      runner.close();
+      runner = null;
+    }
+    if (runner == null) {
+      SessionRunner.Builder b = SessionRunner.builder().mode(mode).connector(connector).address(workload.redis)
+          .maxInFlight(workload.concurrency)
+          .timeout(Timeout.of(workload.timeoutNanos, TimeUnit.NANOSECONDS)
+              .withSessionDeadline(workload.timeoutNanos, TimeUnit.NANOSECONDS));
+      if (mode.kind() == io.weft.continuations.Mode.Kind.CONTINUATIONS) {
+        b.instrument(INSTRUMENTED);
+      }
+      runner = b.build();
+      runnerConcurrency = workload.concurrency;
+    }
+    return runner;
+  }
+
+  @Override
+  public void close() {
+    try {
+      if (runner != null) {
+        runner.close();
+      }
+    } finally {
+      runner = null;
+      if (connector != null) {
+        connector.close();
+        connector = null;
+      }
+    }
+  }
+}

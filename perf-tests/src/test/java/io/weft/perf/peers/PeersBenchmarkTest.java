@@ -1,0 +1,84 @@
+package io.weft.perf.peers;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.weft.perf.internal.VirtualThreads;
+import io.weft.testsupport.RedisServerProcess;
+import io.weft.testsupport.ServerBinaries;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * The peers benchmark end to end at a tiny size against a real redis-server: every client runs,
+ * and each does every round trip, counted by the client and by the server. No timing is
+ * checked.
+ */
+class PeersBenchmarkTest {
+  private static final Set<String> VIRTUAL_THREAD_CLIENTS =
+      Set.of(ClientLabels.WEFT_VT_SOCKET, ClientLabels.WEFT_VT_MINA, ClientLabels.PLAIN_VT);
+
+  @TempDir
+  Path out;
+
+  @Test
+  void everyClientDoesEveryRoundTripAgainstRealRedis() throws Exception {
+    requireBinary(RedisServerProcess.BINARY, RedisServerProcess.DEBIAN_PACKAGE);
+    requireBinary(RedisBenchmarkClient.BINARY, "redis-tools");
+
+    int exit = new CommandLine(new PeersBenchmark()).execute("--sessions", "10,20", "--rounds", "1",
+        "--round-trips", "400", "--warmup-round-trips", "0", "--timeout-s", "60", "--out", out.toString());
+
+    assertEquals(0, exit, "exit status");
+    JsonNode json = new ObjectMapper().readTree(out.resolve(PeersFiles.JSON).toFile());
+    List<String> seen = new ArrayList<>();
+    for (JsonNode row : json.get("rows")) {
+      String client = row.get("client").asText();
+      int sessions = row.get("sessions").asInt();
+      seen.add(sessions + " " + client);
+      if (VIRTUAL_THREAD_CLIENTS.contains(client) && !VirtualThreads.available()) {
+        assertEquals(PeersRow.SKIPPED, row.get("status").asText(), client);
+        assertTrue(row.get("note").asText().contains("JDK 21+"), row.toString());
+        continue;
+      }
+      assertEquals(PeersRow.OK, row.get("status").asText(), row.toString());
+      assertEquals(400, row.get("expected_round_trips").asLong(), row.toString());
+      assertEquals(400, row.get("completed_round_trips").asLong(), row.toString());
+      assertEquals(400, row.get("server_incr_calls").asLong(), row.toString());
+      assertEquals(0, row.get("failed_sessions").asInt(), row.toString());
+    }
+    assertEquals(18, seen.size(), "9 clients at 2 values of N: " + seen);
+    assertEquals(18, Set.copyOf(seen).size(), "each client once per N: " + seen);
+    assertEquals(19, Files.readAllLines(out.resolve(PeersFiles.CSV)).size(), "CSV header and one line per row");
+    assertTrue(Files.readString(out.resolve(PeersFiles.MARKDOWN)).contains("## Targets"));
+    assertTrue(Files.size(out.resolve(PeersFiles.THROUGHPUT_CHART)) > 0);
+    assertEquals(5, json.get("targets").size(), "2 targets per N and the p99 one");
+  }
+
+  @Test
+  void unknownClientIsRefusedBeforeAnythingStarts() {
+    int exit = new CommandLine(new PeersBenchmark()).execute("--clients", "cont1,nope", "--out", out.toString());
+
+    assertEquals(2, exit);
+    assertTrue(!Files.exists(out.resolve(PeersFiles.JSON)));
+  }
+
+  private static void requireBinary(String binary, String debianPackage) {
+    if (ServerBinaries.find(binary) == null) {
+      String message = ServerBinaries.missingMessage(binary, debianPackage);
+      if (ServerBinaries.inCi()) {
+        throw new AssertionError(message);
+      }
+      Assumptions.abort(message);
+    }
+  }
+}

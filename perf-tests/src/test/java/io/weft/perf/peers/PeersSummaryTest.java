@@ -1,0 +1,105 @@
+package io.weft.perf.peers;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class PeersSummaryTest {
+  @Test
+  void mediansAreOverCleanRoundsOnly() {
+    List<PeersRow> rows = List.of(
+        row(100, 1, ClientLabels.NETTY, 100.0, 10.0, 50.0),
+        row(100, 2, ClientLabels.NETTY, 300.0, 30.0, 70.0),
+        row(100, 3, ClientLabels.NETTY, 200.0, 20.0, 60.0),
+        incomplete(100, 4, ClientLabels.NETTY));
+
+    PeersSummary.Median m = PeersSummary.of(rows).median(100, ClientLabels.NETTY);
+
+    assertEquals(200.0, m.roundTripsPerSecond);
+    assertEquals(20.0, m.cpuMicrosPerRoundTrip);
+    assertEquals(3, m.cleanRounds);
+    assertEquals(4, m.rounds);
+  }
+
+  @Test
+  void ratiosAreTakenWithinEachRoundThenTheirMedian() {
+    List<PeersRow> rows = new ArrayList<>();
+    // Round 2's machine was slower for both: the within-round ratio stays 0.5.
+    rows.add(row(100, 1, ClientLabels.NETTY, 100.0, 10.0, 50.0));
+    rows.add(row(100, 1, ClientLabels.CONT_1, 50.0, 20.0, 100.0));
+    rows.add(row(100, 2, ClientLabels.NETTY, 40.0, 10.0, 50.0));
+    rows.add(row(100, 2, ClientLabels.CONT_1, 20.0, 20.0, 100.0));
+    rows.add(row(100, 3, ClientLabels.NETTY, 100.0, 10.0, 50.0));
+    rows.add(row(100, 3, ClientLabels.CONT_1, 80.0, 20.0, 100.0));
+
+    PeersSummary.Ratio r = PeersSummary.of(rows).ratio(100, ClientLabels.CONT_1, ClientLabels.NETTY,
+        PeersSummary.Measure.ROUND_TRIPS_PER_S);
+
+    assertEquals(Arrays.asList(0.5, 0.5, 0.8), r.perRound);
+    assertEquals(0.5, r.median);
+  }
+
+  @Test
+  void aRoundWhereEitherFailedGivesNoRatio() {
+    List<PeersRow> rows = List.of(
+        row(100, 1, ClientLabels.NETTY, 100.0, 10.0, 50.0),
+        incomplete(100, 1, ClientLabels.CONT_1));
+
+    PeersSummary.Ratio r = PeersSummary.of(rows).ratio(100, ClientLabels.CONT_1, ClientLabels.NETTY,
+        PeersSummary.Measure.ROUND_TRIPS_PER_S);
+
+    assertEquals(Arrays.asList((Double) null), r.perRound);
+    assertNull(r.median);
+  }
+
+  @Test
+  void targetsSayMetMissedOrNotMeasuredWithTheFigure() {
+    List<PeersRow> rows = List.of(
+        // N=100: 0.95x Netty's rt/s at 1.2x its CPU: met; 1.5x plain VT: met.
+        row(100, 1, ClientLabels.NETTY, 100.0, 10.0, 50.0),
+        row(100, 1, ClientLabels.CONT_1, 95.0, 12.0, 40.0),
+        row(100, 1, ClientLabels.PLAIN_VT, 63.0, 15.0, 40.0),
+        // N=10,000: fast enough but 1.3x Netty's CPU: missed; p99 worse: missed; no plain VT row.
+        row(10_000, 1, ClientLabels.NETTY, 100.0, 10.0, 50.0),
+        row(10_000, 1, ClientLabels.CONT_1, 100.0, 13.0, 60.0));
+
+    List<PeersTargets.Verdict> v = PeersTargets.check(PeersSummary.of(rows), List.of(100, 10_000));
+
+    assertEquals("MET", v.get(0).verdict, v.get(0).toString());
+    assertEquals("MISSED", v.get(1).verdict, v.get(1).toString());
+    assertEquals("rt/s 1.00x, CPU/rt 1.30x, medians of within-round ratios", v.get(1).figure);
+    assertEquals("MET", v.get(2).verdict, v.get(2).toString());
+    assertEquals("NOT MEASURED", v.get(3).verdict, v.get(3).toString());
+    assertEquals("VT java.net.Socket not run at N=10000", v.get(3).figure);
+    assertEquals("MISSED", v.get(4).verdict, v.get(4).toString());
+  }
+
+  @Test
+  void medianOfAnEvenCountIsTheMeanOfTheMiddleTwo() {
+    assertEquals(2.5, PeersSummary.median(List.of(4.0, 1.0, 2.0, 3.0)));
+    assertNull(PeersSummary.median(List.of()));
+  }
+
+  private static PeersRow row(int sessions, int round, String client, double rtps, double cpu, double p99) {
+    PeersRow r = new PeersRow();
+    r.sessions = sessions;
+    r.round = round;
+    r.client = client;
+    r.status = PeersRow.OK;
+    r.roundTripsPerSecond = rtps;
+    r.cpuMicrosPerRoundTrip = cpu;
+    r.p99Micros = p99;
+    return r;
+  }
+
+  private static PeersRow incomplete(int sessions, int round, String client) {
+    PeersRow r = row(sessions, round, client, 1.0, 1.0, 1.0);
+    r.status = PeersRow.INCOMPLETE;
+    r.note = "session 3: connection reset";
+    return r;
+  }
+}
