@@ -5,6 +5,8 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The timeouts of a scheduler's waits: one thread, and a deadline list that costs a wait that
@@ -68,6 +70,8 @@ final class WaitTimer {
     }
   }
 
+  private static final Logger LOG = LoggerFactory.getLogger(WaitTimer.class);
+
   private final ConcurrentHashMap<Long, Lane> lanes = new ConcurrentHashMap<>();
   private final Thread thread;
   /**
@@ -130,6 +134,20 @@ final class WaitTimer {
   }
 
   private void run() {
+    // A pass that fails (an OutOfMemoryError, say) must not end the thread: every pending wait
+    // would then never time out, and a run with such a wait would never return. Its entries are
+    // still on the lanes, so the next pass, a tick later, fires them as due.
+    while (!stopped) {
+      try {
+        passUntilStopped();
+      } catch (RuntimeException | Error e) {
+        LOG.error("the wait timer's pass failed; passing again in a tick", e);
+        LockSupport.parkNanos(this, TICK_NANOS);
+      }
+    }
+  }
+
+  private void passUntilStopped() {
     long lastTick = System.nanoTime();
     int ticks = 0;
     while (!stopped) {

@@ -32,7 +32,7 @@ class WaitTimerTest {
   }
 
   /** A wait as the timer sees it: pending until settled or expired, whichever comes first. */
-  private static final class TestEntry extends WaitTimer.Entry {
+  private static class TestEntry extends WaitTimer.Entry {
     final AtomicInteger state = new AtomicInteger(); // 0 pending, 1 settled, 2 timed out
     final CountDownLatch fired = new CountDownLatch(1);
     final AtomicInteger expireCalls = new AtomicInteger();
@@ -197,6 +197,28 @@ class WaitTimerTest {
         }
       }
     }
+  }
+
+  @Test
+  void anErrorInAPassDoesNotEndTheTimerAndLaterWaitsStillFire() throws InterruptedException {
+    TestEntry failing = new TestEntry() {
+      @Override
+      void expire() {
+        if (expireCalls.getAndIncrement() == 0) {
+          throw new OutOfMemoryError("injected: an allocation on the timer thread failed");
+        }
+        if (state.compareAndSet(0, 2)) {
+          firedAt = System.nanoTime();
+          fired.countDown();
+        }
+      }
+    };
+    failing.arm(timer, TimeUnit.MILLISECONDS.toNanos(20));
+    assertTrue(failing.fired.await(30, TimeUnit.SECONDS), "the failed entry fired on a later pass");
+    TestEntry later = new TestEntry();
+    later.arm(timer, TimeUnit.MILLISECONDS.toNanos(50));
+    assertFiredInBounds(later);
+    assertFalse(timer.isTerminated(), "the timer thread survived the error");
   }
 
   @Test

@@ -136,6 +136,11 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
     mina.close();
   }
 
+  /** As {@link MinaConnector#isBroken()}: one of its threads died, and it refuses to connect. */
+  public boolean isBroken() {
+    return mina.isBroken();
+  }
+
   /** True once {@link #close()} has been called. */
   public boolean isClosed() {
     return mina.isClosed();

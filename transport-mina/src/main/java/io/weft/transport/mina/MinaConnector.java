@@ -24,6 +24,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
 import org.apache.mina.core.RuntimeIoException;
 import org.apache.mina.core.future.ConnectFuture;
 import org.apache.mina.core.service.IoConnector;
@@ -71,6 +72,8 @@ public final class MinaConnector implements Connector {
   private final TlsSettings tls;
   private final Set<SessionState> live = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
+  /** Why this connector can no longer serve: one of its threads died. Null while it can. */
+  private volatile String broken;
 
   private MinaConnector(Builder builder, boolean vmPipe) {
     this.vmPipe = vmPipe;
@@ -80,7 +83,7 @@ public final class MinaConnector implements Connector {
       throw new IllegalStateException("TLS needs TCP; the in-VM pipe has no host to verify");
     }
     int id = IDS.incrementAndGet();
-    this.threads = Executors.newCachedThreadPool(daemonThreads("weft-mina-" + id + "-"));
+    this.threads = Executors.newCachedThreadPool(daemonThreads("weft-mina-" + id + "-", this::threadDied));
     if (vmPipe) {
       this.processors = null;
       this.connector = new VmPipeConnector(threads);
@@ -160,6 +163,10 @@ public final class MinaConnector implements Connector {
     checkAddress(remote);
     if (closed) {
       throw new TransportClosedException("connector is closed");
+    }
+    String why = broken;
+    if (why != null) {
+      throw new TransportClosedException("connector is broken: " + why);
     }
     SessionState state = new SessionState(inboundLimit);
     live.add(state);
@@ -266,8 +273,10 @@ public final class MinaConnector implements Connector {
       state.close("connector closed");
     }
     live.clear();
-    if (IoThreads.isIoThread()) {
+    if (IoThreads.isIoThread() || broken != null) {
       // Disposing waits for the I/O threads, this one among them: let another thread do it.
+      // MINA's disposal of a processor whose thread died waits for that thread for ever, so
+      // a broken connector does not wait either: its disposer, a daemon, may never end.
       Thread disposer = new Thread(this::dispose, "weft-mina-dispose");
       disposer.setDaemon(true);
       disposer.start();
@@ -305,10 +314,41 @@ public final class MinaConnector implements Connector {
         + (closed ? ", closed" : "") + "}";
   }
 
-  private static ThreadFactory daemonThreads(String prefix) {
+  /**
+   * One of this connector's threads (an I/O processor, MINA's connect or pipe thread) ended by
+   * an exception or an error, an {@code OutOfMemoryError} say: the sessions it served would never
+   * hear from it again. Fail every session now, so that no wait outlives it, and refuse new
+   * connects. The thread itself still dies as it would have.
+   */
+  private void threadDied(Thread thread, Throwable cause) {
+    if (closed) {
+      return;
+    }
+    String why = "MINA thread " + thread.getName() + " died: " + cause;
+    broken = why;
+    LOG.error("{}; failing the connector's {} sessions", why, live.size(), cause);
+    for (SessionState state : new ArrayList<>(live)) {
+      state.close(why);
+      live.remove(state);
+    }
+  }
+
+  /** True once one of this connector's threads has died; it then refuses to connect. */
+  public boolean isBroken() {
+    return broken != null;
+  }
+
+  private static ThreadFactory daemonThreads(String prefix, BiConsumer<Thread, Throwable> died) {
     AtomicInteger count = new AtomicInteger();
     return runnable -> {
-      Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
+      Thread thread = new Thread(() -> {
+        try {
+          runnable.run();
+        } catch (RuntimeException | Error e) {
+          died.accept(Thread.currentThread(), e);
+          throw e;
+        }
+      }, prefix + count.incrementAndGet());
       thread.setDaemon(true);
       return thread;
     };

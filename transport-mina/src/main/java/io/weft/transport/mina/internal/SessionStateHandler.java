@@ -1,5 +1,6 @@
 package io.weft.transport.mina.internal;
 
+import java.io.IOException;
 import org.apache.mina.core.buffer.IoBuffer;
 import org.apache.mina.core.service.IoHandlerAdapter;
 import org.apache.mina.core.session.IoSession;
@@ -25,6 +26,12 @@ public final class SessionStateHandler extends IoHandlerAdapter {
     boolean previous = IoThreads.enter();
     try {
       state.onMessage((IoBuffer) message);
+    } catch (OutOfMemoryError e) {
+      // Growing this session's buffer failed. Fail the session, whose buffer then goes, rather
+      // than let the error end this I/O thread and strand every other session it serves.
+      LOG.debug("session {}: out of memory buffering input", session, e);
+      state.onFailure(new IOException("out of memory buffering input: " + e.getMessage(), e));
+      session.closeNow();
     } finally {
       IoThreads.exit(previous);
     }
