@@ -226,6 +226,20 @@ public final class TestPki {
       }
     }
 
+    /** Writes this key and certificate chain as a PKCS#12 key store protected by {@code password}. */
+    public void writePkcs12(Path file, char[] password) throws IOException {
+      try {
+        KeyStore keys = KeyStore.getInstance("PKCS12");
+        keys.load(null, null);
+        keys.setKeyEntry("server", key, password, new Certificate[] {certificate, ca});
+        try (java.io.OutputStream out = Files.newOutputStream(file)) {
+          keys.store(out, password);
+        }
+      } catch (GeneralSecurityException e) {
+        throw new IOException("cannot write a key store", e);
+      }
+    }
+
     /**
      * Writes {@code name.crt} (the certificate, then the CA's) and {@code name.key} (PKCS#8,
      * readable by its owner only) into {@code directory}; returns the two paths.
