@@ -19,6 +19,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -157,8 +158,8 @@ public final class TlsCost implements Callable<Integer> {
           roundTrips[r] = run(runner, requests) * requests;
         }
         String label = mode + (tls == null ? " plaintext" : " TLS");
-        System.out.printf(Locale.ROOT, "%-14s handshakes/s %s  round trips/s %s%n", label,
-            java.util.Arrays.toString(handshakes), java.util.Arrays.toString(roundTrips));
+        System.out.printf(Locale.ROOT, "%-17s handshakes/s %s  round trips/s %s%n", label,
+            rounded(handshakes), rounded(roundTrips));
         return new double[] {median(handshakes), median(roundTrips)};
       }
     }
@@ -174,9 +175,17 @@ public final class TlsCost implements Callable<Integer> {
     return sessions / (result.wallNanos() / 1e9);
   }
 
+  private static String rounded(double[] values) {
+    StringBuilder out = new StringBuilder("[");
+    for (double v : values) {
+      out.append(out.length() > 1 ? ", " : "").append(String.format(Locale.ROOT, "%.0f", v));
+    }
+    return out.append(']').toString();
+  }
+
   static double median(double[] values) {
     double[] sorted = values.clone();
-    java.util.Arrays.sort(sorted);
+    Arrays.sort(sorted);
     int n = sorted.length;
     return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
   }
