@@ -138,6 +138,14 @@ class TlsTransportTest {
 
   @ParameterizedTest
   @EnumSource(Kind.class)
+  void aServerThatClosesDuringTheHandshakeFailsIt(Kind kind) throws Exception {
+    try (ScriptedServer server = ScriptedServer.start(ScriptedServer.script().skipBytes(5).close(), Delivery.WHOLE)) {
+      assertHandshakeFails(kind, trustingPki, server.address(), "the peer closed the connection during the handshake");
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
   void aServerThatNeverAnswersTheHelloTimesTheHandshakeOut(Kind kind) throws Exception {
     TlsSettings quick = TlsSettings.builder().context(pki.clientContext())
         .handshakeTimeout(300, TimeUnit.MILLISECONDS).build();
