@@ -1,5 +1,6 @@
 package io.weft.continuations;
 
+import io.weft.continuations.spi.SuspendingConnector;
 /**
  * How a {@link SessionRunner} runs sessions. The same task class runs unchanged in every mode.
  *

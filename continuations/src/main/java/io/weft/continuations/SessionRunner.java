@@ -1,5 +1,6 @@
 package io.weft.continuations;
 
+import io.weft.continuations.spi.SuspendingConnector;
 import io.weft.continuations.internal.ClassRewriter;
 import io.weft.continuations.internal.Fiber;
 import io.weft.continuations.internal.FrameLoader;
@@ -7,10 +8,10 @@ import io.weft.continuations.internal.Rewritten;
 import io.weft.continuations.internal.Scheduler;
 import io.weft.continuations.internal.SessionContext;
 import io.weft.continuations.internal.SessionFrame;
-import io.weft.continuations.internal.VirtualThreads;
 import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
+import io.weft.transport.internal.VirtualThreads;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.net.SocketAddress;
@@ -620,7 +621,10 @@ public final class SessionRunner implements AutoCloseable {
 
     /**
      * Debug mode: check every frame of every suspend path against what was rewritten, and fail
-     * the session naming the first that was not. Costs a stack walk (microseconds) per suspend.
+     * the session naming the first that was not; and fail a session that suspends while its
+     * worker thread holds a {@code ReentrantLock} or {@code ReentrantReadWriteLock} it keeps
+     * (use {@link SessionLock} instead). Costs a stack walk and a look through the suspended
+     * frames (microseconds) per suspend.
      */
     public Builder debugFrames(boolean debugFrames) {
       this.debugFrames = debugFrames;

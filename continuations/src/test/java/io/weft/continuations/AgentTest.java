@@ -61,6 +61,20 @@ class AgentTest {
         child.all());
     assertTrue(child.out.contains("lambda task refused: io.weft.continuations.testclient.LambdaTask"), child.all());
     assertTrue(child.out.contains("debug frames: succeeded 20 of 20"), child.all());
+    // A representative subset of ClientShapesTest, rewritten by the agent.
+    assertTrue(child.out.contains("shape DeepChainShape: same as SYNC"), child.all());
+    assertTrue(child.out.contains("shape BridgeGenericShape: same as SYNC"), child.all());
+    assertTrue(child.out.contains("shape SessionLockShape: same as SYNC"), child.all());
+    assertTrue(refusedOrNamed(child.out, "ReflectionShape", "io.weft.continuations.testclient.shapes.ReflectionShape"),
+        child.all());
+    assertTrue(refusedOrNamed(child.out, "OutsideLastShape", "io.weft.continuations.testoutside.OutsideReads"),
+        child.all());
+  }
+
+  /** Refused at load time, or every session failed with NotInstrumentedError naming that class only. */
+  private static boolean refusedOrNamed(String out, String shape, String className) {
+    return out.contains("shape " + shape + ": refused at load time\n")
+        || out.contains("shape " + shape + ": not instrumented, named " + className + "\n");
   }
 
   @Test

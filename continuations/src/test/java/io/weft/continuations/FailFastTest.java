@@ -82,7 +82,7 @@ class FailFastTest {
       for (Outcome<String> o : result.outcomes()) {
         NotInstrumentedError e = assertInstanceOf(NotInstrumentedError.class, o.failure());
         assertEquals("io.weft.continuations.testoutside.Helper", e.className(), e.getMessage());
-        assertEquals("exchangeLoop", e.methodName(), e.getMessage());
+        assertEquals("exchangeLines", e.methodName(), e.getMessage());
         assertTrue(e.getMessage().contains("add its package to the instrumented packages"), e.getMessage());
       }
       assertEquals(0, pipes.openTransports());
@@ -96,7 +96,7 @@ class FailFastTest {
       for (Outcome<String> o : result.outcomes()) {
         NotInstrumentedError e = assertInstanceOf(NotInstrumentedError.class, o.failure());
         assertEquals("io.weft.continuations.testoutside.Helper", e.className(), e.getMessage());
-        assertEquals("exchangeLoop", e.methodName());
+        assertEquals("exchangeLines", e.methodName());
         assertTrue(e.getMessage().contains("called from io.weft.continuations.testclient.OutsideHelperTask.run"),
             e.getMessage());
       }

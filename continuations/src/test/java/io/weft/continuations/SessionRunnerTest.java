@@ -8,9 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.weft.continuations.testclient.FailingTask;
 import io.weft.continuations.testclient.LineTesterTask;
 import io.weft.continuations.testclient.SilentTask;
-import io.weft.continuations.testing.LoopbackEchoServer;
 import io.weft.continuations.testing.PipeConnector;
 import io.weft.continuations.testing.PipeEchoServer;
+import io.weft.testsupport.EchoServer;
 import io.weft.transport.Connector;
 import io.weft.transport.SocketConnector;
 import io.weft.transport.Timeout;
@@ -75,7 +75,7 @@ class SessionRunnerTest {
     try (SessionRunner runner = runner(Mode.continuations(1), pipes, pipeServer.address(), FIVE_SECONDS)) {
       overPipe = runner.run(LineTesterTask.class, 10, 3).values();
     }
-    try (LoopbackEchoServer tcp = new LoopbackEchoServer(); SocketConnector sockets = new SocketConnector()) {
+    try (EchoServer tcp = EchoServer.tcp(); SocketConnector sockets = new SocketConnector()) {
       for (Mode mode : modes()) {
         if (mode.kind() == Mode.Kind.CONTINUATIONS) {
           continue;
@@ -157,7 +157,7 @@ class SessionRunnerTest {
 
   @Test
   void aBlockingConnectorIsRefusedInContinuationModeUnlessAllowed() throws Exception {
-    try (LoopbackEchoServer tcp = new LoopbackEchoServer(); SocketConnector sockets = new SocketConnector();
+    try (EchoServer tcp = EchoServer.tcp(); SocketConnector sockets = new SocketConnector();
          SessionRunner runner = runner(Mode.continuations(1), sockets, tcp.address(), FIVE_SECONDS)) {
       IllegalStateException e = assertThrows(IllegalStateException.class,
           () -> runner.run(LineTesterTask.class, 1, 1));
@@ -176,7 +176,7 @@ class SessionRunnerTest {
   @Test
   @EnabledForJreRange(min = JRE.JAVA_21)
   void virtualThreadsRunTheSameTesterOverLoopbackTcp() throws Exception {
-    try (LoopbackEchoServer tcp = new LoopbackEchoServer(); SocketConnector sockets = new SocketConnector();
+    try (EchoServer tcp = EchoServer.tcp(); SocketConnector sockets = new SocketConnector();
          SessionRunner runner = runner(Mode.VIRTUAL_THREADS, sockets, tcp.address(), FIVE_SECONDS)) {
       RunResult<String> result = runner.run(LineTesterTask.class, 50, 3);
       assertTrue(result.allSucceeded(), result.failures().toString());

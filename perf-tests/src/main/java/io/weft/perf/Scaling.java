@@ -1,7 +1,7 @@
 package io.weft.perf;
 
 /**
- * Entry point of issue 5's scaling benchmark; see {@link io.weft.perf.scaling.Scaling} for
+ * Entry point of the scaling benchmark; see {@link io.weft.perf.scaling.Scaling} for
  * what it measures and {@code --help} for its options.
  */
 public final class Scaling {

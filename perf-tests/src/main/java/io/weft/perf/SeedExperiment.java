@@ -3,6 +3,7 @@ package io.weft.perf;
 import io.weft.continuations.Mode;
 import io.weft.continuations.RunResult;
 import io.weft.continuations.SessionRunner;
+import io.weft.perf.scaling.TransportKind;
 import io.weft.protocols.tester.LineTesterTask;
 import io.weft.testsupport.EchoServer;
 import io.weft.transport.Connector;
@@ -15,13 +16,20 @@ import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
- * The 2008 experiment, reproduced: {@code connections} sessions, each writing a line and reading
- * its echo {@code transactions} times, against an embedded MINA echo server; the figure is wall
- * time per event, an event being one write or one read.
+ * The seed experiment, reproduced: {@code connections} sessions, each writing a line and reading
+ * its echo {@code transactions} times, against the embedded echo server (test-support's
+ * {@code EchoServer}, the one every benchmark uses); the figure is wall time per event, an event
+ * being one write or one read.
  *
  * <p>Each way of running the sessions is one {@link Row} of the table (see {@link #rows}):
  * SYNC and THREADS on the blocking {@code MinaTransport}, CONTINUATIONS(1) on
@@ -30,20 +38,12 @@ import java.util.function.Supplier;
  * runs first (on the same connector and runner, so the rewritten classes stay compiled), then
  * measured once.
  *
- * <p>Below the table, the 2008 experiment's "overhead per continuation": (CONTINUATIONS wall -
- * SYNC wall) / suspends in the continuation run. Over the in-VM pipe with no server delay every
- * reply is there before the read (the pipe delivers inline), nothing suspends and the figure
- * does not exist; over TCP every read suspends.
- *
- * <pre>
- * --transport=vmpipe|tcp   in-VM pipe (default) or loopback TCP
- * --delay-ms=N             server delay before each reply (default 0)
- * --connections=N          sessions per run (default 1000)
- * --transactions=N         write+read pairs per session (default 10)
- * --warmup=N               untimed runs per row before the measured one (default 3)
- * --spin-us=N              CONTINUATIONS rows: spin up to N µs for a reply before suspending
- *                          (the 2008 experiment's trick; default 0, off)
- * </pre>
+ * <p>Below the table, the "overhead per continuation": (CONTINUATIONS wall - SYNC wall) /
+ * suspends in the continuation run, printed beside the original experiment's figure
+ * ({@link Targets#BASELINE_OVERHEAD_MICROS} µs). The default is loopback TCP, where every read
+ * waits for the server and so suspends; over the in-VM pipe with no server delay every reply is
+ * there before the read (the pipe delivers inline), nothing suspends and the figure does not
+ * exist. {@code --help} lists the options.
  */
 public final class SeedExperiment {
   private static final Timeout SESSION_TIMEOUT = Timeout.of(30, TimeUnit.SECONDS);
@@ -51,14 +51,33 @@ public final class SeedExperiment {
 
   private SeedExperiment() {}
 
-  /** What a run is asked to do. */
-  static final class Config {
-    boolean tcp;
+  /** What a run is asked to do: the command line. */
+  @Command(name = "SeedExperiment", mixinStandardHelpOptions = true, sortOptions = false,
+      description = "Sessions x exchanges against an embedded echo server, per way of running them;"
+          + " prints the table and the overhead per continuation.")
+  static final class Config implements Callable<Integer> {
+    @Option(names = "--transport", defaultValue = "tcp", converter = TransportKind.Converter.class,
+        description = "tcp (loopback, the default: every read suspends) or vmpipe (MINA's in-VM pipe)")
+    TransportKind transport = TransportKind.TCP;
+    @Option(names = "--delay-ms", defaultValue = "0", description = "server delay before each reply (default ${DEFAULT-VALUE})")
     long delayMs;
+    @Option(names = "--connections", defaultValue = "1000", description = "sessions per run (default ${DEFAULT-VALUE})")
     int connections = 1000;
+    @Option(names = "--transactions", defaultValue = "10",
+        description = "write+read pairs per session (default ${DEFAULT-VALUE})")
     int transactions = 10;
+    @Option(names = "--warmup", defaultValue = "3",
+        description = "untimed runs per row before the measured one (default ${DEFAULT-VALUE})")
     int warmup = 3;
+    @Option(names = "--spin-us", defaultValue = "0",
+        description = "CONTINUATIONS rows: spin up to N µs for a reply before suspending (default 0, off)")
     long spinMicros;
+    @Spec
+    CommandSpec spec;
+
+    boolean tcp() {
+      return transport == TransportKind.TCP;
+    }
 
     long events() {
       return 2L * connections * transactions;
@@ -66,18 +85,40 @@ public final class SeedExperiment {
 
     String describe() {
       return connections + " connections x (" + transactions + " writes + " + transactions
-          + " reads), " + (tcp ? "loopback TCP" : "in-VM pipe") + ", server delay " + delayMs + " ms"
+          + " reads), " + (tcp() ? "loopback TCP" : "in-VM pipe") + ", server delay " + delayMs + " ms"
           + (spinMicros > 0 ? ", continuations spin " + spinMicros + " µs before suspending" : "");
     }
 
     Connector newConnector() {
-      return tcp ? MinaConnector.tcp() : MinaConnector.vmPipe();
+      return tcp() ? MinaConnector.tcp() : MinaConnector.vmPipe();
     }
 
     ContinuingMinaConnector newContinuingConnector() {
       ContinuingMinaConnector.Builder builder = ContinuingMinaConnector.builder()
           .spinBeforeSuspend(spinMicros, TimeUnit.MICROSECONDS);
-      return tcp ? builder.tcp() : builder.vmPipe();
+      return tcp() ? builder.tcp() : builder.vmPipe();
+    }
+
+    /** Checks the ranges picocli's types do not. */
+    void validate() {
+      check(delayMs >= 0, "--delay-ms < 0: " + delayMs);
+      check(connections >= 1, "--connections < 1: " + connections);
+      check(transactions >= 0, "--transactions < 0: " + transactions);
+      check(warmup >= 0, "--warmup < 0: " + warmup);
+      check(spinMicros >= 0, "--spin-us < 0: " + spinMicros);
+    }
+
+    private void check(boolean ok, String message) {
+      if (!ok) {
+        throw new ParameterException(spec.commandLine(), message);
+      }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+      validate();
+      run(this);
+      return 0;
     }
   }
 
@@ -264,17 +305,22 @@ public final class SeedExperiment {
     }
   }
 
-  public static void main(String[] args) throws Exception {
-    Config config;
-    try {
-      config = parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println(e.getMessage());
-      System.err.println("usage: SeedExperiment [--transport=vmpipe|tcp] [--delay-ms=N]"
-          + " [--connections=N] [--transactions=N] [--warmup=N] [--spin-us=N]");
-      System.exit(2);
-      return;
+  public static void main(String[] args) {
+    int code = new CommandLine(new Config()).execute(args);
+    if (code != 0) {
+      System.exit(code);
     }
+  }
+
+  /** The parsed command line, or a {@link ParameterException} saying what is wrong. */
+  static Config parse(String... args) {
+    Config config = new Config();
+    new CommandLine(config).parseArgs(args);
+    config.validate();
+    return config;
+  }
+
+  static void run(Config config) throws Exception {
     System.out.println("Weft seed experiment: " + config.describe());
     System.out.println("Warm-up: " + config.warmup + " untimed run(s) per row before the measured run.");
     System.out.println();
@@ -282,7 +328,7 @@ public final class SeedExperiment {
     List<Result> results = new ArrayList<>();
     StringBuilder spins = new StringBuilder();
     EchoServer.Builder builder = EchoServer.builder().delay(config.delayMs, TimeUnit.MILLISECONDS);
-    try (EchoServer server = config.tcp ? builder.startTcp() : builder.startVmPipe()) {
+    try (EchoServer server = config.tcp() ? builder.startTcp() : builder.startVmPipe()) {
       LineTesterTask task = new LineTesterTask(config.transactions);
       for (Row row : rows()) {
         try (row) {
@@ -304,7 +350,7 @@ public final class SeedExperiment {
     System.out.println();
     System.out.println(overheadPerContinuation(results));
     System.out.print(spins);
-    for (String line : targetLines(results)) {
+    for (String line : Targets.seed(results)) {
       System.out.println("# target: " + line);
     }
     System.out.println();
@@ -320,8 +366,9 @@ public final class SeedExperiment {
   }
 
   /**
-   * The 2008 experiment's figure, one line per continuation row: what a continuation costs over
-   * running the same sessions synchronously, per suspend. Only the one-at-a-time row compares
+   * The experiment's headline figure, one line per continuation row: what a continuation costs
+   * over running the same sessions synchronously, per suspend, beside the original experiment's
+   * {@link Targets#BASELINE_OVERHEAD_MICROS} µs. Only the one-at-a-time row compares
    * like for like; with every session in flight at once, concurrency hides waits and the
    * difference can be negative.
    */
@@ -351,51 +398,12 @@ public final class SeedExperiment {
             continued.mode, diffMs, diffMs * 1e3 / continued.events));
       } else {
         out.append(String.format(Locale.ROOT, "overhead per continuation, %s = (wall - SYNC wall) / suspends"
-            + " = (%.1f ms - %.1f ms) / %d = %.2f µs", continued.mode, continued.wallNanos / 1e6,
-            sync.wallNanos / 1e6, continued.suspends, diffMs * 1e3 / continued.suspends));
+            + " = (%.1f ms - %.1f ms) / %d = %.2f µs (baseline: %.0f µs)", continued.mode,
+            continued.wallNanos / 1e6, sync.wallNanos / 1e6, continued.suspends,
+            diffMs * 1e3 / continued.suspends, Targets.BASELINE_OVERHEAD_MICROS));
       }
     }
     return out.length() == 0 ? "overhead per continuation: needs a CONTINUATIONS row" : out.toString();
-  }
-
-  /** Issue 5's target for the experiment: continuation wall time at most this times SYNC's. */
-  static final double TARGET_RATIO = 1.2;
-
-  /**
-   * Issue 5's target, one line per continuation row: the ratio of its wall time to SYNC's, at
-   * most {@value #TARGET_RATIO} (the 2008 experiment measured 4.0), MET or MISSED with the
-   * figures, or NOT MEASURED when a row is missing or had failed sessions. Printed, never
-   * asserted.
-   */
-  static List<String> targetLines(List<Result> results) {
-    Result sync = null;
-    for (Result r : results) {
-      if (r.mode.equals("SYNC")) {
-        sync = r;
-      }
-    }
-    List<String> lines = new ArrayList<>();
-    for (Result r : results) {
-      if (!r.mode.startsWith("CONTINUATIONS")) {
-        continue;
-      }
-      String head = r.mode + " / SYNC wall time <= " + TARGET_RATIO + " (2008: 4.0"
-          + (r.mode.equals(SEQUENTIAL_CONTINUATIONS) ? "; like for like, one session at a time"
-              : "; every session in flight") + "): ";
-      if (sync == null) {
-        lines.add(head + "NOT MEASURED, no SYNC row");
-      } else if (sync.failed > 0 || r.failed > 0) {
-        lines.add(head + "NOT MEASURED, failed sessions: SYNC " + sync.failed + ", " + r.mode + " " + r.failed);
-      } else {
-        double ratio = (double) r.wallNanos / sync.wallNanos;
-        lines.add(head + (ratio <= TARGET_RATIO ? "MET" : "MISSED") + String.format(Locale.ROOT,
-            ", %.2f (%.1f ms / %.1f ms)", ratio, r.wallNanos / 1e6, sync.wallNanos / 1e6));
-      }
-    }
-    if (lines.isEmpty()) {
-      lines.add("CONTINUATIONS / SYNC wall time <= " + TARGET_RATIO + ": NOT MEASURED, no CONTINUATIONS row");
-    }
-    return lines;
   }
 
   static String table(List<Result> results) {
@@ -411,56 +419,5 @@ public final class SeedExperiment {
           r.suspends < 0 ? "-" : Long.toString(r.suspends)));
     }
     return out.toString();
-  }
-
-  static Config parse(String[] args) {
-    Config config = new Config();
-    for (String arg : args) {
-      int eq = arg.indexOf('=');
-      String name = eq < 0 ? arg : arg.substring(0, eq);
-      String value = eq < 0 ? "" : arg.substring(eq + 1);
-      switch (name) {
-        case "--transport":
-          if (value.equals("tcp")) {
-            config.tcp = true;
-          } else if (value.equals("vmpipe")) {
-            config.tcp = false;
-          } else {
-            throw new IllegalArgumentException("--transport must be vmpipe or tcp: " + value);
-          }
-          break;
-        case "--delay-ms":
-          config.delayMs = number(name, value, 0);
-          break;
-        case "--connections":
-          config.connections = (int) number(name, value, 1);
-          break;
-        case "--transactions":
-          config.transactions = (int) number(name, value, 0);
-          break;
-        case "--warmup":
-          config.warmup = (int) number(name, value, 0);
-          break;
-        case "--spin-us":
-          config.spinMicros = number(name, value, 0);
-          break;
-        default:
-          throw new IllegalArgumentException("unknown argument: " + arg);
-      }
-    }
-    return config;
-  }
-
-  private static long number(String name, String value, long min) {
-    long n;
-    try {
-      n = Long.parseLong(value);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(name + " needs a number: " + value);
-    }
-    if (n < min || n > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException(name + " < " + min + ": " + value);
-    }
-    return n;
   }
 }

@@ -23,8 +23,8 @@ import java.util.function.Supplier;
 
 /**
  * One of Weft's modes as the protocol tests use it: every client conversation of a test runs as
- * a {@link SessionTask} through {@link SessionRunner} in that mode, so one abstract test class
- * per protocol covers every mode through a small subclass per mode.
+ * a {@link SessionTask} through {@link SessionRunner} in that mode, so one test class per
+ * protocol, parameterized over the modes ({@link ModeCase}), covers every mode.
  *
  * <p>Task classes are plain named classes with a public constructor taking JDK types: in
  * {@code CONTINUATIONS} mode the runner loads them by name through its instrumenting class

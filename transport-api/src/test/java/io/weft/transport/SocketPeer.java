@@ -40,6 +40,9 @@ public final class SocketPeer implements Peer {
   }
 
   static final class SocketConnection implements Connection {
+    /** The trickling peer's pause between bytes. */
+    static final long TRICKLE_PAUSE_MILLIS = 1;
+
     private final Socket socket;
     private final InputStream in;
     private final OutputStream out;
@@ -61,7 +64,9 @@ public final class SocketPeer implements Peer {
       for (byte b : bytes) {
         out.write(b);
         out.flush();
-        Thread.sleep(1);
+        // The behaviour under test: a peer that trickles, so each byte tends to arrive in a
+        // segment of its own. Nothing waits on this pause for ordering.
+        Thread.sleep(TRICKLE_PAUSE_MILLIS);
       }
     }
 

@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * The one rewrite step behind every way of rewriting (the {@code ContinuationClassLoader} at
  * load time, the {@code Rewrite} tool at build time, the {@code Agent} at class-load time):
  * given what {@link SuspendableAnalysis} worked out, add {@code @continuable} to the methods
- * that can suspend (and {@link Guard#onEntry()} in front of their code), let Tascalate
+ * that can suspend (and {@link Guard#onEntry()} in front of their code, {@link Guard#onReturn()}
+ * in front of each of their returns), let Tascalate
  * JavaFlow's transformer rewrite them, and mark the result {@link Rewritten}.
  *
  * <p>The engine reads every class it reasons about through this rewriter, as marked bytes: so
@@ -57,7 +58,7 @@ public final class ClassRewriter {
   /** Weft's own packages: never rewritten, but a user's subpackage of them may be. */
   private static final List<String> WEFT_RUNTIME = List.of(
       "io.weft.transport.", "io.weft.transport.internal.",
-      "io.weft.continuations.", "io.weft.continuations.internal.");
+      "io.weft.continuations.", "io.weft.continuations.internal.", "io.weft.continuations.spi.");
   /** Libraries the runtime shares with the rewritten code: not a class of them may be copied. */
   private static final List<String> SHARED_RUNTIME = List.of(
       "org.apache.commons.javaflow.", "net.tascalate.", "org.objectweb.asm.", "org.slf4j.",
@@ -306,6 +307,17 @@ public final class ClassRewriter {
               // put in front of this, so restoring skips it.
               super.visitMethodInsn(Opcodes.INVOKESTATIC, Guard.INTERNAL_NAME, "onEntry", "()V", false);
             }
+          }
+
+          @Override
+          public void visitInsn(int opcode) {
+            if (guard && opcode >= Opcodes.IRETURN && opcode <= Opcodes.RETURN) {
+              // The other half: a rewritten method that returns normally while capturing carried
+              // on after a call that swallowed the suspend. The engine's own capture returns are
+              // added after this and skip it.
+              super.visitMethodInsn(Opcodes.INVOKESTATIC, Guard.INTERNAL_NAME, "onReturn", "()V", false);
+            }
+            super.visitInsn(opcode);
           }
         };
       }

@@ -1,11 +1,15 @@
 package io.weft.continuations.internal;
 
-import io.weft.continuations.SessionCancelledException;
-import io.weft.continuations.WaitRegistration;
+import io.weft.continuations.NotInstrumentedError;
+import io.weft.continuations.spi.SessionCancelledException;
+import io.weft.continuations.spi.SuspendableSession;
+import io.weft.continuations.spi.WaitRegistration;
 import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
 import java.net.SocketAddress;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.commons.javaflow.api.Continuation;
 import org.apache.commons.javaflow.core.StackRecorder;
@@ -18,7 +22,7 @@ import org.apache.commons.javaflow.core.StackRecorder;
  * from outside, and only the worker that took a fiber off the queue runs it, so a continuation
  * never runs on two threads.
  */
-public final class Fiber extends SessionContext {
+public final class Fiber extends SessionContext implements SuspendableSession {
   static final int NEW = 0;
   static final int READY = 1;
   static final int RUNNING = 2;
@@ -32,6 +36,16 @@ public final class Fiber extends SessionContext {
   private Runnable frame;
   private Continuation continuation;
   private volatile Wait currentWait;
+  /** Waits this fiber suspended on, and of those the ones it resumed at: the suspend token. */
+  private int suspended;
+  private int resumedAt;
+  private NotInstrumentedError swallow;
+  /** Debug mode: thrown where the session resumes, so its own finally blocks release its locks. */
+  private NotInstrumentedError failAtResume;
+  /** The session's slf4j MDC while it is suspended, or null. */
+  private Map<String, String> mdc;
+  /** {@code SessionLocal} values, made on first use. */
+  private Map<Object, Object> locals;
 
   public Fiber(int index, Connector connector, SocketAddress address, Timeout timeout,
       SessionTask<?> task, Scheduler scheduler, boolean debugFrames) {
@@ -44,31 +58,29 @@ public final class Fiber extends SessionContext {
     this.frame = frame;
   }
 
-  /** The fiber whose continuation runs on this thread. */
-  public static Fiber of(StackRecorder recorder) {
-    Object context = recorder.getContext();
-    if (context instanceof Fiber) {
-      return (Fiber) context;
-    }
-    throw new IllegalStateException(
-        "Suspend.await inside a continuation that Weft did not start (context " + context + ")");
-  }
-
   /**
    * Registers a wait; the caller suspends unless the returned wait is already settled. Also the
    * cheap run-time check: a wait begun while the stack recorder is still capturing means an
    * earlier suspend was swallowed by a frame that was not rewritten.
    */
+  @Override
   public Wait arm(StackRecorder recorder, WaitRegistration registration, long timeoutNanos)
       throws SessionCancelledException {
     if (recorder.isCapturing) {
-      throw FrameChecker.swallowedSuspend(index());
+      throw swallowed();
     }
     if (cancelled) {
       throw cancelledException();
     }
-    if (debugFrames) {
-      FrameChecker.checkSuspendPath(index());
+    if (debugFrames || scheduler.probing()) {
+      // Debug mode; or the first suspends of a run, and all once one was swallowed: name the
+      // frame while it is still on the stack.
+      try {
+        FrameChecker.checkSuspendPath(index());
+      } catch (NotInstrumentedError e) {
+        scheduler.probeEverySuspend();
+        throw recorded(e);
+      }
     }
     Wait wait = new Wait(this);
     registration.register(wait);
@@ -83,10 +95,54 @@ public final class Fiber extends SessionContext {
       scheduler.timer().add(wait, timeoutNanos);
     }
     currentWait = wait;
+    suspended++;
+    mdc = Mdc.takeOff();
     if (cancelled) {
       wait.cancel();
     }
     return wait;
+  }
+
+  /** Suspend.await calls this where the continuation resumes: the token is consumed. */
+  @Override
+  public void resumedAtWait() {
+    resumedAt = suspended;
+    Map<String, String> context = mdc;
+    if (context != null) {
+      mdc = null;
+      Mdc.putBack(context);
+    }
+    NotInstrumentedError e = failAtResume;
+    if (e != null) {
+      failAtResume = null;
+      throw recorded(e);
+    }
+  }
+
+  /**
+   * A frame that was not rewritten swallowed a suspend, and rewritten code went on running: the
+   * error that ends the session (the first one named, whatever is thrown after it). From now on
+   * every suspend of this run is checked, so the frame is named while it is on the stack.
+   */
+  public NotInstrumentedError swallowed() {
+    scheduler.probeEverySuspend();
+    return recorded(FrameChecker.swallowedSuspend(index()));
+  }
+
+  /**
+   * The session's outcome is the first such error, whatever the session's code does with it
+   * (reflection wraps it, a {@code catch (Exception e)} around that swallows it).
+   */
+  private NotInstrumentedError recorded(NotInstrumentedError e) {
+    if (swallow == null) {
+      swallow = e;
+    }
+    return e;
+  }
+
+  @Override
+  public NotInstrumentedError swallowError() {
+    return swallow;
   }
 
   SessionCancelledException cancelledException() {
@@ -155,9 +211,37 @@ public final class Fiber extends SessionContext {
       finish();
       return;
     }
-    if (next == null) {
-      finish();
-      return;
+    for (;;) {
+      if (next == null ? resumedAt != suspended : suspended - resumedAt != 1) {
+        // Weft's own account, apart from the engine's: the continuation was resumed but did
+        // not come back at the wait it suspended on, or it stopped without suspending on one.
+        // A frame that was not rewritten was restored wrongly; what the session did is not its
+        // outcome, and it must not run on.
+        failedHard(swallow != null ? swallow : FrameChecker.swallowedSuspend(index()));
+        if (next != null) {
+          next.terminate();
+        }
+        finish();
+        return;
+      }
+      if (next == null) {
+        finish();
+        return;
+      }
+      NotInstrumentedError held = debugFrames ? HeldLocks.find(next, index()) : null;
+      if (held == null) {
+        break;
+      }
+      // Resume at once, on this thread, with the error: unwinding through the session's own
+      // code releases the lock on the thread that holds it.
+      failAtResume = held;
+      try {
+        next = next.resume(this);
+      } catch (Throwable engineFailure) {
+        failed(engineFailure);
+        finish();
+        return;
+      }
     }
     continuation = next;
     if (!state.compareAndSet(RUNNING, PARKED)) {
@@ -167,7 +251,19 @@ public final class Fiber extends SessionContext {
     }
   }
 
+  /** This session's {@code SessionLocal} values. */
+  public Map<Object, Object> locals() {
+    Map<Object, Object> m = locals;
+    if (m == null) {
+      m = new IdentityHashMap<>();
+      locals = m;
+    }
+    return m;
+  }
+
   private void finish() {
+    Mdc.clear();
+    locals = null;
     state.set(DONE);
     currentWait = null;
     scheduler.done(this);

@@ -61,6 +61,11 @@ public final class RewrittenMethods {
     return CACHE.get(type).contains(method + descriptor);
   }
 
+  /** How many methods of {@code type} were rewritten to suspend. */
+  static int rewrittenCount(Class<?> type) {
+    return CACHE.get(type).size();
+  }
+
   /** The methods in {@code classBytes} that the engine rewrote. */
   public static Set<String> scan(byte[] classBytes) {
     Set<String> found = new HashSet<>();

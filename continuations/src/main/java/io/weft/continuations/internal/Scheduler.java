@@ -41,6 +41,12 @@ public final class Scheduler {
   private CountDownLatch allDone = new CountDownLatch(0);
   private volatile boolean cancelled;
   private volatile boolean stopping;
+  /**
+   * How many more suspends walk their stack for frames that were not rewritten; raised for good
+   * once a session of this run swallowed a suspend. Racy on purpose: a few more or fewer is fine.
+   */
+  private volatile int probes = PROBES;
+  private static final int PROBES = 64;
 
   public Scheduler(int workerCount, int maxInFlight, String name) {
     if (workerCount < 1) {
@@ -166,6 +172,22 @@ public final class Scheduler {
         }
       }
     }
+  }
+
+  /** True while suspends should be checked frame by frame (see {@link FrameChecker}). */
+  boolean probing() {
+    int left = probes;
+    if (left <= 0) {
+      return false;
+    }
+    if (left != Integer.MAX_VALUE) {
+      probes = left - 1;
+    }
+    return true;
+  }
+
+  void probeEverySuspend() {
+    probes = Integer.MAX_VALUE;
   }
 
   WaitTimer timer() {

@@ -79,6 +79,11 @@ public class SessionContext {
     }
   }
 
+  /** The error that ended this session because a suspend was swallowed, or null. */
+  public io.weft.continuations.NotInstrumentedError swallowError() {
+    return null;
+  }
+
   /** True when the task's transport gets the run-time check in front of it (continuations). */
   public boolean checked() {
     return this instanceof Fiber;

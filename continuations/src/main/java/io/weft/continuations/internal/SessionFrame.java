@@ -33,7 +33,7 @@ public final class SessionFrame implements Runnable {
         // The engine's own unwinding on terminate(): not a failure of the session.
         throw (Error) failure;
       }
-      session.failed(failure);
+      session.failed(unwrapped(failure));
     } finally {
       if (transport != null) {
         transport.close();
@@ -41,18 +41,41 @@ public final class SessionFrame implements Runnable {
       }
     }
     StackRecorder recorder = StackRecorder.get();
-    if (recorder != null && (recorder.isCapturing || !recorder.isEmpty())) {
+    boolean capturing = recorder != null && (recorder.isCapturing || !recorder.isEmpty());
+    if (capturing || session.swallowError() != null) {
       // A suspend was swallowed by a frame that was not rewritten, and the session ran on to
-      // its end (or to an exception) on wrong values. Whatever it recorded is not its outcome.
-      // End the continuation quietly instead of letting the engine log "stack corruption".
+      // its end (or to an exception) on wrong values; or Weft failed the session with a
+      // NotInstrumentedError that its code caught (wrapped by reflection, under catch
+      // Exception). Whatever it recorded is not its outcome. End a capturing continuation
+      // quietly instead of letting the engine log "stack corruption".
       Throwable recorded = session.failure();
-      Throwable error = recorded instanceof io.weft.continuations.NotInstrumentedError
+      Throwable error = session.swallowError() != null ? session.swallowError()
+          : recorded instanceof io.weft.continuations.NotInstrumentedError
           ? recorded : FrameChecker.swallowedSuspend(session.index());
       if (recorded != null && recorded != error) {
         error.addSuppressed(recorded);
       }
       session.failedHard(error);
-      StackRecorder.exit();
+      if (capturing) {
+        StackRecorder.exit();
+      }
     }
+  }
+
+  /**
+   * A NotInstrumentedError that reflection wrapped (InvocationTargetException, an undeclared
+   * throwable) on its way out of the task: the session's outcome is the error itself, so that
+   * no caller's {@code catch (Exception e)} can mistake it for an ordinary failure.
+   */
+  private static Throwable unwrapped(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof io.weft.continuations.NotInstrumentedError) {
+        return t;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return failure;
   }
 }

@@ -1,6 +1,7 @@
 package io.weft.continuations.internal;
 
-import io.weft.continuations.SessionCancelledException;
+import io.weft.continuations.spi.SessionCancelledException;
+import io.weft.continuations.spi.SuspendableSession;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -11,7 +12,8 @@ import java.lang.invoke.VarHandle;
  * entry in the scheduler's {@link WaitTimer}; ending it early leaves the entry for the timer to
  * drop.
  */
-public final class Wait extends WaitTimer.Entry implements Runnable {
+public final class Wait extends WaitTimer.Entry
+    implements Runnable, SuspendableSession.PendingWait {
   static final int ARMING = 0;
   static final int ARMED = 1;
   static final int WOKEN_INLINE = 2;
@@ -89,13 +91,23 @@ public final class Wait extends WaitTimer.Entry implements Runnable {
     }
   }
 
+  /**
+   * True once the registration has returned and the wait is armed or over: a wake-up run from
+   * now on can no longer take the fast path, so the session really suspends (or already did).
+   */
+  public boolean isPastRegistration() {
+    return state != ARMING;
+  }
+
   /** True when the wait ended without suspending (fast path, or a poll). */
+  @Override
   public boolean isSettled() {
     int s = state;
     return s == WOKEN_INLINE || s == POLLED;
   }
 
   /** What {@code Suspend.await} returns once this wait has ended. */
+  @Override
   public boolean result() throws SessionCancelledException {
     int s = state;
     switch (s) {

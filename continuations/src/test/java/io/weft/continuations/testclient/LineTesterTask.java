@@ -5,7 +5,11 @@ import io.weft.transport.SessionTask;
 import io.weft.transport.Transport;
 import java.io.IOException;
 
-/** The line tester: sends numbered lines, checks each echo, returns a summary. */
+/**
+ * The line tester as the runner tests need it: sends numbered lines, checks each echo, returns a
+ * summary the tests compare across modes. Protocols' LineTesterTask is the one line tester
+ * elsewhere; this module's tests cannot use it (protocols depends on this module).
+ */
 public final class LineTesterTask implements SessionTask<String> {
   private final int lines;
 

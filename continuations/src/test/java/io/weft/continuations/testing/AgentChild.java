@@ -6,7 +6,19 @@ import io.weft.continuations.Outcome;
 import io.weft.continuations.RunResult;
 import io.weft.continuations.SessionRunner;
 import io.weft.continuations.testclient.LambdaTask;
+import io.weft.continuations.NotInstrumentedError;
 import io.weft.continuations.testclient.LineTesterTask;
+import io.weft.continuations.testclient.shapes.BridgeGenericShape;
+import io.weft.continuations.testclient.shapes.DeepChainShape;
+import io.weft.continuations.testclient.shapes.OutsideLastShape;
+import io.weft.continuations.testclient.shapes.ReflectionShape;
+import io.weft.continuations.testclient.shapes.SessionLockShape;
+import io.weft.continuations.testclient.shapes.Shape;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import io.weft.transport.Timeout;
 import java.util.concurrent.TimeUnit;
 
@@ -51,6 +63,57 @@ public final class AgentChild {
         System.out.println("debug frames: succeeded " + result.count(Outcome.Status.SUCCEEDED) + " of 20"
             + (result.allSucceeded() ? "" : ", first failure " + result.failures().get(0)));
       }
+    }
+    for (Class<? extends Shape> shape : List.of(DeepChainShape.class, BridgeGenericShape.class,
+        SessionLockShape.class, ReflectionShape.class, OutsideLastShape.class)) {
+      System.out.println("shape " + shape.getSimpleName() + ": " + shape(shape, sessions));
+    }
+  }
+
+  /**
+   * A shape of the client-shapes suite, as rewritten by the agent, in continuations(2) against
+   * SYNC: "same as SYNC", "refused at load time", "not instrumented, named X", or what went wrong.
+   */
+  private static String shape(Class<? extends Shape> shape, int sessions) throws Exception {
+    AtomicIntegerArray syncRuns = new AtomicIntegerArray(2 * sessions);
+    AtomicIntegerArray runs = new AtomicIntegerArray(2 * sessions);
+    try (EchoEveryReadSuspendsConnector connector = new EchoEveryReadSuspendsConnector()) {
+      SessionRunner.Builder builder = SessionRunner.builder().connector(connector)
+          .address(InetSocketAddress.createUnresolved("shapes", 1)).timeout(Timeout.of(30, TimeUnit.SECONDS));
+      RunResult<String> sync;
+      try (SessionRunner runner = builder.mode(Mode.SYNC).build()) {
+        sync = runner.run(shape, sessions, syncRuns);
+      }
+      RunResult<String> result;
+      try (SessionRunner runner = builder.mode(Mode.continuations(2)).alreadyRewritten().build()) {
+        result = runner.run(shape, sessions, runs);
+      } catch (NotInstrumentableException e) {
+        return "refused at load time";
+      }
+      int same = 0;
+      int notInstrumented = 0;
+      int twice = 0;
+      Set<String> named = new TreeSet<>();
+      for (int i = 0; i < sessions; i++) {
+        Outcome<String> o = result.outcome(i);
+        if (runs.get(2 * i) > 1 || runs.get(2 * i + 1) > 1) {
+          twice++;
+        }
+        if (o.status() == Outcome.Status.SUCCEEDED && o.value().equals(sync.outcome(i).value())) {
+          same++;
+        } else if (o.failure() instanceof NotInstrumentedError) {
+          notInstrumented++;
+          named.add(((NotInstrumentedError) o.failure()).className());
+        }
+      }
+      if (same == sessions && twice == 0 && connector.waits() >= sessions) {
+        return "same as SYNC";
+      }
+      if (notInstrumented == sessions && twice == 0) {
+        return "not instrumented, named " + String.join(",", named);
+      }
+      return "WRONG: same " + same + ", not instrumented " + notInstrumented + ", twice " + twice
+          + ", waits " + connector.waits();
     }
   }
 }

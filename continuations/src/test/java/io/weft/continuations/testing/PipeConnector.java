@@ -1,7 +1,7 @@
 package io.weft.continuations.testing;
 
-import io.weft.continuations.Suspend;
-import io.weft.continuations.SuspendingConnector;
+import io.weft.continuations.spi.Suspend;
+import io.weft.continuations.spi.SuspendingConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;

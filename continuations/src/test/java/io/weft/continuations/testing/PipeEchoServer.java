@@ -6,8 +6,10 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * An in-JVM echo server on its own thread: accepts pipe connections, and answers each line it
- * is sent with the same line after a delay. A line {@code SILENT...} gets no answer (for
+ * The peer half of the in-memory {@link PipeTransport} (not a socket server: the one socket and
+ * MINA echo server is test-support's EchoServer, which the runner tests use over TCP; this module
+ * cannot use the suspending MINA transport, which depends on it). On its own thread it accepts
+ * pipe connections and answers each line it is sent with the same line after a delay. A line {@code SILENT...} gets no answer (for
  * timeouts); a line {@code QUIT} is answered, then the server closes the connection.
  */
 public final class PipeEchoServer implements AutoCloseable {

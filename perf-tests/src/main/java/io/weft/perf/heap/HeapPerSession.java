@@ -1,9 +1,17 @@
 package io.weft.perf.heap;
 
+import io.weft.perf.Targets;
 import io.weft.perf.internal.HeapProbe;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * Heap bytes per waiting session: starts N sessions of each {@link ParkedSessions} kind, each
@@ -12,8 +20,8 @@ import java.util.Locale;
  * which is where platform thread stacks show (they are not on the heap).
  *
  * <p>{@code java -cp perf-tests/target/benchmarks.jar io.weft.perf.heap.HeapPerSession
- * [--sessions 10000] [--platform-sessions 2000] [--depth 3] [--rounds 1] [--kind NAME]}. Prints figures; asserts
- * none. Each kind is weighed {@code rounds} times (default 1) and the median printed. The first
+ * [--sessions 10000] [--platform-sessions 2000] [--depth 3] [--rounds 1] [--kind NAME]}
+ * ({@code --help} says each). Prints figures; asserts none. Each kind is weighed {@code rounds} times (default 1) and the median printed. The first
  * round is the honest one: on JDK 25 the JDK keeps ~1 MB of thread bookkeeping that grew for
  * 5,000 platform threads after they end, so a second round in the same JVM weighs next to
  * nothing. For the cleanest figures weigh one kind per JVM ({@code --kind THREADS}).
@@ -21,9 +29,6 @@ import java.util.Locale;
 public final class HeapPerSession {
   private HeapPerSession() {
   }
-
-  /** Issue 5's target: at most this many heap bytes per suspended session. */
-  static final double TARGET_BYTES = 2048;
 
   /** Every kind this build knows, in table order. */
   static List<ParkedSessions> kinds(long platformStackBytes) {
@@ -34,83 +39,46 @@ public final class HeapPerSession {
     return kinds;
   }
 
-  /**
-   * Issue 5's heap target for the continuation kinds weighed ({@code CONTINUATIONS}: net of
-   * transport and server; {@code CONTINUATIONS_PIPE}: the whole waiting session), one line each:
-   * MET or MISSED with the figure, or NOT MEASURED with the reason.
-   */
-  static List<String> targetLines(List<Weight> weights) {
-    List<String> lines = new ArrayList<>();
-    for (Weight w : weights) {
-      String what;
-      if (w.kind.equals("CONTINUATIONS")) {
-        what = "suspended in CONTINUATIONS(1), net of transport and server";
-      } else if (w.kind.equals("CONTINUATIONS_PIPE")) {
-        what = "whole waiting session over the pipe: runner, continuation, MINA pipe session both"
-            + " ends, echo server's held reply";
-      } else {
-        continue;
-      }
-      String head = w.kind + " heap <= 2 KB per suspended session (" + what + "): ";
-      if (Double.isNaN(w.heapBytesPerSession)) {
-        lines.add(head + "NOT MEASURED, " + w.note);
-      } else {
-        lines.add(head + (w.heapBytesPerSession <= TARGET_BYTES ? "MET" : "MISSED")
-            + String.format(Locale.ROOT, ", %,.0f B (%,d sessions%s)", w.heapBytesPerSession,
-                w.sessions, w.kind.endsWith("_PIPE") ? "" : ", depth " + w.depth));
-      }
-    }
-    return lines;
+  /** One kind's figures; NaN where not measured, with the reason in {@code note}. */
+  public record Weight(String kind, int sessions, int depth, double heapBytesPerSession,
+      double residentBytesPerSession, String note) {
   }
 
-  /** One kind's figures. */
-  static final class Weight {
-    final String kind;
-    final int sessions;
-    final int depth;
-    final double heapBytesPerSession;
-    final double residentBytesPerSession;
-    final String note;
+  /** The command line. */
+  @Command(name = "HeapPerSession", mixinStandardHelpOptions = true,
+      description = "Heap bytes per waiting session, per kind of session.")
+  static final class Options implements Callable<Integer> {
+    @Option(names = "--sessions", defaultValue = "10000", description = "sessions per kind (default ${DEFAULT-VALUE})")
+    int sessions;
+    @Option(names = "--platform-sessions", defaultValue = "2000",
+        description = "sessions for THREADS, whose stacks are real (default ${DEFAULT-VALUE})")
+    int platformSessions;
+    @Option(names = "--depth", defaultValue = "3", description = "frames below the task's run (default ${DEFAULT-VALUE})")
+    int depth;
+    @Option(names = "--rounds", defaultValue = "1", description = "weighings per kind, median printed (default ${DEFAULT-VALUE})")
+    int rounds;
+    @Option(names = "--kind", description = "weigh this kind only")
+    String only;
+    @Spec
+    CommandSpec spec;
 
-    Weight(String kind, int sessions, int depth, double heap, double resident, String note) {
-      this.kind = kind;
-      this.sessions = sessions;
-      this.depth = depth;
-      this.heapBytesPerSession = heap;
-      this.residentBytesPerSession = resident;
-      this.note = note;
+    @Override
+    public Integer call() throws Exception {
+      if (sessions < 1 || platformSessions < 1 || depth < 1 || rounds < 1) {
+        throw new ParameterException(spec.commandLine(), "--sessions, --platform-sessions, --depth and --rounds must be >= 1");
+      }
+      return run(sessions, platformSessions, depth, rounds, only);
     }
   }
 
-  public static void main(String[] args) throws Exception {
-    int sessions = 10_000;
-    int platformSessions = 2_000;
-    int depth = 3;
-    int rounds = 1;
-    String only = null;
-    for (int i = 0; i + 1 < args.length; i += 2) {
-      if (args[i].equals("--kind")) {
-        only = args[i + 1];
-        continue;
-      }
-      int value = Integer.parseInt(args[i + 1].replace("_", ""));
-      switch (args[i]) {
-        case "--sessions":
-          sessions = value;
-          break;
-        case "--platform-sessions":
-          platformSessions = value;
-          break;
-        case "--depth":
-          depth = value;
-          break;
-        case "--rounds":
-          rounds = value;
-          break;
-        default:
-          throw new IllegalArgumentException("unknown option: " + args[i]);
-      }
+  public static void main(String[] args) {
+    int code = new CommandLine(new Options()).execute(args);
+    if (code != 0) {
+      System.exit(code);
     }
+  }
+
+  private static int run(int sessions, int platformSessions, int depth, int rounds, String only) throws Exception {
     System.out.println("# Heap per waiting session: live heap after full GCs, while N sessions"
         + " wait " + depth + " frames down, minus before, over N; median of " + rounds + " round(s).");
     System.out.println("# resident = process RSS growth over N (platform thread stacks live"
@@ -131,17 +99,18 @@ public final class HeapPerSession {
       int n = kind.name().equals("THREADS") ? platformSessions : sessions;
       Weight w = weigh(kind, n, depth, rounds);
       weights.add(w);
-      System.out.printf(Locale.ROOT, "%-22s %9d %6s %14s %14s  %s%n", w.kind, w.sessions,
-          w.kind.endsWith("_PIPE") ? "-" : Integer.toString(w.depth),
-          format(w.heapBytesPerSession), format(w.residentBytesPerSession), w.note);
+      System.out.printf(Locale.ROOT, "%-22s %9d %6s %14s %14s  %s%n", w.kind(), w.sessions(),
+          w.kind().endsWith("_PIPE") ? "-" : Integer.toString(w.depth()),
+          format(w.heapBytesPerSession()), format(w.residentBytesPerSession()), w.note());
     }
     if (weights.isEmpty()) {
       System.err.println("no kind named " + only + "; kinds: " + kindNames());
-      System.exit(2);
+      return 2;
     }
-    for (String line : targetLines(weights)) {
+    for (String line : Targets.heap(weights)) {
       System.out.println("# target: " + line);
     }
+    return 0;
   }
 
   /** Weighs {@code kind} with {@code sessions} sessions: the median of {@code rounds}. */

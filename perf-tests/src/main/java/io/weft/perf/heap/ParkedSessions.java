@@ -22,6 +22,9 @@ public interface ParkedSessions {
   /** Sessions kept waiting until {@link #close()}. */
   interface Parked extends AutoCloseable {
 
+    /** How many sessions were seen waiting when {@link #park} returned. */
+    int waiting();
+
     /** Lets every session run to its end and waits for that. */
     @Override
     void close() throws Exception;

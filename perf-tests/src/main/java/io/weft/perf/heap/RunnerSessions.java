@@ -4,12 +4,12 @@ import io.weft.continuations.Mode;
 import io.weft.continuations.RunResult;
 import io.weft.continuations.SessionRunner;
 import io.weft.perf.heap.suspended.WaitAtDepth;
-import io.weft.perf.internal.DelayingEchoServer;
-import io.weft.perf.internal.VirtualThreads;
-import io.weft.perf.tester.TesterSession;
+import io.weft.protocols.tester.LineTesterTask;
+import io.weft.testsupport.EchoServer;
 import io.weft.transport.Connector;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
+import io.weft.transport.internal.VirtualThreads;
 import io.weft.transport.mina.ContinuingMinaConnector;
 import io.weft.transport.mina.MinaConnector;
 import java.lang.reflect.Proxy;
@@ -36,7 +36,7 @@ import java.util.function.LongConsumer;
  * queue, as a transport would keep a listener). No transport, no server side.
  *
  * <p>Over the pipe ({@link #continuationsOverPipe()}, {@link #virtualThreadsOverPipe()}): each
- * session runs the tester ({@link TesterSession}, one exchange) over MINA's in-VM pipe against
+ * session runs the tester ({@link LineTesterTask}, one exchange) over MINA's in-VM pipe against
  * an echo server in this JVM that holds its replies, so every session waits in its first read.
  * Weighed: all of the above plus both ends of a MINA pipe session, the transport's buffers and
  * the server's held reply: what a whole waiting session costs here. The depth option does not
@@ -44,7 +44,7 @@ import java.util.function.LongConsumer;
  */
 final class RunnerSessions implements ParkedSessions {
   private static final String TASK_PACKAGE = "io.weft.perf.heap.suspended";
-  private static final String TESTER_PACKAGE = "io.weft.perf.tester";
+  private static final String TESTER_PACKAGE = "io.weft.protocols.tester";
   private static final long ARRIVE_MINUTES = 5;
 
   private final String name;
@@ -108,40 +108,36 @@ final class RunnerSessions implements ParkedSessions {
     Running running = new Running(runner, connector, null);
     running.start(() -> runner.run(WaitAtDepth.class, count, depth,
         (java.util.function.Consumer<Runnable>) wakeUps::add));
-    running.awaitArrivals(count, wakeUps::size);
-    return () -> {
+    int waiting = running.awaitArrivals(count, wakeUps::size);
+    return running.parked(waiting, () -> {
       Runnable wake;
       while ((wake = wakeUps.poll()) != null) {
         wake.run();
       }
-      running.finish(count);
-    };
+    });
   }
 
   private Parked parkOverPipe(int count) throws Exception {
-    DelayingEchoServer server = DelayingEchoServer.pipe(0, TimeUnit.MILLISECONDS);
+    EchoServer server = EchoServer.vmPipe();
     Connector connector = mode.kind() == Mode.Kind.CONTINUATIONS
         ? ContinuingMinaConnector.vmPipe() : MinaConnector.vmPipe();
     SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector)
-        .address(server.addresses().get(0)).timeout(Timeout.of(10, TimeUnit.MINUTES))
+        .address(server.address()).timeout(Timeout.of(10, TimeUnit.MINUTES))
         .instrument(TESTER_PACKAGE).build();
     Running running = new Running(runner, connector, server);
     server.hold();
     long linesBefore = server.linesReceived();
     LongConsumer noLatency = start -> { };
-    running.start(() -> runner.run(TesterSession.class, count, 1, noLatency));
-    running.awaitArrivals(count, () -> (int) (server.linesReceived() - linesBefore));
-    return () -> {
-      server.release();
-      running.finish(count);
-    };
+    running.start(() -> runner.run(LineTesterTask.class, count, 1, noLatency));
+    int waiting = running.awaitArrivals(count, () -> (int) (server.linesReceived() - linesBefore));
+    return running.parked(waiting, server::release);
   }
 
   /** A run in the background, and what to close after it. */
   private static final class Running {
     final SessionRunner runner;
     final Connector connector;
-    final DelayingEchoServer server;
+    final EchoServer server;
     final ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "heap-runner");
       t.setDaemon(true);
@@ -149,7 +145,7 @@ final class RunnerSessions implements ParkedSessions {
     });
     Future<RunResult<?>> result;
 
-    Running(SessionRunner runner, Connector connector, DelayingEchoServer server) {
+    Running(SessionRunner runner, Connector connector, EchoServer server) {
       this.runner = runner;
       this.connector = connector;
       this.server = server;
@@ -159,8 +155,30 @@ final class RunnerSessions implements ParkedSessions {
       result = thread.submit(run);
     }
 
-    /** Waits until {@code arrived} reaches {@code count}, then a little for the last to settle. */
-    void awaitArrivals(int count, java.util.function.IntSupplier arrived) throws Exception {
+    /**
+     * Sessions that end, when closed, once {@code release} has let them go; {@link #finish}
+     * checks that every one of them succeeded.
+     */
+    Parked parked(int waiting, Runnable release) {
+      return new Parked() {
+        @Override
+        public int waiting() {
+          return waiting;
+        }
+
+        @Override
+        public void close() throws Exception {
+          release.run();
+          finish(waiting);
+        }
+      };
+    }
+
+    /**
+     * Waits until {@code arrived} reaches {@code count}, then a little for the last to settle,
+     * and returns how many arrived.
+     */
+    int awaitArrivals(int count, java.util.function.IntSupplier arrived) throws Exception {
       long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(ARRIVE_MINUTES);
       while (arrived.getAsInt() < count) {
         if (result.isDone() || System.nanoTime() - deadline > 0) {
@@ -174,6 +192,7 @@ final class RunnerSessions implements ParkedSessions {
       // The last wake-up was registered, or the last line sent, just before its session
       // suspended or blocked: give it a moment to get there.
       Thread.sleep(50);
+      return arrived.getAsInt();
     }
 
     void finish(int count) throws Exception {

@@ -1,6 +1,6 @@
 package io.weft.perf.heap;
 
-import io.weft.perf.internal.VirtualThreads;
+import io.weft.transport.internal.VirtualThreads;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -67,13 +67,22 @@ final class ThreadSessions implements ParkedSessions {
         Thread.onSpinWait();
       }
     }
-    return () -> {
-      gate.open = true;
-      for (Thread thread : threads) {
-        LockSupport.unpark(thread);
+    int waiting = count - (int) gate.arrived.getCount();
+    return new Parked() {
+      @Override
+      public int waiting() {
+        return waiting;
       }
-      for (Thread thread : threads) {
-        thread.join();
+
+      @Override
+      public void close() throws InterruptedException {
+        gate.open = true;
+        for (Thread thread : threads) {
+          LockSupport.unpark(thread);
+        }
+        for (Thread thread : threads) {
+          thread.join();
+        }
       }
     };
   }

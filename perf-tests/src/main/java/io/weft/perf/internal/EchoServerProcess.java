@@ -1,5 +1,6 @@
 package io.weft.perf.internal;
 
+import io.weft.testsupport.EchoServer;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -13,10 +14,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
 
 /**
- * A {@link DelayingEchoServer} over TCP in a child JVM, driven over the child's stdin/stdout.
+ * test-support's {@link EchoServer} over TCP in a child JVM, driven over the child's stdin/stdout.
  * Loopback TCP with both ends in one JVM costs two file descriptors per session; with the
  * server in its own process each side has the whole open-file limit, so twice as many sessions
  * fit, and the client JVM's heap holds only client state.
@@ -28,6 +33,9 @@ import java.util.concurrent.TimeUnit;
  * <p>Lifecycle: {@link #start}, use, {@link #close()} (waits for the child to exit).
  */
 public final class EchoServerProcess implements BenchmarkEchoServer {
+  /** Thousands of sessions connect at once; the kernel caps this at net.core.somaxconn. */
+  public static final int BACKLOG = 65_535;
+
   private final Process process;
   private final BufferedReader fromChild;
   private final Writer toChild;
@@ -150,16 +158,32 @@ public final class EchoServerProcess implements BenchmarkEchoServer {
     }
   }
 
-  /** The child: {@code <hosts> <delayMillis>}, then commands on stdin. */
-  public static void main(String[] args) throws IOException {
-    int hosts = Integer.parseInt(args[0]);
-    long delay = Long.parseLong(args[1]);
-    List<InetAddress> bind = new ArrayList<>();
-    for (int i = 1; i <= hosts; i++) {
-      bind.add(InetAddress.getByAddress(new byte[] {127, 0, 0, (byte) i}));
+  /** The child's command line: {@code <hosts> <delayMillis>}; then commands on stdin. */
+  @Command(name = "EchoServerProcess", description = "The echo server, driven over stdin/stdout.")
+  static final class Child implements Callable<Integer> {
+    @Parameters(index = "0", description = "bind 127.0.0.1 .. 127.0.0.<hosts>")
+    int hosts;
+    @Parameters(index = "1", description = "delay per reply, ms")
+    long delayMillis;
+
+    @Override
+    public Integer call() throws IOException {
+      serve(hosts, delayMillis);
+      return 0;
     }
+  }
+
+  public static void main(String[] args) {
+    int code = new CommandLine(new Child()).execute(args);
+    if (code != 0) {
+      System.exit(code);
+    }
+  }
+
+  private static void serve(int hosts, long delay) throws IOException {
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.US_ASCII);
-    try (DelayingEchoServer server = DelayingEchoServer.tcp(bind, delay, TimeUnit.MILLISECONDS)) {
+    try (EchoServer server = EchoServer.builder().loopbackHosts(hosts).backlog(BACKLOG)
+        .delay(delay, TimeUnit.MILLISECONDS).startTcp()) {
       for (SocketAddress address : server.addresses()) {
         InetSocketAddress inet = (InetSocketAddress) address;
         out.println("ADDRESS " + inet.getAddress().getHostAddress() + ":" + inet.getPort());

@@ -1,6 +1,6 @@
 package io.weft.perf.micro;
 
-import io.weft.continuations.WaitRegistration;
+import io.weft.continuations.spi.WaitRegistration;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;

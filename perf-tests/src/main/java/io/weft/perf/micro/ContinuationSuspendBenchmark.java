@@ -3,7 +3,7 @@ package io.weft.perf.micro;
 import io.weft.continuations.Mode;
 import io.weft.continuations.RunResult;
 import io.weft.continuations.SessionRunner;
-import io.weft.continuations.Suspend;
+import io.weft.continuations.spi.Suspend;
 import io.weft.perf.micro.session.PingPongTask;
 import io.weft.transport.Timeout;
 import java.net.InetSocketAddress;

@@ -1,8 +1,8 @@
 package io.weft.perf.peers;
 
-import io.weft.perf.internal.VirtualThreads;
 import io.weft.testsupport.RedisServerProcess;
 import io.weft.testsupport.ServerBinaries;
+import io.weft.transport.internal.VirtualThreads;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;

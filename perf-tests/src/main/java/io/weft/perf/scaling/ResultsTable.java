@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /**
  * The plain-text table {@link Scaling} prints, one row per run, figures first and the reason
- * last, in the manner of the 2008 experiment's printout: a '#' header saying how it was
+ * last, in the manner of the seed experiment's printout: a '#' header saying how it was
  * measured, then fixed-width columns.
  */
 final class ResultsTable {

@@ -1,20 +1,30 @@
 package io.weft.perf.scaling;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.csv.CsvGenerator;
+import com.fasterxml.jackson.dataformat.csv.CsvMapper;
+import com.fasterxml.jackson.dataformat.csv.CsvSchema;
 import java.io.IOException;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 /**
  * Writes {@link ScalingResult}s as CSV (one header line, RFC 4180 quoting) and as JSON (an
- * object with the run's environment and a {@code results} array). Not measured figures are
+ * object with the run's environment and a {@code results} array), both through Jackson. Not measured figures are
  * empty in CSV and {@code null} in JSON.
  */
 public final class ResultsWriter {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  /** Quotes a field only where RFC 4180 needs it (a comma, a quote, a line break). */
+  private static final CsvMapper CSV = CsvMapper.builder()
+      .enable(CsvGenerator.Feature.STRICT_CHECK_FOR_QUOTING).build();
   static final String[] COLUMNS = {
       "transport", "mode", "sessions", "completed", "failed", "connect_ms", "wall_ms", "ideal_ms", "x_ideal",
       "events_per_s", "peak_threads", "heap_bytes_per_session", "p50_us", "p99_us", "max_us",
@@ -23,56 +33,56 @@ public final class ResultsWriter {
   private ResultsWriter() {
   }
 
+  /** Writes one header line and one line per result, through Jackson's CSV writer. */
   public static void writeCsv(Path file, List<ScalingResult> results) throws IOException {
-    try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
-      out.write(String.join(",", COLUMNS));
-      out.write("\r\n");
-      for (ScalingResult r : results) {
-        Object[] values = values(r);
-        for (int i = 0; i < values.length; i++) {
-          if (i > 0) {
-            out.write(',');
-          }
-          out.write(csvField(values[i]));
-        }
-        out.write("\r\n");
-      }
+    CsvSchema.Builder schema = CsvSchema.builder().setUseHeader(true).setLineSeparator("\r\n");
+    for (String column : COLUMNS) {
+      schema.addColumn(column);
     }
+    List<List<String>> rows = new ArrayList<>();
+    for (ScalingResult r : results) {
+      List<String> row = new ArrayList<>();
+      for (Object value : values(r)) {
+        String text = format(value);
+        row.add(text == null ? "" : text);
+      }
+      rows.add(row);
+    }
+    CSV.writer(schema.build()).writeValue(file.toFile(), rows);
   }
 
   /**
-   * Writes {@code {"environment": {...}, "results": [{...}, ...]}}; {@code environment}'s values
-   * are written as JSON strings.
+   * Writes {@code {"environment": {...}, "results": [{...}, ...]}}, through Jackson;
+   * {@code environment}'s values are JSON strings, figures numbers with three decimals.
    */
   public static void writeJson(Path file, Map<String, String> environment,
       List<ScalingResult> results) throws IOException {
-    StringBuilder json = new StringBuilder(256 + results.size() * 400);
-    json.append("{\n  \"environment\": {");
-    boolean first = true;
-    for (Map.Entry<String, String> e : environment.entrySet()) {
-      json.append(first ? "\n    " : ",\n    ");
-      first = false;
-      jsonString(json, e.getKey());
-      json.append(": ");
-      jsonString(json, e.getValue());
-    }
-    json.append(first ? "},\n" : "\n  },\n");
-    json.append("  \"results\": [");
-    for (int r = 0; r < results.size(); r++) {
-      json.append(r == 0 ? "\n    {" : ",\n    {");
-      Object[] values = values(results.get(r));
+    ObjectNode root = JSON.createObjectNode();
+    ObjectNode env = root.putObject("environment");
+    environment.forEach(env::put);
+    ArrayNode rows = root.putArray("results");
+    for (ScalingResult r : results) {
+      ObjectNode row = rows.addObject();
+      Object[] values = values(r);
       for (int i = 0; i < values.length; i++) {
-        if (i > 0) {
-          json.append(", ");
+        Object value = values[i];
+        if (value instanceof Double) {
+          double d = (Double) value;
+          if (Double.isNaN(d) || Double.isInfinite(d)) {
+            row.putNull(COLUMNS[i]);
+          } else {
+            row.put(COLUMNS[i], BigDecimal.valueOf(d).setScale(3, RoundingMode.HALF_UP));
+          }
+        } else if (value instanceof Integer) {
+          row.put(COLUMNS[i], (Integer) value);
+        } else if (value == null) {
+          row.putNull(COLUMNS[i]);
+        } else {
+          row.put(COLUMNS[i], value.toString());
         }
-        jsonString(json, COLUMNS[i]);
-        json.append(": ");
-        jsonValue(json, values[i]);
       }
-      json.append('}');
     }
-    json.append(results.isEmpty() ? "]\n}\n" : "\n  ]\n}\n");
-    Files.writeString(file, json, StandardCharsets.UTF_8);
+    JSON.writerWithDefaultPrettyPrinter().writeValue(file.toFile(), root);
   }
 
   private static Object[] values(ScalingResult r) {
@@ -80,29 +90,6 @@ public final class ResultsWriter {
         r.transport, r.mode, r.sessions, r.completed, r.failed, r.connectMs, r.wallMs, r.idealMs,
         r.timesIdeal(), r.eventsPerSecond, r.peakThreads < 0 ? null : r.peakThreads,
         r.heapBytesPerSession, r.p50Micros, r.p99Micros, r.maxMicros, r.note};
-  }
-
-  static String csvField(Object value) {
-    String text = format(value);
-    if (text == null) {
-      return "";
-    }
-    if (text.indexOf(',') < 0 && text.indexOf('"') < 0 && text.indexOf('\n') < 0
-        && text.indexOf('\r') < 0) {
-      return text;
-    }
-    return '"' + text.replace("\"", "\"\"") + '"';
-  }
-
-  private static void jsonValue(StringBuilder json, Object value) {
-    String text = format(value);
-    if (text == null) {
-      json.append("null");
-    } else if (value instanceof Number) {
-      json.append(text);
-    } else {
-      jsonString(json, text);
-    }
   }
 
   /** Numbers without locale or exponent surprises; null for not measured. */
@@ -118,36 +105,5 @@ public final class ResultsWriter {
       return String.format(Locale.ROOT, "%.3f", d);
     }
     return value.toString();
-  }
-
-  static void jsonString(StringBuilder json, String text) {
-    json.append('"');
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      switch (c) {
-        case '"':
-          json.append("\\\"");
-          break;
-        case '\\':
-          json.append("\\\\");
-          break;
-        case '\n':
-          json.append("\\n");
-          break;
-        case '\r':
-          json.append("\\r");
-          break;
-        case '\t':
-          json.append("\\t");
-          break;
-        default:
-          if (c < 0x20) {
-            json.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-          } else {
-            json.append(c);
-          }
-      }
-    }
-    json.append('"');
   }
 }

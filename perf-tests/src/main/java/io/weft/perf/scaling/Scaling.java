@@ -1,16 +1,16 @@
 package io.weft.perf.scaling;
 
+import io.weft.perf.Targets;
 import io.weft.perf.internal.BenchmarkEchoServer;
-import io.weft.perf.internal.DelayingEchoServer;
 import io.weft.perf.internal.EchoServerProcess;
 import io.weft.perf.internal.ExchangeLatency;
 import io.weft.perf.internal.HeapProbe;
+import io.weft.testsupport.EchoServer;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,9 +28,15 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.HdrHistogram.Histogram;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.TypeConversionException;
 
 /**
- * Issue 5's scaling benchmark: concurrent sessions (100 to 100,000) each doing the line
+ * The scaling benchmark: concurrent sessions (100 to 100,000) each doing the line
  * tester's 10 exchanges against an echo server that delays every reply, per mode, per
  * transport. Prints a table, writes CSV, JSON, the table and PNG charts into a results folder.
  *
@@ -63,7 +69,7 @@ public final class Scaling {
 
   private final Options options;
   private final PrintStream out;
-  private final Function<String, Mode> modeFactory;
+  private final Function<String, SessionDriver> modeFactory;
   private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
   private final ExecutorService probeRunner = Executors.newSingleThreadExecutor(r -> {
     Thread thread = new Thread(r, "heap-probe-run");
@@ -71,7 +77,7 @@ public final class Scaling {
     return thread;
   });
 
-  Scaling(Options options, PrintStream out, Function<String, Mode> modeFactory) {
+  Scaling(Options options, PrintStream out, Function<String, SessionDriver> modeFactory) {
     this.options = options;
     this.out = out;
     this.modeFactory = modeFactory;
@@ -79,16 +85,21 @@ public final class Scaling {
 
   public static void main(String[] args) throws Exception {
     Options options;
+    CommandLine commandLine = new CommandLine(new Options());
     try {
       options = Options.parse(args);
-    } catch (IllegalArgumentException e) {
+    } catch (ParameterException e) {
       System.err.println(e.getMessage());
-      System.err.println(Options.USAGE);
+      commandLine.usage(System.err);
       System.exit(2);
       return;
     }
-    if (options.help) {
-      System.out.println(Options.USAGE);
+    if (commandLine.parseArgs(args).isUsageHelpRequested()) {
+      commandLine.usage(System.out);
+      return;
+    }
+    if (commandLine.isVersionHelpRequested()) {
+      commandLine.printVersionHelp(System.out);
       return;
     }
     List<ScalingResult> results = run(options, System.out);
@@ -103,7 +114,7 @@ public final class Scaling {
 
   /** As {@link #run(Options, PrintStream)}, creating each transport's modes by name with {@code modeFactory}. */
   static List<ScalingResult> run(Options options, PrintStream out,
-      Function<String, Mode> modeFactory) throws Exception {
+      Function<String, SessionDriver> modeFactory) throws Exception {
     Scaling scaling = new Scaling(options, out, modeFactory);
     try {
       return scaling.runAll();
@@ -131,7 +142,7 @@ public final class Scaling {
           Modes modes = new Modes(options.modes, modeFactory)) {
         warmUp(transport, server, modes.list);
         for (int sessions : options.sessions) {
-          for (Mode mode : modes.list) {
+          for (SessionDriver mode : modes.list) {
             ScalingResult result = runOne(transport, server, mode, sessions);
             results.add(result);
             String row = ResultsTable.row(result);
@@ -142,7 +153,7 @@ public final class Scaling {
         }
       }
     }
-    List<String> targets = TargetChecks.check(results);
+    List<String> targets = Targets.scaling(results);
     if (!targets.isEmpty()) {
       out.println();
       table.append(System.lineSeparator());
@@ -163,25 +174,20 @@ public final class Scaling {
   }
 
   private BenchmarkEchoServer startServer(TransportKind transport) throws IOException {
-    if (transport == TransportKind.PIPE) {
-      return DelayingEchoServer.pipe(options.delayMs, TimeUnit.MILLISECONDS);
-    }
-    if (options.tcpServerProcess) {
+    if (transport == TransportKind.TCP && options.tcpServerProcess) {
       return EchoServerProcess.start(options.tcpHosts, options.delayMs, List.of());
     }
-    List<InetAddress> hosts = new ArrayList<>();
-    for (int i = 1; i <= options.tcpHosts; i++) {
-      hosts.add(InetAddress.getByAddress(new byte[] {127, 0, 0, (byte) i}));
-    }
-    return DelayingEchoServer.tcp(hosts, options.delayMs, TimeUnit.MILLISECONDS);
+    EchoServer.Builder builder = EchoServer.builder().delay(options.delayMs, TimeUnit.MILLISECONDS);
+    return BenchmarkEchoServer.inProcess(transport == TransportKind.PIPE ? builder.startVmPipe()
+        : builder.loopbackHosts(options.tcpHosts).backlog(EchoServerProcess.BACKLOG).startTcp());
   }
 
-  private void warmUp(TransportKind transport, BenchmarkEchoServer server, List<Mode> modes)
+  private void warmUp(TransportKind transport, BenchmarkEchoServer server, List<SessionDriver> modes)
       throws Exception {
     if (options.warmupSessions == 0) {
       return;
     }
-    for (Mode mode : modes) {
+    for (SessionDriver mode : modes) {
       Workload workload = workload(transport, server, options.warmupSessions, new ExchangeLatency());
       if (harnessLimit(workload) == null && mode.unavailableReason(workload) == null) {
         for (int round = 0; round < options.warmupRounds; round++) {
@@ -191,7 +197,7 @@ public final class Scaling {
     }
   }
 
-  private ScalingResult runOne(TransportKind transport, BenchmarkEchoServer server, Mode mode,
+  private ScalingResult runOne(TransportKind transport, BenchmarkEchoServer server, SessionDriver mode,
       int sessions) throws Exception {
     double idealMs = options.delayMs == 0 ? Double.NaN : (double) options.transactions * options.delayMs;
     ExchangeLatency latency = new ExchangeLatency();
@@ -208,7 +214,7 @@ public final class Scaling {
     long linesBefore = server.linesReceived();
     long start = System.nanoTime();
     server.hold();
-    Future<Outcome> run;
+    Future<RunReport> run;
     long waiting;
     double heapPerSession = Double.NaN;
     long released;
@@ -225,7 +231,7 @@ public final class Scaling {
       latency.startClockAt(released);
       server.release();
     }
-    Outcome outcome;
+    RunReport outcome;
     try {
       outcome = run.get(options.timeoutSeconds + 60L, TimeUnit.SECONDS);
     } catch (ExecutionException e) {
@@ -265,7 +271,7 @@ public final class Scaling {
    * e.g. out of threads), or at the run's timeout.
    */
   private long awaitGate(BenchmarkEchoServer server, long linesBefore, int sessions,
-      Future<Outcome> run) throws InterruptedException {
+      Future<RunReport> run) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(options.timeoutSeconds);
     long lastCount = -1;
     long lastProgress = System.nanoTime();
@@ -335,213 +341,164 @@ public final class Scaling {
     return env;
   }
 
+  /**
+   * The driver named {@code name}: CALLBACK, THREADS (at most {@code maxThreads} sessions),
+   * VIRTUAL_THREADS or CONTINUATIONS_k; {@code ioThreads} MINA I/O threads over TCP.
+   */
+  static SessionDriver newDriver(String name, int maxThreads, int ioThreads) {
+    switch (name) {
+      case "CALLBACK":
+        return new CallbackDriver(ioThreads);
+      case "THREADS":
+        return RunnerDriver.threads(maxThreads, ioThreads);
+      case "VIRTUAL_THREADS":
+        return RunnerDriver.virtualThreads(ioThreads);
+      default:
+        if (name.startsWith("CONTINUATIONS_")) {
+          return RunnerDriver.continuations(
+              Integer.parseInt(name.substring("CONTINUATIONS_".length())), ioThreads);
+        }
+        throw new IllegalArgumentException("unknown mode: " + name);
+    }
+  }
+
   /** The modes of one transport's runs, closed together. */
   private static final class Modes implements AutoCloseable {
-    final List<Mode> list = new ArrayList<>();
+    final List<SessionDriver> list = new ArrayList<>();
 
-    Modes(List<String> names, Function<String, Mode> factory) {
+    Modes(List<String> names, Function<String, SessionDriver> factory) {
       for (String name : names) {
         list.add(factory.apply(name));
       }
     }
 
-    static Mode create(String name, Options options) {
-      switch (name) {
-        case "CALLBACK":
-          return new CallbackMode(options.callbackIoThreads);
-        case "THREADS":
-          return RunnerMode.threads(options.maxThreads, options.callbackIoThreads);
-        case "VIRTUAL_THREADS":
-          return RunnerMode.virtualThreads(options.callbackIoThreads);
-        default:
-          if (name.startsWith("CONTINUATIONS_")) {
-            return RunnerMode.continuations(
-                Integer.parseInt(name.substring("CONTINUATIONS_".length())), options.callbackIoThreads);
-          }
-          throw new IllegalArgumentException("unknown mode: " + name);
-      }
+    static SessionDriver create(String name, Options options) {
+      return newDriver(name, options.maxThreads, options.callbackIoThreads);
     }
 
     @Override
     public void close() {
-      for (Mode mode : list) {
+      for (SessionDriver mode : list) {
         mode.close();
       }
     }
   }
 
-  /** Command-line options. */
+  /** Command-line options (picocli; {@code --help} lists them). */
+  @Command(name = "Scaling", mixinStandardHelpOptions = true, sortOptions = false,
+      description = "Concurrent sessions x modes x transports against an echo server that delays"
+          + " every reply; a table on stdout, CSV, JSON, the table and charts in --out.")
   public static final class Options {
-    static final String USAGE = String.join("\n",
-        "usage: java -cp perf-tests/target/benchmarks.jar io.weft.perf.scaling.Scaling [options]",
-        "  --sessions 100,1000,10000   concurrent sessions per run (100000 works on the pipe)",
-        "  --modes CONTINUATIONS_1,CONTINUATIONS_2,VIRTUAL_THREADS,THREADS,CALLBACK",
-        "                              CONTINUATIONS_k, THREADS, VIRTUAL_THREADS: Weft's runner",
-        "  --transports pipe,tcp",
-        "  --delay-ms 1                echo server delay per reply",
-        "  --transactions 10           exchanges per session",
-        "  --max-threads 16000         THREADS runs no more sessions than this",
-        "  --tcp-hosts 4               bind the TCP server on 127.0.0.1 .. 127.0.0.N",
-        "  --tcp-server process        process: TCP echo server in a child JVM (one fd per",
-        "                              session here); inline: in this JVM (two fds per session)",
-        "  --io-threads N              MINA I/O threads of every client over TCP (cores + 1)",
-        "  --connects-in-flight 1000   CALLBACK: most connects pending at once (the runner's",
-        "                              modes connect every session at once)",
-        "  --warmup 1000               sessions of each unrecorded warm-up run (0 = none)",
-        "  --warmup-rounds 3           warm-up runs per mode and transport",
-        "  --no-heap                   skip the heap-per-session run",
-        "  --timeout-s 300             per run",
-        "  --out perf-tests/results    results folder");
-
+    @Option(names = "--sessions", split = ",", paramLabel = "N", converter = CountConverter.class,
+        description = "concurrent sessions per run (default 100,1000,10000; 100000 works on the pipe)")
     List<Integer> sessions = List.of(100, 1_000, 10_000);
+    @Option(names = "--modes", split = ",", paramLabel = "MODE", converter = ModeNameConverter.class,
+        description = "CONTINUATIONS_k, THREADS, VIRTUAL_THREADS (Weft's runner) and CALLBACK"
+            + " (default CONTINUATIONS_1,CONTINUATIONS_2,VIRTUAL_THREADS,THREADS,CALLBACK)")
     List<String> modes = List.of("CONTINUATIONS_1", "CONTINUATIONS_2", "VIRTUAL_THREADS",
         "THREADS", "CALLBACK");
+    @Option(names = "--transports", split = ",", paramLabel = "pipe|tcp", converter = TransportKind.Converter.class,
+        description = "default pipe,tcp")
     List<TransportKind> transports = List.of(TransportKind.PIPE, TransportKind.TCP);
+    @Option(names = "--delay-ms", description = "echo server delay per reply (default ${DEFAULT-VALUE})")
     int delayMs = 1;
+    @Option(names = "--transactions", description = "exchanges per session (default ${DEFAULT-VALUE})")
     int transactions = 10;
+    @Option(names = "--max-threads", description = "THREADS runs no more sessions than this (default ${DEFAULT-VALUE})")
     int maxThreads = 16_000;
+    @Option(names = "--tcp-hosts", description = "bind the TCP server on 127.0.0.1 .. 127.0.0.N (default ${DEFAULT-VALUE})")
     int tcpHosts = 4;
+    @Option(names = "--tcp-server", paramLabel = "process|inline", converter = ServerPlacement.class,
+        description = "process (default): TCP echo server in a child JVM, one fd per session here;"
+            + " inline: in this JVM, two fds per session")
     boolean tcpServerProcess = true;
+    @Option(names = {"--io-threads", "--callback-io-threads"},
+        description = "MINA I/O threads of every client over TCP (default cores + 1)")
     int callbackIoThreads = Runtime.getRuntime().availableProcessors() + 1;
+    @Option(names = "--connects-in-flight", description = "CALLBACK: most connects pending at once;"
+        + " the runner's modes connect every session at once (default ${DEFAULT-VALUE})")
     int connectsInFlight = 1_000;
+    @Option(names = "--warmup", description = "sessions of each unrecorded warm-up run, 0 = none (default ${DEFAULT-VALUE})")
     int warmupSessions = 1_000;
+    @Option(names = "--warmup-rounds", description = "warm-up runs per mode and transport (default ${DEFAULT-VALUE})")
     int warmupRounds = 3;
+    @Option(names = "--no-heap", negatable = false, description = "skip the heap-per-session weighing")
+    void noHeap(boolean noHeap) {
+      heap = !noHeap;
+    }
+
     boolean heap = true;
+    @Option(names = "--timeout-s", description = "per run (default ${DEFAULT-VALUE})")
     int timeoutSeconds = 300;
+    @Option(names = "--out", description = "results folder (default perf-tests/results)")
     Path out = Files.isDirectory(Path.of("perf-tests")) ? Path.of("perf-tests", "results")
         : Path.of("results");
-    boolean help;
 
-    /** Parses {@code --name value} and {@code --name=value} options. */
+    /** Parses the command line; a {@link ParameterException} says what is wrong with it. */
     public static Options parse(String... args) {
       Options o = new Options();
-      for (int i = 0; i < args.length; i++) {
-        String arg = args[i];
-        String value = null;
-        int eq = arg.indexOf('=');
-        if (eq > 0) {
-          value = arg.substring(eq + 1);
-          arg = arg.substring(0, eq);
-        }
-        if (arg.equals("--help") || arg.equals("-h")) {
-          o.help = true;
-          continue;
-        }
-        if (arg.equals("--no-heap")) {
-          o.heap = false;
-          continue;
-        }
-        if (value == null) {
-          if (i + 1 >= args.length) {
-            throw new IllegalArgumentException("missing value for " + arg);
-          }
-          value = args[++i];
-        }
-        switch (arg) {
-          case "--sessions":
-            o.sessions = intList(arg, value);
-            break;
-          case "--modes":
-            o.modes = modeList(value);
-            break;
-          case "--transports":
-            List<TransportKind> kinds = new ArrayList<>();
-            for (String t : value.split(",")) {
-              kinds.add(TransportKind.valueOf(t.trim().toUpperCase(Locale.ROOT)));
-            }
-            o.transports = List.copyOf(kinds);
-            break;
-          case "--delay-ms":
-            o.delayMs = nonNegative(arg, value);
-            break;
-          case "--transactions":
-            o.transactions = positive(arg, value);
-            break;
-          case "--max-threads":
-            o.maxThreads = positive(arg, value);
-            break;
-          case "--tcp-hosts":
-            o.tcpHosts = positive(arg, value);
-            if (o.tcpHosts > 254) {
-              throw new IllegalArgumentException("--tcp-hosts > 254: " + value);
-            }
-            break;
-          case "--tcp-server":
-            if (!value.equals("process") && !value.equals("inline")) {
-              throw new IllegalArgumentException("--tcp-server is process or inline: " + value);
-            }
-            o.tcpServerProcess = value.equals("process");
-            break;
-          case "--io-threads":
-          case "--callback-io-threads":
-            o.callbackIoThreads = positive(arg, value);
-            break;
-          case "--connects-in-flight":
-            o.connectsInFlight = positive(arg, value);
-            break;
-          case "--warmup":
-            o.warmupSessions = nonNegative(arg, value);
-            break;
-          case "--warmup-rounds":
-            o.warmupRounds = positive(arg, value);
-            break;
-          case "--timeout-s":
-            o.timeoutSeconds = positive(arg, value);
-            break;
-          case "--out":
-            o.out = Path.of(value);
-            break;
-          default:
-            throw new IllegalArgumentException("unknown option: " + arg);
-        }
-      }
+      CommandLine commandLine = new CommandLine(o);
+      commandLine.parseArgs(args);
+      o.validate(commandLine);
       return o;
     }
 
-    private static List<Integer> intList(String name, String value) {
-      List<Integer> list = new ArrayList<>();
-      for (String part : value.split(",")) {
-        list.add(positive(name, part.trim().replace("_", "")));
+    private void validate(CommandLine commandLine) {
+      String wrong = delayMs < 0 ? "--delay-ms < 0: " + delayMs
+          : transactions < 1 ? "--transactions < 1: " + transactions
+          : maxThreads < 1 ? "--max-threads < 1: " + maxThreads
+          : tcpHosts < 1 || tcpHosts > 254 ? "--tcp-hosts not in 1..254: " + tcpHosts
+          : callbackIoThreads < 1 ? "--io-threads < 1: " + callbackIoThreads
+          : connectsInFlight < 1 ? "--connects-in-flight < 1: " + connectsInFlight
+          : warmupSessions < 0 ? "--warmup < 0: " + warmupSessions
+          : warmupRounds < 1 ? "--warmup-rounds < 1: " + warmupRounds
+          : timeoutSeconds < 1 ? "--timeout-s < 1: " + timeoutSeconds
+          : null;
+      if (wrong != null) {
+        throw new ParameterException(commandLine, wrong);
       }
-      return List.copyOf(list);
     }
 
-    private static List<String> modeList(String value) {
-      List<String> list = new ArrayList<>();
-      for (String part : value.split(",")) {
-        String mode = part.trim().toUpperCase(Locale.ROOT).replace('(', '_').replace(")", "");
+    /** A positive count; {@code 100_000} reads as 100000. */
+    static final class CountConverter implements ITypeConverter<Integer> {
+      @Override
+      public Integer convert(String value) {
+        int n;
+        try {
+          n = Integer.parseInt(value.trim().replace("_", ""));
+        } catch (NumberFormatException e) {
+          throw new TypeConversionException("not a number: " + value);
+        }
+        if (n < 1) {
+          throw new TypeConversionException("< 1: " + value);
+        }
+        return n;
+      }
+    }
+
+    /** A mode name, forgiving of case and of {@code CONTINUATIONS(2)} for {@code CONTINUATIONS_2}. */
+    static final class ModeNameConverter implements ITypeConverter<String> {
+      @Override
+      public String convert(String value) {
+        String mode = value.trim().toUpperCase(Locale.ROOT).replace('(', '_').replace(")", "");
         if (mode.equals("VIRTUAL")) {
           mode = "VIRTUAL_THREADS";
         }
         if (!mode.matches("CALLBACK|THREADS|VIRTUAL_THREADS|CONTINUATIONS_[0-9]+")) {
-          throw new IllegalArgumentException("unknown mode: " + part);
+          throw new TypeConversionException("unknown mode: " + value);
         }
-        list.add(mode);
+        return mode;
       }
-      return List.copyOf(list);
     }
 
-    private static int positive(String name, String value) {
-      int n = parseInt(name, value);
-      if (n < 1) {
-        throw new IllegalArgumentException(name + " < 1: " + value);
-      }
-      return n;
-    }
-
-    private static int nonNegative(String name, String value) {
-      int n = parseInt(name, value);
-      if (n < 0) {
-        throw new IllegalArgumentException(name + " < 0: " + value);
-      }
-      return n;
-    }
-
-    private static int parseInt(String name, String value) {
-      try {
-        return Integer.parseInt(value);
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(name + " is not a number: " + value);
+    /** {@code process} or {@code inline}, as whether the TCP server runs in a child JVM. */
+    static final class ServerPlacement implements ITypeConverter<Boolean> {
+      @Override
+      public Boolean convert(String value) {
+        if (!value.equals("process") && !value.equals("inline")) {
+          throw new TypeConversionException("process or inline: " + value);
+        }
+        return value.equals("process");
       }
     }
 

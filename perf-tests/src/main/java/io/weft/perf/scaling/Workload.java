@@ -6,7 +6,7 @@ import java.util.concurrent.TimeUnit;
 import io.weft.perf.internal.ExchangeLatency;
 
 /**
- * What one run asks of a {@link Mode}: how many concurrent sessions of how many exchanges,
+ * What one run asks of a {@link SessionDriver}: how many concurrent sessions of how many exchanges,
  * against which echo server, and where to record each exchange's latency (nanoseconds, from
  * just before the write to the checked reply).
  */

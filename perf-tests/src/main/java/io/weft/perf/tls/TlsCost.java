@@ -3,7 +3,6 @@ package io.weft.perf.tls;
 import io.weft.continuations.Mode;
 import io.weft.continuations.RunResult;
 import io.weft.continuations.SessionRunner;
-import io.weft.perf.internal.VirtualThreads;
 import io.weft.perf.tls.session.HttpGetsSession;
 import io.weft.testsupport.NginxProcess;
 import io.weft.testsupport.ServerBinaries;
@@ -12,6 +11,7 @@ import io.weft.transport.Connector;
 import io.weft.transport.SocketConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
+import io.weft.transport.internal.VirtualThreads;
 import io.weft.transport.mina.ContinuingMinaConnector;
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,9 +26,9 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * What TLS costs, per mode: the same HTTP sessions against two nginx servers on loopback, one

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.weft.perf.internal.DelayingEchoServer;
+import io.weft.testsupport.EchoServer;
 import io.weft.perf.internal.ExchangeLatency;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -27,7 +27,7 @@ class CallbackTesterClientTest {
   @Test
   void everySessionCompletesOverThePipe() throws Exception {
     ExchangeLatency latency = new ExchangeLatency();
-    try (DelayingEchoServer server = DelayingEchoServer.pipe(0, TimeUnit.MILLISECONDS);
+    try (EchoServer server = EchoServer.vmPipe();
         CallbackTesterClient client = CallbackTesterClient.overPipe()) {
       CallbackTesterClient.Result result =
           client.run(server.addresses(), 200, 10, latency, 30, TimeUnit.SECONDS, 50);
@@ -42,7 +42,7 @@ class CallbackTesterClientTest {
   @Test
   void everySessionCompletesOverTcpWithDelayedReplies() throws Exception {
     ExchangeLatency latency = new ExchangeLatency();
-    try (DelayingEchoServer server = DelayingEchoServer.tcp(List.of(LOOPBACK), 1, TimeUnit.MILLISECONDS);
+    try (EchoServer server = EchoServer.builder().delay(1, TimeUnit.MILLISECONDS).startTcp();
         CallbackTesterClient client = CallbackTesterClient.overTcp(2)) {
       CallbackTesterClient.Result result =
           client.run(server.addresses(), 100, 10, latency, 30, TimeUnit.SECONDS, 20);
@@ -58,9 +58,7 @@ class CallbackTesterClientTest {
 
   @Test
   void sessionsSpreadOverSeveralServerAddresses() throws Exception {
-    InetAddress second = InetAddress.getByAddress(new byte[] {127, 0, 0, 2});
-    try (DelayingEchoServer server = DelayingEchoServer.tcp(List.of(LOOPBACK, second), 0,
-            TimeUnit.MILLISECONDS);
+    try (EchoServer server = EchoServer.builder().loopbackHosts(2).startTcp();
         CallbackTesterClient client = CallbackTesterClient.overTcp(1)) {
       assertEquals(2, server.addresses().size());
       CallbackTesterClient.Result result =

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.weft.perf.internal.VirtualThreads;
 import io.weft.testsupport.RedisServerProcess;
 import io.weft.testsupport.ServerBinaries;
+import io.weft.transport.internal.VirtualThreads;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine.ParameterException;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -69,8 +70,8 @@ class ScalingTest {
     Scaling.Options options = Scaling.Options.parse("--sessions", "20", "--transports", "pipe",
         "--warmup", "0", "--out", dir.toString());
     options.modes = List.of("HALF");
-    CallbackMode callback = new CallbackMode(1);
-    Mode half = new Mode() {
+    CallbackDriver callback = new CallbackDriver(1);
+    SessionDriver half = new SessionDriver() {
       @Override
       public String name() {
         return "HALF";
@@ -82,10 +83,10 @@ class ScalingTest {
       }
 
       @Override
-      public Outcome run(Workload w) throws Exception {
-        Outcome ran = callback.run(new Workload(w.transport, w.servers, w.sessions / 2,
+      public RunReport run(Workload w) throws Exception {
+        RunReport ran = callback.run(new Workload(w.transport, w.servers, w.sessions / 2,
             w.transactions, w.connectsInFlight, w.timeoutNanos, TimeUnit.NANOSECONDS, w.latency));
-        return new Outcome(ran.completed, ran.failed, ran.firstFailure, ran.wallNanos,
+        return new RunReport(ran.completed, ran.failed, ran.firstFailure, ran.wallNanos,
             "out of test threads after " + w.sessions / 2);
       }
 
@@ -106,10 +107,10 @@ class ScalingTest {
 
   @Test
   void optionsRefuseUnknownNamesAndBadNumbers() {
-    assertThrows(IllegalArgumentException.class, () -> Scaling.Options.parse("--bogus", "1"));
-    assertThrows(IllegalArgumentException.class, () -> Scaling.Options.parse("--sessions", "0"));
-    assertThrows(IllegalArgumentException.class, () -> Scaling.Options.parse("--modes", "fibers"));
-    assertThrows(IllegalArgumentException.class, () -> Scaling.Options.parse("--delay-ms"));
+    assertThrows(ParameterException.class, () -> Scaling.Options.parse("--bogus", "1"));
+    assertThrows(ParameterException.class, () -> Scaling.Options.parse("--sessions", "0"));
+    assertThrows(ParameterException.class, () -> Scaling.Options.parse("--modes", "fibers"));
+    assertThrows(ParameterException.class, () -> Scaling.Options.parse("--delay-ms"));
   }
 
   @Test
@@ -127,15 +128,15 @@ class ScalingTest {
     Workload twenty = new Workload(TransportKind.PIPE,
         List.of(new org.apache.mina.transport.vmpipe.VmPipeAddress(1)), 20, 1, 1, 1,
         TimeUnit.SECONDS, new io.weft.perf.internal.ExchangeLatency());
-    try (RunnerMode threads = RunnerMode.threads(10, 1)) {
+    try (RunnerDriver threads = RunnerDriver.threads(10, 1)) {
       assertTrue(threads.unavailableReason(twenty).contains("--max-threads cap of 10"),
           threads.unavailableReason(twenty));
     }
-    try (RunnerMode continuations = RunnerMode.continuations(2, 1)) {
+    try (RunnerDriver continuations = RunnerDriver.continuations(2, 1)) {
       assertEquals("CONTINUATIONS_2", continuations.name());
       assertEquals(null, continuations.unavailableReason(twenty));
     }
-    try (RunnerMode virtual = RunnerMode.virtualThreads(1)) {
+    try (RunnerDriver virtual = RunnerDriver.virtualThreads(1)) {
       assertEquals(Runtime.version().feature() >= 21, virtual.unavailableReason(twenty) == null,
           String.valueOf(virtual.unavailableReason(twenty)));
     }

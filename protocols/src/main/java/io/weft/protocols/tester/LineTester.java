@@ -3,9 +3,10 @@ package io.weft.protocols.tester;
 import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.Transport;
 import java.io.IOException;
+import java.util.function.LongConsumer;
 
 /**
- * The line-echo client of the 2008 experiment. Each transaction writes one line,
+ * The line-echo client of the seed experiment. Each transaction writes one line,
  * {@code "weft <session> <i>"}, flushes, reads the reply with a strict, limited line read and
  * checks that it is the line sent.
  *
@@ -17,14 +18,31 @@ public final class LineTester {
   /** The longest reply accepted, in bytes. Every line sent is far shorter. */
   public static final int REPLY_LIMIT = 256;
 
+  private static final LongConsumer NO_PROBE = start -> { };
+
   private final Transport transport;
   private final String session;
+  private final LongConsumer exchangeLatency;
 
   /**
    * @param transport an open transport to an echo server
    * @param session what names this session in the lines sent
    */
   public LineTester(Transport transport, String session) {
+    this(transport, session, NO_PROBE);
+  }
+
+  /**
+   * @param transport an open transport to an echo server
+   * @param session what names this session in the lines sent
+   * @param exchangeLatency told each transaction's start ({@link System#nanoTime()}) once its
+   *     reply has been checked, so a benchmark can record the latency of every exchange
+   */
+  public LineTester(Transport transport, String session, LongConsumer exchangeLatency) {
+    if (exchangeLatency == null) {
+      throw new IllegalArgumentException("exchangeLatency == null");
+    }
+    this.exchangeLatency = exchangeLatency;
     if (transport == null) {
       throw new IllegalArgumentException("transport == null");
     }
@@ -51,6 +69,7 @@ public final class LineTester {
     try {
       for (int i = 0; i < transactions; i++) {
         String line = "weft " + session + " " + i;
+        long start = System.nanoTime();
         transport.writeLine(line);
         transport.flush();
         String reply = transport.readLineStrict(REPLY_LIMIT);
@@ -59,6 +78,7 @@ public final class LineTester {
               + ProtocolViolationException.quote(line) + ", got back "
               + ProtocolViolationException.quote(reply));
         }
+        exchangeLatency.accept(start);
       }
       return transactions;
     } finally {

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.weft.protocols.ModeCase;
 import io.weft.protocols.RealServers;
 import io.weft.protocols.SessionMode;
 import io.weft.testsupport.NginxProcess;
@@ -38,44 +39,50 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * {@link HttpClient} against the JDK's {@code HttpServer} (every run), a real nginx (where
- * installed; required in CI), and a scripted misbehaving server, in the mode a subclass
- * supplies. Every client conversation is a {@link SessionTask} run through the mode's runner
- * (the nested classes below, each after its test). Every scripted test runs with whole and with
- * one-byte-at-a-time delivery.
+ * installed; required in CI), and a scripted misbehaving server, in every mode ({@link ModeCase},
+ * one invocation of the class each). Every client conversation is a {@link SessionTask} run
+ * through the mode's runner (the nested classes below, each after its test). Every scripted test
+ * runs with whole and with one-byte-at-a-time delivery.
  */
+@ParameterizedClass(name = "{0}")
+@MethodSource("modes")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class HttpClientTest {
-  protected static final Timeout TEN_SECONDS = Timeout.of(10, TimeUnit.SECONDS);
-  /**
-   * Sessions in the test at scale: 200 one after another in {@code SYNC}; other modes override
-   * it with as many concurrent sessions as they (and the JDK server) take here.
-   */
-  protected int sessionsAtScale() {
-    return 200;
+class HttpClientTest {
+  /** Every mode, with as many sessions at scale as it and the real server take here. */
+  static Stream<ModeCase> modes() {
+    return ModeCase.all(200, 500, 1000, 1000);
   }
+
+  protected static final Timeout TEN_SECONDS = Timeout.of(10, TimeUnit.SECONDS);
   private static final Duration SCRIPT_WAIT = Duration.ofSeconds(10);
   private static final int BIG_FILE_BYTES = 1024 * 1024 + 17;
 
+  @Parameter
+  ModeCase modeCase;
   private SessionMode mode;
   private HttpServer jdkServer;
   private ExecutorService jdkExecutor;
   private final Set<String> remotes = ConcurrentHashMap.newKeySet();
   private NginxProcess nginx;
   private byte[] bigFile;
-
-  protected abstract SessionMode newMode();
 
   /** The body the JDK server's /chunked handler sends for {@code query}. */
   static String chunkedBody(String query) {
@@ -97,7 +104,6 @@ public abstract class HttpClientTest {
 
   @BeforeAll
   void start() throws IOException {
-    mode = newMode();
     jdkServer = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 4096);
     jdkExecutor = Executors.newFixedThreadPool(8);
     jdkServer.setExecutor(jdkExecutor);
@@ -123,6 +129,16 @@ public abstract class HttpClientTest {
     }
     jdkServer.stop(0);
     jdkExecutor.shutdownNow();
+  }
+
+  /** Opens the mode of this invocation of the class; the servers are shared by every mode. */
+  @BeforeParameterizedClassInvocation
+  void openMode() {
+    mode = modeCase.factory().get();
+  }
+
+  @AfterParameterizedClassInvocation
+  void closeMode() {
     mode.close();
   }
 
@@ -264,9 +280,9 @@ public abstract class HttpClientTest {
   @Test
   public void concurrentSessionsEachKeepTheirConnectionAlive() throws Exception {
     // One descriptor per session here, and one for the server's end of it: it runs in this JVM.
-    SessionMode.requireFileDescriptors(2L * sessionsAtScale());
-    List<String> results = mode.runSessions(HttpKeepAliveSession.class, jdk(), sessionsAtScale(), TEN_SECONDS);
-    for (int i = 0; i < sessionsAtScale(); i++) {
+    SessionMode.requireFileDescriptors(2L * modeCase.sessionsAtScale());
+    List<String> results = mode.runSessions(HttpKeepAliveSession.class, jdk(), modeCase.sessionsAtScale(), TEN_SECONDS);
+    for (int i = 0; i < modeCase.sessionsAtScale(); i++) {
       assertEquals(HttpKeepAliveSession.expected(i), results.get(i), "session " + i);
     }
   }

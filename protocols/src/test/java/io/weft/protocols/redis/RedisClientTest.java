@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.weft.protocols.ModeCase;
 import io.weft.protocols.RealServers;
 import io.weft.protocols.SessionMode;
 import io.weft.testsupport.RedisServerProcess;
@@ -26,46 +27,56 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * {@link RedisClient} against a real {@code redis-server} and against a scripted misbehaving
- * one, in the mode a subclass supplies. Every client conversation is a {@link SessionTask} run
- * through the mode's runner (the nested classes below, each after its test), so it runs as
- * the mode runs sessions: on the test thread, on a thread, or as a continuation. Every scripted
- * test runs with whole and with one-byte-at-a-time delivery.
+ * {@link RedisClient} against a real {@code redis-server} and against a scripted misbehaving one,
+ * in every mode ({@link ModeCase}, one invocation of the class each). Every client conversation
+ * is a {@link SessionTask} run through the mode's runner (the nested classes below, each after
+ * its test), so it runs as the mode runs sessions: on the test thread, on a thread, or as a
+ * continuation. Every scripted test runs with whole and with one-byte-at-a-time delivery.
  */
+@ParameterizedClass(name = "{0}")
+@MethodSource("modes")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class RedisClientTest {
+class RedisClientTest {
+  /** Every mode, with as many sessions at scale as it and the real server take here. */
+  static Stream<ModeCase> modes() {
+    return ModeCase.all(200, 500, 2000, 2000);
+  }
+
   protected static final Timeout TEN_SECONDS = Timeout.of(10, TimeUnit.SECONDS);
   private static final Timeout SHORT = Timeout.of(300, TimeUnit.MILLISECONDS);
   private static final Duration SCRIPT_WAIT = Duration.ofSeconds(10);
 
-  /**
-   * Sessions in the test at scale: 200 one after another in {@code SYNC}; other modes override
-   * it: hundreds on platform threads, thousands where sessions are multiplexed.
-   */
-  protected int sessionsAtScale() {
-    return 200;
-  }
 
+  @Parameter
+  ModeCase modeCase;
   private SessionMode mode;
   private RedisServerProcess redis;
 
-  /** The mode under test; called once per test class. */
-  protected abstract SessionMode newMode();
-
-  @BeforeAll
+  /** Opens the mode of this invocation of the class; the servers are shared by every mode. */
+  @BeforeParameterizedClassInvocation
   void openMode() {
-    mode = newMode();
+    mode = modeCase.factory().get();
+  }
+
+  @AfterParameterizedClassInvocation
+  void closeMode() {
+    mode.close();
   }
 
   @BeforeEach
@@ -78,7 +89,6 @@ public abstract class RedisClientTest {
     if (redis != null) {
       redis.close();
     }
-    mode.close();
   }
 
   /** The real server, started on first use; skips or fails when the binary is missing. */
@@ -285,11 +295,11 @@ public abstract class RedisClientTest {
   @Test
   public void concurrentSessionsEachIncrementTheirOwnKeyAndReadItBack() throws Exception {
     // One descriptor per session here; redis-server has its own.
-    SessionMode.requireFileDescriptors(sessionsAtScale());
+    SessionMode.requireFileDescriptors(modeCase.sessionsAtScale());
     runAgainstRedis(FlushAll.class);
-    List<String> values = mode.runSessions(RedisIncrThenGetSession.class, redis().address(), sessionsAtScale(), TEN_SECONDS);
-    assertEquals(sessionsAtScale(), values.size());
-    for (int i = 0; i < sessionsAtScale(); i++) {
+    List<String> values = mode.runSessions(RedisIncrThenGetSession.class, redis().address(), modeCase.sessionsAtScale(), TEN_SECONDS);
+    assertEquals(modeCase.sessionsAtScale(), values.size());
+    for (int i = 0; i < modeCase.sessionsAtScale(); i++) {
       assertEquals(RedisIncrThenGetSession.expected(i), values.get(i), "session " + i);
     }
   }

@@ -69,10 +69,8 @@ final class BurstReadySmtpServer extends SmtpServer {
    * and returns what is stored then.
    */
   List<MimeMessage> awaitMessages(int count, long timeoutMillis) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-    while (store.getImapHostManager().getAllMessages().size() < count && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-    }
+    // GreenMail's own latch: counted down as each message is stored, less those already there.
+    store.getSmtpManager().createAndAddNewWaitObject(count).await(timeoutMillis, TimeUnit.MILLISECONDS);
     List<MimeMessage> messages = new ArrayList<>();
     for (StoredMessage m : store.getImapHostManager().getAllMessages()) {
       messages.add(m.getMimeMessage());

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.icegreen.greenmail.junit5.GreenMailExtension;
 import com.icegreen.greenmail.util.ServerSetupTest;
+import io.weft.protocols.ModeCase;
 import io.weft.protocols.SessionMode;
 import io.weft.testsupport.ScriptedServer;
 import io.weft.testsupport.ScriptedServer.Delivery;
@@ -31,47 +32,57 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * {@link SmtpClient} against GreenMail, a real SMTP server embedded in the test, and against a
- * scripted misbehaving server, in the mode a subclass supplies. Every client conversation is a
- * {@link SessionTask} run through the mode's runner (the nested classes below, each after its
- * test). Every scripted test runs with whole and with one-byte-at-a-time delivery. The test at
- * scale has a GreenMail SMTP server of its own that takes a burst of connects
- * ({@link BurstReadySmtpServer}).
+ * scripted misbehaving server, in every mode ({@link ModeCase}, one invocation of the class
+ * each). Every client conversation is a {@link SessionTask} run through the mode's runner (the
+ * nested classes below, each after its test). Every scripted test runs with whole and with one-
+ * byte-at-a-time delivery. The test at scale has a GreenMail SMTP server of its own that takes a
+ * burst of connects ({@link BurstReadySmtpServer}).
  */
+@ParameterizedClass(name = "{0}")
+@MethodSource("modes")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class SmtpClientTest {
-  protected static final Timeout TEN_SECONDS = Timeout.of(10, TimeUnit.SECONDS);
-  /**
-   * Sessions in the test at scale: 100 one after another in {@code SYNC}; other modes override
-   * it with as many concurrent sessions as GreenMail (a thread per connection) takes here.
-   */
-  protected int sessionsAtScale() {
-    return 100;
+class SmtpClientTest {
+  /** Every mode, with as many sessions at scale as it and the real server take here. */
+  static Stream<ModeCase> modes() {
+    return ModeCase.all(100, 500, 1000, 1000);
   }
+
+  protected static final Timeout TEN_SECONDS = Timeout.of(10, TimeUnit.SECONDS);
   private static final Duration SCRIPT_WAIT = Duration.ofSeconds(10);
 
   @RegisterExtension
   static final GreenMailExtension GREEN_MAIL = new GreenMailExtension(ServerSetupTest.SMTP.dynamicPort());
 
+  @Parameter
+  ModeCase modeCase;
   private SessionMode mode;
 
-  protected abstract SessionMode newMode();
-
-  @BeforeAll
+  /** Opens the mode of this invocation of the class; the servers are shared by every mode. */
+  @BeforeParameterizedClassInvocation
   void openMode() {
-    mode = newMode();
+    mode = modeCase.factory().get();
+  }
+
+  @AfterParameterizedClassInvocation
+  void closeMode() {
+    mode.close();
   }
 
   @BeforeEach
@@ -79,10 +90,6 @@ public abstract class SmtpClientTest {
     Assumptions.assumeTrue(mode.available(), mode::unavailableReason);
   }
 
-  @AfterAll
-  void closeMode() {
-    mode.close();
-  }
 
   private static InetSocketAddress greenMail() {
     return new InetSocketAddress(InetAddress.getLoopbackAddress(), GREEN_MAIL.getSmtp().getPort());
@@ -228,21 +235,21 @@ public abstract class SmtpClientTest {
   @Test
   public void concurrentSessionsEachDeliverTheirMessage() throws Exception {
     // One descriptor per session here, and one for the server's end of it: it runs in this JVM.
-    SessionMode.requireFileDescriptors(2L * sessionsAtScale());
+    SessionMode.requireFileDescriptors(2L * modeCase.sessionsAtScale());
     BurstReadySmtpServer server = BurstReadySmtpServer.begin();
     try {
-      List<String> codes = mode.runSessions(SmtpSendSession.class, server.address(), sessionsAtScale(), TEN_SECONDS);
-      for (int i = 0; i < sessionsAtScale(); i++) {
+      List<String> codes = mode.runSessions(SmtpSendSession.class, server.address(), modeCase.sessionsAtScale(), TEN_SECONDS);
+      for (int i = 0; i < modeCase.sessionsAtScale(); i++) {
         assertEquals("250", codes.get(i), "session " + i);
       }
       List<String> subjects = new ArrayList<>();
-      for (MimeMessage m : server.awaitMessages(2 * sessionsAtScale(), 30_000)) {
+      for (MimeMessage m : server.awaitMessages(2 * modeCase.sessionsAtScale(), 30_000)) {
         subjects.add(m.getSubject());
         assertTrue(deliveredContent(m).endsWith("\r\n.a line that starts with a dot"), deliveredContent(m));
       }
-      assertEquals(2 * sessionsAtScale(), subjects.size());
+      assertEquals(2 * modeCase.sessionsAtScale(), subjects.size());
       Set<String> distinct = new HashSet<>(subjects);
-      for (int i = 0; i < sessionsAtScale(); i++) {
+      for (int i = 0; i < modeCase.sessionsAtScale(); i++) {
         assertTrue(distinct.contains(SmtpSendSession.subject(i)), "no message from session " + i);
       }
     } finally {

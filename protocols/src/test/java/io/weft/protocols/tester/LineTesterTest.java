@@ -14,6 +14,8 @@ import io.weft.transport.Transport;
 import io.weft.transport.mina.MinaConnector;
 import java.io.EOFException;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
@@ -108,6 +110,32 @@ class LineTesterTest {
       IOException e = assertThrows(IOException.class, () -> new LineTester(transport, "x").run(3));
       assertTrue(e instanceof EOFException || !(e instanceof ProtocolViolationException), e.toString());
     }
+  }
+
+  @Test
+  void theLatencyProbeHearsEachCheckedExchangeOnceWithItsStartTime() throws Exception {
+    List<Long> starts = new ArrayList<>();
+    long before = System.nanoTime();
+    try (EchoServer echo = EchoServer.vmPipe(); MinaConnector connector = MinaConnector.vmPipe()) {
+      Transport transport = connector.connect(echo.address(), TEN_SECONDS);
+      assertEquals(4, new LineTesterTask(4, starts::add).run(transport, 7));
+    }
+    assertEquals(4, starts.size(), starts.toString());
+    for (int i = 0; i < starts.size(); i++) {
+      assertTrue(starts.get(i) - before >= 0, "a start is taken during the run");
+      assertTrue(i == 0 || starts.get(i) - starts.get(i - 1) >= 0, "in exchange order: " + starts);
+    }
+  }
+
+  @Test
+  void aWrongEchoIsNotReportedToTheLatencyProbe() throws Exception {
+    List<Long> starts = new ArrayList<>();
+    try (EchoServer echo = EchoServer.builder().replies(line -> line.endsWith(" 1") ? "x" : line).startVmPipe();
+        MinaConnector connector = MinaConnector.vmPipe()) {
+      Transport transport = connector.connect(echo.address(), TEN_SECONDS);
+      assertThrows(ProtocolViolationException.class, () -> new LineTesterTask(3, starts::add).run(transport, 7));
+    }
+    assertEquals(1, starts.size(), "only exchange 0 was checked: " + starts);
   }
 
   @Test

@@ -1,6 +1,6 @@
 package io.weft.transport.mina;
 
-import io.weft.continuations.SuspendingConnector;
+import io.weft.continuations.spi.SuspendingConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.TransportClosedException;

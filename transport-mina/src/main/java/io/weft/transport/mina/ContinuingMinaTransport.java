@@ -1,6 +1,6 @@
 package io.weft.transport.mina;
 
-import io.weft.continuations.Suspend;
+import io.weft.continuations.spi.Suspend;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;

@@ -1,6 +1,6 @@
 package io.weft.transport.mina;
 
-import io.weft.continuations.Suspend;
+import io.weft.continuations.spi.Suspend;
 import io.weft.transport.internal.Deadlines;
 import io.weft.transport.mina.internal.IoThreads;
 import io.weft.transport.mina.internal.SessionState;

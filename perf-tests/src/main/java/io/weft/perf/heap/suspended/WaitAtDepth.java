@@ -1,6 +1,6 @@
 package io.weft.perf.heap.suspended;
 
-import io.weft.continuations.Suspend;
+import io.weft.continuations.spi.Suspend;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Transport;
 import java.io.IOException;

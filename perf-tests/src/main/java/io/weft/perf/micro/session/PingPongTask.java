@@ -1,6 +1,6 @@
 package io.weft.perf.micro.session;
 
-import io.weft.continuations.Suspend;
+import io.weft.continuations.spi.Suspend;
 import io.weft.perf.micro.ContinuationPingPong;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Transport;

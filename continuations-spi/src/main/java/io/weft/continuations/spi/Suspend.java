@@ -1,0 +1,86 @@
+package io.weft.continuations.spi;
+
+import java.io.IOException;
+import java.util.Objects;
+import org.apache.commons.javaflow.api.Continuation;
+import org.apache.commons.javaflow.api.continuable;
+import org.apache.commons.javaflow.core.StackRecorder;
+
+/**
+ * The one suspension primitive of Weft: what a suspending transport calls where a blocking one
+ * would block.
+ *
+ * <pre>{@code
+ * // in a transport method that carries @continuable
+ * while (!future.isDone()) {            // fast path: done already, no suspend
+ *   if (!Suspend.await(wake -> future.addListener(f -> wake.run()), waitNanos)) {
+ *     throw timedOut();                  // the scheduler's timer fired first
+ *   }
+ * }
+ * }</pre>
+ *
+ * <table>
+ *   <caption>What {@link #await} does where</caption>
+ *   <tr><th>caller runs</th><th>effect</th></tr>
+ *   <tr><td>in a Weft session continuation ({@code CONTINUATIONS} mode)</td>
+ *       <td>registers, then suspends the continuation; the worker thread is free. The wake-up only
+ *       puts the session on the ready queue; a worker resumes it. A timeout is a timer, not a
+ *       blocked thread.</td></tr>
+ *   <tr><td>on an ordinary thread (any other mode, or plain code)</td>
+ *       <td>blocks the thread until woken or timed out, so the same transport works everywhere</td></tr>
+ *   <tr><td>in a continuation not started by Weft</td><td>{@link IllegalStateException}</td></tr>
+ * </table>
+ *
+ * <p>This method is rewritten at build time; so must be every method between it and the
+ * session's task: mark a transport's waiting methods {@code @continuable} and run the JavaFlow
+ * build step over its classes. If a frame on the way was not rewritten the session fails with a
+ * {@code NotInstrumentedError} naming it.
+ */
+public final class Suspend {
+  private Suspend() {}
+
+  /** For {@code timeoutNanos}: wait with no time bound. */
+  public static final long FOREVER = Long.MAX_VALUE;
+
+  /**
+   * Waits until {@code registration}'s wake-up runs or {@code timeoutNanos} pass.
+   *
+   * @param timeoutNanos the longest wait; {@link #FOREVER} for none; 0 only polls: returns true
+   *     if the wake-up ran inline during registration, false otherwise
+   * @return true when woken (the condition may hold: re-check it), false when the time ran out
+   *     first
+   * @throws SessionCancelledException if the session's run was cancelled
+   * @throws java.io.InterruptedIOException if a blocked (non-continuation) caller is interrupted
+   * @throws Error the runtime's {@code NotInstrumentedError} if the session would suspend
+   *     through a frame that was not rewritten
+   * @throws IllegalArgumentException if {@code timeoutNanos < 0}
+   */
+  @continuable
+  public static boolean await(WaitRegistration registration, long timeoutNanos) throws IOException {
+    Objects.requireNonNull(registration, "registration");
+    if (timeoutNanos < 0L) {
+      throw new IllegalArgumentException("timeoutNanos < 0: " + timeoutNanos);
+    }
+    StackRecorder recorder = StackRecorder.get();
+    if (recorder == null) {
+      return BlockingWait.await(registration, timeoutNanos);
+    }
+    SuspendableSession session = sessionOf(recorder);
+    SuspendableSession.PendingWait wait = session.arm(recorder, registration, timeoutNanos);
+    if (wait.isSettled()) {
+      return wait.result();
+    }
+    Continuation.suspend();
+    session.resumedAtWait();
+    return wait.result();
+  }
+
+  private static SuspendableSession sessionOf(StackRecorder recorder) {
+    Object context = recorder.getContext();
+    if (context instanceof SuspendableSession) {
+      return (SuspendableSession) context;
+    }
+    throw new IllegalStateException(
+        "Suspend.await inside a continuation that no Weft runtime started (context " + context + ")");
+  }
+}

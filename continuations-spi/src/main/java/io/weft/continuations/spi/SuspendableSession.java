@@ -1,0 +1,52 @@
+package io.weft.continuations.spi;
+
+import java.io.IOException;
+import org.apache.commons.javaflow.core.StackRecorder;
+
+/**
+ * The session side of {@link Suspend#await}: what a runtime that runs sessions as continuations
+ * gives the suspension primitive. Weft's own runtime (module {@code continuations}) implements it
+ * with its fiber; a transport never sees it.
+ *
+ * <p>One session's calls come in this order, on whichever thread runs the session at the time:
+ * {@link #arm} once per wait; then, if the returned wait is not {@linkplain
+ * PendingWait#isSettled() settled}, the continuation suspends, and once resumed the session calls
+ * {@link #resumedAtWait()} before it reads {@link PendingWait#result()}. A runtime uses the
+ * second call to know, apart from the engine's return path, that the session suspended and was
+ * resumed where it meant to be.
+ *
+ * <p>The runtime makes a session reachable from its continuation by passing it as the context
+ * of {@code Continuation.startWith} and {@code resume}; {@code Suspend} finds it there.
+ */
+public interface SuspendableSession {
+
+  /**
+   * Registers one wait. The wait is settled at once when {@code registration} ran its wake-up
+   * inline, or when {@code timeoutNanos} is 0.
+   *
+   * @param recorder the engine's recorder of the continuation now running, for the runtime's
+   *     checks (a recorder still capturing means a frame swallowed an earlier suspend)
+   * @throws SessionCancelledException if the session's run was cancelled
+   * @throws IOException or an {@link Error} of the runtime's, if the session cannot suspend here
+   */
+  PendingWait arm(StackRecorder recorder, WaitRegistration registration, long timeoutNanos)
+      throws IOException;
+
+  /** Called by the session right after its continuation was resumed at a wait it armed. */
+  void resumedAtWait();
+
+  /** One wait armed by {@link SuspendableSession#arm}. */
+  interface PendingWait {
+
+    /** True when the wait ended before the session had to suspend (woken inline, or a poll). */
+    boolean isSettled();
+
+    /**
+     * What {@link Suspend#await} returns: true when woken, false when timed out (or a poll that
+     * was not woken).
+     *
+     * @throws SessionCancelledException if the wait ended because the session was cancelled
+     */
+    boolean result() throws SessionCancelledException;
+  }
+}

@@ -1,0 +1,128 @@
+package io.weft.continuations;
+
+import io.weft.continuations.spi.Suspend;
+import io.weft.continuations.spi.SessionCancelledException;
+import java.io.IOException;
+import java.util.ArrayDeque;
+import org.apache.commons.javaflow.api.continuable;
+
+/**
+ * A counting semaphore for session code that must hold a permit across transport calls. In a
+ * {@code CONTINUATIONS} session, waiting for a permit suspends the session, so the worker runs
+ * other sessions meanwhile (a {@code java.util.concurrent.Semaphore} would block the worker and
+ * every session queued behind it, possibly forever); on an ordinary thread it blocks the
+ * thread, so the same client works in every mode.
+ *
+ * <p>Permits are not owned: any session may release. Waiters are woken in arrival order, but a
+ * session that arrives while permits are free takes one at once (no strict fairness). One
+ * semaphore may be shared by the sessions of several runs and by plain threads; it holds no
+ * thread and needs no closing.
+ */
+public final class SessionSemaphore {
+  private final Object lock = new Object();
+  private final ArrayDeque<Runnable> waiters = new ArrayDeque<>();
+  private int permits;
+
+  /** @throws IllegalArgumentException if {@code permits < 0} */
+  public SessionSemaphore(int permits) {
+    if (permits < 0) {
+      throw new IllegalArgumentException("permits < 0: " + permits);
+    }
+    this.permits = permits;
+  }
+
+  /**
+   * Takes a permit, suspending (or blocking) until one is free.
+   *
+   * @throws SessionCancelledException if the session's run is cancelled while it waits
+   * @throws java.io.InterruptedIOException if a blocked (non-continuation) caller is interrupted
+   */
+  @continuable
+  public void acquire() throws IOException {
+    acquire(Suspend.FOREVER);
+  }
+
+  /**
+   * Takes a permit if one is free within {@code timeoutNanos}.
+   *
+   * @return true if a permit was taken, false if the time ran out first
+   */
+  @continuable
+  public boolean acquire(long timeoutNanos) throws IOException {
+    if (timeoutNanos < 0L) {
+      throw new IllegalArgumentException("timeoutNanos < 0: " + timeoutNanos);
+    }
+    long deadline = timeoutNanos == Suspend.FOREVER ? 0L : System.nanoTime() + timeoutNanos;
+    boolean done = false;
+    try {
+      while (!tryAcquire()) {
+        long left = timeoutNanos == Suspend.FOREVER ? Suspend.FOREVER : deadline - System.nanoTime();
+        if (left <= 0L || !Suspend.await(this::register, left)) {
+          return false;
+        }
+      }
+      done = true;
+      return true;
+    } finally {
+      if (!done) {
+        // Whatever wake-up this waiter was given may have been meant to hand it a permit.
+        passOn();
+      }
+    }
+  }
+
+  /** Takes a permit if one is free now. */
+  public boolean tryAcquire() {
+    synchronized (lock) {
+      if (permits > 0) {
+        permits--;
+        return true;
+      }
+      return false;
+    }
+  }
+
+  /** Gives a permit back and wakes the longest waiter, if any. */
+  public void release() {
+    synchronized (lock) {
+      permits++;
+    }
+    passOn();
+  }
+
+  /** Permits free now. */
+  public int availablePermits() {
+    synchronized (lock) {
+      return permits;
+    }
+  }
+
+  private void register(Runnable wakeUp) {
+    boolean now;
+    synchronized (lock) {
+      now = permits > 0;
+      if (!now) {
+        waiters.add(wakeUp);
+      }
+    }
+    if (now) {
+      wakeUp.run();
+    }
+  }
+
+  private void passOn() {
+    Runnable next;
+    synchronized (lock) {
+      next = permits > 0 ? waiters.poll() : null;
+    }
+    if (next != null) {
+      next.run();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "SessionSemaphore[permits " + availablePermits() + "]";
+  }
+
+}

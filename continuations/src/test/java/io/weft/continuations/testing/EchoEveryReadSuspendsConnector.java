@@ -1,0 +1,132 @@
+package io.weft.continuations.testing;
+
+import io.weft.continuations.internal.Wait;
+import io.weft.continuations.spi.Suspend;
+import io.weft.continuations.spi.SuspendingConnector;
+import io.weft.transport.Timeout;
+import io.weft.transport.TlsSettings;
+import io.weft.transport.Transport;
+import io.weft.transport.TransportClosedException;
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.nio.charset.Charset;
+import java.util.ArrayDeque;
+import java.util.Optional;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLSession;
+import org.apache.commons.javaflow.api.continuable;
+
+/**
+ * For the client-shapes suite: an echo transport whose every read suspends (in continuation
+ * mode) or blocks (elsewhere) until a separate waker thread wakes it, so a frame on the suspend
+ * path that was not rewritten meets a real suspend on every read, every run, whatever the load.
+ * A line written is echoed by the next read. Counts suspends and open transports.
+ */
+public final class EchoEveryReadSuspendsConnector implements SuspendingConnector {
+  private final LinkedBlockingQueue<Runnable> wakes = new LinkedBlockingQueue<>();
+  private final AtomicInteger waits = new AtomicInteger();
+  private final AtomicInteger open = new AtomicInteger();
+  private final Thread waker;
+
+  public EchoEveryReadSuspendsConnector() {
+    waker = new Thread(() -> {
+      try {
+        for (;;) {
+          Runnable wake = wakes.take();
+          if (wake instanceof Wait) {
+            // Wake only once the wait is armed, so that the read suspends every time rather
+            // than taking the fast path when this thread is quick.
+            while (!((Wait) wake).isPastRegistration()) {
+              Thread.onSpinWait();
+            }
+          }
+          wake.run();
+        }
+      } catch (InterruptedException e) {
+        // closed
+      }
+    }, "echo-waker");
+    waker.setDaemon(true);
+    waker.start();
+  }
+
+  @Override
+  public Transport connect(SocketAddress remote, Timeout timeout) {
+    open.incrementAndGet();
+    return new EchoTransport();
+  }
+
+  /** Reads that waited for the waker (a suspend in continuation mode). */
+  public int waits() {
+    return waits.get();
+  }
+
+  public int openTransports() {
+    return open.get();
+  }
+
+  @Override
+  public void close() {
+    waker.interrupt();
+  }
+
+  final class EchoTransport implements Transport {
+    private final ArrayDeque<String> lines = new ArrayDeque<>();
+    private boolean closed;
+
+    @Override
+    @continuable
+    public String readLine(int limit) throws IOException {
+      if (closed) {
+        throw new TransportClosedException("closed");
+      }
+      waits.incrementAndGet();
+      Suspend.await(wakes::add, Suspend.FOREVER);
+      return lines.poll();
+    }
+
+    @Override
+    @continuable
+    public String readLineStrict(int limit) throws IOException {
+      return readLine(limit);
+    }
+
+    @Override public String readLine(int limit, Charset charset) { throw new UnsupportedOperationException(); }
+    @Override public String readLineStrict(int limit, Charset charset) { throw new UnsupportedOperationException(); }
+    @Override public void readFully(byte[] dst, int offset, int length) { throw new UnsupportedOperationException(); }
+    @Override public byte[] readBytes(int byteCount) { throw new UnsupportedOperationException(); }
+    @Override public int read(byte[] dst, int offset, int length) { throw new UnsupportedOperationException(); }
+    @Override public void write(byte[] src, int offset, int length) { throw new UnsupportedOperationException(); }
+    @Override public void write(byte[] src) { throw new UnsupportedOperationException(); }
+    @Override public void write(String text) { throw new UnsupportedOperationException(); }
+    @Override public void write(String text, Charset charset) { throw new UnsupportedOperationException(); }
+
+    @Override
+    public void writeLine(String line) throws IOException {
+      if (closed) {
+        throw new TransportClosedException("closed");
+      }
+      lines.add(line);
+    }
+
+    @Override public void flush() {}
+    @Override public void startTls(TlsSettings settings) { throw new IllegalStateException("no TLS here"); }
+    @Override public Optional<SSLSession> tlsSession() { return Optional.empty(); }
+    @Override public Timeout timeout() { return Timeout.NONE; }
+    @Override public void timeout(Timeout timeout) {}
+
+    @Override
+    public boolean isOpen() {
+      return !closed;
+    }
+
+    @Override
+    public void close() {
+      if (!closed) {
+        closed = true;
+        open.decrementAndGet();
+      }
+    }
+  }
+}

@@ -1,0 +1,81 @@
+package io.weft.transport.internal;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+
+/**
+ * Starts virtual threads on JDK 21+ through method handles found once, so that code compiled for
+ * release 17 (the runner, the benchmarks) uses them when it runs on 21+; on older JDKs it says
+ * plainly that they need 21. The one such helper in Weft.
+ */
+public final class VirtualThreads {
+  private static final MethodHandle OF_VIRTUAL;
+  private static final MethodHandle NAME;
+  private static final MethodHandle START;
+
+  static {
+    MethodHandle ofVirtual = null;
+    MethodHandle name = null;
+    MethodHandle start = null;
+    try {
+      Class<?> builder = Class.forName("java.lang.Thread$Builder");
+      Class<?> ofVirtualType = Class.forName("java.lang.Thread$Builder$OfVirtual");
+      MethodHandles.Lookup lookup = MethodHandles.publicLookup();
+      ofVirtual = lookup.findStatic(Thread.class, "ofVirtual", MethodType.methodType(ofVirtualType));
+      name = lookup.findVirtual(ofVirtualType, "name", MethodType.methodType(ofVirtualType, String.class));
+      start = lookup.findVirtual(builder, "start", MethodType.methodType(Thread.class, Runnable.class));
+    } catch (ReflectiveOperationException | LinkageError e) {
+      ofVirtual = null;
+    }
+    OF_VIRTUAL = ofVirtual;
+    NAME = name;
+    START = start;
+  }
+
+  private VirtualThreads() {}
+
+  /** True when this JVM has virtual threads. */
+  public static boolean available() {
+    return OF_VIRTUAL != null;
+  }
+
+  /** Why virtual threads cannot be used here, or null when they can. */
+  public static String unavailableReason() {
+    return available() ? null : "virtual threads need JDK 21+, this is JDK " + Runtime.version();
+  }
+
+  /** Throws {@link UnsupportedOperationException} unless this JDK has virtual threads. */
+  public static void check() {
+    if (!available()) {
+      throw new UnsupportedOperationException("VIRTUAL_THREADS mode needs JDK 21 or later; this is JDK "
+          + Runtime.version().feature() + ". Use THREADS or CONTINUATIONS mode here.");
+    }
+  }
+
+  /** Starts {@code task} on a new, unnamed virtual thread; see {@link #check()}. */
+  public static Thread start(Runnable task) {
+    check();
+    try {
+      return (Thread) START.invoke(OF_VIRTUAL.invoke(), task);
+    } catch (RuntimeException | Error e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new IllegalStateException("cannot start a virtual thread: " + t, t);
+    }
+  }
+
+  /** Starts {@code task} on a new virtual thread named {@code name}; see {@link #check()}. */
+  public static Thread start(String name, Runnable task) {
+    check();
+    try {
+      Object builder = OF_VIRTUAL.invoke();
+      builder = NAME.invoke(builder, name);
+      return (Thread) START.invoke(builder, task);
+    } catch (RuntimeException | Error e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new IllegalStateException("cannot start a virtual thread: " + t, t);
+    }
+  }
+}
