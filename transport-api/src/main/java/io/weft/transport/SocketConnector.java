@@ -48,6 +48,10 @@ public final class SocketConnector implements Connector {
     return transport;
   }
 
+  void track(SocketTransport transport) {
+    open.add(transport);
+  }
+
   void forget(SocketTransport transport) {
     open.remove(transport);
   }

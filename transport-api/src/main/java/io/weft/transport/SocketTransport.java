@@ -108,6 +108,10 @@ public final class SocketTransport implements Transport {
     }
     SocketTransport transport = new SocketTransport(socket, timeout, start, owner, remote);
     if (tls != null) {
+      if (owner != null) {
+        // Tracked before the handshake, so that closing the connector ends a handshake too.
+        owner.track(transport);
+      }
       transport.handshake(tls, remote);
     }
     return transport;
