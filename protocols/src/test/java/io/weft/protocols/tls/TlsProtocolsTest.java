@@ -198,6 +198,13 @@ abstract class TlsProtocolsTest {
   }
 
   @Test
+  void aPlaintextClientOnNginxsTlsPortGetsItsPlainHttpError() throws Exception {
+    String result = plain.run(PlainHttpOnTlsPortSession.class, nginxByName(), TEN_SECONDS);
+    assertTrue(result.startsWith("400 "), result);
+    assertTrue(result.contains("The plain HTTP request was sent to HTTPS port"), result);
+  }
+
+  @Test
   void aServerThatNeverAnswersTimesTheHandshakeOut() throws Exception {
     TlsSettings quick = TlsSettings.builder().context(TestTls.pki().clientContext())
         .handshakeTimeout(300, TimeUnit.MILLISECONDS).build();
