@@ -23,13 +23,16 @@ import org.slf4j.LoggerFactory;
  * {@code SessionTask.run} the same way in the bytes the engine reads, and lets Tascalate
  * JavaFlow's transformer rewrite the marked methods. (The same step as the build-time
  * {@code io.weft.continuations.tools.Rewrite} and the {@code io.weft.continuations.tools.Agent};
- * a class already rewritten by either is defined as it is.) Classes under those packages are defined
- * here, child-first; everything else (the JDK, JavaFlow's API, the Transport API, Weft's
- * runtime, libraries) comes from the parent, unchanged: a second copy of JavaFlow's API in here
- * would break every session.
+ * a class already rewritten by either is defined as it is.) Only the classes that must be
+ * rewritten are defined here, child-first: those with a method that can suspend, and those that
+ * refer to one of them (else they would link to the parent's copy, which cannot suspend).
+ * Everything else (exceptions, records, plain data, the JDK, JavaFlow's API, the Transport API,
+ * Weft's runtime, libraries) comes from the parent, unchanged: so the caller can catch the task's
+ * own exception types and use its records, and a second copy of JavaFlow's API, which would
+ * break every session, never appears.
  *
- * <p>Objects of in-scope classes made by this loader are not instances of the parent's classes
- * of the same name; pass JDK types across.
+ * <p>Objects of the classes defined here are not instances of the parent's classes of the same
+ * name: a task's client class comes from this loader, its result and exception types do not.
  */
 public final class ContinuationClassLoader extends RewritingClassLoader {
   private static final Logger log = LoggerFactory.getLogger(ContinuationClassLoader.class);
@@ -55,13 +58,15 @@ public final class ContinuationClassLoader extends RewritingClassLoader {
     super("weft-continuations", parent,
         ClassRewriter.over(parent, ClassRewriter.prefixes(packages), ClassRewriter.weftFrames(parent)));
     this.analysis = rewriter.analysis();
-    childFirst.addAll(analysis.classes());
+    childFirst.addAll(analysis.classesToRewrite());
     childFirst.add(FRAME);
     childFirst.add(CHECKED);
     this.report = new InstrumentationReport(
         analysis.suspendableMethods(), analysis.problems(), analysis.warnings());
+    // A problem matters only to a task that reaches it, and that task's run is refused naming
+    // it; the whole list is for whoever looks.
     for (InstrumentationReport.Problem problem : report.problems()) {
-      log.warn("cannot run as a continuation: {}", problem);
+      log.debug("cannot run as a continuation: {}", problem);
     }
     for (String warning : report.warnings()) {
       log.info("{}", warning);
@@ -91,9 +96,13 @@ public final class ContinuationClassLoader extends RewritingClassLoader {
     return childFirst.contains(className.replace('.', '/'));
   }
 
+  /** True if {@code className} is under the packages this loader was given. */
+  public boolean inPackages(String className) {
+    return rewriter.inPrefixes(className.replace('.', '/'));
+  }
+
   @Override
   protected boolean definesHere(String internal) {
-    return childFirst.contains(internal)
-        || (rewriter.inPrefixes(internal) && getParent().getResource(internal + ".class") != null);
+    return childFirst.contains(internal);
   }
 }

@@ -30,7 +30,7 @@ public record InstrumentationReport(List<String> suspendable, List<Problem> prob
   public record Problem(String className, String methodName, String descriptor, String message) {
     @Override
     public String toString() {
-      return className + "." + methodName + ": " + message;
+      return className + "." + methodName + descriptor + ": " + message;
     }
   }
 }

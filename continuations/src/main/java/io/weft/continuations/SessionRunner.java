@@ -233,7 +233,7 @@ public final class SessionRunner implements AutoCloseable {
     } else {
       ContinuationClassLoader cl = classLoader();
       String name = taskClass.getName();
-      if (!cl.isInstrumented(name)) {
+      if (!cl.inPackages(name)) {
         throw new IllegalArgumentException("task class " + name + " is not under the instrumented packages "
             + cl.packages() + ": add its package with Builder.instrument(...)");
       }
@@ -245,7 +245,17 @@ public final class SessionRunner implements AutoCloseable {
       }
       frameConstructor = frameConstructor(cl);
     }
-    Scheduler scheduler = new Scheduler(mode.workers(), maxInFlight, "weft");
+    // The workers inherit the context class loader from this thread: make it the task's, so a
+    // ServiceLoader or a framework in the task finds the classes the task itself links to.
+    Thread self = Thread.currentThread();
+    ClassLoader context = self.getContextClassLoader();
+    Scheduler scheduler;
+    self.setContextClassLoader(task.getClass().getClassLoader());
+    try {
+      scheduler = new Scheduler(mode.workers(), maxInFlight, "weft");
+    } finally {
+      self.setContextClassLoader(context);
+    }
     List<Fiber> fibers = new ArrayList<>(sessions);
     for (int i = 0; i < sessions; i++) {
       Fiber fiber = new Fiber(i, connector, addressFor(i), timeout, task, scheduler, debugFrames);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.weft.continuations.testing.AgentChild;
+import io.weft.continuations.testing.AgentRefusalChild;
 import io.weft.continuations.tools.Agent;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -15,6 +16,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.Attributes;
 import java.util.jar.JarEntry;
@@ -75,6 +77,22 @@ class AgentTest {
   private static boolean refusedOrNamed(String out, String shape, String className) {
     return out.contains("shape " + shape + ": refused at load time\n")
         || out.contains("shape " + shape + ": not instrumented, named " + className + "\n");
+  }
+
+  @Test
+  void theAgentRefusesEachShapeBeforeAnySessionNamingItsChain() throws Exception {
+    List<String> args = new ArrayList<>(RefusedShapesTest.SHAPES.keySet());
+    Child child = java(List.of("-javaagent:" + agentJar() + "=" + SessionRunnerTest.CLIENT),
+        AgentRefusalChild.class.getName(), args.toArray(new String[0]));
+    assertEquals(0, child.exit, child.all());
+    for (Map.Entry<String, String[]> shape : RefusedShapesTest.SHAPES.entrySet()) {
+      String line = "refused " + shape.getKey() + " :: " + shape.getValue()[0] + ": ";
+      int at = child.out.indexOf(line);
+      assertTrue(at >= 0, child.all());
+      assertTrue(child.out.substring(at, child.out.indexOf('\n', at)).contains(": " + shape.getValue()[1] + ". "),
+          child.all());
+    }
+    assertTrue(child.out.contains("sessions opened 0"), child.all());
   }
 
   @Test

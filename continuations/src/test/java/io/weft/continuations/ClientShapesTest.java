@@ -104,8 +104,9 @@ class ClientShapesTest {
       Case.works(InnerRecordEnumShape.class),
       Case.works(ControlFlowShape.class),
       Case.works(PrimitivesShape.class),
-      // The analysis leaves an enum constant's own method unmarked: caught at run time, named.
-      Case.caught(EnumConstantBodyShape.class, "io.weft.continuations.testclient.shapes.EnumConstantBodyShape$Op"),
+      // An enum constant's own method: JavaFlow's build step had marked the enum @Skip, which hid
+      // it from the rewrite; the rewrite now drops that mark when nothing in the class was rewritten.
+      Case.works(EnumConstantBodyShape.class),
       Case.caught(ReflectionShape.class, "io.weft.continuations.testclient.shapes.ReflectionShape"),
       Case.caught(MethodHandleShape.class, "io.weft.continuations.testclient.shapes.MethodHandleShape"),
       Case.caught(OutsideFirstShape.class, "io.weft.continuations.testoutside.OutsideReads"),
@@ -213,10 +214,14 @@ class ClientShapesTest {
   }
 
   /**
-   * Why SessionLocal exists, shown rather than said: on one worker every session starts (and
-   * sets the thread-local) before any resumes, the ready queue being first in, first out. So
-   * after its read the first session sees the last one's value, and each later one sees nothing:
-   * the session resumed before it removed the worker's value.
+   * Why SessionLocal exists, shown rather than said: on one worker, a session's thread-local
+   * after a resume holds whatever the session that ran last on that thread left there. Which
+   * session that was depends on how far the runner had got with starting sessions when the
+   * first wake-up came, so the test checks the property, not one interleaving: every echo is
+   * right, and after its read a session reads either its own value (nobody ran in between),
+   * another session's value, or nothing (the one before it removed its value), and at least one
+   * session did not get its own back. With 500 sessions on one worker and every read
+   * suspending, the worker always runs other sessions between some session's suspend and resume.
    */
   @ParameterizedTest(name = "through {0}")
   @MethodSource("routes")
@@ -232,11 +237,21 @@ class ClientShapesTest {
         return; // refusing a thread-local on a suspend path at load time is right too
       }
       assertTrue(result.allSucceeded(), () -> String.valueOf(result.failures().get(0)));
+      int notOwn = 0;
       for (int i = 0; i < SESSIONS; i++) {
-        String seen = i == 0 ? "session " + (SESSIONS - 1) : "null";
-        assertEquals(sync.get(i).value().replace("as session " + i, "as " + seen), result.outcome(i).value(),
-            "session " + i);
+        String expected = sync.get(i).value();
+        String own = "as session " + i;
+        assertTrue(expected.endsWith(own), expected);
+        String got = result.outcome(i).value();
+        String echo = expected.substring(0, expected.length() - own.length());
+        assertTrue(got.startsWith(echo), () -> "session's echo: " + got);
+        String after = got.substring(echo.length());
+        assertTrue(after.equals("as null") || after.matches("as session \\d+"), () -> "session's value: " + got);
+        if (!after.equals(own)) {
+          notOwn++;
+        }
       }
+      assertTrue(notOwn > 0, "every session got its own thread-local value back");
     }
   }
 

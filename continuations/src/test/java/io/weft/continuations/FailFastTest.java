@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weft.continuations.testclient.LambdaTask;
 import io.weft.continuations.testclient.LineTesterTask;
-import io.weft.continuations.testclient.OutsideHelperTask;
+import io.weft.continuations.testclient.HiddenHelperTask;
 import io.weft.continuations.testclient.ReaderTask;
 import io.weft.continuations.testing.PipeConnector;
 import io.weft.continuations.testing.PipeEchoServer;
@@ -77,12 +77,12 @@ class FailFastTest {
   @Test
   void frameOutsideTheScopeIsCaughtAtRunTimeAndNamed() throws Exception {
     try (SessionRunner runner = runner(false)) {
-      RunResult<String> result = runner.run(OutsideHelperTask.class, 4);
+      RunResult<String> result = runner.run(HiddenHelperTask.class, 4);
       assertEquals(4, result.count(Outcome.Status.FAILED), result.outcomes().toString());
       for (Outcome<String> o : result.outcomes()) {
         NotInstrumentedError e = assertInstanceOf(NotInstrumentedError.class, o.failure());
-        assertEquals("io.weft.continuations.testoutside.Helper", e.className(), e.getMessage());
-        assertEquals("exchangeLines", e.methodName(), e.getMessage());
+        assertEquals("io.weft.continuations.testoutside.HelperExchanger", e.className(), e.getMessage());
+        assertEquals("exchange", e.methodName(), e.getMessage());
         assertTrue(e.getMessage().contains("add its package to the instrumented packages"), e.getMessage());
       }
       assertEquals(0, pipes.openTransports());
@@ -92,12 +92,12 @@ class FailFastTest {
   @Test
   void debugModeNamesTheFrameAtTheFirstSuspend() throws Exception {
     try (SessionRunner runner = runner(true)) {
-      RunResult<String> result = runner.run(OutsideHelperTask.class, 2);
+      RunResult<String> result = runner.run(HiddenHelperTask.class, 2);
       for (Outcome<String> o : result.outcomes()) {
         NotInstrumentedError e = assertInstanceOf(NotInstrumentedError.class, o.failure());
-        assertEquals("io.weft.continuations.testoutside.Helper", e.className(), e.getMessage());
-        assertEquals("exchangeLines", e.methodName());
-        assertTrue(e.getMessage().contains("called from io.weft.continuations.testclient.OutsideHelperTask.run"),
+        assertEquals("io.weft.continuations.testoutside.HelperExchanger", e.className(), e.getMessage());
+        assertEquals("exchange", e.methodName());
+        assertTrue(e.getMessage().contains("called from io.weft.continuations.testclient.HiddenHelperTask.run"),
             e.getMessage());
       }
     }

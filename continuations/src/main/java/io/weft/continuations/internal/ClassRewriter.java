@@ -53,6 +53,7 @@ public final class ClassRewriter {
   private static final Logger log = LoggerFactory.getLogger(ClassRewriter.class);
   /** Descriptor of {@link Rewritten}. */
   public static final String MARKER = "Lio/weft/continuations/internal/Rewritten;";
+  private static final String JAVAFLOW_SKIP = "Lorg/apache/commons/javaflow/core/Skip;";
   static final String FRAME = "io/weft/continuations/internal/SessionFrame";
   static final String CHECKED = "io/weft/continuations/internal/CheckedTransport";
   /** Weft's own packages: never rewritten, but a user's subpackage of them may be. */
@@ -192,6 +193,18 @@ public final class ClassRewriter {
     }
     byte[] bytes = out == null ? marked : out;
     Set<String> methods = RewrittenMethods.scan(bytes);
+    if (out == null && !RewrittenMethods.scan(original).isEmpty()) {
+      // JavaFlow's own build step rewrote some methods and marked the class @Skip, so the engine
+      // left the ones Weft marked as compiled; defined like this, the first resume through one
+      // would corrupt the session.
+      Set<String> left = new TreeSet<>(concrete(original, marks.get(internal)));
+      left.removeAll(methods);
+      if (!left.isEmpty()) {
+        throw new IllegalStateException(internal.replace('/', '.') + ": JavaFlow's own build step processed"
+            + " this class already (it carries @Skip), so " + left + " cannot be rewritten; give Weft the"
+            + " classes as compiled");
+      }
+    }
     return new Result(addMarker(bytes, methods, analysis.problemsReachableFrom(internal)), methods, true, false);
   }
 
@@ -213,6 +226,21 @@ public final class ClassRewriter {
     } catch (RuntimeException e) {
       throw new ClassNotFoundException(name + ": the JavaFlow transformer failed: " + e, e);
     }
+  }
+
+  /** The methods among {@code keys} that have code in {@code classBytes}. */
+  private static Set<String> concrete(byte[] classBytes, Set<String> keys) {
+    Set<String> out = new HashSet<>();
+    new ClassReader(classBytes).accept(new ClassVisitor(Opcodes.ASM9) {
+      @Override
+      public MethodVisitor visitMethod(int access, String name, String desc, String sig, String[] ex) {
+        if ((access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) == 0 && keys.contains(name + desc)) {
+          out.add(name + desc);
+        }
+        return null;
+      }
+    }, ClassReader.SKIP_CODE | ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
+    return out;
   }
 
   /** Lets the engine drop what it cached; the rewriter is unusable afterwards. */
@@ -284,9 +312,18 @@ public final class ClassRewriter {
       return original;
     }
     boolean inScope = inPrefixes(internal);
+    // JavaFlow's own build step marks every class it processed @Skip, even one where it rewrote
+    // nothing (it rewrites only methods annotated in the source), and the engine then leaves the
+    // class alone. With no method rewritten, running the engine again is safe: drop the mark.
+    boolean dropSkip = RewrittenMethods.scan(original).isEmpty();
     ClassReader reader = new ClassReader(original);
     ClassWriter writer = new ClassWriter(reader, 0);
     reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
+      @Override
+      public AnnotationVisitor visitAnnotation(String desc, boolean visible) {
+        return dropSkip && JAVAFLOW_SKIP.equals(desc) ? null : super.visitAnnotation(desc, visible);
+      }
+
       @Override
       public MethodVisitor visitMethod(int access, String mname, String desc, String sig, String[] ex) {
         MethodVisitor mv = super.visitMethod(access, mname, desc, sig, ex);

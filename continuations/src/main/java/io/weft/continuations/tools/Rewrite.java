@@ -47,14 +47,18 @@ import org.apache.commons.javaflow.api.continuable;
  *       class path if they are not there. Without it, the class path this tool runs with
  *       (with {@code exec:java}, the project's).
  *   <li>{@code --allow-problems}: write even when the analysis finds code that cannot suspend
- *       (say a task kept for the thread modes); the runner then refuses, before any session
- *       starts, a task that can reach such code, as the loader would.
+ *       (say a task kept for the thread modes), and write every class that can be rewritten when
+ *       JavaFlow's transformer fails on some (a method too large, say), listing those; the runner
+ *       then refuses, before any session starts, a task that can reach such code, as the loader
+ *       would, and a task class left as compiled as not rewritten.
  * </ul>
  *
  * <p>It prints each class it rewrote. Running it again is harmless: classes that carry the mark
  * of Weft's rewrite are left as they are. It refuses, writing nothing, what the loader would
- * refuse: a suspending method reached through a lambda or a JDK interface, from a constructor, or
- * through code outside the packages. {@link #main} throws {@link Refused} then, so a build that
+ * refuse for some task in the packages: a task that can reach a wait through a frame that cannot
+ * be rewritten (a lambda, a JDK type, reflection, a constructor, code outside the packages) or
+ * with a monitor held, printed one line per method with the call chain. Code no task reaches is
+ * never a reason to refuse. {@link #main} throws {@link Refused} then, so a build that
  * runs it fails.
  */
 public final class Rewrite {
@@ -194,6 +198,7 @@ public final class Rewrite {
       }
       ClassRewriter rewriter = new ClassRewriter(prefixes, analysis, Map.of(), source);
       Map<String, byte[]> changed = new TreeMap<>();
+      List<String> failed = new ArrayList<>();
       int already = 0;
       try {
         for (Map.Entry<String, byte[]> e : inScope.entrySet()) {
@@ -201,9 +206,14 @@ public final class Rewrite {
           try {
             result = rewriter.rewrite(e.getKey(), e.getValue());
           } catch (RuntimeException failure) {
-            err.println("weft rewrite: the JavaFlow transformer failed on " + e.getKey().replace('/', '.')
-                + ": " + failure + "; nothing written");
-            return 1;
+            if (!allowProblems) {
+              err.println("weft rewrite: the JavaFlow transformer failed on " + e.getKey().replace('/', '.')
+                  + ": " + failure + "; nothing written");
+              return 1;
+            }
+            // Left as compiled: the runner refuses it as not rewritten, naming the fix.
+            failed.add(e.getKey().replace('/', '.') + ": " + failure);
+            continue;
           }
           if (result.alreadyRewritten()) {
             already++;
@@ -224,9 +234,13 @@ public final class Rewrite {
         Files.createDirectories(file.getParent());
         Files.write(file, e.getValue());
       }
+      for (String f : failed) {
+        err.println("weft rewrite: warning: not rewritten, left as compiled: " + f);
+      }
       out.println("weft rewrite: " + changed.size() + " classes rewritten, " + already + " already rewritten, "
-          + (inScope.size() - changed.size() - already) + " need nothing; packages " + prefixes + ", "
-          + classes + (output == null ? " (in place)" : " -> " + output));
+          + failed.size() + " could not be rewritten, "
+          + (inScope.size() - changed.size() - already - failed.size()) + " need nothing; packages " + prefixes
+          + ", " + classes + (output == null ? " (in place)" : " -> " + output));
       return 0;
     }
   }

@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
  * Reads in an enum's own methods: an abstract one overridden in each constant's body, and a
- * plain one. The load-time analysis marks neither today, so the run-time check must catch them.
+ * plain one. Both run rewritten, as in SYNC.
  */
 public final class EnumConstantBodyShape extends Shape {
   public EnumConstantBodyShape(AtomicIntegerArray runs) {
