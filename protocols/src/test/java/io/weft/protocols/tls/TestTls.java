@@ -2,16 +2,12 @@ package io.weft.protocols.tls;
 
 import com.icegreen.greenmail.util.GreenMail;
 import com.icegreen.greenmail.util.ServerSetupTest;
-import io.weft.continuations.internal.SuspendableAnalysis;
 import io.weft.testsupport.TestPki;
 import io.weft.transport.TlsSettings;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Set;
 
 /**
  * The one test CA of this JVM's TLS tests, and what is made from it once: a certificate for
@@ -48,25 +44,6 @@ final class TestTls {
 
   static TlsSettings trusting() {
     return TRUSTING;
-  }
-
-  /** True when the continuation rewriter's analysis marks {@code Transport.startTls} as a wait. */
-  static boolean analysisCountsStartTlsAsAWait() {
-    SuspendableAnalysis analysis = new SuspendableAnalysis(TestTls::classBytes, List.of());
-    for (String key : analysis.marks().getOrDefault("io/weft/transport/Transport", Set.of())) {
-      if (key.startsWith("startTls(")) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static byte[] classBytes(String internalName) {
-    try (InputStream in = ClassLoader.getSystemResourceAsStream(internalName + ".class")) {
-      return in == null ? null : in.readAllBytes();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   /** A started GreenMail serving SMTPS on a free port with the localhost certificate. */

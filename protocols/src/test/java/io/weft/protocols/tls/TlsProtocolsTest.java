@@ -140,7 +140,6 @@ abstract class TlsProtocolsTest {
 
   @Test
   void startTlsUpgradesAnSmtpSessionAndSaysEhloAgain() throws Exception {
-    assumeStartTlsCanSuspend();
     try (StartTlsSmtpServer smtp = StartTlsSmtpServer.start(TestTls.localhostCertificate().serverContext())) {
       String result = plain.run(SmtpStartTlsSession.class, smtp.address(), TEN_SECONDS, TestTls.trusting());
       assertTrue(result.matches("TLSv1\\.[23] \\[8BITMIME, STARTTLS] \\[8BITMIME] 250"), result);
@@ -216,20 +215,6 @@ abstract class TlsProtocolsTest {
               TEN_SECONDS));
       assertEquals("TLS handshake with localhost:" + server.address().getPort() + " timed out after 300 ms",
           e.getMessage());
-    }
-  }
-
-  /**
-   * In continuation mode a call to {@code Transport.startTls} suspends (the handshake is a wait),
-   * so its call sites must be rewritten: the load-time analysis must count it among Transport's
-   * waits. An analysis that knows the waits only by name does not, and the session then ends
-   * with NotInstrumentedError (refused, never silently wrong); the test is skipped, saying so.
-   */
-  private void assumeStartTlsCanSuspend() {
-    if (plain.mode().kind() == io.weft.continuations.Mode.Kind.CONTINUATIONS) {
-      Assumptions.assumeTrue(TestTls.analysisCountsStartTlsAsAWait(),
-          "this build's SuspendableAnalysis does not count Transport.startTls among Transport's waits,"
-              + " so STARTTLS cannot suspend in continuation mode yet");
     }
   }
 
