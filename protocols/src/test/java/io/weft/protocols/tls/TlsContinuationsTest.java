@@ -2,7 +2,10 @@ package io.weft.protocols.tls;
 
 import io.weft.protocols.SessionMode;
 
-/** {@link TlsProtocolsTest} in SessionMode.continuations(1). */
+/**
+ * {@link TlsProtocolsTest} as continuations on one worker over ContinuingMinaTransport,
+ * 1,000 HTTPS sessions at once.
+ */
 class TlsContinuationsTest extends TlsProtocolsTest {
   @Override
   protected SessionMode newMode() {

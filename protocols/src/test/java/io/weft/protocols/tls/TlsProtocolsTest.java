@@ -148,7 +148,7 @@ abstract class TlsProtocolsTest {
   }
 
   @Test
-  void startTlsRefusesARepliesInjectedBeforeTheHandshake() throws Exception {
+  void startTlsRefusesRepliesInjectedBeforeTheHandshake() throws Exception {
     try (StartTlsSmtpServer smtp = StartTlsSmtpServer.start(TestTls.localhostCertificate().serverContext())
         .injectAfterStartTls()) {
       StartTlsInjectionException e = assertThrows(StartTlsInjectionException.class,

@@ -2,7 +2,10 @@ package io.weft.protocols.tls;
 
 import io.weft.protocols.SessionMode;
 
-/** {@link TlsProtocolsTest} in SessionMode.threads. */
+/**
+ * {@link TlsProtocolsTest} on a platform thread per session over SocketTransport,
+ * 200 HTTPS sessions at once.
+ */
 class TlsThreadsTest extends TlsProtocolsTest {
   @Override
   protected SessionMode newMode() {
