@@ -1,10 +1,10 @@
 package io.weft.continuations;
 
-import io.weft.continuations.internal.CheckedTransport;
-import io.weft.continuations.internal.ClassRewriter;
-import io.weft.continuations.internal.RewritingClassLoader;
-import io.weft.continuations.internal.SessionFrame;
-import io.weft.continuations.internal.SuspendableAnalysis;
+import io.weft.continuations.internal.runtime.CheckedTransport;
+import io.weft.continuations.internal.rewrite.ClassRewriter;
+import io.weft.continuations.internal.rewrite.RewritingClassLoader;
+import io.weft.continuations.internal.runtime.SessionFrame;
+import io.weft.continuations.internal.rewrite.SuspendableAnalysis;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.weft.continuations;
 
-import io.weft.continuations.internal.Fiber;
-import io.weft.continuations.internal.Sessions;
+import io.weft.continuations.internal.runtime.Fiber;
+import io.weft.continuations.internal.runtime.Sessions;
 import java.util.Objects;
 import java.util.function.Supplier;
 

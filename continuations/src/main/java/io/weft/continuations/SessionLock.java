@@ -1,7 +1,7 @@
 package io.weft.continuations;
 
 import io.weft.continuations.spi.SessionCancelledException;
-import io.weft.continuations.internal.Sessions;
+import io.weft.continuations.internal.runtime.Sessions;
 import java.io.IOException;
 import org.apache.commons.javaflow.api.continuable;
 

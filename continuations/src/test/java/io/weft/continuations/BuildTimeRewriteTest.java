@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.weft.continuations.internal.Rewritten;
+import io.weft.continuations.internal.rewrite.Rewritten;
 import io.weft.continuations.testclient.LineTesterTask;
 import io.weft.continuations.testing.PipeConnector;
 import io.weft.continuations.testing.PipeEchoServer;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.weft.continuations.internal.ClassRewriter;
+import io.weft.continuations.internal.rewrite.ClassRewriter;
 import io.weft.continuations.testing.PipeConnector;
 import io.weft.continuations.testing.PipeEchoServer;
 import io.weft.continuations.tools.Rewrite;

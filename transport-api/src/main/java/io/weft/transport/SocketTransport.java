@@ -1,5 +1,6 @@
 package io.weft.transport;
 
+import io.weft.transport.internal.ConnectFailures;
 import io.weft.transport.internal.Deadlines;
 import io.weft.transport.internal.InboundBuffer;
 import io.weft.transport.internal.OutboundBuffer;
@@ -8,6 +9,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketAddress;
@@ -102,6 +104,9 @@ public final class SocketTransport implements Transport {
       TransportTimeoutException t = Deadlines.timedOut(timeout, start, wait, "connect to " + remote);
       t.initCause(e);
       throw t;
+    } catch (ConnectException e) {
+      closeQuietly(socket);
+      throw ConnectFailures.naming(remote, e);
     } catch (IOException | RuntimeException e) {
       closeQuietly(socket);
       throw e;

@@ -1,8 +1,8 @@
 package io.weft.continuations.tools;
 
 import io.weft.continuations.InstrumentationReport.Problem;
-import io.weft.continuations.internal.ClassRewriter;
-import io.weft.continuations.internal.RewrittenMethods;
+import io.weft.continuations.internal.rewrite.ClassRewriter;
+import io.weft.continuations.internal.rewrite.RewrittenMethods;
 import java.lang.instrument.ClassFileTransformer;
 import java.lang.instrument.Instrumentation;
 import java.security.ProtectionDomain;

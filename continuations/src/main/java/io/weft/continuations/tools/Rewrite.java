@@ -1,8 +1,8 @@
 package io.weft.continuations.tools;
 
 import io.weft.continuations.InstrumentationReport.Problem;
-import io.weft.continuations.internal.ClassRewriter;
-import io.weft.continuations.internal.SuspendableAnalysis;
+import io.weft.continuations.internal.rewrite.ClassRewriter;
+import io.weft.continuations.internal.rewrite.SuspendableAnalysis;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;

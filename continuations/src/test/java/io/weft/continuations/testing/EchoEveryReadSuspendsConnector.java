@@ -1,6 +1,6 @@
 package io.weft.continuations.testing;
 
-import io.weft.continuations.internal.Wait;
+import io.weft.continuations.internal.runtime.Wait;
 import io.weft.continuations.spi.Suspend;
 import io.weft.continuations.spi.SuspendingConnector;
 import io.weft.transport.Timeout;

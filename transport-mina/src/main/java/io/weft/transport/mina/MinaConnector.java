@@ -4,6 +4,7 @@ import io.weft.transport.Connector;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.TransportClosedException;
+import io.weft.transport.internal.ConnectFailures;
 import io.weft.transport.internal.Deadlines;
 import io.weft.transport.internal.Tls;
 import io.weft.transport.mina.internal.IoThreads;
@@ -12,6 +13,7 @@ import io.weft.transport.mina.internal.SessionState;
 import io.weft.transport.mina.internal.SessionStateHandler;
 import io.weft.transport.mina.internal.TlsFilter;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayList;
@@ -241,6 +243,9 @@ public final class MinaConnector implements Connector {
     }
     if (cause instanceof RuntimeIoException && cause.getCause() instanceof IOException) {
       cause = cause.getCause();
+    }
+    if (cause instanceof ConnectException) {
+      return ConnectFailures.naming(what, (ConnectException) cause);
     }
     if (cause instanceof IOException) {
       return (IOException) cause;

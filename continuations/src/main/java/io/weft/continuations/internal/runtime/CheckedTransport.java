@@ -1,4 +1,4 @@
-package io.weft.continuations.internal;
+package io.weft.continuations.internal.runtime;
 
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;

@@ -1,5 +1,6 @@
-package io.weft.continuations.internal;
+package io.weft.continuations.internal.rewrite;
 
+import io.weft.continuations.internal.runtime.Guard;
 import io.weft.continuations.InstrumentationReport.Problem;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -52,14 +53,15 @@ import org.slf4j.LoggerFactory;
 public final class ClassRewriter {
   private static final Logger log = LoggerFactory.getLogger(ClassRewriter.class);
   /** Descriptor of {@link Rewritten}. */
-  public static final String MARKER = "Lio/weft/continuations/internal/Rewritten;";
+  public static final String MARKER = "Lio/weft/continuations/internal/rewrite/Rewritten;";
   private static final String JAVAFLOW_SKIP = "Lorg/apache/commons/javaflow/core/Skip;";
-  static final String FRAME = "io/weft/continuations/internal/SessionFrame";
-  static final String CHECKED = "io/weft/continuations/internal/CheckedTransport";
+  static final String FRAME = "io/weft/continuations/internal/runtime/SessionFrame";
+  static final String CHECKED = "io/weft/continuations/internal/runtime/CheckedTransport";
   /** Weft's own packages: never rewritten, but a user's subpackage of them may be. */
   private static final List<String> WEFT_RUNTIME = List.of(
       "io.weft.transport.", "io.weft.transport.internal.",
-      "io.weft.continuations.", "io.weft.continuations.internal.", "io.weft.continuations.spi.");
+      "io.weft.continuations.", "io.weft.continuations.internal.runtime.",
+      "io.weft.continuations.internal.rewrite.", "io.weft.continuations.spi.");
   /** Libraries the runtime shares with the rewritten code: not a class of them may be copied. */
   private static final List<String> SHARED_RUNTIME = List.of(
       "org.apache.commons.javaflow.", "net.tascalate.", "org.objectweb.asm.", "org.slf4j.",

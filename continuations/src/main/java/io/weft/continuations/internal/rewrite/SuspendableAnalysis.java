@@ -1,4 +1,4 @@
-package io.weft.continuations.internal;
+package io.weft.continuations.internal.rewrite;
 
 import io.weft.continuations.InstrumentationReport.Problem;
 import java.util.ArrayDeque;
@@ -56,7 +56,8 @@ public final class SuspendableAnalysis {
   /** Weft's runtime packages: read for their types, never walked into (the user's subpackages are). */
   private static final List<String> RUNTIME_PACKAGES = List.of(
       "io/weft/transport/", "io/weft/transport/internal/",
-      "io/weft/continuations/", "io/weft/continuations/internal/", "io/weft/continuations/spi/");
+      "io/weft/continuations/", "io/weft/continuations/internal/runtime/",
+      "io/weft/continuations/internal/rewrite/", "io/weft/continuations/spi/");
   private static final List<String> LIBRARIES = List.of(
       "org/apache/commons/javaflow/", "net/tascalate/", "org/objectweb/asm/", "org/slf4j/");
 

@@ -1,4 +1,4 @@
-package io.weft.continuations.internal;
+package io.weft.continuations.internal.runtime;
 
 import org.apache.commons.javaflow.core.StackRecorder;
 
@@ -12,7 +12,7 @@ import org.apache.commons.javaflow.core.StackRecorder;
  * operation. Each costs one thread-local read.
  */
 public final class Guard {
-  public static final String INTERNAL_NAME = "io/weft/continuations/internal/Guard";
+  public static final String INTERNAL_NAME = "io/weft/continuations/internal/runtime/Guard";
 
   private Guard() {}
 

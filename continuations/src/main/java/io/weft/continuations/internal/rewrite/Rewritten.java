@@ -1,4 +1,4 @@
-package io.weft.continuations.internal;
+package io.weft.continuations.internal.rewrite;
 
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;

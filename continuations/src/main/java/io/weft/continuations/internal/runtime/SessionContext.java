@@ -1,4 +1,4 @@
-package io.weft.continuations.internal;
+package io.weft.continuations.internal.runtime;
 
 import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
@@ -119,8 +119,14 @@ public class SessionContext {
     return failure;
   }
 
-  /** Marks the session cancelled and closes its transport, if open, from any thread. */
+  /**
+   * Marks the session cancelled and closes its transport, if open, from any thread. A session
+   * that has already ended keeps its outcome: the cancel came after it.
+   */
   public void cancel() {
+    if (finished) {
+      return;
+    }
     cancelled = true;
     Transport t = transport;
     if (t != null) {

@@ -1,4 +1,4 @@
-package io.weft.continuations.internal;
+package io.weft.continuations.internal.runtime;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -200,7 +200,15 @@ final class WaitTimer {
     return false;
   }
 
-  /** A FIFO of entries: many appending threads, one reader (the timer thread). */
+  /**
+   * A FIFO of entries: many appending threads, one reader (the timer thread). The append is
+   * Vyukov's intrusive MPSC queue: swap the tail, then link the old tail to the new entry. Its
+   * hazard, the window between those two steps: the tail already names the new entry while the
+   * old tail's {@code next} is still null, so the reader sees the list end early ("the bubble").
+   * The timer thread only ever treats a null {@code next} as "nothing more yet": it stamps and
+   * fires what it can reach, and the entry behind the bubble is reached on a later pass, so an
+   * entry is never lost and never fired before its deadline, only seen a pass later.
+   */
   private static final class Lane {
     final long key;
     /** A permanent sentinel; the entries follow it. */

@@ -1,5 +1,7 @@
-package io.weft.continuations.internal;
+package io.weft.continuations.internal.rewrite;
 
+import io.weft.continuations.internal.runtime.CheckedTransport;
+import io.weft.continuations.internal.runtime.SessionFrame;
 import java.util.List;
 import java.util.Set;
 

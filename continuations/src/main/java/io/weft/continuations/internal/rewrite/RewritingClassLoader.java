@@ -1,4 +1,4 @@
-package io.weft.continuations.internal;
+package io.weft.continuations.internal.rewrite;
 
 import java.util.Map;
 import java.util.Set;

@@ -1,4 +1,4 @@
-package io.weft.continuations.internal;
+package io.weft.continuations.internal.rewrite;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -62,7 +62,7 @@ public final class RewrittenMethods {
   }
 
   /** How many methods of {@code type} were rewritten to suspend. */
-  static int rewrittenCount(Class<?> type) {
+  public static int rewrittenCount(Class<?> type) {
     return CACHE.get(type).size();
   }
 

@@ -1,4 +1,4 @@
-package io.weft.continuations.internal;
+package io.weft.continuations.internal.runtime;
 
 import io.weft.continuations.spi.SessionCancelledException;
 import io.weft.continuations.spi.SuspendableSession;
@@ -11,6 +11,22 @@ import java.lang.invoke.VarHandle;
  * timer after a wake-up, never makes a fiber ready twice. A wait with a timeout is also its own
  * entry in the scheduler's {@link WaitTimer}; ending it early leaves the entry for the timer to
  * drop.
+ *
+ * <p>State transitions (every one a compare-and-set, so each state is left at most once):
+ * <pre>
+ * ARMING -> WOKEN_INLINE   the registration ran the wake-up before arming finished (fast path)
+ * ARMING -> POLLED         timeout 0 and no inline wake-up
+ * ARMING -> ARMED          registered; the session will suspend
+ * ARMED  -> WOKEN          the wake-up ran (any thread): the fiber is made ready
+ * ARMED  -> TIMED_OUT      the timer fired first: the fiber is made ready
+ * ARMED  -> CANCELLED      the run was cancelled first: the fiber is made ready
+ * </pre>
+ * WOKEN_INLINE, POLLED, WOKEN, TIMED_OUT and CANCELLED are final. Only the three transitions out
+ * of ARMED make the fiber ready, and only one of them can happen.
+ *
+ * <p>Implementation notes: the state starts at ARMING (0) with no store, since a volatile store
+ * would cost a fence on every wait; the field's publication to other threads rides on the
+ * registration's own hand-off (the wake-up reaches this object only through it).
  */
 public final class Wait extends WaitTimer.Entry
     implements Runnable, SuspendableSession.PendingWait {

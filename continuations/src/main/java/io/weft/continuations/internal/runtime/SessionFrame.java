@@ -1,6 +1,8 @@
-package io.weft.continuations.internal;
+package io.weft.continuations.internal.runtime;
 
+import io.weft.continuations.spi.SessionCancelledException;
 import io.weft.transport.Transport;
+import java.io.IOException;
 import org.apache.commons.javaflow.core.StackRecorder;
 
 /**
@@ -33,7 +35,7 @@ public final class SessionFrame implements Runnable {
         // The engine's own unwinding on terminate(): not a failure of the session.
         throw (Error) failure;
       }
-      session.failed(unwrapped(failure));
+      session.failed(cancelled(unwrapped(failure)));
     } finally {
       if (transport != null) {
         transport.close();
@@ -60,6 +62,20 @@ public final class SessionFrame implements Runnable {
         StackRecorder.exit();
       }
     }
+  }
+
+  /**
+   * A cancelled session's transport failure is the cancel's doing (its transport was closed
+   * under it): report it as {@link SessionCancelledException}, the same in every mode, with what
+   * the transport threw as the cause.
+   */
+  private Throwable cancelled(Throwable failure) {
+    if (!session.isCancelled() || !(failure instanceof IOException) || failure instanceof SessionCancelledException) {
+      return failure;
+    }
+    SessionCancelledException e = new SessionCancelledException("session " + session.index() + " cancelled");
+    e.initCause(failure);
+    return e;
   }
 
   /**

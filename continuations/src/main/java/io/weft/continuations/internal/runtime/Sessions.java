@@ -1,4 +1,4 @@
-package io.weft.continuations.internal;
+package io.weft.continuations.internal.runtime;
 
 import org.apache.commons.javaflow.core.StackRecorder;
 

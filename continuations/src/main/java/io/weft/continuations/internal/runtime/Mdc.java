@@ -1,4 +1,4 @@
-package io.weft.continuations.internal;
+package io.weft.continuations.internal.runtime;
 
 import java.util.Map;
 import org.slf4j.MDC;

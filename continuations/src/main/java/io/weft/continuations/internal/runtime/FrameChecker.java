@@ -1,5 +1,6 @@
-package io.weft.continuations.internal;
+package io.weft.continuations.internal.runtime;
 
+import io.weft.continuations.internal.rewrite.RewrittenMethods;
 import io.weft.continuations.NotInstrumentedError;
 import io.weft.continuations.spi.Suspend;
 import java.lang.StackWalker.Option;

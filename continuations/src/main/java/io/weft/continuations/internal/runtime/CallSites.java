@@ -1,5 +1,6 @@
-package io.weft.continuations.internal;
+package io.weft.continuations.internal.runtime;
 
+import io.weft.continuations.internal.rewrite.RewrittenMethods;
 import java.io.IOException;
 import java.io.InputStream;
 import org.objectweb.asm.ClassReader;

@@ -1,0 +1,72 @@
+package io.weft.continuations;
+
+import io.weft.continuations.internal.runtime.SessionContext;
+import io.weft.transport.SessionTask;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One mode's way of running the sessions of a {@link SessionRunner}: one subclass per mode, one
+ * instance per runner, one {@link #run} at a time (the runner sees to that). Each run owns its
+ * cancellation state and registers it with the run's {@link RunControl}.
+ */
+abstract class ModeRunner {
+  final RunnerSettings settings;
+
+  ModeRunner(RunnerSettings settings) {
+    this.settings = settings;
+  }
+
+  static ModeRunner of(RunnerSettings settings) {
+    switch (settings.mode().kind()) {
+      case SYNC:
+        return new SyncRunner(settings);
+      case THREADS:
+        return new ThreadRunner(settings, false);
+      case VIRTUAL_THREADS:
+        return new ThreadRunner(settings, true);
+      case CONTINUATIONS:
+        return new ContinuationRunner(settings);
+      default:
+        throw new AssertionError(settings.mode());
+    }
+  }
+
+  /**
+   * Runs {@code sessions} sessions of a new {@code taskClass(args)} and returns when all have
+   * ended; see {@link SessionRunner#run} for what it throws.
+   */
+  abstract <T> RunResult<T> run(Class<? extends SessionTask<T>> taskClass, int sessions, Object[] args,
+      RunControl control) throws InterruptedException;
+
+  /** One plain session context per session, all sharing {@code task}. */
+  final List<SessionContext> contexts(SessionTask<?> task, int sessions) {
+    List<SessionContext> contexts = new ArrayList<>(sessions);
+    for (int i = 0; i < sessions; i++) {
+      contexts.add(new SessionContext(i, settings.connector(), settings.addressFor(i), settings.timeout(), task));
+    }
+    return contexts;
+  }
+
+  final <T> RunResult<T> result(List<? extends SessionContext> contexts, long startNanos) {
+    long wall = System.nanoTime() - startNanos;
+    return new RunResult<>(settings.mode(), outcomes(contexts), wall);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T> List<Outcome<T>> outcomes(List<? extends SessionContext> contexts) {
+    List<Outcome<T>> out = new ArrayList<>(contexts.size());
+    for (SessionContext c : contexts) {
+      Outcome.Status status;
+      if (c.failure() != null) {
+        status = c.isCancelled() ? Outcome.Status.CANCELLED : Outcome.Status.FAILED;
+      } else if (c.isFinished()) {
+        status = Outcome.Status.SUCCEEDED;
+      } else {
+        status = Outcome.Status.CANCELLED;
+      }
+      out.add(new Outcome<>(c.index(), status, (T) c.value(), c.failure()));
+    }
+    return out;
+  }
+}

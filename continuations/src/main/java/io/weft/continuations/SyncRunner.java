@@ -1,0 +1,38 @@
+package io.weft.continuations;
+
+import io.weft.continuations.internal.runtime.SessionContext;
+import io.weft.continuations.internal.runtime.SessionFrame;
+import io.weft.transport.SessionTask;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+
+/** {@code SYNC}: the caller's thread runs one session after another. */
+final class SyncRunner extends ModeRunner {
+
+  SyncRunner(RunnerSettings settings) {
+    super(settings);
+  }
+
+  @Override
+  <T> RunResult<T> run(Class<? extends SessionTask<T>> taskClass, int sessions, Object[] args, RunControl control) {
+    List<SessionContext> contexts = contexts(TaskFactory.newTask(taskClass, args), sessions);
+    long start = System.nanoTime();
+    // The session now running, for cancel; the ones after it see the control's flag.
+    AtomicReference<SessionContext> current = new AtomicReference<>();
+    control.onCancel(() -> {
+      SessionContext c = current.get();
+      if (c != null) {
+        c.cancel();
+      }
+    });
+    for (SessionContext context : contexts) {
+      current.set(context);
+      if (control.isCancelled()) {
+        context.cancel();
+        continue;
+      }
+      new SessionFrame(context).run();
+    }
+    return result(contexts, start);
+  }
+}

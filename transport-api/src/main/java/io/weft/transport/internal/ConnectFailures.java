@@ -1,0 +1,25 @@
+package io.weft.transport.internal;
+
+import java.net.ConnectException;
+import java.net.SocketAddress;
+
+/**
+ * The one form of a refused or failed connect across Weft's connectors: a
+ * {@link ConnectException} whose message names the address, which the JDK's and MINA's do not
+ * ("Connection refused"), so that a run against many servers says which one.
+ */
+public final class ConnectFailures {
+  private ConnectFailures() {}
+
+  /** {@code "connect to <remote> failed: <reason>"}, caused by {@code e}. */
+  public static ConnectException naming(SocketAddress remote, ConnectException e) {
+    return naming("connect to " + remote, e);
+  }
+
+  /** {@code "<what> failed: <reason>"}, caused by {@code e}; {@code what} names the address. */
+  public static ConnectException naming(String what, ConnectException e) {
+    ConnectException named = new ConnectException(what + " failed: " + e.getMessage());
+    named.initCause(e);
+    return named;
+  }
+}
