@@ -41,11 +41,22 @@ public final class Targets {
   /** Microbenchmarks: one suspend + resume at {@link #MICRO_DEPTH}, at most this many ns. */
   public static final double MICRO_LIMIT_NS = 300.0;
   /** Microbenchmarks: suspend + resume over a virtual thread's park + unpark, at most this. */
-  public static final double MICRO_RATIO = 1.5;
+  public static final double MICRO_RATIO = 1.0;
   /** The benchmark judged. */
   public static final String MICRO_SUBJECT = "ContinuationSuspendBenchmark";
   /** The benchmark it is compared with. */
   public static final String MICRO_YARDSTICK = "VirtualThreadParkBenchmark";
+
+  /** Peers: {@code continuations(1)}'s round trips/s over the Netty callback client's, at least. */
+  public static final double PEERS_MIN_RT_VS_NETTY = 0.9;
+  /** Peers: {@code continuations(1)}'s client CPU per round trip over Netty's, at most. */
+  public static final double PEERS_MAX_CPU_VS_NETTY = 1.25;
+  /** Peers: {@code continuations(1)}'s round trips/s over plain virtual threads on a socket, at least. */
+  public static final double PEERS_MIN_RT_VS_PLAIN_VT = 1.2;
+  /** Peers: {@code continuations(1)}'s p99 over Netty's at {@link #PEERS_P99_SESSIONS}, at most. */
+  public static final double PEERS_MAX_P99_VS_NETTY = 1.0;
+  /** Peers: the session count at which p99 is judged. */
+  public static final int PEERS_P99_SESSIONS = 10_000;
 
   /** The pipe's heap figure is a whole session's, not just the suspended continuation's. */
   static final String WHOLE_SESSION_ON_PIPE = " (whole session: runner, continuation, MINA pipe"

@@ -2,12 +2,13 @@ package io.weft.perf.peers;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.weft.perf.Targets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
 /**
- * The issue's targets against one run's within-round ratio medians ({@link PeersSummary}):
+ * The peers benchmark's targets against one run's within-round ratio medians ({@link PeersSummary}):
  * <ul>
  *   <li>at each N, {@code continuations(1)} at least 0.9x the Netty client's round trips/s, with
  *       client CPU per round trip at most 1.25x Netty's;
@@ -17,11 +18,12 @@ import java.util.Locale;
  * Each is MET or MISSED with its figure, or NOT MEASURED with the reason. Nothing asserts them.
  */
 final class PeersTargets {
-  static final double MIN_RT_VS_NETTY = 0.9;
-  static final double MAX_CPU_VS_NETTY = 1.25;
-  static final double MIN_RT_VS_PLAIN_VT = 1.2;
-  static final double MAX_P99_VS_NETTY = 1.0;
-  static final int P99_SESSIONS = 10_000;
+  // The thresholds live with every other target, in Targets.
+  static final double MIN_RT_VS_NETTY = Targets.PEERS_MIN_RT_VS_NETTY;
+  static final double MAX_CPU_VS_NETTY = Targets.PEERS_MAX_CPU_VS_NETTY;
+  static final double MIN_RT_VS_PLAIN_VT = Targets.PEERS_MIN_RT_VS_PLAIN_VT;
+  static final double MAX_P99_VS_NETTY = Targets.PEERS_MAX_P99_VS_NETTY;
+  static final int P99_SESSIONS = Targets.PEERS_P99_SESSIONS;
 
   /** One target's outcome. */
   @JsonPropertyOrder({"target", "verdict", "figure"})

@@ -57,16 +57,6 @@ public final class ClassRewriter {
   private static final String JAVAFLOW_SKIP = "Lorg/apache/commons/javaflow/core/Skip;";
   static final String FRAME = "io/weft/continuations/internal/runtime/SessionFrame";
   static final String CHECKED = "io/weft/continuations/internal/runtime/CheckedTransport";
-  /** Weft's own packages: never rewritten, but a user's subpackage of them may be. */
-  private static final List<String> WEFT_RUNTIME = List.of(
-      "io.weft.transport.", "io.weft.transport.internal.",
-      "io.weft.continuations.", "io.weft.continuations.internal.runtime.",
-      "io.weft.continuations.internal.rewrite.", "io.weft.continuations.spi.");
-  /** Libraries the runtime shares with the rewritten code: not a class of them may be copied. */
-  private static final List<String> SHARED_RUNTIME = List.of(
-      "org.apache.commons.javaflow.", "net.tascalate.", "org.objectweb.asm.", "org.slf4j.",
-      "java.", "javax.", "jdk.", "sun.", "com.sun.");
-
   private final List<String> prefixes;
   private final SuspendableAnalysis analysis;
   private final Map<String, Set<String>> marks;
@@ -123,16 +113,17 @@ public final class ClassRewriter {
     List<String> list = new ArrayList<>();
     for (String p : packages) {
       String prefix = p.endsWith(".") ? p : p + ".";
-      for (String runtime : WEFT_RUNTIME) {
-        if (runtime.startsWith(prefix) || prefix.startsWith(runtime + "internal.")) {
-          throw new IllegalArgumentException("package " + p + " covers " + runtime
-              + "*, which must be loaded unchanged from the parent; name your own packages only");
+      String slashed = prefix.replace('.', '/');
+      for (String weft : Packages.WEFT) {
+        if (weft.startsWith(slashed) || slashed.startsWith(weft + "internal/")) {
+          throw covers(p, weft);
         }
       }
-      for (String runtime : SHARED_RUNTIME) {
-        if (runtime.startsWith(prefix) || prefix.startsWith(runtime)) {
-          throw new IllegalArgumentException("package " + p + " covers " + runtime
-              + "*, which must be loaded unchanged from the parent; name your own packages only");
+      for (List<String> shared : List.of(Packages.LIBRARIES, Packages.JDK)) {
+        for (String library : shared) {
+          if (library.startsWith(slashed) || slashed.startsWith(library)) {
+            throw covers(p, library);
+          }
         }
       }
       list.add(prefix);
@@ -142,6 +133,11 @@ public final class ClassRewriter {
     }
     return List.copyOf(list);
   }
+  private static IllegalArgumentException covers(String pkg, String runtime) {
+    return new IllegalArgumentException("package " + pkg + " covers " + runtime.replace('/', '.')
+        + "*, which must be loaded unchanged from the parent; name your own packages only");
+  }
+
 
   public SuspendableAnalysis analysis() {
     return analysis;

@@ -53,14 +53,6 @@ public final class SuspendableAnalysis {
   private static final String SESSION_TASK = "io/weft/transport/SessionTask";
   private static final String TASK_RUN = "run(Lio/weft/transport/Transport;I)Ljava/lang/Object;";
   private static final String THREAD_LOCAL = "java/lang/ThreadLocal";
-  /** Weft's runtime packages: read for their types, never walked into (the user's subpackages are). */
-  private static final List<String> RUNTIME_PACKAGES = List.of(
-      "io/weft/transport/", "io/weft/transport/internal/",
-      "io/weft/continuations/", "io/weft/continuations/internal/runtime/",
-      "io/weft/continuations/internal/rewrite/", "io/weft/continuations/spi/");
-  private static final List<String> LIBRARIES = List.of(
-      "org/apache/commons/javaflow/", "net/tascalate/", "org/objectweb/asm/", "org/slf4j/");
-
   /** A method by owner (internal name), name and descriptor. */
   public record MethodRef(String owner, String name, String desc) {
     String key() {
@@ -284,24 +276,14 @@ public final class SuspendableAnalysis {
   }
 
   private static boolean isJdk(String name) {
-    return name.startsWith("java/") || name.startsWith("javax/") || name.startsWith("jdk/")
-        || name.startsWith("sun/") || name.startsWith("com/sun/");
+    return Packages.isJdk(name);
   }
 
   /** Weft's runtime, JavaFlow and the libraries they share: their code is never walked. */
   private static boolean isRuntime(String name) {
-    for (String p : RUNTIME_PACKAGES) {
-      if (name.startsWith(p) && name.indexOf('/', p.length()) < 0) {
-        return true;
-      }
-    }
-    for (String p : LIBRARIES) {
-      if (name.startsWith(p)) {
-        return true;
-      }
-    }
-    return false;
+    return Packages.isWeft(name) || Packages.isLibrary(name);
   }
+
 
   private boolean isTask(ClassInfo c) {
     return (c.access & (Opcodes.ACC_INTERFACE | Opcodes.ACC_ABSTRACT)) == 0

@@ -1,5 +1,6 @@
 package io.weft.continuations.internal.runtime;
 
+import io.weft.continuations.internal.rewrite.Packages;
 import io.weft.continuations.internal.rewrite.RewrittenMethods;
 import java.io.IOException;
 import java.io.InputStream;
@@ -68,8 +69,7 @@ final class CallSites {
     if (owner.equals("java/lang/invoke/MethodHandle") && name.startsWith("invoke")) {
       return true;
     }
-    if (itf || owner.startsWith("java/") || owner.startsWith("javax/") || owner.startsWith("jdk/")
-        || owner.startsWith("sun/") || owner.startsWith("io/weft/continuations/internal/")
+    if (itf || Packages.isJdk(owner) || owner.startsWith("io/weft/continuations/internal/")
         || owner.startsWith("[")) {
       return false;
     }

@@ -1,0 +1,166 @@
+package io.weft.load;
+
+import io.weft.load.internal.LoadRun;
+import io.weft.load.internal.LoadSpec;
+import io.weft.load.scenario.builtin.HttpScenario;
+import io.weft.load.scenario.builtin.LineScenario;
+import io.weft.load.scenario.builtin.RedisScenario;
+import io.weft.load.scenario.builtin.SmtpScenario;
+import io.weft.testsupport.EchoServer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+/** The scenario subcommands of {@code weft-load}. */
+final class ScenarioCommands {
+  private ScenarioCommands() {}
+
+  @Command(name = "redis", mixinStandardHelpOptions = true, description = "Redis commands, optionally pipelined.")
+  static final class Redis implements Callable<Integer> {
+    @ParentCommand WeftLoad parent;
+    @Mixin RunOptions run;
+
+    @Option(names = {"-c", "--command"}, paramLabel = "COMMAND",
+        description = "A command of each iteration, e.g. 'SET k v'; repeat for a list. Default: PING.")
+    List<String> commands = new ArrayList<>();
+
+    @Option(names = {"-P", "--pipeline"}, defaultValue = "1",
+        description = "Send the command list this many times over in one flush. Default: ${DEFAULT-VALUE} (no pipelining).")
+    int pipeline;
+
+    @Override
+    public Integer call() throws Exception {
+      LoadSpec spec = run.spec(RedisScenario.class.getName(), "redis", true);
+      if (!commands.isEmpty()) {
+        spec.params.put("commands", String.join(";", commands));
+      }
+      spec.params.put("pipeline", Integer.toString(pipeline));
+      return LoadRun.execute(spec, parent.out());
+    }
+  }
+
+  @Command(name = "http", mixinStandardHelpOptions = true, description = "HTTP/1.1 requests.")
+  static final class Http implements Callable<Integer> {
+    @ParentCommand WeftLoad parent;
+    @Mixin RunOptions run;
+
+    @Option(names = {"-X", "--method"}, defaultValue = "GET", description = "Default: ${DEFAULT-VALUE}.")
+    String method;
+
+    @Option(names = "--path", defaultValue = "/", description = "Request target. Default: ${DEFAULT-VALUE}.")
+    String path;
+
+    @Option(names = {"-H", "--header"}, paramLabel = "'NAME: VALUE'", description = "A request header; repeatable.")
+    List<String> headers = new ArrayList<>();
+
+    @Option(names = "--host", description = "Host header (default: the target's host).")
+    String host;
+
+    @Option(names = "--body", description = "Request body (UTF-8).")
+    String body;
+
+    @Option(names = "--no-keep-alive", description = "Connection: close, and a new connection per request.")
+    boolean noKeepAlive;
+
+    @Override
+    public Integer call() throws Exception {
+      LoadSpec spec = run.spec(HttpScenario.class.getName(), "http", true);
+      spec.params.put("method", method);
+      spec.params.put("path", path);
+      spec.params.put("host", host != null ? host : run.targets.get(0).replaceFirst(":[0-9]+$", ""));
+      spec.params.put("keepAlive", Boolean.toString(!noKeepAlive));
+      if (!headers.isEmpty()) {
+        spec.params.put("headers", String.join("\n", headers));
+      }
+      if (body != null) {
+        spec.params.put("body", body);
+      }
+      return LoadRun.execute(spec, parent.out());
+    }
+  }
+
+  @Command(name = "smtp", mixinStandardHelpOptions = true, description = "SMTP: one message per iteration.")
+  static final class Smtp implements Callable<Integer> {
+    @ParentCommand WeftLoad parent;
+    @Mixin RunOptions run;
+
+    @Option(names = "--size", defaultValue = "1024", description = "Message size in bytes. Default: ${DEFAULT-VALUE}.")
+    int size;
+
+    @Option(names = "--from", defaultValue = "load@weft.test", description = "Default: ${DEFAULT-VALUE}.")
+    String from;
+
+    @Option(names = "--to", defaultValue = "sink@weft.test", description = "Default: ${DEFAULT-VALUE}.")
+    String to;
+
+    @Override
+    public Integer call() throws Exception {
+      LoadSpec spec = run.spec(SmtpScenario.class.getName(), "smtp", true);
+      spec.params.put("size", Integer.toString(size));
+      spec.params.put("from", from);
+      spec.params.put("to", to);
+      return LoadRun.execute(spec, parent.out());
+    }
+  }
+
+  @Command(name = "line", mixinStandardHelpOptions = true,
+      description = "The line tester: write a line, read its echo, check it.")
+  static final class Line implements Callable<Integer> {
+    @ParentCommand WeftLoad parent;
+    @Mixin RunOptions run;
+
+    @Option(names = "--lines", defaultValue = "1", description = "Lines per iteration. Default: ${DEFAULT-VALUE}.")
+    int lines;
+
+    @Option(names = "--in-vm", description = "Start an echo server in this JVM on MINA's in-VM pipe and load it (no --target).")
+    boolean inVm;
+
+    @Override
+    public Integer call() throws Exception {
+      LoadSpec spec = run.spec(LineScenario.class.getName(), "line", !inVm);
+      spec.params.put("lines", Integer.toString(lines));
+      if (!inVm) {
+        return LoadRun.execute(spec, parent.out());
+      }
+      if (!spec.addresses.isEmpty()) {
+        throw new IllegalArgumentException("--in-vm and --target: choose one");
+      }
+      try (EchoServer echo = EchoServer.vmPipe()) {
+        spec.addresses.add(echo.address());
+        spec.vmPipe = true;
+        return LoadRun.execute(spec, parent.out());
+      }
+    }
+  }
+
+  @Command(name = "run", mixinStandardHelpOptions = true,
+      description = "Your own scenario: a class on the class path implementing io.weft.load.scenario.Scenario.")
+  static final class Run implements Callable<Integer> {
+    @ParentCommand WeftLoad parent;
+    @Mixin RunOptions run;
+
+    @Parameters(index = "0", paramLabel = "CLASS", description = "The scenario class.")
+    String scenario;
+
+    @Option(names = {"-p", "--param"}, paramLabel = "KEY=VALUE", description = "Passed to the scenario's Map constructor; repeatable.")
+    List<String> params = new ArrayList<>();
+
+    @Override
+    public Integer call() throws Exception {
+      LoadSpec spec = run.spec(scenario, scenario, true);
+      for (String p : params) {
+        int eq = p.indexOf('=');
+        if (eq <= 0) {
+          throw new IllegalArgumentException("bad --param " + p + ": expected KEY=VALUE");
+        }
+        spec.params.put(p.substring(0, eq), p.substring(eq + 1));
+      }
+      return LoadRun.execute(spec, parent.out());
+    }
+  }
+}

@@ -1,0 +1,53 @@
+package io.weft.load;
+
+import io.weft.continuations.NotInstrumentableException;
+import io.weft.load.internal.LoadRun;
+import java.io.PrintStream;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code weft-load} command: drives load against a server with virtual users written as
+ * plain blocking Java, one subcommand per scenario, and {@code merge} for shards' interval logs.
+ * {@link #main} exits with the command's exit code: 0 done, 1 a threshold failed, 2 a usage
+ * error, 3 the run could not be made. {@link #run} returns it, for tests.
+ */
+@Command(name = "weft-load", mixinStandardHelpOptions = true, version = "weft-load 0.1.0",
+    description = "A load driver whose virtual users are plain synchronous Java.",
+    subcommands = {ScenarioCommands.Redis.class, ScenarioCommands.Http.class, ScenarioCommands.Smtp.class,
+        ScenarioCommands.Line.class, ScenarioCommands.Run.class, MergeCommand.class, CoDemoCommand.class, CommandLine.HelpCommand.class})
+public final class WeftLoad {
+  private final PrintStream out;
+
+  private WeftLoad(PrintStream out) {
+    this.out = out;
+  }
+
+  PrintStream out() {
+    return out;
+  }
+
+  public static void main(String[] args) {
+    System.exit(run(System.out, args));
+  }
+
+  /** Runs the command line {@code args}, printing to {@code out}, and returns its exit code. */
+  public static int run(PrintStream out, String... args) {
+    CommandLine cl = new CommandLine(new WeftLoad(out));
+    cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+      if (e instanceof IllegalArgumentException) {
+        commandLine.getErr().println("weft-load: " + e.getMessage());
+        return commandLine.getCommandSpec().exitCodeOnInvalidInput();
+      }
+      if (e instanceof NotInstrumentableException || e instanceof UnsupportedOperationException) {
+        // Refused before any session started: the message says why and what to do.
+        commandLine.getErr().println("weft-load: " + e.getMessage());
+        return LoadRun.FAILED;
+      }
+      commandLine.getErr().println("weft-load: the run failed: " + e);
+      e.printStackTrace(commandLine.getErr());
+      return LoadRun.FAILED;
+    });
+    return cl.execute(args);
+  }
+}

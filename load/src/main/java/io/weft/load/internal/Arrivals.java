@@ -1,0 +1,254 @@
+package io.weft.load.internal;
+
+import io.weft.continuations.spi.WaitRegistration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The open model's dispatcher: one thread that releases iterations at their intended start
+ * times, as the {@link Stages} schedule them, to the sessions that are free.
+ *
+ * <p>A free session asks {@link Slot#next()}: it gets the oldest arrival that is already due
+ * and waiting (the backlog), or the end of the run, or {@link #NONE}, and then waits on its slot
+ * ({@code Suspend.await(slot, FOREVER)}). When an arrival is due and a session is waiting, the
+ * dispatcher hands the arrival's intended time to that session's slot and wakes it; when none is
+ * waiting the arrival joins the backlog, and its intended time stays what it was, so the time it
+ * spends there is part of the latency that session then records (wrk2's correction: a stalled
+ * server shows as the stall). The number of sessions is the cap on iterations in flight.
+ *
+ * <p>Sharding: arrival {@code j} of the whole schedule belongs to shard {@code j mod n}, so the
+ * shards of one schedule together make exactly the arrivals of the unsharded run.
+ *
+ * <p>Lifecycle: {@link #start} once; the thread ends after the last arrival (then every free
+ * session is told the end) or at {@link #stop()}.
+ */
+public final class Arrivals {
+  /** From {@link Slot#next()}: no arrival yet, wait on the slot. */
+  public static final long NONE = Long.MIN_VALUE + 1;
+  /** From {@link Slot#next()}: the schedule is over and its backlog empty. */
+  public static final long END = Long.MIN_VALUE;
+
+  private final Stages stages;
+  private final int shard;
+  private final int shards;
+  private final ArrayDeque<Slot> idle = new ArrayDeque<>();
+  private long[] backlog = new long[64];
+  private int head;
+  private int size;
+  private boolean ended;
+  private volatile boolean stopped;
+  private volatile long dispatched;
+  private Thread thread;
+  private int slots;
+  private int startWhen;
+  private int slotsAtLastCheck;
+
+  public Arrivals(Stages stages, int shard, int shards) {
+    this.stages = stages;
+    this.shard = shard;
+    this.shards = shards;
+  }
+
+  /**
+   * A new session's slot. The slot that makes {@link #startWhen} sessions starts the schedule,
+   * so that arrivals do not queue behind the sessions' own connects.
+   */
+  public Slot slot() {
+    boolean go;
+    synchronized (this) {
+      slots++;
+      go = startWhen > 0 && slots == startWhen;
+    }
+    if (go) {
+      start();
+    }
+    return new Slot();
+  }
+
+  /** Starts the schedule once {@code sessions} slots exist (or at {@link #start()}, if sooner); 0 for never. */
+  public synchronized void startWhen(int sessions) {
+    this.startWhen = sessions;
+  }
+
+  /** Starts the schedule now, with its time 0 now, unless it has started already. */
+  public void start() {
+    synchronized (this) {
+      if (thread != null || stopped) {
+        return;
+      }
+      long startNanos = System.nanoTime();
+      thread = new Thread(() -> dispatch(startNanos), "weft-load-arrivals");
+      thread.setDaemon(true);
+      thread.start();
+    }
+  }
+
+  public synchronized boolean started() {
+    return thread != null;
+  }
+
+  /**
+   * Starts the schedule if sessions have taken slots but no new one came since the last call:
+   * the sessions that are still missing failed before they could (a refused connect). Called
+   * once a second.
+   */
+  public void startIfStalled() {
+    boolean go;
+    synchronized (this) {
+      go = thread == null && slots > 0 && slots == slotsAtLastCheck;
+      slotsAtLastCheck = slots;
+    }
+    if (go) {
+      start();
+    }
+  }
+
+  /** Ends the schedule now: no more arrivals; the backlog is dropped. */
+  public void stop() {
+    stopped = true;
+    Thread t;
+    synchronized (this) {
+      t = thread;
+      size = 0;
+    }
+    if (t != null) {
+      LockSupport.unpark(t);
+    }
+    end();
+  }
+
+  /** Arrivals handed out or queued so far. */
+  public long dispatched() {
+    return dispatched;
+  }
+
+  private void dispatch(long startNanos) {
+    long j = shard;
+    double at = stages.arrivalSeconds(j);
+    while (!stopped && !Double.isNaN(at)) {
+      long due = startNanos + (long) (at * 1e9);
+      long wait = due - System.nanoTime();
+      if (wait > 0L) {
+        LockSupport.parkNanos(wait);
+        continue;
+      }
+      arrive(due);
+      j += shards;
+      at = stages.arrivalSeconds(j);
+    }
+    end();
+  }
+
+  /** One arrival due at {@code intendedNanos}: to a waiting session, or to the backlog. */
+  void arrive(long intendedNanos) {
+    Runnable wake;
+    synchronized (this) {
+      dispatched++;
+      Slot s = idle.pollFirst();
+      if (s == null) {
+        push(intendedNanos);
+        return;
+      }
+      s.idle = false;
+      s.ticket = intendedNanos;
+      wake = s.wake;
+      s.wake = null;
+    }
+    if (wake != null) {
+      wake.run();
+    }
+  }
+
+  private void end() {
+    List<Runnable> wakes = new ArrayList<>();
+    synchronized (this) {
+      ended = true;
+      for (Slot s : idle) {
+        s.idle = false;
+        if (s.wake != null) {
+          wakes.add(s.wake);
+          s.wake = null;
+        }
+      }
+      idle.clear();
+    }
+    for (Runnable w : wakes) {
+      w.run();
+    }
+  }
+
+  private void push(long t) {
+    if (size == backlog.length) {
+      long[] bigger = new long[backlog.length * 2];
+      for (int i = 0; i < size; i++) {
+        bigger[i] = backlog[(head + i) % backlog.length];
+      }
+      backlog = bigger;
+      head = 0;
+    }
+    backlog[(head + size) % backlog.length] = t;
+    size++;
+  }
+
+  private long pop() {
+    long t = backlog[head];
+    head = (head + 1) % backlog.length;
+    size--;
+    return t;
+  }
+
+  /** Backlog length now: arrivals due and waiting for a free session. */
+  public synchronized int backlog() {
+    return size;
+  }
+
+  /** One session's place at the dispatcher; also what it waits on. */
+  public final class Slot implements WaitRegistration {
+    private long ticket = NONE;
+    private Runnable wake;
+    private boolean idle;
+
+    private Slot() {}
+
+    /**
+     * The intended start (nanoTime) of this session's next iteration; {@link #END} when there
+     * are no more; {@link #NONE} when none is due yet: then wait on this slot and ask again.
+     */
+    public long next() {
+      synchronized (Arrivals.this) {
+        if (ticket != NONE) {
+          long t = ticket;
+          ticket = NONE;
+          return t;
+        }
+        if (size > 0) {
+          return pop();
+        }
+        if (ended) {
+          return END;
+        }
+        if (!idle) {
+          idle = true;
+          Arrivals.this.idle.addLast(this);
+        }
+        return NONE;
+      }
+    }
+
+    @Override
+    public void register(Runnable wakeUp) {
+      boolean now;
+      synchronized (Arrivals.this) {
+        now = ticket != NONE || ended || size > 0;
+        if (!now) {
+          wake = wakeUp;
+        }
+      }
+      if (now) {
+        wakeUp.run();
+      }
+    }
+  }
+}

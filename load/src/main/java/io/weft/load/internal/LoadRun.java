@@ -1,0 +1,245 @@
+package io.weft.load.internal;
+
+import io.weft.continuations.ContinuationClassLoader;
+import io.weft.continuations.InstrumentationReport;
+import io.weft.continuations.Mode;
+import io.weft.continuations.NotInstrumentableException;
+import io.weft.continuations.NotInstrumentedError;
+import io.weft.continuations.Outcome;
+import io.weft.continuations.RunResult;
+import io.weft.continuations.SessionRunner;
+import io.weft.load.record.OpRecorder;
+import io.weft.load.scenario.internal.VirtualUser;
+import io.weft.transport.Connector;
+import io.weft.transport.SocketConnector;
+import io.weft.transport.Timeout;
+import io.weft.transport.mina.ContinuingMinaConnector;
+import io.weft.transport.mina.MinaConnector;
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One load run from start to end: the connector for the mode, the {@link SessionRunner} with
+ * one {@link VirtualUser} per session, the open model's dispatcher, the reporter ticking once a
+ * second, then the summary, the interval log, the JSON and HTML reports and the thresholds.
+ */
+public final class LoadRun {
+  /** Exit codes. */
+  public static final int OK = 0;
+  public static final int THRESHOLD_FAILED = 1;
+  public static final int FAILED = 3;
+
+  /** Files written into the output directory. */
+  public static final String HLOG = "intervals.hlog";
+  public static final String JSON = "summary.json";
+  public static final String HTML = "report.html";
+
+  private LoadRun() {}
+
+  /** Runs {@code spec}, prints to {@code out}, returns the exit code. */
+  public static int execute(LoadSpec spec, PrintStream out) throws IOException, InterruptedException {
+    Results results = run(spec, out);
+    int exit = report(results, spec.thresholds, spec.outDir, out);
+    if (results.notInstrumented != null) {
+      // A session met code that cannot suspend: the figures are not those of the scenario.
+      out.println("weft-load: the scenario cannot run as continuations: " + results.notInstrumented);
+      return FAILED;
+    }
+    return exit;
+  }
+
+  /** The run alone: its results, the interval log written if an output directory is given. */
+  public static Results run(LoadSpec spec, PrintStream out) throws IOException, InterruptedException {
+    boolean open = spec.stages != null;
+    Metrics metrics = new Metrics(open, spec.warmupNanos);
+    Results results = new Results();
+    results.model = open ? "open" : "closed";
+    results.mode = spec.mode.toString();
+    results.scenario = spec.scenarioName != null ? spec.scenarioName : spec.scenarioClass;
+    results.startEpochMillis = System.currentTimeMillis();
+    int sessions = LoadSpec.share(open ? spec.maxSessions : spec.users, spec.shard, spec.shards);
+    results.users = sessions;
+    if (open) {
+      results.info.put("stages", spec.stages.toString());
+      results.info.put("max sessions", Integer.toString(sessions));
+    } else {
+      results.info.put("users", Integer.toString(sessions));
+      if (spec.iterations > 0) {
+        results.info.put("iterations per user", Long.toString(spec.iterations));
+      } else {
+        results.info.put("duration", Durations.format(spec.durationNanos));
+      }
+      if (spec.thinkNanos > 0) {
+        results.info.put("think", Durations.format(spec.thinkNanos));
+      }
+    }
+    if (spec.warmupNanos > 0) {
+      results.info.put("warm-up", Durations.format(spec.warmupNanos));
+    }
+    if (spec.shards > 1) {
+      results.info.put("shard", spec.shard + "/" + spec.shards);
+    }
+    boolean continuations = spec.mode.kind() == Mode.Kind.CONTINUATIONS;
+    Arrivals arrivals = open ? new Arrivals(spec.stages, spec.shard, spec.shards) : null;
+    Timeout timeout = spec.timeoutNanos > 0 ? Timeout.of(spec.timeoutNanos, TimeUnit.NANOSECONDS) : Timeout.NONE;
+    File hlog = null;
+    if (spec.outDir != null) {
+      if (!spec.outDir.isDirectory() && !spec.outDir.mkdirs()) {
+        throw new IOException("cannot make the output directory " + spec.outDir);
+      }
+      hlog = new File(spec.outDir, HLOG);
+    }
+    try (Connector connector = connector(continuations, spec.vmPipe)) {
+      Plan plan = new Plan(spec.scenarioClass, spec.params, connector, spec.addresses, timeout, metrics, arrivals,
+          open ? 0L : spec.iterations, open ? 0L : spec.thinkNanos);
+      SessionRunner.Builder builder = SessionRunner.builder().mode(spec.mode).connector(connector)
+          .addresses(spec.addresses).timeout(timeout);
+      if (continuations) {
+        if (spec.alreadyRewritten) {
+          builder.alreadyRewritten();
+        } else {
+          Set<String> packages = new LinkedHashSet<>();
+          packages.add(VirtualUser.class.getPackageName().replaceFirst("\\.internal$", ""));
+          packages.add("io.weft.protocols");
+          String pkg = packageOf(spec.scenarioClass);
+          if (!pkg.isEmpty() && !pkg.startsWith(packages.iterator().next())) {
+            packages.add(pkg);
+          }
+          packages.addAll(spec.instrument);
+          builder.instrument(packages.toArray(new String[0]));
+        }
+      }
+      try (SessionRunner runner = builder.build()) {
+        refuseUnsuspendable(runner.classLoader(), spec.scenarioClass);
+        long start = System.nanoTime();
+        if (!open && spec.iterations <= 0) {
+          plan.duration(spec.durationNanos);
+        }
+        Reporter reporter = new Reporter(metrics, results, out, spec.terminal, spec.quiet, hlog, start);
+        ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+          Thread t = new Thread(r, "weft-load-reporter");
+          t.setDaemon(true);
+          return t;
+        });
+        if (open) {
+          arrivals.startWhen(sessions);
+        }
+        ticker.scheduleAtFixedRate(() -> {
+          if (arrivals != null) {
+            // Sessions that cannot connect never take a slot: start without them.
+            arrivals.startIfStalled();
+          }
+          reporter.tick(System.nanoTime());
+        }, 1, 1, TimeUnit.SECONDS);
+        RunResult<Long> result;
+        try {
+          result = runner.run(VirtualUser.class, sessions, plan);
+        } finally {
+          if (arrivals != null) {
+            arrivals.stop();
+          }
+          ticker.shutdownNow();
+          ticker.awaitTermination(10, TimeUnit.SECONDS);
+        }
+        OpRecorder sessionErrors = metrics.newSession();
+        for (Outcome<Long> o : result.failures()) {
+          if (o.failure() != null) {
+            sessionErrors.error("session", o.failure());
+            if (o.failure() instanceof NotInstrumentedError && results.notInstrumented == null) {
+              results.notInstrumented = o.failure().getMessage();
+            }
+          }
+        }
+        if (!result.failures().isEmpty() && !spec.quiet) {
+          Throwable first = result.failures().get(0).failure();
+          out.println(result.failures().size() + " of " + sessions + " sessions failed; the first: " + first);
+        }
+        reporter.finish(System.nanoTime(), spec.expectedIntervalNanos);
+      }
+    }
+    return results;
+  }
+
+  /**
+   * Prints the summary, writes the JSON and HTML reports into {@code outDir} (if given),
+   * evaluates the thresholds and returns the exit code.
+   */
+  public static int report(Results results, List<Thresholds.Threshold> thresholds, File outDir, PrintStream out)
+      throws IOException {
+    List<Thresholds.Verdict> verdicts = Thresholds.evaluate(thresholds, results);
+    SummaryTable.print(results, out);
+    if (outDir != null) {
+      if (!outDir.isDirectory() && !outDir.mkdirs()) {
+        throw new IOException("cannot make the output directory " + outDir);
+      }
+      JsonReport.write(results, verdicts, new File(outDir, JSON));
+      HtmlReport.write(results, verdicts, new File(outDir, HTML));
+      out.println("reports: " + new File(outDir, JSON) + ", " + new File(outDir, HTML)
+          + (new File(outDir, HLOG).exists() ? ", " + new File(outDir, HLOG) : ""));
+    }
+    List<Thresholds.Verdict> failed = new ArrayList<>();
+    for (Thresholds.Verdict v : verdicts) {
+      out.println("threshold " + v);
+      if (!v.passed) {
+        failed.add(v);
+      }
+    }
+    if (!failed.isEmpty()) {
+      out.println(failed.size() + " of " + verdicts.size() + " thresholds FAILED");
+      return THRESHOLD_FAILED;
+    }
+    return OK;
+  }
+
+  /**
+   * The runner checks the call chains of its task, the virtual user, which makes the scenario by
+   * name and reaches it only through the {@code Scenario} interface; so the scenario's own chains,
+   * and any problem the loader found in its package, are refused here, before any session starts.
+   */
+  private static void refuseUnsuspendable(ContinuationClassLoader loader, String scenarioClass) {
+    if (loader == null) {
+      return;
+    }
+    if (!loader.isInstrumented(scenarioClass)) {
+      throw new IllegalArgumentException("scenario class " + scenarioClass + " is not under the instrumented packages "
+          + loader.packages() + " (is it on the class path?)");
+    }
+    // The loader's walk from the task cannot see which scenario the virtual user makes (by
+    // name, through reflection): take what it found in the scenario's own package as well.
+    Set<InstrumentationReport.Problem> problems = new LinkedHashSet<>(loader.problemsFor(scenarioClass));
+    String pkg = packageOf(scenarioClass) + ".";
+    for (InstrumentationReport.Problem p : loader.report().problems()) {
+      if (p.className().equals(scenarioClass) || p.className().startsWith(pkg)) {
+        problems.add(p);
+      }
+    }
+    if (!problems.isEmpty()) {
+      StringBuilder message = new StringBuilder(scenarioClass + " cannot run as continuations:");
+      for (InstrumentationReport.Problem p : problems) {
+        message.append("\n  ").append(p);
+      }
+      message.append("\nFix those, or run this scenario with --mode threads or --mode virtual-threads.");
+      throw new NotInstrumentableException(message.toString(), List.copyOf(problems));
+    }
+  }
+
+  private static Connector connector(boolean continuations, boolean vmPipe) {
+    if (continuations) {
+      return vmPipe ? ContinuingMinaConnector.vmPipe() : ContinuingMinaConnector.tcp();
+    }
+    return vmPipe ? MinaConnector.vmPipe() : new SocketConnector();
+  }
+
+  private static String packageOf(String className) {
+    int dot = className.lastIndexOf('.');
+    return dot < 0 ? "" : className.substring(0, dot);
+  }
+}

@@ -1,0 +1,67 @@
+package io.weft.load.internal;
+
+import io.weft.continuations.Mode;
+import java.io.File;
+import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Everything one load run is told, filled in by the command line (or a test). */
+public final class LoadSpec {
+  public String scenarioClass;
+  public String scenarioName;
+  public final Map<String, String> params = new LinkedHashMap<>();
+  public Mode mode = Mode.continuations(1);
+  public final List<SocketAddress> addresses = new ArrayList<>();
+  /** In-VM pipe addresses rather than TCP. */
+  public boolean vmPipe;
+  public long timeoutNanos = 10_000_000_000L;
+  public final List<String> instrument = new ArrayList<>();
+  public boolean alreadyRewritten;
+
+  /** Closed model: users; open model: null. */
+  public int users = 10;
+  public long iterations;
+  public long durationNanos;
+  public long thinkNanos;
+  /** Not recorded: this long after the first iteration begins. */
+  public long warmupNanos;
+  /** Open model: the schedule, or null for the closed model. */
+  public Stages stages;
+  public int maxSessions = 1000;
+  public long expectedIntervalNanos = -1;
+
+  public int shard;
+  public int shards = 1;
+
+  public File outDir;
+  public boolean quiet;
+  public boolean terminal;
+  public final List<Thresholds.Threshold> thresholds = new ArrayList<>();
+
+  /** This shard's share of {@code total}: the first {@code total mod shards} shards take one more. */
+  public static int share(int total, int shard, int shards) {
+    return total / shards + (shard < total % shards ? 1 : 0);
+  }
+
+  /** Parses {@code i/n} (0 <= i < n). */
+  public void shard(String spec) {
+    String[] parts = spec.trim().split("/");
+    try {
+      if (parts.length != 2) {
+        throw new NumberFormatException();
+      }
+      int i = Integer.parseInt(parts[0]);
+      int n = Integer.parseInt(parts[1]);
+      if (n < 1 || i < 0 || i >= n) {
+        throw new IllegalArgumentException("bad shard " + spec + ": expected i/n with 0 <= i < n");
+      }
+      shard = i;
+      shards = n;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("bad shard " + spec + ": expected i/n, e.g. 0/4", e);
+    }
+  }
+}

@@ -1,0 +1,120 @@
+package io.weft.load.internal;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.HdrHistogram.EncodableHistogram;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramLogReader;
+
+/**
+ * Combines the interval logs of a run's shards into one {@link Results}: histograms of the
+ * same operation are added, interval by interval (intervals aligned by their offset from each
+ * shard's own start, to the second), errors and users summed. The logs must come from runs of
+ * one model; each shard's own start is its time 0.
+ */
+public final class LogMerge {
+  private LogMerge() {}
+
+  public static Results merge(List<File> logs) throws IOException {
+    if (logs.isEmpty()) {
+      throw new IllegalArgumentException("no interval logs to merge");
+    }
+    Results r = new Results();
+    Map<String, TreeMap<Long, Histogram>> byTag = new TreeMap<>();
+    Map<Long, Double> lengths = new HashMap<>();
+    long expected = -1;
+    boolean first = true;
+    for (File log : logs) {
+      Map<String, String> run = runLine(log);
+      if (run == null) {
+        throw new IllegalArgumentException(log + " is not a complete weft-load interval log (no run line)");
+      }
+      if (first) {
+        r.model = run.get("model");
+        r.mode = run.get("mode");
+        r.scenario = run.get("scenario");
+        expected = Long.parseLong(run.getOrDefault("expectedIntervalNanos", "-1"));
+        first = false;
+      } else if (!r.model.equals(run.get("model"))) {
+        throw new IllegalArgumentException(log + " is of the " + run.get("model") + " model, the others of the " + r.model);
+      }
+      r.seconds = Math.max(r.seconds, Double.parseDouble(run.getOrDefault("seconds", "0")));
+      r.users += Long.parseLong(run.getOrDefault("users", "0"));
+      try (HistogramLogReader reader = new HistogramLogReader(log)) {
+        EncodableHistogram e;
+        while ((e = reader.nextIntervalHistogram()) != null) {
+          if (!(e instanceof Histogram)) {
+            continue;
+          }
+          Histogram h = (Histogram) e;
+          if (r.startEpochMillis == 0 || h.getStartTimeStamp() < r.startEpochMillis) {
+            r.startEpochMillis = (long) (reader.getStartTimeSec() * 1000);
+          }
+          double rel = h.getStartTimeStamp() / 1000.0 - reader.getStartTimeSec();
+          long bucket = Math.max(0L, Math.round(rel));
+          double length = (h.getEndTimeStamp() - h.getStartTimeStamp()) / 1000.0;
+          lengths.merge(bucket, length, Math::max);
+          String tag = h.getTag() == null ? "_" : h.getTag();
+          byTag.computeIfAbsent(tag, t -> new TreeMap<>()).computeIfAbsent(bucket, b -> new Histogram(3)).add(h);
+        }
+      }
+      for (String line : Files.readAllLines(log.toPath(), StandardCharsets.UTF_8)) {
+        if (line.startsWith("#" + Reporter.COMMENT + "errors ")) {
+          String[] f = line.substring(1 + Reporter.COMMENT.length() + "errors ".length()).split(" ");
+          if (f.length == 3) {
+            r.op(f[0]).errors.merge(f[1], Long.parseLong(f[2]), Long::sum);
+          }
+        }
+      }
+    }
+    r.info.put("shards", Integer.toString(logs.size()));
+    r.info.put(r.open() ? "max sessions" : "users", Long.toString(r.users));
+    TreeMap<Long, Histogram> all = new TreeMap<>();
+    for (Map.Entry<String, TreeMap<Long, Histogram>> e : byTag.entrySet()) {
+      boolean service = e.getKey().startsWith("service:");
+      Results.Op op = r.op(service ? e.getKey().substring("service:".length()) : e.getKey());
+      for (Map.Entry<Long, Histogram> b : e.getValue().entrySet()) {
+        if (service) {
+          if (op.service == null) {
+            op.service = new Histogram(3);
+          }
+          op.service.add(b.getValue());
+        } else {
+          op.latency.add(b.getValue());
+          op.intervals.add(new Results.Interval(b.getKey(), lengths.get(b.getKey()), b.getValue(), 0));
+          all.computeIfAbsent(b.getKey(), k -> new Histogram(3)).add(b.getValue());
+        }
+      }
+    }
+    for (Map.Entry<Long, Histogram> b : all.entrySet()) {
+      r.timeline.add(new Results.Interval(b.getKey(), lengths.get(b.getKey()), b.getValue(), 0));
+    }
+    if (!r.open()) {
+      r.correct(expected);
+    }
+    return r;
+  }
+
+  /** The {@code #weft-load run k=v ...} line of a log, as a map; null if it has none. */
+  static Map<String, String> runLine(File log) throws IOException {
+    for (String line : Files.readAllLines(log.toPath(), StandardCharsets.UTF_8)) {
+      if (line.startsWith("#" + Reporter.COMMENT + "run ")) {
+        Map<String, String> m = new HashMap<>();
+        for (String kv : line.substring(1 + Reporter.COMMENT.length() + "run ".length()).split(" ")) {
+          int eq = kv.indexOf('=');
+          if (eq > 0) {
+            m.put(kv.substring(0, eq), kv.substring(eq + 1));
+          }
+        }
+        return m;
+      }
+    }
+    return null;
+  }
+}

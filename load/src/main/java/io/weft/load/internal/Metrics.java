@@ -1,0 +1,152 @@
+package io.weft.load.internal;
+
+import io.weft.load.record.OpRecorder;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Recorder;
+
+/**
+ * What one run records, shared by all its sessions: per operation name an HdrHistogram
+ * {@link Recorder} (wait-free for the sessions, read per interval by the reporter) and error
+ * counts by exception type; the number of sessions in an iteration.
+ *
+ * <p>The measured window starts when the first iteration begins (connects and class loading
+ * before it are not part of the run's rate), plus an optional warm-up during which nothing is
+ * recorded. Latencies are in nanoseconds. In the open model each operation's latency counts from its
+ * iteration's intended start (the time the iteration waited for a free session is part of it)
+ * and its service time, from its own start, is kept beside it.
+ */
+public final class Metrics {
+  /** Where errors raised outside any timed operation are counted. */
+  public static final String ITERATION = "iteration";
+  /** Where failed (re)connects are counted. */
+  public static final String CONNECT = "connect";
+
+  private final boolean withServiceTime;
+  private final long warmupNanos;
+  private final ConcurrentHashMap<String, Op> ops = new ConcurrentHashMap<>();
+  private final AtomicLong firstBegin = new AtomicLong(UNSET);
+  private volatile boolean recording;
+  private final AtomicInteger busy = new AtomicInteger();
+  private final LongAdder errors = new LongAdder();
+
+  private static final long UNSET = Long.MIN_VALUE;
+
+  public Metrics(boolean withServiceTime) {
+    this(withServiceTime, 0L);
+  }
+
+  /**
+   * @param warmupNanos for how long after the first iteration begins nothing is recorded: the
+   *     measured window starts then
+   */
+  public Metrics(boolean withServiceTime, long warmupNanos) {
+    this.withServiceTime = withServiceTime;
+    this.warmupNanos = warmupNanos;
+    this.recording = warmupNanos <= 0L;
+  }
+
+  /**
+   * Where the measured window starts (nanoTime): the first iteration's begin plus the warm-up;
+   * {@code Long.MIN_VALUE} while no iteration has begun.
+   */
+  public long measuredFrom() {
+    long first = firstBegin.get();
+    return first == UNSET ? UNSET : first + warmupNanos;
+  }
+
+  /** Whether operations are recorded now: not before the measured window. */
+  boolean recording() {
+    if (recording) {
+      return true;
+    }
+    long from = measuredFrom();
+    if (from != UNSET && System.nanoTime() - from >= 0L) {
+      recording = true;
+      return true;
+    }
+    return false;
+  }
+
+  /** A recorder for one session. */
+  public OpRecorder newSession() {
+    return new SessionOps(this);
+  }
+
+  Op op(String name) {
+    Op op = ops.get(name);
+    return op != null ? op : ops.computeIfAbsent(name, n -> new Op(n, withServiceTime));
+  }
+
+  /** An operation name as the interval log can tag it: no whitespace, no commas. */
+  static String cleanName(String name) {
+    String clean = name.trim().replaceAll("[\\s,]+", "_");
+    return clean.isEmpty() ? "_" : clean;
+  }
+
+  /** The operations seen so far, sorted by name. */
+  public List<Op> ops() {
+    List<Op> list = new ArrayList<>(ops.values());
+    Collections.sort(list, (a, b) -> a.name.compareTo(b.name));
+    return list;
+  }
+
+  public boolean withServiceTime() {
+    return withServiceTime;
+  }
+
+  /** Sessions in an iteration now. */
+  public int busy() {
+    return busy.get();
+  }
+
+  /** Errors so far, all operations. */
+  public long errors() {
+    return errors.sum();
+  }
+
+  void iterationStarted() {
+    if (firstBegin.get() == UNSET) {
+      firstBegin.compareAndSet(UNSET, System.nanoTime());
+    }
+    busy.incrementAndGet();
+  }
+
+  void iterationEnded() {
+    busy.decrementAndGet();
+  }
+
+  void countError(Op op, Throwable error) {
+    countError(op, error.getClass().getName());
+  }
+
+  void countError(Op op, String type) {
+    if (!recording()) {
+      return;
+    }
+    op.errors.computeIfAbsent(type.replaceAll("\\s+", "_"), t -> new LongAdder()).increment();
+    errors.increment();
+  }
+
+  /** One named operation's recorders and error counts. */
+  public static final class Op {
+    final String name;
+    final Recorder latency = new Recorder(3);
+    final Recorder service;
+    final ConcurrentHashMap<String, LongAdder> errors = new ConcurrentHashMap<>();
+
+    Op(String name, boolean withServiceTime) {
+      this.name = name;
+      this.service = withServiceTime ? new Recorder(3) : null;
+    }
+
+    public String name() {
+      return name;
+    }
+  }
+}

@@ -1,0 +1,142 @@
+package io.weft.load.internal;
+
+import io.weft.continuations.spi.WaitRegistration;
+import io.weft.load.record.OpRecorder;
+import io.weft.transport.Connector;
+import io.weft.transport.Timeout;
+import java.net.SocketAddress;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What every virtual user of one run shares: the scenario to make, where to connect, the
+ * workload model's pacing and the metrics. Its methods never wait: the waiting is done by the
+ * virtual user itself, through {@code Suspend.await}, so that it suspends in continuation mode.
+ */
+public final class Plan {
+  /** A wait registration that never wakes: waiting on it is a sleep for its timeout. */
+  public static final WaitRegistration NEVER = wakeUp -> { };
+
+  private final String scenarioClass;
+  private final Map<String, String> params;
+  private final Connector connector;
+  private final List<SocketAddress> addresses;
+  private final Timeout timeout;
+  private final Metrics metrics;
+  private final Arrivals arrivals;
+  private final long iterations;
+  private final long thinkNanos;
+  private volatile long durationNanos = Long.MAX_VALUE;
+  private volatile boolean stopping;
+
+  /**
+   * @param arrivals the open model's dispatcher, or null for the closed model
+   * @param iterations per user in the closed model, or 0 for "until the deadline"
+   */
+  public Plan(String scenarioClass, Map<String, String> params, Connector connector, List<SocketAddress> addresses,
+      Timeout timeout, Metrics metrics, Arrivals arrivals, long iterations, long thinkNanos) {
+    this.scenarioClass = scenarioClass;
+    this.params = Map.copyOf(params);
+    this.connector = connector;
+    this.addresses = List.copyOf(addresses);
+    this.timeout = timeout;
+    this.metrics = metrics;
+    this.arrivals = arrivals;
+    this.iterations = iterations;
+    this.thinkNanos = thinkNanos;
+  }
+
+  public String scenarioClass() {
+    return scenarioClass;
+  }
+
+  public Map<String, String> params() {
+    return params;
+  }
+
+  public Connector connector() {
+    return connector;
+  }
+
+  /** Where session {@code index} (re)connects: round robin, as the runner does. */
+  public SocketAddress address(int index) {
+    return addresses.get(index % addresses.size());
+  }
+
+  public Timeout timeout() {
+    return timeout;
+  }
+
+  public Metrics metrics() {
+    return metrics;
+  }
+
+  public OpRecorder newSession() {
+    return metrics.newSession();
+  }
+
+  /** True for the open model: take arrivals from {@link #slot()}. */
+  public boolean open() {
+    return arrivals != null;
+  }
+
+  /** A session's place in the open model's dispatcher. */
+  public Arrivals.Slot slot() {
+    return arrivals.slot();
+  }
+
+  /** Closed model: whether a user that has done {@code done} iterations starts another. */
+  public boolean another(long done) {
+    if (stopping) {
+      return false;
+    }
+    if (iterations > 0L) {
+      return done < iterations;
+    }
+    long from = metrics.measuredFrom();
+    return from == Long.MIN_VALUE || System.nanoTime() - from < durationNanos;
+  }
+
+  /** Closed model: the pause between a user's iterations. */
+  public long thinkNanos() {
+    return thinkNanos;
+  }
+
+  /**
+   * Closed model run for a time: users start no iteration once {@code duration} has passed
+   * since the measured window began (the first iteration's begin plus the warm-up).
+   */
+  public void duration(long durationNanos) {
+    this.durationNanos = durationNanos;
+  }
+
+  /** Ends the run: users start no more iterations. */
+  public void stop() {
+    stopping = true;
+  }
+
+  public boolean stopping() {
+    return stopping;
+  }
+
+  /** An iteration meant to start at {@code intendedNanos} (nanoTime) starts now. */
+  public void begin(OpRecorder ops, long intendedNanos) {
+    metrics.iterationStarted();
+    ((SessionOps) ops).beginIteration(System.nanoTime() - intendedNanos);
+  }
+
+  /** A closed-model iteration starts now. */
+  public void begin(OpRecorder ops) {
+    metrics.iterationStarted();
+    ((SessionOps) ops).beginIteration(0L);
+  }
+
+  public void end() {
+    metrics.iterationEnded();
+  }
+
+  /** Counts {@code error} against the running operation, or against {@code fallback}. */
+  public void failed(OpRecorder ops, Throwable error, String fallback) {
+    ((SessionOps) ops).failed(error, fallback);
+  }
+}

@@ -1,0 +1,155 @@
+package io.weft.load.internal;
+
+import java.io.File;
+import java.io.FileNotFoundException;
+import java.io.PrintStream;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramLogWriter;
+
+/**
+ * Once per interval takes every operation's interval histogram from the run's {@link Metrics},
+ * writes it to the HdrHistogram interval log (tagged with the operation's name; service times
+ * tagged {@code service:NAME}), adds it to the {@link Results} and prints the live line: elapsed,
+ * sessions in an iteration, operations/s, p50/p99 of the interval and errors. On a terminal the
+ * line is redrawn in place, otherwise one line per interval; nothing when quiet.
+ *
+ * <p>Lifecycle: {@link #tick} from one thread (the run's ticker), {@link #finish} once at the end.
+ */
+public final class Reporter {
+  /** Comment lines of the interval log that carry what the histograms do not: errors and the run. */
+  public static final String COMMENT = "weft-load ";
+
+  private final Metrics metrics;
+  private final Results results;
+  private final PrintStream out;
+  private final boolean terminal;
+  private final boolean quiet;
+  private final HistogramLogWriter log;
+  private final long startNanos;
+  private final Map<String, Long> lastErrors = new HashMap<>();
+  private long lastTickNanos;
+  private long lastErrorTotal;
+  private boolean drewLine;
+
+  /**
+   * @param hlog where to write the interval log, or null for none
+   */
+  public Reporter(Metrics metrics, Results results, PrintStream out, boolean terminal, boolean quiet, File hlog,
+      long startNanos) throws FileNotFoundException {
+    this.metrics = metrics;
+    this.results = results;
+    this.out = out;
+    this.terminal = terminal;
+    this.quiet = quiet;
+    this.startNanos = startNanos;
+    this.lastTickNanos = startNanos;
+    if (hlog != null) {
+      log = new HistogramLogWriter(hlog);
+      log.outputLogFormatVersion();
+      log.outputComment("[Logged with weft-load]");
+      log.outputStartTime(results.startEpochMillis);
+      log.setBaseTime(results.startEpochMillis);
+      log.outputBaseTime(results.startEpochMillis);
+      log.outputLegend();
+    } else {
+      log = null;
+    }
+  }
+
+  /** Ends the interval at {@code nowNanos}. */
+  public synchronized void tick(long nowNanos) {
+    double from = (lastTickNanos - startNanos) / 1e9;
+    double to = (nowNanos - startNanos) / 1e9;
+    lastTickNanos = nowNanos;
+    Histogram all = new Histogram(3);
+    for (Metrics.Op m : metrics.ops()) {
+      Histogram h = m.latency.getIntervalHistogram();
+      long errors = errorsSinceLast(m);
+      Results.Op op = results.op(m.name);
+      op.latency.add(h);
+      op.intervals.add(new Results.Interval(from, to - from, h, errors));
+      all.add(h);
+      write(m.name, from, to, h);
+      if (m.service != null) {
+        Histogram s = m.service.getIntervalHistogram();
+        if (op.service == null) {
+          op.service = new Histogram(3);
+        }
+        op.service.add(s);
+        write("service:" + m.name, from, to, s);
+      }
+    }
+    long errorTotal = metrics.errors();
+    long errors = errorTotal - lastErrorTotal;
+    lastErrorTotal = errorTotal;
+    results.timeline.add(new Results.Interval(from, to - from, all, errors));
+    long measuredFrom = metrics.measuredFrom();
+    results.seconds = measuredFrom == Long.MIN_VALUE ? 0.0 : Math.max(0.0, (nowNanos - measuredFrom) / 1e9);
+    if (!quiet) {
+      String line = String.format(Locale.ROOT, "%7.1fs  active %6d  %10.0f ops/s  p50 %9s  p99 %9s  errors %d",
+          to, metrics.busy(), (to - from) <= 0 ? 0.0 : all.getTotalCount() / (to - from),
+          all.getTotalCount() == 0 ? "-" : Durations.format(all.getValueAtPercentile(50)),
+          all.getTotalCount() == 0 ? "-" : Durations.format(all.getValueAtPercentile(99)), errors);
+      if (terminal) {
+        out.print("\r" + line + "\u001b[K");
+        drewLine = true;
+      } else {
+        out.println(line);
+      }
+      out.flush();
+    }
+  }
+
+  private long errorsSinceLast(Metrics.Op m) {
+    long now = 0;
+    for (LongAdder a : m.errors.values()) {
+      now += a.sum();
+    }
+    Long before = lastErrors.put(m.name, now);
+    return now - (before == null ? 0 : before);
+  }
+
+  private void write(String tag, double from, double to, Histogram h) {
+    if (log == null) {
+      return;
+    }
+    h.setTag(tag);
+    h.setStartTimeStamp(results.startEpochMillis + (long) (from * 1000));
+    h.setEndTimeStamp(results.startEpochMillis + (long) (to * 1000));
+    log.outputIntervalHistogram(h);
+  }
+
+  /**
+   * The last interval; the errors by type into the results and the log; in the closed model the
+   * corrected figures ({@link Results#correct}); and the log closed.
+   */
+  public synchronized void finish(long nowNanos, long expectedIntervalNanos) {
+    tick(nowNanos);
+    if (!results.open()) {
+      results.correct(expectedIntervalNanos);
+    }
+    if (terminal && drewLine && !quiet) {
+      out.println();
+    }
+    for (Metrics.Op m : metrics.ops()) {
+      Results.Op op = results.op(m.name);
+      for (Map.Entry<String, LongAdder> e : m.errors.entrySet()) {
+        long n = e.getValue().sum();
+        op.errors.merge(e.getKey(), n, Long::sum);
+        if (log != null) {
+          log.outputComment(COMMENT + "errors " + m.name + " " + e.getKey() + " " + n);
+        }
+      }
+    }
+    if (log != null) {
+      log.outputComment(COMMENT + "run model=" + results.model + " mode=" + results.mode
+          + " scenario=" + results.scenario + " seconds=" + results.seconds + " users=" + results.users
+          + " expectedIntervalNanos=" + results.expectedIntervalNanos);
+      log.close();
+    }
+  }
+}

@@ -1,0 +1,113 @@
+package io.weft.load.internal;
+
+import io.weft.load.record.OpRecorder;
+import java.util.HashMap;
+
+/**
+ * One session's {@link OpRecorder}: a timer per operation name, the lag of the current
+ * iteration (how late it started after its intended start; 0 in the closed model), and the
+ * operation running now, to which an exception is charged.
+ */
+final class SessionOps implements OpRecorder {
+  private final Metrics metrics;
+  private final HashMap<String, SessionTimer> timers = new HashMap<>();
+  private final HashMap<String, Metrics.Op> ops = new HashMap<>();
+  private long lagNanos;
+  private SessionTimer running;
+
+  SessionOps(Metrics metrics) {
+    this.metrics = metrics;
+  }
+
+  /** Called by the driver before each iteration. */
+  void beginIteration(long lagNanos) {
+    this.lagNanos = lagNanos < 0L ? 0L : lagNanos;
+    this.running = null;
+  }
+
+  @Override
+  public Timer start(String name) {
+    SessionTimer t = timers.get(name);
+    if (t == null) {
+      t = new SessionTimer(this, op(name));
+      timers.put(name, t);
+    }
+    t.startNanos = System.nanoTime();
+    t.running = true;
+    running = t;
+    return t;
+  }
+
+  @Override
+  public long start() {
+    return System.nanoTime();
+  }
+
+  @Override
+  public void stop(String name, long startNanos) {
+    record(op(name), System.nanoTime() - startNanos);
+  }
+
+  @Override
+  public void error(String name, Throwable error) {
+    metrics.countError(op(name), error);
+  }
+
+  @Override
+  public void error(String name, String type) {
+    metrics.countError(op(name), type);
+  }
+
+  /** Charges {@code error} to the running operation, or to the iteration if none runs. */
+  void failed(Throwable error, String fallback) {
+    SessionTimer t = running;
+    Metrics.Op op = t != null && t.running ? t.op : op(fallback);
+    if (t != null) {
+      t.running = false;
+    }
+    running = null;
+    metrics.countError(op, error);
+  }
+
+  private Metrics.Op op(String name) {
+    Metrics.Op op = ops.get(name);
+    if (op == null) {
+      op = metrics.op(Metrics.cleanName(name));
+      ops.put(name, op);
+    }
+    return op;
+  }
+
+  void record(Metrics.Op op, long serviceNanos) {
+    if (!metrics.recording()) {
+      return;
+    }
+    if (serviceNanos < 0L) {
+      serviceNanos = 0L;
+    }
+    op.latency.recordValue(serviceNanos + lagNanos);
+    if (op.service != null) {
+      op.service.recordValue(serviceNanos);
+    }
+  }
+
+  private static final class SessionTimer implements Timer {
+    final SessionOps session;
+    final Metrics.Op op;
+    long startNanos;
+    boolean running;
+
+    SessionTimer(SessionOps session, Metrics.Op op) {
+      this.session = session;
+      this.op = op;
+    }
+
+    @Override
+    public void stop() {
+      if (running) {
+        running = false;
+        session.record(op, System.nanoTime() - startNanos);
+      }
+    }
+  }
+}

@@ -1,0 +1,27 @@
+package io.weft.load.scenario;
+
+import io.weft.load.record.OpRecorder;
+import io.weft.transport.Transport;
+
+/**
+ * One virtual user of a load run, written as plain blocking code against a {@link Transport}.
+ *
+ * <p>Lifecycle: the driver makes one instance per virtual user (a session), with a public
+ * constructor taking {@code java.util.Map<String, String>} (the run's {@code --param}s) or none.
+ * It calls {@link #connected} whenever the user has a newly opened transport (at the start, and
+ * again after the transport was closed by the scenario or by a failure), then {@link #iteration}
+ * as the workload model says. Keep per-user state in fields: an instance belongs to one session.
+ *
+ * <p>An exception from either method counts as an error of the operation that was running and
+ * ends that iteration only; the user goes on with the next one, reconnecting if its transport
+ * was closed. The same class runs in every mode; in continuation mode it is rewritten as it
+ * loads, so it must not wait through a lambda, a stream or reflection.
+ */
+public interface Scenario {
+
+  /** A new transport is open: wrap it in a client, say hello, log in. */
+  void connected(Transport transport, OpRecorder ops) throws Exception;
+
+  /** One iteration: the operations to time, through {@code ops}. */
+  void iteration(OpRecorder ops) throws Exception;
+}
