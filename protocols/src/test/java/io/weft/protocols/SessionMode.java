@@ -8,6 +8,7 @@ import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.SocketConnector;
 import io.weft.transport.Timeout;
+import io.weft.transport.TlsSettings;
 import io.weft.transport.mina.ContinuingMinaConnector;
 import com.sun.management.UnixOperatingSystemMXBean;
 import java.lang.management.ManagementFactory;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -42,24 +44,51 @@ public final class SessionMode implements AutoCloseable {
   private final Mode mode;
   private final String name;
   private final Supplier<Connector> connectors;
+  private final Function<TlsSettings, Connector> tlsConnectors;
   private final String unavailable;
+  private final List<String> instrumented;
   private Connector connector;
 
-  private SessionMode(Mode mode, String name, Supplier<Connector> connectors, String unavailable) {
+  private SessionMode(Mode mode, String name, Supplier<Connector> connectors,
+      Function<TlsSettings, Connector> tlsConnectors, String unavailable, List<String> instrumented) {
     this.mode = mode;
     this.name = name;
     this.connectors = connectors;
+    this.tlsConnectors = tlsConnectors;
     this.unavailable = unavailable;
+    this.instrumented = instrumented;
+  }
+
+  private SessionMode(Mode mode, String name, Supplier<Connector> connectors,
+      Function<TlsSettings, Connector> tlsConnectors, String unavailable) {
+    this(mode, name, connectors, tlsConnectors, unavailable, List.of());
+  }
+
+  /**
+   * The same mode over a connector of its own that speaks TLS from the start as {@code tls} says:
+   * {@code SocketConnector(tls)}, or {@code ContinuingMinaConnector} built with it. Close it too.
+   */
+  public SessionMode tls(TlsSettings tls) {
+    return new SessionMode(mode, name + "+TLS", () -> tlsConnectors.apply(tls), tlsConnectors, unavailable,
+        instrumented);
+  }
+
+  /**
+   * The same mode, also rewriting {@code packages} in continuation mode: the packages of the
+   * protocol clients a task uses from another package.
+   */
+  public SessionMode instrumenting(String... packages) {
+    return new SessionMode(mode, name, connectors, tlsConnectors, unavailable, List.of(packages));
   }
 
   /** Sessions one after another on the test thread, over {@code SocketTransport}. */
   public static SessionMode sync() {
-    return new SessionMode(Mode.SYNC, "SYNC/socket", SocketConnector::new, null);
+    return new SessionMode(Mode.SYNC, "SYNC/socket", SocketConnector::new, SocketConnector::new, null);
   }
 
   /** A platform thread per session, over {@code SocketTransport}. */
   public static SessionMode threads() {
-    return new SessionMode(Mode.THREADS, "THREADS/socket", SocketConnector::new, null);
+    return new SessionMode(Mode.THREADS, "THREADS/socket", SocketConnector::new, SocketConnector::new, null);
   }
 
   /**
@@ -69,7 +98,7 @@ public final class SessionMode implements AutoCloseable {
   public static SessionMode virtualThreads() {
     int feature = Runtime.version().feature();
     return new SessionMode(Mode.VIRTUAL_THREADS, "VIRTUAL_THREADS/socket", SocketConnector::new,
-        feature >= 21 ? null : "VIRTUAL_THREADS needs JDK 21 or later; this is JDK " + feature);
+        SocketConnector::new, feature >= 21 ? null : "VIRTUAL_THREADS needs JDK 21 or later; this is JDK " + feature);
   }
 
   /**
@@ -78,7 +107,7 @@ public final class SessionMode implements AutoCloseable {
    */
   public static SessionMode continuations(int workers) {
     return new SessionMode(Mode.continuations(workers), "CONTINUATIONS(" + workers + ")/ContinuingMina",
-        ContinuingMinaConnector::tcp, null);
+        ContinuingMinaConnector::tcp, tls -> ContinuingMinaConnector.builder().tls(tls).tcp(), null);
   }
 
   /** The mode's name, for messages. */
@@ -174,7 +203,9 @@ public final class SessionMode implements AutoCloseable {
         .address(address)
         .timeout(timeout);
     if (mode.kind() == Mode.Kind.CONTINUATIONS) {
-      builder.instrument(taskClass.getPackageName(), CLIENT_INTERNALS);
+      List<String> packages = new ArrayList<>(List.of(taskClass.getPackageName(), CLIENT_INTERNALS));
+      packages.addAll(instrumented);
+      builder.instrument(packages.toArray(new String[0]));
     }
     try (SessionRunner runner = builder.build()) {
       return runner.run(taskClass, sessions, constructorArgs);

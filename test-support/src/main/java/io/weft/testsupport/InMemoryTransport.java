@@ -1,6 +1,7 @@
 package io.weft.testsupport;
 
 import io.weft.transport.Timeout;
+import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
 import io.weft.transport.internal.InboundBuffer;
@@ -8,6 +9,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import javax.net.ssl.SSLSession;
 
 /**
  * A {@link Transport} over bytes in memory, for protocol parser unit tests: what the client reads
@@ -179,6 +182,17 @@ public final class InMemoryTransport implements Transport {
     checkOpen();
     pending.writeTo(flushed);
     pending.reset();
+  }
+
+  /** Refused: scripted bytes have no TLS peer. */
+  @Override
+  public void startTls(TlsSettings settings) {
+    throw new IllegalStateException("an in-memory transport has no peer that speaks TLS");
+  }
+
+  @Override
+  public Optional<SSLSession> tlsSession() {
+    return Optional.empty();
   }
 
   @Override

@@ -19,7 +19,10 @@ import java.util.Map;
  *   <li>{@code ${PREFIX}}: the temporary directory (also nginx's {@code -p} prefix);
  *   <li>{@code ${ROOT}}: the document root, {@code ${PREFIX}/html}, filled by the caller;
  *   <li>{@code ${USER}}: a {@code user root;} line when running as root (so worker processes
- *       can read the private temporary directory), otherwise nothing.
+ *       can read the private temporary directory), otherwise nothing;
+ *   <li>{@code ${TLS_CERT}} and {@code ${TLS_KEY}}: with a certificate given, the PEM files of
+ *       its chain and key, for {@code listen ... ssl;} with {@code ssl_certificate} and
+ *       {@code ssl_certificate_key}.
  * </ul>
  */
 public final class NginxProcess extends ServerProcess {
@@ -41,6 +44,16 @@ public final class NginxProcess extends ServerProcess {
    */
   public static NginxProcess start(Path binary, String configTemplate, Map<String, byte[]> files)
       throws IOException {
+    return start(binary, configTemplate, files, null);
+  }
+
+  /**
+   * As {@link #start(Path, String, Map)}, with {@code certificate} written as PEM files for the
+   * {@code ${TLS_CERT}} and {@code ${TLS_KEY}} placeholders (a TLS server: Debian's nginx has
+   * the ssl module). Readiness is still a TCP accept, which an ssl listener gives.
+   */
+  public static NginxProcess start(Path binary, String configTemplate, Map<String, byte[]> files,
+      TestPki.Issued certificate) throws IOException {
     int port = ServerBinaries.freeLoopbackPort();
     Path prefix = Files.createTempDirectory("weft-nginx-");
     NginxProcess nginx = new NginxProcess(port, prefix);
@@ -55,7 +68,16 @@ public final class NginxProcess extends ServerProcess {
         Files.write(target, file.getValue());
       }
       Files.createDirectories(prefix.resolve("logs"));
+      String tlsCert = "";
+      String tlsKey = "";
+      if (certificate != null) {
+        TestPki.PemFiles pem = certificate.writePem(Files.createDirectories(prefix.resolve("tls")), "server");
+        tlsCert = pem.certificate.toString();
+        tlsKey = pem.key.toString();
+      }
       String config = configTemplate
+          .replace("${TLS_CERT}", tlsCert)
+          .replace("${TLS_KEY}", tlsKey)
           .replace("${PORT}", Integer.toString(port))
           .replace("${PREFIX}", prefix.toString())
           .replace("${ROOT}", root.toString())

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import javax.net.ssl.SSLContext;
 
 /**
  * A real {@code redis-server} on a free loopback port, persistence off, in its own temporary
@@ -28,8 +29,38 @@ public final class RedisServerProcess extends ServerProcess {
 
   private static final Duration READY_WITHIN = Duration.ofSeconds(20);
 
-  private RedisServerProcess(int port, Path directory) {
+  /** For a TLS server: the client context its readiness check trusts; null for plaintext. */
+  private final SSLContext tlsClient;
+
+  private RedisServerProcess(int port, Path directory, SSLContext tlsClient) {
     super(BINARY, port, directory);
+    this.tlsClient = tlsClient;
+  }
+
+  /**
+   * Starts {@code binary} serving TLS only ({@code --port 0 --tls-port}), presenting
+   * {@code certificate}, and waits until it answers PING over TLS with a client that trusts
+   * {@code trustedBy}. Client certificates are not asked for ({@code --tls-auth-clients no}).
+   * Debian's redis-server links OpenSSL and has TLS built in.
+   */
+  public static RedisServerProcess startTls(Path binary, TestPki.Issued certificate, SSLContext trustedBy)
+      throws IOException {
+    int port = ServerBinaries.freeLoopbackPort();
+    RedisServerProcess redis = new RedisServerProcess(port, Files.createTempDirectory("weft-redis-tls-"), trustedBy);
+    TestPki.PemFiles pem = certificate.writePem(redis.directory(), "server");
+    redis.start(List.of(binary.toString(),
+        "--port", "0",
+        "--tls-port", Integer.toString(port),
+        "--tls-cert-file", pem.certificate.toString(),
+        "--tls-key-file", pem.key.toString(),
+        "--tls-auth-clients", "no",
+        "--bind", "127.0.0.1",
+        "--save", "",
+        "--appendonly", "no",
+        "--daemonize", "no",
+        "--dir", redis.directory().toString(),
+        "--maxclients", "10000"), READY_WITHIN);
+    return redis;
   }
 
   /** Starts {@code binary}, accepting up to 10,000 clients, and waits until it answers PING. */
@@ -44,7 +75,7 @@ public final class RedisServerProcess extends ServerProcess {
    */
   public static RedisServerProcess start(Path binary, List<String> extraArguments) throws IOException {
     int port = ServerBinaries.freeLoopbackPort();
-    RedisServerProcess redis = new RedisServerProcess(port, Files.createTempDirectory("weft-redis-"));
+    RedisServerProcess redis = new RedisServerProcess(port, Files.createTempDirectory("weft-redis-"), null);
     List<String> command = new ArrayList<>(List.of(binary.toString(),
         "--port", Integer.toString(port),
         "--bind", "127.0.0.1",
@@ -60,9 +91,11 @@ public final class RedisServerProcess extends ServerProcess {
 
   @Override
   protected boolean isReady() {
-    try (Socket socket = new Socket()) {
-      socket.connect(address(), 200);
-      socket.setSoTimeout(1000);
+    try (Socket plain = new Socket()) {
+      plain.connect(address(), 200);
+      plain.setSoTimeout(1000);
+      Socket socket = tlsClient == null ? plain
+          : tlsClient.getSocketFactory().createSocket(plain, "localhost", port(), true);
       OutputStream out = socket.getOutputStream();
       out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
       out.flush();

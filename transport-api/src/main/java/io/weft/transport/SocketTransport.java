@@ -4,6 +4,7 @@ import io.weft.transport.internal.ConnectFailures;
 import io.weft.transport.internal.Deadlines;
 import io.weft.transport.internal.InboundBuffer;
 import io.weft.transport.internal.OutboundBuffer;
+import io.weft.transport.internal.Tls;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,6 +18,9 @@ import java.net.SocketTimeoutException;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
+import java.util.Optional;
+import javax.net.ssl.SSLSession;
+import javax.net.ssl.SSLSocket;
 
 /**
  * The reference {@link Transport}: a plain blocking {@link Socket} with Weft's own buffering.
@@ -27,15 +31,23 @@ import java.util.Objects;
  * blocking socket cannot be timed out by the JDK; a write that stalls on a full send buffer
  * ends only when the peer reads, resets, or this transport is closed from another thread.
  *
+ * <p>TLS runs over an {@link SSLSocket} layered on the connected socket
+ * ({@code SSLSocketFactory.createSocket(socket, host, port, true)}): from the connect when the
+ * connector has {@link TlsSettings}, or from {@link #startTls(TlsSettings)}. The handshake is
+ * bounded like a read, through the socket's timeout.
+ *
  * <p>Open one with {@link #connect(SocketAddress, Timeout)} or a {@link SocketConnector}.
  */
 public final class SocketTransport implements Transport {
   private static final int READ_CHUNK = 8 * 1024;
   private static final int WRITE_THRESHOLD = 64 * 1024;
 
-  private final Socket socket;
-  private final InputStream in;
-  private final OutputStream out;
+  /** The plain socket, or the TLS socket layered over it once upgraded (closing it closes both). */
+  private volatile Socket socket;
+  private InputStream in;
+  private OutputStream out;
+  private final SocketAddress remote;
+  private volatile SSLSession tlsSession;
   private final long sessionStartNanos;
   private final InboundBuffer inbound = new InboundBuffer(READ_CHUNK);
   private final OutboundBuffer outbound = new OutboundBuffer(1024);
@@ -45,9 +57,15 @@ public final class SocketTransport implements Transport {
 
   SocketTransport(Socket socket, Timeout timeout, long sessionStartNanos, SocketConnector owner)
       throws IOException {
+    this(socket, timeout, sessionStartNanos, owner, socket.getRemoteSocketAddress());
+  }
+
+  private SocketTransport(Socket socket, Timeout timeout, long sessionStartNanos, SocketConnector owner,
+      SocketAddress remote) throws IOException {
     this.socket = socket;
     this.in = socket.getInputStream();
     this.out = socket.getOutputStream();
+    this.remote = remote;
     this.timeout = timeout;
     this.sessionStartNanos = sessionStartNanos;
     this.owner = owner;
@@ -63,10 +81,25 @@ public final class SocketTransport implements Transport {
    * @throws IOException if the connect fails or times out; the message names {@code remote}
    */
   public static SocketTransport connect(SocketAddress remote, Timeout timeout) throws IOException {
-    return open(remote, timeout, null);
+    return open(remote, timeout, null, null);
   }
 
-  static SocketTransport open(SocketAddress remote, Timeout timeout, SocketConnector owner)
+  /**
+   * Connects as {@link #connect(SocketAddress, Timeout)}, then does a TLS handshake as
+   * {@code tls} says before returning (implicit TLS).
+   *
+   * @param remote the server's address
+   * @param timeout the transport's timeouts; the handshake counts as one wait
+   * @param tls the TLS settings of the handshake
+   * @return the open transport, speaking TLS
+   * @throws IOException if the connect fails
+   * @throws TlsHandshakeException if the handshake fails
+   */
+  public static SocketTransport connect(SocketAddress remote, Timeout timeout, TlsSettings tls) throws IOException {
+    return open(remote, timeout, null, Objects.requireNonNull(tls, "tls"));
+  }
+
+  static SocketTransport open(SocketAddress remote, Timeout timeout, SocketConnector owner, TlsSettings tls)
       throws IOException {
     Objects.requireNonNull(remote, "remote");
     Objects.requireNonNull(timeout, "timeout");
@@ -77,7 +110,6 @@ public final class SocketTransport implements Transport {
     try {
       socket.setTcpNoDelay(true);
       socket.connect(remote, Deadlines.toSoTimeoutMillis(wait));
-      return new SocketTransport(socket, timeout, start, owner);
     } catch (SocketTimeoutException e) {
       closeQuietly(socket);
       TransportTimeoutException t = Deadlines.timedOut(timeout, start, wait, "connect to " + remote);
@@ -90,6 +122,15 @@ public final class SocketTransport implements Transport {
       closeQuietly(socket);
       throw e;
     }
+    SocketTransport transport = new SocketTransport(socket, timeout, start, owner, remote);
+    if (tls != null) {
+      if (owner != null) {
+        // Tracked before the handshake, so that closing the connector ends a handshake too.
+        owner.track(transport);
+      }
+      transport.handshake(tls, remote);
+    }
+    return transport;
   }
 
   /**
@@ -264,6 +305,72 @@ public final class SocketTransport implements Transport {
     } catch (IOException e) {
       throw fail(e);
     }
+  }
+
+  @Override
+  public void startTls(TlsSettings settings) throws IOException {
+    Objects.requireNonNull(settings, "settings");
+    checkOpen();
+    if (tlsSession != null) {
+      throw new IllegalStateException("this transport already speaks TLS");
+    }
+    send();
+    int buffered = inbound.size();
+    if (buffered != 0) {
+      byte[] injected = new byte[buffered];
+      inbound.poll(injected, 0, buffered);
+      try {
+        Tls.checkNothingBuffered(injected, Tls.hostName(settings, remote));
+      } catch (StartTlsInjectionException e) {
+        close("refused STARTTLS: plaintext past the upgrade point");
+        throw e;
+      }
+    }
+    handshake(settings, remote);
+  }
+
+  /** Layers TLS over the socket and completes the handshake, or closes this and throws. */
+  private void handshake(TlsSettings settings, SocketAddress remote) throws IOException {
+    String host = Tls.hostName(settings, remote);
+    int port = Tls.port(remote);
+    String what = Tls.what(host, port);
+    long wait = 0L;
+    try {
+      wait = Tls.handshakeWaitNanos(settings, timeout, sessionStartNanos, what);
+      SSLSocket tls = Tls.newSocket(settings, socket, host, port);
+      socket = tls;
+      if (closedBecause != null) {
+        closeQuietly(tls);
+        throw new TransportClosedException("transport closed during " + what + ": " + closedBecause);
+      }
+      tls.setSoTimeout(Deadlines.toSoTimeoutMillis(wait));
+      tls.startHandshake();
+      in = tls.getInputStream();
+      out = tls.getOutputStream();
+      tlsSession = tls.getSession();
+    } catch (SocketTimeoutException e) {
+      TransportTimeoutException t = e instanceof TransportTimeoutException
+          ? (TransportTimeoutException) e : Deadlines.timedOut(timeout, sessionStartNanos, wait, what);
+      if (t != e) {
+        t.initCause(e);
+      }
+      close("an operation timed out: " + t.getMessage());
+      throw t;
+    } catch (TransportClosedException e) {
+      throw e;
+    } catch (IOException | RuntimeException e) {
+      if (closedBecause != null) {
+        throw new TransportClosedException("transport closed during " + what + ": " + closedBecause, e);
+      }
+      TlsHandshakeException failed = Tls.handshakeFailed(what, e);
+      close("failed: " + failed.getMessage());
+      throw failed;
+    }
+  }
+
+  @Override
+  public Optional<SSLSession> tlsSession() {
+    return Optional.ofNullable(tlsSession);
   }
 
   @Override

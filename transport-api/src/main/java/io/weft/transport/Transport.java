@@ -4,6 +4,8 @@ import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.charset.Charset;
+import java.util.Optional;
+import javax.net.ssl.SSLSession;
 
 /**
  * A blocking-style, byte-oriented connection to one peer: the only API a Weft protocol client
@@ -42,6 +44,14 @@ import java.nio.charset.Charset;
  * the transport is closed, and every later operation throws {@link TransportClosedException}.
  * A peer that closes shows as end of stream to the reader; a reset shows as an
  * {@code IOException}.
+ *
+ * <h2>TLS</h2>
+ * A transport opened by a connector given {@link TlsSettings} speaks TLS from the start (its
+ * connect includes the handshake); a plaintext one can be upgraded in place with
+ * {@link #startTls(TlsSettings)}. Either way the reads and writes above then carry plaintext
+ * through TLS, with the same contract, and {@link #tlsSession()} tells what was negotiated.
+ * A failed handshake is a {@link TlsHandshakeException}, one that runs out of time a
+ * {@link TransportTimeoutException}.
  *
  * <h2>Threads</h2>
  * A transport belongs to one session: it is not safe for concurrent use by several threads,
@@ -185,6 +195,37 @@ public interface Transport extends Closeable {
    * @throws IOException if the send times out or the transport fails
    */
   void flush() throws IOException;
+
+  /**
+   * Upgrades this plaintext transport to TLS in place and returns once the handshake is done
+   * (STARTTLS: call it after the server's go-ahead, e.g. SMTP's {@code 220} reply to
+   * {@code STARTTLS}). Anything written and not yet flushed is flushed first, in plaintext.
+   * The handshake is one wait, bounded as {@link TlsSettings} says; the server's certificate and
+   * host name are verified as the settings say, the host name being the one this transport
+   * connected to unless {@link TlsSettings.Builder#serverName(String)} names it.
+   *
+   * <p>Bytes already received and not yet read when this is called are not fed to TLS: they
+   * are plaintext that arrived past the upgrade point, which an honest server never sends and a
+   * man in the middle does to inject commands, so the upgrade is refused. Every failure below
+   * closes the transport.
+   *
+   * @param settings the TLS settings of the handshake
+   * @throws StartTlsInjectionException if plaintext bytes are buffered past the upgrade point
+   * @throws TlsHandshakeException if the handshake fails: untrusted, expired or wrong-host
+   *     certificate, a peer that does not speak TLS, a close during the handshake
+   * @throws TransportTimeoutException if the handshake takes too long
+   * @throws IllegalStateException if this transport already speaks TLS, or cannot (the in-VM
+   *     pipe has no host to verify)
+   */
+  void startTls(TlsSettings settings) throws IOException;
+
+  /**
+   * The negotiated TLS session (protocol, cipher suite, the server's certificates) once a
+   * handshake has completed. For logging and pinning. Never waits.
+   *
+   * @return the negotiated session, or empty for plaintext
+   */
+  Optional<SSLSession> tlsSession();
 
   /**
    * This transport's timeouts.

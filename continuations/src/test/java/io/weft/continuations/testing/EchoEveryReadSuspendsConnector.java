@@ -1,17 +1,20 @@
 package io.weft.continuations.testing;
 
+import io.weft.continuations.internal.runtime.Wait;
 import io.weft.continuations.spi.Suspend;
 import io.weft.continuations.spi.SuspendingConnector;
-import io.weft.continuations.internal.runtime.Wait;
 import io.weft.transport.Timeout;
+import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.charset.Charset;
 import java.util.ArrayDeque;
+import java.util.Optional;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLSession;
 import org.apache.commons.javaflow.api.continuable;
 
 /**
@@ -108,6 +111,8 @@ public final class EchoEveryReadSuspendsConnector implements SuspendingConnector
     }
 
     @Override public void flush() {}
+    @Override public void startTls(TlsSettings settings) { throw new IllegalStateException("no TLS here"); }
+    @Override public Optional<SSLSession> tlsSession() { return Optional.empty(); }
     @Override public Timeout timeout() { return Timeout.NONE; }
     @Override public void timeout(Timeout timeout) {}
 

@@ -2,6 +2,7 @@ package io.weft.continuations.testing;
 
 import io.weft.continuations.spi.Suspend;
 import io.weft.transport.Timeout;
+import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
 import io.weft.transport.TransportTimeoutException;
@@ -12,6 +13,8 @@ import java.io.IOException;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
+import java.util.Optional;
+import javax.net.ssl.SSLSession;
 import org.apache.commons.javaflow.api.continuable;
 import org.apache.commons.javaflow.core.StackRecorder;
 
@@ -229,6 +232,16 @@ public final class PipeTransport implements Transport {
       bytes = outbound.take();
     }
     server.received(this, bytes);
+  }
+
+  @Override
+  public void startTls(TlsSettings settings) {
+    throw new IllegalStateException("the in-memory pipe has no peer that speaks TLS");
+  }
+
+  @Override
+  public Optional<SSLSession> tlsSession() {
+    return Optional.empty();
   }
 
   @Override

@@ -3,11 +3,14 @@ package io.weft.continuations.testing;
 import io.weft.continuations.spi.Suspend;
 import io.weft.continuations.spi.SuspendingConnector;
 import io.weft.transport.Timeout;
+import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.charset.Charset;
+import java.util.Optional;
 import java.util.concurrent.LinkedBlockingQueue;
+import javax.net.ssl.SSLSession;
 import org.apache.commons.javaflow.api.continuable;
 
 /**
@@ -76,6 +79,8 @@ public final class YieldingConnector implements SuspendingConnector {
     }
 
     @Override public void flush() {}
+    @Override public void startTls(TlsSettings settings) { throw new IllegalStateException("no TLS here"); }
+    @Override public Optional<SSLSession> tlsSession() { return Optional.empty(); }
     @Override public Timeout timeout() { return Timeout.NONE; }
     @Override public void timeout(Timeout timeout) {}
     @Override public boolean isOpen() { return true; }

@@ -2,9 +2,12 @@ package io.weft.perf.micro;
 
 import io.weft.transport.Connector;
 import io.weft.transport.Timeout;
+import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import java.net.SocketAddress;
 import java.nio.charset.Charset;
+import java.util.Optional;
+import javax.net.ssl.SSLSession;
 
 /**
  * For microbenchmarks of the scheduler alone: a connector whose connect returns at once with a
@@ -51,6 +54,16 @@ public final class NoTransportConnector implements Connector {
     @Override public void write(String text, Charset charset) { throw noIo(); }
     @Override public void writeLine(String line) { throw noIo(); }
     @Override public void flush() { }
+
+    @Override
+    public void startTls(TlsSettings settings) {
+      throw new IllegalStateException("a transport with no peer has no TLS");
+    }
+
+    @Override
+    public Optional<SSLSession> tlsSession() {
+      return Optional.empty();
+    }
 
     @Override
     public Timeout timeout() {

@@ -1,6 +1,7 @@
 package io.weft.protocols.smtp;
 
 import io.weft.transport.ProtocolViolationException;
+import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -15,6 +16,7 @@ import java.util.List;
  * <h2>Lifecycle</h2>
  * <pre>
  * CONNECTED --{@link #greeting()}--&gt; GREETED --{@link #hello}--&gt; READY
+ * READY --{@link #startTls}--&gt; READY (over TLS, after a second EHLO)
  * READY --{@link #mailFrom}--&gt; MAIL --{@link #rcptTo} (one or more)--&gt; RCPT --{@link #data}--&gt; READY
  * MAIL, RCPT --{@link #rset()}--&gt; READY        any --{@link #quit()}--&gt; CLOSED
  * </pre>
@@ -24,6 +26,10 @@ import java.util.List;
  * {@link IOException} (a malformed reply, an end of stream, a timeout) leaves the client
  * {@code BROKEN}: every later call throws {@link IllegalStateException}. The client never
  * closes the transport: its owner does, after {@link #quit()}.
+ *
+ * <p>TLS: on port 587 (submission) call {@link #startTls} after {@link #hello} when
+ * {@link #offersStartTls()}; on port 465 connect with a connector made with TLS settings (implicit
+ * TLS) and use the client as on plaintext.
  *
  * <p>Reply lines are read with a byte limit, and a reply may have at most
  * {@value #MAX_REPLY_LINES} lines.
@@ -126,6 +132,60 @@ public final class SmtpClient {
    */
   public List<String> extensions() {
     return extensions;
+  }
+
+  /**
+   * Whether the last EHLO reply advertised {@code STARTTLS} (RFC 3207).
+   *
+   * @return true when the last EHLO reply advertised {@code STARTTLS}
+   */
+  public boolean offersStartTls() {
+    for (String extension : extensions) {
+      String keyword = extension.split(" ", 2)[0];
+      if (keyword.equalsIgnoreCase("STARTTLS")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Upgrades the connection to TLS (RFC 3207): says {@code STARTTLS}, which must be answered
+   * 220, has the transport do the handshake as {@code tls} says (the server's certificate
+   * verified for the host connected to, unless the settings name another), then says
+   * {@code EHLO domain} again, as the RFC requires, since what the server offers may change.
+   * Returns that second EHLO's reply. Any reply the server sent past its 220 before the
+   * handshake is refused by the transport ({@link io.weft.transport.StartTlsInjectionException}).
+   *
+   * @param tls the TLS settings of the handshake
+   * @param domain the client's domain for the EHLO after the upgrade
+   * @return the reply to the EHLO sent over TLS
+   * @throws IllegalStateException if not READY, or the server did not advertise STARTTLS: a
+   *     client that needs TLS must not carry on in plaintext, and a missing STARTTLS is what a
+   *     downgrade attack looks like
+   * @throws SmtpReplyException if the server refuses STARTTLS
+   * @throws io.weft.transport.TlsHandshakeException if the handshake fails
+   */
+  public SmtpReply startTls(TlsSettings tls, String domain) throws IOException {
+    checkArgument("domain", domain);
+    if (tls == null) {
+      throw new IllegalArgumentException("tls == null");
+    }
+    expectState("STARTTLS", STATE_READY);
+    if (!offersStartTls()) {
+      throw new IllegalStateException("the server did not advertise STARTTLS in its EHLO reply: " + extensions);
+    }
+    expect("STARTTLS", command("STARTTLS"), 2);
+    try {
+      transport.startTls(tls);
+    } catch (IOException | RuntimeException e) {
+      markBroken(e);
+      throw e;
+    }
+    // What the server said before TLS is forgotten; a new EHLO over TLS says it again.
+    extensions = List.of();
+    state = STATE_GREETED;
+    return hello(domain);
   }
 
   /**

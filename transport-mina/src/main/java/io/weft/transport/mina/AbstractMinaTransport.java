@@ -1,14 +1,18 @@
 package io.weft.transport.mina;
 
 import io.weft.transport.ProtocolViolationException;
+import io.weft.transport.StartTlsInjectionException;
 import io.weft.transport.Timeout;
+import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
 import io.weft.transport.TransportTimeoutException;
 import io.weft.transport.internal.Deadlines;
 import io.weft.transport.internal.OutboundBuffer;
+import io.weft.transport.internal.Tls;
 import io.weft.transport.mina.internal.IoThreads;
 import io.weft.transport.mina.internal.SessionState;
+import io.weft.transport.mina.internal.TlsFilter;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.SocketAddress;
@@ -16,9 +20,13 @@ import java.nio.charset.Charset;
 import java.util.Arrays;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
+import java.util.Optional;
+import javax.net.ssl.SSLSession;
 import org.apache.mina.core.buffer.IoBuffer;
+import org.apache.mina.core.future.IoFuture;
 import org.apache.mina.core.future.WriteFuture;
 import org.apache.mina.core.session.IoSession;
+import org.apache.mina.transport.socket.nio.NioSession;
 
 /**
  * What Weft's two MINA transports share: everything but the waiting. {@link MinaTransport}
@@ -146,6 +154,72 @@ abstract sealed class AbstractMinaTransport implements Transport
       throw ended;
     }
     throw new IOException("write failed: " + cause, cause);
+  }
+
+  // ---- TLS: the steps around the wait, which each subclass does its own way.
+
+  /** What a handshake wait on this transport is called in messages. */
+  final String handshakeWhat(TlsSettings settings) {
+    return Tls.what(Tls.hostName(settings, remote), Tls.port(remote));
+  }
+
+  /** The time the handshake may take (see {@link Tls#handshakeWaitNanos}). */
+  final long handshakeWaitNanos(TlsSettings settings, String what) throws TransportTimeoutException {
+    return Tls.handshakeWaitNanos(settings, timeout, sessionStartNanos, what);
+  }
+
+  /**
+   * STARTTLS, up to the wait: refuses buffered plaintext, adds the TLS filter to the live session
+   * (which starts the handshake) and returns the handshake's future. Nothing must be left to
+   * flush. Closes this transport on any failure.
+   */
+  final IoFuture beginStartTls(TlsSettings settings, String what) throws IOException {
+    checkOpen();
+    IoThreads.checkNotIoThread(what);
+    IoSession session = state.session();
+    if (session != null && !(session instanceof NioSession)) {
+      throw new IllegalStateException("TLS needs a TCP session; the in-VM pipe has no host to verify");
+    }
+    try {
+      state.checkWritable("STARTTLS");
+      IoFuture handshake = state.beginTls(session, true);
+      try {
+        session.getFilterChain().addFirst(TlsFilter.NAME,
+            new TlsFilter(settings, Tls.hostName(settings, remote), Tls.port(remote), true));
+      } catch (RuntimeException e) {
+        throw Tls.handshakeFailed(what, e);
+      }
+      return handshake;
+    } catch (StartTlsInjectionException e) {
+      close("refused STARTTLS: plaintext past the upgrade point");
+      throw e;
+    } catch (IOException e) {
+      throw fail(e);
+    }
+  }
+
+  /**
+   * After a handshake wait that did not run out of time: returns if the handshake completed,
+   * otherwise closes this transport and throws why not.
+   */
+  final void endHandshake(String what) throws IOException {
+    IOException failed = state.tlsFailure(what);
+    if (failed != null) {
+      if (!(failed instanceof TransportClosedException)) {
+        close("failed: " + failed.getMessage());
+      }
+      throw failed;
+    }
+  }
+
+  /** After a handshake wait that ran out of time: closes this transport and returns the exception. */
+  final IOException handshakeTimedOut(long waitedNanos, String what) {
+    return fail(timedOut(waitedNanos, what));
+  }
+
+  @Override
+  public final Optional<SSLSession> tlsSession() {
+    return Optional.ofNullable(state.tlsSession());
   }
 
   // ---- Time.

@@ -2,6 +2,7 @@ package io.weft.transport.mina;
 
 import io.weft.continuations.spi.SuspendingConnector;
 import io.weft.transport.Timeout;
+import io.weft.transport.TlsSettings;
 import io.weft.transport.TransportClosedException;
 import io.weft.transport.internal.Deadlines;
 import io.weft.transport.mina.internal.IoThreads;
@@ -20,6 +21,9 @@ import org.apache.mina.transport.vmpipe.VmPipeAddress;
  * in-VM pipe ({@link VmPipeAddress}), whose waits suspend the running continuation. The
  * connector {@code CONTINUATIONS} mode needs; it works in every other mode too, blocking there.
  * A connect suspends on MINA's {@code ConnectFuture}.
+ *
+ * <p>Built with {@link Builder#tls}, every connect also does a TLS handshake, which suspends like
+ * any other wait.
  *
  * <p>It owns one {@link MinaConnector} (its threads, its open sessions); {@link #close()}
  * closes that, and with it every transport still open.
@@ -95,7 +99,12 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
         future.cancel();
         throw Deadlines.timedOut(timeout, start, wait, what);
       }
-      return new ContinuingMinaTransport(mina.connected(future, state, what), timeout, start, mina, remote, waits);
+      ContinuingMinaTransport transport =
+          new ContinuingMinaTransport(mina.connected(future, state, what), timeout, start, mina, remote, waits);
+      if (mina.tls().isPresent()) {
+        transport.awaitImplicitHandshake(mina.tls().get());
+      }
+      return transport;
     } catch (IOException | RuntimeException e) {
       mina.abandon(state, "connect failed: " + e);
       throw e;
@@ -195,6 +204,17 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
      */
     public Builder inboundBufferLimit(int bytes) {
       mina.inboundBufferLimit(bytes);
+      return this;
+    }
+
+    /**
+     * As {@link MinaConnector.Builder#tls}: every connect does a TLS handshake, suspending.
+     *
+     * @param tls the TLS settings of every connect
+     * @return this builder
+     */
+    public Builder tls(TlsSettings tls) {
+      mina.tls(tls);
       return this;
     }
 

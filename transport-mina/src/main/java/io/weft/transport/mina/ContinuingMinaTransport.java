@@ -2,6 +2,7 @@ package io.weft.transport.mina;
 
 import io.weft.continuations.spi.Suspend;
 import io.weft.transport.Timeout;
+import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import io.weft.transport.internal.Deadlines;
 import io.weft.transport.internal.InboundBuffer;
@@ -13,6 +14,7 @@ import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import org.apache.commons.javaflow.api.continuable;
+import org.apache.mina.core.future.IoFuture;
 import org.apache.mina.core.future.WriteFuture;
 
 /**
@@ -178,6 +180,39 @@ public final class ContinuingMinaTransport extends AbstractMinaTransport {
   public void flush() throws IOException {
     checkOpen();
     send();
+  }
+
+  @Override
+  @continuable
+  public void startTls(TlsSettings settings) throws IOException {
+    Objects.requireNonNull(settings, "settings");
+    checkOpen();
+    send();
+    String what = handshakeWhat(settings);
+    long wait = handshakeWaitNanos(settings, what);
+    IoFuture handshake = beginStartTls(settings, what);
+    awaitHandshake(handshake, wait, what);
+  }
+
+  /** Waits (suspending) for the handshake of implicit TLS, begun by the connect. */
+  @continuable
+  void awaitImplicitHandshake(TlsSettings settings) throws IOException {
+    String what = handshakeWhat(settings);
+    awaitHandshake(state.handshake(), handshakeWaitNanos(settings, what), what);
+  }
+
+  @continuable
+  private void awaitHandshake(IoFuture handshake, long wait, String what) throws IOException {
+    boolean ended;
+    try {
+      ended = waits.awaitDone(state, handshake, wait, what);
+    } catch (IOException e) {
+      throw fail(e);
+    }
+    if (!ended) {
+      throw handshakeTimedOut(wait, what);
+    }
+    endHandshake(what);
   }
 
   @continuable

@@ -2,20 +2,24 @@ package io.weft.transport.mina;
 
 import io.weft.transport.Connector;
 import io.weft.transport.Timeout;
+import io.weft.transport.TlsSettings;
 import io.weft.transport.TransportClosedException;
 import io.weft.transport.internal.ConnectFailures;
 import io.weft.transport.internal.Deadlines;
+import io.weft.transport.internal.Tls;
 import io.weft.transport.mina.internal.IoThreads;
 import io.weft.transport.mina.internal.MinaIoThread;
 import io.weft.transport.mina.internal.NioProcessor;
 import io.weft.transport.mina.internal.SessionState;
 import io.weft.transport.mina.internal.SessionStateHandler;
+import io.weft.transport.mina.internal.TlsFilter;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -46,6 +50,9 @@ import org.slf4j.LoggerFactory;
  * bounded time, until those threads have ended; called on a MINA I/O thread it cannot wait, and
  * hands the disposal to a new thread instead.
  *
+ * <p>Built with {@link Builder#tls(TlsSettings)}, every connect also does a TLS handshake over
+ * MINA's {@code SslFilter} before it returns (implicit TLS); TCP only.
+ *
  * <pre>{@code
  * try (MinaConnector connector = MinaConnector.tcp()) {
  *   Transport transport = connector.connect(address, Timeout.of(5, SECONDS));
@@ -65,6 +72,7 @@ public final class MinaConnector implements Connector {
   private final ExecutorService threads;
   private final boolean vmPipe;
   private final int inboundLimit;
+  private final TlsSettings tls;
   private final Set<SessionState> live = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
   /** Why this connector can no longer serve: one of its threads died. Null while it can. */
@@ -73,6 +81,10 @@ public final class MinaConnector implements Connector {
   private MinaConnector(Builder builder, boolean vmPipe) {
     this.vmPipe = vmPipe;
     this.inboundLimit = builder.inboundLimit;
+    this.tls = builder.tls;
+    if (vmPipe && tls != null) {
+      throw new IllegalStateException("TLS needs TCP; the in-VM pipe has no host to verify");
+    }
     int id = IDS.incrementAndGet();
     this.threads = Executors.newCachedThreadPool(daemonThreads("weft-mina-" + id + "-", this::threadDied));
     if (vmPipe) {
@@ -141,7 +153,11 @@ public final class MinaConnector implements Connector {
         future.cancel();
         throw Deadlines.timedOut(timeout, start, wait, what);
       }
-      return new MinaTransport(connected(future, state, what), timeout, start, this, remote);
+      MinaTransport transport = new MinaTransport(connected(future, state, what), timeout, start, this, remote);
+      if (tls != null) {
+        transport.awaitImplicitHandshake(tls);
+      }
+      return transport;
     } catch (IOException | RuntimeException e) {
       abandon(state, "connect failed: " + e);
       throw e;
@@ -176,9 +192,35 @@ public final class MinaConnector implements Connector {
     return state;
   }
 
-  /** Issues the MINA connect; the session is attached to {@code state} before any event. */
+  /**
+   * Issues the MINA connect; the session is attached to {@code state} before any event, and with
+   * TLS the filter is in its chain, to start the handshake when the session opens.
+   */
   ConnectFuture startConnect(SocketAddress remote, SessionState state) {
-    return connector.connect(remote, (session, future) -> state.attach(session));
+    if (tls == null) {
+      return connector.connect(remote, (session, future) -> state.attach(session));
+    }
+    String host = Tls.hostName(tls, remote);
+    int port = Tls.port(remote);
+    return connector.connect(remote, (session, future) -> {
+      state.attach(session);
+      try {
+        state.beginTls(session, false);
+      } catch (IOException e) {
+        // The state was closed first: attach has closed the session already.
+        return;
+      }
+      session.getFilterChain().addFirst(TlsFilter.NAME, new TlsFilter(tls, host, port, false));
+    });
+  }
+
+  /**
+   * The TLS settings every connect uses.
+   *
+   * @return the settings, or empty for plaintext
+   */
+  public Optional<TlsSettings> tls() {
+    return Optional.ofNullable(tls);
   }
 
   /**
@@ -350,8 +392,21 @@ public final class MinaConnector implements Connector {
   public static final class Builder {
     private int inboundLimit = SessionState.DEFAULT_INBOUND_LIMIT;
     private int processorCount;
+    private TlsSettings tls;
 
     private Builder() {}
+
+    /**
+     * Every connect does a TLS handshake as {@code tls} says before it returns (implicit TLS).
+     * TCP only: {@link #vmPipe()} refuses it.
+     *
+     * @param tls the TLS settings of every connect
+     * @return this builder
+     */
+    public Builder tls(TlsSettings tls) {
+      this.tls = Objects.requireNonNull(tls, "tls");
+      return this;
+    }
 
     /**
      * Bytes a session may buffer unread before reading from the peer is suspended (resumed

@@ -1,6 +1,7 @@
 package io.weft.transport.mina;
 
 import io.weft.transport.Timeout;
+import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import io.weft.transport.internal.Deadlines;
 import io.weft.transport.internal.InboundBuffer;
@@ -11,6 +12,7 @@ import java.net.SocketAddress;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
+import org.apache.mina.core.future.IoFuture;
 import org.apache.mina.core.future.WriteFuture;
 
 /**
@@ -147,6 +149,36 @@ public final class MinaTransport extends AbstractMinaTransport {
   public void flush() throws IOException {
     checkOpen();
     send();
+  }
+
+  @Override
+  public void startTls(TlsSettings settings) throws IOException {
+    Objects.requireNonNull(settings, "settings");
+    checkOpen();
+    send();
+    String what = handshakeWhat(settings);
+    long wait = handshakeWaitNanos(settings, what);
+    IoFuture handshake = beginStartTls(settings, what);
+    awaitHandshake(handshake, wait, what);
+  }
+
+  /** Waits for the handshake of implicit TLS, begun by the connect. */
+  void awaitImplicitHandshake(TlsSettings settings) throws IOException {
+    String what = handshakeWhat(settings);
+    awaitHandshake(state.handshake(), handshakeWaitNanos(settings, what), what);
+  }
+
+  private void awaitHandshake(IoFuture handshake, long wait, String what) throws IOException {
+    boolean ended;
+    try {
+      ended = state.awaitDone(handshake, wait, what);
+    } catch (IOException e) {
+      throw fail(e);
+    }
+    if (!ended) {
+      throw handshakeTimedOut(wait, what);
+    }
+    endHandshake(what);
   }
 
   private void send() throws IOException {

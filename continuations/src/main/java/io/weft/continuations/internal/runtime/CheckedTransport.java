@@ -1,9 +1,12 @@
 package io.weft.continuations.internal.runtime;
 
 import io.weft.transport.Timeout;
+import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import java.io.IOException;
 import java.nio.charset.Charset;
+import java.util.Optional;
+import javax.net.ssl.SSLSession;
 
 /**
  * What a task sees as its transport in {@code CONTINUATIONS} mode: the connector's transport
@@ -97,6 +100,17 @@ public final class CheckedTransport implements Transport {
   public void flush() throws IOException {
     Guard.onEntry();
     delegate.flush();
+  }
+
+  @Override
+  public void startTls(TlsSettings settings) throws IOException {
+    Guard.onEntry();
+    delegate.startTls(settings);
+  }
+
+  @Override
+  public Optional<SSLSession> tlsSession() {
+    return delegate.tlsSession();
   }
 
   @Override

@@ -1,9 +1,13 @@
 package io.weft.transport.mina.internal;
 
 import io.weft.transport.PeerClosedException;
+import io.weft.transport.ProtocolViolationException;
+import io.weft.transport.StartTlsInjectionException;
 import io.weft.transport.TransportClosedException;
 import io.weft.transport.internal.Deadlines;
 import io.weft.transport.internal.InboundBuffer;
+import io.weft.transport.internal.Tls;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.SocketException;
@@ -11,7 +15,9 @@ import java.nio.charset.Charset;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import javax.net.ssl.SSLSession;
 import org.apache.mina.core.buffer.IoBuffer;
+import org.apache.mina.core.future.DefaultIoFuture;
 import org.apache.mina.core.future.IoFuture;
 import org.apache.mina.core.future.IoFutureListener;
 import org.apache.mina.core.service.IoProcessor;
@@ -19,6 +25,7 @@ import org.apache.mina.core.session.AbstractIoSession;
 import org.apache.mina.core.session.AttributeKey;
 import org.apache.mina.core.session.IoSession;
 import org.apache.mina.core.write.WriteToClosedSessionException;
+import org.apache.mina.filter.ssl.SslFilter;
 import org.apache.mina.transport.socket.nio.NioSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -106,6 +113,13 @@ public final class SessionState {
   private volatile IoSession session;
   private volatile boolean suspendable;
 
+  /** Done once the TLS handshake has completed; null while none has started. */
+  private volatile DefaultIoFuture handshake;
+  /** The negotiated session once the handshake has completed. */
+  private volatile SSLSession tlsSession;
+  /** True from a STARTTLS until its handshake completes: plaintext arriving then is an injection. */
+  private volatile boolean upgrading;
+
   // Read suspension is decided under the lock and applied outside it (see applyTraffic).
   private volatile boolean suspendWanted;
   private volatile int suspensions;
@@ -145,27 +159,41 @@ public final class SessionState {
 
   void onMessage(IoBuffer message) {
     Runnable toRun;
+    Runnable end = null;
     boolean suspend = false;
     lock.lock();
     try {
       if (closedBecause != null) {
         return;
       }
-      inbound.append(message.buf());
-      arrived = true;
-      int size = inbound.size();
-      if (size > highWaterMark) {
-        highWaterMark = size;
-      }
-      if (size > inboundLimit && size >= wanted && suspendable) {
-        if (!suspendWanted) {
-          suspendWanted = true;
-          suspensions++;
+      if (upgrading && !isSecured()) {
+        // Plaintext that reached the handler past the upgrade point without going through TLS.
+        if (failure == null) {
+          byte[] injected = new byte[message.remaining()];
+          message.get(injected);
+          failure = injection(injected);
         }
-        // Asserted on every message over the limit, which also repairs a lost suspension.
-        suspend = true;
+        arrived = true;
+        ended = true;
+        end = takeEndWakeup();
+        toRun = takeWakeupAndSignal();
+      } else {
+        inbound.append(message.buf());
+        arrived = true;
+        int size = inbound.size();
+        if (size > highWaterMark) {
+          highWaterMark = size;
+        }
+        if (size > inboundLimit && size >= wanted && suspendable) {
+          if (!suspendWanted) {
+            suspendWanted = true;
+            suspensions++;
+          }
+          // Asserted on every message over the limit, which also repairs a lost suspension.
+          suspend = true;
+        }
+        toRun = takeWakeupAndSignal();
       }
-      toRun = takeWakeupAndSignal();
     } finally {
       lock.unlock();
     }
@@ -173,6 +201,14 @@ public final class SessionState {
       applyTraffic(true);
     }
     runWakeup(toRun);
+    runWakeup(end);
+  }
+
+  private static StartTlsInjectionException injection(byte[] injected) {
+    return new StartTlsInjectionException("refusing STARTTLS: " + injected.length
+        + " plaintext bytes arrived after the upgrade point, before the handshake: "
+        + ProtocolViolationException.quote(injected)
+        + " (a server never sends them; an attacker injecting commands does)");
   }
 
   void onClosed() {
@@ -212,6 +248,91 @@ public final class SessionState {
     }
     runWakeup(toRun);
     runWakeup(end);
+  }
+
+  /** The handshake completed ({@code SslEvent.SECURED}): records its session, ends the wait. */
+  void onSecured(IoSession session) {
+    tlsSession = (SSLSession) session.getAttribute(SslFilter.SSL_SECURED);
+    upgrading = false;
+    DefaultIoFuture h = handshake;
+    if (h != null) {
+      h.setValue(Boolean.TRUE);
+    }
+  }
+
+  private boolean isSecured() {
+    IoSession s = session;
+    return tlsSession != null || (s != null && s.getAttribute(SslFilter.SSL_SECURED) != null);
+  }
+
+  // ---- TLS.
+
+  /**
+   * Starts waiting for a TLS handshake on this session and returns the future that is done when
+   * it completes (it is not completed by a failure or a close: wait with {@link #awaitDone} or
+   * a registration that also ends with the session, then ask {@link #tlsFailure}). For STARTTLS
+   * ({@code upgrade}) it first refuses if plaintext is buffered unread, and from then on treats
+   * plaintext that reaches the handler before the handshake completes as an injection. Call it
+   * before the TLS filter is added.
+   *
+   * @throws StartTlsInjectionException if {@code upgrade} and bytes are buffered unread
+   * @throws IllegalStateException if a handshake has already started
+   */
+  public IoFuture beginTls(IoSession session, boolean upgrade) throws IOException {
+    lock.lock();
+    try {
+      checkOpen();
+      if (handshake != null) {
+        throw new IllegalStateException("this transport already speaks TLS");
+      }
+      if (upgrade && inbound.size() != 0) {
+        byte[] injected = new byte[inbound.size()];
+        inbound.poll(injected, 0, injected.length);
+        throw injection(injected);
+      }
+      upgrading = upgrade;
+      handshake = new DefaultIoFuture(session);
+      return handshake;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The handshake's future, or null when none has started. */
+  public IoFuture handshake() {
+    return handshake;
+  }
+
+  /** The negotiated TLS session, or null before a handshake has completed. */
+  public SSLSession tlsSession() {
+    return tlsSession;
+  }
+
+  /**
+   * After a handshake wait ended (not by time): null if the handshake completed; otherwise why
+   * not, as the caller reports it: the injection refused, the transport closed, or a
+   * {@link io.weft.transport.TlsHandshakeException} saying what failed.
+   */
+  public IOException tlsFailure(String what) {
+    if (tlsSession != null) {
+      return null;
+    }
+    lock.lock();
+    try {
+      if (failure instanceof StartTlsInjectionException) {
+        return new StartTlsInjectionException(failure.getMessage());
+      }
+      if (closedBecause != null) {
+        return new TransportClosedException("transport closed during " + what + ": " + closedBecause);
+      }
+      if (failure != null) {
+        return Tls.handshakeFailed(what, failure);
+      }
+      return Tls.handshakeFailed(what,
+          new EOFException("the peer closed the connection"));
+    } finally {
+      lock.unlock();
+    }
   }
 
   private Runnable takeEndWakeup() {

@@ -5,6 +5,8 @@ import org.apache.mina.core.buffer.IoBuffer;
 import org.apache.mina.core.service.IoHandlerAdapter;
 import org.apache.mina.core.session.IoSession;
 import org.apache.mina.core.write.WriteToClosedSessionException;
+import org.apache.mina.filter.FilterEvent;
+import org.apache.mina.filter.ssl.SslEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,6 +49,17 @@ public final class SessionStateHandler extends IoHandlerAdapter {
       state.onClosed();
     } finally {
       IoThreads.exit(previous);
+    }
+  }
+
+  @Override
+  public void event(IoSession session, FilterEvent event) {
+    if (event != SslEvent.SECURED) {
+      return;
+    }
+    SessionState state = (SessionState) session.getAttribute(SessionState.KEY);
+    if (state != null) {
+      state.onSecured(session);
     }
   }
 

@@ -1,0 +1,197 @@
+package io.weft.testsupport;
+
+import java.io.BufferedReader;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+
+/**
+ * A small SMTP server on a loopback port that offers STARTTLS (RFC 3207) and upgrades with a JDK
+ * {@link SSLSocket} over the accepted socket, for the STARTTLS tests (GreenMail offers only
+ * implicit TLS). One daemon thread per connection; it accepts any sender and recipient and
+ * records each message's body with whether it came over TLS.
+ *
+ * <p>Before TLS, {@code EHLO} advertises {@code STARTTLS}; after it, not, and a mail before TLS
+ * is refused with {@code 530 Must issue a STARTTLS command first}. With
+ * {@link #injectAfterStartTls()} it plays the attacker of CVE-2011-0411: its reply to STARTTLS
+ * is {@code "220 ready\r\n250 injected\r\n"} in one write, then it tries the handshake.
+ *
+ * <p>Lifecycle: {@link #start(SSLContext)}, connect to {@link #address()}, {@link #close()}.
+ */
+public final class StartTlsSmtpServer implements Closeable {
+  private final ServerSocket server;
+  private final SSLContext context;
+  private final Thread acceptor;
+  private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+  private final List<String> tlsMessages = new CopyOnWriteArrayList<>();
+  private final AtomicInteger handshakes = new AtomicInteger();
+  private volatile boolean inject;
+  private volatile boolean closed;
+
+  private StartTlsSmtpServer(SSLContext context) throws IOException {
+    this.context = context;
+    this.server = new ServerSocket(0, 1000, InetAddress.getLoopbackAddress());
+    this.acceptor = new Thread(this::acceptLoop, "starttls-smtp-" + server.getLocalPort());
+    this.acceptor.setDaemon(true);
+  }
+
+  /** Binds a loopback port and starts accepting; {@code context} holds the server's key. */
+  public static StartTlsSmtpServer start(SSLContext context) throws IOException {
+    StartTlsSmtpServer smtp = new StartTlsSmtpServer(context);
+    smtp.acceptor.start();
+    return smtp;
+  }
+
+  /** From now on, answer STARTTLS with the go-ahead and an injected reply in the same write. */
+  public StartTlsSmtpServer injectAfterStartTls() {
+    inject = true;
+    return this;
+  }
+
+  public InetSocketAddress address() {
+    return new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort());
+  }
+
+  /** The bodies of the messages received over TLS, in arrival order. */
+  public List<String> tlsMessages() {
+    return List.copyOf(tlsMessages);
+  }
+
+  /** Handshakes that completed. */
+  public int handshakes() {
+    return handshakes.get();
+  }
+
+  private void acceptLoop() {
+    while (!closed) {
+      try {
+        Socket socket = server.accept();
+        open.add(socket);
+        Thread session = new Thread(() -> serve(socket), "starttls-smtp-session");
+        session.setDaemon(true);
+        session.start();
+      } catch (IOException e) {
+        return;
+      }
+    }
+  }
+
+  private void serve(Socket plain) {
+    Socket socket = plain;
+    boolean tls = false;
+    try {
+      BufferedReader in = reader(socket);
+      OutputStream out = socket.getOutputStream();
+      send(out, "220 localhost ESMTP weft-test\r\n");
+      StringBuilder data = null;
+      String line;
+      while ((line = in.readLine()) != null) {
+        if (data != null) {
+          if (line.equals(".")) {
+            if (tls) {
+              tlsMessages.add(data.toString());
+            }
+            data = null;
+            send(out, "250 2.0.0 queued\r\n");
+          } else {
+            data.append(line.startsWith("..") ? line.substring(1) : line).append("\r\n");
+          }
+          continue;
+        }
+        String verb = line.length() >= 4 ? line.substring(0, 4).toUpperCase() : line.toUpperCase();
+        switch (verb) {
+          case "EHLO":
+            send(out, tls ? "250-localhost\r\n250 8BITMIME\r\n" : "250-localhost\r\n250-8BITMIME\r\n250 STARTTLS\r\n");
+            break;
+          case "STAR":
+            if (tls) {
+              send(out, "503 5.5.1 TLS already active\r\n");
+              break;
+            }
+            if (inject) {
+              send(out, "220 ready\r\n250 injected\r\n");
+            } else {
+              send(out, "220 2.0.0 Ready to start TLS\r\n");
+            }
+            SSLSocket secure = (SSLSocket) context.getSocketFactory().createSocket(socket, null, socket.getPort(), true);
+            secure.setUseClientMode(false);
+            secure.startHandshake();
+            handshakes.incrementAndGet();
+            socket = secure;
+            tls = true;
+            in = reader(socket);
+            out = socket.getOutputStream();
+            break;
+          case "MAIL":
+            send(out, tls ? "250 2.1.0 ok\r\n" : "530 5.7.0 Must issue a STARTTLS command first\r\n");
+            break;
+          case "RCPT":
+            send(out, "250 2.1.5 ok\r\n");
+            break;
+          case "DATA":
+            data = new StringBuilder();
+            send(out, "354 go ahead\r\n");
+            break;
+          case "QUIT":
+            send(out, "221 2.0.0 bye\r\n");
+            return;
+          default:
+            send(out, "500 5.5.2 unknown command\r\n");
+        }
+      }
+    } catch (IOException e) {
+      // The client went away or refused the handshake: that session is over.
+    } finally {
+      try {
+        socket.close();
+      } catch (IOException ignored) {
+        // Closing anyway.
+      }
+      open.remove(plain);
+    }
+  }
+
+  private static BufferedReader reader(Socket socket) throws IOException {
+    return new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+  }
+
+  private static void send(OutputStream out, String text) throws IOException {
+    out.write(text.getBytes(StandardCharsets.US_ASCII));
+    out.flush();
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    try {
+      server.close();
+    } catch (IOException ignored) {
+      // Closing anyway.
+    }
+    for (Socket socket : open) {
+      try {
+        socket.close();
+      } catch (IOException ignored) {
+        // Closing anyway.
+      }
+    }
+    try {
+      acceptor.join(5_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,233 @@
+package io.weft.transport.internal;
+
+import io.weft.transport.ProtocolViolationException;
+import io.weft.transport.StartTlsInjectionException;
+import io.weft.transport.Timeout;
+import io.weft.transport.TlsHandshakeException;
+import io.weft.transport.TlsSettings;
+import io.weft.transport.TransportTimeoutException;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketAddress;
+import java.security.GeneralSecurityException;
+import java.security.cert.CertPathBuilderException;
+import java.security.cert.CertPathValidatorException;
+import java.security.cert.CertificateExpiredException;
+import java.security.cert.CertificateNotYetValidException;
+import java.security.cert.X509Certificate;
+import java.util.List;
+import javax.net.ssl.SNIHostName;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509TrustManager;
+
+/**
+ * What every transport does the same way for TLS: the host name to verify, the engine or socket
+ * configured from {@link TlsSettings}, the handshake's time budget, and the one vocabulary of
+ * handshake failures ({@link TlsHandshakeException} with a message that says what was wrong).
+ * Not API.
+ */
+public final class Tls {
+  /** Endpoint identification as for HTTPS (RFC 2818), the strictest the JDK offers. */
+  public static final String ENDPOINT_IDENTIFICATION = "HTTPS";
+
+  private Tls() {}
+
+  /** The host name to send in SNI and to verify: the settings' server name, else the remote's. */
+  public static String hostName(TlsSettings settings, SocketAddress remote) {
+    if (settings.serverName().isPresent()) {
+      return settings.serverName().get();
+    }
+    if (remote instanceof InetSocketAddress) {
+      // getHostString, not getHostName: never a reverse lookup.
+      return ((InetSocketAddress) remote).getHostString();
+    }
+    throw new IllegalArgumentException("TLS needs a host name; " + remote + " has none: set TlsSettings.serverName");
+  }
+
+  /** The port of {@code remote}, or -1 when it has none. */
+  public static int port(SocketAddress remote) {
+    return remote instanceof InetSocketAddress ? ((InetSocketAddress) remote).getPort() : -1;
+  }
+
+  /** A client engine for {@code host}, configured from {@code settings}. */
+  public static SSLEngine newEngine(TlsSettings settings, String host, int port) {
+    SSLEngine engine = settings.context().createSSLEngine(host, port);
+    engine.setUseClientMode(true);
+    engine.setSSLParameters(parameters(settings, engine.getSSLParameters(), host));
+    return engine;
+  }
+
+  /**
+   * Layers a client TLS socket for {@code host} over the connected {@code plain} socket, which it
+   * closes when closed. The handshake has not started.
+   */
+  public static SSLSocket newSocket(TlsSettings settings, Socket plain, String host, int port) throws IOException {
+    SSLSocket socket = (SSLSocket) settings.context().getSocketFactory().createSocket(plain, host, port, true);
+    socket.setUseClientMode(true);
+    socket.setSSLParameters(parameters(settings, socket.getSSLParameters(), host));
+    return socket;
+  }
+
+  private static SSLParameters parameters(TlsSettings settings, SSLParameters p, String host) {
+    if (settings.verifiesHostname()) {
+      p.setEndpointIdentificationAlgorithm(ENDPOINT_IDENTIFICATION);
+    }
+    if (!isIpLiteral(host)) {
+      // SNI carries host names only (RFC 6066 section 3).
+      p.setServerNames(List.of(new SNIHostName(host)));
+    }
+    if (!settings.protocols().isEmpty()) {
+      p.setProtocols(settings.protocols().toArray(new String[0]));
+    }
+    if (!settings.cipherSuites().isEmpty()) {
+      p.setCipherSuites(settings.cipherSuites().toArray(new String[0]));
+    }
+    return p;
+  }
+
+  static boolean isIpLiteral(String host) {
+    if (host.indexOf(':') >= 0) {
+      return true;
+    }
+    for (int i = 0; i < host.length(); i++) {
+      char c = host.charAt(i);
+      if (c != '.' && (c < '0' || c > '9')) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The nanoseconds the handshake may take: the settings' handshake timeout, else the operation
+   * timeout, cut to what is left of the session deadline; {@link Deadlines#FOREVER} for none.
+   */
+  public static long handshakeWaitNanos(TlsSettings settings, Timeout timeout, long sessionStartNanos, String what)
+      throws TransportTimeoutException {
+    long wait = Deadlines.waitNanos(timeout, sessionStartNanos, what);
+    if (settings.handshakeTimeoutNanos() == 0L) {
+      return wait;
+    }
+    return Math.min(wait, settings.handshakeTimeoutNanos());
+  }
+
+  /** What a handshake wait is called in messages: {@code TLS handshake with host:port}. */
+  public static String what(String host, int port) {
+    return "TLS handshake with " + host + (port < 0 ? "" : ":" + port);
+  }
+
+  /**
+   * Throws {@link StartTlsInjectionException} if {@code buffered} bytes are already waiting to
+   * be read at the upgrade point: plaintext past the server's go-ahead.
+   */
+  public static void checkNothingBuffered(byte[] buffered, String host) throws StartTlsInjectionException {
+    if (buffered.length != 0) {
+      throw new StartTlsInjectionException("refusing STARTTLS with " + host + ": " + buffered.length
+          + " plaintext bytes arrived after the upgrade point, before the handshake: "
+          + ProtocolViolationException.quote(buffered)
+          + " (a server never sends them; an attacker injecting commands does)");
+    }
+  }
+
+  /**
+   * The one exception for a failed handshake: a {@link TlsHandshakeException} saying what was
+   * wrong, with {@code cause} (the JDK's or MINA's exception, unwrapped here) as its cause.
+   */
+  public static TlsHandshakeException handshakeFailed(String what, Throwable cause) {
+    Throwable ssl = find(cause, SSLException.class);
+    Throwable root = ssl != null ? ssl : cause;
+    return new TlsHandshakeException(what + " failed: " + reason(root) + " (" + messages(root) + ")", root);
+  }
+
+  private static String reason(Throwable t) {
+    if (t == null) {
+      return "the connection ended during the handshake";
+    }
+    if (find(t, CertificateExpiredException.class) != null) {
+      return "the server's certificate has expired";
+    }
+    if (find(t, CertificateNotYetValidException.class) != null) {
+      return "the server's certificate is not yet valid";
+    }
+    String all = messages(t);
+    if (all.contains("validity check failed")) {
+      return "the server's certificate has expired or is not yet valid";
+    }
+    if (all.contains("No subject alternative") || all.contains("No name matching")) {
+      return "the server's certificate does not name the host";
+    }
+    if (find(t, CertPathBuilderException.class) != null || all.contains("unable to find valid certification path")) {
+      return "the server's certificate is not issued by a trusted CA";
+    }
+    if (find(t, CertPathValidatorException.class) != null) {
+      return "the server's certificate chain is not valid";
+    }
+    if (all.contains("Unsupported or unrecognized SSL message") || all.contains("plaintext connection")) {
+      return "the peer does not speak TLS (a plaintext server on a TLS port?)";
+    }
+    if (all.contains("Received fatal alert")) {
+      return "the server refused the handshake";
+    }
+    if (find(t, EOFException.class) != null || all.contains("terminated the handshake")
+        || all.contains("closed") || all.contains("Connection reset")) {
+      return "the peer closed the connection during the handshake";
+    }
+    if (find(t, GeneralSecurityException.class) != null) {
+      return "the server's certificate was refused";
+    }
+    return "the handshake was refused";
+  }
+
+  private static String messages(Throwable t) {
+    StringBuilder out = new StringBuilder();
+    for (Throwable c = t; c != null && out.length() < 400; c = c.getCause() == c ? null : c.getCause()) {
+      if (c.getMessage() != null && out.indexOf(c.getMessage()) < 0) {
+        if (out.length() > 0) {
+          out.append(": ");
+        }
+        out.append(c.getMessage());
+      }
+    }
+    return out.length() == 0 ? String.valueOf(t) : out.toString();
+  }
+
+  private static Throwable find(Throwable t, Class<? extends Throwable> type) {
+    for (int depth = 0; t != null && depth < 16; t = t.getCause(), depth++) {
+      if (type.isInstance(t)) {
+        return t;
+      }
+    }
+    return null;
+  }
+
+  /** A context that trusts every certificate (checks only that the peer sent one). */
+  public static SSLContext trustAllContext() {
+    try {
+      SSLContext context = SSLContext.getInstance("TLS");
+      context.init(null, new TrustManager[] {new TrustAll()}, null);
+      return context;
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("cannot make a TLS context", e);
+    }
+  }
+
+  private static final class TrustAll implements X509TrustManager {
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType) {}
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType) {}
+
+    @Override
+    public X509Certificate[] getAcceptedIssuers() {
+      return new X509Certificate[0];
+    }
+  }
+}

@@ -1,0 +1,278 @@
+package io.weft.transport.mina;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weft.testsupport.ScriptedServer;
+import io.weft.testsupport.ScriptedServer.Delivery;
+import io.weft.testsupport.StartTlsSmtpServer;
+import io.weft.testsupport.TestPki;
+import io.weft.testsupport.TlsEchoServer;
+import io.weft.transport.Connector;
+import io.weft.transport.SocketConnector;
+import io.weft.transport.StartTlsInjectionException;
+import io.weft.transport.Timeout;
+import io.weft.transport.TlsHandshakeException;
+import io.weft.transport.TlsSettings;
+import io.weft.transport.Transport;
+import io.weft.transport.TransportClosedException;
+import io.weft.transport.TransportTimeoutException;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import javax.net.ssl.SSLSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * TLS on every transport, implicit and STARTTLS, against real TLS peers (a JDK
+ * {@code SSLServerSocket} presenting certificates from a CA made when the test starts): what a
+ * good handshake gives, and that each bad one ends the session with the same exception type and
+ * the same kind of message on every transport. Run on plain threads; the continuing transport's
+ * waits block here on the code paths they suspend on in a continuation.
+ */
+@org.junit.jupiter.api.Timeout(60)
+class TlsTransportTest {
+  private static final Timeout TIMEOUT = Timeout.of(10, TimeUnit.SECONDS);
+
+  enum Kind {
+    SOCKET(tls -> tls == null ? new SocketConnector() : new SocketConnector(tls)),
+    MINA(tls -> tls == null ? MinaConnector.tcp() : MinaConnector.builder().tls(tls).tcp()),
+    CONTINUING_MINA(tls -> tls == null ? ContinuingMinaConnector.tcp() : ContinuingMinaConnector.builder().tls(tls).tcp());
+
+    final Function<TlsSettings, Connector> connectors;
+
+    Kind(Function<TlsSettings, Connector> connectors) {
+      this.connectors = connectors;
+    }
+  }
+
+  private static TestPki pki;
+  private static TestPki otherPki;
+  private static TlsSettings trustingPki;
+  private static TlsEchoServer good;
+  private static TlsEchoServer expired;
+  private static TlsEchoServer wrongHost;
+  private static TlsEchoServer unknownCa;
+
+  @BeforeAll
+  static void servers() throws IOException {
+    pki = TestPki.create("Weft test CA");
+    otherPki = TestPki.create("Some other CA");
+    trustingPki = TlsSettings.builder().context(pki.clientContext()).build();
+    good = TlsEchoServer.start(pki.issue(TestPki.localhost()).serverContext());
+    expired = TlsEchoServer.start(pki.issue(TestPki.expiredLocalhost()).serverContext());
+    wrongHost = TlsEchoServer.start(pki.issue(TestPki.otherHost()).serverContext());
+    unknownCa = TlsEchoServer.start(otherPki.issue(TestPki.localhost()).serverContext());
+  }
+
+  @AfterAll
+  static void stop() {
+    for (TlsEchoServer server : new TlsEchoServer[] {good, expired, wrongHost, unknownCa}) {
+      if (server != null) {
+        server.close();
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void implicitTlsCarriesLinesAndReportsTheNegotiatedSession(Kind kind) throws Exception {
+    try (Connector connector = kind.connectors.apply(trustingPki);
+         Transport transport = connector.connect(good.address(), TIMEOUT)) {
+      transport.writeLine("hello over tls");
+      transport.flush();
+      assertEquals("hello over tls", transport.readLineStrict(100));
+      SSLSession session = transport.tlsSession().orElseThrow();
+      assertTrue(session.getProtocol().startsWith("TLSv1."), session.getProtocol());
+      X509Certificate peer = (X509Certificate) session.getPeerCertificates()[0];
+      assertEquals("CN=localhost", peer.getSubjectX500Principal().getName());
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aPlaintextTransportHasNoTlsSession(Kind kind) throws Exception {
+    try (ScriptedServer server = ScriptedServer.start(ScriptedServer.script().send("hi\r\n"), Delivery.WHOLE);
+         Connector connector = kind.connectors.apply(null);
+         Transport transport = connector.connect(server.address(), TIMEOUT)) {
+      assertEquals("hi", transport.readLineStrict(10));
+      assertFalse(transport.tlsSession().isPresent());
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aCertificateFromAnUnknownCaFailsTheHandshake(Kind kind) {
+    assertHandshakeFails(kind, trustingPki, unknownCa.address(), "the server's certificate is not issued by a trusted CA");
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aCertificateForAnotherHostFailsTheHandshake(Kind kind) {
+    assertHandshakeFails(kind, trustingPki, wrongHost.address(), "the server's certificate does not name the host");
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void anExpiredCertificateFailsTheHandshake(Kind kind) {
+    assertHandshakeFails(kind, trustingPki, expired.address(), "the server's certificate has expired");
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aPlaintextServerOnATlsPortFailsTheHandshake(Kind kind) throws Exception {
+    try (ScriptedServer server = ScriptedServer.start(
+        ScriptedServer.script().send("220 plain smtp here\r\n").readLine(), Delivery.WHOLE)) {
+      assertHandshakeFails(kind, trustingPki, server.address(), "the peer does not speak TLS");
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aServerThatClosesDuringTheHandshakeFailsIt(Kind kind) throws Exception {
+    try (ScriptedServer server = ScriptedServer.start(ScriptedServer.script().skipBytes(5).close(), Delivery.WHOLE)) {
+      assertHandshakeFails(kind, trustingPki, server.address(), "the peer closed the connection during the handshake");
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aServerThatNeverAnswersTheHelloTimesTheHandshakeOut(Kind kind) throws Exception {
+    TlsSettings quick = TlsSettings.builder().context(pki.clientContext())
+        .handshakeTimeout(300, TimeUnit.MILLISECONDS).build();
+    try (ScriptedServer server = ScriptedServer.start(
+        ScriptedServer.script().stall(Duration.ofSeconds(30)), Delivery.WHOLE);
+         Connector connector = kind.connectors.apply(quick)) {
+      TransportTimeoutException e = assertThrows(TransportTimeoutException.class,
+          () -> connector.connect(server.address(), TIMEOUT));
+      assertEquals("TLS handshake with localhost:" + server.address().getPort() + " timed out after 300 ms",
+          e.getMessage());
+      assertNoTransportLeft(connector);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void serverNameVerifiesTheCertificateWhenConnectingByIpAddress(Kind kind) throws Exception {
+    InetSocketAddress byIp = new InetSocketAddress(
+        InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), wrongHost.address().getPort());
+    assertEquals("127.0.0.1", byIp.getHostString());
+    TlsSettings named = TlsSettings.builder().context(pki.clientContext()).serverName("wrong.example").build();
+    try (Connector connector = kind.connectors.apply(named);
+         Transport transport = connector.connect(byIp, TIMEOUT)) {
+      transport.writeLine("by ip");
+      transport.flush();
+      assertEquals("by ip", transport.readLineStrict(100));
+    }
+    assertHandshakeFails(kind, trustingPki, byIp, "the server's certificate does not name the host");
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void onlyTheLoudOptionTrustsAnExpiredCertificate(Kind kind) throws Exception {
+    TlsSettings insecure = TlsSettings.builder().insecureTrustAllCertificatesAndHostnames().build();
+    try (Connector connector = kind.connectors.apply(insecure);
+         Transport transport = connector.connect(expired.address(), TIMEOUT)) {
+      transport.writeLine("anyone could be reading this");
+      transport.flush();
+      assertEquals("anyone could be reading this", transport.readLineStrict(100));
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void recordsLargerThanTheInboundLimitArriveWhole(Kind kind) throws Exception {
+    Function<TlsSettings, Connector> small = kind == Kind.MINA
+        ? tls -> MinaConnector.builder().inboundBufferLimit(1024).tls(tls).tcp()
+        : kind == Kind.CONTINUING_MINA
+            ? tls -> ContinuingMinaConnector.builder().inboundBufferLimit(1024).tls(tls).tcp()
+            : kind.connectors;
+    try (Connector connector = small.apply(trustingPki);
+         Transport transport = connector.connect(good.address(), TIMEOUT)) {
+      for (int size : new int[] {100_000, 300_000}) {
+        transport.writeLine("BIG " + size);
+        transport.flush();
+        String line = transport.readLineStrict(size);
+        assertEquals(size, line.length());
+        assertTrue(line.chars().allMatch(c -> c == 'x'));
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void startTlsUpgradesAPlaintextConnectionInPlace(Kind kind) throws Exception {
+    try (StartTlsSmtpServer smtp = StartTlsSmtpServer.start(pki.issue(TestPki.localhost()).serverContext());
+         Connector connector = kind.connectors.apply(null);
+         Transport transport = connector.connect(smtp.address(), TIMEOUT)) {
+      assertTrue(transport.readLineStrict(200).startsWith("220 "));
+      transport.writeLine("EHLO client");
+      transport.flush();
+      assertEquals("250-localhost", transport.readLineStrict(200));
+      assertEquals("250-8BITMIME", transport.readLineStrict(200));
+      assertEquals("250 STARTTLS", transport.readLineStrict(200));
+      transport.writeLine("STARTTLS");
+      transport.flush();
+      assertTrue(transport.readLineStrict(200).startsWith("220 "));
+      assertFalse(transport.tlsSession().isPresent());
+
+      transport.startTls(trustingPki);
+
+      assertTrue(transport.tlsSession().isPresent());
+      transport.writeLine("EHLO client");
+      transport.flush();
+      assertEquals("250-localhost", transport.readLineStrict(200));
+      assertEquals("250 8BITMIME", transport.readLineStrict(200));
+      assertEquals(1, smtp.handshakes());
+      assertThrows(IllegalStateException.class, () -> transport.startTls(trustingPki));
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void startTlsRefusesPlaintextBufferedPastTheUpgradePoint(Kind kind) throws Exception {
+    try (StartTlsSmtpServer smtp = StartTlsSmtpServer.start(pki.issue(TestPki.localhost()).serverContext())
+            .injectAfterStartTls();
+         Connector connector = kind.connectors.apply(null);
+         Transport transport = connector.connect(smtp.address(), TIMEOUT)) {
+      transport.readLineStrict(200);
+      transport.writeLine("STARTTLS");
+      transport.flush();
+      assertEquals("220 ready", transport.readLineStrict(200));
+      StartTlsInjectionException e = assertThrows(StartTlsInjectionException.class,
+          () -> transport.startTls(trustingPki));
+      assertTrue(e.getMessage().contains("\"250 injected\\r\\n\""), e.getMessage());
+      assertFalse(transport.isOpen());
+      assertThrows(TransportClosedException.class, () -> transport.readLine(10));
+      assertEquals(0, smtp.handshakes());
+    }
+  }
+
+  private static void assertHandshakeFails(Kind kind, TlsSettings tls, InetSocketAddress address, String reason) {
+    try (Connector connector = kind.connectors.apply(tls)) {
+      TlsHandshakeException e = assertThrows(TlsHandshakeException.class, () -> connector.connect(address, TIMEOUT));
+      String expectedStart = "TLS handshake with " + address.getHostString() + ":" + address.getPort() + " failed: " + reason;
+      assertTrue(e.getMessage().startsWith(expectedStart), e.getMessage());
+      assertNoTransportLeft(connector);
+    }
+  }
+
+  private static void assertNoTransportLeft(Connector connector) {
+    if (connector instanceof SocketConnector) {
+      assertEquals(0, ((SocketConnector) connector).openTransports().size());
+    } else if (connector instanceof MinaConnector) {
+      assertEquals(0, ((MinaConnector) connector).openCount());
+    } else {
+      assertEquals(0, ((ContinuingMinaConnector) connector).openCount());
+    }
+  }
+}
