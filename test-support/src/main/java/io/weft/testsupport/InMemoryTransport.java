@@ -25,7 +25,7 @@ import javax.net.ssl.SSLSession;
  */
 public final class InMemoryTransport implements Transport {
   /** What {@link InboundBuffer#poll} returns when it needs more input. */
-  private static final int NEEDS_INPUT = -2;
+  private static final int NEEDS_INPUT = InboundBuffer.NO_BYTES_YET;
 
   private final byte[] script;
   private final int chunk;

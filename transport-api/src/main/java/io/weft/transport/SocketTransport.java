@@ -214,7 +214,7 @@ public final class SocketTransport implements Transport {
     try {
       for (;;) {
         int n = inbound.poll(dst, offset, length);
-        if (n != -2) {
+        if (n != InboundBuffer.NO_BYTES_YET) {
           return n;
         }
         fill(Deadlines.ANY_BYTES);

@@ -1,5 +1,6 @@
 package io.weft.transport;
 
+import io.weft.transport.internal.Deadlines;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -135,16 +136,8 @@ public final class Timeout {
     return "Timeout{operation=" + describe(operationNanos) + ", session=" + describe(sessionNanos) + "}";
   }
 
+  /** A duration as the error messages say it ("200 ms", "5 s"), or "none" for 0 (not set). */
   static String describe(long nanos) {
-    if (nanos == 0L) {
-      return "none";
-    }
-    if (nanos % 1_000_000_000L == 0L) {
-      return nanos / 1_000_000_000L + " s";
-    }
-    if (nanos % 1_000_000L == 0L) {
-      return nanos / 1_000_000L + " ms";
-    }
-    return nanos / 1_000L + " µs";
+    return nanos == 0L ? "none" : Deadlines.describe(nanos);
   }
 }

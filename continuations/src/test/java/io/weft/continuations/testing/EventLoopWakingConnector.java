@@ -4,17 +4,20 @@ import io.weft.continuations.spi.EventLoopThread;
 import io.weft.continuations.spi.Suspend;
 import io.weft.continuations.spi.SuspendingConnector;
 import io.weft.transport.Timeout;
+import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.charset.Charset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import javax.net.ssl.SSLSession;
 import org.apache.commons.javaflow.api.continuable;
 
 /**
@@ -146,6 +149,8 @@ public final class EventLoopWakingConnector implements SuspendingConnector {
     }
 
     @Override public void flush() {}
+    @Override public void startTls(TlsSettings settings) { throw new IllegalStateException("no TLS here"); }
+    @Override public Optional<SSLSession> tlsSession() { return Optional.empty(); }
     @Override public Timeout timeout() { return Timeout.NONE; }
     @Override public void timeout(Timeout timeout) {}
     @Override public boolean isOpen() { return true; }

@@ -169,7 +169,7 @@ public final class PipeTransport implements Transport {
       synchronized (lock) {
         n = inbound.poll(dst, offset, length);
       }
-      if (n != -2) {
+      if (n != InboundBuffer.NO_BYTES_YET) {
         return n;
       }
       fill();

@@ -24,6 +24,12 @@ public final class InboundBuffer {
   /** Returned by {@link #pollLine} when more input is needed; compared by identity. */
   public static final String NEED_MORE = new String("<need more>");
 
+  /**
+   * What {@link #poll} returns when nothing is buffered and the stream has not ended: the caller
+   * must wait for more input. (-1 is end of stream, as in {@code InputStream.read}.)
+   */
+  public static final int NO_BYTES_YET = -2;
+
   /** Above this capacity an emptied buffer gives its array back: one large read is not kept. */
   private static final int KEEP_AT_MOST = 64 * 1024;
 
@@ -180,7 +186,7 @@ public final class InboundBuffer {
   /**
    * Copies up to {@code len} buffered bytes into {@code dst}.
    *
-   * @return bytes copied (at least 1 when {@code len > 0}); -1 at end of stream; -2 when more
+   * @return bytes copied (at least 1 when {@code len > 0}); -1 at end of stream; {@link #NO_BYTES_YET} when more
    *     input is needed
    */
   public int poll(byte[] dst, int off, int len) {
@@ -194,7 +200,7 @@ public final class InboundBuffer {
       consume(n);
       return n;
     }
-    return eof ? -1 : -2;
+    return eof ? -1 : NO_BYTES_YET;
   }
 
   /** Discards everything buffered, and a grown array with it. */

@@ -117,14 +117,14 @@ public final class ContinuingMinaTransport extends AbstractMinaTransport {
     Objects.checkFromIndexSize(offset, length, dst.length);
     try {
       int n = state.poll(dst, offset, length);
-      if (n != -2) {
+      if (n != InboundBuffer.NO_BYTES_YET) {
         waits.immediate.increment();
         return n;
       }
       do {
         awaitInput(Deadlines.ANY_BYTES);
         n = state.poll(dst, offset, length);
-      } while (n == -2);
+      } while (n == InboundBuffer.NO_BYTES_YET);
       return n;
     } catch (IOException e) {
       throw fail(e);

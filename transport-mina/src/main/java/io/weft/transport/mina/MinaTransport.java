@@ -97,7 +97,7 @@ public final class MinaTransport extends AbstractMinaTransport {
     try {
       for (;;) {
         int n = state.poll(dst, offset, length);
-        if (n != -2) {
+        if (n != InboundBuffer.NO_BYTES_YET) {
           return n;
         }
         awaitInput(Deadlines.ANY_BYTES);

@@ -5,7 +5,6 @@ import io.weft.transport.internal.Deadlines;
 import io.weft.transport.mina.internal.IoThreads;
 import io.weft.transport.mina.internal.SessionState;
 import java.io.IOException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.commons.javaflow.api.continuable;
 import org.apache.mina.core.future.IoFuture;
@@ -27,7 +26,7 @@ import org.apache.mina.core.future.IoFuture;
  * lambdas only register).
  */
 final class SuspendingWaits {
-  static final long REASSERT_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+  private static final long REASSERT_NANOS = SessionState.REASSERT_NANOS;
   private static final int SPINS_PER_YIELD = 64;
 
   private final long spinNanos;

@@ -85,7 +85,12 @@ public final class SessionState {
   public static final int DEFAULT_INBOUND_LIMIT = 64 * 1024;
 
   private static final int INITIAL_CAPACITY = 512;
-  private static final long REASSERT_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+  /**
+   * The longest a wait for this session's input sleeps before it looks again at the session's
+   * state itself, so that a wake-up lost to a race with the I/O thread costs at most this much,
+   * never the whole timeout. Every waiting path (blocking and suspending) uses it.
+   */
+  public static final long REASSERT_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
@@ -418,11 +423,11 @@ public final class SessionState {
       checkOpen();
       wanted = 0;
       n = inbound.poll(dst, offset, length);
-      resume = n == -2 && needMore(1L);
+      resume = n == InboundBuffer.NO_BYTES_YET && needMore(1L);
     } finally {
       lock.unlock();
     }
-    afterPoll(n == -2, resume);
+    afterPoll(n == InboundBuffer.NO_BYTES_YET, resume);
     return n;
   }
 
