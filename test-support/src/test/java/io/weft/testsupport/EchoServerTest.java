@@ -124,8 +124,7 @@ class EchoServerTest {
         assertEquals(1, server.linesReceived());
         assertEquals("", client.received());
         server.release();
-        awaitLinesEchoed(server, 1);
-        assertEquals("held\n", client.received());
+        assertEquals("held\n", client.awaitReceived("held\n"));
       } finally {
         client.close();
       }
@@ -253,6 +252,7 @@ class EchoServerTest {
           buffer.get(bytes);
           synchronized (received) {
             received.write(bytes, 0, bytes.length);
+            received.notifyAll();
           }
         }
       });
@@ -267,6 +267,25 @@ class EchoServerTest {
 
     String received() {
       synchronized (received) {
+        return received.toString(UTF_8);
+      }
+    }
+
+    /**
+     * Waits until {@code expected} has arrived: the server counts a line echoed when it hands the
+     * reply to MINA, a moment before the pipe delivers it here. Gives up after 10 s, so a reply
+     * that never comes fails the test instead of hanging it.
+     */
+    String awaitReceived(String expected) throws InterruptedException {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      synchronized (received) {
+        while (!received.toString(UTF_8).equals(expected)) {
+          long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+          if (left <= 0L) {
+            break;
+          }
+          received.wait(left);
+        }
         return received.toString(UTF_8);
       }
     }
