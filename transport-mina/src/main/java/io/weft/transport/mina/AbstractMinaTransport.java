@@ -171,11 +171,11 @@ abstract sealed class AbstractMinaTransport implements Transport
   /**
    * STARTTLS, up to the wait: refuses buffered plaintext, adds the TLS filter to the live session
    * (which starts the handshake) and returns the handshake's future. Nothing must be left to
-   * flush. Closes this transport on any failure.
+   * flush. Closes this transport on any failure. It may run on the session's I/O thread (a
+   * continuation resumed there); a blocking caller refuses that itself before it gets here.
    */
   final IoFuture beginStartTls(TlsSettings settings, String what) throws IOException {
     checkOpen();
-    IoThreads.checkNotIoThread(what);
     IoSession session = state.session();
     if (session != null && !(session instanceof NioSession)) {
       throw new IllegalStateException("TLS needs a TCP session; the in-VM pipe has no host to verify");

@@ -157,6 +157,8 @@ public final class MinaTransport extends AbstractMinaTransport {
     checkOpen();
     send();
     String what = handshakeWhat(settings);
+    // This transport blocks for the handshake: refuse on an I/O thread before touching the session.
+    IoThreads.checkNotIoThread(what);
     long wait = handshakeWaitNanos(settings, what);
     IoFuture handshake = beginStartTls(settings, what);
     awaitHandshake(handshake, wait, what);
