@@ -20,6 +20,7 @@ public class TlsHandshakeException extends SSLHandshakeException {
    * @param message which peer, and what was wrong with the handshake
    * @param cause the TLS engine's own exception, or null
    */
+  @SuppressWarnings("this-escape") // SSLHandshakeException has no (message, cause) constructor
   public TlsHandshakeException(String message, Throwable cause) {
     super(message);
     if (cause != null) {
