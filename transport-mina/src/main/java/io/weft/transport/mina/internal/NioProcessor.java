@@ -97,16 +97,36 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
     }
   }
 
+  /**
+   * Reads {@code session}'s socket. A plain session of a Weft connector (its state attached, no
+   * filter in its chain) is read here, on this processor's own thread, into the thread's direct
+   * buffer, and the bytes go straight to the session's state, as Netty's event loop reads into a
+   * pooled direct buffer and hands it to the pipeline: the socket's bytes are copied once, into
+   * the state's inbound buffer. MINA's own read then sees 0 bytes: it fires no
+   * {@code messageReceived}, walks no filter chain, and reads the socket no second time to learn
+   * that it is drained (a read that fills less than the buffer has drained it; the selector
+   * reports the socket again when more arrives). The heap buffer MINA allocates before each read
+   * goes unused, so such a session's read buffer size is MINA's minimum (see
+   * {@link SessionState#attach}). MINA's read counters ({@code getReadBytes}, idle status) do
+   * not count bytes read this way; Weft uses neither. Every other read (a session with TLS or
+   * any other filter) goes through MINA as usual.
+   */
   @Override
   protected int read(NioSession session, IoBuffer buf) throws Exception {
     Thread t = Thread.currentThread();
-    if (t instanceof MinaIoThread) {
-      ((MinaIoThread) t).loop = this;
+    if (!(t instanceof MinaIoThread)) {
+      return readChannel(session, buf);
     }
-    if (t instanceof MinaIoThread && buf.remaining() <= MinaIoThread.DIRECT_BYTES) {
+    MinaIoThread io = (MinaIoThread) t;
+    io.loop = this;
+    SessionState state = (SessionState) session.getAttribute(SessionState.KEY);
+    if (state != null && session.getFilterChain().getAll().isEmpty()) {
+      return readAndDeliver(io, session, state);
+    }
+    if (buf.remaining() <= MinaIoThread.DIRECT_BYTES) {
       // Through this thread's direct buffer: the same copy NIO would make into its temporary
       // direct buffer, without the thread-local lookup that finds that one.
-      IoBuffer direct = ((MinaIoThread) t).direct();
+      IoBuffer direct = io.direct();
       direct.limit(buf.remaining());
       int n = readChannel(session, direct);
       if (n > 0) {
@@ -116,6 +136,29 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
       return n;
     }
     return readChannel(session, buf);
+  }
+
+  /** How many times one read event refills the direct buffer before yielding to other sessions. */
+  private static final int READS_PER_EVENT = 16;
+
+  /**
+   * Reads into the thread's direct buffer and delivers each fill to {@code state}; returns -1 at
+   * the end of the stream or on a failure (MINA then closes the session), else 0.
+   */
+  private int readAndDeliver(MinaIoThread io, NioSession session, SessionState state) throws Exception {
+    for (int i = 0; i < READS_PER_EVENT; i++) {
+      IoBuffer direct = io.direct();
+      int n = readChannel(session, direct);
+      if (n <= 0) {
+        return n < 0 ? -1 : 0;
+      }
+      direct.flip();
+      SessionStateHandler.deliver(session, state, direct.buf());
+      if (n < MinaIoThread.DIRECT_BYTES || session.isReadSuspended() || session.isClosing()) {
+        return 0;
+      }
+    }
+    return 0;
   }
 
   private int readChannel(NioSession session, IoBuffer buf) throws Exception {

@@ -11,12 +11,12 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.SocketException;
+import java.nio.ByteBuffer;
 import java.nio.charset.Charset;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import javax.net.ssl.SSLSession;
-import org.apache.mina.core.buffer.IoBuffer;
 import org.apache.mina.core.future.DefaultIoFuture;
 import org.apache.mina.core.future.IoFuture;
 import org.apache.mina.core.future.IoFutureListener;
@@ -24,6 +24,7 @@ import org.apache.mina.core.service.IoProcessor;
 import org.apache.mina.core.session.AbstractIoSession;
 import org.apache.mina.core.session.AttributeKey;
 import org.apache.mina.core.session.IoSession;
+import org.apache.mina.core.session.IoSessionConfig;
 import org.apache.mina.core.write.WriteToClosedSessionException;
 import org.apache.mina.filter.ssl.SslFilter;
 import org.apache.mina.transport.socket.nio.NioSession;
@@ -117,6 +118,8 @@ public final class SessionState {
   private volatile String closedBecause;
   private volatile IoSession session;
   private volatile boolean suspendable;
+  /** The TCP session's read buffer size as MINA configured it (see attach); 0 for the pipe. */
+  private volatile int minaReadBufferSize;
 
   /** Done once the TLS handshake has completed; null while none has started. */
   private volatile DefaultIoFuture handshake;
@@ -148,6 +151,14 @@ public final class SessionState {
   public void attach(IoSession session) {
     session.setAttribute(KEY, this);
     this.suspendable = session instanceof NioSession;
+    if (suspendable) {
+      // Read by NioProcessor straight into its thread's direct buffer while no filter is in the
+      // chain: the heap buffer MINA allocates before each read goes unused, so make it the
+      // smallest MINA allows. beginTls gives it back its size for reads through the filter.
+      IoSessionConfig config = session.getConfig();
+      minaReadBufferSize = config.getReadBufferSize();
+      config.setReadBufferSize(config.getMinReadBufferSize());
+    }
     this.session = session;
     if (closedBecause != null) {
       this.session = null;
@@ -162,7 +173,7 @@ public final class SessionState {
 
   // ---- The I/O side: called by SessionStateHandler on whichever thread delivers the event.
 
-  void onMessage(IoBuffer message) {
+  void onMessage(ByteBuffer message) {
     Runnable toRun;
     Runnable end = null;
     boolean suspend = false;
@@ -183,7 +194,7 @@ public final class SessionState {
         end = takeEndWakeup();
         toRun = takeWakeupAndSignal();
       } else {
-        inbound.append(message.buf());
+        inbound.append(message);
         arrived = true;
         int size = inbound.size();
         if (size > highWaterMark) {
@@ -296,6 +307,9 @@ public final class SessionState {
         throw injection(injected);
       }
       upgrading = upgrade;
+      if (minaReadBufferSize > 0) {
+        session.getConfig().setReadBufferSize(minaReadBufferSize);
+      }
       handshake = new DefaultIoFuture(session);
       return handshake;
     } finally {

@@ -1,6 +1,7 @@
 package io.weft.transport.mina.internal;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import org.apache.mina.core.buffer.IoBuffer;
 import org.apache.mina.core.service.IoHandlerAdapter;
 import org.apache.mina.core.session.IoSession;
@@ -24,9 +25,18 @@ public final class SessionStateHandler extends IoHandlerAdapter {
     if (state == null) {
       return;
     }
+    deliver(session, state, ((IoBuffer) message).buf());
+  }
+
+  /**
+   * Hands {@code input} to {@code session}'s state, marking the thread as receiving for that
+   * session meanwhile; the one way input reaches a state, through MINA's filter chain or
+   * straight from {@link NioProcessor}'s read.
+   */
+  static void deliver(IoSession session, SessionState state, ByteBuffer input) {
     boolean previous = IoThreads.enterReceiving(session);
     try {
-      state.onMessage((IoBuffer) message);
+      state.onMessage(input);
     } catch (OutOfMemoryError e) {
       // Growing this session's buffer failed. Fail the session, whose buffer then goes, rather
       // than let the error end this I/O thread and strand every other session it serves.
