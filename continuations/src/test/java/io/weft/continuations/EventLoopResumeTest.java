@@ -22,8 +22,12 @@ class EventLoopResumeTest {
   private static final int LINES = 100;
 
   private static void run(Mode mode, EventLoopWakingConnector connector) throws Exception {
+    run(mode, connector, 0);
+  }
+
+  private static void run(Mode mode, EventLoopWakingConnector connector, int maxInFlight) throws Exception {
     try (SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector)
-        .address(InetSocketAddress.createUnresolved("loops", 1)).timeout(Timeout.NONE)
+        .address(InetSocketAddress.createUnresolved("loops", 1)).timeout(Timeout.NONE).maxInFlight(maxInFlight)
         .instrument(SessionRunnerTest.CLIENT).build()) {
       RunResult<String> result = runner.run(LineTesterTask.class, SESSIONS, LINES);
       assertTrue(result.allSucceeded(), result.failures().toString());
@@ -46,8 +50,19 @@ class EventLoopResumeTest {
   @Test
   void resumeOnWorkersKeepsEverySessionOffTheEventLoops() throws Exception {
     try (EventLoopWakingConnector connector = new EventLoopWakingConnector(4)) {
-      run(Mode.continuations(2).resumeOnWorkers(), connector);
+      run(Mode.continuations(2).resumeOnWorkers(), connector, 8);
       assertEquals(0L, connector.resumedOnLoop.get(), "resumed on an event loop");
+      assertEquals(0L, connector.connectedOnLoop.get(), "started on an event loop");
+    }
+  }
+
+  @Test
+  void sessionAdmittedAsAnotherEndsOnAnEventLoopStartsThereAndNeverOnTwoThreads() throws Exception {
+    try (EventLoopWakingConnector connector = new EventLoopWakingConnector(4)) {
+      run(Mode.continuations(2), connector, 8);
+      // Only the first 8 start on the workers; every other one is admitted by an end, nearly
+      // always on a loop (a session's last read is woken there).
+      assertTrue(connector.connectedOnLoop.get() > 0, "no session started on an event loop");
     }
   }
 }

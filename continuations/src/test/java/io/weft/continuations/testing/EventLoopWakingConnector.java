@@ -35,6 +35,8 @@ public final class EventLoopWakingConnector implements SuspendingConnector {
   public final AtomicLong resumedOnLoop = new AtomicLong();
   public final AtomicLong resumedElsewhere = new AtomicLong();
   public final AtomicLong reads = new AtomicLong();
+  /** Sessions that connected (their first step) on an event-loop thread. */
+  public final AtomicLong connectedOnLoop = new AtomicLong();
 
   public EventLoopWakingConnector(int loopCount) {
     for (int i = 0; i < loopCount; i++) {
@@ -79,6 +81,9 @@ public final class EventLoopWakingConnector implements SuspendingConnector {
 
   @Override
   public Transport connect(SocketAddress remote, Timeout timeout) {
+    if (EventLoopThread.inEventLoop()) {
+      connectedOnLoop.incrementAndGet();
+    }
     return new WakingTransport();
   }
 

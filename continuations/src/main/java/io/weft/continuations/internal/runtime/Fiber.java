@@ -21,7 +21,8 @@ import org.apache.commons.javaflow.core.StackRecorder;
  * <p>States and their transitions, each by one atomic step (the {@code java.util.concurrent}
  * way: whoever makes a transition owns what follows it):
  * <ul>
- *   <li>{@code NEW -> READY}: admitted by the scheduler; enqueued for a worker.
+ *   <li>{@code NEW -> READY}: admitted by the scheduler; enqueued for a worker, or, admitted as
+ *       another fiber ended on an event loop, run next on that loop.
  *   <li>{@code READY -> RUNNING}: a worker that took the fiber off the ready queue, or the thread
  *       that made it ready itself, when that is a transport's event-loop thread free to run it
  *       (the I/O-thread resume: {@code PARKED -> READY -> RUNNING} on the thread the bytes
@@ -61,6 +62,8 @@ public final class Fiber extends SessionContext implements SuspendableSession {
   private NotInstrumentedError failAtResume;
   /** The session's slf4j MDC while it is suspended, or null. */
   private Map<String, String> mdc;
+  /** Set by the thread this fiber ends on, read by that same thread (see takeSuccessor). */
+  private Fiber successor;
   /** {@code SessionLocal} values, made on first use. */
   private Map<Object, Object> locals;
 
@@ -171,6 +174,26 @@ public final class Fiber extends SessionContext implements SuspendableSession {
     if (state.compareAndSet(NEW, READY)) {
       scheduler.enqueue(this);
     }
+  }
+
+  /**
+   * Makes a new fiber ready to start on the calling thread, which then owns its run (see
+   * {@link Scheduler#done}); false if it was not new.
+   */
+  boolean readyOnThisThread() {
+    return state.compareAndSet(NEW, READY);
+  }
+
+  /** The fiber this one admitted as it ended, to run next on this same thread; null if none. */
+  void successor(Fiber next) {
+    successor = next;
+  }
+
+  /** Returns and forgets {@link #successor(Fiber)}'s fiber; null if none. */
+  Fiber takeSuccessor() {
+    Fiber next = successor;
+    successor = null;
+    return next;
   }
 
   /** Called once per ended wait, from any thread. */

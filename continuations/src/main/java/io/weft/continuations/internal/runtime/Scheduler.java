@@ -1,10 +1,7 @@
 package io.weft.continuations.internal.runtime;
 
 import io.weft.continuations.spi.EventLoopThread;
-import java.util.ArrayDeque;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -24,7 +21,9 @@ import org.slf4j.LoggerFactory;
  * wake-up runs on a transport's {@link EventLoopThread} that is not already running a fiber, the
  * fiber runs right there, inside the wake-up, as a Netty handler runs on its event loop: no queue,
  * no other thread woken. Every other wake-up (a timer, a cancellation, one from a worker or from
- * inside another fiber) puts the fiber on the ready queue. Fibers start on the workers.
+ * inside another fiber) puts the fiber on the ready queue. The first fibers of a batch start on
+ * the workers; one admitted as another ends on an event loop starts on that loop, right after the
+ * one that ended (see {@link #done}).
  *
  * <p>The ready queue is lock-free. A worker that finds it empty parks, after spinning
  * {@value #SPINS_PROPERTY} times if that system property is set (default 0: no spin); making a
@@ -42,8 +41,13 @@ public final class Scheduler {
   private final Worker[] workers;
   /** Workers that are parked, or about to; counted so that enqueue can skip the search. */
   private final AtomicInteger idle = new AtomicInteger();
-  private final Set<Fiber> live = ConcurrentHashMap.newKeySet();
-  private final ArrayDeque<Fiber> waiting = new ArrayDeque<>();
+  /**
+   * The batch {@link #runAll} runs, admitted in list order: a fiber is admitted when it takes
+   * the next index, at the start (up to maxInFlight of them) or when a fiber ends, so at most
+   * maxInFlight are in flight. No lock and no set of live fibers on a session's end.
+   */
+  private volatile List<Fiber> batch = List.of();
+  private final AtomicInteger nextToAdmit = new AtomicInteger();
   private final int maxInFlight;
   private final boolean onEventLoops;
   /** The context class loader of the thread that made this scheduler: the workers' too. */
@@ -158,27 +162,43 @@ public final class Scheduler {
     return null;
   }
 
-  /** Starts the fibers, at most maxInFlight at a time, and returns a latch for their end. */
+  /**
+   * Starts the fibers, at most maxInFlight at a time, and returns a latch for their end. Call
+   * once per scheduler.
+   */
   public CountDownLatch runAll(List<Fiber> fibers, java.util.function.Function<Fiber, Runnable> frames) {
+    for (Fiber fiber : fibers) {
+      fiber.frame(frames.apply(fiber));
+    }
     allDone = new CountDownLatch(fibers.size());
-    synchronized (waiting) {
-      for (Fiber fiber : fibers) {
-        fiber.frame(frames.apply(fiber));
-        waiting.add(fiber);
+    batch = fibers;
+    // Each ending fiber admits one more, so however these interleave with ends, no more than
+    // maxInFlight are ever in flight.
+    for (int i = 0; i < maxInFlight; i++) {
+      Fiber fiber = takeNext();
+      if (fiber == null) {
+        break;
       }
-      while (live.size() < maxInFlight && !waiting.isEmpty()) {
-        admit(waiting.poll());
-      }
+      fiber.wake0();
     }
     return allDone;
   }
 
-  private void admit(Fiber fiber) {
-    live.add(fiber);
+  /** The next fiber of the batch to admit, cancelled if the run is; null when none is left. */
+  private Fiber takeNext() {
+    List<Fiber> fibers = batch;
+    if (nextToAdmit.get() >= fibers.size()) {
+      return null;
+    }
+    int i = nextToAdmit.getAndIncrement();
+    if (i >= fibers.size()) {
+      return null;
+    }
+    Fiber fiber = fibers.get(i);
     if (cancelled) {
       fiber.cancel();
     }
-    fiber.wake0();
+    return fiber;
   }
 
   /**
@@ -193,9 +213,11 @@ public final class Scheduler {
         ClassLoader ioContext = loop.getContextClassLoader();
         loop.setContextClassLoader(contextLoader);
         try {
-          fiber.runSlice();
-        } catch (Throwable t) {
-          log.error("fiber {} escaped its frame", fiber.index(), t);
+          // A fiber that ends here hands this thread the one it admitted (see done): it starts
+          // here too, after, never nested inside the one that ended.
+          for (Fiber next = fiber; next != null; next = next.takeSuccessor()) {
+            runHere(next);
+          }
         } finally {
           loop.setContextClassLoader(ioContext);
           loop.exitSession();
@@ -204,6 +226,14 @@ public final class Scheduler {
       }
     }
     enqueue(fiber);
+  }
+
+  private static void runHere(Fiber fiber) {
+    try {
+      fiber.runSlice();
+    } catch (Throwable t) {
+      log.error("fiber {} escaped its frame", fiber.index(), t);
+    }
   }
 
   /** Makes {@code fiber} ready; wakes a parked worker, if there is one, to run it. */
@@ -240,27 +270,33 @@ public final class Scheduler {
     return timer;
   }
 
+  /**
+   * {@code fiber} has ended: admits the next fiber of the batch. Ended on an event loop (it ran
+   * there, woken where its bytes arrived), the next one starts on that loop right after it, as a
+   * Netty client opens its next channel from its event loop: no worker is woken for it. Anywhere
+   * else it goes to the workers.
+   */
   void done(Fiber fiber) {
-    synchronized (waiting) {
-      live.remove(fiber);
-      Fiber next = waiting.poll();
-      if (next != null) {
-        admit(next);
+    Fiber next = takeNext();
+    if (next != null) {
+      if (onEventLoops && EventLoopThread.current() != null
+          && EventLoopThread.current().isRunningSession() && next.readyOnThisThread()) {
+        fiber.successor(next);
+      } else {
+        next.wake0();
       }
     }
     allDone.countDown();
   }
 
-  /** Cancels every fiber, running, parked or not yet started. */
+  /**
+   * Cancels every fiber, running, parked or not yet started; a fiber that has ended keeps its
+   * outcome.
+   */
   public void cancel() {
     cancelled = true;
-    synchronized (waiting) {
-      for (Fiber fiber : live) {
-        fiber.cancel();
-      }
-      for (Fiber fiber : waiting) {
-        fiber.cancel();
-      }
+    for (Fiber fiber : batch) {
+      fiber.cancel();
     }
   }
 
