@@ -124,7 +124,7 @@ final class SuspendingWaits {
       }
       boolean sliced = state.suspensions() > 0 && left > REASSERT_NANOS;
       suspends.increment();
-      if (Suspend.await(wake -> registerReader(state, wake), sliced ? REASSERT_NANOS : left)) {
+      if (Suspend.await(state.readerRegistration(), sliced ? REASSERT_NANOS : left)) {
         return true;
       }
       // The timed-out wake-up is still registered with the state; a new one replaces it.
@@ -133,12 +133,6 @@ final class SuspendingWaits {
         return false;
       }
       state.reassertTraffic();
-    }
-  }
-
-  private static void registerReader(SessionState state, Runnable wake) {
-    if (!state.wakeWhenReadable(wake)) {
-      wake.run();
     }
   }
 

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.SocketException;
 import java.util.concurrent.Executor;
 import org.apache.mina.core.buffer.IoBuffer;
+import org.apache.mina.core.filterchain.IoFilter;
 import org.apache.mina.transport.socket.nio.NioSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -84,7 +85,7 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
     if (io.loop != this || io.receiving != session || session.isClosing() || !session.isConnected()
         || session.isWriteSuspended() || session.getCurrentWriteRequest() != null
         || !session.getWriteRequestQueue().isEmpty(session)
-        || !session.getFilterChain().getAll().isEmpty()) {
+        || hasFilter(session)) {
       return 0;
     }
     IoBuffer direct = io.direct();
@@ -120,7 +121,7 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
     MinaIoThread io = (MinaIoThread) t;
     io.loop = this;
     SessionState state = (SessionState) session.getAttribute(SessionState.KEY);
-    if (state != null && session.getFilterChain().getAll().isEmpty()) {
+    if (state != null && !hasFilter(session)) {
       return readAndDeliver(io, session, state);
     }
     if (buf.remaining() <= MinaIoThread.DIRECT_BYTES) {
@@ -136,6 +137,11 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
       return n;
     }
     return readChannel(session, buf);
+  }
+
+  /** True if any filter (TLS, or any other) is in the session's chain: a walk, no allocation. */
+  private static boolean hasFilter(NioSession session) {
+    return session.getFilterChain().contains(IoFilter.class);
   }
 
   /** How many times one read event refills the direct buffer before yielding to other sessions. */

@@ -1,5 +1,6 @@
 package io.weft.transport.mina.internal;
 
+import io.weft.continuations.spi.WaitRegistration;
 import io.weft.transport.PeerClosedException;
 import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.StartTlsInjectionException;
@@ -120,6 +121,13 @@ public final class SessionState {
   private volatile boolean suspendable;
   /** The TCP session's read buffer size as MINA configured it (see attach); 0 for the pipe. */
   private volatile int minaReadBufferSize;
+  private volatile int minaMinReadBufferSize;
+  /** A reader's wait registration on this state: made once, not per wait. */
+  private final WaitRegistration readerRegistration = wake -> {
+    if (!wakeWhenReadable(wake)) {
+      wake.run();
+    }
+  };
 
   /** Done once the TLS handshake has completed; null while none has started. */
   private volatile DefaultIoFuture handshake;
@@ -153,11 +161,13 @@ public final class SessionState {
     this.suspendable = session instanceof NioSession;
     if (suspendable) {
       // Read by NioProcessor straight into its thread's direct buffer while no filter is in the
-      // chain: the heap buffer MINA allocates before each read goes unused, so make it the
-      // smallest MINA allows. beginTls gives it back its size for reads through the filter.
+      // chain: the heap buffer MINA allocates before each read goes unused, so make it one byte.
+      // beginTls gives it back its sizes for reads through the filter.
       IoSessionConfig config = session.getConfig();
       minaReadBufferSize = config.getReadBufferSize();
-      config.setReadBufferSize(config.getMinReadBufferSize());
+      minaMinReadBufferSize = config.getMinReadBufferSize();
+      config.setMinReadBufferSize(1);
+      config.setReadBufferSize(1);
     }
     this.session = session;
     if (closedBecause != null) {
@@ -309,6 +319,7 @@ public final class SessionState {
       upgrading = upgrade;
       if (minaReadBufferSize > 0) {
         session.getConfig().setReadBufferSize(minaReadBufferSize);
+        session.getConfig().setMinReadBufferSize(minaMinReadBufferSize);
       }
       handshake = new DefaultIoFuture(session);
       return handshake;
@@ -683,6 +694,16 @@ public final class SessionState {
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * Registers a reader's wake-up as {@link #wakeWhenReadable} does, or runs it at once if input
+   * has arrived; one object per state, for a suspending transport's waits.
+   *
+   * @return the registration
+   */
+  public WaitRegistration readerRegistration() {
+    return readerRegistration;
   }
 
   /**
