@@ -176,9 +176,25 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
     }
   }
 
+  /**
+   * Writes up to {@code length} bytes of {@code buf}. A heap buffer written on a Weft I/O thread
+   * goes through the thread's direct buffer: the copy NIO would make into its per-thread
+   * temporary direct buffer, without the thread-local lookup that finds that one.
+   */
   @Override
   protected int write(NioSession session, IoBuffer buf, int length) throws IOException {
     try {
+      Thread t = Thread.currentThread();
+      if (t instanceof MinaIoThread && !buf.isDirect() && buf.hasArray()) {
+        int n = Math.min(length, Math.min(buf.remaining(), MinaIoThread.DIRECT_BYTES));
+        IoBuffer direct = ((MinaIoThread) t).direct();
+        direct.put(buf.array(), buf.arrayOffset() + buf.position(), n).flip();
+        int written = super.write(session, direct, n);
+        if (written > 0) {
+          buf.position(buf.position() + written);
+        }
+        return written;
+      }
       return super.write(session, buf, length);
     } catch (IOException e) {
       failed(session, "write", e);
