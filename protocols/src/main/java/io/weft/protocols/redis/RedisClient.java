@@ -52,9 +52,9 @@ public final class RedisClient {
   private static final int STATE_PENDING = 1;
   private static final int STATE_BROKEN = 2;
 
-  private static final byte[] CRLF = {'\r', '\n'};
 
   private final Transport transport;
+  private Command command;
   private final int maxLineBytes;
   private final int maxBulkBytes;
   private final int maxArrayLength;
@@ -180,13 +180,13 @@ public final class RedisClient {
       }
     }
     checkUsable();
-    transport.write("*" + args.length + "\r\n");
+    // The whole command in one write: one call into the transport instead of four per argument.
+    Command command = command();
+    command.header('*', args.length);
     for (String arg : args) {
-      byte[] bytes = arg.getBytes(StandardCharsets.UTF_8);
-      transport.write("$" + bytes.length + "\r\n");
-      transport.write(bytes);
-      transport.write(CRLF);
+      command.bulk(arg);
     }
+    transport.write(command.bytes, 0, command.size);
     pending++;
     state = STATE_PENDING;
   }
@@ -205,12 +205,14 @@ public final class RedisClient {
       }
     }
     checkUsable();
-    transport.write("*" + args.length + "\r\n");
+    Command command = command();
+    command.header('*', args.length);
     for (byte[] arg : args) {
-      transport.write("$" + arg.length + "\r\n");
-      transport.write(arg);
-      transport.write(CRLF);
+      command.header('$', arg.length);
+      command.put(arg, 0, arg.length);
+      command.crlf();
     }
+    transport.write(command.bytes, 0, command.size);
     pending++;
     state = STATE_PENDING;
   }
@@ -351,6 +353,76 @@ public final class RedisClient {
       array.add(readValue(depth + 1));
     }
     return array;
+  }
+
+  /** This client's command being encoded; reused, since the transport copies what it writes. */
+  private Command command() {
+    Command c = command;
+    if (c == null) {
+      c = new Command();
+      command = c;
+    }
+    c.size = 0;
+    return c;
+  }
+
+  /** A RESP command encoded into one growing byte array. */
+  private static final class Command {
+    byte[] bytes = new byte[64];
+    int size;
+
+    private void ensure(int more) {
+      if (bytes.length - size < more) {
+        bytes = java.util.Arrays.copyOf(bytes, Math.max(bytes.length * 2, size + more));
+      }
+    }
+
+    void put(byte[] src, int offset, int length) {
+      ensure(length);
+      System.arraycopy(src, offset, bytes, size, length);
+      size += length;
+    }
+
+    void crlf() {
+      ensure(2);
+      bytes[size++] = '\r';
+      bytes[size++] = '\n';
+    }
+
+    /** {@code type}, the decimal {@code n}, CRLF: an array's or a bulk string's header. */
+    void header(char type, int n) {
+      ensure(13);
+      bytes[size++] = (byte) type;
+      int digits = 1;
+      for (int v = n; v >= 10; v /= 10) {
+        digits++;
+      }
+      for (int i = size + digits - 1, v = n; i >= size; i--, v /= 10) {
+        bytes[i] = (byte) ('0' + v % 10);
+      }
+      size += digits;
+      crlf();
+    }
+
+    /** A bulk string: its UTF-8 bytes, copied without an intermediate array when it is ASCII. */
+    void bulk(String arg) {
+      int length = arg.length();
+      for (int i = 0; i < length; i++) {
+        if (arg.charAt(i) >= 0x80) {
+          byte[] utf8 = arg.getBytes(StandardCharsets.UTF_8);
+          header('$', utf8.length);
+          put(utf8, 0, utf8.length);
+          crlf();
+          return;
+        }
+      }
+      header('$', length);
+      ensure(length);
+      for (int i = 0; i < length; i++) {
+        bytes[size++] = (byte) arg.charAt(i);
+      }
+      crlf();
+    }
   }
 
   private void checkArgs(int count) {
