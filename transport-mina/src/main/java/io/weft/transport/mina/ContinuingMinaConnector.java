@@ -37,7 +37,7 @@ import org.apache.mina.transport.vmpipe.VmPipeAddress;
  * }</pre>
  *
  * <p>Counters ({@link #immediate()}, {@link #spun()}, {@link #suspends()}) tell how waits
- * ended, for tuning: cheap striped adders, summed when read.
+ * ended, for tuning: kept per I/O thread (other threads: striped adders), summed when read.
  */
 public final class ContinuingMinaConnector implements SuspendingConnector {
   private final MinaConnector mina;
@@ -45,7 +45,7 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
 
   private ContinuingMinaConnector(MinaConnector mina, long spinNanos) {
     this.mina = mina;
-    this.waits = new SuspendingWaits(spinNanos);
+    this.waits = new SuspendingWaits(spinNanos, mina.counts());
   }
 
   /**

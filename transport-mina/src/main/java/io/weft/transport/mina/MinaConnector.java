@@ -10,6 +10,7 @@ import io.weft.transport.internal.Tls;
 import io.weft.transport.mina.internal.IoThreads;
 import io.weft.transport.mina.internal.MinaIoThread;
 import io.weft.transport.mina.internal.NioProcessor;
+import io.weft.transport.mina.internal.ThreadCounts;
 import io.weft.transport.mina.internal.SessionState;
 import io.weft.transport.mina.internal.SessionStateHandler;
 import io.weft.transport.mina.internal.TlsFilter;
@@ -74,6 +75,8 @@ public final class MinaConnector implements Connector {
   private final int inboundLimit;
   private final TlsSettings tls;
   private final Set<SessionState> live = ConcurrentHashMap.newKeySet();
+  /** Counters this connector's own threads keep in slots of their own (see ThreadCounts). */
+  private final ThreadCounts counts = new ThreadCounts();
   private volatile boolean closed;
   /** Why this connector can no longer serve: one of its threads died. Null while it can. */
   private volatile String broken;
@@ -86,7 +89,7 @@ public final class MinaConnector implements Connector {
       throw new IllegalStateException("TLS needs TCP; the in-VM pipe has no host to verify");
     }
     int id = IDS.incrementAndGet();
-    this.threads = Executors.newCachedThreadPool(daemonThreads("weft-mina-" + id + "-", this::threadDied));
+    this.threads = Executors.newCachedThreadPool(daemonThreads("weft-mina-" + id + "-", this::threadDied, counts));
     if (vmPipe) {
       this.processors = null;
       this.connector = new VmPipeConnector(threads);
@@ -270,6 +273,11 @@ public final class MinaConnector implements Connector {
     return new IOException(what + " failed: " + cause, cause);
   }
 
+  /** The counters of waits on this connector's transports, counted per thread. */
+  ThreadCounts counts() {
+    return counts;
+  }
+
   void forget(SessionState state) {
     live.remove(state);
   }
@@ -372,7 +380,8 @@ public final class MinaConnector implements Connector {
     return broken != null;
   }
 
-  private static ThreadFactory daemonThreads(String prefix, BiConsumer<Thread, Throwable> died) {
+  private static ThreadFactory daemonThreads(String prefix, BiConsumer<Thread, Throwable> died,
+      ThreadCounts counts) {
     AtomicInteger count = new AtomicInteger();
     return runnable -> {
       Thread thread = new MinaIoThread(() -> {
@@ -382,7 +391,7 @@ public final class MinaConnector implements Connector {
           died.accept(Thread.currentThread(), e);
           throw e;
         }
-      }, prefix + count.incrementAndGet());
+      }, prefix + count.incrementAndGet(), counts);
       thread.setDaemon(true);
       return thread;
     };

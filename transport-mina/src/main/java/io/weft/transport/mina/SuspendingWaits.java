@@ -4,8 +4,8 @@ import io.weft.continuations.spi.Suspend;
 import io.weft.transport.internal.Deadlines;
 import io.weft.transport.mina.internal.IoThreads;
 import io.weft.transport.mina.internal.SessionState;
+import io.weft.transport.mina.internal.ThreadCounts;
 import java.io.IOException;
-import java.util.concurrent.atomic.LongAdder;
 import org.apache.commons.javaflow.api.continuable;
 import org.apache.mina.core.future.IoFuture;
 
@@ -30,13 +30,19 @@ final class SuspendingWaits {
   private static final int SPINS_PER_YIELD = 64;
 
   private final long spinNanos;
-  final LongAdder immediate = new LongAdder();
-  final LongAdder spun = new LongAdder();
-  final LongAdder suspends = new LongAdder();
+  final ThreadCounts.Counter immediate;
+  final ThreadCounts.Counter spun;
+  final ThreadCounts.Counter suspends;
 
-  /** @param spinNanos how long to spin for the condition before suspending; 0 for not at all */
-  SuspendingWaits(long spinNanos) {
+  /**
+   * @param spinNanos how long to spin for the condition before suspending; 0 for not at all
+   * @param counts the connector's counters, kept per I/O thread
+   */
+  SuspendingWaits(long spinNanos, ThreadCounts counts) {
     this.spinNanos = spinNanos;
+    this.immediate = counts.counter(0);
+    this.spun = counts.counter(1);
+    this.suspends = counts.counter(2);
   }
 
   long spinNanos() {

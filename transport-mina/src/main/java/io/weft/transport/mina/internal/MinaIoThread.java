@@ -24,6 +24,10 @@ public final class MinaIoThread extends EventLoopThread {
   Object receiving;
   /** True while a session on this thread hands a write to MINA (see NioProcessor.wakeup). */
   boolean writing;
+  /** The counters this thread counts in {@link #count}, its own slots; null if none. */
+  ThreadCounts counts;
+  /** Written by this thread only; read, racily, by {@link ThreadCounts} sums. */
+  final long[] count = new long[ThreadCounts.SLOTS];
 
   /** Bytes one direct write or read through this thread's own buffer can carry. */
   static final int DIRECT_BYTES = 16 * 1024;
@@ -47,5 +51,30 @@ public final class MinaIoThread extends EventLoopThread {
 
   public MinaIoThread(Runnable task, String name) {
     super(task, name);
+  }
+
+  /**
+   * A connector's thread that counts {@code counts}' counters in slots of its own, handing its
+   * counts back as it ends.
+   *
+   * @param task what the thread runs
+   * @param name the thread's name
+   * @param counts the connector's counters
+   */
+  public MinaIoThread(Runnable task, String name, ThreadCounts counts) {
+    super(task, name);
+    counts.adopt(this);
+  }
+
+  @Override
+  public void run() {
+    try {
+      super.run();
+    } finally {
+      ThreadCounts c = counts;
+      if (c != null) {
+        c.retire(this);
+      }
+    }
   }
 }
