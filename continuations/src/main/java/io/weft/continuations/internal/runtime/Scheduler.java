@@ -1,6 +1,7 @@
 package io.weft.continuations.internal.runtime;
 
 import io.weft.continuations.spi.EventLoopThread;
+import io.weft.continuations.spi.SuspendingConnector;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -272,15 +273,18 @@ public final class Scheduler {
 
   /**
    * {@code fiber} has ended: admits the next fiber of the batch. Ended on an event loop (it ran
-   * there, woken where its bytes arrived), the next one starts on that loop right after it, as a
-   * Netty client opens its next channel from its event loop: no worker is woken for it. Anywhere
-   * else it goes to the workers.
+   * there, woken where its bytes arrived), the next one, if its connector suspends, starts on that
+   * loop right after it, as a Netty client opens its next channel from its event loop: no worker
+   * is woken for it. Anywhere else it goes to the workers.
    */
   void done(Fiber fiber) {
     Fiber next = takeNext();
     if (next != null) {
-      if (onEventLoops && EventLoopThread.current() != null
-          && EventLoopThread.current().isRunningSession() && next.readyOnThisThread()) {
+      // Only a session whose connector suspends: a blocking connect must never run on an event
+      // loop, where it is refused (and a run with a blocking connector starts on the workers).
+      if (onEventLoops && next.connector() instanceof SuspendingConnector
+          && EventLoopThread.current() != null && EventLoopThread.current().isRunningSession()
+          && next.readyOnThisThread()) {
         fiber.successor(next);
       } else {
         next.wake0();
