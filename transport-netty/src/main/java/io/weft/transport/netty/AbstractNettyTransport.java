@@ -130,6 +130,7 @@ abstract sealed class AbstractNettyTransport implements Transport
       return;
     }
     Throwable cause = written.isDone() ? written.cause() : null;
+    state.writeFailed(cause);
     IOException ended = state.endedException("flush");
     if (ended != null) {
       throw ended;

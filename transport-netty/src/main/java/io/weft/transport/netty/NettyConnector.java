@@ -56,6 +56,8 @@ public final class NettyConnector implements Connector {
   private static final Logger LOG = LoggerFactory.getLogger(NettyConnector.class);
   private static final AtomicInteger IDS = new AtomicInteger();
   private static final long SHUTDOWN_WAIT_SECONDS = 10L;
+  /** Netty's connect failures: the JDK's exception, copied with the address in its message. */
+  private static final String ANNOTATED = "io.netty.channel.AbstractChannel$Annotated";
 
   private final EventLoopGroup group;
   private final Bootstrap bootstrap;
@@ -220,12 +222,12 @@ public final class NettyConnector implements Connector {
     if (cause == null) {
       return new IOException(what + " failed (cancelled)");
     }
+    if (cause.getClass().getName().startsWith(ANNOTATED) && cause.getCause() != null) {
+      // Netty's copy of the JDK's exception with the address added: report the JDK's own kind.
+      cause = cause.getCause();
+    }
     if (cause instanceof ConnectException) {
-      // Netty annotates the JDK's exception with the address; the message names it already.
-      ConnectException plain = cause.getCause() instanceof ConnectException
-          ? (ConnectException) cause.getCause()
-          : (ConnectException) cause;
-      return ConnectFailures.naming(what, plain);
+      return ConnectFailures.naming(what, (ConnectException) cause);
     }
     if (cause instanceof IOException) {
       return (IOException) cause;

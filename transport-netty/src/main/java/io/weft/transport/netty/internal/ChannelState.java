@@ -630,6 +630,32 @@ public final class ChannelState extends ChannelInboundHandlerAdapter {
     return ch.writeAndFlush(buf);
   }
 
+  /**
+   * Records the failure of a write, which Netty reports on the write's future only (never to
+   * the handler), as the failure that ended the channel, unless one is recorded already. A
+   * plain {@code IOException} from the socket's write ("Connection reset by peer", "Broken
+   * pipe") is recorded as the {@link SocketException} a plain socket's write throws.
+   */
+  public void writeFailed(Throwable cause) {
+    if (!(cause instanceof IOException) || cause instanceof ClosedChannelException) {
+      return;
+    }
+    IOException e = (IOException) cause;
+    if (e.getClass() == IOException.class) {
+      SocketException socket = new SocketException(e.getMessage());
+      socket.initCause(e);
+      e = socket;
+    }
+    lock.lock();
+    try {
+      if (failure == null && closedBecause == null) {
+        failure = e;
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** True once the channel has closed or failed, whoever ended it. Never waits. */
   public boolean hasEnded() {
     return ended || closedBecause != null;
