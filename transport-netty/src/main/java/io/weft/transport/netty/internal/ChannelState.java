@@ -51,7 +51,9 @@ import org.slf4j.LoggerFactory;
  * <p><b>Bounding.</b> When more than {@code inboundLimit} bytes are buffered the channel's
  * {@code autoRead} is turned off; it is turned on again when a reader drains the buffer below
  * half the limit. The event loop stops reading in the same turn ({@code autoRead} is checked
- * between the reads of one turn), so the overshoot is one read at most. A pending read that
+ * between the reads of one turn); a resume asked for by the reader just before (a read that
+ * Netty has already queued for the loop) can still add one read. So the buffer overshoots the
+ * limit by one or two of Netty's reads (64 KiB each at most). A pending read that
  * needs more than the limit (a long line, a large {@code readFully}) lifts the limit to what it
  * asks for, and no further: its byte count, or its line limit plus the terminator. Netty's
  * {@code setAutoRead} is atomic and hands the change to the event loop from any thread, so unlike
