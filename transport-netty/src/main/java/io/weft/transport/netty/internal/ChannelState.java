@@ -156,17 +156,22 @@ public final class ChannelState extends ChannelInboundHandlerAdapter {
       return;
     }
     ByteBuf buf = (ByteBuf) msg;
+    Runnable toRun;
     try {
-      onMessage(buf);
+      toRun = onMessage(buf);
     } catch (OutOfMemoryError e) {
+      buf.release();
       // Growing this session's buffer failed. Fail the session, whose buffer then goes, rather
       // than let the error reach the event loop, which serves every other session too.
       LOG.debug("channel {}: out of memory buffering input", ctx.channel(), e);
       onFailure(new IOException("out of memory buffering input: " + e.getMessage(), e));
       ctx.close();
-    } finally {
-      buf.release();
+      return;
     }
+    // Released before the wake-up, which may run the session right here: its next write can
+    // then take the same pooled buffer back from this thread's cache.
+    buf.release();
+    runWakeup(toRun);
   }
 
   @Override
@@ -181,13 +186,14 @@ public final class ChannelState extends ChannelInboundHandlerAdapter {
     ctx.close();
   }
 
-  private void onMessage(ByteBuf message) {
+  /** Buffers the message's bytes; returns the reader's wake-up to run, or null. */
+  private Runnable onMessage(ByteBuf message) {
     Runnable toRun;
     boolean suspend = false;
     lock.lock();
     try {
       if (closedBecause != null) {
-        return;
+        return null;
       }
       inbound.append(message.nioBuffer(message.readerIndex(), message.readableBytes()));
       arrived = true;
@@ -209,7 +215,7 @@ public final class ChannelState extends ChannelInboundHandlerAdapter {
     if (suspend) {
       applyTraffic(true);
     }
-    runWakeup(toRun);
+    return toRun;
   }
 
   private void onClosed() {
