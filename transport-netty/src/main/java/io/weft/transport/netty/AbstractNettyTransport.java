@@ -131,7 +131,7 @@ abstract sealed class AbstractNettyTransport implements Transport
     }
     Throwable cause = written.isDone() ? written.cause() : null;
     state.writeFailed(cause);
-    IOException ended = state.endedException("flush");
+    IOException ended = state.endedException("flush", cause);
     if (ended != null) {
       throw ended;
     }

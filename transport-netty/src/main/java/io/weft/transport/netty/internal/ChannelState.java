@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GenericFutureListener;
@@ -593,14 +594,20 @@ public final class ChannelState extends ChannelInboundHandlerAdapter {
    * the peer ({@link PeerClosedException}). Never waits.
    */
   public void checkWritable(String what) throws IOException {
-    IOException e = endedException(what);
+    IOException e = endedException(what, null);
     if (e != null) {
       throw e;
     }
   }
 
-  /** Why a send cannot complete because the channel ended; null if it has not ended. */
-  public IOException endedException(String what) {
+  /**
+   * Why a send that did not complete failed, from this state and the write's own failure
+   * ({@code cause}, may be null); null if the channel has not ended and {@code cause} says
+   * nothing of its end. Netty fails a write with a {@link ClosedChannelException} as it closes
+   * the channel after the peer's end of stream, before it reports the close itself: that is the
+   * peer's close.
+   */
+  public IOException endedException(String what, Throwable cause) {
     lock.lock();
     try {
       String because = closedBecause;
@@ -610,7 +617,7 @@ public final class ChannelState extends ChannelInboundHandlerAdapter {
       if (failure != null) {
         return failureException();
       }
-      if (ended) {
+      if (ended || cause instanceof ClosedChannelException) {
         return new PeerClosedException("the peer closed the connection; " + what + " not sent");
       }
       return null;
@@ -899,6 +906,23 @@ public final class ChannelState extends ChannelInboundHandlerAdapter {
     } finally {
       lock.unlock();
     }
+  }
+
+  /** The capacity of the inbound buffer's array now. For tests and diagnostics. */
+  public int bufferCapacity() {
+    lock.lock();
+    try {
+      return inbound.capacity();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Bytes handed to Netty and not yet written to the socket. For tests and diagnostics. */
+  public long pendingWriteBytes() {
+    Channel ch = channel;
+    ChannelOutboundBuffer out = ch == null ? null : ch.unsafe().outboundBuffer();
+    return out == null ? 0L : out.totalPendingWriteBytes();
   }
 
   /** How many times reading from the peer was turned off. For tests and diagnostics. */
