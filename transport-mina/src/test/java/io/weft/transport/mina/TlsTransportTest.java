@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import io.weft.testsupport.ScriptedServer;
 import io.weft.testsupport.ScriptedServer.Delivery;
 import io.weft.testsupport.StartTlsSmtpServer;
@@ -21,6 +23,7 @@ import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
 import io.weft.transport.TransportTimeoutException;
+import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -31,6 +34,7 @@ import java.util.function.Function;
 import java.util.stream.Stream;
 import javax.net.ssl.SSLSession;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -306,6 +310,38 @@ class TlsTransportTest {
       assertEquals(10, e.alertDescription());
       assertFalse(transport.isOpen());
       assertNoTransportLeft(connector);
+    }
+  }
+
+  /**
+   * The JDK's HttpsServer changed its answer to plaintext: JDK 17's closes without a word, JDK
+   * 25's sends a fatal internal_error alert first. Other JDKs are not pinned down here.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aPlaintextClientOnAJdkHttpsServerGetsWhatThatJdkSends(Kind kind) throws Exception {
+    int jdk = Runtime.version().feature();
+    Assumptions.assumeTrue(jdk == 17 || jdk >= 25, "HttpsServer's answer to plaintext is pinned for JDK 17 and 25+");
+    HttpsServer https = HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    https.setHttpsConfigurator(new HttpsConfigurator(pki.issue(TestPki.localhost()).serverContext()));
+    https.createContext("/", exchange -> {
+      exchange.sendResponseHeaders(204, -1);
+      exchange.close();
+    });
+    https.start();
+    try (Connector connector = kind.connectors.apply(null);
+         Transport transport = connector.connect(https.getAddress(), TIMEOUT)) {
+      transport.write("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n");
+      transport.flush();
+      if (jdk >= 25) {
+        TlsRequiredException e = assertThrows(TlsRequiredException.class, () -> transport.readLineStrict(100));
+        assertTrue(e.getMessage().contains(" answered with a fatal TLS alert (internal_error): it expects TLS"),
+            e.getMessage());
+      } else {
+        assertThrows(EOFException.class, () -> transport.readLineStrict(100));
+      }
+    } finally {
+      https.stop(0);
     }
   }
 
