@@ -111,6 +111,7 @@ class WaitTimerTest {
       end = Math.max(end, e.due());
     }
     end += WaitTimer.MAX_LATE_NANOS + step;
+    // The first step is to the current time: new entries get exactly their due() as deadline.
     for (long t = clock.getAsLong(); t - end < 0L; t += step) {
       stepTo(t);
       for (TestEntry e : pending) {
@@ -128,6 +129,14 @@ class WaitTimerTest {
     }
   }
 
+  /**
+   * Waits for a pass at the current time: the timer gives a new entry its deadline from the
+   * clock when it first sees it, so the entries armed so far get exactly {@link TestEntry#due()}.
+   */
+  private void letTheTimerSeeTheNewEntries() {
+    stepTo(clock.getAsLong());
+  }
+
   private void assertFiresInBounds(TestEntry entry) {
     assertEachFiresInBounds(List.of(entry), MS);
   }
@@ -135,6 +144,7 @@ class WaitTimerTest {
   @Test
   void pendingWaitFiresAtItsDeadlineNotBefore() {
     TestEntry entry = new TestEntry().arm(50 * MS);
+    letTheTimerSeeTheNewEntries();
     stepTo(entry.due() - 1);
     assertEquals(0, entry.expireCalls.get(), "fired a nanosecond before its deadline");
     assertFiresInBounds(entry);
@@ -244,6 +254,7 @@ class WaitTimerTest {
         }
       }
     }.arm(20 * MS);
+    letTheTimerSeeTheNewEntries();
     stepTo(failing.due());
     assertEquals(2, failing.expireCalls.get(), "the failed entry fired on the next pass");
     assertEquals(2, failing.state.get(), "the failed entry timed out");
