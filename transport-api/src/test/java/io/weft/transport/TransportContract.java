@@ -362,6 +362,34 @@ public abstract class TransportContract {
   }
 
   @Test
+  public void aTlsAlertAsThePeersFirstBytesFailsTheReadWithTlsRequired() throws Exception {
+    try (Transport transport = connect(TEN_SECONDS)) {
+      Peer.Connection server = peer.accept(PEER_WAIT);
+      // What a JDK TLS server sends a client that spoke plaintext to it: fatal unexpected_message.
+      server.send(new byte[] {0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x0a});
+      TlsRequiredException e = assertThrows(TlsRequiredException.class, () -> transport.readLine(100));
+      assertTrue(e.getMessage().startsWith("the peer at "), e.getMessage());
+      assertTrue(e.getMessage().endsWith(" answered with a fatal TLS alert (unexpected_message): it expects TLS;"
+          + " connect with TlsSettings or call startTls"), e.getMessage());
+      assertEquals(10, e.alertDescription());
+      assertFalse(transport.isOpen());
+      server.close();
+    }
+  }
+
+  @Test
+  public void firstBytesOneByteAwayFromATlsAlertAreData() throws Exception {
+    try (Transport transport = connect(TEN_SECONDS)) {
+      Peer.Connection server = peer.accept(PEER_WAIT);
+      byte[] lengthThree = {0x15, 0x03, 0x03, 0x00, 0x03, 0x02, 0x0a};
+      server.send(lengthThree);
+      assertArrayEquals(lengthThree, transport.readBytes(lengthThree.length));
+      assertTrue(transport.isOpen());
+      server.close();
+    }
+  }
+
+  @Test
   public void everyOperationAfterCloseThrowsTransportClosed() throws Exception {
     Transport transport = connect(TEN_SECONDS);
     Peer.Connection server = peer.accept(PEER_WAIT);
