@@ -320,12 +320,9 @@ public final class SocketTransport implements Transport {
     send();
     // From here the stream is TLS: buffered bytes, whatever they look like, are an injection.
     inbound.stopExpectingPlaintext();
-    int buffered = inbound.size();
-    if (buffered != 0) {
-      byte[] injected = new byte[buffered];
-      inbound.poll(injected, 0, buffered);
+    if (inbound.size() != 0) {
       try {
-        Tls.checkNothingBuffered(injected, Tls.hostName(settings, remote));
+        Tls.checkNothingBuffered(inbound.takeAll(), Tls.hostName(settings, remote));
       } catch (StartTlsInjectionException e) {
         close("refused STARTTLS: plaintext past the upgrade point");
         throw e;

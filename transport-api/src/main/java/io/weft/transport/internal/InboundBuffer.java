@@ -242,6 +242,19 @@ public final class InboundBuffer {
     return eof ? -1 : NO_BYTES_YET;
   }
 
+  /**
+   * Takes every buffered byte at once, whatever it looks like (the TLS alert watch does not
+   * apply): for a caller that refuses them, such as STARTTLS finding plaintext past the upgrade
+   * point.
+   */
+  public byte[] takeAll() {
+    byte[] all = Arrays.copyOfRange(data, head, tail);
+    if (all.length != 0) {
+      consume(all.length);
+    }
+    return all;
+  }
+
   /** Discards everything buffered, and a grown array with it. */
   public void clear() {
     head = 0;

@@ -128,6 +128,14 @@ class InboundBufferTlsAlertTest {
   }
 
   @Test
+  void takeAllHandsOutEverythingBufferedEvenAnAlertRecord() {
+    InboundBuffer buffer = watching(UNEXPECTED_MESSAGE);
+    assertArrayEquals(UNEXPECTED_MESSAGE, buffer.takeAll());
+    assertEquals(0, buffer.size());
+    assertArrayEquals(new byte[0], buffer.takeAll());
+  }
+
+  @Test
   void aLineReadWaitsForTheWholeRecordWhenItArrivesOneByteAtATime() throws Exception {
     InboundBuffer buffer = new InboundBuffer(16);
     buffer.expectPlaintextFrom(PEER);

@@ -299,9 +299,7 @@ public final class SessionState {
       }
       inbound.stopExpectingPlaintext();
       if (upgrade && inbound.size() != 0) {
-        byte[] injected = new byte[inbound.size()];
-        inbound.poll(injected, 0, injected.length);
-        throw injection(injected);
+        throw injection(inbound.takeAll());
       }
       upgrading = upgrade;
       handshake = new DefaultIoFuture(session);
