@@ -1,5 +1,6 @@
 package io.weft.transport;
 
+import io.weft.transport.internal.BlockingReads;
 import io.weft.transport.internal.ConnectFailures;
 import io.weft.transport.internal.Deadlines;
 import io.weft.transport.internal.InboundBuffer;
@@ -51,6 +52,7 @@ public final class SocketTransport implements Transport {
   private final long sessionStartNanos;
   private final InboundBuffer inbound = new InboundBuffer(READ_CHUNK);
   private final OutboundBuffer outbound = new OutboundBuffer(1024);
+  private final BlockingReads reads = new BlockingReads(inbound, new SocketWaiter());
   private final SocketConnector owner;
   private volatile Timeout timeout;
   private volatile String closedBecause;
@@ -150,102 +152,74 @@ public final class SocketTransport implements Transport {
 
   @Override
   public String readLine(int limit) throws IOException {
-    return readLine(limit, false, StandardCharsets.UTF_8);
+    return reads.readLine(limit, false, StandardCharsets.UTF_8);
   }
 
   @Override
   public String readLine(int limit, Charset charset) throws IOException {
-    return readLine(limit, false, charset);
+    return reads.readLine(limit, false, charset);
   }
 
   @Override
   public String readLineStrict(int limit) throws IOException {
-    return readLine(limit, true, StandardCharsets.UTF_8);
+    return reads.readLine(limit, true, StandardCharsets.UTF_8);
   }
 
   @Override
   public String readLineStrict(int limit, Charset charset) throws IOException {
-    return readLine(limit, true, charset);
-  }
-
-  private String readLine(int limit, boolean strict, Charset charset) throws IOException {
-    Objects.requireNonNull(charset, "charset");
-    checkOpen();
-    try {
-      for (;;) {
-        String line = inbound.pollLine(limit, strict, charset);
-        if (line != InboundBuffer.NEED_MORE) {
-          return line;
-        }
-        fill(Deadlines.line(limit));
-      }
-    } catch (IOException e) {
-      throw fail(e);
-    }
+    return reads.readLine(limit, true, charset);
   }
 
   @Override
   public void readFully(byte[] dst, int offset, int length) throws IOException {
-    Objects.checkFromIndexSize(offset, length, dst.length);
-    checkOpen();
-    try {
-      while (!inbound.pollFully(dst, offset, length)) {
-        fill(Deadlines.bytes(length));
-      }
-    } catch (IOException e) {
-      throw fail(e);
-    }
+    reads.readFully(dst, offset, length);
   }
 
   @Override
   public byte[] readBytes(int byteCount) throws IOException {
-    if (byteCount < 0) {
-      throw new IllegalArgumentException("byteCount < 0: " + byteCount);
-    }
-    byte[] result = new byte[byteCount];
-    readFully(result, 0, byteCount);
-    return result;
+    return reads.readBytes(byteCount);
   }
 
   @Override
   public int read(byte[] dst, int offset, int length) throws IOException {
-    Objects.checkFromIndexSize(offset, length, dst.length);
-    checkOpen();
-    try {
-      for (;;) {
-        int n = inbound.poll(dst, offset, length);
-        if (n != InboundBuffer.NO_BYTES_YET) {
-          return n;
-        }
-        fill(Deadlines.ANY_BYTES);
-      }
-    } catch (IOException e) {
-      throw fail(e);
-    }
+    return reads.read(dst, offset, length);
   }
 
-  /** Reads what the socket has, waiting up to the timeout for {@code awaited} (for its message). */
-  private void fill(String awaited) throws IOException {
-    NonBlockingThread.checkMayBlock("a read");
-    long wait;
-    try {
-      wait = Deadlines.waitNanos(timeout, sessionStartNanos, "read");
-    } catch (TransportTimeoutException e) {
-      throw Deadlines.readTimedOut(timeout, sessionStartNanos, 0L, awaited, inbound.describeUnread());
+  /** How this transport's reads wait (one socket read, under the timeout) and fail. */
+  private final class SocketWaiter implements BlockingReads.Waiter {
+    @Override
+    public void checkOpen() throws TransportClosedException {
+      SocketTransport.this.checkOpen();
     }
-    try {
-      socket.setSoTimeout(Deadlines.toSoTimeoutMillis(wait));
-      inbound.readFrom(in, READ_CHUNK);
-    } catch (SocketTimeoutException e) {
-      TransportTimeoutException t =
-          Deadlines.readTimedOut(timeout, sessionStartNanos, wait, awaited, inbound.describeUnread());
-      t.initCause(e);
-      throw t;
-    } catch (SocketException e) {
-      if (closedBecause != null) {
-        throw new TransportClosedException("transport closed during read: " + closedBecause, e);
+
+    @Override
+    public void awaitInput(String awaited) throws IOException {
+      NonBlockingThread.checkMayBlock("a read");
+      long wait;
+      try {
+        wait = Deadlines.waitNanos(timeout, sessionStartNanos, "read");
+      } catch (TransportTimeoutException e) {
+        throw Deadlines.readTimedOut(timeout, sessionStartNanos, 0L, awaited, inbound.describeUnread());
       }
-      throw e;
+      try {
+        socket.setSoTimeout(Deadlines.toSoTimeoutMillis(wait));
+        inbound.readFrom(in, READ_CHUNK);
+      } catch (SocketTimeoutException e) {
+        TransportTimeoutException t =
+            Deadlines.readTimedOut(timeout, sessionStartNanos, wait, awaited, inbound.describeUnread());
+        t.initCause(e);
+        throw t;
+      } catch (SocketException e) {
+        if (closedBecause != null) {
+          throw new TransportClosedException("transport closed during read: " + closedBecause, e);
+        }
+        throw e;
+      }
+    }
+
+    @Override
+    public IOException failed(IOException e) {
+      return fail(e);
     }
   }
 

@@ -55,21 +55,6 @@ abstract sealed class AbstractMinaTransport implements Transport
     this.remote = remote;
   }
 
-  // ---- Argument checks, shared so both transports reject misuse identically.
-
-  static void checkLimit(int limit, Charset charset) {
-    Objects.requireNonNull(charset, "charset");
-    if (limit < 0) {
-      throw new IllegalArgumentException("limit < 0: " + limit);
-    }
-  }
-
-  static void checkByteCount(int byteCount) {
-    if (byteCount < 0) {
-      throw new IllegalArgumentException("byteCount < 0: " + byteCount);
-    }
-  }
-
   // ---- Writing: buffer, then the subclass sends (waiting its own way) when these say so.
 
   /** Buffers bytes; true when the buffer is now large enough to send. */
