@@ -3,10 +3,10 @@ package io.weft.transport;
 import io.weft.transport.internal.BlockingReads;
 import io.weft.transport.internal.ConnectFailures;
 import io.weft.transport.internal.Deadlines;
+import io.weft.transport.internal.FailurePolicy;
 import io.weft.transport.internal.InboundBuffer;
 import io.weft.transport.internal.OutboundBuffer;
 import io.weft.transport.internal.Tls;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -385,13 +385,14 @@ public final class SocketTransport implements Transport {
     }
   }
 
-  /** Closes this transport after a failed operation and returns the exception to throw. */
+  /**
+   * Closes this transport after a failed operation, if {@link FailurePolicy} says so, and returns
+   * the exception to throw.
+   */
   private IOException fail(IOException e) {
-    if (e instanceof TransportTimeoutException) {
-      close("an operation timed out: " + e.getMessage());
-    } else if (!(e instanceof TransportClosedException) && !(e instanceof EOFException)
-        && !(e instanceof ProtocolViolationException)) {
-      close("failed: " + e);
+    String because = FailurePolicy.closeReason(e);
+    if (because != null) {
+      close(because);
     }
     return e;
   }

@@ -1,6 +1,5 @@
 package io.weft.transport.mina;
 
-import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.StartTlsInjectionException;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
@@ -8,12 +7,12 @@ import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
 import io.weft.transport.TransportTimeoutException;
 import io.weft.transport.internal.Deadlines;
+import io.weft.transport.internal.FailurePolicy;
 import io.weft.transport.internal.OutboundBuffer;
 import io.weft.transport.internal.Tls;
 import io.weft.transport.mina.internal.IoThreads;
 import io.weft.transport.mina.internal.SessionState;
 import io.weft.transport.mina.internal.TlsFilter;
-import java.io.EOFException;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.charset.Charset;
@@ -271,15 +270,41 @@ abstract sealed class AbstractMinaTransport implements Transport
     }
   }
 
-  /** Closes this transport after a failed operation and returns the exception to throw. */
+  /**
+   * Closes this transport after a failed operation, if {@link FailurePolicy} says so, and returns
+   * the exception to throw.
+   */
   final IOException fail(IOException e) {
-    if (e instanceof TransportTimeoutException) {
-      close("an operation timed out: " + e.getMessage());
-    } else if (!(e instanceof TransportClosedException) && !(e instanceof EOFException)
-        && !(e instanceof ProtocolViolationException)) {
-      close("failed: " + e);
+    String because = FailurePolicy.closeReason(e);
+    if (because != null) {
+      close(because);
     }
     return e;
+  }
+
+  /**
+   * What the read loops' waiters of both MINA transports share: the open check and the failure
+   * policy. Each transport's waiter adds its own way of waiting for input.
+   */
+  abstract class ReadWaiter {
+    /**
+     * Throws if this transport is closed.
+     *
+     * @throws TransportClosedException if it is closed
+     */
+    public final void checkOpen() throws TransportClosedException {
+      AbstractMinaTransport.this.checkOpen();
+    }
+
+    /**
+     * Closes this transport if {@code e} should, and returns it.
+     *
+     * @param e what a read failed with
+     * @return {@code e}
+     */
+    public final IOException failed(IOException e) {
+      return fail(e);
+    }
   }
 
   /** The per-session state; for tests in this module. */

@@ -5,7 +5,6 @@ import io.weft.continuations.spi.SuspendingReads;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
-import io.weft.transport.TransportClosedException;
 import io.weft.transport.mina.internal.IoThreads;
 import io.weft.transport.mina.internal.SessionState;
 import java.io.IOException;
@@ -90,12 +89,7 @@ public final class ContinuingMinaTransport extends AbstractMinaTransport {
    * How this transport's reads wait: through the connector's {@link SuspendingWaits}, called
    * straight from here so that the loop adds no frame of its own to the suspend path.
    */
-  private final class SuspendingWaiter implements SuspendingReads.Waiter {
-    @Override
-    public void checkOpen() throws TransportClosedException {
-      ContinuingMinaTransport.this.checkOpen();
-    }
-
+  private final class SuspendingWaiter extends ReadWaiter implements SuspendingReads.Waiter {
     @Override
     @continuable
     public void awaitInput(String awaited) throws IOException {
@@ -103,11 +97,6 @@ public final class ContinuingMinaTransport extends AbstractMinaTransport {
       if (!waits.awaitInput(state, wait)) {
         throw readTimedOut(wait, awaited);
       }
-    }
-
-    @Override
-    public IOException failed(IOException e) {
-      return fail(e);
     }
   }
 

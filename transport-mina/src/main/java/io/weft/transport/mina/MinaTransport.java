@@ -3,7 +3,6 @@ package io.weft.transport.mina;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
-import io.weft.transport.TransportClosedException;
 import io.weft.transport.internal.BlockingReads;
 import io.weft.transport.mina.internal.IoThreads;
 import io.weft.transport.mina.internal.SessionState;
@@ -74,23 +73,13 @@ public final class MinaTransport extends AbstractMinaTransport {
   }
 
   /** How this transport's reads wait: blocked on the session state's condition. */
-  private final class BlockingWaiter implements BlockingReads.Waiter {
-    @Override
-    public void checkOpen() throws TransportClosedException {
-      MinaTransport.this.checkOpen();
-    }
-
+  private final class BlockingWaiter extends ReadWaiter implements BlockingReads.Waiter {
     @Override
     public void awaitInput(String awaited) throws IOException {
       long wait = readWaitNanos(awaited);
       if (!state.awaitInput(wait)) {
         throw readTimedOut(wait, awaited);
       }
-    }
-
-    @Override
-    public IOException failed(IOException e) {
-      return fail(e);
     }
   }
 
