@@ -41,7 +41,6 @@ import javax.net.ssl.SSLSocket;
  */
 public final class SocketTransport implements Transport {
   private static final int READ_CHUNK = 8 * 1024;
-  private static final int WRITE_THRESHOLD = 64 * 1024;
 
   /** The plain socket, or the TLS socket layered over it once upgraded (closing it closes both). */
   private volatile Socket socket;
@@ -227,7 +226,7 @@ public final class SocketTransport implements Transport {
   public void write(byte[] src, int offset, int length) throws IOException {
     checkOpen();
     outbound.append(src, offset, length);
-    if (outbound.size() >= WRITE_THRESHOLD) {
+    if (outbound.shouldSend()) {
       send();
     }
   }
@@ -246,7 +245,7 @@ public final class SocketTransport implements Transport {
   public void write(String text, Charset charset) throws IOException {
     checkOpen();
     outbound.append(text, charset);
-    if (outbound.size() >= WRITE_THRESHOLD) {
+    if (outbound.shouldSend()) {
       send();
     }
   }
@@ -254,9 +253,8 @@ public final class SocketTransport implements Transport {
   @Override
   public void writeLine(String line) throws IOException {
     checkOpen();
-    outbound.append(line, StandardCharsets.UTF_8);
-    outbound.appendCrlf();
-    if (outbound.size() >= WRITE_THRESHOLD) {
+    outbound.appendLine(line);
+    if (outbound.shouldSend()) {
       send();
     }
   }

@@ -225,8 +225,7 @@ public final class PipeTransport implements Transport {
   public void writeLine(String line) throws IOException {
     checkOpen();
     synchronized (lock) {
-      outbound.append(line, StandardCharsets.UTF_8);
-      outbound.appendCrlf();
+      outbound.appendLine(line);
     }
   }
 

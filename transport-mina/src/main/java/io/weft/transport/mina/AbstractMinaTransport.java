@@ -17,7 +17,6 @@ import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.charset.Charset;
 import java.util.Arrays;
-import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.Optional;
 import javax.net.ssl.SSLSession;
@@ -35,9 +34,6 @@ import org.apache.mina.transport.socket.nio.NioSession;
  */
 abstract sealed class AbstractMinaTransport implements Transport
     permits MinaTransport, ContinuingMinaTransport {
-  /** Buffered bytes at which a write sends without waiting for a flush. */
-  static final int WRITE_THRESHOLD = 64 * 1024;
-
   final SessionState state;
   private final long sessionStartNanos;
   private final MinaConnector owner;
@@ -60,22 +56,21 @@ abstract sealed class AbstractMinaTransport implements Transport
   final boolean buffer(byte[] src, int offset, int length) throws IOException {
     checkSendable("write");
     outbound.append(src, offset, length);
-    return outbound.size() >= WRITE_THRESHOLD;
+    return outbound.shouldSend();
   }
 
   /** Buffers text; true when the buffer is now large enough to send. */
   final boolean buffer(String text, Charset charset) throws IOException {
     checkSendable("write");
     outbound.append(text, charset);
-    return outbound.size() >= WRITE_THRESHOLD;
+    return outbound.shouldSend();
   }
 
   /** Buffers a line and CRLF; true when the buffer is now large enough to send. */
   final boolean bufferLine(String line) throws IOException {
     checkSendable("write");
-    outbound.append(line, StandardCharsets.UTF_8);
-    outbound.appendCrlf();
-    return outbound.size() >= WRITE_THRESHOLD;
+    outbound.appendLine(line);
+    return outbound.shouldSend();
   }
 
   /**
