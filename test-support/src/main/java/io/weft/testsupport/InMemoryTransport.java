@@ -6,6 +6,7 @@ import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
 import io.weft.transport.internal.BlockingReads;
 import io.weft.transport.internal.InboundBuffer;
+import io.weft.transport.internal.ReadArguments;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.Charset;
@@ -134,7 +135,7 @@ public final class InMemoryTransport implements Transport {
 
   @Override
   public byte[] readBytes(int byteCount) throws IOException {
-    return reads.readBytes(byteCount);
+    return reads.readFully(ReadArguments.newBytes(byteCount), 0, byteCount);
   }
 
   @Override

@@ -6,6 +6,7 @@ import io.weft.transport.internal.Deadlines;
 import io.weft.transport.internal.FailurePolicy;
 import io.weft.transport.internal.InboundBuffer;
 import io.weft.transport.internal.OutboundBuffer;
+import io.weft.transport.internal.ReadArguments;
 import io.weft.transport.internal.Tls;
 import java.io.IOException;
 import java.io.InputStream;
@@ -176,7 +177,7 @@ public final class SocketTransport implements Transport {
 
   @Override
   public byte[] readBytes(int byteCount) throws IOException {
-    return reads.readBytes(byteCount);
+    return reads.readFully(ReadArguments.newBytes(byteCount), 0, byteCount);
   }
 
   @Override

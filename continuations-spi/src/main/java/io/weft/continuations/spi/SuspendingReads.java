@@ -2,9 +2,9 @@ package io.weft.continuations.spi;
 
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
-import io.weft.transport.internal.BlockingReads;
 import io.weft.transport.internal.Deadlines;
 import io.weft.transport.internal.Inbound;
+import io.weft.transport.internal.ReadArguments;
 import java.io.IOException;
 import java.nio.charset.Charset;
 import java.util.Objects;
@@ -89,7 +89,7 @@ public final class SuspendingReads {
    */
   @continuable
   public String readLine(int limit, boolean strict, Charset charset) throws IOException {
-    BlockingReads.checkLine(limit, charset);
+    ReadArguments.checkLine(limit, charset);
     waiter.checkOpen();
     try {
       String line = inbound.pollLine(limit, strict, charset);
@@ -113,37 +113,26 @@ public final class SuspendingReads {
    * @param dst where the bytes go
    * @param offset the first index of {@code dst} to fill
    * @param length how many bytes to read
+   * @return {@code dst}, so that {@link Transport#readBytes(int)} is
+   *     {@code readFully(ReadArguments.newBytes(byteCount), 0, byteCount)} without a frame of its own
    * @throws IOException as the transport method says
    */
   @continuable
-  public void readFully(byte[] dst, int offset, int length) throws IOException {
+  public byte[] readFully(byte[] dst, int offset, int length) throws IOException {
     Objects.checkFromIndexSize(offset, length, dst.length);
     waiter.checkOpen();
     try {
       if (inbound.pollFully(dst, offset, length)) {
         immediate.increment();
-        return;
+        return dst;
       }
       do {
         waiter.awaitInput(Deadlines.bytes(length));
       } while (!inbound.pollFully(dst, offset, length));
+      return dst;
     } catch (IOException e) {
       throw waiter.failed(e);
     }
-  }
-
-  /**
-   * {@link Transport#readBytes(int)}.
-   *
-   * @param byteCount how many bytes to read
-   * @return the bytes
-   * @throws IOException as the transport method says
-   */
-  @continuable
-  public byte[] readBytes(int byteCount) throws IOException {
-    byte[] result = new byte[BlockingReads.checkByteCount(byteCount)];
-    readFully(result, 0, byteCount);
-    return result;
   }
 
   /**

@@ -11,6 +11,7 @@ import io.weft.transport.internal.Deadlines;
 import io.weft.transport.internal.Inbound;
 import io.weft.transport.internal.InboundBuffer;
 import io.weft.transport.internal.OutboundBuffer;
+import io.weft.transport.internal.ReadArguments;
 import java.io.IOException;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
@@ -129,7 +130,7 @@ public final class PipeTransport implements Transport {
   @Override
   @continuable
   public byte[] readBytes(int byteCount) throws IOException {
-    return reads.readBytes(byteCount);
+    return reads.readFully(ReadArguments.newBytes(byteCount), 0, byteCount);
   }
 
   @Override

@@ -75,7 +75,7 @@ public final class BlockingReads {
    * @throws IOException as the transport methods say
    */
   public String readLine(int limit, boolean strict, Charset charset) throws IOException {
-    checkLine(limit, charset);
+    ReadArguments.checkLine(limit, charset);
     waiter.checkOpen();
     try {
       for (;;) {
@@ -96,31 +96,21 @@ public final class BlockingReads {
    * @param dst where the bytes go
    * @param offset the first index of {@code dst} to fill
    * @param length how many bytes to read
+   * @return {@code dst}, so that {@link Transport#readBytes(int)} is
+   *     {@code readFully(ReadArguments.newBytes(byteCount), 0, byteCount)} without a frame of its own
    * @throws IOException as the transport method says
    */
-  public void readFully(byte[] dst, int offset, int length) throws IOException {
+  public byte[] readFully(byte[] dst, int offset, int length) throws IOException {
     Objects.checkFromIndexSize(offset, length, dst.length);
     waiter.checkOpen();
     try {
       while (!inbound.pollFully(dst, offset, length)) {
         waiter.awaitInput(Deadlines.bytes(length));
       }
+      return dst;
     } catch (IOException e) {
       throw waiter.failed(e);
     }
-  }
-
-  /**
-   * {@link Transport#readBytes(int)}.
-   *
-   * @param byteCount how many bytes to read
-   * @return the bytes
-   * @throws IOException as the transport method says
-   */
-  public byte[] readBytes(int byteCount) throws IOException {
-    byte[] result = new byte[checkByteCount(byteCount)];
-    readFully(result, 0, byteCount);
-    return result;
   }
 
   /**
@@ -146,31 +136,5 @@ public final class BlockingReads {
     } catch (IOException e) {
       throw waiter.failed(e);
     }
-  }
-
-  /**
-   * The argument checks of a line read, in one place for both shapes of the loop.
-   *
-   * @param limit the line limit, not negative
-   * @param charset the charset, not null
-   */
-  public static void checkLine(int limit, Charset charset) {
-    Objects.requireNonNull(charset, "charset");
-    if (limit < 0) {
-      throw new IllegalArgumentException("limit < 0: " + limit);
-    }
-  }
-
-  /**
-   * The argument check of {@link Transport#readBytes(int)}, in one place for both shapes.
-   *
-   * @param byteCount the count, not negative
-   * @return {@code byteCount}
-   */
-  public static int checkByteCount(int byteCount) {
-    if (byteCount < 0) {
-      throw new IllegalArgumentException("byteCount < 0: " + byteCount);
-    }
-    return byteCount;
   }
 }

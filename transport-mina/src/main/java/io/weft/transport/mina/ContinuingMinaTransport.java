@@ -5,6 +5,7 @@ import io.weft.continuations.spi.SuspendingReads;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
+import io.weft.transport.internal.ReadArguments;
 import io.weft.transport.mina.internal.IoThreads;
 import io.weft.transport.mina.internal.SessionState;
 import java.io.IOException;
@@ -76,7 +77,7 @@ public final class ContinuingMinaTransport extends AbstractMinaTransport {
   @Override
   @continuable
   public byte[] readBytes(int byteCount) throws IOException {
-    return reads.readBytes(byteCount);
+    return reads.readFully(ReadArguments.newBytes(byteCount), 0, byteCount);
   }
 
   @Override

@@ -4,6 +4,7 @@ import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import io.weft.transport.internal.BlockingReads;
+import io.weft.transport.internal.ReadArguments;
 import io.weft.transport.mina.internal.IoThreads;
 import io.weft.transport.mina.internal.SessionState;
 import java.io.IOException;
@@ -64,7 +65,7 @@ public final class MinaTransport extends AbstractMinaTransport {
 
   @Override
   public byte[] readBytes(int byteCount) throws IOException {
-    return reads.readBytes(byteCount);
+    return reads.readFully(ReadArguments.newBytes(byteCount), 0, byteCount);
   }
 
   @Override
