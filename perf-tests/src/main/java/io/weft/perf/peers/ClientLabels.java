@@ -4,6 +4,8 @@ package io.weft.perf.peers;
 final class ClientLabels {
   static final String CONT_1 = "weft cont(1) mina";
   static final String CONT_2 = "weft cont(2) mina";
+  static final String CONT_1_NETTY = "weft cont(1) netty";
+  static final String WEFT_VT_NETTY = "weft VT netty";
   static final String WEFT_VT_SOCKET = "weft VT socket";
   static final String WEFT_VT_MINA = "weft VT mina";
   static final String PLAIN_VT = "VT java.net.Socket";

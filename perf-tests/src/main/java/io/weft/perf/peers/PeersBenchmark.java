@@ -47,12 +47,14 @@ public final class PeersBenchmark implements Callable<Integer> {
 
   static {
     CLIENTS.put("cont1", () -> WeftRunnerClient.continuations(1));
+    CLIENTS.put("cont1-netty", () -> WeftRunnerClient.continuationsOverNetty(1));
     CLIENTS.put("cont2", () -> WeftRunnerClient.continuations(2));
     CLIENTS.put("cont1-workers", () -> WeftRunnerClient.continuationsOnWorkers(1));
     CLIENTS.put("threads-socket", WeftRunnerClient::threadsOverSocket);
     CLIENTS.put("threads-mina", WeftRunnerClient::threadsOverMina);
     CLIENTS.put("vt-socket", WeftRunnerClient::virtualThreadsOverSocket);
     CLIENTS.put("vt-mina", WeftRunnerClient::virtualThreadsOverMina);
+    CLIENTS.put("vt-netty", WeftRunnerClient::virtualThreadsOverNetty);
     CLIENTS.put("plain-vt", SocketVirtualThreadClient::new);
     CLIENTS.put("netty", NettyCallbackClient::new);
     CLIENTS.put("redis-benchmark", RedisBenchmarkClient::new);
@@ -87,7 +89,8 @@ public final class PeersBenchmark implements Callable<Integer> {
   int keys;
 
   @Option(names = "--clients", split = ",",
-      defaultValue = "cont1,cont2,threads-socket,threads-mina,vt-socket,vt-mina,plain-vt,netty,redis-benchmark",
+      defaultValue = "cont1,cont1-netty,cont2,threads-socket,threads-mina,vt-socket,vt-mina,vt-netty,plain-vt,netty,"
+          + "redis-benchmark",
       description = "which clients, of: ${DEFAULT-VALUE}")
   List<String> clients;
 

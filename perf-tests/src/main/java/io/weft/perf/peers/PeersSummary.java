@@ -56,7 +56,13 @@ final class PeersSummary {
       new RatioSpec(ClientLabels.WEFT_VT_SOCKET, ClientLabels.PLAIN_VT, Measure.ROUND_TRIPS_PER_S),
       new RatioSpec(ClientLabels.WEFT_VT_MINA, ClientLabels.PLAIN_VT, Measure.ROUND_TRIPS_PER_S),
       new RatioSpec(ClientLabels.NETTY, ClientLabels.REDIS_BENCHMARK, Measure.ROUND_TRIPS_PER_S),
-      new RatioSpec(ClientLabels.CONT_1, ClientLabels.REDIS_BENCHMARK, Measure.ROUND_TRIPS_PER_S));
+      new RatioSpec(ClientLabels.CONT_1, ClientLabels.REDIS_BENCHMARK, Measure.ROUND_TRIPS_PER_S),
+      // The same client over Weft's Netty transport: against the hand-written Netty client and MINA.
+      new RatioSpec(ClientLabels.CONT_1_NETTY, ClientLabels.NETTY, Measure.ROUND_TRIPS_PER_S),
+      new RatioSpec(ClientLabels.CONT_1_NETTY, ClientLabels.NETTY, Measure.CPU_PER_RT),
+      new RatioSpec(ClientLabels.CONT_1_NETTY, ClientLabels.NETTY, Measure.P99),
+      new RatioSpec(ClientLabels.CONT_1_NETTY, ClientLabels.CONT_1, Measure.ROUND_TRIPS_PER_S),
+      new RatioSpec(ClientLabels.WEFT_VT_NETTY, ClientLabels.PLAIN_VT, Measure.ROUND_TRIPS_PER_S));
 
   /** Per N and client, the medians over its clean rounds. */
   @JsonPropertyOrder({"sessions", "client", "clean_rounds", "rounds", "round_trips_per_s", "p50_us", "p99_us",

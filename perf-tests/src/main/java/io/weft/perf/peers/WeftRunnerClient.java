@@ -10,15 +10,18 @@ import io.weft.transport.Timeout;
 import io.weft.transport.internal.VirtualThreads;
 import io.weft.transport.mina.ContinuingMinaConnector;
 import io.weft.transport.mina.MinaConnector;
+import io.weft.transport.netty.ContinuingNettyConnector;
+import io.weft.transport.netty.NettyConnector;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
  * Weft's own {@link SessionRunner} running {@link IncrSession} over protocols'
  * {@code RedisClient}, in one mode over one connector: {@code continuations(k)} over
- * {@link ContinuingMinaConnector#tcp()} (the session and the Redis client rewritten at load
- * time by the runner's class loader), THREADS and VIRTUAL_THREADS over {@link SocketConnector}
- * or the blocking {@link MinaConnector}. At most N sessions in flight through the runner's
+ * {@link ContinuingMinaConnector#tcp()} or {@link ContinuingNettyConnector#tcp()} (the session
+ * and the Redis client rewritten at load time by the runner's class loader), THREADS and
+ * VIRTUAL_THREADS over {@link SocketConnector}, the blocking {@link MinaConnector} or the
+ * blocking {@link NettyConnector}. At most N sessions in flight through the runner's
  * {@code maxInFlight(N)}, all of one run in one {@code run} call.
  *
  * <p>The connector is made once and kept; the runner is made per N (its in-flight bound) and
@@ -44,6 +47,16 @@ final class WeftRunnerClient implements PeerClient {
   static WeftRunnerClient continuations(int workers) {
     return new WeftRunnerClient("weft cont(" + workers + ") mina", io.weft.continuations.Mode.continuations(workers),
         ContinuingMinaConnector::tcp);
+  }
+
+  /** Continuations over Weft's Netty transport, resumed on its one event loop. */
+  static WeftRunnerClient continuationsOverNetty(int workers) {
+    return new WeftRunnerClient("weft cont(" + workers + ") netty", io.weft.continuations.Mode.continuations(workers),
+        ContinuingNettyConnector::tcp);
+  }
+
+  static WeftRunnerClient virtualThreadsOverNetty() {
+    return new WeftRunnerClient("weft VT netty", io.weft.continuations.Mode.VIRTUAL_THREADS, NettyConnector::tcp);
   }
 
   /** Continuations resumed by the ready-queue workers instead of on the I/O thread. */

@@ -25,7 +25,7 @@ import picocli.CommandLine;
  */
 class PeersBenchmarkTest {
   private static final Set<String> VIRTUAL_THREAD_CLIENTS =
-      Set.of(ClientLabels.WEFT_VT_SOCKET, ClientLabels.WEFT_VT_MINA, ClientLabels.PLAIN_VT);
+      Set.of(ClientLabels.WEFT_VT_SOCKET, ClientLabels.WEFT_VT_MINA, ClientLabels.WEFT_VT_NETTY, ClientLabels.PLAIN_VT);
 
   @TempDir
   Path out;
@@ -56,9 +56,9 @@ class PeersBenchmarkTest {
       assertEquals(400, row.get("server_incr_calls").asLong(), row.toString());
       assertEquals(0, row.get("failed_sessions").asInt(), row.toString());
     }
-    assertEquals(18, seen.size(), "9 clients at 2 values of N: " + seen);
-    assertEquals(18, Set.copyOf(seen).size(), "each client once per N: " + seen);
-    assertEquals(19, Files.readAllLines(out.resolve(PeersFiles.CSV)).size(), "CSV header and one line per row");
+    assertEquals(22, seen.size(), "11 clients at 2 values of N: " + seen);
+    assertEquals(22, Set.copyOf(seen).size(), "each client once per N: " + seen);
+    assertEquals(23, Files.readAllLines(out.resolve(PeersFiles.CSV)).size(), "CSV header and one line per row");
     assertTrue(Files.readString(out.resolve(PeersFiles.MARKDOWN)).contains("## Targets"));
     assertTrue(Files.size(out.resolve(PeersFiles.THROUGHPUT_CHART)) > 0);
     assertEquals(5, json.get("targets").size(), "2 targets per N and the p99 one");

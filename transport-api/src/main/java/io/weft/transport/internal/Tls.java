@@ -169,7 +169,8 @@ public final class Tls {
     if (find(t, CertPathValidatorException.class) != null) {
       return "the server's certificate chain is not valid";
     }
-    if (all.contains("Unsupported or unrecognized SSL message") || all.contains("plaintext connection")) {
+    if (all.contains("Unsupported or unrecognized SSL message") || all.contains("plaintext connection")
+        || all.contains("not an SSL/TLS record")) {
       return "the peer does not speak TLS (a plaintext server on a TLS port?)";
     }
     if (all.contains("Received fatal alert")) {

@@ -19,6 +19,8 @@ import io.weft.testsupport.faults.FaultSession;
 import io.weft.transport.Connector;
 import io.weft.transport.SocketConnector;
 import io.weft.transport.Timeout;
+import io.weft.transport.netty.ContinuingNettyConnector;
+import io.weft.transport.netty.NettyConnector;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
@@ -49,10 +51,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The fault contract ({@link FaultCase}), for every transport in every runner mode it can run
- * in: SocketTransport, MinaTransport (TCP) and ContinuingMinaTransport (TCP) in SYNC, THREADS
- * and VIRTUAL_THREADS (JDK 21+), and ContinuingMinaTransport in continuations(1) and (2), over
- * TCP and over the in-VM pipe (the cases a pipe can have: no reset, no port to refuse or kill;
- * see {@link FaultyPipePeer}).
+ * in: SocketTransport, MinaTransport (TCP), ContinuingMinaTransport (TCP), NettyTransport and
+ * ContinuingNettyTransport in SYNC, THREADS and VIRTUAL_THREADS (JDK 21+), and the two continuing
+ * transports in continuations(1) and (2), ContinuingMinaTransport over TCP and over the in-VM
+ * pipe (the cases a pipe can have: no reset, no port to refuse or kill; see
+ * {@link FaultyPipePeer}). The Netty transports run here, beside the others, so that one
+ * catalogue holds every transport to the same outcomes and messages.
  *
  * <p>For each transport and mode, one run of {@link SessionRunner} plays every case at once:
  * session {@code i} talks to the peer of the {@code i}-th entry of an interleaved schedule, up
@@ -93,6 +97,8 @@ class FaultContractTest {
     SOCKET(SocketConnector::new, false),
     MINA_TCP(MinaConnector::tcp, false),
     CONTINUING_MINA_TCP(ContinuingMinaConnector::tcp, false),
+    NETTY_TCP(NettyConnector::tcp, false),
+    CONTINUING_NETTY_TCP(ContinuingNettyConnector::tcp, false),
     /** The in-VM pipe, in the continuation modes it exists for; see {@link FaultyPipePeer}. */
     CONTINUING_MINA_PIPE(ContinuingMinaConnector::vmPipe, true);
 
@@ -161,7 +167,7 @@ class FaultContractTest {
       if (virtual) {
         runs.add(Arguments.of(t, Mode.VIRTUAL_THREADS));
       }
-      if (t == Transports.CONTINUING_MINA_TCP) {
+      if (t == Transports.CONTINUING_MINA_TCP || t == Transports.CONTINUING_NETTY_TCP) {
         runs.add(Arguments.of(t, Mode.continuations(1)));
         runs.add(Arguments.of(t, Mode.continuations(2)));
       }

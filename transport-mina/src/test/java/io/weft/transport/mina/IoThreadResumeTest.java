@@ -14,6 +14,8 @@ import io.weft.transport.Timeout;
 import io.weft.transport.mina.testclient.BlockingFromLoopTask;
 import io.weft.transport.mina.testclient.FlushThenCloseTask;
 import io.weft.transport.mina.testclient.WhereResumedTask;
+import io.weft.transport.netty.ContinuingNettyConnector;
+import io.weft.transport.netty.NettyConnector;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -28,32 +30,54 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Continuations resumed on MINA's I/O threads over real loopback TCP: sessions continue where
+ * Continuations resumed on a transport's I/O threads (MINA's processors, Netty's event loops)
+ * over real loopback TCP: sessions continue where
  * their bytes arrive (or, with {@code resumeOnWorkers}, never there); a flush made on an I/O
  * thread has handed its bytes on when it returns, so the close right after it loses nothing; and
  * a blocking connector used from a session on an I/O thread fails fast with
  * {@link io.weft.transport.BlockingOperationException} instead of blocking it.
  */
+@ParameterizedClass(name = "{0}")
+@EnumSource(IoThreadResumeTest.Loops.class)
 @org.junit.jupiter.api.Timeout(value = 60, unit = TimeUnit.SECONDS)
 class IoThreadResumeTest {
+  /** The suspending connectors whose I/O threads resume sessions. */
+  enum Loops {
+    MINA(ContinuingMinaConnector::tcp),
+    NETTY(ContinuingNettyConnector::tcp);
+
+    final Supplier<Connector> connectors;
+
+    Loops(Supplier<Connector> connectors) {
+      this.connectors = connectors;
+    }
+  }
+
+  @Parameter
+  Loops loops;
+
   private static final String CLIENT = "io.weft.transport.mina.testclient";
   private static final int SESSIONS = 50;
   private static final int BULK = 16 * 1024;
 
   private final Queue<Integer> bulkLengths = new ConcurrentLinkedQueue<>();
   private final CountDownLatch bulksIn = new CountDownLatch(SESSIONS);
-  private ContinuingMinaConnector connector;
+  private Connector connector;
   private ServerSocket server;
   private SocketAddress address;
 
   @BeforeEach
   void start() throws IOException {
-    connector = ContinuingMinaConnector.tcp();
+    connector = loops.connectors.get();
     server = new ServerSocket(0, SESSIONS, InetAddress.getLoopbackAddress());
     Thread acceptor = new Thread(() -> {
       while (!server.isClosed()) {
@@ -142,6 +166,13 @@ class IoThreadResumeTest {
   @Test
   void aBlockingMinaConnectorFailsFastOnAnIoThread() throws Exception {
     try (MinaConnector blocking = MinaConnector.tcp()) {
+      assertRefusedOnLoop(run(Mode.continuations(1), BlockingFromLoopTask.class, blocking, address));
+    }
+  }
+
+  @Test
+  void aBlockingNettyConnectorFailsFastOnAnIoThread() throws Exception {
+    try (NettyConnector blocking = NettyConnector.tcp()) {
       assertRefusedOnLoop(run(Mode.continuations(1), BlockingFromLoopTask.class, blocking, address));
     }
   }

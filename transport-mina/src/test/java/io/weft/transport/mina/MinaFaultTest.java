@@ -16,6 +16,10 @@ import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
 import io.weft.transport.mina.internal.SessionState;
+import io.weft.transport.netty.ContinuingNettyConnector;
+import io.weft.transport.netty.NettyConnector;
+import io.weft.transport.netty.NettyTransports;
+import io.weft.transport.netty.internal.ChannelState;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -32,7 +36,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Both MINA transports, over TCP and the in-VM pipe, against a peer that misbehaves: closes
+ * Both MINA transports, over TCP and the in-VM pipe, and both Netty transports (TCP), against a
+ * peer that misbehaves: closes
  * (half-closes on TCP) after a reply, resets, sends more than the inbound limit in one reply,
  * or sends a line that never ends. Run on plain threads, where the continuing transport's
  * waits block on the same code paths they suspend on in a continuation. No operation timeout
@@ -46,7 +51,9 @@ class MinaFaultTest {
     MINA_TCP(false, false),
     MINA_PIPE(false, true),
     CONTINUING_TCP(true, false),
-    CONTINUING_PIPE(true, true);
+    CONTINUING_PIPE(true, true),
+    NETTY_TCP(false, false),
+    CONTINUING_NETTY_TCP(true, false);
 
     final boolean continuing;
     final boolean pipe;
@@ -56,7 +63,14 @@ class MinaFaultTest {
       this.pipe = pipe;
     }
 
+    boolean netty() {
+      return this == NETTY_TCP || this == CONTINUING_NETTY_TCP;
+    }
+
     Connector connector() {
+      if (netty()) {
+        return continuing ? ContinuingNettyConnector.tcp() : NettyConnector.tcp();
+      }
       if (continuing) {
         return pipe ? ContinuingMinaConnector.vmPipe() : ContinuingMinaConnector.tcp();
       }
@@ -197,8 +211,53 @@ class MinaFaultTest {
     return transport;
   }
 
-  private static SessionState state(Transport transport) {
-    return ((AbstractMinaTransport) transport).state();
+  /** What the tests read of a transport's inbound and outbound state, on either library. */
+  interface Stats {
+    int bufferCapacity();
+
+    int highWaterMark();
+
+    /** Bytes handed to the library and not yet written to the socket; 0 before the connect. */
+    long scheduledWriteBytes();
+  }
+
+  private static Stats state(Transport transport) {
+    if (transport instanceof AbstractMinaTransport) {
+      SessionState s = ((AbstractMinaTransport) transport).state();
+      return new Stats() {
+        @Override
+        public int bufferCapacity() {
+          return s.bufferCapacity();
+        }
+
+        @Override
+        public int highWaterMark() {
+          return s.highWaterMark();
+        }
+
+        @Override
+        public long scheduledWriteBytes() {
+          return s.session() == null ? 0L : s.session().getScheduledWriteBytes();
+        }
+      };
+    }
+    ChannelState s = NettyTransports.state(transport);
+    return new Stats() {
+      @Override
+      public int bufferCapacity() {
+        return s.bufferCapacity();
+      }
+
+      @Override
+      public int highWaterMark() {
+        return s.highWaterMark();
+      }
+
+      @Override
+      public long scheduledWriteBytes() {
+        return s.pendingWriteBytes();
+      }
+    };
   }
 
   @ParameterizedTest
@@ -266,13 +325,13 @@ class MinaFaultTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = Kind.class, names = {"MINA_TCP", "CONTINUING_TCP"})
+  @EnumSource(value = Kind.class, names = {"MINA_TCP", "CONTINUING_TCP", "NETTY_TCP", "CONTINUING_NETTY_TCP"})
   void aPendingFlushEndsWhenTheTransportIsClosedFromAnotherThread(Kind kind) throws Exception {
     try (Connector connector = kind.connector(); Far far = kind.listen()) {
       Transport transport = connect(connector, far);
-      SessionState state = state(transport);
+      Stats state = state(transport);
       byte[] big = new byte[32 * 1024 * 1024];
-      // The peer reads nothing, so the write stays queued in MINA until the close.
+      // The peer reads nothing, so the write stays queued in the library until the close.
       CompletableFuture<Throwable> flush = CompletableFuture.supplyAsync(() -> {
         try {
           transport.write(big);
@@ -282,7 +341,7 @@ class MinaFaultTest {
           return e;
         }
       });
-      while (state.session() == null || state.session().getScheduledWriteBytes() == 0) {
+      while (state.scheduledWriteBytes() == 0) {
         assertFalse(flush.isDone(), () -> "the flush ended before the close: " + flush.join());
         Thread.onSpinWait();
       }
@@ -293,7 +352,7 @@ class MinaFaultTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = Kind.class, names = {"MINA_TCP", "CONTINUING_TCP"})
+  @EnumSource(value = Kind.class, names = {"MINA_TCP", "CONTINUING_TCP", "NETTY_TCP", "CONTINUING_NETTY_TCP"})
   void aResetIsTheSocketExceptionAPlainSocketThrowsAndMinaLogsNoError(Kind kind) throws Exception {
     String logged = capturingStandardError(() -> {
       try (Connector connector = kind.connector()) {
@@ -313,7 +372,7 @@ class MinaFaultTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = Kind.class, names = {"MINA_TCP", "CONTINUING_TCP"})
+  @EnumSource(value = Kind.class, names = {"MINA_TCP", "CONTINUING_TCP", "NETTY_TCP", "CONTINUING_NETTY_TCP"})
   void aFlushIntoAResetConnectionIsASocketExceptionAndMinaLogsNoError(Kind kind) throws Exception {
     String logged = capturingStandardError(() -> {
       try (Connector connector = kind.connector(); TcpFar far = (TcpFar) kind.listen()) {
@@ -398,7 +457,7 @@ class MinaFaultTest {
       int limit = 2 * 1024 * 1024;
       LineTooLongException e = assertThrows(LineTooLongException.class, () -> transport.readLineStrict(limit));
       assertEquals(limit, e.limit());
-      SessionState state = state(transport);
+      Stats state = state(transport);
       assertTrue(state.highWaterMark() <= limit + 2 + 3 * 64 * 1024 || kind.pipe,
           "buffered no more than the line's limit and MINA's overshoot: " + state.highWaterMark());
       transport.close();

@@ -19,6 +19,8 @@ import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
 import io.weft.transport.TransportTimeoutException;
+import io.weft.transport.netty.ContinuingNettyConnector;
+import io.weft.transport.netty.NettyConnector;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -36,7 +38,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * TLS on every transport, implicit and STARTTLS, against real TLS peers (a JDK
  * {@code SSLServerSocket} presenting certificates from a CA made when the test starts): what a
  * good handshake gives, and that each bad one ends the session with the same exception type and
- * the same kind of message on every transport. Run on plain threads; the continuing transport's
+ * the same kind of message on every transport (the socket, MINA's and Netty's). Run on plain threads; the continuing transport's
  * waits block here on the code paths they suspend on in a continuation.
  */
 @org.junit.jupiter.api.Timeout(60)
@@ -46,7 +48,9 @@ class TlsTransportTest {
   enum Kind {
     SOCKET(tls -> tls == null ? new SocketConnector() : new SocketConnector(tls)),
     MINA(tls -> tls == null ? MinaConnector.tcp() : MinaConnector.builder().tls(tls).tcp()),
-    CONTINUING_MINA(tls -> tls == null ? ContinuingMinaConnector.tcp() : ContinuingMinaConnector.builder().tls(tls).tcp());
+    CONTINUING_MINA(tls -> tls == null ? ContinuingMinaConnector.tcp() : ContinuingMinaConnector.builder().tls(tls).tcp()),
+    NETTY(tls -> tls == null ? NettyConnector.tcp() : NettyConnector.builder().tls(tls).tcp()),
+    CONTINUING_NETTY(tls -> tls == null ? ContinuingNettyConnector.tcp() : ContinuingNettyConnector.builder().tls(tls).tcp());
 
     final Function<TlsSettings, Connector> connectors;
 
@@ -195,7 +199,11 @@ class TlsTransportTest {
         ? tls -> MinaConnector.builder().inboundBufferLimit(1024).tls(tls).tcp()
         : kind == Kind.CONTINUING_MINA
             ? tls -> ContinuingMinaConnector.builder().inboundBufferLimit(1024).tls(tls).tcp()
-            : kind.connectors;
+            : kind == Kind.NETTY
+                ? tls -> NettyConnector.builder().inboundBufferLimit(1024).tls(tls).tcp()
+                : kind == Kind.CONTINUING_NETTY
+                    ? tls -> ContinuingNettyConnector.builder().inboundBufferLimit(1024).tls(tls).tcp()
+                    : kind.connectors;
     try (Connector connector = small.apply(trustingPki);
          Transport transport = connector.connect(good.address(), TIMEOUT)) {
       for (int size : new int[] {100_000, 300_000}) {
@@ -271,6 +279,10 @@ class TlsTransportTest {
       assertEquals(0, ((SocketConnector) connector).openTransports().size());
     } else if (connector instanceof MinaConnector) {
       assertEquals(0, ((MinaConnector) connector).openCount());
+    } else if (connector instanceof NettyConnector) {
+      assertEquals(0, ((NettyConnector) connector).openCount());
+    } else if (connector instanceof ContinuingNettyConnector) {
+      assertEquals(0, ((ContinuingNettyConnector) connector).openCount());
     } else {
       assertEquals(0, ((ContinuingMinaConnector) connector).openCount());
     }

@@ -1,6 +1,7 @@
 package io.weft.transport.mina.internal;
 
 import io.weft.transport.BlockingOperationException;
+import io.weft.transport.NonBlockingThread;
 import org.apache.mina.core.future.WriteFuture;
 import org.apache.mina.core.session.IoSession;
 import org.apache.mina.transport.socket.nio.NioSession;
@@ -79,9 +80,13 @@ public final class IoThreads {
     }
   }
 
-  /** True when blocking on this thread for MINA I/O could never end. */
+  /**
+   * True when blocking on this thread for MINA I/O could never end, or must not happen: any
+   * transport's I/O thread (a {@link NonBlockingThread}, such as another transport's event loop,
+   * which every session it serves depends on), or a thread inside a MINA callback.
+   */
   public static boolean isIoThread() {
-    return Thread.currentThread() instanceof MinaIoThread || inForeignCallback();
+    return Thread.currentThread() instanceof NonBlockingThread || inForeignCallback();
   }
 
   /** True on a thread that is not a connector's own but runs a Weft MINA callback now. */
@@ -121,8 +126,9 @@ public final class IoThreads {
   }
 
   private static BlockingOperationException refused(String what) {
-    return new BlockingOperationException("refusing to wait for " + what + " on MINA I/O thread "
-        + Thread.currentThread().getName()
+    Thread t = Thread.currentThread();
+    String kind = t instanceof MinaIoThread || !(t instanceof NonBlockingThread) ? "MINA I/O thread " : "I/O thread ";
+    return new BlockingOperationException("refusing to wait for " + what + " on " + kind + t.getName()
         + ": the wait could only end by work this same thread would have to do (deadlock)."
         + " Use a listener, or hand the work to another thread.");
   }

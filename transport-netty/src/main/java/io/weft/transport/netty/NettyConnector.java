@@ -1,0 +1,355 @@
+package io.weft.transport.netty;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.weft.transport.Connector;
+import io.weft.transport.Timeout;
+import io.weft.transport.TlsSettings;
+import io.weft.transport.TransportClosedException;
+import io.weft.transport.internal.ConnectFailures;
+import io.weft.transport.internal.Deadlines;
+import io.weft.transport.internal.Tls;
+import io.weft.transport.netty.internal.ChannelState;
+import io.weft.transport.netty.internal.EventLoops;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Opens {@link NettyTransport}s: TCP connections ({@link InetSocketAddress}) over Netty's NIO
+ * transport, served by one {@link NioEventLoopGroup} that this connector owns. One connector
+ * serves any number of sessions at once.
+ *
+ * <p>The event-loop threads are daemon threads, so a forgotten connector does not keep the JVM
+ * alive. {@link #close()} closes every transport still open, shuts the event-loop group down
+ * gracefully and waits, for a bounded time, until its threads have ended; called on an event-loop
+ * thread it cannot wait for itself, and only starts the shutdown.
+ *
+ * <p>Built with {@link Builder#tls(TlsSettings)}, every connect also does a TLS handshake through
+ * Netty's {@code SslHandler} before it returns (implicit TLS).
+ *
+ * <pre>{@code
+ * try (NettyConnector connector = NettyConnector.tcp()) {
+ *   Transport transport = connector.connect(address, Timeout.of(5, SECONDS));
+ *   ...
+ * }
+ * }</pre>
+ */
+public final class NettyConnector implements Connector {
+  private static final Logger LOG = LoggerFactory.getLogger(NettyConnector.class);
+  private static final AtomicInteger IDS = new AtomicInteger();
+  private static final long SHUTDOWN_WAIT_SECONDS = 10L;
+  /** Netty's connect failures: the JDK's exception, copied with the address in its message. */
+  private static final String ANNOTATED = "io.netty.channel.AbstractChannel$Annotated";
+
+  private final EventLoopGroup group;
+  private final Bootstrap bootstrap;
+  private final int inboundLimit;
+  private final int threads;
+  private final TlsSettings tls;
+  private final Set<ChannelState> live = ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
+
+  NettyConnector(Builder builder, int defaultThreads, String kind) {
+    this.inboundLimit = builder.inboundLimit;
+    this.tls = builder.tls;
+    this.threads = builder.eventLoopThreads > 0 ? builder.eventLoopThreads : defaultThreads;
+    this.group = new NioEventLoopGroup(threads, EventLoops.threads("weft-netty-" + kind + IDS.incrementAndGet() + "-"));
+    this.bootstrap = new Bootstrap()
+        .group(group)
+        .channel(NioSocketChannel.class)
+        .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+        // Weft's Timeout bounds the connect; 0 turns Netty's own connect timeout off.
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 0);
+  }
+
+  /**
+   * A TCP connector with default options.
+   *
+   * @return a new connector, which the caller closes
+   */
+  public static NettyConnector tcp() {
+    return builder().tcp();
+  }
+
+  /**
+   * Options for a connector.
+   *
+   * @return a new builder
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Connects to {@code remote}, blocking until connected (and, with TLS, until the handshake is
+   * done).
+   *
+   * @throws IllegalArgumentException if {@code remote} is not an {@link InetSocketAddress}
+   * @throws io.weft.transport.BlockingOperationException if called on an event-loop thread
+   */
+  @Override
+  public NettyTransport connect(SocketAddress remote, Timeout timeout) throws IOException {
+    Objects.requireNonNull(remote, "remote");
+    Objects.requireNonNull(timeout, "timeout");
+    checkAddress(remote);
+    EventLoops.checkMayBlock("a connect");
+    long start = System.nanoTime();
+    String what = "connect to " + remote;
+    long wait = Deadlines.waitNanos(timeout, start, what);
+    ChannelState state = register(remote);
+    try {
+      ChannelFuture future = startConnect(remote, state);
+      if (!state.awaitDone(future, wait, what)) {
+        future.cancel(false);
+        throw Deadlines.timedOut(timeout, start, wait, what);
+      }
+      NettyTransport transport = new NettyTransport(connected(future, state, what), timeout, start, this, remote);
+      if (tls != null) {
+        transport.awaitImplicitHandshake(tls);
+      }
+      return transport;
+    } catch (IOException | RuntimeException e) {
+      abandon(state, "connect failed: " + e);
+      throw e;
+    }
+  }
+
+  // The steps of a connect, for the continuation connector, which waits its own way:
+  // register, startConnect, then connected once the future is done, or abandon on any failure.
+
+  /**
+   * Creates and tracks the state of a new channel, so that {@link #close()} closes it.
+   *
+   * @throws TransportClosedException if this connector is closed
+   */
+  ChannelState register(SocketAddress remote) throws TransportClosedException {
+    checkAddress(remote);
+    if (closed) {
+      throw new TransportClosedException("connector is closed");
+    }
+    ChannelState state = new ChannelState(inboundLimit);
+    live.add(state);
+    if (closed) {
+      abandon(state, "connector closed during connect");
+      throw new TransportClosedException("connector closed during connect");
+    }
+    return state;
+  }
+
+  /**
+   * Issues the connect; {@code state} is in the channel's pipeline before any event, and with TLS
+   * the {@code SslHandler} ahead of it, to start the handshake when the channel is active.
+   */
+  ChannelFuture startConnect(SocketAddress remote, ChannelState state) {
+    Bootstrap b = bootstrap.clone();
+    if (tls == null) {
+      b.handler(state);
+    } else {
+      String host = Tls.hostName(tls, remote);
+      int port = Tls.port(remote);
+      b.handler(new ChannelInitializer<Channel>() {
+        @Override
+        protected void initChannel(Channel ch) {
+          ch.pipeline().addLast(ChannelState.TLS_HANDLER, state.implicitTls(tls, host, port));
+          ch.pipeline().addLast(state);
+        }
+      });
+    }
+    return b.connect(remote);
+  }
+
+  /**
+   * The TLS settings every connect uses.
+   *
+   * @return the settings, or empty for plaintext
+   */
+  public Optional<TlsSettings> tls() {
+    return Optional.ofNullable(tls);
+  }
+
+  /**
+   * Checks the outcome of a done connect future and returns {@code state}.
+   *
+   * @throws IOException the connect's failure, e.g. {@link java.net.ConnectException}
+   * @throws TransportClosedException if this connector or the state was closed meanwhile
+   */
+  ChannelState connected(ChannelFuture future, ChannelState state, String what) throws IOException {
+    if (closed || state.isClosed()) {
+      throw new TransportClosedException("connector closed during connect");
+    }
+    if (!future.isSuccess()) {
+      throw connectFailure(what, future.cause());
+    }
+    return state;
+  }
+
+  /** Gives up a connect: closes the state (and the channel, if it connects after all). */
+  void abandon(ChannelState state, String because) {
+    state.close(because);
+    live.remove(state);
+  }
+
+  void forget(ChannelState state) {
+    live.remove(state);
+  }
+
+  private static void checkAddress(SocketAddress remote) {
+    if (!(remote instanceof InetSocketAddress)) {
+      throw new IllegalArgumentException("not an InetSocketAddress: " + remote);
+    }
+  }
+
+  private static IOException connectFailure(String what, Throwable cause) {
+    if (cause == null) {
+      return new IOException(what + " failed (cancelled)");
+    }
+    if (cause.getClass().getName().startsWith(ANNOTATED) && cause.getCause() != null) {
+      // Netty's copy of the JDK's exception with the address added: report the JDK's own kind.
+      cause = cause.getCause();
+    }
+    if (cause instanceof ConnectException) {
+      return ConnectFailures.naming(what, (ConnectException) cause);
+    }
+    if (cause instanceof IOException) {
+      return (IOException) cause;
+    }
+    return new IOException(what + " failed: " + cause, cause);
+  }
+
+  /**
+   * How many transports this connector opened that are still open (or connecting).
+   *
+   * @return the number of open transports
+   */
+  public int openCount() {
+    return live.size();
+  }
+
+  /**
+   * The number of event-loop threads this connector runs.
+   *
+   * @return the size of its event-loop group
+   */
+  public int eventLoopThreads() {
+    return threads;
+  }
+
+  /**
+   * Closes every transport still open, shuts the event-loop group down and waits (up to 10 s)
+   * for its threads to end; on an event-loop thread it does not wait. A second call does nothing.
+   */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    for (ChannelState state : new ArrayList<>(live)) {
+      state.close("connector closed");
+    }
+    live.clear();
+    io.netty.util.concurrent.Future<?> terminated =
+        group.shutdownGracefully(0L, SHUTDOWN_WAIT_SECONDS, TimeUnit.SECONDS);
+    if (EventLoops.inEventLoop()) {
+      // Waiting here could be waiting for this very thread to end.
+      return;
+    }
+    if (!terminated.awaitUninterruptibly(SHUTDOWN_WAIT_SECONDS + 1L, TimeUnit.SECONDS)) {
+      LOG.warn("Netty event loops still running {} s after the connector was closed", SHUTDOWN_WAIT_SECONDS);
+    }
+  }
+
+  /**
+   * True once {@link #close()} has been called.
+   *
+   * @return true if the connector is closed
+   */
+  public boolean isClosed() {
+    return closed;
+  }
+
+  @Override
+  public String toString() {
+    return "NettyConnector{tcp, threads=" + threads + ", open=" + live.size() + (closed ? ", closed" : "") + "}";
+  }
+
+  /** Options for a {@link NettyConnector}; build with {@link #tcp()}. */
+  public static final class Builder {
+    private int inboundLimit = ChannelState.DEFAULT_INBOUND_LIMIT;
+    private int eventLoopThreads;
+    private TlsSettings tls;
+
+    Builder() {}
+
+    /**
+     * Every connect does a TLS handshake as {@code tls} says before it returns (implicit TLS).
+     *
+     * @param tls the TLS settings of every connect
+     * @return this builder
+     */
+    public Builder tls(TlsSettings tls) {
+      this.tls = Objects.requireNonNull(tls, "tls");
+      return this;
+    }
+
+    /**
+     * Bytes a session may buffer unread before reading from the peer is turned off (turned on
+     * again when the reader has drained it below half). Default 64 KiB.
+     *
+     * @param bytes the limit in bytes, at least 2
+     * @return this builder
+     */
+    public Builder inboundBufferLimit(int bytes) {
+      if (bytes < 2) {
+        throw new IllegalArgumentException("bytes < 2: " + bytes);
+      }
+      this.inboundLimit = bytes;
+      return this;
+    }
+
+    /**
+     * Event-loop threads; default (0) one per available processor for this blocking connector:
+     * its sessions run on threads of their own, and the event loops only move their bytes.
+     *
+     * @param count the number of event-loop threads; 0 for the default
+     * @return this builder
+     */
+    public Builder eventLoopThreads(int count) {
+      if (count < 0) {
+        throw new IllegalArgumentException("count < 0: " + count);
+      }
+      this.eventLoopThreads = count;
+      return this;
+    }
+
+    /**
+     * Builds a TCP connector with these options.
+     *
+     * @return a new connector, which the caller closes
+     */
+    public NettyConnector tcp() {
+      return new NettyConnector(this, Runtime.getRuntime().availableProcessors(), "");
+    }
+  }
+}

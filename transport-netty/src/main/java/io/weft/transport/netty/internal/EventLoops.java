@@ -1,0 +1,65 @@
+package io.weft.transport.netty.internal;
+
+import io.weft.continuations.spi.EventLoopThread;
+import io.weft.transport.BlockingOperationException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The event-loop threads of a Weft Netty connector, and the checks that keep blocking waits off
+ * them. A connector's {@code NioEventLoopGroup} makes its threads through {@link #threads}: each
+ * is an {@link EventLoopThread}, so the continuation runtime may resume a session right on the
+ * thread whose read delivered its bytes, and blocking code knows the thread by its class (never
+ * by its name) and refuses to block it. Not API.
+ */
+public final class EventLoops {
+  private EventLoops() {}
+
+  /** A factory of daemon event-loop threads named {@code prefix1}, {@code prefix2}, ... */
+  public static ThreadFactory threads(String prefix) {
+    AtomicInteger count = new AtomicInteger();
+    return runnable -> {
+      Thread thread = new EventLoopThread(runnable, prefix + count.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+
+  /** True on any transport's event-loop thread, where nothing may block. */
+  public static boolean inEventLoop() {
+    return EventLoopThread.inEventLoop();
+  }
+
+  /**
+   * Throws at once on an event-loop thread: a blocking wait there could only end by work that
+   * same thread would have to do.
+   *
+   * @throws BlockingOperationException naming the thread and what was about to wait
+   */
+  public static void checkMayBlock(String what) {
+    if (EventLoopThread.inEventLoop()) {
+      throw refused(what);
+    }
+  }
+
+  /**
+   * The check of a wait that suspends a continuation where it can and blocks where it cannot: on
+   * an event-loop thread it may wait only inside a session the thread runs (the wait then
+   * suspends the session and frees the thread).
+   *
+   * @throws BlockingOperationException where the wait would block an event-loop thread
+   */
+  public static void checkMaySuspend(String what) {
+    EventLoopThread loop = EventLoopThread.current();
+    if (loop != null && !loop.isRunningSession()) {
+      throw refused(what);
+    }
+  }
+
+  private static BlockingOperationException refused(String what) {
+    return new BlockingOperationException("refusing to wait for " + what + " on Netty event loop thread "
+        + Thread.currentThread().getName()
+        + ": the wait could only end by work this same thread would have to do (deadlock)."
+        + " Use a suspending connector, or run the session on worker threads.");
+  }
+}
