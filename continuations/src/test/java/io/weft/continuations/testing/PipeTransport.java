@@ -156,7 +156,7 @@ public final class PipeTransport implements Transport {
     }
 
     @Override
-    public int poll(byte[] dst, int offset, int length) {
+    public int poll(byte[] dst, int offset, int length) throws IOException {
       synchronized (lock) {
         return inbound.poll(dst, offset, length);
       }
