@@ -20,16 +20,11 @@ public final class ThreadCounts {
   public static final int SLOTS = 3;
 
   private final Set<MinaIoThread> threads = ConcurrentHashMap.newKeySet();
-  private final LongAdder[] others = new LongAdder[SLOTS];
   /** Counts of threads that have ended; guarded by {@code this}. */
   private final long[] retired = new long[SLOTS];
 
   /** Counters at zero, with no thread adopted yet. */
-  public ThreadCounts() {
-    for (int i = 0; i < SLOTS; i++) {
-      others[i] = new LongAdder();
-    }
-  }
+  public ThreadCounts() {}
 
   /**
    * The counter in {@code slot}.
@@ -41,7 +36,7 @@ public final class ThreadCounts {
     if (slot < 0 || slot >= SLOTS) {
       throw new IllegalArgumentException("slot: " + slot);
     }
-    return new Counter(slot);
+    return new Counter(this, slot);
   }
 
   /** Makes {@code thread}, not yet started, count in its own slots. */
@@ -60,25 +55,33 @@ public final class ThreadCounts {
     }
   }
 
-  /** One counter: {@link #increment()} from any thread, {@link #sum()} from any thread. */
-  public final class Counter {
+  /**
+   * One counter: {@link #increment()} from any thread, {@link #sum()} from any thread. A
+   * {@link LongAdder} to whoever takes one (other threads count in it); {@code add}, {@code reset}
+   * and {@code sumThenReset} see only what other threads counted.
+   */
+  public static final class Counter extends LongAdder {
+    private static final long serialVersionUID = 1L;
+    private final transient ThreadCounts owner;
     private final int slot;
 
-    private Counter(int slot) {
+    private Counter(ThreadCounts owner, int slot) {
+      this.owner = owner;
       this.slot = slot;
     }
 
     /** Adds one. */
+    @Override
     public void increment() {
       Thread t = Thread.currentThread();
       if (t instanceof MinaIoThread) {
         MinaIoThread io = (MinaIoThread) t;
-        if (io.counts == ThreadCounts.this) {
+        if (io.counts == owner) {
           io.count[slot]++;
           return;
         }
       }
-      others[slot].increment();
+      super.increment();
     }
 
     /**
@@ -86,10 +89,11 @@ public final class ThreadCounts {
      *
      * @return the sum over every thread
      */
+    @Override
     public long sum() {
-      synchronized (ThreadCounts.this) {
-        long sum = retired[slot] + others[slot].sum();
-        for (MinaIoThread thread : threads) {
+      synchronized (owner) {
+        long sum = owner.retired[slot] + super.sum();
+        for (MinaIoThread thread : owner.threads) {
           sum += thread.count[slot];
         }
         return sum;
