@@ -1,6 +1,6 @@
 package io.weft.continuations.internal.runtime;
 
-import io.weft.continuations.spi.EventLoopThread;
+import io.weft.continuations.spi.LoopThread;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Set;
@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * leaves no thread behind.
  *
  * <p>Where a woken fiber runs: when the scheduler resumes on event loops (the default) and the
- * wake-up runs on a transport's {@link EventLoopThread} that is not already running a fiber, the
+ * wake-up runs on a transport's {@link LoopThread} that is not already running a fiber, the
  * fiber runs right there, inside the wake-up, as a Netty handler runs on its event loop: no queue,
  * no other thread woken. Every other wake-up (a timer, a cancellation, one from a worker or from
  * inside another fiber) puts the fiber on the ready queue. Fibers start on the workers.
@@ -64,7 +64,7 @@ public final class Scheduler {
   }
 
   /**
-   * @param onEventLoops true to run a fiber woken on an {@link EventLoopThread} on that thread;
+   * @param onEventLoops true to run a fiber woken on an {@link LoopThread} on that thread;
    *     false to run every fiber on the workers
    */
   public Scheduler(int workerCount, int maxInFlight, String name, boolean onEventLoops) {
@@ -187,17 +187,18 @@ public final class Scheduler {
    */
   void ready(Fiber fiber) {
     if (onEventLoops) {
-      EventLoopThread loop = EventLoopThread.current();
+      LoopThread loop = LoopThread.current();
       if (loop != null && loop.enterSession()) {
         // The session sees the context class loader it would see on a worker.
-        ClassLoader ioContext = loop.getContextClassLoader();
-        loop.setContextClassLoader(contextLoader);
+        Thread thread = Thread.currentThread();
+        ClassLoader ioContext = thread.getContextClassLoader();
+        thread.setContextClassLoader(contextLoader);
         try {
           fiber.runSlice();
         } catch (Throwable t) {
           log.error("fiber {} escaped its frame", fiber.index(), t);
         } finally {
-          loop.setContextClassLoader(ioContext);
+          thread.setContextClassLoader(ioContext);
           loop.exitSession();
         }
         return;
