@@ -13,18 +13,14 @@ import io.weft.continuations.internal.rewrite.Rewritten;
 import io.weft.continuations.testclient.LineTesterTask;
 import io.weft.continuations.testing.PipeConnector;
 import io.weft.continuations.testing.PipeEchoServer;
-import io.weft.continuations.tools.Rewrite;
+import io.weft.testsupport.ChildJvm;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.URL;
 import java.net.URLClassLoader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -40,7 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
 @org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
 class BuildTimeRewriteTest {
   private static final String CLIENT = SessionRunnerTest.CLIENT;
-  private static final Path TEST_CLASSES = codeSource(LineTesterTask.class);
+  private static final Path TEST_CLASSES = ChildJvm.codeSource(LineTesterTask.class);
 
   @TempDir
   Path temp;
@@ -57,11 +53,11 @@ class BuildTimeRewriteTest {
   @Test
   void rewrittenClientsRunManySuspendingSessionsOnOneWorkerFromAPlainClassLoader() throws Exception {
     Path out = temp.resolve("rewritten");
-    Tool tool = rewrite("--classes", TEST_CLASSES.toString(), "--packages", CLIENT, "--output", out.toString(),
+    RewriteRun tool = RewriteRun.of("--classes", TEST_CLASSES.toString(), "--packages", CLIENT, "--output", out.toString(),
         "--allow-problems");
-    assertEquals(0, tool.code, tool.err);
-    assertTrue(tool.out.contains("rewrote io.weft.continuations.testclient.LineTesterTask: run"), tool.out);
-    assertTrue(tool.out.contains("rewrote io.weft.continuations.testclient.EchoExchange: call"), tool.out);
+    assertEquals(0, tool.code(), tool.err());
+    assertTrue(tool.out().contains("rewrote io.weft.continuations.testclient.LineTesterTask: run"), tool.out());
+    assertTrue(tool.out().contains("rewrote io.weft.continuations.testclient.EchoExchange: call"), tool.out());
     try (URLClassLoader loader = rewrittenClients(out)) {
       Class<? extends SessionTask<String>> task = taskClass(loader, "LineTesterTask");
       assertTrue(task.isAnnotationPresent(Rewritten.class));
@@ -123,14 +119,14 @@ class BuildTimeRewriteTest {
   @Test
   void theToolRefusesWhatTheLoaderRefusesAndWritesNothing() throws Exception {
     Path out = temp.resolve("refused");
-    Tool tool = rewrite("--classes", TEST_CLASSES.toString(), "--packages", CLIENT, "--output", out.toString());
-    assertEquals(1, tool.code, tool.out + tool.err);
-    assertTrue(tool.err.contains("io.weft.continuations.testclient.LambdaTask.run(Lio/weft/transport/Transport;I)"
-        + "Ljava/lang/String;: creates a lambda"), tool.err);
-    assertTrue(tool.err.contains("java.util.function.Supplier"), tool.err);
-    assertTrue(tool.err.contains("io.weft.continuations.testclient.TransportInputStream.read([BII)I: can suspend, but it"
-        + " overrides java.io.InputStream.read"), tool.err);
-    assertTrue(tool.err.contains("refused, nothing written"), tool.err);
+    RewriteRun tool = RewriteRun.of("--classes", TEST_CLASSES.toString(), "--packages", CLIENT, "--output", out.toString());
+    assertEquals(1, tool.code(), tool.out() + tool.err());
+    assertTrue(tool.err().contains("io.weft.continuations.testclient.LambdaTask.run(Lio/weft/transport/Transport;I)"
+        + "Ljava/lang/String;: creates a lambda"), tool.err());
+    assertTrue(tool.err().contains("java.util.function.Supplier"), tool.err());
+    assertTrue(tool.err().contains("io.weft.continuations.testclient.TransportInputStream.read([BII)I: can suspend, but it"
+        + " overrides java.io.InputStream.read"), tool.err());
+    assertTrue(tool.err().contains("refused, nothing written"), tool.err());
     assertFalse(Files.exists(out), "nothing may be written");
   }
 
@@ -154,10 +150,10 @@ class BuildTimeRewriteTest {
     Path out = rewriteAll();
     Path file = out.resolve("io/weft/continuations/testclient/LineTesterTask.class");
     byte[] once = Files.readAllBytes(file);
-    Tool again = rewrite("--classes", out.toString(), "--packages", CLIENT, "--allow-problems");
-    assertEquals(0, again.code, again.err);
+    RewriteRun again = RewriteRun.of("--classes", out.toString(), "--packages", CLIENT, "--allow-problems");
+    assertEquals(0, again.code(), again.err());
     // However many test-client classes there are: none rewritten again, all already rewritten.
-    assertTrue(again.out.matches("(?s).*0 classes rewritten, [1-9][0-9]* already rewritten.*"), again.out);
+    assertTrue(again.out().matches("(?s).*0 classes rewritten, [1-9][0-9]* already rewritten.*"), again.out());
     assertArrayEquals(once, Files.readAllBytes(file));
     try (URLClassLoader loader = rewrittenClients(out); SessionRunner runner = runner(server).build()) {
       assertTrue(runner.run(taskClass(loader, "LineTesterTask"), 50, 2).allSucceeded());
@@ -166,27 +162,27 @@ class BuildTimeRewriteTest {
 
   @Test
   void theToolSaysWhatIsWrongWithItsArguments() throws Exception {
-    Tool none = rewrite("--classes", TEST_CLASSES.toString(), "--packages", "com.example.nothing");
-    assertEquals(1, none.code);
-    assertTrue(none.err.contains("no classes under [com.example.nothing.]"), none.err);
-    Tool weft = rewrite("--classes", TEST_CLASSES.toString(), "--packages", "io.weft.continuations");
-    assertEquals(2, weft.code);
-    assertTrue(weft.err.contains("must be loaded unchanged"), weft.err);
-    Tool noTransport = rewrite("--classes", TEST_CLASSES.toString(), "--packages", CLIENT, "--classpath",
+    RewriteRun none = RewriteRun.of("--classes", TEST_CLASSES.toString(), "--packages", "com.example.nothing");
+    assertEquals(1, none.code());
+    assertTrue(none.err().contains("no classes under [com.example.nothing.]"), none.err());
+    RewriteRun weft = RewriteRun.of("--classes", TEST_CLASSES.toString(), "--packages", "io.weft.continuations");
+    assertEquals(2, weft.code());
+    assertTrue(weft.err().contains("must be loaded unchanged"), weft.err());
+    RewriteRun noTransport = RewriteRun.of("--classes", TEST_CLASSES.toString(), "--packages", CLIENT, "--classpath",
         temp.toString());
-    assertEquals(1, noTransport.code);
-    assertTrue(noTransport.err.contains("io.weft.transport.Transport is not on the class path given with --classpath"),
-        noTransport.err);
+    assertEquals(1, noTransport.code());
+    assertTrue(noTransport.err().contains("io.weft.transport.Transport is not on the class path given with --classpath"),
+        noTransport.err());
   }
 
   @Test
   void anExplicitClassPathWithTheTransportApiIsEnough() throws Exception {
     Path out = temp.resolve("explicit");
-    Tool tool = rewrite("--classes", TEST_CLASSES.toString(), "--packages", CLIENT + ".", "--output",
-        out.toString(), "--classpath", codeSource(io.weft.transport.Transport.class) + java.io.File.pathSeparator
+    RewriteRun tool = RewriteRun.of("--classes", TEST_CLASSES.toString(), "--packages", CLIENT + ".", "--output",
+        out.toString(), "--classpath", ChildJvm.codeSource(io.weft.transport.Transport.class) + java.io.File.pathSeparator
             // slf4j-api: a client shape logs with MDC, and the transformer must resolve what it uses
-            + codeSource(org.slf4j.MDC.class), "--allow-problems");
-    assertEquals(0, tool.code, tool.err);
+            + ChildJvm.codeSource(org.slf4j.MDC.class), "--allow-problems");
+    assertEquals(0, tool.code(), tool.err());
     try (URLClassLoader loader = rewrittenClients(out); SessionRunner runner = runner(server).build()) {
       assertTrue(runner.run(taskClass(loader, "FailingTask"), 6).count(Outcome.Status.SUCCEEDED) == 4);
     }
@@ -223,9 +219,9 @@ class BuildTimeRewriteTest {
 
   private Path rewriteAll() {
     Path out = temp.resolve("all");
-    Tool tool = rewrite("--classes", TEST_CLASSES.toString(), "--packages", CLIENT, "--output", out.toString(),
+    RewriteRun tool = RewriteRun.of("--classes", TEST_CLASSES.toString(), "--packages", CLIENT, "--output", out.toString(),
         "--allow-problems");
-    assertEquals(0, tool.code, tool.err);
+    assertEquals(0, tool.code(), tool.err());
     return out;
   }
 
@@ -256,24 +252,6 @@ class BuildTimeRewriteTest {
     return (Class<? extends SessionTask<String>>) c;
   }
 
-  private static Tool rewrite(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code;
-    try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-         PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
-      code = Rewrite.run(new ArrayList<>(List.of(args)), o, e);
-    }
-    return new Tool(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-  }
 
-  private record Tool(int code, String out, String err) {}
 
-  static Path codeSource(Class<?> c) {
-    try {
-      return Paths.get(c.getProtectionDomain().getCodeSource().getLocation().toURI());
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
-  }
 }

@@ -9,17 +9,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.weft.continuations.internal.rewrite.ClassRewriter;
 import io.weft.continuations.testing.PipeConnector;
 import io.weft.continuations.testing.PipeEchoServer;
-import io.weft.continuations.tools.Rewrite;
+import io.weft.testsupport.ChildJvm;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.URLClassLoader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -98,7 +94,7 @@ class RefusedShapesTest {
         + " → TransportInputStream.read (line 23) → Transport.read"});
   }
 
-  private static final Path TEST_CLASSES = BuildTimeRewriteTest.codeSource(RefusedShapesTest.class);
+  private static final Path TEST_CLASSES = ChildJvm.codeSource(RefusedShapesTest.class);
 
   @TempDir
   Path temp;
@@ -130,15 +126,15 @@ class RefusedShapesTest {
   @Test
   void theRewriteToolRefusesEveryShapeOnceNamingItsChainAndWritesNothing() {
     Path out = temp.resolve("refused");
-    Tool tool = rewrite("--classes", TEST_CLASSES.toString(), "--packages", CLIENT, "--output", out.toString());
-    assertEquals(1, tool.code, tool.out + tool.err);
+    RewriteRun tool = RewriteRun.of("--classes", TEST_CLASSES.toString(), "--packages", CLIENT, "--output", out.toString());
+    assertEquals(1, tool.code(), tool.out() + tool.err());
     for (Map.Entry<String, String[]> shape : SHAPES.entrySet()) {
       String line = "weft rewrite: cannot run as a continuation: " + shape.getValue()[0] + ": ";
-      int at = tool.err.indexOf(line);
-      assertTrue(at >= 0, shape.getKey() + ": " + tool.err);
-      assertEquals(-1, tool.err.indexOf(line, at + 1), "one line per method: " + tool.err);
-      int end = tool.err.indexOf('\n', at);
-      assertTrue(tool.err.substring(at, end).contains(": " + shape.getValue()[1] + ". "), tool.err);
+      int at = tool.err().indexOf(line);
+      assertTrue(at >= 0, shape.getKey() + ": " + tool.err());
+      assertEquals(-1, tool.err().indexOf(line, at + 1), "one line per method: " + tool.err());
+      int end = tool.err().indexOf('\n', at);
+      assertTrue(tool.err().substring(at, end).contains(": " + shape.getValue()[1] + ". "), tool.err());
     }
     assertFalse(Files.exists(out), "nothing may be written");
   }
@@ -146,9 +142,9 @@ class RefusedShapesTest {
   @Test
   void classesRewrittenWithProblemsAllowedAreRefusedByTheRunnerNamingTheSameChain() throws Exception {
     Path out = temp.resolve("allowed");
-    Tool tool = rewrite("--classes", TEST_CLASSES.toString(), "--packages", CLIENT, "--output", out.toString(),
+    RewriteRun tool = RewriteRun.of("--classes", TEST_CLASSES.toString(), "--packages", CLIENT, "--output", out.toString(),
         "--allow-problems");
-    assertEquals(0, tool.code, tool.err);
+    assertEquals(0, tool.code(), tool.err());
     try (URLClassLoader loader = BuildTimeRewriteTest.rewrittenClients(out);
          SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(2)).connector(pipes)
              .address(server.address()).timeout(Timeout.of(10, TimeUnit.SECONDS)).alreadyRewritten().build()) {
@@ -190,21 +186,21 @@ class RefusedShapesTest {
     // 64 KiB limit on a method's code, which JavaFlow's transformer cannot write.
     write(classes, "gen/SmallTask", 1);
     write(classes, "gen/HugeTask", 4000);
-    String classpath = BuildTimeRewriteTest.codeSource(Transport.class).toString();
+    String classpath = ChildJvm.codeSource(Transport.class).toString();
     Path refused = temp.resolve("refused-out");
-    Tool strict = rewrite("--classes", classes.toString(), "--packages", "gen", "--classpath", classpath,
+    RewriteRun strict = RewriteRun.of("--classes", classes.toString(), "--packages", "gen", "--classpath", classpath,
         "--output", refused.toString());
-    assertEquals(1, strict.code, strict.out + strict.err);
-    assertTrue(strict.err.contains("the JavaFlow transformer failed on gen.HugeTask"), strict.err);
+    assertEquals(1, strict.code(), strict.out() + strict.err());
+    assertTrue(strict.err().contains("the JavaFlow transformer failed on gen.HugeTask"), strict.err());
     assertFalse(Files.exists(refused), "nothing may be written");
 
     Path out = temp.resolve("allowed-out");
-    Tool tool = rewrite("--classes", classes.toString(), "--packages", "gen", "--classpath", classpath,
+    RewriteRun tool = RewriteRun.of("--classes", classes.toString(), "--packages", "gen", "--classpath", classpath,
         "--output", out.toString(), "--allow-problems");
-    assertEquals(0, tool.code, tool.out + tool.err);
-    assertTrue(tool.out.contains("rewrote gen.SmallTask: run"), tool.out);
-    assertTrue(tool.err.contains("weft rewrite: warning: not rewritten, left as compiled: gen.HugeTask: "), tool.err);
-    assertTrue(tool.out.contains("1 classes rewritten, 0 already rewritten, 1 could not be rewritten"), tool.out);
+    assertEquals(0, tool.code(), tool.out() + tool.err());
+    assertTrue(tool.out().contains("rewrote gen.SmallTask: run"), tool.out());
+    assertTrue(tool.err().contains("weft rewrite: warning: not rewritten, left as compiled: gen.HugeTask: "), tool.err());
+    assertTrue(tool.out().contains("1 classes rewritten, 0 already rewritten, 1 could not be rewritten"), tool.out());
     assertTrue(ClassRewriter.isMarked(Files.readAllBytes(out.resolve("gen/SmallTask.class"))));
     assertFalse(ClassRewriter.isMarked(Files.readAllBytes(out.resolve("gen/HugeTask.class"))));
   }
@@ -238,18 +234,6 @@ class RefusedShapesTest {
     Files.write(file, cw.toByteArray());
   }
 
-  private static Tool rewrite(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code;
-    try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-         PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
-      code = Rewrite.run(new ArrayList<>(List.of(args)), o, e);
-    }
-    return new Tool(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-  }
-
-  private record Tool(int code, String out, String err) {}
 
   /** The shape's method is refused, once, with its chain; every problem names a different method. */
   static void assertRefusal(Map.Entry<String, String[]> shape, NotInstrumentableException e) {

@@ -73,6 +73,7 @@ public abstract class ServerProcess implements Closeable {
         if (System.nanoTime() - deadline > 0) {
           throw new IOException(name + " not ready within " + readyWithin + "; " + command + "\n" + describeLogs());
         }
+        // Polls the server's readiness (its own state); nothing is ordered by this pause.
         Thread.sleep(POLL_MILLIS);
       }
     } catch (IOException | RuntimeException e) {

@@ -11,8 +11,6 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLContext;
@@ -32,26 +30,22 @@ import javax.net.ssl.SSLSocket;
  * <p>Lifecycle: {@link #start(SSLContext)}, connect to {@link #address()}, {@link #close()}.
  */
 public final class StartTlsSmtpServer implements Closeable {
-  private final ServerSocket server;
   private final SSLContext context;
-  private final Thread acceptor;
-  private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+  private final AcceptLoop loop;
   private final List<String> tlsMessages = new CopyOnWriteArrayList<>();
   private final AtomicInteger handshakes = new AtomicInteger();
   private volatile boolean inject;
-  private volatile boolean closed;
 
   private StartTlsSmtpServer(SSLContext context) throws IOException {
     this.context = context;
-    this.server = new ServerSocket(0, 1000, InetAddress.getLoopbackAddress());
-    this.acceptor = new Thread(this::acceptLoop, "starttls-smtp-" + server.getLocalPort());
-    this.acceptor.setDaemon(true);
+    this.loop = new AcceptLoop(new ServerSocket(0, 1000, InetAddress.getLoopbackAddress()), "starttls-smtp",
+        this::serve);
   }
 
   /** Binds a loopback port and starts accepting; {@code context} holds the server's key. */
   public static StartTlsSmtpServer start(SSLContext context) throws IOException {
     StartTlsSmtpServer smtp = new StartTlsSmtpServer(context);
-    smtp.acceptor.start();
+    smtp.loop.start();
     return smtp;
   }
 
@@ -62,7 +56,7 @@ public final class StartTlsSmtpServer implements Closeable {
   }
 
   public InetSocketAddress address() {
-    return new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort());
+    return loop.address();
   }
 
   /** The bodies of the messages received over TLS, in arrival order. */
@@ -75,21 +69,7 @@ public final class StartTlsSmtpServer implements Closeable {
     return handshakes.get();
   }
 
-  private void acceptLoop() {
-    while (!closed) {
-      try {
-        Socket socket = server.accept();
-        open.add(socket);
-        Thread session = new Thread(() -> serve(socket), "starttls-smtp-session");
-        session.setDaemon(true);
-        session.start();
-      } catch (IOException e) {
-        return;
-      }
-    }
-  }
-
-  private void serve(Socket plain) {
+  private void serve(Socket plain) throws IOException {
     Socket socket = plain;
     boolean tls = false;
     try {
@@ -152,15 +132,11 @@ public final class StartTlsSmtpServer implements Closeable {
             send(out, "500 5.5.2 unknown command\r\n");
         }
       }
-    } catch (IOException e) {
-      // The client went away or refused the handshake: that session is over.
     } finally {
-      try {
+      if (socket != plain) {
+        // The TLS socket's close says close_notify; the loop then closes the plain one under it.
         socket.close();
-      } catch (IOException ignored) {
-        // Closing anyway.
       }
-      open.remove(plain);
     }
   }
 
@@ -175,23 +151,6 @@ public final class StartTlsSmtpServer implements Closeable {
 
   @Override
   public void close() {
-    closed = true;
-    try {
-      server.close();
-    } catch (IOException ignored) {
-      // Closing anyway.
-    }
-    for (Socket socket : open) {
-      try {
-        socket.close();
-      } catch (IOException ignored) {
-        // Closing anyway.
-      }
-    }
-    try {
-      acceptor.join(5_000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    loop.close();
   }
 }

@@ -7,12 +7,9 @@ import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLServerSocket;
@@ -28,29 +25,24 @@ import javax.net.ssl.SSLSocket;
  * <p>Lifecycle: {@link #start(SSLContext)}, connect to {@link #address()}, {@link #close()}.
  */
 public final class TlsEchoServer implements Closeable {
-  private final ServerSocket server;
-  private final Thread acceptor;
-  private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+  private final AcceptLoop loop;
   private final AtomicInteger handshakes = new AtomicInteger();
-  private volatile boolean closed;
 
   private TlsEchoServer(SSLContext context) throws IOException {
     SSLServerSocket socket = (SSLServerSocket) context.getServerSocketFactory()
         .createServerSocket(0, 1000, InetAddress.getLoopbackAddress());
-    this.server = socket;
-    this.acceptor = new Thread(this::acceptLoop, "tls-echo-" + socket.getLocalPort());
-    this.acceptor.setDaemon(true);
+    this.loop = new AcceptLoop(socket, "tls-echo", this::serve);
   }
 
   /** Binds a loopback port and starts accepting; {@code context} holds the server's key. */
   public static TlsEchoServer start(SSLContext context) throws IOException {
     TlsEchoServer echo = new TlsEchoServer(context);
-    echo.acceptor.start();
+    echo.loop.start();
     return echo;
   }
 
   public InetSocketAddress address() {
-    return new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort());
+    return loop.address();
   }
 
   /** Handshakes that completed, as the server saw them. */
@@ -58,71 +50,29 @@ public final class TlsEchoServer implements Closeable {
     return handshakes.get();
   }
 
-  private void acceptLoop() {
-    while (!closed) {
-      try {
-        Socket socket = server.accept();
-        open.add(socket);
-        Thread session = new Thread(() -> serve(socket), "tls-echo-session");
-        session.setDaemon(true);
-        session.start();
-      } catch (IOException e) {
-        return;
+  private void serve(Socket socket) throws IOException {
+    ((SSLSocket) socket).startHandshake();
+    handshakes.incrementAndGet();
+    BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+    OutputStream out = socket.getOutputStream();
+    String line;
+    while ((line = in.readLine()) != null) {
+      byte[] reply;
+      if (line.startsWith("BIG ")) {
+        reply = new byte[Integer.parseInt(line.substring(4)) + 2];
+        Arrays.fill(reply, (byte) 'x');
+        reply[reply.length - 2] = '\r';
+        reply[reply.length - 1] = '\n';
+      } else {
+        reply = (line + "\r\n").getBytes(StandardCharsets.UTF_8);
       }
-    }
-  }
-
-  private void serve(Socket socket) {
-    try {
-      ((SSLSocket) socket).startHandshake();
-      handshakes.incrementAndGet();
-      BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
-      OutputStream out = socket.getOutputStream();
-      String line;
-      while ((line = in.readLine()) != null) {
-        byte[] reply;
-        if (line.startsWith("BIG ")) {
-          reply = new byte[Integer.parseInt(line.substring(4)) + 2];
-          Arrays.fill(reply, (byte) 'x');
-          reply[reply.length - 2] = '\r';
-          reply[reply.length - 1] = '\n';
-        } else {
-          reply = (line + "\r\n").getBytes(StandardCharsets.UTF_8);
-        }
-        out.write(reply);
-        out.flush();
-      }
-    } catch (IOException | RuntimeException e) {
-      // The client went away or refused the handshake: that session is over.
-    } finally {
-      try {
-        socket.close();
-      } catch (IOException ignored) {
-        // Closing anyway.
-      }
-      open.remove(socket);
+      out.write(reply);
+      out.flush();
     }
   }
 
   @Override
   public void close() {
-    closed = true;
-    try {
-      server.close();
-    } catch (IOException ignored) {
-      // Closing anyway.
-    }
-    for (Socket socket : open) {
-      try {
-        socket.close();
-      } catch (IOException ignored) {
-        // Closing anyway.
-      }
-    }
-    try {
-      acceptor.join(5_000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    loop.close();
   }
 }

@@ -69,6 +69,9 @@ public final class SocketTransport implements Transport {
     this.timeout = timeout;
     this.sessionStartNanos = sessionStartNanos;
     this.owner = owner;
+    if (!(socket instanceof SSLSocket)) {
+      inbound.expectPlaintextFrom(remote);
+    }
   }
 
   /**
@@ -315,12 +318,11 @@ public final class SocketTransport implements Transport {
       throw new IllegalStateException("this transport already speaks TLS");
     }
     send();
-    int buffered = inbound.size();
-    if (buffered != 0) {
-      byte[] injected = new byte[buffered];
-      inbound.poll(injected, 0, buffered);
+    // From here the stream is TLS: buffered bytes, whatever they look like, are an injection.
+    inbound.stopExpectingPlaintext();
+    if (inbound.size() != 0) {
       try {
-        Tls.checkNothingBuffered(injected, Tls.hostName(settings, remote));
+        Tls.checkNothingBuffered(inbound.takeAll(), Tls.hostName(settings, remote));
       } catch (StartTlsInjectionException e) {
         close("refused STARTTLS: plaintext past the upgrade point");
         throw e;
@@ -334,6 +336,7 @@ public final class SocketTransport implements Transport {
     String host = Tls.hostName(settings, remote);
     int port = Tls.port(remote);
     String what = Tls.what(host, port);
+    inbound.stopExpectingPlaintext();
     long wait = 0L;
     try {
       wait = Tls.handshakeWaitNanos(settings, timeout, sessionStartNanos, what);

@@ -14,13 +14,17 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -328,15 +332,16 @@ public abstract class TransportContract {
     server.close();
   }
 
+  // The fault tests below need no wall-clock bound: the operation timeout is 10 s, and a read
+  // that waited for it would end with TransportTimeoutException, which each asserts it did not.
+
   @Test
-  public void peerClosingMidSessionEndsTheReadPromptly() throws Exception {
+  public void peerClosingMidSessionEndsThePendingRead() throws Exception {
     try (Transport transport = connect(TEN_SECONDS)) {
       Peer.Connection server = peer.accept(PEER_WAIT);
       server.send("half a li".getBytes(UTF_8));
-      Thread closer = delayed(100, () -> server.close());
-      long start = System.nanoTime();
+      Thread closer = whenBlockedInRead(Thread.currentThread(), transport, server::close);
       assertThrows(EOFException.class, () -> transport.readLineStrict(100));
-      assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5));
       closer.join();
     }
   }
@@ -346,15 +351,41 @@ public abstract class TransportContract {
     try (Transport transport = connect(TEN_SECONDS)) {
       Peer.Connection server = peer.accept(PEER_WAIT);
       server.send("half a li".getBytes(UTF_8));
-      Thread resetter = delayed(100, () -> server.reset());
-      long start = System.nanoTime();
+      Thread resetter = whenBlockedInRead(Thread.currentThread(), transport, server::reset);
       IOException e = assertThrows(IOException.class, () -> {
         transport.readLineStrict(100);
         transport.readLineStrict(100);
       });
       assertFalse(e instanceof TransportTimeoutException, e.toString());
-      assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5));
       resetter.join();
+    }
+  }
+
+  @Test
+  public void aTlsAlertAsThePeersFirstBytesFailsTheReadWithTlsRequired() throws Exception {
+    try (Transport transport = connect(TEN_SECONDS)) {
+      Peer.Connection server = peer.accept(PEER_WAIT);
+      // What a JDK TLS server sends a client that spoke plaintext to it: fatal unexpected_message.
+      server.send(new byte[] {0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x0a});
+      TlsRequiredException e = assertThrows(TlsRequiredException.class, () -> transport.readLine(100));
+      assertTrue(e.getMessage().startsWith("the peer at "), e.getMessage());
+      assertTrue(e.getMessage().endsWith(" answered with a fatal TLS alert (unexpected_message): it expects TLS;"
+          + " connect with TlsSettings or call startTls"), e.getMessage());
+      assertEquals(10, e.alertDescription());
+      assertFalse(transport.isOpen());
+      server.close();
+    }
+  }
+
+  @Test
+  public void firstBytesOneByteAwayFromATlsAlertAreData() throws Exception {
+    try (Transport transport = connect(TEN_SECONDS)) {
+      Peer.Connection server = peer.accept(PEER_WAIT);
+      byte[] lengthThree = {0x15, 0x03, 0x03, 0x00, 0x03, 0x02, 0x0a};
+      server.send(lengthThree);
+      assertArrayEquals(lengthThree, transport.readBytes(lengthThree.length));
+      assertTrue(transport.isOpen());
+      server.close();
     }
   }
 
@@ -379,11 +410,9 @@ public abstract class TransportContract {
   public void closeFromAnotherThreadEndsAPendingRead() throws Exception {
     Transport transport = connect(TEN_SECONDS);
     Peer.Connection server = peer.accept(PEER_WAIT);
-    Thread closer = delayed(100, transport::close);
-    long start = System.nanoTime();
+    Thread closer = whenBlockedInRead(Thread.currentThread(), transport, transport::close);
     IOException e = assertThrows(IOException.class, () -> transport.readLineStrict(100));
     assertTrue(e instanceof TransportClosedException || e instanceof EOFException, e.toString());
-    assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5));
     closer.join();
     server.close();
   }
@@ -478,16 +507,46 @@ public abstract class TransportContract {
     void run() throws Exception;
   }
 
-  private static Thread delayed(long millis, Action action) {
+  /**
+   * Runs {@code action} on a new thread once {@code reader} is blocked in a read of
+   * {@code transport}: its stack holds a frame of the transport's class and ends in a native
+   * call (parked, or in the socket's poll). The transport's own state, seen from outside, with
+   * no assumption about how long anything takes.
+   */
+  private static Thread whenBlockedInRead(Thread reader, Transport transport, Action action) {
+    Set<String> transportClasses = new HashSet<>();
+    for (Class<?> c = transport.getClass(); c != null && c != Object.class; c = c.getSuperclass()) {
+      transportClasses.add(c.getName());
+    }
     Thread t = new Thread(() -> {
       try {
-        Thread.sleep(millis);
+        long deadline = System.nanoTime() + PEER_WAIT.toNanos();
+        while (!blockedIn(reader, transportClasses)) {
+          if (System.nanoTime() - deadline > 0) {
+            throw new AssertionError("the read never blocked: " + Arrays.toString(reader.getStackTrace()));
+          }
+          // Polls the reader's state; nothing is ordered by this pause.
+          LockSupport.parkNanos(100_000L);
+        }
         action.run();
       } catch (Exception e) {
         throw new AssertionError(e);
       }
-    });
+    }, "when-blocked-in-read");
     t.start();
     return t;
+  }
+
+  private static boolean blockedIn(Thread reader, Set<String> transportClasses) {
+    StackTraceElement[] stack = reader.getStackTrace();
+    if (stack.length == 0 || !stack[0].isNativeMethod()) {
+      return false;
+    }
+    for (StackTraceElement frame : stack) {
+      if (transportClasses.contains(frame.getClassName())) {
+        return true;
+      }
+    }
+    return false;
   }
 }

@@ -19,11 +19,18 @@ import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
 import javax.management.JMException;
 import javax.management.ObjectName;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * How much live heap finished sessions keep: one run of many sessions, weighed (live heap after
@@ -40,8 +47,8 @@ import javax.management.ObjectName;
  * <pre>
  * ./mvnw -q -pl perf-tests -am -DskipTests -Pbenchmarks package
  * java -Xmx1g -cp perf-tests/target/benchmarks.jar io.weft.perf.retention.FinishedSessionsHeap \
- *     [sessions=100000] [first=1000] [inFlight=50] [lineLimit=262144] \
- *     [transports=socket,mina,continuing-tcp,continuing-pipe] [peers=endless,echo]
+ *     [--sessions 100000] [--first 1000] [--in-flight 50] [--line-limit 262144] \
+ *     [--transports socket,mina,continuing-tcp,continuing-pipe] [--peers endless,echo]
  * </pre>
  */
 public final class FinishedSessionsHeap {
@@ -85,31 +92,50 @@ public final class FinishedSessionsHeap {
     }
   }
 
-  public static void main(String[] args) throws Exception {
-    int sessions = 100_000;
-    int first = 1_000;
-    int inFlight = 50;
-    int lineLimit = 256 * 1024;
-    List<String> transports = List.of("socket", "mina", "continuing-tcp", "continuing-pipe");
-    List<String> peers = List.of("endless", "echo");
-    for (String arg : args) {
-      String[] kv = arg.split("=", 2);
-      switch (kv[0]) {
-        case "sessions" -> sessions = Integer.parseInt(kv[1]);
-        case "first" -> first = Integer.parseInt(kv[1]);
-        case "inFlight" -> inFlight = Integer.parseInt(kv[1]);
-        case "lineLimit" -> lineLimit = Integer.parseInt(kv[1]);
-        case "transports" -> transports = List.of(kv[1].split(","));
-        case "peers" -> peers = List.of(kv[1].split(","));
-        default -> throw new IllegalArgumentException("unknown option: " + arg);
+  /** The command line. */
+  @Command(name = "FinishedSessionsHeap", mixinStandardHelpOptions = true,
+      description = "Live heap kept by finished sessions, per transport and peer.")
+  static final class Options implements Callable<Integer> {
+    @Option(names = "--sessions", defaultValue = "100000", description = "sessions per run (default ${DEFAULT-VALUE})")
+    int sessions;
+    @Option(names = "--first", defaultValue = "1000",
+        description = "finished sessions at the first weighing (default ${DEFAULT-VALUE})")
+    int first;
+    @Option(names = "--in-flight", defaultValue = "50", description = "sessions at a time (default ${DEFAULT-VALUE})")
+    int inFlight;
+    @Option(names = "--line-limit", defaultValue = "262144",
+        description = "the endless line's read limit in bytes (default ${DEFAULT-VALUE})")
+    int lineLimit;
+    @Option(names = "--transports", split = ",", defaultValue = "socket,mina,continuing-tcp,continuing-pipe",
+        description = "transports to run (default ${DEFAULT-VALUE})")
+    List<String> transports;
+    @Option(names = "--peers", split = ",", defaultValue = "endless,echo",
+        description = "peers to run (default ${DEFAULT-VALUE})")
+    List<String> peers;
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      if (first < 1 || sessions - inFlight <= first || lineLimit < 1) {
+        throw new ParameterException(spec.commandLine(),
+            "need 1 <= --first < --sessions - --in-flight and --line-limit >= 1");
       }
+      System.out.printf(Locale.ROOT, "live heap after GC with %d sessions in flight, JDK %s, -Xmx%d MiB%n",
+          inFlight, Runtime.version(), Runtime.getRuntime().maxMemory() >> 20);
+      for (String transport : transports) {
+        for (String peer : peers) {
+          System.out.println(measure(transport, peer, sessions, first, inFlight, lineLimit));
+        }
+      }
+      return 0;
     }
-    System.out.printf(Locale.ROOT, "live heap after GC with %d sessions in flight, JDK %s, -Xmx%d MiB%n",
-        inFlight, Runtime.version(), Runtime.getRuntime().maxMemory() >> 20);
-    for (String transport : transports) {
-      for (String peer : peers) {
-        System.out.println(measure(transport, peer, sessions, first, inFlight, lineLimit));
-      }
+  }
+
+  public static void main(String[] args) {
+    int code = new CommandLine(new Options()).execute(args);
+    if (code != 0) {
+      System.exit(code);
     }
   }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.icegreen.greenmail.util.GreenMail;
+import io.weft.protocols.ModeCase;
 import io.weft.protocols.RealServers;
 import io.weft.protocols.SessionMode;
 import io.weft.testsupport.NginxProcess;
@@ -18,49 +19,65 @@ import io.weft.testsupport.TlsEchoServer;
 import io.weft.transport.StartTlsInjectionException;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsHandshakeException;
+import io.weft.transport.TlsRequiredException;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.TransportTimeoutException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
+import java.net.SocketException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The protocol clients over TLS against real TLS servers, in one mode per subclass: HTTPS from
+ * The protocol clients over TLS against real TLS servers, in every mode ({@link ModeCase}, one
+ * invocation of the class each; VIRTUAL_THREADS skipped before JDK 21): HTTPS from
  * nginx ({@code listen ... ssl}) with SNI and the right Host, Redis from
  * {@code redis-server --tls-port}, SMTPS from GreenMail, STARTTLS from a scripted SMTP server
  * that upgrades with {@code SSLSocket}; the STARTTLS injection refused; and each bad handshake
  * (unknown CA, another host's certificate, an expired one, a plaintext server on a TLS port, a
- * server that never answers) failing the session with the same exception type in every mode.
+ * server that never answers) failing the session with the same exception type in every mode;
+ * and what a plaintext client meets on a TLS port: the JDK's alert, recognised as
+ * {@link TlsRequiredException}; redis-server's reset; GreenMail's silence.
  * Certificates come from a CA made when the tests start ({@link TestTls}).
  */
+@ParameterizedClass(name = "{0}")
+@MethodSource("modes")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @org.junit.jupiter.api.Timeout(120)
-abstract class TlsProtocolsTest {
+class TlsProtocolsTest {
   private static final Timeout TEN_SECONDS = Timeout.of(10, TimeUnit.SECONDS);
 
+  /** Every mode, with its concurrent HTTPS sessions against nginx. */
+  static Stream<ModeCase> modes() {
+    return ModeCase.all(20, 200, 1000, 1000);
+  }
+
+  @Parameter
+  ModeCase modeCase;
   private SessionMode plain;
   private SessionMode tls;
   private NginxProcess nginx;
 
-  protected abstract SessionMode newMode();
-
-  /** Concurrent HTTPS sessions against nginx in this mode. */
-  protected abstract int httpsSessionsAtScale();
-
-  @BeforeAll
-  void start() {
-    plain = newMode().instrumenting("io.weft.protocols.http", "io.weft.protocols.redis", "io.weft.protocols.smtp");
+  /** Opens the mode of this invocation of the class, plaintext and over TLS. */
+  @BeforeParameterizedClassInvocation
+  void openMode() {
+    plain = modeCase.factory().get()
+        .instrumenting("io.weft.protocols.http", "io.weft.protocols.redis", "io.weft.protocols.smtp");
     tls = plain.tls(TestTls.trusting());
   }
 
@@ -69,13 +86,17 @@ abstract class TlsProtocolsTest {
     Assumptions.assumeTrue(plain.available(), plain::unavailableReason);
   }
 
+  @AfterParameterizedClassInvocation
+  void closeMode() {
+    plain.close();
+    tls.close();
+  }
+
   @AfterAll
-  void stop() {
+  void stopServers() {
     if (nginx != null) {
       nginx.close();
     }
-    plain.close();
-    tls.close();
   }
 
   private NginxProcess nginx() throws IOException {
@@ -103,7 +124,7 @@ abstract class TlsProtocolsTest {
 
   @Test
   void manyConcurrentHttpsSessions() throws Exception {
-    int sessions = httpsSessionsAtScale();
+    int sessions = modeCase.sessionsAtScale();
     SessionMode.requireFileDescriptors(2L * sessions);
     List<String> results = tls.runSessions(HttpsHelloSession.class, nginxByName(), sessions,
         Timeout.of(60, TimeUnit.SECONDS));
@@ -201,6 +222,44 @@ abstract class TlsProtocolsTest {
     String result = plain.run(PlainHttpOnTlsPortSession.class, nginxByName(), TEN_SECONDS);
     assertTrue(result.startsWith("400 "), result);
     assertTrue(result.contains("The plain HTTP request was sent to HTTPS port"), result);
+  }
+
+  @Test
+  void aPlaintextClientOnAJdkTlsPortIsToldThePeerExpectsTls() throws Exception {
+    try (TlsEchoServer jdk = TlsEchoServer.start(TestTls.localhostCertificate().serverContext())) {
+      InetSocketAddress address = new InetSocketAddress("localhost", jdk.address().getPort());
+      TlsRequiredException e = assertThrows(TlsRequiredException.class,
+          () -> plain.run(PlaintextRedisPingSession.class, address, TEN_SECONDS));
+      assertEquals("the peer at localhost:" + address.getPort() + " answered with a fatal TLS alert"
+          + " (unexpected_message): it expects TLS; connect with TlsSettings or call startTls", e.getMessage());
+    }
+  }
+
+  /** redis-server's OpenSSL sends no alert: it closes, and the unread rest of the command makes that a reset. */
+  @Test
+  void aPlaintextClientOnRedisTlsPortIsReset() throws Exception {
+    Path binary = RealServers.require(RedisServerProcess.BINARY, RedisServerProcess.DEBIAN_PACKAGE);
+    try (RedisServerProcess redis = RedisServerProcess.startTls(binary, TestTls.localhostCertificate(),
+        TestTls.pki().clientContext())) {
+      SocketException e = assertThrows(SocketException.class,
+          () -> plain.run(PlaintextRedisPingSession.class, new InetSocketAddress("localhost", redis.port()),
+              TEN_SECONDS));
+      assertTrue(e.getMessage().contains("Connection reset"), e.getMessage());
+    }
+  }
+
+  /** GreenMail's SMTPS waits for a ClientHello while the client waits for a greeting: a timeout. */
+  @Test
+  void aPlaintextClientOnGreenMailsSmtpsPortTimesOutWaitingForTheGreeting() throws Exception {
+    GreenMail greenMail = TestTls.smtpsGreenMail();
+    try {
+      InetSocketAddress address = new InetSocketAddress("localhost", greenMail.getSmtps().getPort());
+      TransportTimeoutException e = assertThrows(TransportTimeoutException.class,
+          () -> plain.run(PlaintextSmtpGreetingSession.class, address, Timeout.of(300, TimeUnit.MILLISECONDS)));
+      assertTrue(e.getMessage().contains("nothing read so far"), e.getMessage());
+    } finally {
+      greenMail.stop();
+    }
   }
 
   @Test

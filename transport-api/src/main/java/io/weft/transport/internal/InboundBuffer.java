@@ -2,9 +2,11 @@ package io.weft.transport.internal;
 
 import io.weft.transport.LineTooLongException;
 import io.weft.transport.ProtocolViolationException;
+import io.weft.transport.TlsRequiredException;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.Charset;
 import java.util.Arrays;
@@ -17,6 +19,12 @@ import java.util.Arrays;
  *
  * <p>Keeping this free of waiting is what lets the continuation transport share it: nothing
  * here is ever on a suspended stack.
+ *
+ * <p>On a plaintext session the transport also has it {@linkplain #expectPlaintextFrom watch the
+ * start of the stream}: a TLS server answering a client that did not start TLS sends a TLS alert
+ * record, and the first {@code poll*} that sees one throws {@link TlsRequiredException} instead
+ * of handing the record's bytes out as data. Every transport reads through here, so every
+ * transport and mode reports it the same way.
  *
  * <p>Not thread-safe; transports that fill it from an I/O thread guard it themselves.
  */
@@ -40,6 +48,10 @@ public final class InboundBuffer {
   private boolean eof;
   /** Bytes from head that are known to hold no LF; saves rescanning on slow delivery. */
   private int scanned;
+  /** True once any byte has been taken: the start of the stream is gone. */
+  private boolean consumedAny;
+  /** The peer, named for a message, while the start of the stream is watched for a TLS alert. */
+  private String plaintextPeer;
 
   public InboundBuffer(int initialCapacity) {
     if (initialCapacity <= 0) {
@@ -47,6 +59,27 @@ public final class InboundBuffer {
     }
     this.initialCapacity = initialCapacity;
     data = new byte[initialCapacity];
+  }
+
+  /**
+   * Watches the start of the stream for a TLS alert record from {@code peer}: for a plaintext
+   * session, before anything has been read. The first {@code poll*} that finds the stream
+   * starting with exactly an alert record's seven bytes throws {@link TlsRequiredException}
+   * naming {@code peer} and the alert. The watch ends, for good, as soon as the first bytes
+   * cannot be one, or any byte is taken, or {@link #stopExpectingPlaintext()} is called. A poll
+   * never waits longer because of it: bytes that could still become an alert are handed out when
+   * the poll can be satisfied, so an alert whose bytes arrive split, to a read asking for fewer
+   * than seven, is taken for data. Does nothing once a byte has been taken.
+   */
+  public void expectPlaintextFrom(SocketAddress peer) {
+    if (!consumedAny) {
+      plaintextPeer = TlsAlertRecord.peerName(peer);
+    }
+  }
+
+  /** Ends the watch {@link #expectPlaintextFrom} started: from here the session speaks TLS. */
+  public void stopExpectingPlaintext() {
+    plaintextPeer = null;
   }
 
   /** Bytes buffered and not yet taken. */
@@ -114,11 +147,13 @@ public final class InboundBuffer {
    *     {@code strict}; or {@link #NEED_MORE} when the caller must wait for more input
    * @throws LineTooLongException once {@code limit} bytes have arrived without a line end
    * @throws EOFException when {@code strict} and the stream ended before a line end
+   * @throws TlsRequiredException when the plaintext stream starts with a TLS alert record
    */
   public String pollLine(int limit, boolean strict, Charset charset) throws IOException {
     if (limit < 0) {
       throw new IllegalArgumentException("limit < 0: " + limit);
     }
+    checkStart();
     int size = tail - head;
     // A line of `limit` bytes needs up to limit + 2 bytes with its CRLF; look no further.
     long window = Math.min((long) size, (long) limit + 2L);
@@ -169,8 +204,10 @@ public final class InboundBuffer {
    *
    * @return true if done; false if more input is needed
    * @throws EOFException when the stream ended with fewer than {@code len} bytes buffered
+   * @throws TlsRequiredException when the plaintext stream starts with a TLS alert record
    */
-  public boolean pollFully(byte[] dst, int off, int len) throws EOFException {
+  public boolean pollFully(byte[] dst, int off, int len) throws EOFException, TlsRequiredException {
+    checkStart();
     int size = tail - head;
     if (size >= len) {
       System.arraycopy(data, head, dst, off, len);
@@ -188,11 +225,13 @@ public final class InboundBuffer {
    *
    * @return bytes copied (at least 1 when {@code len > 0}); -1 at end of stream; {@link #NO_BYTES_YET} when more
    *     input is needed
+   * @throws TlsRequiredException when the plaintext stream starts with a TLS alert record
    */
-  public int poll(byte[] dst, int off, int len) {
+  public int poll(byte[] dst, int off, int len) throws TlsRequiredException {
     if (len == 0) {
       return 0;
     }
+    checkStart();
     int size = tail - head;
     if (size > 0) {
       int n = Math.min(size, len);
@@ -201,6 +240,19 @@ public final class InboundBuffer {
       return n;
     }
     return eof ? -1 : NO_BYTES_YET;
+  }
+
+  /**
+   * Takes every buffered byte at once, whatever it looks like (the TLS alert watch does not
+   * apply): for a caller that refuses them, such as STARTTLS finding plaintext past the upgrade
+   * point.
+   */
+  public byte[] takeAll() {
+    byte[] all = Arrays.copyOfRange(data, head, tail);
+    if (all.length != 0) {
+      consume(all.length);
+    }
+    return all;
   }
 
   /** Discards everything buffered, and a grown array with it. */
@@ -218,12 +270,31 @@ public final class InboundBuffer {
     return data.length;
   }
 
+  /**
+   * Throws if the watched start of the stream is a TLS alert record; ends the watch once it
+   * cannot be one. An alert's bytes 1 to 5 hold no LF, so an undecided start is never a whole
+   * line: a line read waits for the seventh byte anyway.
+   */
+  private void checkStart() throws TlsRequiredException {
+    if (plaintextPeer == null) {
+      return;
+    }
+    int verdict = TlsAlertRecord.match(data, head, tail - head);
+    if (verdict == TlsAlertRecord.NOT_ONE) {
+      plaintextPeer = null;
+    } else if (verdict != TlsAlertRecord.UNDECIDED) {
+      throw TlsAlertRecord.required(plaintextPeer, data[head + 5], verdict);
+    }
+  }
+
   private LineTooLongException tooLong(int limit) {
     int size = tail - head;
     return new LineTooLongException(limit, ProtocolViolationException.quote(data, head, size));
   }
 
   private void consume(int n) {
+    consumedAny = true;
+    plaintextPeer = null;
     head += n;
     scanned = 0;
     if (head == tail) {

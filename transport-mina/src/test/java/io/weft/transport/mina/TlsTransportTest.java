@@ -1,10 +1,13 @@
 package io.weft.transport.mina;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import io.weft.testsupport.ScriptedServer;
 import io.weft.testsupport.ScriptedServer.Delivery;
 import io.weft.testsupport.StartTlsSmtpServer;
@@ -15,12 +18,14 @@ import io.weft.transport.SocketConnector;
 import io.weft.transport.StartTlsInjectionException;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsHandshakeException;
+import io.weft.transport.TlsRequiredException;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
 import io.weft.transport.TransportTimeoutException;
 import io.weft.transport.netty.ContinuingNettyConnector;
 import io.weft.transport.netty.NettyConnector;
+import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -28,11 +33,15 @@ import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.stream.Stream;
 import javax.net.ssl.SSLSession;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * TLS on every transport, implicit and STARTTLS, against real TLS peers (a JDK
@@ -58,6 +67,32 @@ class TlsTransportTest {
       this.connectors = connectors;
     }
   }
+
+  /** One way of reading, each going through its own poll of the inbound buffer. */
+  enum Read {
+    LINE(t -> t.readLine(100)),
+    BYTES(t -> t.read(new byte[100], 0, 100)),
+    FULLY(t -> t.readBytes(2));
+
+    final ReadCall call;
+
+    Read(ReadCall call) {
+      this.call = call;
+    }
+  }
+
+  interface ReadCall {
+    Object read(Transport transport) throws IOException;
+  }
+
+  /** The first bytes of a TLS alert record, each with one byte the shape does not allow. */
+  private static final byte[][] NOT_ALERTS = {
+      {0x16, 0x03, 0x03, 0x00, 0x02, 0x02, 0x0a},
+      {0x15, 0x03, 0x05, 0x00, 0x02, 0x02, 0x0a},
+      {0x15, 0x03, 0x03, 0x00, 0x03, 0x02, 0x0a},
+      {0x15, 0x03, 0x03, 0x00, 0x02, 0x03, 0x0a},
+  };
+  private static final byte[] ALERT = {0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x0a};
 
   private static TestPki pki;
   private static TestPki otherPki;
@@ -262,6 +297,103 @@ class TlsTransportTest {
       assertFalse(transport.isOpen());
       assertThrows(TransportClosedException.class, () -> transport.readLine(10));
       assertEquals(0, smtp.handshakes());
+    }
+  }
+
+  static Stream<Arguments> kindsAndReads() {
+    return Stream.of(Kind.values()).flatMap(k -> Stream.of(Read.values()).map(r -> Arguments.of(k, r)));
+  }
+
+  @ParameterizedTest(name = "{0} {1}")
+  @MethodSource("kindsAndReads")
+  void aPlaintextClientOnAJdkTlsPortIsToldThePeerExpectsTls(Kind kind, Read read) throws Exception {
+    try (Connector connector = kind.connectors.apply(null);
+         Transport transport = connector.connect(good.address(), TIMEOUT)) {
+      transport.writeLine("hello in plaintext");
+      transport.flush();
+      TlsRequiredException e = assertThrows(TlsRequiredException.class, () -> read.call.read(transport));
+      assertEquals("the peer at " + good.address().getHostString() + ":" + good.address().getPort()
+          + " answered with a fatal TLS alert (unexpected_message): it expects TLS; connect with TlsSettings"
+          + " or call startTls", e.getMessage());
+      assertEquals(10, e.alertDescription());
+      assertFalse(transport.isOpen());
+      assertNoTransportLeft(connector);
+    }
+  }
+
+  /**
+   * The JDK's HttpsServer changed its answer to plaintext: JDK 17's closes without a word, JDK
+   * 25's sends a fatal internal_error alert first. Other JDKs are not pinned down here.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aPlaintextClientOnAJdkHttpsServerGetsWhatThatJdkSends(Kind kind) throws Exception {
+    int jdk = Runtime.version().feature();
+    Assumptions.assumeTrue(jdk == 17 || jdk >= 25, "HttpsServer's answer to plaintext is pinned for JDK 17 and 25+");
+    HttpsServer https = HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    https.setHttpsConfigurator(new HttpsConfigurator(pki.issue(TestPki.localhost()).serverContext()));
+    https.createContext("/", exchange -> {
+      exchange.sendResponseHeaders(204, -1);
+      exchange.close();
+    });
+    https.start();
+    try (Connector connector = kind.connectors.apply(null);
+         Transport transport = connector.connect(https.getAddress(), TIMEOUT)) {
+      transport.write("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n");
+      transport.flush();
+      if (jdk >= 25) {
+        TlsRequiredException e = assertThrows(TlsRequiredException.class, () -> transport.readLineStrict(100));
+        assertTrue(e.getMessage().contains(" answered with a fatal TLS alert (internal_error): it expects TLS"),
+            e.getMessage());
+      } else {
+        assertThrows(EOFException.class, () -> transport.readLineStrict(100));
+      }
+    } finally {
+      https.stop(0);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aBinaryPeerWhoseFirstBytesAreNotQuiteAnAlertIsReadAsData(Kind kind) throws Exception {
+    for (byte[] first : NOT_ALERTS) {
+      for (Delivery delivery : Delivery.values()) {
+        try (ScriptedServer server = ScriptedServer.start(ScriptedServer.script().send(first), delivery);
+             Connector connector = kind.connectors.apply(null);
+             Transport transport = connector.connect(server.address(), TIMEOUT)) {
+          assertArrayEquals(first, transport.readBytes(first.length));
+          assertTrue(transport.isOpen());
+        }
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void anAlertRecordAfterTheFirstBytesIsReadAsData(Kind kind) throws Exception {
+    try (ScriptedServer server = ScriptedServer.start(
+        ScriptedServer.script().send("hi\r\n").readLine().send(ALERT), Delivery.WHOLE);
+         Connector connector = kind.connectors.apply(null);
+         Transport transport = connector.connect(server.address(), TIMEOUT)) {
+      assertEquals("hi", transport.readLineStrict(10));
+      transport.writeLine("go on");
+      transport.flush();
+      assertArrayEquals(ALERT, transport.readBytes(ALERT.length));
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void anAlertRecordOverTlsIsReadAsData(Kind kind) throws Exception {
+    try (Connector connector = kind.connectors.apply(trustingPki);
+         Transport transport = connector.connect(good.address(), TIMEOUT)) {
+      // The echo server answers a line with the line: these bytes come back decrypted, first.
+      // (A protocol_version alert's: unexpected_message's last byte would end the line.)
+      byte[] protocolVersion = {0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x46};
+      transport.write(protocolVersion);
+      transport.writeLine("");
+      transport.flush();
+      assertArrayEquals(protocolVersion, transport.readBytes(protocolVersion.length));
     }
   }
 

@@ -107,6 +107,7 @@ final class VmPipePeer implements Peer {
     public void sendOneByteAtATime(byte[] bytes) throws IOException, InterruptedException {
       for (byte b : bytes) {
         send(new byte[] {b});
+        // The behaviour under test: a peer that trickles. Nothing waits on this pause for ordering.
         Thread.sleep(1);
       }
     }

@@ -5,6 +5,7 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,6 +31,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Lifecycle: the thread starts with the timer; {@link #shutdown} ends it without firing
  * what is still pending; {@link #isTerminated} says when it is gone.
+ *
+ * <p>Time is read from a clock given at construction ({@code System::nanoTime} unless a test
+ * gives one it steps by hand); the thread's sleeps between passes are real time either way, at
+ * most a tick while a wait is pending.
  */
 final class WaitTimer {
   /** How often the timer thread passes while waits are pending. */
@@ -73,6 +78,7 @@ final class WaitTimer {
   private static final Logger LOG = LoggerFactory.getLogger(WaitTimer.class);
 
   private final ConcurrentHashMap<Long, Lane> lanes = new ConcurrentHashMap<>();
+  private final LongSupplier clock;
   private final Thread thread;
   /**
    * The lane used last: waits of a run mostly share one timeout length. Arming threads race to
@@ -82,8 +88,16 @@ final class WaitTimer {
   /** The timer thread sleeps until woken: no wait was pending at its last pass. */
   private volatile boolean idle;
   private volatile boolean stopped;
+  /** Passes completed. Written by the timer thread only; read by tests that step the clock. */
+  private volatile long passes;
 
   WaitTimer(String name) {
+    this(name, System::nanoTime);
+  }
+
+  /** A timer reading {@code clock} (nanoseconds, as {@code System.nanoTime}) for every deadline. */
+  WaitTimer(String name, LongSupplier clock) {
+    this.clock = clock;
     thread = new Thread(this::run, name);
     thread.setDaemon(true);
     thread.start();
@@ -133,6 +147,16 @@ final class WaitTimer {
     return !thread.isAlive();
   }
 
+  /** Passes the timer thread has completed; with {@link #wakeUp}, how a test knows it saw a clock step. */
+  long passes() {
+    return passes;
+  }
+
+  /** Has the timer thread pass now rather than at its next tick. */
+  void wakeUp() {
+    LockSupport.unpark(thread);
+  }
+
   private void run() {
     // A pass that fails (an OutOfMemoryError, say) must not end the thread: every pending wait
     // would then never time out, and a run with such a wait would never return. Its entries are
@@ -148,10 +172,10 @@ final class WaitTimer {
   }
 
   private void passUntilStopped() {
-    long lastTick = System.nanoTime();
+    long lastTick = clock.getAsLong();
     int ticks = 0;
     while (!stopped) {
-      long now = System.nanoTime();
+      long now = clock.getAsLong();
       boolean sweep = false;
       if (now - lastTick >= TICK_NANOS) {
         lastTick = now;
@@ -160,13 +184,14 @@ final class WaitTimer {
       boolean pending = false;
       long next = 0L;
       for (Lane lane : lanes.values()) {
-        if (lane.pass(now, sweep)) {
+        if (lane.pass(now, sweep, clock)) {
           if (!pending || lane.earliest - next < 0L) {
             next = lane.earliest;
           }
           pending = true;
         }
       }
+      passes++;
       if (!pending) {
         idle = true;
         // An entry appended after the pass: its thread may have seen idle still false. Pass
@@ -184,7 +209,7 @@ final class WaitTimer {
       if (nextTick - next < 0L) {
         next = nextTick;
       }
-      long wait = next - System.nanoTime();
+      long wait = next - clock.getAsLong();
       if (wait > 0L) {
         LockSupport.parkNanos(this, wait);
       }
@@ -245,12 +270,12 @@ final class WaitTimer {
      * sweeping; one walk does both where they overlap. Returns true if a pending entry remains,
      * its deadline in {@link #earliest}.
      */
-    boolean pass(long now, boolean sweep) {
+    boolean pass(long now, boolean sweep, LongSupplier clock) {
       // Stamp up to the tail read here, with the clock read after it: every entry up to that
       // tail was armed before, so a deadline from it is never early. Later ones: next pass.
       Entry end = tail;
       boolean stampedAll = end == stampedTo;
-      long armedBefore = stampedAll ? 0L : System.nanoTime();
+      long armedBefore = stampedAll ? 0L : clock.getAsLong();
       boolean pending = false;
       Entry prev = head;
       Entry cur = prev.next;

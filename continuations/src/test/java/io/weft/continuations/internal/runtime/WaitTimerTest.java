@@ -6,24 +6,28 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The wait timer's contract: a pending entry fires once, never before its deadline and within
- * the timer's bound after it; a settled entry never fires; shutdown leaves no thread. The upper
- * bounds carry a wide margin for a loaded machine: they catch a timeout that is lost, not one
- * that is slow.
+ * The wait timer's contract: a pending entry fires once, never before its deadline and at most
+ * {@link WaitTimer#MAX_LATE_NANOS} after it; a settled entry never fires; shutdown leaves no
+ * thread. The timer reads a clock the test steps by hand ({@link ManualClock}), and each step
+ * waits until the timer has made a whole pass that saw it, so "before" and "after" are the
+ * timer's own time, whatever the machine's load.
  */
 @org.junit.jupiter.api.Timeout(value = 60, unit = TimeUnit.SECONDS)
 class WaitTimerTest {
-  private static final long SLACK_NANOS = TimeUnit.SECONDS.toNanos(2);
+  private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
 
-  private final WaitTimer timer = new WaitTimer("wait-timer-test");
+  private final ManualClock clock = new ManualClock();
+  private final WaitTimer timer = new WaitTimer("wait-timer-test", clock);
 
   @AfterEach
   void stopTimer() throws InterruptedException {
@@ -31,17 +35,30 @@ class WaitTimerTest {
     timer.awaitTermination(5_000);
   }
 
+  /** Nanoseconds that move only when the test says; starts far from zero, as nanoTime may. */
+  static final class ManualClock implements LongSupplier {
+    private final AtomicLong now = new AtomicLong(ThreadLocalRandom.current().nextLong());
+
+    @Override
+    public long getAsLong() {
+      return now.get();
+    }
+
+    void set(long nanos) {
+      now.set(nanos);
+    }
+  }
+
   /** A wait as the timer sees it: pending until settled or expired, whichever comes first. */
-  private static class TestEntry extends WaitTimer.Entry {
+  private class TestEntry extends WaitTimer.Entry {
     final AtomicInteger state = new AtomicInteger(); // 0 pending, 1 settled, 2 timed out
-    final CountDownLatch fired = new CountDownLatch(1);
     final AtomicInteger expireCalls = new AtomicInteger();
     volatile long armedAt;
     volatile long firedAt;
 
-    /** Arms this entry on {@code timer}, noting the time first. */
-    TestEntry arm(WaitTimer timer, long timeoutNanos) {
-      armedAt = System.nanoTime();
+    /** Arms this entry on {@code timer}, noting the clock first. */
+    TestEntry arm(long timeoutNanos) {
+      armedAt = clock.getAsLong();
       timer.add(this, timeoutNanos);
       return this;
     }
@@ -59,8 +76,7 @@ class WaitTimerTest {
     void expire() {
       expireCalls.incrementAndGet();
       if (state.compareAndSet(0, 2)) {
-        firedAt = System.nanoTime();
-        fired.countDown();
+        firedAt = clock.getAsLong();
       }
     }
 
@@ -69,61 +85,100 @@ class WaitTimerTest {
     }
   }
 
-  private static void assertFiredInBounds(TestEntry entry) throws InterruptedException {
-    assertTrue(entry.fired.await(entry.due() - System.nanoTime() + WaitTimer.MAX_LATE_NANOS + SLACK_NANOS,
-        TimeUnit.NANOSECONDS), "a pending wait never timed out");
-    assertTrue(entry.firedAt - entry.due() >= 0L,
-        "fired " + (entry.due() - entry.firedAt) + " ns before its timeout had passed");
-    assertTrue(entry.firedAt - entry.due() <= WaitTimer.MAX_LATE_NANOS + SLACK_NANOS,
-        "fired " + (entry.firedAt - entry.due()) / 1_000_000 + " ms after its timeout had passed");
-    assertEquals(1, entry.expireCalls.get(), "expired more than once");
+  /**
+   * Sets the clock to {@code nanos} and returns once the timer has completed a pass that began
+   * after it: the pass under way when the clock moved may have read the old time, the next one
+   * cannot. Wakes the timer rather than waiting for its tick.
+   */
+  private void stepTo(long nanos) {
+    clock.set(nanos);
+    long seen = timer.passes();
+    while (timer.passes() < seen + 2) {
+      timer.wakeUp();
+      // Polls the timer's pass count; nothing is ordered by this pause.
+      LockSupport.parkNanos(20_000L);
+    }
+  }
+
+  /**
+   * Steps the clock by {@code step} until every one of {@code pending} is due plus the timer's
+   * bound, and checks at each step that none fired before its deadline and none is still
+   * unfired more than {@link WaitTimer#MAX_LATE_NANOS} after it; then that each fired once.
+   */
+  private void assertEachFiresInBounds(List<TestEntry> pending, long step) {
+    long end = Long.MIN_VALUE;
+    for (TestEntry e : pending) {
+      end = Math.max(end, e.due());
+    }
+    end += WaitTimer.MAX_LATE_NANOS + step;
+    // The first step is to the current time: new entries get exactly their due() as deadline.
+    for (long t = clock.getAsLong(); t - end < 0L; t += step) {
+      stepTo(t);
+      for (TestEntry e : pending) {
+        if (e.expireCalls.get() > 0) {
+          assertTrue(e.firedAt - e.due() >= 0L,
+              "fired " + (e.due() - e.firedAt) + " ns before its deadline");
+        } else {
+          assertTrue(t - e.due() <= WaitTimer.MAX_LATE_NANOS,
+              "still pending " + (t - e.due()) / MS + " ms after its deadline");
+        }
+      }
+    }
+    for (TestEntry e : pending) {
+      assertEquals(1, e.expireCalls.get(), "expired other than once");
+    }
+  }
+
+  /**
+   * Waits for a pass at the current time: the timer gives a new entry its deadline from the
+   * clock when it first sees it, so the entries armed so far get exactly {@link TestEntry#due()}.
+   */
+  private void letTheTimerSeeTheNewEntries() {
+    stepTo(clock.getAsLong());
+  }
+
+  private void assertFiresInBounds(TestEntry entry) {
+    assertEachFiresInBounds(List.of(entry), MS);
   }
 
   @Test
-  void pendingWaitFiresAtItsDeadlineNotBefore() throws InterruptedException {
-    TestEntry entry = new TestEntry();
-    entry.arm(timer, TimeUnit.MILLISECONDS.toNanos(50));
-    assertFiredInBounds(entry);
+  void pendingWaitFiresAtItsDeadlineNotBefore() {
+    TestEntry entry = new TestEntry().arm(50 * MS);
+    letTheTimerSeeTheNewEntries();
+    stepTo(entry.due() - 1);
+    assertEquals(0, entry.expireCalls.get(), "fired a nanosecond before its deadline");
+    assertFiresInBounds(entry);
   }
 
   @Test
-  void waitsOfManyLengthsEachFireInBounds() throws InterruptedException {
+  void waitsOfManyLengthsEachFireInBounds() {
     List<TestEntry> entries = new ArrayList<>();
     for (int i = 0; i < 200; i++) {
-      TestEntry entry = new TestEntry();
-      entry.arm(timer, TimeUnit.MICROSECONDS.toNanos(ThreadLocalRandom.current().nextLong(1, 200_000)));
-      entries.add(entry);
+      entries.add(new TestEntry().arm(TimeUnit.MICROSECONDS.toNanos(ThreadLocalRandom.current().nextLong(1, 200_000))));
     }
-    for (TestEntry entry : entries) {
-      assertFiredInBounds(entry);
-    }
+    assertEachFiresInBounds(entries, MS);
   }
 
   @Test
-  void shorterWaitBehindALongerOneInTheSameLaneStillFires() throws InterruptedException {
-    long longer = TimeUnit.MILLISECONDS.toNanos(1_000);
-    long shorter = TimeUnit.MILLISECONDS.toNanos(990);
+  void shorterWaitBehindALongerOneInTheSameLaneStillFires() {
+    long longer = 1_000 * MS;
+    long shorter = 990 * MS;
     assertEquals(WaitTimer.laneKey(longer), WaitTimer.laneKey(shorter), "test premise: one lane");
-    TestEntry first = new TestEntry();
-    TestEntry second = new TestEntry();
-    first.arm(timer, longer);
-    second.arm(timer, shorter);
-    assertFiredInBounds(second);
-    assertFiredInBounds(first);
+    TestEntry first = new TestEntry().arm(longer);
+    TestEntry second = new TestEntry().arm(shorter);
+    assertEachFiresInBounds(List.of(second, first), MS);
   }
 
   @Test
-  void settledWaitsAreNeverFired() throws InterruptedException {
+  void settledWaitsAreNeverFired() {
     List<TestEntry> settled = new ArrayList<>();
-    TestEntry last = new TestEntry();
     for (int i = 0; i < 1_000; i++) {
-      TestEntry entry = new TestEntry();
-      entry.arm(timer, TimeUnit.MILLISECONDS.toNanos(300));
+      TestEntry entry = new TestEntry().arm(300 * MS);
       assertTrue(entry.settle());
       settled.add(entry);
     }
-    last.arm(timer, TimeUnit.MILLISECONDS.toNanos(400));
-    assertFiredInBounds(last);
+    TestEntry last = new TestEntry().arm(400 * MS);
+    assertFiresInBounds(last);
     for (TestEntry entry : settled) {
       assertEquals(0, entry.expireCalls.get(), "a settled wait was fired");
     }
@@ -133,54 +188,41 @@ class WaitTimerTest {
   void waitsArmedFromManyThreadsAllEndOnce() throws Exception {
     int threads = 4;
     int perThread = 20_000;
-    List<List<TestEntry>> pending = new ArrayList<>();
-    List<List<TestEntry>> settled = new ArrayList<>();
-    List<Thread> armers = new ArrayList<>();
+    List<TestEntry> pending = new ArrayList<>();
+    List<TestEntry> settled = new ArrayList<>();
+    List<Armer> armers = new ArrayList<>();
+    List<Thread> running = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
-      List<TestEntry> mine = new ArrayList<>();
-      List<TestEntry> ended = new ArrayList<>();
-      pending.add(mine);
-      settled.add(ended);
-      Thread armer = new Thread(new Armer(timer, perThread, mine, ended));
+      Armer armer = new Armer(perThread);
       armers.add(armer);
-      armer.start();
+      Thread thread = new Thread(armer);
+      running.add(thread);
+      thread.start();
     }
-    for (Thread armer : armers) {
-      armer.join();
+    for (Thread thread : running) {
+      thread.join();
     }
-    for (List<TestEntry> list : pending) {
-      for (TestEntry entry : list) {
-        assertFiredInBounds(entry);
-      }
+    for (Armer armer : armers) {
+      pending.addAll(armer.pending);
+      settled.addAll(armer.settled);
     }
-    long lastDeadline = Long.MIN_VALUE;
-    for (List<TestEntry> list : settled) {
-      for (TestEntry entry : list) {
-        lastDeadline = Math.max(lastDeadline, entry.due());
-      }
-    }
-    TestEntry after = new TestEntry();
-    after.arm(timer, Math.max(1L, lastDeadline - System.nanoTime()) + TimeUnit.MILLISECONDS.toNanos(50));
-    assertFiredInBounds(after);
-    for (List<TestEntry> list : settled) {
-      for (TestEntry entry : list) {
-        assertEquals(0, entry.expireCalls.get(), "a settled wait was fired");
-      }
+    // Past the settled waits' deadlines too (300 ms): 10 ms steps, a tick each.
+    TestEntry after = new TestEntry().arm(310 * MS);
+    pending.add(after);
+    assertEachFiresInBounds(pending, 10 * MS);
+    for (TestEntry entry : settled) {
+      assertEquals(0, entry.expireCalls.get(), "a settled wait was fired");
     }
   }
 
   /** Arms waits: every tenth stays pending (20 or 25 ms), the others end at once (300 ms). */
-  private static final class Armer implements Runnable {
-    private final WaitTimer timer;
+  private final class Armer implements Runnable {
     private final int count;
-    private final List<TestEntry> pending;
-    private final List<TestEntry> settled;
+    final List<TestEntry> pending = new ArrayList<>();
+    final List<TestEntry> settled = new ArrayList<>();
 
-    Armer(WaitTimer timer, int count, List<TestEntry> pending, List<TestEntry> settled) {
-      this.timer = timer;
+    Armer(int count) {
       this.count = count;
-      this.pending = pending;
-      this.settled = settled;
     }
 
     @Override
@@ -188,10 +230,10 @@ class WaitTimerTest {
       for (int i = 0; i < count; i++) {
         TestEntry entry = new TestEntry();
         if (i % 10 == 0) {
-          entry.arm(timer, TimeUnit.MILLISECONDS.toNanos(i % 20 == 0 ? 20 : 25));
+          entry.arm((i % 20 == 0 ? 20 : 25) * MS);
           pending.add(entry);
         } else {
-          entry.arm(timer, TimeUnit.MILLISECONDS.toNanos(300));
+          entry.arm(300 * MS);
           entry.settle();
           settled.add(entry);
         }
@@ -200,7 +242,7 @@ class WaitTimerTest {
   }
 
   @Test
-  void anErrorInAPassDoesNotEndTheTimerAndLaterWaitsStillFire() throws InterruptedException {
+  void anErrorInAPassDoesNotEndTheTimerAndLaterWaitsStillFire() {
     TestEntry failing = new TestEntry() {
       @Override
       void expire() {
@@ -208,28 +250,27 @@ class WaitTimerTest {
           throw new OutOfMemoryError("injected: an allocation on the timer thread failed");
         }
         if (state.compareAndSet(0, 2)) {
-          firedAt = System.nanoTime();
-          fired.countDown();
+          firedAt = clock.getAsLong();
         }
       }
-    };
-    failing.arm(timer, TimeUnit.MILLISECONDS.toNanos(20));
-    assertTrue(failing.fired.await(30, TimeUnit.SECONDS), "the failed entry fired on a later pass");
-    TestEntry later = new TestEntry();
-    later.arm(timer, TimeUnit.MILLISECONDS.toNanos(50));
-    assertFiredInBounds(later);
+    }.arm(20 * MS);
+    letTheTimerSeeTheNewEntries();
+    stepTo(failing.due());
+    assertEquals(2, failing.expireCalls.get(), "the failed entry fired on the next pass");
+    assertEquals(2, failing.state.get(), "the failed entry timed out");
+    TestEntry later = new TestEntry().arm(50 * MS);
+    assertFiresInBounds(later);
     assertFalse(timer.isTerminated(), "the timer thread survived the error");
   }
 
   @Test
   void shutdownEndsTheThreadAndFiresNothingPending() throws InterruptedException {
-    TestEntry entry = new TestEntry();
-    entry.arm(timer, TimeUnit.MILLISECONDS.toNanos(200));
+    TestEntry entry = new TestEntry().arm(200 * MS);
     timer.shutdown();
     timer.awaitTermination(5_000);
     assertTrue(timer.isTerminated(), "timer thread still alive after shutdown");
     // Only the timer's thread fires a wait, and it has ended: the count is final now, no need
-    // to sleep past the deadline to see it stay at zero.
+    // to move the clock past the deadline to see it stay at zero.
     assertEquals(0, entry.expireCalls.get(), "fired on shutdown");
   }
 

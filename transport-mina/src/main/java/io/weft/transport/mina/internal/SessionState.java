@@ -147,6 +147,13 @@ public final class SessionState {
    */
   public void attach(IoSession session) {
     session.setAttribute(KEY, this);
+    lock.lock();
+    try {
+      // Plaintext until beginTls says otherwise: a TLS alert at the start means a TLS port.
+      inbound.expectPlaintextFrom(session.getRemoteAddress());
+    } finally {
+      lock.unlock();
+    }
     this.suspendable = session instanceof NioSession;
     this.session = session;
     if (closedBecause != null) {
@@ -290,10 +297,9 @@ public final class SessionState {
       if (handshake != null) {
         throw new IllegalStateException("this transport already speaks TLS");
       }
+      inbound.stopExpectingPlaintext();
       if (upgrade && inbound.size() != 0) {
-        byte[] injected = new byte[inbound.size()];
-        inbound.poll(injected, 0, injected.length);
-        throw injection(injected);
+        throw injection(inbound.takeAll());
       }
       upgrading = upgrade;
       handshake = new DefaultIoFuture(session);

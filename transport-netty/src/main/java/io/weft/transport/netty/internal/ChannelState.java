@@ -150,6 +150,24 @@ public final class ChannelState extends ChannelInboundHandlerAdapter {
     attach(ctx.channel());
   }
 
+  /**
+   * A plaintext channel (no handshake begun: implicit TLS begins one before the channel is
+   * active) has its inbound buffer watch the start of the stream for a TLS alert: a TLS server
+   * answering plaintext.
+   */
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    lock.lock();
+    try {
+      if (handshake == null) {
+        inbound.expectPlaintextFrom(ctx.channel().remoteAddress());
+      }
+    } finally {
+      lock.unlock();
+    }
+    ctx.fireChannelActive();
+  }
+
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     if (!(msg instanceof ByteBuf)) {
@@ -337,6 +355,8 @@ public final class ChannelState extends ChannelInboundHandlerAdapter {
       if (handshake != null) {
         throw new IllegalStateException("this transport already speaks TLS");
       }
+      // From here the stream is TLS: buffered bytes, whatever they look like, are an injection.
+      inbound.stopExpectingPlaintext();
       checkNothingBuffered();
       ch = channel;
       if (ch == null) {
@@ -375,9 +395,7 @@ public final class ChannelState extends ChannelInboundHandlerAdapter {
 
   private void checkNothingBuffered() throws StartTlsInjectionException {
     if (inbound.size() != 0) {
-      byte[] injected = new byte[inbound.size()];
-      inbound.poll(injected, 0, injected.length);
-      throw injection(injected);
+      throw injection(inbound.takeAll());
     }
   }
 

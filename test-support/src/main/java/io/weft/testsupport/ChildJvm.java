@@ -1,0 +1,105 @@
+package io.weft.testsupport;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.Attributes;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
+import java.util.stream.Stream;
+
+/**
+ * A {@code main} run in a JVM of its own, as the tests of a Java agent need: this JVM's
+ * {@code java} and class path, the given JVM options, stdout and stderr captured to files in a
+ * directory the test owns, no standard input, and a time limit after which the child is killed
+ * and the test fails. Also builds the agent jar such a child is started with.
+ */
+public final class ChildJvm {
+  private ChildJvm() {}
+
+  /** How a child JVM ended: its exit code and everything it printed. */
+  public record Result(int exit, String out, String err) {
+    @Override
+    public String toString() {
+      return "exit " + exit + "\n--- stdout\n" + out + "--- stderr\n" + err;
+    }
+  }
+
+  /**
+   * Runs {@code mainClass} with {@code args} in a new JVM started with {@code jvmOptions}, and
+   * waits for it to end.
+   *
+   * @param workDir where its output files go (a test's temporary directory)
+   * @throws AssertionError if it is still running after {@code limit} (it is killed first)
+   */
+  public static Result run(Path workDir, Duration limit, List<String> jvmOptions, String mainClass, String... args)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmOptions);
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(mainClass);
+    command.addAll(List.of(args));
+    Path out = Files.createTempFile(workDir, "out-", ".txt");
+    Path err = Files.createTempFile(workDir, "err-", ".txt");
+    Process process = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    try (OutputStream stdin = process.getOutputStream()) {
+      // No input: closing it gives the child end of stream at once.
+    }
+    if (!process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
+      process.destroyForcibly().waitFor();
+      throw new AssertionError("child JVM still running after " + limit.toSeconds() + " s: " + command + "\n"
+          + read(out) + read(err));
+    }
+    return new Result(process.exitValue(), read(out), read(err));
+  }
+
+  /**
+   * A jar for {@code -javaagent:} holding the classes of {@code premainClass}'s code source with
+   * a manifest naming it as {@code Premain-Class}, as the module's own jar has: the reactor's jar
+   * when the code source already is one, else one written into {@code workDir} from the classes
+   * directory (a test run before {@code package}, or from an IDE).
+   */
+  public static Path agentJar(Class<?> premainClass, Path workDir) throws IOException {
+    Path location = codeSource(premainClass);
+    if (Files.isRegularFile(location)) {
+      return location;
+    }
+    Manifest manifest = new Manifest();
+    manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+    manifest.getMainAttributes().putValue("Premain-Class", premainClass.getName());
+    Path jar = Files.createTempFile(workDir, "agent-", ".jar");
+    try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar), manifest);
+         Stream<Path> files = Files.walk(location)) {
+      for (Path file : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
+        out.putNextEntry(new JarEntry(location.relativize(file).toString().replace('\\', '/')));
+        Files.copy(file, out);
+        out.closeEntry();
+      }
+    }
+    return jar;
+  }
+
+  /** Where {@code c} was loaded from: a classes directory or a jar. */
+  public static Path codeSource(Class<?> c) {
+    try {
+      return Paths.get(c.getProtectionDomain().getCodeSource().getLocation().toURI());
+    } catch (URISyntaxException e) {
+      throw new IllegalStateException("no code source path for " + c, e);
+    }
+  }
+
+  private static String read(Path file) throws IOException {
+    return Files.readString(file, StandardCharsets.UTF_8);
+  }
+}
