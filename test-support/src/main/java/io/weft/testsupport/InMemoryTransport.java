@@ -4,7 +4,9 @@ import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
+import io.weft.transport.internal.BlockingReads;
 import io.weft.transport.internal.InboundBuffer;
+import io.weft.transport.internal.ReadArguments;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.Charset;
@@ -24,13 +26,12 @@ import javax.net.ssl.SSLSession;
  * after {@link #close()} every operation throws {@link TransportClosedException}.
  */
 public final class InMemoryTransport implements Transport {
-  /** What {@link InboundBuffer#poll} returns when it needs more input. */
-  private static final int NEEDS_INPUT = InboundBuffer.NO_BYTES_YET;
-
   private final byte[] script;
   private final int chunk;
   private int delivered;
   private final InboundBuffer inbound = new InboundBuffer(64);
+  private final ScriptWaiter waiter = new ScriptWaiter();
+  private final BlockingReads reads = new BlockingReads(inbound, waiter);
   private final ByteArrayOutputStream pending = new ByteArrayOutputStream();
   private final ByteArrayOutputStream flushed = new ByteArrayOutputStream();
   private Timeout timeout = Timeout.NONE;
@@ -77,78 +78,69 @@ public final class InMemoryTransport implements Transport {
     return deliveries;
   }
 
-  /** Moves the next piece of the script into the buffer, or ends the stream. */
-  private void deliver() {
-    if (delivered == script.length) {
-      inbound.markEof();
-      return;
+  /**
+   * How the reads "wait": the next piece of the script arrives at once, or the stream ends. A
+   * read fails the way the real transports' do, and leaves this transport open.
+   */
+  private final class ScriptWaiter implements BlockingReads.Waiter {
+    @Override
+    public void checkOpen() throws TransportClosedException {
+      if (!open) {
+        throw new TransportClosedException("transport closed");
+      }
     }
-    int n = Math.min(chunk, script.length - delivered);
-    inbound.append(script, delivered, n);
-    delivered += n;
-    deliveries++;
+
+    @Override
+    public void awaitInput(String awaited) {
+      if (delivered == script.length) {
+        inbound.markEof();
+        return;
+      }
+      int n = Math.min(chunk, script.length - delivered);
+      inbound.append(script, delivered, n);
+      delivered += n;
+      deliveries++;
+    }
+
+    @Override
+    public IOException failed(IOException e) {
+      return e;
+    }
   }
 
   @Override
   public String readLine(int limit) throws IOException {
-    return readLine(limit, StandardCharsets.UTF_8);
+    return reads.readLine(limit, false, StandardCharsets.UTF_8);
   }
 
   @Override
   public String readLine(int limit, Charset charset) throws IOException {
-    return line(limit, false, charset);
+    return reads.readLine(limit, false, charset);
   }
 
   @Override
   public String readLineStrict(int limit) throws IOException {
-    return readLineStrict(limit, StandardCharsets.UTF_8);
+    return reads.readLine(limit, true, StandardCharsets.UTF_8);
   }
 
   @Override
   public String readLineStrict(int limit, Charset charset) throws IOException {
-    return line(limit, true, charset);
-  }
-
-  private String line(int limit, boolean strict, Charset charset) throws IOException {
-    checkOpen();
-    while (true) {
-      String line = inbound.pollLine(limit, strict, charset);
-      if (line != InboundBuffer.NEED_MORE) {
-        return line;
-      }
-      deliver();
-    }
+    return reads.readLine(limit, true, charset);
   }
 
   @Override
   public void readFully(byte[] dst, int offset, int length) throws IOException {
-    checkOpen();
-    while (!inbound.pollFully(dst, offset, length)) {
-      deliver();
-    }
+    reads.readFully(dst, offset, length);
   }
 
   @Override
   public byte[] readBytes(int byteCount) throws IOException {
-    if (byteCount < 0) {
-      throw new IllegalArgumentException("byteCount < 0: " + byteCount);
-    }
-    byte[] bytes = new byte[byteCount];
-    readFully(bytes, 0, byteCount);
-    return bytes;
+    return reads.readFully(ReadArguments.newBytes(byteCount), 0, byteCount);
   }
 
   @Override
   public int read(byte[] dst, int offset, int length) throws IOException {
-    java.util.Objects.checkFromIndexSize(offset, length, dst.length);
-    checkOpen();
-    while (true) {
-      int n = inbound.poll(dst, offset, length);
-      if (n != NEEDS_INPUT) {
-        return n;
-      }
-      deliver();
-    }
+    return reads.read(dst, offset, length);
   }
 
   @Override
@@ -219,9 +211,7 @@ public final class InMemoryTransport implements Transport {
   }
 
   private void checkOpen() throws TransportClosedException {
-    if (!open) {
-      throw new TransportClosedException("transport closed");
-    }
+    waiter.checkOpen();
   }
 
   @Override

@@ -1,11 +1,13 @@
 package io.weft.transport;
 
+import io.weft.transport.internal.BlockingReads;
 import io.weft.transport.internal.ConnectFailures;
 import io.weft.transport.internal.Deadlines;
+import io.weft.transport.internal.FailurePolicy;
 import io.weft.transport.internal.InboundBuffer;
 import io.weft.transport.internal.OutboundBuffer;
+import io.weft.transport.internal.ReadArguments;
 import io.weft.transport.internal.Tls;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -40,7 +42,6 @@ import javax.net.ssl.SSLSocket;
  */
 public final class SocketTransport implements Transport {
   private static final int READ_CHUNK = 8 * 1024;
-  private static final int WRITE_THRESHOLD = 64 * 1024;
 
   /** The plain socket, or the TLS socket layered over it once upgraded (closing it closes both). */
   private volatile Socket socket;
@@ -51,6 +52,7 @@ public final class SocketTransport implements Transport {
   private final long sessionStartNanos;
   private final InboundBuffer inbound = new InboundBuffer(READ_CHUNK);
   private final OutboundBuffer outbound = new OutboundBuffer(1024);
+  private final BlockingReads reads = new BlockingReads(inbound, new SocketWaiter());
   private final SocketConnector owner;
   private volatile Timeout timeout;
   private volatile String closedBecause;
@@ -153,102 +155,74 @@ public final class SocketTransport implements Transport {
 
   @Override
   public String readLine(int limit) throws IOException {
-    return readLine(limit, false, StandardCharsets.UTF_8);
+    return reads.readLine(limit, false, StandardCharsets.UTF_8);
   }
 
   @Override
   public String readLine(int limit, Charset charset) throws IOException {
-    return readLine(limit, false, charset);
+    return reads.readLine(limit, false, charset);
   }
 
   @Override
   public String readLineStrict(int limit) throws IOException {
-    return readLine(limit, true, StandardCharsets.UTF_8);
+    return reads.readLine(limit, true, StandardCharsets.UTF_8);
   }
 
   @Override
   public String readLineStrict(int limit, Charset charset) throws IOException {
-    return readLine(limit, true, charset);
-  }
-
-  private String readLine(int limit, boolean strict, Charset charset) throws IOException {
-    Objects.requireNonNull(charset, "charset");
-    checkOpen();
-    try {
-      for (;;) {
-        String line = inbound.pollLine(limit, strict, charset);
-        if (line != InboundBuffer.NEED_MORE) {
-          return line;
-        }
-        fill(Deadlines.line(limit));
-      }
-    } catch (IOException e) {
-      throw fail(e);
-    }
+    return reads.readLine(limit, true, charset);
   }
 
   @Override
   public void readFully(byte[] dst, int offset, int length) throws IOException {
-    Objects.checkFromIndexSize(offset, length, dst.length);
-    checkOpen();
-    try {
-      while (!inbound.pollFully(dst, offset, length)) {
-        fill(Deadlines.bytes(length));
-      }
-    } catch (IOException e) {
-      throw fail(e);
-    }
+    reads.readFully(dst, offset, length);
   }
 
   @Override
   public byte[] readBytes(int byteCount) throws IOException {
-    if (byteCount < 0) {
-      throw new IllegalArgumentException("byteCount < 0: " + byteCount);
-    }
-    byte[] result = new byte[byteCount];
-    readFully(result, 0, byteCount);
-    return result;
+    return reads.readFully(ReadArguments.newBytes(byteCount), 0, byteCount);
   }
 
   @Override
   public int read(byte[] dst, int offset, int length) throws IOException {
-    Objects.checkFromIndexSize(offset, length, dst.length);
-    checkOpen();
-    try {
-      for (;;) {
-        int n = inbound.poll(dst, offset, length);
-        if (n != InboundBuffer.NO_BYTES_YET) {
-          return n;
-        }
-        fill(Deadlines.ANY_BYTES);
-      }
-    } catch (IOException e) {
-      throw fail(e);
-    }
+    return reads.read(dst, offset, length);
   }
 
-  /** Reads what the socket has, waiting up to the timeout for {@code awaited} (for its message). */
-  private void fill(String awaited) throws IOException {
-    NonBlockingThread.checkMayBlock("a read");
-    long wait;
-    try {
-      wait = Deadlines.waitNanos(timeout, sessionStartNanos, "read");
-    } catch (TransportTimeoutException e) {
-      throw Deadlines.readTimedOut(timeout, sessionStartNanos, 0L, awaited, inbound.describeUnread());
+  /** How this transport's reads wait (one socket read, under the timeout) and fail. */
+  private final class SocketWaiter implements BlockingReads.Waiter {
+    @Override
+    public void checkOpen() throws TransportClosedException {
+      SocketTransport.this.checkOpen();
     }
-    try {
-      socket.setSoTimeout(Deadlines.toSoTimeoutMillis(wait));
-      inbound.readFrom(in, READ_CHUNK);
-    } catch (SocketTimeoutException e) {
-      TransportTimeoutException t =
-          Deadlines.readTimedOut(timeout, sessionStartNanos, wait, awaited, inbound.describeUnread());
-      t.initCause(e);
-      throw t;
-    } catch (SocketException e) {
-      if (closedBecause != null) {
-        throw new TransportClosedException("transport closed during read: " + closedBecause, e);
+
+    @Override
+    public void awaitInput(String awaited) throws IOException {
+      NonBlockingThread.checkMayBlock("a read");
+      long wait;
+      try {
+        wait = Deadlines.waitNanos(timeout, sessionStartNanos, "read");
+      } catch (TransportTimeoutException e) {
+        throw Deadlines.readTimedOut(timeout, sessionStartNanos, 0L, awaited, inbound.describeUnread());
       }
-      throw e;
+      try {
+        socket.setSoTimeout(Deadlines.toSoTimeoutMillis(wait));
+        inbound.readFrom(in, READ_CHUNK);
+      } catch (SocketTimeoutException e) {
+        TransportTimeoutException t =
+            Deadlines.readTimedOut(timeout, sessionStartNanos, wait, awaited, inbound.describeUnread());
+        t.initCause(e);
+        throw t;
+      } catch (SocketException e) {
+        if (closedBecause != null) {
+          throw new TransportClosedException("transport closed during read: " + closedBecause, e);
+        }
+        throw e;
+      }
+    }
+
+    @Override
+    public IOException failed(IOException e) {
+      return fail(e);
     }
   }
 
@@ -256,7 +230,7 @@ public final class SocketTransport implements Transport {
   public void write(byte[] src, int offset, int length) throws IOException {
     checkOpen();
     outbound.append(src, offset, length);
-    if (outbound.size() >= WRITE_THRESHOLD) {
+    if (outbound.shouldSend()) {
       send();
     }
   }
@@ -275,7 +249,7 @@ public final class SocketTransport implements Transport {
   public void write(String text, Charset charset) throws IOException {
     checkOpen();
     outbound.append(text, charset);
-    if (outbound.size() >= WRITE_THRESHOLD) {
+    if (outbound.shouldSend()) {
       send();
     }
   }
@@ -283,9 +257,8 @@ public final class SocketTransport implements Transport {
   @Override
   public void writeLine(String line) throws IOException {
     checkOpen();
-    outbound.append(line, StandardCharsets.UTF_8);
-    outbound.appendCrlf();
-    if (outbound.size() >= WRITE_THRESHOLD) {
+    outbound.appendLine(line);
+    if (outbound.shouldSend()) {
       send();
     }
   }
@@ -414,13 +387,14 @@ public final class SocketTransport implements Transport {
     }
   }
 
-  /** Closes this transport after a failed operation and returns the exception to throw. */
+  /**
+   * Closes this transport after a failed operation, if {@link FailurePolicy} says so, and returns
+   * the exception to throw.
+   */
   private IOException fail(IOException e) {
-    if (e instanceof TransportTimeoutException) {
-      close("an operation timed out: " + e.getMessage());
-    } else if (!(e instanceof TransportClosedException) && !(e instanceof EOFException)
-        && !(e instanceof ProtocolViolationException)) {
-      close("failed: " + e);
+    String because = FailurePolicy.closeReason(e);
+    if (because != null) {
+      close(because);
     }
     return e;
   }

@@ -1,19 +1,23 @@
 package io.weft.continuations.testing;
 
 import io.weft.continuations.spi.Suspend;
+import io.weft.continuations.spi.SuspendingReads;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
 import io.weft.transport.TransportTimeoutException;
 import io.weft.transport.internal.Deadlines;
+import io.weft.transport.internal.Inbound;
 import io.weft.transport.internal.InboundBuffer;
 import io.weft.transport.internal.OutboundBuffer;
+import io.weft.transport.internal.ReadArguments;
 import java.io.IOException;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.LongAdder;
 import javax.net.ssl.SSLSession;
 import org.apache.commons.javaflow.api.continuable;
 import org.apache.commons.javaflow.core.StackRecorder;
@@ -28,6 +32,8 @@ public final class PipeTransport implements Transport {
   private final Object lock = new Object();
   private final InboundBuffer inbound = new InboundBuffer(256);
   private final OutboundBuffer outbound = new OutboundBuffer(256);
+  private final SuspendingReads reads =
+      new SuspendingReads(new LockedInbound(), new PipeWaiter(), new LongAdder());
   private final PipeEchoServer server;
   private final long sessionStart;
   private final PipeConnector owner;
@@ -94,95 +100,99 @@ public final class PipeTransport implements Transport {
   @Override
   @continuable
   public String readLine(int limit) throws IOException {
-    return readLine(limit, false, StandardCharsets.UTF_8);
+    return reads.readLine(limit, false, StandardCharsets.UTF_8);
   }
 
   @Override
   @continuable
   public String readLine(int limit, Charset charset) throws IOException {
-    return readLine(limit, false, charset);
+    return reads.readLine(limit, false, charset);
   }
 
   @Override
   @continuable
   public String readLineStrict(int limit) throws IOException {
-    return readLine(limit, true, StandardCharsets.UTF_8);
+    return reads.readLine(limit, true, StandardCharsets.UTF_8);
   }
 
   @Override
   @continuable
   public String readLineStrict(int limit, Charset charset) throws IOException {
-    return readLine(limit, true, charset);
-  }
-
-  @continuable
-  private String readLine(int limit, boolean strict, Charset charset) throws IOException {
-    Objects.requireNonNull(charset, "charset");
-    for (;;) {
-      checkOpen();
-      String line;
-      synchronized (lock) {
-        line = inbound.pollLine(limit, strict, charset);
-      }
-      if (line != InboundBuffer.NEED_MORE) {
-        return line;
-      }
-      fill();
-    }
+    return reads.readLine(limit, true, charset);
   }
 
   @Override
   @continuable
   public void readFully(byte[] dst, int offset, int length) throws IOException {
-    Objects.checkFromIndexSize(offset, length, dst.length);
-    for (;;) {
-      checkOpen();
-      boolean done;
-      synchronized (lock) {
-        done = inbound.pollFully(dst, offset, length);
-      }
-      if (done) {
-        return;
-      }
-      fill();
-    }
+    reads.readFully(dst, offset, length);
   }
 
   @Override
   @continuable
   public byte[] readBytes(int byteCount) throws IOException {
-    if (byteCount < 0) {
-      throw new IllegalArgumentException("byteCount < 0: " + byteCount);
-    }
-    byte[] result = new byte[byteCount];
-    readFully(result, 0, byteCount);
-    return result;
+    return reads.readFully(ReadArguments.newBytes(byteCount), 0, byteCount);
   }
 
   @Override
   @continuable
   public int read(byte[] dst, int offset, int length) throws IOException {
-    Objects.checkFromIndexSize(offset, length, dst.length);
-    for (;;) {
-      checkOpen();
-      int n;
+    return reads.read(dst, offset, length);
+  }
+
+  /** The inbound buffer under this transport's lock: the server thread fills it. */
+  private final class LockedInbound implements Inbound {
+    @Override
+    public String pollLine(int limit, boolean strict, Charset charset) throws IOException {
       synchronized (lock) {
-        n = inbound.poll(dst, offset, length);
+        return inbound.pollLine(limit, strict, charset);
       }
-      if (n != InboundBuffer.NO_BYTES_YET) {
-        return n;
+    }
+
+    @Override
+    public boolean pollFully(byte[] dst, int offset, int length) throws IOException {
+      synchronized (lock) {
+        return inbound.pollFully(dst, offset, length);
       }
-      fill();
+    }
+
+    @Override
+    public int poll(byte[] dst, int offset, int length) throws IOException {
+      synchronized (lock) {
+        return inbound.poll(dst, offset, length);
+      }
+    }
+
+    @Override
+    public boolean isDrained() {
+      synchronized (lock) {
+        return inbound.isDrained();
+      }
     }
   }
 
-  @continuable
-  private void fill() throws IOException {
-    long wait = Deadlines.waitNanos(timeout, sessionStart, "read");
-    if (!Suspend.await(this::registerReader, wait)) {
-      TransportTimeoutException e = Deadlines.timedOut(timeout, sessionStart, wait, "read");
-      close("an operation timed out: " + e.getMessage());
-      throw e;
+  /** Waits through {@link Suspend#await}, woken by the server thread's delivery or a close. */
+  private final class PipeWaiter implements SuspendingReads.Waiter {
+    @Override
+    public void checkOpen() throws TransportClosedException {
+      PipeTransport.this.checkOpen();
+    }
+
+    @Override
+    @continuable
+    public void awaitInput(String awaited) throws IOException {
+      long wait = Deadlines.waitNanos(timeout, sessionStart, "read");
+      if (!Suspend.await(PipeTransport.this::registerReader, wait)) {
+        TransportTimeoutException e = Deadlines.timedOut(timeout, sessionStart, wait, "read");
+        close("an operation timed out: " + e.getMessage());
+        throw e;
+      }
+      // A close wakes the wait too; what was buffered before it is not read after it.
+      PipeTransport.this.checkOpen();
+    }
+
+    @Override
+    public IOException failed(IOException e) {
+      return e;
     }
   }
 
@@ -216,8 +226,7 @@ public final class PipeTransport implements Transport {
   public void writeLine(String line) throws IOException {
     checkOpen();
     synchronized (lock) {
-      outbound.append(line, StandardCharsets.UTF_8);
-      outbound.appendCrlf();
+      outbound.appendLine(line);
     }
   }
 

@@ -15,7 +15,8 @@ import java.util.Arrays;
  * The non-blocking core every transport reads through: bytes go in at the tail as they arrive,
  * the {@code poll*} methods take a line or a run of bytes off the head if enough is there.
  * Each {@code poll*} either completes, or returns its "need more" answer without consuming
- * anything, so the caller can wait (block, or suspend a continuation) and try again.
+ * anything (see {@link Inbound}), so the caller can wait (block, or suspend a continuation) and
+ * try again.
  *
  * <p>Keeping this free of waiting is what lets the continuation transport share it: nothing
  * here is ever on a suspended stack.
@@ -28,16 +29,7 @@ import java.util.Arrays;
  *
  * <p>Not thread-safe; transports that fill it from an I/O thread guard it themselves.
  */
-public final class InboundBuffer {
-  /** Returned by {@link #pollLine} when more input is needed; compared by identity. */
-  public static final String NEED_MORE = new String("<need more>");
-
-  /**
-   * What {@link #poll} returns when nothing is buffered and the stream has not ended: the caller
-   * must wait for more input. (-1 is end of stream, as in {@code InputStream.read}.)
-   */
-  public static final int NO_BYTES_YET = -2;
-
+public final class InboundBuffer implements Inbound {
   /** Above this capacity an emptied buffer gives its array back: one large read is not kept. */
   private static final int KEEP_AT_MOST = 64 * 1024;
 
@@ -105,6 +97,12 @@ public final class InboundBuffer {
     return eof;
   }
 
+  /** True once the peer has ended the stream and every byte has been taken. */
+  @Override
+  public boolean isDrained() {
+    return eof && tail == head;
+  }
+
   /** Records that no more bytes will arrive. */
   public void markEof() {
     eof = true;
@@ -141,14 +139,17 @@ public final class InboundBuffer {
   }
 
   /**
-   * Takes a line off the head if a whole one is buffered.
+   * Takes a line off the head if a whole one is buffered. {@code null} means "need more" exactly
+   * when the stream has not ended ({@link #isEof()} false); after its end, a lenient poll's
+   * {@code null} is the clean end of stream.
    *
-   * @return the line without its terminator; {@code null} at a clean end of stream when not
-   *     {@code strict}; or {@link #NEED_MORE} when the caller must wait for more input
+   * @return the line without its terminator; or {@code null} when more input is needed or, when
+   *     not {@code strict}, at a clean end of stream
    * @throws LineTooLongException once {@code limit} bytes have arrived without a line end
    * @throws EOFException when {@code strict} and the stream ended before a line end
    * @throws TlsRequiredException when the plaintext stream starts with a TLS alert record
    */
+  @Override
   public String pollLine(int limit, boolean strict, Charset charset) throws IOException {
     if (limit < 0) {
       throw new IllegalArgumentException("limit < 0: " + limit);
@@ -179,7 +180,7 @@ public final class InboundBuffer {
     }
     scanned = (int) window;
     if (!eof) {
-      return NEED_MORE;
+      return null;
     }
     if (size == 0) {
       if (strict) {
@@ -206,6 +207,7 @@ public final class InboundBuffer {
    * @throws EOFException when the stream ended with fewer than {@code len} bytes buffered
    * @throws TlsRequiredException when the plaintext stream starts with a TLS alert record
    */
+  @Override
   public boolean pollFully(byte[] dst, int off, int len) throws EOFException, TlsRequiredException {
     checkStart();
     int size = tail - head;
@@ -223,10 +225,11 @@ public final class InboundBuffer {
   /**
    * Copies up to {@code len} buffered bytes into {@code dst}.
    *
-   * @return bytes copied (at least 1 when {@code len > 0}); -1 at end of stream; {@link #NO_BYTES_YET} when more
-   *     input is needed
+   * @return bytes copied (at least 1 when {@code len > 0}); -1 at end of stream;
+   *     {@link #NO_BYTES_YET} when more input is needed
    * @throws TlsRequiredException when the plaintext stream starts with a TLS alert record
    */
+  @Override
   public int poll(byte[] dst, int off, int len) throws TlsRequiredException {
     if (len == 0) {
       return 0;

@@ -5,6 +5,12 @@ import java.nio.charset.StandardCharsets;
 
 /** The bytes a transport has been given to write and has not sent yet. Not thread-safe. */
 public final class OutboundBuffer {
+  /**
+   * Buffered bytes at which a transport sends without waiting for a flush, so that a writer that
+   * never flushes cannot grow the buffer without bound. See {@link #shouldSend()}.
+   */
+  public static final int SEND_AT_BYTES = 64 * 1024;
+
   private static final byte[] CRLF = {'\r', '\n'};
 
   private byte[] data;
@@ -41,6 +47,17 @@ public final class OutboundBuffer {
 
   public void appendCrlf() {
     append(CRLF, 0, 2);
+  }
+
+  /** Appends {@code line} as UTF-8 and CRLF, as {@code Transport.writeLine} sends it. */
+  public void appendLine(String line) {
+    append(line, StandardCharsets.UTF_8);
+    appendCrlf();
+  }
+
+  /** True once {@link #SEND_AT_BYTES} or more are buffered: the transport should send now. */
+  public boolean shouldSend() {
+    return size >= SEND_AT_BYTES;
   }
 
   /** Copies out and clears what is buffered. */

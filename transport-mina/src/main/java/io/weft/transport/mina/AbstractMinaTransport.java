@@ -1,6 +1,5 @@
 package io.weft.transport.mina;
 
-import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.StartTlsInjectionException;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
@@ -8,17 +7,16 @@ import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
 import io.weft.transport.TransportTimeoutException;
 import io.weft.transport.internal.Deadlines;
+import io.weft.transport.internal.FailurePolicy;
 import io.weft.transport.internal.OutboundBuffer;
 import io.weft.transport.internal.Tls;
 import io.weft.transport.mina.internal.IoThreads;
 import io.weft.transport.mina.internal.SessionState;
 import io.weft.transport.mina.internal.TlsFilter;
-import java.io.EOFException;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.charset.Charset;
 import java.util.Arrays;
-import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.Optional;
 import javax.net.ssl.SSLSession;
@@ -36,9 +34,6 @@ import org.apache.mina.transport.socket.nio.NioSession;
  */
 abstract sealed class AbstractMinaTransport implements Transport
     permits MinaTransport, ContinuingMinaTransport {
-  /** Buffered bytes at which a write sends without waiting for a flush. */
-  static final int WRITE_THRESHOLD = 64 * 1024;
-
   final SessionState state;
   private final long sessionStartNanos;
   private final MinaConnector owner;
@@ -55,43 +50,27 @@ abstract sealed class AbstractMinaTransport implements Transport
     this.remote = remote;
   }
 
-  // ---- Argument checks, shared so both transports reject misuse identically.
-
-  static void checkLimit(int limit, Charset charset) {
-    Objects.requireNonNull(charset, "charset");
-    if (limit < 0) {
-      throw new IllegalArgumentException("limit < 0: " + limit);
-    }
-  }
-
-  static void checkByteCount(int byteCount) {
-    if (byteCount < 0) {
-      throw new IllegalArgumentException("byteCount < 0: " + byteCount);
-    }
-  }
-
   // ---- Writing: buffer, then the subclass sends (waiting its own way) when these say so.
 
   /** Buffers bytes; true when the buffer is now large enough to send. */
   final boolean buffer(byte[] src, int offset, int length) throws IOException {
     checkSendable("write");
     outbound.append(src, offset, length);
-    return outbound.size() >= WRITE_THRESHOLD;
+    return outbound.shouldSend();
   }
 
   /** Buffers text; true when the buffer is now large enough to send. */
   final boolean buffer(String text, Charset charset) throws IOException {
     checkSendable("write");
     outbound.append(text, charset);
-    return outbound.size() >= WRITE_THRESHOLD;
+    return outbound.shouldSend();
   }
 
   /** Buffers a line and CRLF; true when the buffer is now large enough to send. */
   final boolean bufferLine(String line) throws IOException {
     checkSendable("write");
-    outbound.append(line, StandardCharsets.UTF_8);
-    outbound.appendCrlf();
-    return outbound.size() >= WRITE_THRESHOLD;
+    outbound.appendLine(line);
+    return outbound.shouldSend();
   }
 
   /**
@@ -286,15 +265,41 @@ abstract sealed class AbstractMinaTransport implements Transport
     }
   }
 
-  /** Closes this transport after a failed operation and returns the exception to throw. */
+  /**
+   * Closes this transport after a failed operation, if {@link FailurePolicy} says so, and returns
+   * the exception to throw.
+   */
   final IOException fail(IOException e) {
-    if (e instanceof TransportTimeoutException) {
-      close("an operation timed out: " + e.getMessage());
-    } else if (!(e instanceof TransportClosedException) && !(e instanceof EOFException)
-        && !(e instanceof ProtocolViolationException)) {
-      close("failed: " + e);
+    String because = FailurePolicy.closeReason(e);
+    if (because != null) {
+      close(because);
     }
     return e;
+  }
+
+  /**
+   * What the read loops' waiters of both MINA transports share: the open check and the failure
+   * policy. Each transport's waiter adds its own way of waiting for input.
+   */
+  abstract class ReadWaiter {
+    /**
+     * Throws if this transport is closed.
+     *
+     * @throws TransportClosedException if it is closed
+     */
+    public final void checkOpen() throws TransportClosedException {
+      AbstractMinaTransport.this.checkOpen();
+    }
+
+    /**
+     * Closes this transport if {@code e} should, and returns it.
+     *
+     * @param e what a read failed with
+     * @return {@code e}
+     */
+    public final IOException failed(IOException e) {
+      return fail(e);
+    }
   }
 
   /** The per-session state; for tests in this module. */

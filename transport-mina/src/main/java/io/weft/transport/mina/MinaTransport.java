@@ -3,8 +3,8 @@ package io.weft.transport.mina;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
-import io.weft.transport.internal.Deadlines;
-import io.weft.transport.internal.InboundBuffer;
+import io.weft.transport.internal.BlockingReads;
+import io.weft.transport.internal.ReadArguments;
 import io.weft.transport.mina.internal.IoThreads;
 import io.weft.transport.mina.internal.SessionState;
 import java.io.IOException;
@@ -30,87 +30,57 @@ import org.apache.mina.core.future.WriteFuture;
  * connector closes it.
  */
 public final class MinaTransport extends AbstractMinaTransport {
+  private final BlockingReads reads;
 
   MinaTransport(SessionState state, Timeout timeout, long sessionStartNanos, MinaConnector owner,
       SocketAddress remote) {
     super(state, timeout, sessionStartNanos, owner, remote);
+    reads = new BlockingReads(state, new BlockingWaiter());
   }
 
   @Override
   public String readLine(int limit) throws IOException {
-    return readLine(limit, false, StandardCharsets.UTF_8);
+    return reads.readLine(limit, false, StandardCharsets.UTF_8);
   }
 
   @Override
   public String readLine(int limit, Charset charset) throws IOException {
-    return readLine(limit, false, charset);
+    return reads.readLine(limit, false, charset);
   }
 
   @Override
   public String readLineStrict(int limit) throws IOException {
-    return readLine(limit, true, StandardCharsets.UTF_8);
+    return reads.readLine(limit, true, StandardCharsets.UTF_8);
   }
 
   @Override
   public String readLineStrict(int limit, Charset charset) throws IOException {
-    return readLine(limit, true, charset);
-  }
-
-  private String readLine(int limit, boolean strict, Charset charset) throws IOException {
-    checkLimit(limit, charset);
-    try {
-      for (;;) {
-        String line = state.pollLine(limit, strict, charset);
-        if (line != InboundBuffer.NEED_MORE) {
-          return line;
-        }
-        awaitInput(Deadlines.line(limit));
-      }
-    } catch (IOException e) {
-      throw fail(e);
-    }
+    return reads.readLine(limit, true, charset);
   }
 
   @Override
   public void readFully(byte[] dst, int offset, int length) throws IOException {
-    Objects.checkFromIndexSize(offset, length, dst.length);
-    try {
-      while (!state.pollFully(dst, offset, length)) {
-        awaitInput(Deadlines.bytes(length));
-      }
-    } catch (IOException e) {
-      throw fail(e);
-    }
+    reads.readFully(dst, offset, length);
   }
 
   @Override
   public byte[] readBytes(int byteCount) throws IOException {
-    checkByteCount(byteCount);
-    byte[] result = new byte[byteCount];
-    readFully(result, 0, byteCount);
-    return result;
+    return reads.readFully(ReadArguments.newBytes(byteCount), 0, byteCount);
   }
 
   @Override
   public int read(byte[] dst, int offset, int length) throws IOException {
-    Objects.checkFromIndexSize(offset, length, dst.length);
-    try {
-      for (;;) {
-        int n = state.poll(dst, offset, length);
-        if (n != InboundBuffer.NO_BYTES_YET) {
-          return n;
-        }
-        awaitInput(Deadlines.ANY_BYTES);
-      }
-    } catch (IOException e) {
-      throw fail(e);
-    }
+    return reads.read(dst, offset, length);
   }
 
-  private void awaitInput(String awaited) throws IOException {
-    long wait = readWaitNanos(awaited);
-    if (!state.awaitInput(wait)) {
-      throw readTimedOut(wait, awaited);
+  /** How this transport's reads wait: blocked on the session state's condition. */
+  private final class BlockingWaiter extends ReadWaiter implements BlockingReads.Waiter {
+    @Override
+    public void awaitInput(String awaited) throws IOException {
+      long wait = readWaitNanos(awaited);
+      if (!state.awaitInput(wait)) {
+        throw readTimedOut(wait, awaited);
+      }
     }
   }
 

@@ -1,11 +1,11 @@
 package io.weft.transport.netty;
 
 import io.weft.continuations.spi.Suspend;
+import io.weft.continuations.spi.SuspendingReads;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
-import io.weft.transport.internal.Deadlines;
-import io.weft.transport.internal.InboundBuffer;
+import io.weft.transport.internal.ReadArguments;
 import io.weft.transport.netty.internal.ChannelState;
 import io.weft.transport.netty.internal.EventLoops;
 import java.io.IOException;
@@ -39,107 +39,69 @@ import io.netty.util.concurrent.Future;
  */
 public final class ContinuingNettyTransport extends AbstractNettyTransport {
   private final NettyWaits waits;
+  private final SuspendingReads reads;
 
   ContinuingNettyTransport(ChannelState state, Timeout timeout, long sessionStartNanos, NettyConnector owner,
       SocketAddress remote, NettyWaits waits) {
     super(state, timeout, sessionStartNanos, owner, remote);
     this.waits = waits;
+    reads = new SuspendingReads(state, new SuspendingWaiter(), waits.immediate);
   }
 
   @Override
   @continuable
   public String readLine(int limit) throws IOException {
-    return readLine(limit, false, StandardCharsets.UTF_8);
+    return reads.readLine(limit, false, StandardCharsets.UTF_8);
   }
 
   @Override
   @continuable
   public String readLine(int limit, Charset charset) throws IOException {
-    return readLine(limit, false, charset);
+    return reads.readLine(limit, false, charset);
   }
 
   @Override
   @continuable
   public String readLineStrict(int limit) throws IOException {
-    return readLine(limit, true, StandardCharsets.UTF_8);
+    return reads.readLine(limit, true, StandardCharsets.UTF_8);
   }
 
   @Override
   @continuable
   public String readLineStrict(int limit, Charset charset) throws IOException {
-    return readLine(limit, true, charset);
-  }
-
-  @continuable
-  private String readLine(int limit, boolean strict, Charset charset) throws IOException {
-    checkLimit(limit, charset);
-    try {
-      String line = state.pollLine(limit, strict, charset);
-      if (line != InboundBuffer.NEED_MORE) {
-        waits.immediate.increment();
-        return line;
-      }
-      do {
-        awaitInput(Deadlines.line(limit));
-        line = state.pollLine(limit, strict, charset);
-      } while (line == InboundBuffer.NEED_MORE);
-      return line;
-    } catch (IOException e) {
-      throw fail(e);
-    }
+    return reads.readLine(limit, true, charset);
   }
 
   @Override
   @continuable
   public void readFully(byte[] dst, int offset, int length) throws IOException {
-    Objects.checkFromIndexSize(offset, length, dst.length);
-    try {
-      if (state.pollFully(dst, offset, length)) {
-        waits.immediate.increment();
-        return;
-      }
-      do {
-        awaitInput(Deadlines.bytes(length));
-      } while (!state.pollFully(dst, offset, length));
-    } catch (IOException e) {
-      throw fail(e);
-    }
+    reads.readFully(dst, offset, length);
   }
 
   @Override
   @continuable
   public byte[] readBytes(int byteCount) throws IOException {
-    checkByteCount(byteCount);
-    byte[] result = new byte[byteCount];
-    readFully(result, 0, byteCount);
-    return result;
+    return reads.readFully(ReadArguments.newBytes(byteCount), 0, byteCount);
   }
 
   @Override
   @continuable
   public int read(byte[] dst, int offset, int length) throws IOException {
-    Objects.checkFromIndexSize(offset, length, dst.length);
-    try {
-      int n = state.poll(dst, offset, length);
-      if (n != InboundBuffer.NO_BYTES_YET) {
-        waits.immediate.increment();
-        return n;
-      }
-      do {
-        awaitInput(Deadlines.ANY_BYTES);
-        n = state.poll(dst, offset, length);
-      } while (n == InboundBuffer.NO_BYTES_YET);
-      return n;
-    } catch (IOException e) {
-      throw fail(e);
-    }
+    return reads.read(dst, offset, length);
   }
 
-  @continuable
-  private void awaitInput(String awaited) throws IOException {
-    long wait = readWaitNanos(awaited);
-    if (!waits.awaitInput(state, wait)) {
-      throw readTimedOut(wait, awaited);
+  /**
+   * How this transport's reads wait: through the connector's {@link NettyWaits}, called straight
+   * from here so that the loop adds no frame of its own to the suspend path.
+   */
+  private final class SuspendingWaiter extends ReadWaiter implements SuspendingReads.Waiter {
+    @Override
+    @continuable
+    public void awaitInput(String awaited) throws IOException {
+      long wait = readWaitNanos(awaited);
+      if (!waits.awaitInput(state, wait)) {
+        throw readTimedOut(wait, awaited);
+      }
     }
   }
 

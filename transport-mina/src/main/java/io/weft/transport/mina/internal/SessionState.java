@@ -5,6 +5,7 @@ import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.StartTlsInjectionException;
 import io.weft.transport.TransportClosedException;
 import io.weft.transport.internal.Deadlines;
+import io.weft.transport.internal.Inbound;
 import io.weft.transport.internal.InboundBuffer;
 import io.weft.transport.internal.Tls;
 import java.io.EOFException;
@@ -75,7 +76,7 @@ import org.slf4j.LoggerFactory;
  * object's lock is held: on the in-VM pipe a MINA call can run the peer's callbacks inline, and
  * those could be waiting for MINA's own session lock.
  */
-public final class SessionState {
+public final class SessionState implements Inbound {
   private static final Logger LOG = LoggerFactory.getLogger(SessionState.class);
 
   /** The {@link IoSession} attribute under which a session's state is kept. */
@@ -383,24 +384,29 @@ public final class SessionState {
   }
 
   /** As {@link InboundBuffer#pollLine}, or throws the failure or close that ended input. */
+  @Override
   public String pollLine(int limit, boolean strict, Charset charset) throws IOException {
     String line;
+    boolean needMore;
     boolean resume;
     lock.lock();
     try {
       checkOpen();
       wanted = 0;
       line = inbound.pollLine(limit, strict, charset);
+      // Before the end of the stream, no line is "need more"; after it, the clean end.
+      needMore = line == null && !inbound.isEof();
       // A line of `limit` bytes needs up to limit + 2 with its CRLF; one byte more decides.
-      resume = line == InboundBuffer.NEED_MORE && needMore((long) limit + 2L);
+      resume = needMore && needMore((long) limit + 2L);
     } finally {
       lock.unlock();
     }
-    afterPoll(line == InboundBuffer.NEED_MORE, resume);
+    afterPoll(needMore, resume);
     return line;
   }
 
   /** As {@link InboundBuffer#pollFully}, or throws the failure or close that ended input. */
+  @Override
   public boolean pollFully(byte[] dst, int offset, int length) throws IOException {
     boolean done;
     boolean resume;
@@ -418,9 +424,10 @@ public final class SessionState {
   }
 
   /**
-   * As {@link InboundBuffer#poll}: bytes copied, -1 at end of stream, -2 when the caller must
-   * wait; or throws the failure or close that ended input.
+   * As {@link InboundBuffer#poll}: bytes copied, -1 at end of stream, {@link #NO_BYTES_YET} when
+   * the caller must wait; or throws the failure or close that ended input.
    */
+  @Override
   public int poll(byte[] dst, int offset, int length) throws IOException {
     int n;
     boolean resume;
@@ -429,12 +436,24 @@ public final class SessionState {
       checkOpen();
       wanted = 0;
       n = inbound.poll(dst, offset, length);
-      resume = n == InboundBuffer.NO_BYTES_YET && needMore(1L);
+      resume = n == NO_BYTES_YET && needMore(1L);
     } finally {
       lock.unlock();
     }
-    afterPoll(n == InboundBuffer.NO_BYTES_YET, resume);
+    afterPoll(n == NO_BYTES_YET, resume);
     return n;
+  }
+
+  /** As {@link InboundBuffer#isDrained}, or throws the close that ended input. */
+  @Override
+  public boolean isDrained() throws IOException {
+    lock.lock();
+    try {
+      checkOpen();
+      return inbound.isDrained();
+    } finally {
+      lock.unlock();
+    }
   }
 
   private void checkOpen() throws TransportClosedException {

@@ -1,0 +1,166 @@
+package io.weft.continuations.spi;
+
+import io.weft.transport.Transport;
+import io.weft.transport.TransportClosedException;
+import io.weft.transport.internal.Deadlines;
+import io.weft.transport.internal.Inbound;
+import io.weft.transport.internal.ReadArguments;
+import java.io.IOException;
+import java.nio.charset.Charset;
+import java.util.Objects;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.commons.javaflow.api.continuable;
+
+/**
+ * The read loops of every transport that suspends a continuation instead of blocking: poll the
+ * transport's {@code Inbound} (transport-api's internal view of its received bytes); if the bytes
+ * are there, return at once (the fast path, counted); otherwise wait for input through the
+ * transport's {@link Waiter} (which ends in {@link Suspend#await}) and poll again. A suspending
+ * transport's {@link Transport} read methods call these straight from their own
+ * {@code @continuable} frames.
+ *
+ * <p>This is the second of the two shapes of the loop; the first, {@code BlockingReads} in
+ * {@code transport-api}, is the same loop for transports that block, kept free of JavaFlow so
+ * that they pay nothing for continuations. This one must be rewritten, and is, at build time
+ * with this module. It adds no frame to the suspend path: it takes the place of the private loop
+ * each transport used to have between its public read method and its wait.
+ *
+ * <p>One per transport, made with it; used by that transport's one reader at a time.
+ */
+public final class SuspendingReads {
+
+  /** How a suspending transport waits for input and fails; given to {@link SuspendingReads}. */
+  public interface Waiter {
+    /**
+     * Throws if the transport is closed; called once at the start of every read.
+     *
+     * @throws TransportClosedException if it is closed
+     */
+    void checkOpen() throws TransportClosedException;
+
+    /**
+     * Waits until input may have arrived (bytes, end of stream, a failure, a close), after a
+     * poll that answered "need more", by way of {@link Suspend#await}: it suspends in a
+     * continuation and blocks elsewhere. The loop then polls again. Its implementation must carry
+     * {@code @continuable} and call the wait directly, adding no frame of its own between.
+     *
+     * @param awaited what the read waits for, for a timeout's message
+     * @throws IOException if the wait times out or the transport fails or is closed meanwhile
+     */
+    @continuable
+    void awaitInput(String awaited) throws IOException;
+
+    /**
+     * Applies the transport's failure policy to a read that failed (typically: close on a
+     * timeout or an I/O failure, stay open on end of stream or a protocol violation).
+     *
+     * @param e what the read failed with
+     * @return the exception to throw, usually {@code e}
+     */
+    IOException failed(IOException e);
+  }
+
+  private final Inbound inbound;
+  private final Waiter waiter;
+  private final LongAdder immediate;
+
+  /**
+   * Loops over {@code inbound}, waiting through {@code waiter}.
+   *
+   * @param inbound the transport's received bytes
+   * @param waiter how the transport waits and fails
+   * @param immediate counts the reads that found their bytes buffered and returned at once
+   */
+  public SuspendingReads(Inbound inbound, Waiter waiter, LongAdder immediate) {
+    this.inbound = Objects.requireNonNull(inbound, "inbound");
+    this.waiter = Objects.requireNonNull(waiter, "waiter");
+    this.immediate = Objects.requireNonNull(immediate, "immediate");
+  }
+
+  /**
+   * {@link Transport#readLine(int, Charset)} when not {@code strict},
+   * {@link Transport#readLineStrict(int, Charset)} when {@code strict}.
+   *
+   * @param limit the most bytes the line may take, without its line end
+   * @param strict whether the end of the stream throws
+   * @param charset the line's charset
+   * @return the line without its line end; null at a clean end of stream when not strict
+   * @throws IOException as the transport methods say
+   */
+  @continuable
+  public String readLine(int limit, boolean strict, Charset charset) throws IOException {
+    ReadArguments.checkLine(limit, charset);
+    waiter.checkOpen();
+    try {
+      String line = inbound.pollLine(limit, strict, charset);
+      if (line != null || (!strict && inbound.isDrained())) {
+        immediate.increment();
+        return line;
+      }
+      do {
+        waiter.awaitInput(Deadlines.line(limit));
+        line = inbound.pollLine(limit, strict, charset);
+      } while (line == null && (strict || !inbound.isDrained()));
+      return line;
+    } catch (IOException e) {
+      throw waiter.failed(e);
+    }
+  }
+
+  /**
+   * {@link Transport#readFully(byte[], int, int)}.
+   *
+   * @param dst where the bytes go
+   * @param offset the first index of {@code dst} to fill
+   * @param length how many bytes to read
+   * @return {@code dst}, so that {@link Transport#readBytes(int)} is
+   *     {@code readFully(ReadArguments.newBytes(byteCount), 0, byteCount)} without a frame of its own
+   * @throws IOException as the transport method says
+   */
+  @continuable
+  public byte[] readFully(byte[] dst, int offset, int length) throws IOException {
+    Objects.checkFromIndexSize(offset, length, dst.length);
+    waiter.checkOpen();
+    try {
+      if (inbound.pollFully(dst, offset, length)) {
+        immediate.increment();
+        return dst;
+      }
+      do {
+        waiter.awaitInput(Deadlines.bytes(length));
+      } while (!inbound.pollFully(dst, offset, length));
+      return dst;
+    } catch (IOException e) {
+      throw waiter.failed(e);
+    }
+  }
+
+  /**
+   * {@link Transport#read(byte[], int, int)}.
+   *
+   * @param dst where the bytes go
+   * @param offset the first index of {@code dst} to fill
+   * @param length the most bytes to read
+   * @return the number of bytes read, or -1 at the end of the stream
+   * @throws IOException as the transport method says
+   */
+  @continuable
+  public int read(byte[] dst, int offset, int length) throws IOException {
+    Objects.checkFromIndexSize(offset, length, dst.length);
+    waiter.checkOpen();
+    try {
+      int n = inbound.poll(dst, offset, length);
+      if (n != Inbound.NO_BYTES_YET) {
+        immediate.increment();
+        return n;
+      }
+      do {
+        waiter.awaitInput(Deadlines.ANY_BYTES);
+        n = inbound.poll(dst, offset, length);
+      } while (n == Inbound.NO_BYTES_YET);
+      return n;
+    } catch (IOException e) {
+      throw waiter.failed(e);
+    }
+  }
+}
