@@ -25,12 +25,12 @@ import org.apache.commons.javaflow.core.StackRecorder;
  *   <tr><th>caller runs</th><th>effect</th></tr>
  *   <tr><td>in a Weft session continuation ({@code CONTINUATIONS} mode)</td>
  *       <td>registers, then suspends the continuation; the thread is free. A wake-up on a
- *       transport's {@link EventLoopThread} may resume the session right there; any other
+ *       transport's {@link LoopThread} may resume the session right there; any other
  *       wake-up puts it on the ready queue for a worker. A timeout is a timer, not a blocked
  *       thread.</td></tr>
  *   <tr><td>on an ordinary thread (any other mode, or plain code)</td>
  *       <td>blocks the thread until woken or timed out, so the same transport works everywhere</td></tr>
- *   <tr><td>on an {@link EventLoopThread} outside any session</td>
+ *   <tr><td>on an {@link LoopThread} outside any session</td>
  *       <td>{@link BlockingOperationException}, at once</td></tr>
  *   <tr><td>in a continuation not started by Weft</td><td>{@link IllegalStateException}</td></tr>
  * </table>
@@ -85,9 +85,9 @@ public final class Suspend {
     if (context instanceof SuspendableSession) {
       return (SuspendableSession) context;
     }
-    if (context instanceof EventLoopThread) {
+    if (context instanceof LoopThread) {
       throw new BlockingOperationException("refusing to wait on I/O thread "
-          + ((EventLoopThread) context).getName() + " outside a session: it would stall every"
+          + ((LoopThread) context).getName() + " outside a session: it would stall every"
           + " session the thread serves");
     }
     throw new IllegalStateException(

@@ -1,6 +1,6 @@
 package io.weft.continuations.internal.runtime;
 
-import io.weft.continuations.spi.EventLoopThread;
+import io.weft.continuations.spi.LoopThread;
 import io.weft.continuations.spi.SuspendingConnector;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * leaves no thread behind.
  *
  * <p>Where a woken fiber runs: when the scheduler resumes on event loops (the default) and the
- * wake-up runs on a transport's {@link EventLoopThread} that is not already running a fiber, the
+ * wake-up runs on a transport's {@link LoopThread} that is not already running a fiber, the
  * fiber runs right there, inside the wake-up, as a Netty handler runs on its event loop: no queue,
  * no other thread woken. Every other wake-up (a timer, a cancellation, one from a worker or from
  * inside another fiber) puts the fiber on the ready queue. The first fibers of a batch start on
@@ -69,7 +69,7 @@ public final class Scheduler {
   }
 
   /**
-   * @param onEventLoops true to run a fiber woken on an {@link EventLoopThread} on that thread;
+   * @param onEventLoops true to run a fiber woken on an {@link LoopThread} on that thread;
    *     false to run every fiber on the workers
    */
   public Scheduler(int workerCount, int maxInFlight, String name, boolean onEventLoops) {
@@ -208,11 +208,12 @@ public final class Scheduler {
    */
   void ready(Fiber fiber) {
     if (onEventLoops) {
-      EventLoopThread loop = EventLoopThread.current();
+      LoopThread loop = LoopThread.current();
       if (loop != null && loop.enterSession()) {
         // The session sees the context class loader it would see on a worker.
-        ClassLoader ioContext = loop.getContextClassLoader();
-        loop.setContextClassLoader(contextLoader);
+        Thread thread = Thread.currentThread();
+        ClassLoader ioContext = thread.getContextClassLoader();
+        thread.setContextClassLoader(contextLoader);
         try {
           // A fiber that ends here hands this thread the one it admitted (see done): it starts
           // here too, after, never nested inside the one that ended.
@@ -220,7 +221,7 @@ public final class Scheduler {
             runHere(next);
           }
         } finally {
-          loop.setContextClassLoader(ioContext);
+          thread.setContextClassLoader(ioContext);
           loop.exitSession();
         }
         return;
@@ -282,9 +283,9 @@ public final class Scheduler {
     if (next != null) {
       // Only a session whose connector suspends: a blocking connect must never run on an event
       // loop, where it is refused (and a run with a blocking connector starts on the workers).
-      if (onEventLoops && next.connector() instanceof SuspendingConnector
-          && EventLoopThread.current() != null && EventLoopThread.current().isRunningSession()
-          && next.readyOnThisThread()) {
+      LoopThread loop = onEventLoops ? LoopThread.current() : null;
+      if (loop != null && next.connector() instanceof SuspendingConnector
+          && loop.isRunningSession() && next.readyOnThisThread()) {
         fiber.successor(next);
       } else {
         next.wake0();

@@ -206,6 +206,29 @@ public final class ChannelState extends ChannelInboundHandlerAdapter implements 
     ctx.close();
   }
 
+  /**
+   * Copies the message's bytes into the session's buffer. On a Weft event loop (always, bar
+   * tests) through the thread's own scratch array: a pooled buffer's NIO view would be one or two
+   * new {@code ByteBuffer}s per read.
+   */
+  private void append(ByteBuf message) {
+    int index = message.readerIndex();
+    int length = message.readableBytes();
+    Thread thread = Thread.currentThread();
+    if (thread instanceof NettyLoopThread) {
+      byte[] scratch = ((NettyLoopThread) thread).scratch;
+      while (length > 0) {
+        int n = Math.min(length, scratch.length);
+        message.getBytes(index, scratch, 0, n);
+        inbound.append(scratch, 0, n);
+        index += n;
+        length -= n;
+      }
+    } else {
+      inbound.append(message.nioBuffer(index, length));
+    }
+  }
+
   /** Buffers the message's bytes; returns the reader's wake-up to run, or null. */
   private Runnable onMessage(ByteBuf message) {
     Runnable toRun;
@@ -215,7 +238,7 @@ public final class ChannelState extends ChannelInboundHandlerAdapter implements 
       if (closedBecause != null) {
         return null;
       }
-      inbound.append(message.nioBuffer(message.readerIndex(), message.readableBytes()));
+      append(message);
       arrived = true;
       int size = inbound.size();
       if (size > highWaterMark) {

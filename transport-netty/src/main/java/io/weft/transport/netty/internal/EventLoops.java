@@ -1,6 +1,6 @@
 package io.weft.transport.netty.internal;
 
-import io.weft.continuations.spi.EventLoopThread;
+import io.weft.continuations.spi.LoopThread;
 import io.weft.transport.BlockingOperationException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -8,9 +8,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The event-loop threads of a Weft Netty connector, and the checks that keep blocking waits off
  * them. A connector's {@code NioEventLoopGroup} makes its threads through {@link #threads}: each
- * is an {@link EventLoopThread}, so the continuation runtime may resume a session right on the
- * thread whose read delivered its bytes, and blocking code knows the thread by its class (never
- * by its name) and refuses to block it. Not API.
+ * is a {@link NettyLoopThread}, both Netty's {@code FastThreadLocalThread} and the runtime's
+ * {@link LoopThread}, so the continuation runtime may resume a session right on the thread whose
+ * read delivered its bytes, and blocking code knows the thread by its type (never by its name)
+ * and refuses to block it. Not API.
  */
 public final class EventLoops {
   private EventLoops() {}
@@ -19,7 +20,7 @@ public final class EventLoops {
   public static ThreadFactory threads(String prefix) {
     AtomicInteger count = new AtomicInteger();
     return runnable -> {
-      Thread thread = new EventLoopThread(runnable, prefix + count.incrementAndGet());
+      Thread thread = new NettyLoopThread(runnable, prefix + count.incrementAndGet());
       thread.setDaemon(true);
       return thread;
     };
@@ -27,7 +28,7 @@ public final class EventLoops {
 
   /** True on any transport's event-loop thread, where nothing may block. */
   public static boolean inEventLoop() {
-    return EventLoopThread.inEventLoop();
+    return LoopThread.inEventLoop();
   }
 
   /**
@@ -37,7 +38,7 @@ public final class EventLoops {
    * @throws BlockingOperationException naming the thread and what was about to wait
    */
   public static void checkMayBlock(String what) {
-    if (EventLoopThread.inEventLoop()) {
+    if (LoopThread.inEventLoop()) {
       throw refused(what);
     }
   }
@@ -50,7 +51,7 @@ public final class EventLoops {
    * @throws BlockingOperationException where the wait would block an event-loop thread
    */
   public static void checkMaySuspend(String what) {
-    EventLoopThread loop = EventLoopThread.current();
+    LoopThread loop = LoopThread.current();
     if (loop != null && !loop.isRunningSession()) {
       throw refused(what);
     }
