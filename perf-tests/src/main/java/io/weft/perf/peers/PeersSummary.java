@@ -62,6 +62,7 @@ final class PeersSummary {
       new RatioSpec(ClientLabels.CONT_1_NETTY, ClientLabels.NETTY, Measure.CPU_PER_RT),
       new RatioSpec(ClientLabels.CONT_1_NETTY, ClientLabels.NETTY, Measure.P99),
       new RatioSpec(ClientLabels.CONT_1_NETTY, ClientLabels.CONT_1, Measure.ROUND_TRIPS_PER_S),
+      new RatioSpec(ClientLabels.CONT_1_NETTY, ClientLabels.PLAIN_VT, Measure.ROUND_TRIPS_PER_S),
       new RatioSpec(ClientLabels.WEFT_VT_NETTY, ClientLabels.PLAIN_VT, Measure.ROUND_TRIPS_PER_S));
 
   /** Per N and client, the medians over its clean rounds. */

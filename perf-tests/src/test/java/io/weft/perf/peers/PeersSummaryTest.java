@@ -79,6 +79,27 @@ class PeersSummaryTest {
   }
 
   @Test
+  void aRunWithContinuationsOverNettyGetsItsOwnVerdictsAfterMinas() {
+    List<PeersRow> rows = List.of(
+        row(100, 1, ClientLabels.NETTY, 100.0, 10.0, 50.0),
+        row(100, 1, ClientLabels.CONT_1, 80.0, 15.0, 40.0),
+        row(100, 1, ClientLabels.CONT_1_NETTY, 95.0, 11.0, 40.0),
+        row(100, 1, ClientLabels.PLAIN_VT, 70.0, 15.0, 40.0));
+
+    List<PeersTargets.Verdict> v = PeersTargets.check(PeersSummary.of(rows), List.of(100));
+
+    // Three targets each (the p99 one not measured: N=10,000 is not in this run), MINA first.
+    assertEquals(6, v.size(), v::toString);
+    assertEquals("N=100: cont(1) mina >= 0.9x Netty rt/s with CPU/rt <= 1.25x Netty's", v.get(0).target);
+    assertEquals("MISSED", v.get(0).verdict, v.get(0).toString());
+    assertEquals("N=100: cont(1) netty >= 0.9x Netty rt/s with CPU/rt <= 1.25x Netty's", v.get(3).target);
+    assertEquals("MET", v.get(3).verdict, v.get(3).toString());
+    assertEquals("rt/s 0.95x, CPU/rt 1.10x, medians of within-round ratios", v.get(3).figure);
+    assertEquals("MET", v.get(4).verdict, v.get(4).toString());
+    assertEquals("rt/s 1.36x, median of within-round ratios", v.get(4).figure);
+  }
+
+  @Test
   void medianOfAnEvenCountIsTheMeanOfTheMiddleTwo() {
     assertEquals(2.5, PeersSummary.median(List.of(4.0, 1.0, 2.0, 3.0)));
     assertNull(PeersSummary.median(List.of()));
