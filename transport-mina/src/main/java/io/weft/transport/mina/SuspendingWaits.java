@@ -1,5 +1,6 @@
 package io.weft.transport.mina;
 
+import io.weft.continuations.spi.LoopThread;
 import io.weft.continuations.spi.Suspend;
 import io.weft.transport.internal.Deadlines;
 import io.weft.transport.mina.internal.IoThreads;
@@ -15,7 +16,8 @@ import org.apache.mina.core.future.IoFuture;
  * blocks. One per connector, shared by its transports; it also counts how waits ended.
  *
  * <p>Order of a wait: the caller has already looked once (fast path, counted as
- * {@link #immediate}); then, if configured, a brief spin ({@link #spun}); then
+ * {@link #immediate}); then, if configured and not on an I/O thread, a brief spin
+ * ({@link #spun}); then
  * {@code Suspend.await} ({@link #suspends}). A read on a TCP session that has ever been
  * suspended for backpressure waits in slices of at most 200 ms and re-asserts the session's
  * read interest between slices, because MINA 2.2 can lose a resume (see
@@ -65,7 +67,7 @@ final class SuspendingWaits {
     }
     IoThreads.checkMaySuspend(what);
     long start = System.nanoTime();
-    if (spinNanos > 0L && spinUntilDone(state, future, start, nanos)) {
+    if (maySpin() && spinUntilDone(state, future, start, nanos)) {
       spun.increment();
       return true;
     }
@@ -119,7 +121,7 @@ final class SuspendingWaits {
   @continuable
   private boolean awaitInputMarked(SessionState state, long nanos) throws IOException {
     long start = System.nanoTime();
-    if (spinNanos > 0L && spinUntilInput(state, start, nanos)) {
+    if (maySpin() && spinUntilInput(state, start, nanos)) {
       spun.increment();
       return true;
     }
@@ -140,6 +142,16 @@ final class SuspendingWaits {
       }
       state.reassertTraffic();
     }
+  }
+
+  /**
+   * True when this wait should spin first: a spin is configured and the caller is not a
+   * {@link LoopThread}. A session resumed on an I/O thread would spin on the very thread that
+   * reads its reply (and every other session's on that thread), so the spin could only end by
+   * time; there it suspends at once.
+   */
+  private boolean maySpin() {
+    return spinNanos > 0L && !(Thread.currentThread() instanceof LoopThread);
   }
 
   private static long left(long nanos, long start) {
