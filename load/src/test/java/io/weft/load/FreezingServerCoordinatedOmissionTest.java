@@ -12,20 +12,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The coordinated-omission demonstration: a server that freezes every reply for 500 ms once.
- * At a fixed arrival rate the open model reports the iterations queued behind the stall with
- * their true waits, so its tail shows the freeze; a naive closed loop against the same server
- * sees the freeze once per user and its p99 stays below it. Figures are compared with the
- * server's own freeze length, not with a clock.
+ * The {@code co-demo} setting on the real clock: {@code weft-load}'s command line against the
+ * {@link FreezingEchoServer}, which holds every reply for 500 ms once. Real time only ever adds
+ * to a latency, so only lower bounds and counts are asserted here; the exact figures, upper
+ * sides included, are {@link CoordinatedOmissionTest}'s, in a clock the test moves itself.
  */
 @org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
-class CoordinatedOmissionTest {
+class FreezingServerCoordinatedOmissionTest {
   private static final long FREEZE_MS = 500;
   private static final long FREEZE_NANOS = FREEZE_MS * 1_000_000L;
   @TempDir Path dir;
 
   @Test
-  void openModelAtAFixedRateReportsTheRequestsQueuedBehindAFreezeWithTheirTrueWaits() throws Exception {
+  void openModelAtAFixedRateRecordsTheArrivalsQueuedBehindTheFreezeWithTheirWaits() throws Exception {
     try (FreezingEchoServer server = new FreezingEchoServer(250, FREEZE_MS)) {
       // 500/s for 2 s: the freeze comes at the 250th line, about 0.5 s in.
       Runs r = Runs.run(new File(dir.toFile(), "open"), "line", "-t", server.target(), "--mode", "continuations:1",
@@ -34,19 +33,19 @@ class CoordinatedOmissionTest {
       assertTrue(server.froze(), "the server never froze");
       JsonNode echo = r.summary().at("/operations/echo");
       assertEquals(1000, echo.at("/count").asLong(), r::toString);
-      // The line that started the freeze waited all of it after its intended start.
+      assertEquals(1000, echo.at("/serviceNanos/count").asLong(), r::toString);
+      // The line that started the freeze waited all of it, in service time as well.
+      assertTrue(echo.at("/serviceNanos/max").asLong() >= FREEZE_NANOS, r::toString);
       assertTrue(echo.at("/latencyNanos/max").asLong() >= FREEZE_NANOS, r::toString);
-      // About 250 of the 1,000 arrivals (0.5 s at 500/s) queued behind the freeze, with waits
-      // spread from the whole freeze down to nothing: the top 1% waited most of it.
+      // Every arrival due after the freeze began is answered after it ends, and counts from its
+      // intended start, which no delay of the driver moves: those due in the freeze's first half
+      // (more than 100 of the 1,000) waited at least half of it, so the p99 did too.
       assertTrue(echo.at("/latencyNanos/p99").asLong() >= FREEZE_NANOS / 2, r::toString);
-      // The service time alone hides the queueing: only the 5 iterations in flight when the
-      // server froze (0.5%) saw it there.
-      assertTrue(echo.at("/serviceNanos/p99").asLong() < FREEZE_NANOS / 2, r::toString);
     }
   }
 
   @Test
-  void naiveClosedLoopSeesTheFreezeOncePerUserAndItsP99StaysBelowIt() throws Exception {
+  void closedLoopCorrectionAddsTheExchangesTheUsersDidNotSendDuringTheFreeze() throws Exception {
     try (FreezingEchoServer server = new FreezingEchoServer(1000, FREEZE_MS)) {
       Runs r = Runs.run(new File(dir.toFile(), "closed"), "line", "-t", server.target(), "--mode", "continuations:1",
           "-u", "4", "-n", "1000", "-q");
@@ -54,12 +53,12 @@ class CoordinatedOmissionTest {
       assertTrue(server.froze(), "the server never froze");
       JsonNode echo = r.summary().at("/operations/echo");
       assertEquals(4000, echo.at("/count").asLong(), r::toString);
-      // One exchange per user waited through the freeze: 4 of 4,000, under the top 1%.
       assertTrue(echo.at("/latencyNanos/max").asLong() >= FREEZE_NANOS, r::toString);
-      assertTrue(echo.at("/latencyNanos/p99").asLong() < FREEZE_NANOS, r::toString);
-      // HdrHistogram's correction puts back the exchanges the users did not send while stuck.
+      // The expected interval is 4 users x the run's length / 4,000 exchanges: under 250 ms for
+      // any run shorter than 250 s (this test gives up at 120), so an exchange of 500 ms or more
+      // spans at least two and the correction adds the exchanges the users did not send.
       assertTrue(echo.at("/correctedNanos/count").asLong() > 4000, r::toString);
-      assertTrue(echo.at("/correctedNanos/p99").asLong() > echo.at("/latencyNanos/p99").asLong(), r::toString);
+      assertTrue(echo.at("/correctedNanos/max").asLong() >= FREEZE_NANOS, r::toString);
     }
   }
 }
