@@ -1,6 +1,7 @@
 package io.weft.load;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import io.weft.load.internal.LoadRun;
 import io.weft.load.internal.LoadSpec;
@@ -96,7 +97,7 @@ class CoordinatedOmissionTest {
     for (long ms = 2; ms <= 501; ms++) {
       latency.recordValue(ms * MS);
     }
-    assertEquals(distribution(latency), distribution(echo.latency), "latency from the intended start");
+    assertDistribution(latency, echo.latency, "latency from the intended start");
     assertValue(491 * MS, echo.latency.getValueAtPercentile(99), "p99 from the intended start");
     assertValue(501 * MS, echo.latency.getMaxValue(), "max from the intended start");
     // From each exchange's own start only the freezing exchange is slow: the 999 queued
@@ -104,7 +105,7 @@ class CoordinatedOmissionTest {
     Histogram service = new Histogram(3);
     service.recordValueWithCount(MS, 999);
     service.recordValue(501 * MS);
-    assertEquals(distribution(service), distribution(echo.service), "service time");
+    assertDistribution(service, echo.service, "service time");
     assertValue(MS, echo.service.getValueAtPercentile(99), "service time p99");
   }
 
@@ -123,7 +124,7 @@ class CoordinatedOmissionTest {
     Histogram raw = new Histogram(3);
     raw.recordValueWithCount(MS, 999);
     raw.recordValue(501 * MS);
-    assertEquals(distribution(raw), distribution(echo.latency), "raw latency");
+    assertDistribution(raw, echo.latency, "raw latency");
     assertValue(MS, echo.latency.getValueAtPercentile(99), "raw p99");
     // The user's pace: one user x 1.5 s of run / 1,000 exchanges = 1.5 ms. At that pace it would
     // have sent 333 more while stuck, the k-th of them waiting 501 - 1.5k ms (1.5 ms at the
@@ -137,7 +138,7 @@ class CoordinatedOmissionTest {
     for (long k = 1; k <= 333; k++) {
       corrected.recordValue(frozen - k * interval);
     }
-    assertEquals(distribution(corrected), distribution(echo.corrected), "corrected latency");
+    assertDistribution(corrected, echo.corrected, "corrected latency");
     // Of 1,333, the 1,320th: 999 of 1 ms, then the 321st of those added, 501 - 13 x 1.5 ms.
     assertValue(481_500_000L, echo.corrected.getValueAtPercentile(99), "corrected p99");
   }
@@ -161,6 +162,33 @@ class CoordinatedOmissionTest {
     assertEquals(null, r.notInstrumented, said::toString);
     assertEquals(0, r.totalErrors(), said::toString);
     return r;
+  }
+
+  /**
+   * {@code actual} holds exactly {@code expected}'s counts, bucket by bucket; on failure the
+   * message names the first buckets that differ rather than printing both whole.
+   */
+  private static void assertDistribution(Histogram expected, Histogram actual, String what) {
+    Map<Long, Long> want = distribution(expected);
+    Map<Long, Long> got = distribution(actual);
+    if (want.equals(got)) {
+      return;
+    }
+    TreeMap<Long, Long> all = new TreeMap<>(want);
+    got.forEach(all::putIfAbsent);
+    StringBuilder diff = new StringBuilder();
+    int shown = 0;
+    for (long value : all.keySet()) {
+      long w = want.getOrDefault(value, 0L);
+      long g = got.getOrDefault(value, 0L);
+      if (w != g && shown++ < 8) {
+        diff.append(String.format(java.util.Locale.ROOT, "%n  %.3f ms: expected %d, was %d", value / 1e6, w, g));
+      }
+    }
+    fail(String.format(java.util.Locale.ROOT, "%s: counts differ (expected %d values, p99 %.3f ms, max %.3f ms;"
+        + " was %d values, p99 %.3f ms, max %.3f ms); first differences:%s", what, expected.getTotalCount(),
+        expected.getValueAtPercentile(99) / 1e6, expected.getMaxValue() / 1e6, actual.getTotalCount(),
+        actual.getValueAtPercentile(99) / 1e6, actual.getMaxValue() / 1e6, diff));
   }
 
   /** The histogram's counts by value (each value the lowest of its bucket). */
