@@ -1,6 +1,7 @@
 package io.weft.continuations.spi;
 
 import io.weft.transport.BlockingOperationException;
+import io.weft.transport.internal.Deadlines;
 import java.io.IOException;
 import java.util.Objects;
 import org.apache.commons.javaflow.api.Continuation;
@@ -44,7 +45,7 @@ public final class Suspend {
   private Suspend() {}
 
   /** For {@code timeoutNanos}: wait with no time bound. */
-  public static final long FOREVER = Long.MAX_VALUE;
+  public static final long FOREVER = Deadlines.FOREVER;
 
   /**
    * Waits until {@code registration}'s wake-up runs or {@code timeoutNanos} pass.
