@@ -1,12 +1,14 @@
 package io.weft.transport.mina;
 
 import io.weft.continuations.spi.SuspendingConnector;
+import io.weft.continuations.spi.SuspendingWaits;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.TransportClosedException;
 import io.weft.transport.internal.Deadlines;
 import io.weft.transport.mina.internal.IoThreads;
 import io.weft.transport.mina.internal.SessionState;
+import io.weft.transport.mina.internal.ThreadCounts;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -45,7 +47,8 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
 
   private ContinuingMinaConnector(MinaConnector mina, long spinNanos) {
     this.mina = mina;
-    this.waits = new SuspendingWaits(spinNanos, mina.counts());
+    ThreadCounts counts = mina.counts();
+    this.waits = new SuspendingWaits(spinNanos, counts.counter(0), counts.counter(1), counts.counter(2));
   }
 
   /**
@@ -126,7 +129,7 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
    * @return the count of waits that did not wait
    */
   public long immediate() {
-    return waits.immediate.sum();
+    return waits.immediate().sum();
   }
 
   /**
@@ -135,7 +138,7 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
    * @return the count of waits that ended while spinning
    */
   public long spun() {
-    return waits.spun.sum();
+    return waits.spun().sum();
   }
 
   /**
@@ -145,7 +148,7 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
    * @return the count of calls to {@code Suspend.await}
    */
   public long suspends() {
-    return waits.suspends.sum();
+    return waits.suspends().sum();
   }
 
   /**

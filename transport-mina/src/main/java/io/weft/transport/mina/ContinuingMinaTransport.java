@@ -2,6 +2,8 @@ package io.weft.transport.mina;
 
 import io.weft.continuations.spi.Suspend;
 import io.weft.continuations.spi.SuspendingReads;
+import io.weft.continuations.spi.SuspendingWaits;
+import io.weft.continuations.spi.WaitRegistration;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
@@ -41,7 +43,7 @@ public final class ContinuingMinaTransport extends AbstractMinaTransport {
       SocketAddress remote, SuspendingWaits waits) {
     super(state, timeout, sessionStartNanos, owner, remote);
     this.waits = waits;
-    reads = new SuspendingReads(state, new SuspendingWaiter(), waits.immediate);
+    reads = new SuspendingReads(state, new SuspendingWaiter(), waits.immediate());
   }
 
   @Override
@@ -90,13 +92,20 @@ public final class ContinuingMinaTransport extends AbstractMinaTransport {
    * How this transport's reads wait: through the connector's {@link SuspendingWaits}, called
    * straight from here so that the loop adds no frame of its own to the suspend path.
    */
-  private final class SuspendingWaiter extends ReadWaiter implements SuspendingReads.Waiter {
+  private final class SuspendingWaiter extends ReadWaiter implements SuspendingReads.Waiter, WaitRegistration {
     @Override
     @continuable
     public void awaitInput(String awaited) throws IOException {
       long wait = readWaitNanos(awaited);
-      if (!waits.awaitInput(state, wait)) {
+      if (!waits.awaitInput(state, this, wait)) {
         throw readTimedOut(wait, awaited);
+      }
+    }
+
+    @Override
+    public void register(Runnable wake) {
+      if (!state.wakeWhenReadable(wake)) {
+        wake.run();
       }
     }
   }

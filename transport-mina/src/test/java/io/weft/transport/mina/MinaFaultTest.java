@@ -15,11 +15,10 @@ import io.weft.transport.Peer;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
-import io.weft.transport.mina.internal.SessionState;
 import io.weft.transport.netty.ContinuingNettyConnector;
 import io.weft.transport.netty.NettyConnector;
 import io.weft.transport.netty.NettyTransports;
-import io.weft.transport.netty.internal.ChannelState;
+import io.weft.transport.internal.ConnectionState;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -212,52 +211,12 @@ class MinaFaultTest {
   }
 
   /** What the tests read of a transport's inbound and outbound state, on either library. */
-  interface Stats {
-    int bufferCapacity();
-
-    int highWaterMark();
-
-    /** Bytes handed to the library and not yet written to the socket; 0 before the connect. */
-    long scheduledWriteBytes();
-  }
-
-  private static Stats state(Transport transport) {
+  /** The transport's shared connection state, whichever library it runs on. */
+  private static ConnectionState<?, ?> state(Transport transport) {
     if (transport instanceof AbstractMinaTransport) {
-      SessionState s = ((AbstractMinaTransport) transport).state();
-      return new Stats() {
-        @Override
-        public int bufferCapacity() {
-          return s.bufferCapacity();
-        }
-
-        @Override
-        public int highWaterMark() {
-          return s.highWaterMark();
-        }
-
-        @Override
-        public long scheduledWriteBytes() {
-          return s.session() == null ? 0L : s.session().getScheduledWriteBytes();
-        }
-      };
+      return ((AbstractMinaTransport) transport).state();
     }
-    ChannelState s = NettyTransports.state(transport);
-    return new Stats() {
-      @Override
-      public int bufferCapacity() {
-        return s.bufferCapacity();
-      }
-
-      @Override
-      public int highWaterMark() {
-        return s.highWaterMark();
-      }
-
-      @Override
-      public long scheduledWriteBytes() {
-        return s.pendingWriteBytes();
-      }
-    };
+    return NettyTransports.state(transport);
   }
 
   @ParameterizedTest
@@ -329,7 +288,7 @@ class MinaFaultTest {
   void aPendingFlushEndsWhenTheTransportIsClosedFromAnotherThread(Kind kind) throws Exception {
     try (Connector connector = kind.connector(); Far far = kind.listen()) {
       Transport transport = connect(connector, far);
-      Stats state = state(transport);
+      ConnectionState<?, ?> state = state(transport);
       byte[] big = new byte[32 * 1024 * 1024];
       // The peer reads nothing, so the write stays queued in the library until the close.
       CompletableFuture<Throwable> flush = CompletableFuture.supplyAsync(() -> {
@@ -341,7 +300,7 @@ class MinaFaultTest {
           return e;
         }
       });
-      while (state.scheduledWriteBytes() == 0) {
+      while (state.pendingWriteBytes() == 0) {
         assertFalse(flush.isDone(), () -> "the flush ended before the close: " + flush.join());
         Thread.onSpinWait();
       }
@@ -457,7 +416,7 @@ class MinaFaultTest {
       int limit = 2 * 1024 * 1024;
       LineTooLongException e = assertThrows(LineTooLongException.class, () -> transport.readLineStrict(limit));
       assertEquals(limit, e.limit());
-      Stats state = state(transport);
+      ConnectionState<?, ?> state = state(transport);
       assertTrue(state.highWaterMark() <= limit + 2 + 3 * 64 * 1024 || kind.pipe,
           "buffered no more than the line's limit and MINA's overshoot: " + state.highWaterMark());
       transport.close();

@@ -2,6 +2,7 @@ package io.weft.transport.netty;
 
 import io.netty.channel.ChannelFuture;
 import io.weft.continuations.spi.SuspendingConnector;
+import io.weft.continuations.spi.SuspendingWaits;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.internal.Deadlines;
@@ -42,7 +43,7 @@ import org.apache.commons.javaflow.api.continuable;
  */
 public final class ContinuingNettyConnector implements SuspendingConnector {
   private final NettyConnector netty;
-  private final NettyWaits waits = new NettyWaits();
+  private final SuspendingWaits waits = SuspendingWaits.withoutSpin();
 
   private ContinuingNettyConnector(NettyConnector netty) {
     this.netty = netty;
@@ -126,7 +127,7 @@ public final class ContinuingNettyConnector implements SuspendingConnector {
    * @return the count of waits that did not wait
    */
   public long immediate() {
-    return waits.immediate.sum();
+    return waits.immediate().sum();
   }
 
   /**
@@ -136,7 +137,7 @@ public final class ContinuingNettyConnector implements SuspendingConnector {
    * @return the count of calls to {@code Suspend.await}
    */
   public long suspends() {
-    return waits.suspends.sum();
+    return waits.suspends().sum();
   }
 
   /**

@@ -162,7 +162,7 @@ public final class NettyConnector implements Connector {
   ChannelFuture startConnect(SocketAddress remote, ChannelState state) {
     Bootstrap b = bootstrap.clone();
     if (tls == null) {
-      b.handler(state);
+      b.handler(state.newHandler());
     } else {
       String host = Tls.hostName(tls, remote);
       int port = Tls.port(remote);
@@ -170,7 +170,7 @@ public final class NettyConnector implements Connector {
         @Override
         protected void initChannel(Channel ch) {
           ch.pipeline().addLast(ChannelState.TLS_HANDLER, state.implicitTls(tls, host, port));
-          ch.pipeline().addLast(state);
+          ch.pipeline().addLast(state.newHandler());
         }
       });
     }

@@ -1,0 +1,261 @@
+package io.weft.continuations.spi;
+
+import io.weft.transport.internal.ConnectionState;
+import io.weft.transport.internal.Deadlines;
+import java.io.IOException;
+import java.util.Objects;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.commons.javaflow.api.continuable;
+
+/**
+ * How a suspending transport over an I/O library waits: on one of the library's futures or for
+ * input on the connection's state ({@code ConnectionState}, transport-api's internal core of
+ * the MINA and Netty transports), through {@link Suspend#await}, so that a continuation suspends
+ * and an ordinary thread blocks. One per connector, shared by its transports; it also counts how
+ * waits ended.
+ *
+ * <p>Order of a wait: the caller has already looked once (the fast path, counted as
+ * {@code immediate}); then, if configured and not on a {@link LoopThread}, a brief spin
+ * ({@code spun}); then {@code Suspend.await} ({@code suspends}). A read on a connection whose
+ * library can lose a resume of reading, once that connection has been suspended for
+ * backpressure, waits in slices of at most {@code ConnectionState.REASSERT_NANOS} and
+ * re-asserts the connection's read interest between them; the slices add up to exactly the
+ * caller's wait.
+ *
+ * <p>Every method that can reach {@code Suspend.await} carries {@code @continuable} and is
+ * rewritten by this module's build; nothing here suspends in a lambda (the registration lambdas
+ * only register). A read's wait is one frame between the transport's waiter and
+ * {@code Suspend.await}.
+ */
+public final class SuspendingWaits {
+  private static final int SPINS_PER_YIELD = 64;
+
+  private final long spinNanos;
+  private final LongAdder immediate;
+  private final LongAdder spun;
+  private final LongAdder suspends;
+
+  /**
+   * Waits that count in the given counters.
+   *
+   * @param spinNanos how long to spin for the condition before suspending; 0 for not at all
+   * @param immediate counts the waits that were not needed (also given to the transports'
+   *     {@link SuspendingReads})
+   * @param spun counts the waits that ended during the spin
+   * @param suspends counts the calls to {@link Suspend#await}
+   */
+  public SuspendingWaits(long spinNanos, LongAdder immediate, LongAdder spun, LongAdder suspends) {
+    if (spinNanos < 0L) {
+      throw new IllegalArgumentException("spinNanos < 0: " + spinNanos);
+    }
+    this.spinNanos = spinNanos;
+    this.immediate = Objects.requireNonNull(immediate, "immediate");
+    this.spun = Objects.requireNonNull(spun, "spun");
+    this.suspends = Objects.requireNonNull(suspends, "suspends");
+  }
+
+  /**
+   * Waits with no spin, counting in counters of their own.
+   *
+   * @return new waits
+   */
+  public static SuspendingWaits withoutSpin() {
+    return new SuspendingWaits(0L, new LongAdder(), new LongAdder(), new LongAdder());
+  }
+
+  /**
+   * The spin before suspending.
+   *
+   * @return the spin in nanoseconds; 0 when off
+   */
+  public long spinNanos() {
+    return spinNanos;
+  }
+
+  /**
+   * Waits that were not needed: data already buffered, or a future already done.
+   *
+   * @return the counter
+   */
+  public LongAdder immediate() {
+    return immediate;
+  }
+
+  /**
+   * Waits that ended during the spin.
+   *
+   * @return the counter
+   */
+  public LongAdder spun() {
+    return spun;
+  }
+
+  /**
+   * Calls to {@link Suspend#await}.
+   *
+   * @return the counter
+   */
+  public LongAdder suspends() {
+    return suspends;
+  }
+
+  /**
+   * Waits until {@code future} is done or {@code state}'s connection ends (whoever ends it: a
+   * library does not always complete a future when it closes the connection), for at most
+   * {@code nanos} ({@code Deadlines.FOREVER} for no bound).
+   *
+   * @param <F> the library's future type
+   * @param state the connection's state
+   * @param future the future
+   * @param nanos the longest wait
+   * @param what the wait, for messages
+   * @return true when done or ended (the caller tells which), false when the time ran out
+   * @throws io.weft.transport.BlockingOperationException at once, on the library's I/O thread
+   *     outside a session, if the future is not done
+   * @throws IOException as {@link Suspend#await} throws
+   */
+  @continuable
+  public <F> boolean awaitDone(ConnectionState<F, ?> state, F future, long nanos, String what)
+      throws IOException {
+    if (state.isDone(future)) {
+      immediate.increment();
+      return true;
+    }
+    state.checkMaySuspend(what);
+    long start = System.nanoTime();
+    if (maySpin() && spinUntilDone(state, future, start, nanos)) {
+      spun.increment();
+      return true;
+    }
+    while (!state.isDone(future) && !state.hasEnded()) {
+      long left = left(nanos, start);
+      if (left <= 0L) {
+        return false;
+      }
+      suspends.increment();
+      // A future that completed meanwhile runs the wake-up inline: no suspend.
+      boolean woken = Suspend.await(wake -> registerDoneOrEnded(state, future, wake), left);
+      state.cancelEndWakeup();
+      if (!woken) {
+        return state.isDone(future) || state.hasEnded();
+      }
+    }
+    return true;
+  }
+
+  private static <F> void registerDoneOrEnded(ConnectionState<F, ?> state, F future, Runnable wake) {
+    if (!state.wakeWhenEnded(wake)) {
+      wake.run();
+      return;
+    }
+    state.wakeWhenDone(future, wake);
+  }
+
+  /**
+   * Waits until input arrives on {@code state} (after a poll that answered "need more"), for at
+   * most {@code nanos}, marking the reader as waiting meanwhile.
+   *
+   * @param state the connection's state
+   * @param reader registers a wake-up with {@code state}'s
+   *     {@code ConnectionState.wakeWhenReadable}, or runs it at once when that returns false;
+   *     one per transport, made once
+   * @param nanos the longest wait
+   * @return true when input may have arrived (poll again), false when the time ran out
+   * @throws io.weft.transport.BlockingOperationException at once, on the library's I/O thread
+   *     outside a session
+   * @throws IOException as {@link Suspend#await} throws
+   */
+  @continuable
+  public boolean awaitInput(ConnectionState<?, ?> state, WaitRegistration reader, long nanos)
+      throws IOException {
+    state.checkMaySuspend("input");
+    state.readerWaiting(true);
+    boolean arrived;
+    // No finally: a suspension unwinds this frame without running one, and it is no end.
+    try {
+      long start = System.nanoTime();
+      if (maySpin() && spinUntilInput(state, start, nanos)) {
+        spun.increment();
+        arrived = true;
+      } else {
+        for (;;) {
+          long left = left(nanos, start);
+          if (left <= 0L) {
+            arrived = false;
+            break;
+          }
+          boolean sliced = left > ConnectionState.REASSERT_NANOS && state.needsReassertion();
+          suspends.increment();
+          if (Suspend.await(reader, sliced ? ConnectionState.REASSERT_NANOS : left)) {
+            arrived = true;
+            break;
+          }
+          // The timed-out wake-up is still registered with the state; a new one replaces it.
+          state.cancelWakeup();
+          if (!sliced) {
+            arrived = false;
+            break;
+          }
+          state.reassertTraffic();
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      state.readerWaiting(false);
+      throw e;
+    }
+    state.readerWaiting(false);
+    return arrived;
+  }
+
+  /**
+   * True when this wait should spin first: a spin is configured and the caller is not a
+   * {@link LoopThread}. A session resumed on an I/O thread would spin on the very thread that
+   * reads its reply (and every other session's on that thread), so the spin could only end by
+   * time; there it suspends at once.
+   */
+  private boolean maySpin() {
+    return spinNanos > 0L && !(Thread.currentThread() instanceof LoopThread);
+  }
+
+  private static long left(long nanos, long start) {
+    return nanos == Deadlines.FOREVER ? Deadlines.FOREVER : nanos - (System.nanoTime() - start);
+  }
+
+  /** The spin's end: {@code spinNanos} from {@code start}, but never past the wait's own end. */
+  private long spinEnd(long start, long nanos) {
+    return start + Math.min(spinNanos, nanos);
+  }
+
+  private <F> boolean spinUntilDone(ConnectionState<F, ?> state, F future, long start, long nanos) {
+    long end = spinEnd(start, nanos);
+    for (int i = 1; !state.isDone(future) && !state.hasEnded(); i++) {
+      if (!spinOnce(i, end)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private boolean spinUntilInput(ConnectionState<?, ?> state, long start, long nanos) {
+    long end = spinEnd(start, nanos);
+    for (int i = 1; !state.inputArrived(); i++) {
+      if (!spinOnce(i, end)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** One turn of a spin; false once the spin's time is up. Yields now and then: 2 cores. */
+  private static boolean spinOnce(int i, long end) {
+    if (System.nanoTime() - end >= 0L) {
+      return false;
+    }
+    if (i % SPINS_PER_YIELD == 0) {
+      Thread.yield();
+    } else {
+      Thread.onSpinWait();
+    }
+    return true;
+  }
+}
