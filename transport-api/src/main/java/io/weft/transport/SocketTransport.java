@@ -8,6 +8,7 @@ import io.weft.transport.internal.InboundBuffer;
 import io.weft.transport.internal.OutboundBuffer;
 import io.weft.transport.internal.ReadArguments;
 import io.weft.transport.internal.Tls;
+import io.weft.transport.internal.WriteWatchdog;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -29,9 +30,11 @@ import javax.net.ssl.SSLSocket;
  * It is what {@code THREADS} and {@code VIRTUAL_THREADS} modes use (a virtual thread blocked in
  * a socket read parks rather than pinning its carrier).
  *
- * <p>Reads honour {@link Timeout} through {@link Socket#setSoTimeout(int)}. Writes to a
- * blocking socket cannot be timed out by the JDK; a write that stalls on a full send buffer
- * ends only when the peer reads, resets, or this transport is closed from another thread.
+ * <p>Reads honour {@link Timeout} through {@link Socket#setSoTimeout(int)}. A blocking socket's
+ * writes cannot be timed out by the JDK, so a flush with a timeout arms the shared write
+ * watchdog (a daemon thread, {@code weft-write-watchdog}), which closes the socket if the bytes
+ * are not handed to the operating system in time: the flush then fails with
+ * {@link TransportTimeoutException}, as on every transport.
  *
  * <p>TLS runs over an {@link SSLSocket} layered on the connected socket
  * ({@code SSLSocketFactory.createSocket(socket, host, port, true)}): from the connect when the
@@ -45,6 +48,11 @@ public final class SocketTransport implements Transport {
 
   /** The plain socket, or the TLS socket layered over it once upgraded (closing it closes both). */
   private volatile Socket socket;
+  /** The TCP socket under any TLS layer: what a timed-out write's watchdog closes. */
+  private final Socket tcp;
+  private final WriteTimer writeTimer = new WriteTimer();
+  /** True during a TLS write or handshake, so that a close from another thread does not wait for it. */
+  private volatile boolean tlsSending;
   private InputStream in;
   private OutputStream out;
   private final SocketAddress remote;
@@ -65,6 +73,7 @@ public final class SocketTransport implements Transport {
   private SocketTransport(Socket socket, Timeout timeout, long sessionStartNanos, SocketConnector owner,
       SocketAddress remote) throws IOException {
     this.socket = socket;
+    this.tcp = socket;
     this.in = socket.getInputStream();
     this.out = socket.getOutputStream();
     this.remote = remote;
@@ -270,16 +279,64 @@ public final class SocketTransport implements Transport {
   }
 
   private void send() throws IOException {
-    if (outbound.size() == 0) {
+    int size = outbound.size();
+    if (size == 0) {
       return;
     }
     NonBlockingThread.checkMayBlock("a flush");
+    long wait;
     try {
-      out.write(outbound.array(), 0, outbound.size());
-      outbound.clear();
+      wait = Deadlines.waitNanos(timeout, sessionStartNanos, "flush");
+    } catch (TransportTimeoutException e) {
+      throw fail(e);
+    }
+    boolean tls = socket != tcp;
+    if (tls) {
+      tlsSending = true;
+      if (closedBecause != null) {
+        // Seen by a close that missed tlsSending (both fields volatile: one of us sees the other).
+        tlsSending = false;
+        checkOpen();
+      }
+    }
+    boolean armed = wait != Deadlines.FOREVER;
+    if (armed) {
+      writeTimer.arm(wait);
+    }
+    IOException failure = null;
+    try {
+      out.write(outbound.array(), 0, size);
       out.flush();
     } catch (IOException e) {
-      throw fail(e);
+      failure = e;
+    } finally {
+      if (tls) {
+        tlsSending = false;
+      }
+      if (armed && writeTimer.disarm()) {
+        // Even if the write completed meanwhile: the watchdog has closed, or is closing, the socket.
+        TransportTimeoutException t = Deadlines.timedOut(timeout, sessionStartNanos, wait, "flush");
+        if (failure != null) {
+          t.initCause(failure);
+        }
+        failure = t;
+      }
+    }
+    if (failure != null) {
+      String because = closedBecause;
+      if (because != null) {
+        throw new TransportClosedException("transport closed during flush: " + because, failure);
+      }
+      throw fail(failure);
+    }
+    outbound.clear();
+  }
+
+  /** Closes the TCP socket when a write outlives its timeout, which ends the blocked write. */
+  private final class WriteTimer extends WriteWatchdog.Watch {
+    @Override
+    protected void expired() {
+      closeQuietly(tcp);
     }
   }
 
@@ -320,7 +377,7 @@ public final class SocketTransport implements Transport {
         throw new TransportClosedException("transport closed during " + what + ": " + closedBecause);
       }
       tls.setSoTimeout(Deadlines.toSoTimeoutMillis(wait));
-      tls.startHandshake();
+      startHandshake(tls, wait);
       in = tls.getInputStream();
       out = tls.getOutputStream();
       tlsSession = tls.getSession();
@@ -341,6 +398,43 @@ public final class SocketTransport implements Transport {
       TlsHandshakeException failed = Tls.handshakeFailed(what, e);
       close("failed: " + failed.getMessage());
       throw failed;
+    }
+  }
+
+  /**
+   * Runs the handshake; its reads are bounded by the socket's timeout, its writes (a peer that
+   * does not read) by the write watchdog, which the caller sees as a {@link SocketTimeoutException}.
+   */
+  private void startHandshake(SSLSocket tls, long wait) throws IOException {
+    tlsSending = true;
+    if (closedBecause != null) {
+      tlsSending = false;
+      throw new TransportClosedException("transport closed before the TLS handshake: " + closedBecause);
+    }
+    boolean armed = wait != Deadlines.FOREVER;
+    if (armed) {
+      writeTimer.arm(wait);
+    }
+    Exception failure = null;
+    try {
+      tls.startHandshake();
+    } catch (IOException | RuntimeException e) {
+      failure = e;
+    } finally {
+      tlsSending = false;
+      if (armed && writeTimer.disarm()) {
+        SocketTimeoutException t = new SocketTimeoutException("TLS handshake writes timed out");
+        if (failure != null) {
+          t.initCause(failure);
+        }
+        failure = t;
+      }
+    }
+    if (failure instanceof IOException) {
+      throw (IOException) failure;
+    }
+    if (failure != null) {
+      throw (RuntimeException) failure;
     }
   }
 
@@ -374,7 +468,13 @@ public final class SocketTransport implements Transport {
       return;
     }
     closedBecause = because;
-    closeQuietly(socket);
+    Socket s = socket;
+    if (s != tcp && tlsSending) {
+      // A writer blocked in the TLS socket holds the lock that SSLSocket.close takes to send its
+      // close_notify: end the write first by closing the TCP socket under it.
+      closeQuietly(tcp);
+    }
+    closeQuietly(s);
     if (owner != null) {
       owner.forget(this);
     }
