@@ -49,7 +49,15 @@ public enum FaultCase {
   /** A 16 MiB reply read with readBytes: must succeed. */
   REPLY_16_MIB(Fault.BIG_REPLY, List.of(), "", 16, 8),
   /** A line of 1,000,000 bytes read with a 2 MiB limit: must succeed. */
-  LINE_1_MB(Fault.LONG_LINE, List.of(), "", 250, 100);
+  LINE_1_MB(Fault.LONG_LINE, List.of(), "", 250, 100),
+  /**
+   * A peer that never reads: the client writes and flushes 1 MiB at a time until a flush cannot
+   * hand its bytes to the operating system within the 300 ms operation timeout,
+   * {@link TransportTimeoutException} "flush timed out after 300 ms", and the transport is
+   * closed. Few sessions: each holds a full socket send buffer (up to a few MiB of kernel
+   * memory) until it times out.
+   */
+  FLUSH_TO_NON_READER(Fault.NO_READ, List.of(TransportTimeoutException.class), "flush timed out after", 16, 3);
 
   private final Fault fault;
   private final List<Class<? extends Throwable>> failures;

@@ -65,8 +65,17 @@ public final class FaultyPeer implements Closeable {
      */
     BIG_REPLY,
     /** Answers with one line of {@link Builder#lineBytes} bytes of 'a' and CRLF. */
-    LONG_LINE
+    LONG_LINE,
+    /**
+     * Accepts and never reads a byte: once its receive buffer (kept small,
+     * {@value #NO_READ_RECEIVE_BUFFER} bytes, so that a stalled connection holds little kernel
+     * memory) and the client's send buffer are full, the client's writes block.
+     */
+    NO_READ
   }
+
+  /** The receive buffer of {@link Fault#NO_READ}'s connections. */
+  public static final int NO_READ_RECEIVE_BUFFER = 64 * 1024;
 
   /** Pause between the bytes of {@link Fault#DRIP}. */
   public static final long DRIP_INTERVAL_MILLIS = 50;
@@ -107,6 +116,10 @@ public final class FaultyPeer implements Closeable {
     this.selector = Selector.open();
     this.server = ServerSocketChannel.open();
     try {
+      if (fault == Fault.NO_READ) {
+        // Set before the bind, so that accepted sockets start with it and the kernel does not grow it.
+        server.setOption(StandardSocketOptions.SO_RCVBUF, NO_READ_RECEIVE_BUFFER);
+      }
       server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 4096);
       server.configureBlocking(false);
       server.register(selector, SelectionKey.OP_ACCEPT);
@@ -269,7 +282,7 @@ public final class FaultyPeer implements Closeable {
       ch.configureBlocking(false);
       ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
       Conn c = new Conn(ch, index);
-      c.key = ch.register(selector, SelectionKey.OP_READ, c);
+      c.key = ch.register(selector, fault == Fault.NO_READ ? 0 : SelectionKey.OP_READ, c);
       conns.add(c);
     }
   }

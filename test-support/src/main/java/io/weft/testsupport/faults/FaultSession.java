@@ -4,6 +4,7 @@ import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
+import io.weft.transport.TransportTimeoutException;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 
@@ -57,6 +58,9 @@ public final class FaultSession implements SessionTask<String> {
 
   private String play(String kind, Transport transport, int session) throws IOException {
     String request = "session " + session + " " + kind;
+    if (kind.equals("FLUSH_TO_NON_READER")) {
+      return flushUntilBlocked(transport);
+    }
     if (kind.equals("STALL")) {
       transport.timeout(Timeout.of(stallTimeoutMillis, TimeUnit.MILLISECONDS));
     } else if (kind.equals("DRIP")) {
@@ -99,6 +103,32 @@ public final class FaultSession implements SessionTask<String> {
     }
     return "echoed";
   }
+
+  /**
+   * Writes and flushes {@link #CHUNK} at a time, at most {@link #MAX_CHUNKS} times, to a peer
+   * that never reads, under the STALL operation timeout: a flush must time out, and leave the
+   * transport closed.
+   */
+  private String flushUntilBlocked(Transport transport) throws IOException {
+    transport.timeout(Timeout.of(stallTimeoutMillis, TimeUnit.MILLISECONDS));
+    try {
+      for (int i = 0; i < MAX_CHUNKS; i++) {
+        transport.write(CHUNK);
+        transport.flush();
+      }
+    } catch (TransportTimeoutException e) {
+      if (transport.isOpen()) {
+        throw new ProtocolViolationException("the transport is still open after: " + e.getMessage());
+      }
+      throw e;
+    }
+    return "flushed " + MAX_CHUNKS + " MiB that nobody read";
+  }
+
+  /** What FLUSH_TO_NON_READER writes each time: one array for every session, never changed. */
+  private static final byte[] CHUNK = new byte[1 << 20];
+  /** The most FLUSH_TO_NON_READER writes: far more than any socket's buffers hold. */
+  private static final int MAX_CHUNKS = 256;
 
   private static String readBigReply(Transport transport) throws IOException {
     String header = transport.readLineStrict(32);

@@ -109,9 +109,14 @@ class FaultContractTest {
       this.pipe = pipe;
     }
 
-    /** False for the faults a pipe cannot have: no reset, no port to refuse or to kill. */
+    /**
+     * False for the faults a pipe cannot have: no reset, no port to refuse or to kill, and no
+     * peer that does not read: MINA's in-VM pipe has no backpressure (a write runs the peer's
+     * handler on the writer's thread and is done on return), so a flush there never waits.
+     */
     boolean has(FaultCase c) {
-      return !pipe || (c != FaultCase.RESET_MID_LINE && c != FaultCase.KILLED_MID_RUN && c != FaultCase.REFUSED);
+      return !pipe || (c != FaultCase.RESET_MID_LINE && c != FaultCase.KILLED_MID_RUN && c != FaultCase.REFUSED
+          && c != FaultCase.FLUSH_TO_NON_READER);
     }
 
     /** Starts the peer of case {@code c} for this transport, or returns null for REFUSED. */
@@ -294,6 +299,12 @@ class FaultContractTest {
   }
 
   @Test
+  @Case(FaultCase.FLUSH_TO_NON_READER)
+  void flushToPeerThatNeverReadsFailsWithTimeoutAndClosesTheTransport() {
+    check(FaultCase.FLUSH_TO_NON_READER);
+  }
+
+  @Test
   void runReturnsWithEverySocketOfItsSessionsClosed() {
     assertEquals(0, report.clientSocketsAfterRun,
         "client sockets to the peers still open when run() returned");
@@ -379,6 +390,9 @@ class FaultContractTest {
       if (!message.toLowerCase().contains(c.messageFragment().toLowerCase())) {
         return o + ": message lacks \"" + c.messageFragment() + "\"";
       }
+      if (c == FaultCase.FLUSH_TO_NON_READER && !message.startsWith(timerNamed(c))) {
+        return o + ": message does not start \"" + timerNamed(c) + "\"";
+      }
       if (c == FaultCase.REFUSED && !message.contains(":" + r.refused.getPort())) {
         return o + ": message does not name " + r.refused;
       }
@@ -389,7 +403,7 @@ class FaultContractTest {
     }
     long elapsed = r.elapsedNanos[o.index()];
     long timeout = TimeUnit.MILLISECONDS.toNanos(timeoutMillis(c));
-    if (c == FaultCase.STALL && elapsed < timeout) {
+    if ((c == FaultCase.STALL || c == FaultCase.FLUSH_TO_NON_READER) && elapsed < timeout) {
       return o + ": timed out after " + elapsed / 1_000_000 + " ms, before its timeout of " + timeoutMillis(c) + " ms";
     }
     return null;
@@ -403,11 +417,14 @@ class FaultContractTest {
     if (c == FaultCase.DRIP) {
       return "session deadline of " + DRIP_DEADLINE_MILLIS + " ms";
     }
+    if (c == FaultCase.FLUSH_TO_NON_READER) {
+      return "flush timed out after " + STALL_TIMEOUT_MILLIS + " ms";
+    }
     return null;
   }
 
   private static long timeoutMillis(FaultCase c) {
-    return c == FaultCase.STALL ? STALL_TIMEOUT_MILLIS : c == FaultCase.DRIP ? DRIP_DEADLINE_MILLIS : OPERATION_TIMEOUT_MILLIS;
+    return c == FaultCase.STALL || c == FaultCase.FLUSH_TO_NON_READER ? STALL_TIMEOUT_MILLIS : c == FaultCase.DRIP ? DRIP_DEADLINE_MILLIS : OPERATION_TIMEOUT_MILLIS;
   }
 
   private static Map<String, Integer> kinds(List<Seen> outcomes) {
