@@ -88,7 +88,8 @@ public final class WriteWatchdog {
      * @throws IllegalStateException if it is armed already
      */
     public final void arm(long waitNanos) {
-      long at = System.nanoTime() + waitNanos;
+      // Capped so that deadlines stay comparable by subtraction (nanoTime may wrap).
+      long at = System.nanoTime() + Math.min(waitNanos, Long.MAX_VALUE >> 1);
       LOCK.lock();
       try {
         if (state != IDLE) {
