@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -156,9 +157,9 @@ public final class MinaConnector implements Connector {
         future.cancel();
         throw Deadlines.timedOut(timeout, start, wait, what);
       }
-      MinaTransport transport = new MinaTransport(connected(future, state, what), timeout, start, this, remote);
+      MinaTransport transport = new MinaTransport(connected(future, state, what), timeout, start, forgetClosed, remote);
       if (tls != null) {
-        transport.awaitImplicitHandshake(tls);
+        transport.awaitHandshake(tls);
       }
       return transport;
     } catch (IOException | RuntimeException e) {
@@ -277,6 +278,9 @@ public final class MinaConnector implements Connector {
   ThreadCounts counts() {
     return counts;
   }
+
+  /** Stops tracking a state whose transport closed; handed to the transports. */
+  final Consumer<SessionState> forgetClosed = this::forget;
 
   void forget(SessionState state) {
     live.remove(state);

@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -122,9 +123,9 @@ public final class NettyConnector implements Connector {
         future.cancel(false);
         throw Deadlines.timedOut(timeout, start, wait, what);
       }
-      NettyTransport transport = new NettyTransport(connected(future, state, what), timeout, start, this, remote);
+      NettyTransport transport = new NettyTransport(connected(future, state, what), timeout, start, forgetClosed, remote);
       if (tls != null) {
-        transport.awaitImplicitHandshake(tls);
+        transport.awaitHandshake(tls);
       }
       return transport;
     } catch (IOException | RuntimeException e) {
@@ -207,6 +208,9 @@ public final class NettyConnector implements Connector {
     state.close(because);
     live.remove(state);
   }
+
+  /** Stops tracking a state whose transport closed; handed to the transports. */
+  final Consumer<ChannelState> forgetClosed = this::forget;
 
   void forget(ChannelState state) {
     live.remove(state);
