@@ -2,6 +2,7 @@ package io.weft.continuations;
 
 import io.weft.continuations.spi.Suspend;
 import io.weft.continuations.spi.SessionCancelledException;
+import io.weft.transport.internal.Deadlines;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import org.apache.commons.javaflow.api.continuable;
@@ -44,7 +45,7 @@ public final class SessionSemaphore {
    */
   @continuable
   public void acquire() throws IOException {
-    acquire(Suspend.FOREVER);
+    acquire(Deadlines.FOREVER);
   }
 
   /**
@@ -59,11 +60,11 @@ public final class SessionSemaphore {
     if (timeoutNanos < 0L) {
       throw new IllegalArgumentException("timeoutNanos < 0: " + timeoutNanos);
     }
-    long deadline = timeoutNanos == Suspend.FOREVER ? 0L : System.nanoTime() + timeoutNanos;
+    long deadline = timeoutNanos == Deadlines.FOREVER ? 0L : System.nanoTime() + timeoutNanos;
     boolean done = false;
     try {
       while (!tryAcquire()) {
-        long left = timeoutNanos == Suspend.FOREVER ? Suspend.FOREVER : deadline - System.nanoTime();
+        long left = timeoutNanos == Deadlines.FOREVER ? Deadlines.FOREVER : deadline - System.nanoTime();
         if (left <= 0L || !Suspend.await(this::register, left)) {
           return false;
         }

@@ -91,12 +91,13 @@ class ModesTest {
     assertEquals(0, r.exit, r::toString);
     long recorded = r.summary().at("/operations/echo/count").asLong();
     long sent = echo.linesEchoed() - before;
-    // Each user's first exchange comes in the first second, before the window opens.
-    assertTrue(sent >= recorded + 2, r::toString);
+    assertEquals("1.00s", r.summary().at("/info/warm-up").asText(), r::toString);
     // Recorded: per user at most the one exchange under way when the window opened, and the
-    // 1 + 200/50 iterations it can start in the 200 ms window.
-    assertTrue(recorded <= 2 * 6, r::toString);
-    assertTrue(r.summary().at("/seconds").asDouble() > 0, r::toString);
+    // 1 + 200/50 iterations it can start in the 200 ms window; a slow machine only lowers that.
+    // (Which exchanges fall in the warm-up, exactly: MeasuredWindowTest, in a manual clock.)
+    assertTrue(recorded <= 2 * 6 && recorded <= sent, r::toString);
+    // Users start no iteration once 200 ms of the window have passed, so it lasts at least that.
+    assertTrue(r.summary().at("/seconds").asDouble() >= 0.2, r::toString);
   }
 
   @org.junit.jupiter.api.Test

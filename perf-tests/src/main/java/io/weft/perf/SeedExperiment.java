@@ -86,7 +86,8 @@ public final class SeedExperiment {
     String describe() {
       return connections + " connections x (" + transactions + " writes + " + transactions
           + " reads), " + (tcp() ? "loopback TCP" : "in-VM pipe") + ", server delay " + delayMs + " ms"
-          + (spinMicros > 0 ? ", continuations spin " + spinMicros + " µs before suspending" : "");
+          + (spinMicros > 0 ? ", continuations spin " + spinMicros + " µs before suspending"
+              + " (resumed on the runner's worker, where a spin may run)" : "");
     }
 
     Connector newConnector() {
@@ -273,12 +274,21 @@ public final class SeedExperiment {
 
   /** The rows to run, in table order; VIRTUAL_THREADS only on a JDK that has them. */
   static List<Row> rows() {
+    return rows(false);
+  }
+
+  /**
+   * The rows to run; {@code onWorkers}: the continuation rows resume every session on the
+   * runner's worker rather than on the I/O thread that woke it (where a session never spins).
+   */
+  static List<Row> rows(boolean onWorkers) {
+    Mode continuations = onWorkers ? Mode.continuations(1).resumeOnWorkers() : Mode.continuations(1);
     List<Row> rows = new ArrayList<>();
     rows.add(new SyncRow());
     rows.add(new RunnerRow("THREADS", Mode.THREADS, false));
-    rows.add(new RunnerRow("CONTINUATIONS(1)", Mode.continuations(1), true));
+    rows.add(new RunnerRow("CONTINUATIONS(1)", continuations, true));
     // Like for like with SYNC: one session at a time, so a suspend replaces a blocked wait.
-    rows.add(new RunnerRow(SEQUENTIAL_CONTINUATIONS, Mode.continuations(1), true, 1));
+    rows.add(new RunnerRow(SEQUENTIAL_CONTINUATIONS, continuations, true, 1));
     if (Runtime.version().feature() >= 21) {
       rows.add(new RunnerRow("VIRTUAL_THREADS", Mode.VIRTUAL_THREADS, false));
     }
@@ -330,7 +340,7 @@ public final class SeedExperiment {
     EchoServer.Builder builder = EchoServer.builder().delay(config.delayMs, TimeUnit.MILLISECONDS);
     try (EchoServer server = config.tcp() ? builder.startTcp() : builder.startVmPipe()) {
       LineTesterTask task = new LineTesterTask(config.transactions);
-      for (Row row : rows()) {
+      for (Row row : rows(config.spinMicros > 0)) {
         try (row) {
           for (int i = 0; i < config.warmup; i++) {
             row.run(config, server.address(), task);

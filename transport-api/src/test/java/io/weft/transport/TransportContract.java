@@ -41,29 +41,52 @@ public abstract class TransportContract {
   protected static final Duration PEER_WAIT = Duration.ofSeconds(10);
   protected static final Timeout TEN_SECONDS = Timeout.of(10, TimeUnit.SECONDS);
 
+  /** Makes one fresh connector or peer for a test; may throw what its constructor throws. */
+  @FunctionalInterface
+  protected interface Factory<T> {
+    /**
+     * Makes one.
+     *
+     * @return a new instance, which the suite closes after the test
+     * @throws Exception whatever making it throws
+     */
+    T make() throws Exception;
+  }
+
+  private final Factory<? extends Connector> connectors;
+  private final Factory<? extends Peer> peers;
+  private Connector connector;
   protected Peer peer;
 
-  /** A fresh server endpoint for one test. */
-  protected abstract Peer newPeer() throws Exception;
-
-  /** The connector under test; the same instance for the whole test. */
-  protected abstract Connector connector() throws Exception;
-
-  /** Releases the connector after each test. */
-  protected abstract void closeConnector() throws Exception;
+  /**
+   * @param connectors makes the connector under test, one per test
+   * @param peers makes the real server endpoint it connects to, one per test
+   */
+  protected TransportContract(Factory<? extends Connector> connectors, Factory<? extends Peer> peers) {
+    this.connectors = connectors;
+    this.peers = peers;
+  }
 
   @BeforeEach
-  void startPeer() throws Exception {
-    peer = newPeer();
+  void start() throws Exception {
+    peer = peers.make();
+    connector = connectors.make();
   }
 
   @AfterEach
   void stop() throws Exception {
     try {
-      closeConnector();
+      if (connector != null) {
+        connector.close();
+      }
     } finally {
       peer.close();
     }
+  }
+
+  /** The connector under test; the same instance for the whole test. */
+  protected Connector connector() {
+    return connector;
   }
 
   private Transport connect(Timeout timeout) throws Exception {

@@ -1,5 +1,6 @@
 package io.weft.continuations.spi;
 
+import io.weft.transport.internal.Deadlines;
 import java.io.InterruptedIOException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -16,7 +17,7 @@ final class BlockingWait {
       return true;
     }
     try {
-      if (timeoutNanos == Long.MAX_VALUE) {
+      if (timeoutNanos == Deadlines.FOREVER) {
         latch.await();
         return true;
       }

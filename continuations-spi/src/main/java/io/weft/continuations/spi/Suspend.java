@@ -44,14 +44,12 @@ import org.apache.commons.javaflow.core.StackRecorder;
 public final class Suspend {
   private Suspend() {}
 
-  /** For {@code timeoutNanos}: wait with no time bound. */
-  public static final long FOREVER = Deadlines.FOREVER;
-
   /**
    * Waits until {@code registration}'s wake-up runs or {@code timeoutNanos} pass.
    *
-   * @param timeoutNanos the longest wait; {@link #FOREVER} for none; 0 only polls: returns true
-   *     if the wake-up ran inline during registration, false otherwise
+   * @param timeoutNanos the longest wait; {@link Deadlines#FOREVER} (what
+   *     {@link Deadlines#waitNanos} answers for an operation with no bound) for none; 0 only
+   *     polls: returns true if the wake-up ran inline during registration, false otherwise
    * @return true when woken (the condition may hold: re-check it), false when the time ran out
    *     first
    * @throws SessionCancelledException if the session's run was cancelled

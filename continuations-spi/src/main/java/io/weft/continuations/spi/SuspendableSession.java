@@ -1,5 +1,6 @@
 package io.weft.continuations.spi;
 
+import io.weft.transport.internal.Deadlines;
 import java.io.IOException;
 import org.apache.commons.javaflow.core.StackRecorder;
 
@@ -29,7 +30,7 @@ public interface SuspendableSession {
    * @throws SessionCancelledException if the session's run was cancelled
    * @throws IOException or an {@link Error} of the runtime's, if the session cannot suspend here
    * @param registration registers the wake-up with whatever the session waits for
-   * @param timeoutNanos the longest wait in nanoseconds, or {@code Long.MAX_VALUE} for no limit
+   * @param timeoutNanos the longest wait in nanoseconds, or {@link Deadlines#FOREVER} for no limit
    * @return the armed wait, which settles on the wake-up or the timeout
    */
   PendingWait arm(StackRecorder recorder, WaitRegistration registration, long timeoutNanos)

@@ -15,11 +15,12 @@ import org.apache.commons.javaflow.api.continuable;
  * waits ended.
  *
  * <p>Order of a wait: the caller has already looked once (the fast path, counted as
- * {@code immediate}); then, if configured, a brief spin ({@code spun}); then
- * {@code Suspend.await} ({@code suspends}). A read on a connection whose library can lose a
- * resume of reading, once that connection has been suspended for backpressure, waits in slices
- * of at most {@code ConnectionState.REASSERT_NANOS} and re-asserts the connection's read
- * interest between them; the slices add up to exactly the caller's wait.
+ * {@code immediate}); then, if configured and not on a {@link LoopThread}, a brief spin
+ * ({@code spun}); then {@code Suspend.await} ({@code suspends}). A read on a connection whose
+ * library can lose a resume of reading, once that connection has been suspended for
+ * backpressure, waits in slices of at most {@code ConnectionState.REASSERT_NANOS} and
+ * re-asserts the connection's read interest between them; the slices add up to exactly the
+ * caller's wait.
  *
  * <p>Every method that can reach {@code Suspend.await} carries {@code @continuable} and is
  * rewritten by this module's build; nothing here suspends in a lambda (the registration lambdas
@@ -122,7 +123,7 @@ public final class SuspendingWaits {
     }
     state.checkMaySuspend(what);
     long start = System.nanoTime();
-    if (spinNanos > 0L && spinUntilDone(state, future, start, nanos)) {
+    if (maySpin() && spinUntilDone(state, future, start, nanos)) {
       spun.increment();
       return true;
     }
@@ -173,7 +174,7 @@ public final class SuspendingWaits {
     // No finally: a suspension unwinds this frame without running one, and it is no end.
     try {
       long start = System.nanoTime();
-      if (spinNanos > 0L && spinUntilInput(state, start, nanos)) {
+      if (maySpin() && spinUntilInput(state, start, nanos)) {
         spun.increment();
         arrived = true;
       } else {
@@ -204,6 +205,16 @@ public final class SuspendingWaits {
     }
     state.readerWaiting(false);
     return arrived;
+  }
+
+  /**
+   * True when this wait should spin first: a spin is configured and the caller is not a
+   * {@link LoopThread}. A session resumed on an I/O thread would spin on the very thread that
+   * reads its reply (and every other session's on that thread), so the spin could only end by
+   * time; there it suspends at once.
+   */
+  private boolean maySpin() {
+    return spinNanos > 0L && !(Thread.currentThread() instanceof LoopThread);
   }
 
   private static long left(long nanos, long start) {

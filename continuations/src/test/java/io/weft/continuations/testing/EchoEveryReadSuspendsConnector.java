@@ -7,6 +7,7 @@ import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
+import io.weft.transport.internal.Deadlines;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.charset.Charset;
@@ -82,7 +83,7 @@ public final class EchoEveryReadSuspendsConnector implements SuspendingConnector
         throw new TransportClosedException("closed");
       }
       waits.incrementAndGet();
-      Suspend.await(wakes::add, Suspend.FOREVER);
+      Suspend.await(wakes::add, Deadlines.FOREVER);
       return lines.poll();
     }
 

@@ -6,6 +6,7 @@ import io.weft.continuations.spi.SuspendingConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
+import io.weft.transport.internal.Deadlines;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.charset.Charset;
@@ -76,7 +77,7 @@ public final class EventLoopWakingConnector implements SuspendingConnector {
   /** Suspends until woken; here rather than in the transport so that this class is rewritten too. */
   @continuable
   void awaitWake() throws IOException {
-    Suspend.await(this::wakeTwice, Suspend.FOREVER);
+    Suspend.await(this::wakeTwice, Deadlines.FOREVER);
   }
 
   @Override

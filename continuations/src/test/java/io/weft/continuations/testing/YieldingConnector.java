@@ -5,6 +5,7 @@ import io.weft.continuations.spi.SuspendingConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
+import io.weft.transport.internal.Deadlines;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.charset.Charset;
@@ -52,14 +53,14 @@ public final class YieldingConnector implements SuspendingConnector {
     @Override
     @continuable
     public String readLine(int limit) throws IOException {
-      Suspend.await(wakes::add, Suspend.FOREVER);
+      Suspend.await(wakes::add, Deadlines.FOREVER);
       return last;
     }
 
     @Override
     @continuable
     public String readLineStrict(int limit) throws IOException {
-      Suspend.await(wakes::add, Suspend.FOREVER);
+      Suspend.await(wakes::add, Deadlines.FOREVER);
       return last;
     }
 

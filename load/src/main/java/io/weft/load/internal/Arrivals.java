@@ -31,6 +31,7 @@ public final class Arrivals {
   public static final long END = Long.MIN_VALUE;
 
   private final Stages stages;
+  private final Ticker ticker;
   private final int shard;
   private final int shards;
   private final ArrayDeque<Slot> idle = new ArrayDeque<>();
@@ -46,7 +47,13 @@ public final class Arrivals {
   private int slotsAtLastCheck;
 
   public Arrivals(Stages stages, int shard, int shards) {
+    this(stages, shard, shards, Ticker.system());
+  }
+
+  /** A dispatcher that reads and waits for its arrivals' due times on {@code ticker}. */
+  public Arrivals(Stages stages, int shard, int shards, Ticker ticker) {
     this.stages = stages;
+    this.ticker = ticker;
     this.shard = shard;
     this.shards = shards;
   }
@@ -78,7 +85,7 @@ public final class Arrivals {
       if (thread != null || stopped) {
         return;
       }
-      long startNanos = System.nanoTime();
+      long startNanos = ticker.nanoTime();
       thread = new Thread(() -> dispatch(startNanos), "weft-load-arrivals");
       thread.setDaemon(true);
       thread.start();
@@ -129,9 +136,8 @@ public final class Arrivals {
     double at = stages.arrivalSeconds(j);
     while (!stopped && !Double.isNaN(at)) {
       long due = startNanos + (long) (at * 1e9);
-      long wait = due - System.nanoTime();
-      if (wait > 0L) {
-        LockSupport.parkNanos(wait);
+      if (due - ticker.nanoTime() > 0L) {
+        ticker.parkUntil(due);
         continue;
       }
       arrive(due);
@@ -213,7 +219,7 @@ public final class Arrivals {
     private Slot() {}
 
     /**
-     * The intended start (nanoTime) of this session's next iteration; {@link #END} when there
+     * The intended start (the ticker's time) of this session's next iteration; {@link #END} when there
      * are no more; {@link #NONE} when none is due yet: then wait on this slot and ask again.
      */
     public long next() {

@@ -60,7 +60,8 @@ public final class LoadRun {
   /** The run alone: its results, the interval log written if an output directory is given. */
   public static Results run(LoadSpec spec, PrintStream out) throws IOException, InterruptedException {
     boolean open = spec.stages != null;
-    Metrics metrics = new Metrics(open, spec.warmupNanos);
+    Ticker clock = spec.ticker;
+    Metrics metrics = new Metrics(open, spec.warmupNanos, clock);
     Results results = new Results();
     results.model = open ? "open" : "closed";
     results.mode = spec.mode.toString();
@@ -89,7 +90,7 @@ public final class LoadRun {
       results.info.put("shard", spec.shard + "/" + spec.shards);
     }
     boolean continuations = spec.mode.kind() == Mode.Kind.CONTINUATIONS;
-    Arrivals arrivals = open ? new Arrivals(spec.stages, spec.shard, spec.shards) : null;
+    Arrivals arrivals = open ? new Arrivals(spec.stages, spec.shard, spec.shards, clock) : null;
     Timeout timeout = spec.timeoutNanos > 0 ? Timeout.of(spec.timeoutNanos, TimeUnit.NANOSECONDS) : Timeout.NONE;
     File hlog = null;
     if (spec.outDir != null) {
@@ -120,7 +121,7 @@ public final class LoadRun {
       }
       try (SessionRunner runner = builder.build()) {
         refuseUnsuspendable(runner.classLoader(), spec.scenarioClass);
-        long start = System.nanoTime();
+        long start = clock.nanoTime();
         if (!open && spec.iterations <= 0) {
           plan.duration(spec.durationNanos);
         }
@@ -138,7 +139,7 @@ public final class LoadRun {
             // Sessions that cannot connect never take a slot: start without them.
             arrivals.startIfStalled();
           }
-          reporter.tick(System.nanoTime());
+          reporter.tick(clock.nanoTime());
         }, 1, 1, TimeUnit.SECONDS);
         RunResult<Long> result;
         try {
@@ -163,7 +164,7 @@ public final class LoadRun {
           Throwable first = result.failures().get(0).failure();
           out.println(result.failures().size() + " of " + sessions + " sessions failed; the first: " + first);
         }
-        reporter.finish(System.nanoTime(), spec.expectedIntervalNanos);
+        reporter.finish(clock.nanoTime(), spec.expectedIntervalNanos);
       }
     }
     return results;

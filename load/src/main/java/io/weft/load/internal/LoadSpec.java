@@ -36,6 +36,9 @@ public final class LoadSpec {
   public int shard;
   public int shards = 1;
 
+  /** The run's clock: {@link Ticker#system()}; a test may give one it steps itself. */
+  public Ticker ticker = Ticker.system();
+
   public File outDir;
   public boolean quiet;
   public boolean terminal;

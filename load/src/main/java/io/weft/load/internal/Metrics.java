@@ -29,6 +29,7 @@ public final class Metrics {
 
   private final boolean withServiceTime;
   private final long warmupNanos;
+  private final Ticker ticker;
   private final ConcurrentHashMap<String, Op> ops = new ConcurrentHashMap<>();
   private final AtomicLong firstBegin = new AtomicLong(UNSET);
   private volatile boolean recording;
@@ -38,21 +39,28 @@ public final class Metrics {
   private static final long UNSET = Long.MIN_VALUE;
 
   public Metrics(boolean withServiceTime) {
-    this(withServiceTime, 0L);
+    this(withServiceTime, 0L, Ticker.system());
   }
 
   /**
    * @param warmupNanos for how long after the first iteration begins nothing is recorded: the
    *     measured window starts then
+   * @param ticker the run's clock, read by every session's recorder
    */
-  public Metrics(boolean withServiceTime, long warmupNanos) {
+  public Metrics(boolean withServiceTime, long warmupNanos, Ticker ticker) {
     this.withServiceTime = withServiceTime;
     this.warmupNanos = warmupNanos;
+    this.ticker = ticker;
     this.recording = warmupNanos <= 0L;
   }
 
+  /** The run's clock. */
+  public Ticker ticker() {
+    return ticker;
+  }
+
   /**
-   * Where the measured window starts (nanoTime): the first iteration's begin plus the warm-up;
+   * Where the measured window starts (the ticker's time): the first iteration's begin plus the warm-up;
    * {@code Long.MIN_VALUE} while no iteration has begun.
    */
   public long measuredFrom() {
@@ -66,7 +74,7 @@ public final class Metrics {
       return true;
     }
     long from = measuredFrom();
-    if (from != UNSET && System.nanoTime() - from >= 0L) {
+    if (from != UNSET && ticker.nanoTime() - from >= 0L) {
       recording = true;
       return true;
     }
@@ -112,7 +120,7 @@ public final class Metrics {
 
   void iterationStarted() {
     if (firstBegin.get() == UNSET) {
-      firstBegin.compareAndSet(UNSET, System.nanoTime());
+      firstBegin.compareAndSet(UNSET, ticker.nanoTime());
     }
     busy.incrementAndGet();
   }

@@ -94,7 +94,7 @@ public final class Plan {
       return done < iterations;
     }
     long from = metrics.measuredFrom();
-    return from == Long.MIN_VALUE || System.nanoTime() - from < durationNanos;
+    return from == Long.MIN_VALUE || metrics.ticker().nanoTime() - from < durationNanos;
   }
 
   /** Closed model: the pause between a user's iterations. */
@@ -119,10 +119,10 @@ public final class Plan {
     return stopping;
   }
 
-  /** An iteration meant to start at {@code intendedNanos} (nanoTime) starts now. */
+  /** An iteration meant to start at {@code intendedNanos} (the run's ticker) starts now. */
   public void begin(OpRecorder ops, long intendedNanos) {
     metrics.iterationStarted();
-    ((SessionOps) ops).beginIteration(System.nanoTime() - intendedNanos);
+    ((SessionOps) ops).beginIteration(metrics.ticker().nanoTime() - intendedNanos);
   }
 
   /** A closed-model iteration starts now. */

@@ -10,6 +10,7 @@ import java.util.HashMap;
  */
 final class SessionOps implements OpRecorder {
   private final Metrics metrics;
+  private final Ticker ticker;
   private final HashMap<String, SessionTimer> timers = new HashMap<>();
   private final HashMap<String, Metrics.Op> ops = new HashMap<>();
   private long lagNanos;
@@ -17,6 +18,7 @@ final class SessionOps implements OpRecorder {
 
   SessionOps(Metrics metrics) {
     this.metrics = metrics;
+    this.ticker = metrics.ticker();
   }
 
   /** Called by the driver before each iteration. */
@@ -32,7 +34,7 @@ final class SessionOps implements OpRecorder {
       t = new SessionTimer(this, op(name));
       timers.put(name, t);
     }
-    t.startNanos = System.nanoTime();
+    t.startNanos = ticker.nanoTime();
     t.running = true;
     running = t;
     return t;
@@ -40,12 +42,12 @@ final class SessionOps implements OpRecorder {
 
   @Override
   public long start() {
-    return System.nanoTime();
+    return ticker.nanoTime();
   }
 
   @Override
   public void stop(String name, long startNanos) {
-    record(op(name), System.nanoTime() - startNanos);
+    record(op(name), ticker.nanoTime() - startNanos);
   }
 
   @Override
@@ -106,7 +108,7 @@ final class SessionOps implements OpRecorder {
     public void stop() {
       if (running) {
         running = false;
-        session.record(op, System.nanoTime() - startNanos);
+        session.record(op, session.ticker.nanoTime() - startNanos);
       }
     }
   }

@@ -175,8 +175,10 @@ final class RunnerSessions implements ParkedSessions {
     }
 
     /**
-     * Waits until {@code arrived} reaches {@code count}, then a little for the last to settle,
-     * and returns how many arrived.
+     * Waits until {@code arrived} reaches {@code count} and returns how many arrived. The last
+     * session may still be on its way from registering its wake-up (or sending its line) to
+     * suspending or blocking; the heap probe's full GCs that follow take far longer than that,
+     * and were it not there yet, it would be one session of {@code count} measured short.
      */
     int awaitArrivals(int count, java.util.function.IntSupplier arrived) throws Exception {
       long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(ARRIVE_MINUTES);
@@ -189,9 +191,6 @@ final class RunnerSessions implements ParkedSessions {
         }
         Thread.sleep(1);
       }
-      // The last wake-up was registered, or the last line sent, just before its session
-      // suspended or blocked: give it a moment to get there.
-      Thread.sleep(50);
       return arrived.getAsInt();
     }
 

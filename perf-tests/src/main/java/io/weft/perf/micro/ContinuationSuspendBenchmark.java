@@ -6,6 +6,7 @@ import io.weft.continuations.SessionRunner;
 import io.weft.continuations.spi.Suspend;
 import io.weft.perf.micro.session.PingPongTask;
 import io.weft.transport.Timeout;
+import io.weft.transport.internal.Deadlines;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -25,7 +26,7 @@ import org.openjdk.jmh.annotations.TearDown;
  * Every operation is a real suspend (stack captured and unwound), a trip through the ready
  * queue, and a resume on the one worker. Per suspend + resume (two per round trip).
  *
- * <p>{@code waitTimeoutMs}: 0 waits with no timeout ({@code Suspend.FOREVER}); otherwise every
+ * <p>{@code waitTimeoutMs}: 0 waits with no timeout ({@code Deadlines.FOREVER}); otherwise every
  * wait arms a timeout of that length, as a real transport always does, and the figure includes
  * arming it and letting it go.
  */
@@ -57,7 +58,7 @@ public class ContinuationSuspendBenchmark extends AbstractMicrobenchmark {
         .timeout(Timeout.NONE)
         .instrument(TASK_PACKAGE)
         .build();
-    long waitNanos = waitTimeoutMs == 0L ? Suspend.FOREVER : TimeUnit.MILLISECONDS.toNanos(waitTimeoutMs);
+    long waitNanos = waitTimeoutMs == 0L ? Deadlines.FOREVER : TimeUnit.MILLISECONDS.toNanos(waitTimeoutMs);
     runThread = new Thread(() -> {
       try {
         result = runner.run(PingPongTask.class, 2, pair, depth, waitNanos);

@@ -237,6 +237,9 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
      * data to arrive (yielding the CPU now and then). The 2008 experiment's trick: a reply due
      * within a few microseconds costs less to spin for than a suspend and resume. Spinning
      * burns a worker's time that other ready sessions could use, so it is off by default (0).
+     * A session resumed on an I/O thread (the default, unless the runner's mode says
+     * {@code resumeOnWorkers()}) never spins: there the spin would hold up the reads it waits
+     * for. So the spin applies to blocking callers and to sessions run on the runner's workers.
      *
      * @throws IllegalArgumentException if {@code time < 0}
      * @param time the longest spin; 0 for none

@@ -1,9 +1,6 @@
 package io.weft.transport.mina;
 
-import io.weft.transport.Connector;
-import io.weft.transport.Peer;
 import io.weft.transport.TransportContract;
-import java.io.IOException;
 
 /**
  * The contract suite against {@link ContinuingMinaTransport} over MINA's in-VM pipe, on the test
@@ -11,20 +8,7 @@ import java.io.IOException;
  * {@link MinaTransport}.
  */
 class ContinuingMinaVmPipeTransportTest extends TransportContract {
-  private final ContinuingMinaConnector connector = ContinuingMinaConnector.vmPipe();
-
-  @Override
-  protected Peer newPeer() throws IOException {
-    return new VmPipePeer();
-  }
-
-  @Override
-  protected Connector connector() {
-    return connector;
-  }
-
-  @Override
-  protected void closeConnector() {
-    connector.close();
+  ContinuingMinaVmPipeTransportTest() {
+    super(ContinuingMinaConnector::vmPipe, VmPipePeer::new);
   }
 }

@@ -7,6 +7,7 @@ import io.weft.continuations.spi.WaitRegistration;
 import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
+import io.weft.transport.internal.Deadlines;
 import java.net.SocketAddress;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -111,7 +112,7 @@ public final class Fiber extends SessionContext implements SuspendableSession {
     if (!wait.compareAndSet(Wait.ARMING, Wait.ARMED)) {
       return wait;
     }
-    if (timeoutNanos != Long.MAX_VALUE) {
+    if (timeoutNanos != Deadlines.FOREVER) {
       scheduler.timer().add(wait, timeoutNanos);
     }
     currentWait = wait;

@@ -8,6 +8,7 @@ import io.weft.load.internal.Plan;
 import io.weft.load.record.OpRecorder;
 import io.weft.load.scenario.Scenario;
 import io.weft.transport.Transport;
+import io.weft.transport.internal.Deadlines;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.util.Map;
@@ -78,7 +79,7 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
         while (true) {
           long intended = slot.next();
           while (intended == Arrivals.NONE) {
-            Suspend.await(slot, Suspend.FOREVER);
+            Suspend.await(slot, Deadlines.FOREVER);
             intended = slot.next();
           }
           if (intended == Arrivals.END || plan.stopping()) {

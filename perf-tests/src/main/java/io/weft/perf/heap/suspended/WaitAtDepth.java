@@ -3,6 +3,7 @@ package io.weft.perf.heap.suspended;
 import io.weft.continuations.spi.Suspend;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Transport;
+import io.weft.transport.internal.Deadlines;
 import java.io.IOException;
 import java.util.function.Consumer;
 
@@ -37,7 +38,7 @@ public final class WaitAtDepth implements SessionTask<Long> {
       long below = waitAt(frames - 1);
       return below + frames;
     }
-    while (!Suspend.await(wakeUps::accept, Suspend.FOREVER)) {
+    while (!Suspend.await(wakeUps::accept, Deadlines.FOREVER)) {
       // FOREVER never times out; a spurious false would only re-wait.
     }
     return 1L;

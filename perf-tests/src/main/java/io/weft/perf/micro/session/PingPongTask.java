@@ -4,6 +4,7 @@ import io.weft.continuations.spi.Suspend;
 import io.weft.perf.micro.ContinuationPingPong;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Transport;
+import io.weft.transport.internal.Deadlines;
 import java.io.IOException;
 
 /**
@@ -17,7 +18,7 @@ public final class PingPongTask implements SessionTask<String> {
   private final long waitNanos;
 
   /**
-   * @param waitNanos each wait's timeout, {@link Suspend#FOREVER} for none; a wait that times
+   * @param waitNanos each wait's timeout, {@link Deadlines#FOREVER} for none; a wait that times
    *     out is counted and waited again
    */
   public PingPongTask(ContinuationPingPong pair, Integer depth, Long waitNanos) {
