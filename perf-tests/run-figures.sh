@@ -25,6 +25,8 @@
 #   QUICK=1        a small-scale smoke run of every step (a few seconds each), to check that
 #                  everything runs; its figures mean nothing. Use with OUT=/tmp/somewhere.
 #   SKIP_BUILD=1   use the benchmarks.jar already built
+#   STEPS="..."    which of the numbered steps to run, by name: scaling heap seed jmh peers
+#                  (default all five)
 set -uo pipefail
 
 cd "$(dirname "$0")/.."
@@ -33,6 +35,14 @@ OUT="${OUT:-perf-tests/results}"
 QUICK="${QUICK:-0}"
 JAR=perf-tests/target/benchmarks.jar
 FAILED=()
+STEPS="${STEPS:-scaling heap seed jmh peers}"
+for s in $STEPS; do
+  case "$s" in scaling|heap|seed|jmh|peers) ;; *) echo "STEPS: no step named $s" >&2; exit 2 ;; esac
+done
+# wants NAME: true when step NAME is in $STEPS.
+wants() {
+  case " $STEPS " in *" $1 "*) return 0 ;; *) return 1 ;; esac
+}
 
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
   echo "== building $JAR (JAVA_HOME=${JAVA_HOME:-default})"
@@ -83,10 +93,13 @@ fi
 
 # 1. Scaling: one JVM, both transports, every mode; writes scaling.{csv,json,txt} and charts
 #    (scaling-log.txt: everything it printed).
+if wants scaling; then
 step scaling-log 30m "$JAVA" -cp "$JAR" io.weft.perf.Scaling \
   --sessions "$SESSIONS" --transports pipe,tcp --out "$OUT"
+fi
 
 # 2. Heap per waiting session, one kind per JVM.
+if wants heap; then
 : > "$OUT/heap.txt.tmp"
 for kind in THREADS VIRTUAL_THREADS CONTINUATIONS RUNNER_VIRTUAL_THREADS CONTINUATIONS_PIPE \
     VIRTUAL_THREADS_PIPE; do
@@ -104,8 +117,10 @@ for depth in 1 10; do
   done
 done
 mv "$OUT/heap.txt.tmp" "$OUT/heap.txt"
+fi
 
 # 3. The 2008 experiment and its variants.
+if wants seed; then
 step seed-pipe 5m "$JAVA" -cp "$JAR" io.weft.perf.SeedExperiment \
   --transport=vmpipe --connections="$SEED_CONNECTIONS"
 step seed-tcp 5m "$JAVA" -cp "$JAR" io.weft.perf.SeedExperiment \
@@ -115,10 +130,13 @@ step seed-pipe-delay1ms 5m "$JAVA" -cp "$JAR" io.weft.perf.SeedExperiment \
 # The 2008 knob: wait (spin) up to 1 ms before suspending.
 step seed-tcp-spin1ms 5m "$JAVA" -cp "$JAR" io.weft.perf.SeedExperiment \
   --transport=tcp --spin-us=1000 --connections="$SEED_CONNECTIONS"
+fi
 
 # 4. JMH microbenchmarks.
+if wants jmh; then
 step "jmh-jdk$FEATURE" 20m "$JAVA" -jar "$JAR" "${JMH_OPTS[@]}" \
   -rf json -rff "$OUT/jmh-jdk$FEATURE.json"
+fi
 
 # 5. The peers (its own load averages per round are in peers.md and peers.json).
 #    JDK 22+: context switches from getrusage through the Foreign Function API, without its warning.
@@ -126,8 +144,10 @@ PEERS_JVM=()
 if [ "${FEATURE:-0}" -ge 22 ] 2>/dev/null; then
   PEERS_JVM=(--enable-native-access=ALL-UNNAMED)
 fi
+if wants peers; then
 step peers-log 40m "$JAVA" "${PEERS_JVM[@]}" -cp "$JAR" io.weft.perf.peers.PeersBenchmark "${PEERS_OPTS[@]}" \
   --out "$OUT/peers"
+fi
 
 echo
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)" | tee -a "$OUT/environment.txt"
