@@ -212,9 +212,6 @@ public abstract class ConnectionState<F, M> implements Inbound {
    * connection's own I/O thread: nothing to wait for. Never waits; {@code src} may be reused as
    * soon as this returns.
    *
-   * @param src the bytes
-   * @param length how many to send
-   * @return the write's future, or null
    * @throws IOException if nothing can be sent (see {@link #checkWritable})
    */
   public abstract F send(byte[] src, int length) throws IOException;
@@ -236,13 +233,9 @@ public abstract class ConnectionState<F, M> implements Inbound {
    * plaintext, adds the library's TLS handler to the live connection (which starts the
    * handshake) and returns the handshake's future, which a failure or a close does not always
    * complete (wait with a wait that also ends with the connection, then ask
-   * {@link #tlsFailure}).
+   * {@link #tlsFailure}). {@code host} is the name to verify and send (SNI); {@code what} names
+   * the handshake in messages.
    *
-   * @param settings the TLS settings
-   * @param host the peer's name to verify and send (SNI)
-   * @param port the peer's port
-   * @param what the handshake, for messages
-   * @return the handshake's future
    * @throws StartTlsInjectionException if bytes are buffered unread
    * @throws IllegalStateException if a handshake has already started, or the connection cannot
    *     speak TLS
@@ -250,11 +243,7 @@ public abstract class ConnectionState<F, M> implements Inbound {
    */
   public abstract F startTls(TlsSettings settings, String host, int port, String what) throws IOException;
 
-  /**
-   * The handshake's future, or null when none has started.
-   *
-   * @return the future, or null
-   */
+  /** The handshake's future, or null when none has started. */
   public abstract F handshake();
 
   /**

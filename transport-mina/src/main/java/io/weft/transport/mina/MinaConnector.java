@@ -76,6 +76,8 @@ public final class MinaConnector implements Connector {
   private final int inboundLimit;
   private final TlsSettings tls;
   private final Set<SessionState> live = ConcurrentHashMap.newKeySet();
+  /** Stops tracking a state whose transport closed; handed to the transports. */
+  final Consumer<SessionState> forgetClosed = live::remove;
   /** Counters this connector's own threads keep in slots of their own (see ThreadCounts). */
   private final ThreadCounts counts = new ThreadCounts();
   private volatile boolean closed;
@@ -277,13 +279,6 @@ public final class MinaConnector implements Connector {
   /** The counters of waits on this connector's transports, counted per thread. */
   ThreadCounts counts() {
     return counts;
-  }
-
-  /** Stops tracking a state whose transport closed; handed to the transports. */
-  final Consumer<SessionState> forgetClosed = this::forget;
-
-  void forget(SessionState state) {
-    live.remove(state);
   }
 
   /**

@@ -66,6 +66,8 @@ public final class NettyConnector implements Connector {
   private final int threads;
   private final TlsSettings tls;
   private final Set<ChannelState> live = ConcurrentHashMap.newKeySet();
+  /** Stops tracking a state whose transport closed; handed to the transports. */
+  final Consumer<ChannelState> forgetClosed = live::remove;
   private volatile boolean closed;
 
   NettyConnector(Builder builder, int defaultThreads, String kind) {
@@ -206,13 +208,6 @@ public final class NettyConnector implements Connector {
   /** Gives up a connect: closes the state (and the channel, if it connects after all). */
   void abandon(ChannelState state, String because) {
     state.close(because);
-    live.remove(state);
-  }
-
-  /** Stops tracking a state whose transport closed; handed to the transports. */
-  final Consumer<ChannelState> forgetClosed = this::forget;
-
-  void forget(ChannelState state) {
     live.remove(state);
   }
 
