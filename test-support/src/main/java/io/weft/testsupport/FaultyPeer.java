@@ -5,7 +5,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
@@ -137,21 +137,36 @@ public final class FaultyPeer implements Closeable {
     return builder(fault).start();
   }
 
+  /** The bound, never listening socket behind {@link #refusingAddress()}; guarded by the class. */
+  private static Socket refusing;
+
   public static Builder builder(Fault fault) {
     return new Builder(fault);
   }
 
   /**
-   * A loopback address where nothing listens: a port bound and closed again, so a connect to it
-   * is refused (unless another process takes the port meanwhile, which the kernel avoids for a
-   * while by handing out ephemeral ports in turn).
+   * A loopback address where nothing listens: a port this JVM keeps bound without listening, so a
+   * connect to it is always refused and no other socket can take the port meanwhile (a port
+   * bound and closed again could be handed to another test's server). One per JVM, held for its
+   * life: one descriptor, taken by the first call.
    */
-  public static InetSocketAddress refusingAddress() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return new InetSocketAddress(InetAddress.getLoopbackAddress(), s.getLocalPort());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+  public static synchronized InetSocketAddress refusingAddress() {
+    if (refusing == null) {
+      Socket reservation = new Socket();
+      try {
+        reservation.setReuseAddress(false);
+        reservation.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+      } catch (IOException e) {
+        try {
+          reservation.close();
+        } catch (IOException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+        throw new UncheckedIOException(e);
+      }
+      refusing = reservation;
     }
+    return new InetSocketAddress(InetAddress.getLoopbackAddress(), refusing.getLocalPort());
   }
 
   /** Byte {@code i} of a {@link Fault#BIG_REPLY} body. */

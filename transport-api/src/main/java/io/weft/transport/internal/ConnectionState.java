@@ -3,6 +3,7 @@ package io.weft.transport.internal;
 import io.weft.transport.PeerClosedException;
 import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.StartTlsInjectionException;
+import io.weft.transport.TlsSettings;
 import io.weft.transport.TransportClosedException;
 import java.io.EOFException;
 import java.io.IOException;
@@ -204,6 +205,46 @@ public abstract class ConnectionState<F, M> implements Inbound {
    * diagnostics.
    */
   public abstract boolean isReadSuspended();
+
+  /**
+   * Hands the first {@code length} bytes of {@code src} to the library to write and flush, and
+   * returns the write's future; or null when they all went to the socket at once, on the
+   * connection's own I/O thread: nothing to wait for. Never waits; {@code src} may be reused as
+   * soon as this returns.
+   *
+   * @throws IOException if nothing can be sent (see {@link #checkWritable})
+   */
+  public abstract F send(byte[] src, int length) throws IOException;
+
+  /** True once {@code written}, a write's future, has completed successfully. */
+  protected abstract boolean isWritten(F written);
+
+  /** Why {@code written}, a done write's future, failed; null if it says nothing. */
+  protected abstract Throwable failureOf(F written);
+
+  /**
+   * Records {@code cause}, a write's own failure, where the library reports it nowhere else
+   * (Netty: only on the write's future). By default nothing.
+   */
+  protected void writeFailed(Throwable cause) {}
+
+  /**
+   * STARTTLS, the library's part: checks that the connection can still send, refuses buffered
+   * plaintext, adds the library's TLS handler to the live connection (which starts the
+   * handshake) and returns the handshake's future, which a failure or a close does not always
+   * complete (wait with a wait that also ends with the connection, then ask
+   * {@link #tlsFailure}). {@code host} is the name to verify and send (SNI); {@code what} names
+   * the handshake in messages.
+   *
+   * @throws StartTlsInjectionException if bytes are buffered unread
+   * @throws IllegalStateException if a handshake has already started, or the connection cannot
+   *     speak TLS
+   * @throws IOException if the connection has ended, or the TLS handler could not be made
+   */
+  public abstract F startTls(TlsSettings settings, String host, int port, String what) throws IOException;
+
+  /** The handshake's future, or null when none has started. */
+  public abstract F handshake();
 
   /**
    * Why a TLS handshake failed as the library reported it, when that says more than the
@@ -745,6 +786,23 @@ public abstract class ConnectionState<F, M> implements Inbound {
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * After the wait for {@code written}, a write's future, ended (not by time): returns if it was
+   * written; otherwise throws why not: the connection's end or failure, or the write's own.
+   */
+  public final void checkWritten(F written) throws IOException {
+    if (isWritten(written)) {
+      return;
+    }
+    Throwable cause = isDone(written) ? failureOf(written) : null;
+    writeFailed(cause);
+    IOException ended = endedException("flush", cause);
+    if (ended != null) {
+      throw ended;
+    }
+    throw new IOException("write failed: " + cause, cause);
   }
 
   /** True once the connection has closed or failed, whoever ended it. Never waits. */

@@ -103,9 +103,9 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
         throw Deadlines.timedOut(timeout, start, wait, what);
       }
       ContinuingMinaTransport transport =
-          new ContinuingMinaTransport(mina.connected(future, state, what), timeout, start, mina, remote, waits);
+          new ContinuingMinaTransport(mina.connected(future, state, what), timeout, start, mina.forgetClosed, remote, waits);
       if (mina.tls().isPresent()) {
-        transport.awaitImplicitHandshake(mina.tls().get());
+        transport.awaitHandshake(mina.tls().get());
       }
       return transport;
     } catch (IOException | RuntimeException e) {

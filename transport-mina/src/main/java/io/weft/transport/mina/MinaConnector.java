@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -75,6 +76,8 @@ public final class MinaConnector implements Connector {
   private final int inboundLimit;
   private final TlsSettings tls;
   private final Set<SessionState> live = ConcurrentHashMap.newKeySet();
+  /** Stops tracking a state whose transport closed; handed to the transports. */
+  final Consumer<SessionState> forgetClosed = live::remove;
   /** Counters this connector's own threads keep in slots of their own (see ThreadCounts). */
   private final ThreadCounts counts = new ThreadCounts();
   private volatile boolean closed;
@@ -156,9 +159,9 @@ public final class MinaConnector implements Connector {
         future.cancel();
         throw Deadlines.timedOut(timeout, start, wait, what);
       }
-      MinaTransport transport = new MinaTransport(connected(future, state, what), timeout, start, this, remote);
+      MinaTransport transport = new MinaTransport(connected(future, state, what), timeout, start, forgetClosed, remote);
       if (tls != null) {
-        transport.awaitImplicitHandshake(tls);
+        transport.awaitHandshake(tls);
       }
       return transport;
     } catch (IOException | RuntimeException e) {
@@ -276,10 +279,6 @@ public final class MinaConnector implements Connector {
   /** The counters of waits on this connector's transports, counted per thread. */
   ThreadCounts counts() {
     return counts;
-  }
-
-  void forget(SessionState state) {
-    live.remove(state);
   }
 
   /**

@@ -213,8 +213,11 @@ class MinaFaultTest {
   /** What the tests read of a transport's inbound and outbound state, on either library. */
   /** The transport's shared connection state, whichever library it runs on. */
   private static ConnectionState<?, ?> state(Transport transport) {
-    if (transport instanceof AbstractMinaTransport) {
-      return ((AbstractMinaTransport) transport).state();
+    if (transport instanceof MinaTransport) {
+      return ((MinaTransport) transport).state();
+    }
+    if (transport instanceof ContinuingMinaTransport) {
+      return ((ContinuingMinaTransport) transport).state();
     }
     return NettyTransports.state(transport);
   }

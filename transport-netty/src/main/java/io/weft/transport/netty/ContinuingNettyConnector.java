@@ -92,9 +92,9 @@ public final class ContinuingNettyConnector implements SuspendingConnector {
         throw Deadlines.timedOut(timeout, start, wait, what);
       }
       ContinuingNettyTransport transport =
-          new ContinuingNettyTransport(netty.connected(future, state, what), timeout, start, netty, remote, waits);
+          new ContinuingNettyTransport(netty.connected(future, state, what), timeout, start, netty.forgetClosed, remote, waits);
       if (netty.tls().isPresent()) {
-        transport.awaitImplicitHandshake(netty.tls().get());
+        transport.awaitHandshake(netty.tls().get());
       }
       return transport;
     } catch (IOException | RuntimeException e) {

@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -65,6 +66,8 @@ public final class NettyConnector implements Connector {
   private final int threads;
   private final TlsSettings tls;
   private final Set<ChannelState> live = ConcurrentHashMap.newKeySet();
+  /** Stops tracking a state whose transport closed; handed to the transports. */
+  final Consumer<ChannelState> forgetClosed = live::remove;
   private volatile boolean closed;
 
   NettyConnector(Builder builder, int defaultThreads, String kind) {
@@ -122,9 +125,9 @@ public final class NettyConnector implements Connector {
         future.cancel(false);
         throw Deadlines.timedOut(timeout, start, wait, what);
       }
-      NettyTransport transport = new NettyTransport(connected(future, state, what), timeout, start, this, remote);
+      NettyTransport transport = new NettyTransport(connected(future, state, what), timeout, start, forgetClosed, remote);
       if (tls != null) {
-        transport.awaitImplicitHandshake(tls);
+        transport.awaitHandshake(tls);
       }
       return transport;
     } catch (IOException | RuntimeException e) {
@@ -205,10 +208,6 @@ public final class NettyConnector implements Connector {
   /** Gives up a connect: closes the state (and the channel, if it connects after all). */
   void abandon(ChannelState state, String because) {
     state.close(because);
-    live.remove(state);
-  }
-
-  void forget(ChannelState state) {
     live.remove(state);
   }
 

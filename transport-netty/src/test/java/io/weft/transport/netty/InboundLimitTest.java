@@ -8,6 +8,7 @@ import io.weft.transport.Connector;
 import io.weft.transport.Peer;
 import io.weft.transport.SocketPeer;
 import io.weft.transport.Timeout;
+import io.weft.transport.Transport;
 import io.weft.transport.netty.internal.ChannelState;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -55,7 +56,7 @@ class InboundLimitTest {
     byte[] sent = pattern(4 << 20);
     try (Peer peer = new SocketPeer();
          Connector connector = kind.connectors.get();
-         AbstractNettyTransport transport = (AbstractNettyTransport) connector.connect(peer.address(), TIMEOUT)) {
+         Transport transport = connector.connect(peer.address(), TIMEOUT)) {
       Peer.Connection server = peer.accept(PEER_WAIT);
       Thread sender = new Thread(() -> {
         try {
@@ -75,7 +76,7 @@ class InboundLimitTest {
       }
       sender.join();
       assertArrayEquals(sent, got);
-      ChannelState state = transport.state();
+      ChannelState state = NettyTransports.state(transport);
       assertTrue(state.suspensions() > 0, "reading was never turned off");
       assertTrue(state.highWaterMark() <= LIMIT + 2 * ONE_READ,
           "buffered " + state.highWaterMark() + " bytes at most, over the limit and two reads");
@@ -89,7 +90,7 @@ class InboundLimitTest {
     byte[] sent = pattern(1 << 20);
     try (Peer peer = new SocketPeer();
          Connector connector = kind.connectors.get();
-         AbstractNettyTransport transport = (AbstractNettyTransport) connector.connect(peer.address(), TIMEOUT)) {
+         Transport transport = connector.connect(peer.address(), TIMEOUT)) {
       Peer.Connection server = peer.accept(PEER_WAIT);
       Thread sender = new Thread(() -> {
         try {
@@ -101,7 +102,7 @@ class InboundLimitTest {
       sender.start();
       assertArrayEquals(sent, transport.readBytes(sent.length));
       sender.join();
-      assertEquals(0, transport.state().buffered());
+      assertEquals(0, NettyTransports.state(transport).buffered());
       server.close();
     }
   }

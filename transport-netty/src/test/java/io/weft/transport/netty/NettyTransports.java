@@ -16,6 +16,8 @@ public final class NettyTransports {
    * @throws ClassCastException if it is not one
    */
   public static ChannelState state(Transport transport) {
-    return ((AbstractNettyTransport) transport).state();
+    return transport instanceof NettyTransport
+        ? ((NettyTransport) transport).state()
+        : ((ContinuingNettyTransport) transport).state();
   }
 }

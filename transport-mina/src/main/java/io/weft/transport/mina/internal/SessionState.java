@@ -1,12 +1,18 @@
 package io.weft.transport.mina.internal;
 
+import io.weft.transport.TlsSettings;
+import io.weft.transport.TransportClosedException;
 import io.weft.transport.internal.ConnectionState;
+import io.weft.transport.internal.Tls;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import javax.net.ssl.SSLSession;
+import org.apache.mina.core.buffer.IoBuffer;
 import org.apache.mina.core.future.DefaultIoFuture;
 import org.apache.mina.core.future.IoFuture;
 import org.apache.mina.core.future.IoFutureListener;
+import org.apache.mina.core.future.WriteFuture;
 import org.apache.mina.core.service.IoProcessor;
 import org.apache.mina.core.session.AbstractIoSession;
 import org.apache.mina.core.session.AttributeKey;
@@ -168,9 +174,58 @@ public final class SessionState extends ConnectionState<IoFuture, ByteBuffer> {
     }
   }
 
-  /** The handshake's future, or null when none has started. */
+  @Override
   public IoFuture handshake() {
     return handshake;
+  }
+
+  /** @throws IllegalStateException on the in-VM pipe, which has no host to verify */
+  @Override
+  public IoFuture startTls(TlsSettings settings, String host, int port, String what) throws IOException {
+    IoSession s = session;
+    if (s != null && !(s instanceof NioSession)) {
+      throw new IllegalStateException("TLS needs a TCP session; the in-VM pipe has no host to verify");
+    }
+    checkWritable("STARTTLS");
+    IoFuture started = beginTls(s, true);
+    try {
+      s.getFilterChain().addFirst(TlsFilter.NAME, new TlsFilter(settings, host, port, true));
+    } catch (RuntimeException e) {
+      throw Tls.handshakeFailed(what, e);
+    }
+    return started;
+  }
+
+  // ---- Sending.
+
+  /**
+   * {@inheritDoc} Written at once only by the session's own I/O thread delivering its input,
+   * with nothing queued before (see {@link IoThreads#writeNow}); what it could not write goes
+   * to MINA as one {@code IoBuffer}.
+   */
+  @Override
+  public IoFuture send(byte[] src, int length) throws IOException {
+    IoSession s = session;
+    if (s == null) {
+      // Closed between the caller's check and here, from another thread.
+      checkWritable("flush");
+      throw new TransportClosedException("transport is closed");
+    }
+    int now = IoThreads.writeNow(s, src, length);
+    if (now == length) {
+      return null;
+    }
+    return IoThreads.write(s, IoBuffer.wrap(Arrays.copyOfRange(src, now, length)));
+  }
+
+  @Override
+  protected boolean isWritten(IoFuture written) {
+    return written.isDone() && ((WriteFuture) written).isWritten();
+  }
+
+  @Override
+  protected Throwable failureOf(IoFuture written) {
+    return ((WriteFuture) written).getException();
   }
 
   // ---- The hooks.

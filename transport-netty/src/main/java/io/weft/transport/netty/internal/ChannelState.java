@@ -190,17 +190,21 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
   }
 
   /**
-   * STARTTLS: refuses buffered plaintext, then, on the event loop, adds the TLS handler to the
-   * live channel (which starts the handshake) and returns the future that is done when the
-   * handshake has ended, either way. Plaintext that reaches this handler between the call and
-   * the handler's arrival is refused too (the future then fails with the injection). Wait for it
-   * with a wait that also ends with the channel, then ask {@link #tlsFailure}.
-   *
-   * @throws StartTlsInjectionException if bytes are buffered unread
-   * @throws IllegalStateException if a handshake has already started
-   * @throws IOException if the channel has ended
+   * {@inheritDoc} On the event loop, it adds the TLS handler to the live channel; plaintext that
+   * reaches this state between the call and the handler's arrival is refused too (the future
+   * then fails with the injection).
    */
-  public Future<?> startTls(TlsSettings settings, String host, int port) throws IOException {
+  @Override
+  public Future<?> startTls(TlsSettings settings, String host, int port, String what) throws IOException {
+    checkWritable("STARTTLS");
+    try {
+      return beginTls(settings, host, port);
+    } catch (IllegalArgumentException e) {
+      throw Tls.handshakeFailed(what, e);
+    }
+  }
+
+  private Future<?> beginTls(TlsSettings settings, String host, int port) throws IOException {
     Channel ch;
     Promise<Void> done;
     lock.lock();
@@ -274,7 +278,7 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
     });
   }
 
-  /** The handshake's future, or null when none has started. */
+  @Override
   public Future<?> handshake() {
     return handshake;
   }
@@ -295,6 +299,7 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
    *
    * @throws TransportClosedException if the channel is gone
    */
+  @Override
   public ChannelFuture send(byte[] src, int length) throws IOException {
     Channel ch = channel;
     if (ch == null) {
@@ -312,7 +317,8 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
    * plain {@code IOException} from the socket's write ("Connection reset by peer", "Broken
    * pipe") is recorded as the {@link SocketException} a plain socket's write throws.
    */
-  public void writeFailed(Throwable cause) {
+  @Override
+  protected void writeFailed(Throwable cause) {
     if (!(cause instanceof IOException) || cause instanceof ClosedChannelException) {
       return;
     }
@@ -337,6 +343,16 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
    * channel after the peer's end of stream, before it reports the close itself: that is the
    * peer's close.
    */
+  @Override
+  protected boolean isWritten(Future<?> written) {
+    return written.isSuccess();
+  }
+
+  @Override
+  protected Throwable failureOf(Future<?> written) {
+    return written.cause();
+  }
+
   @Override
   protected boolean isClosedConnection(Throwable writeFailure) {
     return writeFailure instanceof ClosedChannelException;

@@ -1,4 +1,4 @@
-package io.weft.transport.mina;
+package io.weft.transport.internal;
 
 import io.weft.transport.StartTlsInjectionException;
 import io.weft.transport.Timeout;
@@ -6,68 +6,71 @@ import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
 import io.weft.transport.TransportTimeoutException;
-import io.weft.transport.internal.Deadlines;
-import io.weft.transport.internal.FailurePolicy;
-import io.weft.transport.internal.OutboundBuffer;
-import io.weft.transport.internal.Tls;
-import io.weft.transport.mina.internal.IoThreads;
-import io.weft.transport.mina.internal.SessionState;
-import io.weft.transport.mina.internal.TlsFilter;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.charset.Charset;
-import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 import javax.net.ssl.SSLSession;
-import org.apache.mina.core.buffer.IoBuffer;
-import org.apache.mina.core.future.IoFuture;
-import org.apache.mina.core.future.WriteFuture;
-import org.apache.mina.core.session.IoSession;
-import org.apache.mina.transport.socket.nio.NioSession;
 
 /**
- * What Weft's two MINA transports share: everything but the waiting. {@link MinaTransport}
- * blocks where {@link ContinuingMinaTransport} suspends; both poll the same {@link SessionState},
- * buffer writes the same way and fail the same way. Nothing here waits, so nothing here is
- * rewritten for continuations and the blocking transport stays as cheap as before.
+ * What every transport over an I/O library's {@link ConnectionState} shares, whichever way it
+ * waits: outbound buffering, the send and STARTTLS steps up to their waits, timeouts, and the
+ * close and failure policy. Nothing here waits, so nothing here is rewritten for continuations.
+ * Two skeletons extend it, one per way of waiting: {@link BlockingConnectionTransport} here, and
+ * {@code SuspendingConnectionTransport} in continuations-spi; each library's public transport
+ * class extends one of them and adds nothing but its constructor. Not API.
+ *
+ * <p>Lifecycle: made by its connector once the connect is done, over the connection's state;
+ * closed by its owner, by a failure its {@link FailurePolicy} says ends it, or by the connector.
+ *
+ * @param <F> the library's future type
+ * @param <S> the library's state type
  */
-abstract sealed class AbstractMinaTransport implements Transport
-    permits MinaTransport, ContinuingMinaTransport {
-  final SessionState state;
+public abstract class ConnectionTransport<F, S extends ConnectionState<F, ?>> implements Transport {
+  /** The connection's state. */
+  protected final S state;
   private final long sessionStartNanos;
-  private final MinaConnector owner;
+  private final Consumer<? super S> forget;
   private final SocketAddress remote;
   private final OutboundBuffer outbound = new OutboundBuffer(256);
   private volatile Timeout timeout;
 
-  AbstractMinaTransport(SessionState state, Timeout timeout, long sessionStartNanos, MinaConnector owner,
+  /**
+   * @param state the connection's state
+   * @param timeout the transport's timeout
+   * @param sessionStartNanos when the session started, for its deadline
+   * @param forget tells the connector that this transport closed (it stops tracking the state)
+   * @param remote the peer's address
+   */
+  protected ConnectionTransport(S state, Timeout timeout, long sessionStartNanos, Consumer<? super S> forget,
       SocketAddress remote) {
     this.state = state;
     this.timeout = timeout;
     this.sessionStartNanos = sessionStartNanos;
-    this.owner = owner;
+    this.forget = forget;
     this.remote = remote;
   }
 
   // ---- Writing: buffer, then the subclass sends (waiting its own way) when these say so.
 
   /** Buffers bytes; true when the buffer is now large enough to send. */
-  final boolean buffer(byte[] src, int offset, int length) throws IOException {
+  protected final boolean buffer(byte[] src, int offset, int length) throws IOException {
     checkSendable("write");
     outbound.append(src, offset, length);
     return outbound.shouldSend();
   }
 
   /** Buffers text; true when the buffer is now large enough to send. */
-  final boolean buffer(String text, Charset charset) throws IOException {
+  protected final boolean buffer(String text, Charset charset) throws IOException {
     checkSendable("write");
     outbound.append(text, charset);
     return outbound.shouldSend();
   }
 
   /** Buffers a line and CRLF; true when the buffer is now large enough to send. */
-  final boolean bufferLine(String line) throws IOException {
+  protected final boolean bufferLine(String line) throws IOException {
     checkSendable("write");
     outbound.appendLine(line);
     return outbound.shouldSend();
@@ -75,10 +78,10 @@ abstract sealed class AbstractMinaTransport implements Transport
 
   /**
    * Fails at once, and closes this transport, if nothing can be sent any more: after the peer
-   * closed the connection ({@link io.weft.transport.PeerClosedException}) or the session
-   * failed; {@link TransportClosedException} once closed.
+   * closed the connection ({@link io.weft.transport.PeerClosedException}) or it failed;
+   * {@link TransportClosedException} once closed.
    */
-  final void checkSendable(String what) throws IOException {
+  protected final void checkSendable(String what) throws IOException {
     checkOpen();
     if (state.hasEnded()) {
       try {
@@ -90,85 +93,43 @@ abstract sealed class AbstractMinaTransport implements Transport
   }
 
   /** True when something is buffered to send. */
-  final boolean hasOutbound() {
+  protected final boolean hasOutbound() {
     return outbound.size() != 0;
   }
 
   /**
-   * Hands everything buffered (there must be something: see {@link #hasOutbound()}) to MINA and
-   * returns the write's future; or returns null when it was all written to the socket at once, on
-   * the session's own I/O thread (see {@link IoThreads#writeNow}): handed to the OS, nothing to
-   * wait for.
+   * Hands everything buffered (there must be something: see {@link #hasOutbound()}) to the
+   * library and returns the write's future; or null when it was all written to the socket at
+   * once (see {@link ConnectionState#send}).
    */
-  final WriteFuture startSend() throws IOException {
+  protected final F startSend() throws IOException {
     state.checkWritable("flush");
-    IoSession session = state.session();
-    if (session == null) {
-      // Closed between the check and here, from another thread.
-      state.checkWritable("flush");
-      throw new TransportClosedException("transport is closed");
-    }
-    int size = outbound.size();
-    int now = IoThreads.writeNow(session, outbound.array(), size);
-    if (now == size) {
-      outbound.clear();
-      return null;
-    }
-    byte[] rest = Arrays.copyOfRange(outbound.array(), now, size);
+    F written = state.send(outbound.array(), outbound.size());
     outbound.clear();
-    return IoThreads.write(session, IoBuffer.wrap(rest));
-  }
-
-  /**
-   * Checks a write future after its wait: done and written, or the session ended under it
-   * (the close does not always complete a write future).
-   */
-  final void checkWritten(WriteFuture written) throws IOException {
-    if (written.isDone() && written.isWritten()) {
-      return;
-    }
-    Throwable cause = written.isDone() ? written.getException() : null;
-    IOException ended = state.endedException("flush", cause);
-    if (ended != null) {
-      throw ended;
-    }
-    throw new IOException("write failed: " + cause, cause);
+    return written;
   }
 
   // ---- TLS: the steps around the wait, which each subclass does its own way.
 
   /** What a handshake wait on this transport is called in messages. */
-  final String handshakeWhat(TlsSettings settings) {
+  protected final String handshakeWhat(TlsSettings settings) {
     return Tls.what(Tls.hostName(settings, remote), Tls.port(remote));
   }
 
   /** The time the handshake may take (see {@link Tls#handshakeWaitNanos}). */
-  final long handshakeWaitNanos(TlsSettings settings, String what) throws TransportTimeoutException {
+  protected final long handshakeWaitNanos(TlsSettings settings, String what) throws TransportTimeoutException {
     return Tls.handshakeWaitNanos(settings, timeout, sessionStartNanos, what);
   }
 
   /**
-   * STARTTLS, up to the wait: refuses buffered plaintext, adds the TLS filter to the live session
-   * (which starts the handshake) and returns the handshake's future. Nothing must be left to
-   * flush. Closes this transport on any failure. It may run on the session's I/O thread (a
-   * continuation resumed there); a blocking caller refuses that itself before it gets here.
+   * STARTTLS, up to the wait: refuses buffered plaintext, adds the library's TLS handler to the
+   * live connection (which starts the handshake) and returns the handshake's future. Nothing
+   * must be left to flush. Closes this transport on any failure.
    */
-  final IoFuture beginStartTls(TlsSettings settings, String what) throws IOException {
+  protected final F beginStartTls(TlsSettings settings, String what) throws IOException {
     checkOpen();
-    IoSession session = state.session();
-    if (session != null && !(session instanceof NioSession)) {
-      throw new IllegalStateException("TLS needs a TCP session; the in-VM pipe has no host to verify");
-    }
     try {
-      state.checkWritable("STARTTLS");
-      IoFuture handshake = state.beginTls(session, true);
-      try {
-        session.getFilterChain().addFirst(TlsFilter.NAME,
-            new TlsFilter(settings, Tls.hostName(settings, remote), Tls.port(remote), true));
-      } catch (RuntimeException e) {
-        throw Tls.handshakeFailed(what, e);
-      }
-      return handshake;
+      return state.startTls(settings, Tls.hostName(settings, remote), Tls.port(remote), what);
     } catch (StartTlsInjectionException e) {
       close("refused STARTTLS: plaintext past the upgrade point");
       throw e;
@@ -181,7 +142,7 @@ abstract sealed class AbstractMinaTransport implements Transport
    * After a handshake wait that did not run out of time: returns if the handshake completed,
    * otherwise closes this transport and throws why not.
    */
-  final void endHandshake(String what) throws IOException {
+  protected final void endHandshake(String what) throws IOException {
     IOException failed = state.tlsFailure(what);
     if (failed != null) {
       if (!(failed instanceof TransportClosedException)) {
@@ -192,7 +153,7 @@ abstract sealed class AbstractMinaTransport implements Transport
   }
 
   /** After a handshake wait that ran out of time: closes this transport and returns the exception. */
-  final IOException handshakeTimedOut(long waitedNanos, String what) {
+  protected final IOException handshakeTimedOut(long waitedNanos, String what) {
     return fail(timedOut(waitedNanos, what));
   }
 
@@ -204,12 +165,12 @@ abstract sealed class AbstractMinaTransport implements Transport
   // ---- Time.
 
   /** The wait allowed for the next operation (see {@link Deadlines#waitNanos}). */
-  final long waitNanos(String what) throws TransportTimeoutException {
+  protected final long waitNanos(String what) throws TransportTimeoutException {
     return Deadlines.waitNanos(timeout, sessionStartNanos, what);
   }
 
   /** The exception for a wait of {@code waitedNanos} that ran out. */
-  final TransportTimeoutException timedOut(long waitedNanos, String what) {
+  protected final TransportTimeoutException timedOut(long waitedNanos, String what) {
     return Deadlines.timedOut(timeout, sessionStartNanos, waitedNanos, what);
   }
 
@@ -217,7 +178,7 @@ abstract sealed class AbstractMinaTransport implements Transport
    * The wait allowed for a read of {@code awaited}; past the session deadline, the read's
    * timeout naming what it waited for and what had arrived.
    */
-  final long readWaitNanos(String awaited) throws TransportTimeoutException {
+  protected final long readWaitNanos(String awaited) throws TransportTimeoutException {
     try {
       return Deadlines.waitNanos(timeout, sessionStartNanos, "read");
     } catch (TransportTimeoutException e) {
@@ -226,7 +187,7 @@ abstract sealed class AbstractMinaTransport implements Transport
   }
 
   /** The exception for a read of {@code awaited} whose wait of {@code waitedNanos} ran out. */
-  final TransportTimeoutException readTimedOut(long waitedNanos, String awaited) {
+  protected final TransportTimeoutException readTimedOut(long waitedNanos, String awaited) {
     return Deadlines.readTimedOut(timeout, sessionStartNanos, waitedNanos, awaited, state.describeUnread());
   }
 
@@ -252,13 +213,15 @@ abstract sealed class AbstractMinaTransport implements Transport
     close("closed by its owner");
   }
 
-  final void close(String because) {
+  /** Closes the state and its connection, and has the connector forget them. */
+  protected final void close(String because) {
     if (state.close(because)) {
-      owner.forget(state);
+      forget.accept(state);
     }
   }
 
-  final void checkOpen() throws TransportClosedException {
+  /** Throws {@link TransportClosedException} if this transport is closed. */
+  protected final void checkOpen() throws TransportClosedException {
     String because = state.closedBecause();
     if (because != null) {
       throw new TransportClosedException("transport is closed: " + because);
@@ -269,7 +232,7 @@ abstract sealed class AbstractMinaTransport implements Transport
    * Closes this transport after a failed operation, if {@link FailurePolicy} says so, and returns
    * the exception to throw.
    */
-  final IOException fail(IOException e) {
+  protected final IOException fail(IOException e) {
     String because = FailurePolicy.closeReason(e);
     if (because != null) {
       close(because);
@@ -278,17 +241,17 @@ abstract sealed class AbstractMinaTransport implements Transport
   }
 
   /**
-   * What the read loops' waiters of both MINA transports share: the open check and the failure
-   * policy. Each transport's waiter adds its own way of waiting for input.
+   * What the read loops' waiters of both skeletons share: the open check and the failure policy.
+   * Each skeleton's waiter adds its own way of waiting for input.
    */
-  abstract class ReadWaiter {
+  protected abstract class ReadWaiter {
     /**
      * Throws if this transport is closed.
      *
      * @throws TransportClosedException if it is closed
      */
     public final void checkOpen() throws TransportClosedException {
-      AbstractMinaTransport.this.checkOpen();
+      ConnectionTransport.this.checkOpen();
     }
 
     /**
@@ -300,11 +263,6 @@ abstract sealed class AbstractMinaTransport implements Transport
     public final IOException failed(IOException e) {
       return fail(e);
     }
-  }
-
-  /** The per-session state; for tests in this module. */
-  final SessionState state() {
-    return state;
   }
 
   @Override

@@ -1,0 +1,227 @@
+package io.weft.continuations.spi;
+
+import io.weft.transport.Timeout;
+import io.weft.transport.TlsSettings;
+import io.weft.transport.Transport;
+import io.weft.transport.internal.ConnectionState;
+import io.weft.transport.internal.ConnectionTransport;
+import io.weft.transport.internal.ReadArguments;
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+import java.util.function.Consumer;
+import org.apache.commons.javaflow.api.continuable;
+
+/**
+ * A {@link Transport} over an I/O library's connection state (transport-api's internal
+ * {@code ConnectionState}) that never blocks a thread in {@code CONTINUATIONS} mode: each wait
+ * on one of the library's futures or on inbound data suspends the running continuation through
+ * {@link SuspendingWaits} and {@link Suspend#await}, and the I/O event that ends the wait makes
+ * the session ready again. Off a continuation (SYNC, THREADS, plain code) the same waits block,
+ * so it honours the {@link Transport} contract everywhere. The library's public class
+ * ({@code ContinuingMinaTransport}, {@code ContinuingNettyTransport}) extends this and adds only
+ * its constructor.
+ *
+ * <p>Fast path: a read that finds its data buffered, or a flush whose bytes went to the socket at
+ * once or whose future is already done, returns without suspending. A read's suspend path is
+ * {@code readLine} → {@link SuspendingReads#readLine} → this transport's waiter →
+ * {@link SuspendingWaits#awaitInput} → {@link Suspend#await}.
+ *
+ * <p>Lifecycle: made by its connector once the connect is done; closed by its owner, by a
+ * failure that ends it, or by the connector. Its waiting methods carry {@code @continuable} and
+ * are rewritten by this module's build.
+ *
+ * @param <F> the library's future type
+ * @param <S> the library's state type
+ */
+public abstract class SuspendingConnectionTransport<F, S extends ConnectionState<F, ?>>
+    extends ConnectionTransport<F, S> {
+  private final SuspendingWaits waits;
+  private final SuspendingReads reads;
+
+  /**
+   * A transport over {@code state}, waiting through {@code waits}.
+   *
+   * @param state the connection's state
+   * @param timeout the transport's timeout
+   * @param sessionStartNanos when the session started, for its deadline
+   * @param forget tells the connector that this transport closed
+   * @param remote the peer's address
+   * @param waits the connector's waits
+   */
+  protected SuspendingConnectionTransport(S state, Timeout timeout, long sessionStartNanos,
+      Consumer<? super S> forget, SocketAddress remote, SuspendingWaits waits) {
+    super(state, timeout, sessionStartNanos, forget, remote);
+    this.waits = waits;
+    reads = new SuspendingReads(state, new SuspendingWaiter(), waits.immediate());
+  }
+
+  @Override
+  @continuable
+  public final String readLine(int limit) throws IOException {
+    return reads.readLine(limit, false, StandardCharsets.UTF_8);
+  }
+
+  @Override
+  @continuable
+  public final String readLine(int limit, Charset charset) throws IOException {
+    return reads.readLine(limit, false, charset);
+  }
+
+  @Override
+  @continuable
+  public final String readLineStrict(int limit) throws IOException {
+    return reads.readLine(limit, true, StandardCharsets.UTF_8);
+  }
+
+  @Override
+  @continuable
+  public final String readLineStrict(int limit, Charset charset) throws IOException {
+    return reads.readLine(limit, true, charset);
+  }
+
+  @Override
+  @continuable
+  public final void readFully(byte[] dst, int offset, int length) throws IOException {
+    reads.readFully(dst, offset, length);
+  }
+
+  @Override
+  @continuable
+  public final byte[] readBytes(int byteCount) throws IOException {
+    return reads.readFully(ReadArguments.newBytes(byteCount), 0, byteCount);
+  }
+
+  @Override
+  @continuable
+  public final int read(byte[] dst, int offset, int length) throws IOException {
+    return reads.read(dst, offset, length);
+  }
+
+  /**
+   * How this transport's reads wait: through the connector's {@link SuspendingWaits}, called
+   * straight from here so that the loop adds no frame of its own to the suspend path; and the
+   * registration of the reader's wake-up with the state, made once.
+   */
+  private final class SuspendingWaiter extends ReadWaiter implements SuspendingReads.Waiter, WaitRegistration {
+    @Override
+    @continuable
+    public void awaitInput(String awaited) throws IOException {
+      long wait = readWaitNanos(awaited);
+      if (!waits.awaitInput(state, this, wait)) {
+        throw readTimedOut(wait, awaited);
+      }
+    }
+
+    @Override
+    public void register(Runnable wake) {
+      if (!state.wakeWhenReadable(wake)) {
+        wake.run();
+      }
+    }
+  }
+
+  @Override
+  @continuable
+  public final void write(byte[] src, int offset, int length) throws IOException {
+    if (buffer(src, offset, length)) {
+      send();
+    }
+  }
+
+  @Override
+  @continuable
+  public final void write(byte[] src) throws IOException {
+    write(src, 0, src.length);
+  }
+
+  @Override
+  @continuable
+  public final void write(String text) throws IOException {
+    write(text, StandardCharsets.UTF_8);
+  }
+
+  @Override
+  @continuable
+  public final void write(String text, Charset charset) throws IOException {
+    if (buffer(text, charset)) {
+      send();
+    }
+  }
+
+  @Override
+  @continuable
+  public final void writeLine(String line) throws IOException {
+    if (bufferLine(line)) {
+      send();
+    }
+  }
+
+  @Override
+  @continuable
+  public final void flush() throws IOException {
+    checkOpen();
+    send();
+  }
+
+  @Override
+  @continuable
+  public final void startTls(TlsSettings settings) throws IOException {
+    Objects.requireNonNull(settings, "settings");
+    checkOpen();
+    send();
+    String what = handshakeWhat(settings);
+    long wait = handshakeWaitNanos(settings, what);
+    F handshake = beginStartTls(settings, what);
+    awaitHandshake(handshake, wait, what);
+  }
+
+  /**
+   * Waits (suspending) for the handshake of implicit TLS, begun by the connect.
+   *
+   * @param settings the connector's TLS settings
+   * @throws IOException why the handshake failed; this transport is then closed
+   */
+  @continuable
+  protected final void awaitImplicitHandshake(TlsSettings settings) throws IOException {
+    String what = handshakeWhat(settings);
+    awaitHandshake(state.handshake(), handshakeWaitNanos(settings, what), what);
+  }
+
+  @continuable
+  private void awaitHandshake(F handshake, long wait, String what) throws IOException {
+    boolean ended;
+    try {
+      ended = waits.awaitDone(state, handshake, wait, what);
+    } catch (IOException e) {
+      throw fail(e);
+    }
+    if (!ended) {
+      throw handshakeTimedOut(wait, what);
+    }
+    endHandshake(what);
+  }
+
+  @continuable
+  private void send() throws IOException {
+    if (!hasOutbound()) {
+      return;
+    }
+    try {
+      state.checkMaySuspend("a flush");
+      long wait = waitNanos("flush");
+      F written = startSend();
+      if (written == null) {
+        return;
+      }
+      if (!waits.awaitDone(state, written, wait, "flush")) {
+        throw timedOut(wait, "flush");
+      }
+      state.checkWritten(written);
+    } catch (IOException e) {
+      throw fail(e);
+    }
+  }
+}
