@@ -70,13 +70,22 @@ public final class ProcessProbe {
   }
 
   /**
-   * Platform threads alive now, except the JDK's own carrier threads of virtual threads (a pool
-   * the JDK keeps, not any run's).
+   * The classes of the threads the JDK keeps for its own machinery, which start lazily on first
+   * use and live as long as the JVM, not any run's: virtual threads' carriers, the JDK's system
+   * threads (the I/O pollers, {@code MasterPoller}, {@code VirtualThread-unblocker}: Weft makes no
+   * {@code InnocuousThread}) and, on JDK 25, a fork-join pool's {@code DelayScheduler} (the
+   * virtual-thread scheduler's timer: a timed park or a socket timeout starts it).
    */
+  private static final Set<String> JDK_THREAD_CLASSES = Set.of(
+      "jdk.internal.misc.CarrierThread",
+      "jdk.internal.misc.InnocuousThread",
+      "java.util.concurrent.DelayScheduler");
+
+  /** Platform threads alive now, except the JDK's own (see {@link #JDK_THREAD_CLASSES}). */
   public static Set<Thread> liveThreads() {
     Set<Thread> threads = new HashSet<>();
     for (Thread t : Thread.getAllStackTraces().keySet()) {
-      if (t.isAlive() && !t.getClass().getName().equals("jdk.internal.misc.CarrierThread")) {
+      if (t.isAlive() && !JDK_THREAD_CLASSES.contains(t.getClass().getName())) {
         threads.add(t);
       }
     }
