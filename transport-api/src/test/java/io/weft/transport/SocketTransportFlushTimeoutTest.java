@@ -13,8 +13,6 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -27,9 +25,7 @@ import org.junit.jupiter.api.Test;
 @org.junit.jupiter.api.Timeout(value = 60, unit = TimeUnit.SECONDS,
     threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
 class SocketTransportFlushTimeoutTest {
-  /** The bound on what a test writes before its flush must have blocked: far above any socket buffer. */
-  private static final int MAX_CHUNKS = 256;
-  private static final byte[] CHUNK = new byte[1 << 20];
+  private static final byte[] CHUNK = new byte[BlockedFlusher.CHUNK_BYTES];
 
   private ServerSocket server;
   private Socket accepted;
@@ -60,7 +56,7 @@ class SocketTransportFlushTimeoutTest {
     SocketTransport transport = connect(Timeout.of(300, TimeUnit.MILLISECONDS));
     long[] failedFlushNanos = new long[1];
     TransportTimeoutException e = assertThrows(TransportTimeoutException.class, () -> {
-      for (int i = 0; i < MAX_CHUNKS; i++) {
+      for (int i = 0; i < BlockedFlusher.MAX_CHUNKS; i++) {
         long start = System.nanoTime();
         try {
           // A write of more than the send threshold sends at once: it may be the one that blocks.
@@ -83,24 +79,22 @@ class SocketTransportFlushTimeoutTest {
   @Test
   void closeFromAnotherThreadDuringBlockedFlushIsTransportClosed() throws Exception {
     SocketTransport transport = connect(Timeout.of(60, TimeUnit.SECONDS));
-    Thread writer = startFlushing(transport);
-    awaitBlockedInWrite(writer);
+    BlockedFlusher writer = BlockedFlusher.start(transport, "blocked-flusher");
+    writer.awaitBlockedInSocketWrite();
     assertTrue(WriteWatchdog.armedCount() >= 1, "the blocked flush is not armed");
     transport.close();
-    writer.join();
-    assertClosedByOwner(outcome.get());
+    assertClosedByOwner(writer.join());
     assertEquals(0, WriteWatchdog.armedCount(), "watches left armed after the flush returned");
   }
 
   @Test
   void flushWithoutTimeoutIsNotArmed() throws Exception {
     SocketTransport transport = connect(Timeout.NONE);
-    Thread writer = startFlushing(transport);
-    awaitBlockedInWrite(writer);
+    BlockedFlusher writer = BlockedFlusher.start(transport, "blocked-flusher");
+    writer.awaitBlockedInSocketWrite();
     assertEquals(0, WriteWatchdog.armedCount(), "a flush with no timeout armed the watchdog");
     transport.close();
-    writer.join();
-    assertClosedByOwner(outcome.get());
+    assertClosedByOwner(writer.join());
   }
 
   /**
@@ -113,50 +107,5 @@ class SocketTransportFlushTimeoutTest {
     String message = failure.getMessage();
     assertTrue(message.equals("transport closed during flush: closed by its owner")
         || message.equals("transport is closed: closed by its owner"), message);
-  }
-
-  private final AtomicReference<Throwable> outcome = new AtomicReference<>();
-
-  /** Writes and flushes 1 MiB chunks until a flush fails, on a thread of its own. */
-  private Thread startFlushing(SocketTransport transport) {
-    Thread writer = new Thread(() -> {
-      try {
-        for (int i = 0; i < MAX_CHUNKS; i++) {
-          transport.write(CHUNK);
-          transport.flush();
-        }
-      } catch (Throwable t) {
-        outcome.set(t);
-      }
-    }, "blocked-flusher");
-    writer.start();
-    return writer;
-  }
-
-  /**
-   * Returns once {@code writer} is inside the socket's write, under {@code SocketTransport.send}
-   * (parked waiting for room, or in the blocking native write): with a peer that never reads, the
-   * write it is in, or one of the next few, blocks until a close or the watchdog ends it.
-   */
-  private static void awaitBlockedInWrite(Thread writer) {
-    while (!inSocketWrite(writer.getStackTrace())) {
-      assertTrue(writer.isAlive(), "the writer ended before it blocked");
-      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-    }
-  }
-
-  private static boolean inSocketWrite(StackTraceElement[] stack) {
-    boolean writing = false;
-    for (StackTraceElement frame : stack) {
-      String name = frame.getClassName() + "." + frame.getMethodName();
-      if (name.equals("sun.nio.ch.NioSocketImpl.park") || name.endsWith("Dispatcher.write")
-          || name.endsWith("DispatcherImpl.write0")) {
-        writing = true;
-      }
-      if (writing && name.equals(SocketTransport.class.getName() + ".send")) {
-        return true;
-      }
-    }
-    return false;
   }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weft.testsupport.TestPki;
+import io.weft.transport.BlockedFlusher;
 import io.weft.transport.Connector;
 import io.weft.transport.SocketConnector;
 import io.weft.transport.Timeout;
@@ -21,8 +22,6 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 import javax.net.ssl.SSLServerSocket;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterAll;
@@ -39,9 +38,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 @org.junit.jupiter.api.Timeout(value = 60, unit = TimeUnit.SECONDS,
     threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
 class TlsFlushTimeoutTest {
-  private static final int MAX_CHUNKS = 256;
-  private static final byte[] CHUNK = new byte[1 << 20];
-
   private static TestPki pki;
   private static TlsSettings trusting;
   private static NonReadingTlsPeer peer;
@@ -64,12 +60,8 @@ class TlsFlushTimeoutTest {
     try (Connector connector = kind.connectors.apply(trusting)) {
       Transport transport = connector.connect(peer.address(), Timeout.of(300, TimeUnit.MILLISECONDS));
       assertTrue(transport.tlsSession().isPresent());
-      TransportTimeoutException e = assertThrows(TransportTimeoutException.class, () -> {
-        for (int i = 0; i < MAX_CHUNKS; i++) {
-          transport.write(CHUNK);
-          transport.flush();
-        }
-      });
+      TransportTimeoutException e = assertThrows(TransportTimeoutException.class,
+          () -> BlockedFlusher.flushChunks(transport));
       assertTrue(e.getMessage().startsWith("flush timed out after 300 ms"), e.getMessage());
       assertFalse(transport.isOpen());
       assertThrows(TransportClosedException.class, transport::flush);
@@ -82,45 +74,14 @@ class TlsFlushTimeoutTest {
     try (Connector connector = new SocketConnector(trusting)) {
       // No timeout: only the close can end the write (SSLSocket.close alone would wait for it).
       Transport transport = connector.connect(peer.address(), Timeout.NONE);
-      AtomicReference<Throwable> outcome = new AtomicReference<>();
-      Thread writer = new Thread(() -> {
-        try {
-          for (int i = 0; i < MAX_CHUNKS; i++) {
-            transport.write(CHUNK);
-            transport.flush();
-          }
-        } catch (Throwable t) {
-          outcome.set(t);
-        }
-      }, "blocked-tls-flusher");
-      writer.start();
-      while (!inSocketWrite(writer.getStackTrace())) {
-        assertTrue(writer.isAlive(), "the writer ended before it blocked");
-        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-      }
+      BlockedFlusher writer = BlockedFlusher.start(transport, "blocked-tls-flusher");
+      writer.awaitBlockedInSocketWrite();
       transport.close();
-      writer.join();
-      Throwable failure = outcome.get();
+      Throwable failure = writer.join();
       assertNotNull(failure, "the flushes returned");
       assertEquals(TransportClosedException.class, failure.getClass(), String.valueOf(failure));
       assertTrue(failure.getMessage().endsWith("closed by its owner"), failure.getMessage());
     }
-  }
-
-  /** In the TLS socket's write to the TCP socket, under {@code SocketTransport.send}. */
-  private static boolean inSocketWrite(StackTraceElement[] stack) {
-    boolean writing = false;
-    for (StackTraceElement frame : stack) {
-      String name = frame.getClassName() + "." + frame.getMethodName();
-      if (name.equals("sun.nio.ch.NioSocketImpl.park") || name.endsWith("Dispatcher.write")
-          || name.endsWith("DispatcherImpl.write0")) {
-        writing = true;
-      }
-      if (writing && name.equals("io.weft.transport.SocketTransport.send")) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /**
