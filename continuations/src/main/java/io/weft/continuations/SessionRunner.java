@@ -4,7 +4,7 @@ import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.SocketConnector;
 import io.weft.transport.Timeout;
-import io.weft.transport.internal.VirtualThreads;
+import io.weft.transport.spi.VirtualThreads;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -2,7 +2,7 @@ package io.weft.continuations;
 
 import io.weft.continuations.spi.Suspend;
 import io.weft.continuations.spi.SessionCancelledException;
-import io.weft.transport.internal.Deadlines;
+import io.weft.transport.spi.Deadlines;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import org.apache.commons.javaflow.api.continuable;

@@ -3,7 +3,7 @@ package io.weft.continuations;
 import io.weft.continuations.internal.runtime.SessionContext;
 import io.weft.continuations.internal.runtime.SessionFrame;
 import io.weft.transport.SessionTask;
-import io.weft.transport.internal.VirtualThreads;
+import io.weft.transport.spi.VirtualThreads;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;

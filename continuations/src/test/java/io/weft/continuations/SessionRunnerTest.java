@@ -15,7 +15,7 @@ import io.weft.transport.Connector;
 import io.weft.transport.SocketConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.TransportTimeoutException;
-import io.weft.transport.internal.WriteWatchdog;
+import io.weft.transport.spi.WriteWatchdog;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;

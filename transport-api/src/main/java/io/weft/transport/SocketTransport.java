@@ -1,14 +1,14 @@
 package io.weft.transport;
 
-import io.weft.transport.internal.BlockingReads;
-import io.weft.transport.internal.ConnectFailures;
-import io.weft.transport.internal.Deadlines;
-import io.weft.transport.internal.FailurePolicy;
-import io.weft.transport.internal.InboundBuffer;
-import io.weft.transport.internal.OutboundBuffer;
-import io.weft.transport.internal.ReadArguments;
-import io.weft.transport.internal.Tls;
-import io.weft.transport.internal.WriteWatchdog;
+import io.weft.transport.spi.BlockingReads;
+import io.weft.transport.spi.ConnectFailures;
+import io.weft.transport.spi.Deadlines;
+import io.weft.transport.spi.FailurePolicy;
+import io.weft.transport.spi.InboundBuffer;
+import io.weft.transport.spi.OutboundBuffer;
+import io.weft.transport.spi.ReadArguments;
+import io.weft.transport.spi.Tls;
+import io.weft.transport.spi.WriteWatchdog;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

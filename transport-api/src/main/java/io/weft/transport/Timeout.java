@@ -1,6 +1,6 @@
 package io.weft.transport;
 
-import io.weft.transport.internal.Deadlines;
+import io.weft.transport.spi.Deadlines;
 import java.util.concurrent.TimeUnit;
 
 /**

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.weft.transport.internal.WriteWatchdog;
+import io.weft.transport.spi.WriteWatchdog;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

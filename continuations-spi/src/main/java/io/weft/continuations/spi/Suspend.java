@@ -1,7 +1,7 @@
 package io.weft.continuations.spi;
 
 import io.weft.transport.BlockingOperationException;
-import io.weft.transport.internal.Deadlines;
+import io.weft.transport.spi.Deadlines;
 import java.io.IOException;
 import java.util.Objects;
 import org.apache.commons.javaflow.api.Continuation;

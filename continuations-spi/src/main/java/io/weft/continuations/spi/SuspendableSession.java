@@ -1,6 +1,6 @@
 package io.weft.continuations.spi;
 
-import io.weft.transport.internal.Deadlines;
+import io.weft.transport.spi.Deadlines;
 import java.io.IOException;
 import org.apache.commons.javaflow.core.StackRecorder;
 

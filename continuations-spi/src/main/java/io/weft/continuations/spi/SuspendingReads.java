@@ -2,9 +2,9 @@ package io.weft.continuations.spi;
 
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
-import io.weft.transport.internal.Deadlines;
-import io.weft.transport.internal.Inbound;
-import io.weft.transport.internal.ReadArguments;
+import io.weft.transport.spi.Deadlines;
+import io.weft.transport.spi.Inbound;
+import io.weft.transport.spi.ReadArguments;
 import java.io.IOException;
 import java.nio.charset.Charset;
 import java.util.Objects;

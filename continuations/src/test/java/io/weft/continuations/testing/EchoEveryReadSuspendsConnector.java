@@ -7,7 +7,7 @@ import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
-import io.weft.transport.internal.Deadlines;
+import io.weft.transport.spi.Deadlines;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.charset.Charset;

@@ -9,7 +9,7 @@ import io.weft.testsupport.EchoServer;
 import io.weft.transport.Connector;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
-import io.weft.transport.internal.VirtualThreads;
+import io.weft.transport.spi.VirtualThreads;
 import io.weft.transport.mina.ContinuingMinaConnector;
 import io.weft.transport.mina.MinaConnector;
 import java.lang.reflect.Proxy;

@@ -1,7 +1,7 @@
 package io.weft.perf.micro;
 
 import io.weft.perf.Targets;
-import io.weft.transport.internal.VirtualThreads;
+import io.weft.transport.spi.VirtualThreads;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;

@@ -6,7 +6,7 @@ import io.weft.continuations.SessionRunner;
 import io.weft.continuations.spi.Suspend;
 import io.weft.perf.micro.session.PingPongTask;
 import io.weft.transport.Timeout;
-import io.weft.transport.internal.Deadlines;
+import io.weft.transport.spi.Deadlines;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

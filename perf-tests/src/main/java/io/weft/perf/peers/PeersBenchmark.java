@@ -2,7 +2,7 @@ package io.weft.perf.peers;
 
 import io.weft.testsupport.RedisServerProcess;
 import io.weft.testsupport.ServerBinaries;
-import io.weft.transport.internal.VirtualThreads;
+import io.weft.transport.spi.VirtualThreads;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;

@@ -1,6 +1,6 @@
 package io.weft.perf.peers;
 
-import io.weft.transport.internal.VirtualThreads;
+import io.weft.transport.spi.VirtualThreads;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.EOFException;

@@ -7,7 +7,7 @@ import io.weft.perf.peers.session.IncrSession;
 import io.weft.transport.Connector;
 import io.weft.transport.SocketConnector;
 import io.weft.transport.Timeout;
-import io.weft.transport.internal.VirtualThreads;
+import io.weft.transport.spi.VirtualThreads;
 import io.weft.transport.mina.ContinuingMinaConnector;
 import io.weft.transport.mina.MinaConnector;
 import io.weft.transport.netty.ContinuingNettyConnector;

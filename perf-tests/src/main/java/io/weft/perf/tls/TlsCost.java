@@ -11,7 +11,7 @@ import io.weft.transport.Connector;
 import io.weft.transport.SocketConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
-import io.weft.transport.internal.VirtualThreads;
+import io.weft.transport.spi.VirtualThreads;
 import io.weft.transport.mina.ContinuingMinaConnector;
 import java.io.IOException;
 import java.io.InputStream;

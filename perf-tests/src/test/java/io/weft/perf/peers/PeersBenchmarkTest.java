@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.weft.testsupport.RedisServerProcess;
 import io.weft.testsupport.ServerBinaries;
-import io.weft.transport.internal.VirtualThreads;
+import io.weft.transport.spi.VirtualThreads;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

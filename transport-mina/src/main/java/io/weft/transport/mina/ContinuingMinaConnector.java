@@ -5,7 +5,7 @@ import io.weft.continuations.spi.SuspendingWaits;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.TransportClosedException;
-import io.weft.transport.internal.Deadlines;
+import io.weft.transport.spi.Deadlines;
 import io.weft.transport.mina.internal.IoThreads;
 import io.weft.transport.mina.internal.SessionState;
 import io.weft.transport.mina.internal.ThreadCounts;

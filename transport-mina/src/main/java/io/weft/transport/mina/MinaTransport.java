@@ -3,7 +3,7 @@ package io.weft.transport.mina;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
-import io.weft.transport.internal.BlockingConnectionTransport;
+import io.weft.transport.spi.BlockingConnectionTransport;
 import io.weft.transport.mina.internal.SessionState;
 import java.io.IOException;
 import java.net.SocketAddress;

@@ -18,7 +18,7 @@ import io.weft.transport.TransportClosedException;
 import io.weft.transport.netty.ContinuingNettyConnector;
 import io.weft.transport.netty.NettyConnector;
 import io.weft.transport.netty.NettyTransports;
-import io.weft.transport.internal.ConnectionState;
+import io.weft.transport.spi.ConnectionState;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;

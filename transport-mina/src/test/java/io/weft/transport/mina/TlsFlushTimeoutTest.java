@@ -15,7 +15,7 @@ import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
 import io.weft.transport.TransportTimeoutException;
-import io.weft.transport.internal.WriteWatchdog;
+import io.weft.transport.spi.WriteWatchdog;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -5,7 +5,7 @@ import io.weft.continuations.spi.SuspendingConnector;
 import io.weft.continuations.spi.SuspendingWaits;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
-import io.weft.transport.internal.Deadlines;
+import io.weft.transport.spi.Deadlines;
 import io.weft.transport.netty.internal.ChannelState;
 import io.weft.transport.netty.internal.EventLoops;
 import java.io.IOException;

@@ -4,7 +4,7 @@ import io.netty.util.concurrent.Future;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
-import io.weft.transport.internal.BlockingConnectionTransport;
+import io.weft.transport.spi.BlockingConnectionTransport;
 import io.weft.transport.netty.internal.ChannelState;
 import java.io.IOException;
 import java.net.SocketAddress;

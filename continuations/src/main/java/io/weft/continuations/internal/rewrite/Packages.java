@@ -16,7 +16,7 @@ public final class Packages {
 
   /** Weft's own packages; exact packages, since a user's subpackage of one may be rewritten. */
   static final List<String> WEFT = List.of(
-      "io/weft/transport/", "io/weft/transport/internal/",
+      "io/weft/transport/", "io/weft/transport/spi/",
       "io/weft/continuations/", "io/weft/continuations/internal/runtime/",
       "io/weft/continuations/internal/rewrite/", "io/weft/continuations/spi/");
 

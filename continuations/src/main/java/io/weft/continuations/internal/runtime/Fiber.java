@@ -7,7 +7,7 @@ import io.weft.continuations.spi.WaitRegistration;
 import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
-import io.weft.transport.internal.Deadlines;
+import io.weft.transport.spi.Deadlines;
 import java.net.SocketAddress;
 import java.util.IdentityHashMap;
 import java.util.Map;

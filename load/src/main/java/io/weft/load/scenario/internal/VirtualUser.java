@@ -8,7 +8,7 @@ import io.weft.load.internal.Plan;
 import io.weft.load.record.OpRecorder;
 import io.weft.load.scenario.Scenario;
 import io.weft.transport.Transport;
-import io.weft.transport.internal.Deadlines;
+import io.weft.transport.spi.Deadlines;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.util.Map;

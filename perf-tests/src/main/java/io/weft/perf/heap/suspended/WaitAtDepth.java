@@ -3,7 +3,7 @@ package io.weft.perf.heap.suspended;
 import io.weft.continuations.spi.Suspend;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Transport;
-import io.weft.transport.internal.Deadlines;
+import io.weft.transport.spi.Deadlines;
 import java.io.IOException;
 import java.util.function.Consumer;
 

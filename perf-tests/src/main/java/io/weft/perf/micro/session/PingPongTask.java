@@ -4,7 +4,7 @@ import io.weft.continuations.spi.Suspend;
 import io.weft.perf.micro.ContinuationPingPong;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Transport;
-import io.weft.transport.internal.Deadlines;
+import io.weft.transport.spi.Deadlines;
 import java.io.IOException;
 
 /**

@@ -2,8 +2,8 @@ package io.weft.transport.mina.internal;
 
 import io.weft.transport.TlsSettings;
 import io.weft.transport.TransportClosedException;
-import io.weft.transport.internal.ConnectionState;
-import io.weft.transport.internal.Tls;
+import io.weft.transport.spi.ConnectionState;
+import io.weft.transport.spi.Tls;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;

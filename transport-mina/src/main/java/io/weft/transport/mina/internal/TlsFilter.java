@@ -1,7 +1,7 @@
 package io.weft.transport.mina.internal;
 
 import io.weft.transport.TlsSettings;
-import io.weft.transport.internal.Tls;
+import io.weft.transport.spi.Tls;
 import java.net.InetSocketAddress;
 import javax.net.ssl.SSLEngine;
 import org.apache.mina.core.session.IoSession;

@@ -1,4 +1,4 @@
-package io.weft.transport.internal;
+package io.weft.transport.spi;
 
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;

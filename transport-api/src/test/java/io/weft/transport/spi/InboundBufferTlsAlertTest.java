@@ -1,4 +1,4 @@
-package io.weft.transport.internal;
+package io.weft.transport.spi;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;

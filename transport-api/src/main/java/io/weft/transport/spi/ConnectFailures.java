@@ -1,4 +1,4 @@
-package io.weft.transport.internal;
+package io.weft.transport.spi;
 
 import java.net.ConnectException;
 import java.net.SocketAddress;

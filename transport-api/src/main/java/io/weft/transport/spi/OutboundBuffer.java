@@ -1,4 +1,4 @@
-package io.weft.transport.internal;
+package io.weft.transport.spi;
 
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;

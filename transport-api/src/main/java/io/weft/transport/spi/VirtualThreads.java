@@ -1,4 +1,4 @@
-package io.weft.transport.internal;
+package io.weft.transport.spi;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;

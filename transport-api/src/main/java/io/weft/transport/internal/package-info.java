@@ -1,6 +1,0 @@
-/**
- * Plumbing shared by Weft's transport implementations. <strong>Not API</strong>: anything here
- * may change or go away in any release without notice. Protocol code must not use it. Left out of the
- * published javadoc and of doclint's check.
- */
-package io.weft.transport.internal;
