@@ -53,7 +53,8 @@ class SocketTransportFlushTimeoutTest {
 
   @Test
   void flushToPeerThatNeverReadsTimesOutAndClosesTheTransport() throws IOException {
-    SocketTransport transport = connect(Timeout.of(300, TimeUnit.MILLISECONDS));
+    SocketTransport transport = connect(Timeout.of(60, TimeUnit.SECONDS));
+    transport.timeout(Timeout.of(300, TimeUnit.MILLISECONDS));   // the flush's, not the connect's
     long[] failedFlushNanos = new long[1];
     TransportTimeoutException e = assertThrows(TransportTimeoutException.class, () -> {
       for (int i = 0; i < BlockedFlusher.MAX_CHUNKS; i++) {
