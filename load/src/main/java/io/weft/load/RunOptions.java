@@ -1,5 +1,6 @@
 package io.weft.load;
 
+import io.weft.continuations.ConnectPacing;
 import io.weft.continuations.Mode;
 import io.weft.load.internal.Durations;
 import io.weft.load.internal.LoadSpec;
@@ -59,6 +60,15 @@ final class RunOptions {
   @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "10s",
       description = "Per-operation I/O timeout (0: none). Default: ${DEFAULT-VALUE}.")
   String timeout;
+
+  @Option(names = "--connect-rate", paramLabel = "PER_SECOND",
+      description = "Connects a second, each user's first and every reconnect (0: all at once). Default: "
+          + ConnectPacing.DEFAULT_PER_SECOND + ".")
+  Double connectRate;
+
+  @Option(names = "--connect-burst", paramLabel = "N",
+      description = "Connects at once before --connect-rate applies. Default: " + ConnectPacing.DEFAULT_BURST + ".")
+  Integer connectBurst;
 
   @Option(names = "--shard", paramLabel = "I/N", description = "Run shard I of N: the users or the arrivals split N ways.")
   String shard;
@@ -130,6 +140,14 @@ final class RunOptions {
     s.thinkNanos = think == null ? 0 : Durations.parseNanos(think);
     s.warmupNanos = warmup == null ? 0 : Durations.parseNanos(warmup);
     s.expectedIntervalNanos = expectedInterval == null ? -1 : Durations.parseNanos(expectedInterval);
+    if (connectRate != null || connectBurst != null) {
+      double r = connectRate != null ? connectRate : ConnectPacing.DEFAULT_PER_SECOND;
+      int b = connectBurst != null ? connectBurst : ConnectPacing.DEFAULT_BURST;
+      if (r < 0 || b < 1) {
+        throw new IllegalArgumentException("--connect-rate < 0 or --connect-burst < 1: " + r + ", " + b);
+      }
+      s.connectPacing = r == 0 ? ConnectPacing.NONE : ConnectPacing.perSecond(r, b);
+    }
     if (shard != null) {
       s.shard(shard);
     }
