@@ -1,12 +1,12 @@
 package io.weft.load;
 
+import io.weft.load.internal.InVmEcho;
 import io.weft.load.internal.LoadRun;
 import io.weft.load.internal.LoadSpec;
 import io.weft.load.scenario.builtin.HttpScenario;
 import io.weft.load.scenario.builtin.LineScenario;
 import io.weft.load.scenario.builtin.RedisScenario;
 import io.weft.load.scenario.builtin.SmtpScenario;
-import io.weft.testsupport.EchoServer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -130,7 +130,7 @@ final class ScenarioCommands {
       if (!spec.addresses.isEmpty()) {
         throw new IllegalArgumentException("--in-vm and --target: choose one");
       }
-      try (EchoServer echo = EchoServer.vmPipe()) {
+      try (InVmEcho echo = new InVmEcho()) {
         spec.addresses.add(echo.address());
         spec.vmPipe = true;
         return LoadRun.execute(spec, parent.out());

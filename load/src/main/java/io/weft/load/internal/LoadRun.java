@@ -59,6 +59,11 @@ public final class LoadRun {
       out.println("weft-load: the scenario cannot run as continuations: " + results.notInstrumented);
       return FAILED;
     }
+    return failedIfNothingSucceeded(results, exit, out);
+  }
+
+  /** {@link #FAILED}, said on {@code out}, if no operation of {@code results} succeeded; else {@code exit}. */
+  public static int failedIfNothingSucceeded(Results results, int exit, PrintStream out) {
     if (results.succeeded() == 0L) {
       out.println("weft-load: the run failed: no operation succeeded"
           + (results.totalErrors() > 0 ? " (" + results.totalErrors() + " errors)" : ""));
