@@ -26,4 +26,16 @@ public interface Scenario {
 
   /** One iteration: the operations to time, through {@code ops}. */
   void iteration(OpRecorder ops) throws Exception;
+
+  /**
+   * The load profile and thresholds this scenario runs with unless the command line says
+   * otherwise (Gatling's {@code setUp}, k6's {@code options}); null, the default, for none. The
+   * driver reads it once, before the run, from an instance it makes for that alone (with the
+   * run's parameters; it never connects or iterates), so keep the constructor free of side effects.
+   *
+   * @return the declared workload, or null
+   */
+  default Workload workload() {
+    return null;
+  }
 }
