@@ -83,9 +83,12 @@ final class ContinuationRunner extends ModeRunner {
       self.setContextClassLoader(context);
     }
     List<Fiber> fibers = new ArrayList<>(sessions);
+    ConnectPacing.Pacer pacer = pacer();
     for (int i = 0; i < sessions; i++) {
-      fibers.add(new Fiber(i, settings.connector(), settings.addressFor(i), settings.timeout(), task, scheduler,
-          settings.debugFrames()));
+      Fiber fiber = new Fiber(i, settings.connector(), settings.addressFor(i), settings.timeout(), task, scheduler,
+          settings.debugFrames());
+      fiber.pacer(pacer);
+      fibers.add(fiber);
     }
     long start = System.nanoTime();
     try {

@@ -42,10 +42,21 @@ abstract class ModeRunner {
   /** One plain session context per session, all sharing {@code task}. */
   final List<SessionContext> contexts(SessionTask<?> task, int sessions) {
     List<SessionContext> contexts = new ArrayList<>(sessions);
+    ConnectPacing.Pacer pacer = pacer();
     for (int i = 0; i < sessions; i++) {
-      contexts.add(new SessionContext(i, settings.connector(), settings.addressFor(i), settings.timeout(), task));
+      SessionContext c = new SessionContext(i, settings.connector(), settings.addressFor(i), settings.timeout(), task);
+      c.pacer(pacer);
+      contexts.add(c);
     }
     return contexts;
+  }
+
+  /** One run's connect pacer; null in {@code SYNC}, which opens one connection at a time. */
+  final ConnectPacing.Pacer pacer() {
+    if (settings.mode().kind() == Mode.Kind.SYNC || !settings.connectPacing().paces()) {
+      return null;
+    }
+    return settings.connectPacing().newPacer(io.weft.transport.spi.Ticker.system());
   }
 
   final <T> RunResult<T> result(List<? extends SessionContext> contexts, long startNanos) {

@@ -17,7 +17,8 @@ record RunnerSettings(
     boolean allowBlockingConnector,
     int maxInFlight,
     ClassLoader parent,
-    long closeWaitMillis) {
+    long closeWaitMillis,
+    ConnectPacing connectPacing) {
 
   RunnerSettings {
     addresses = List.copyOf(addresses);

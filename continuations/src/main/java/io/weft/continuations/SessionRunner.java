@@ -27,7 +27,8 @@ import java.util.concurrent.TimeUnit;
  * }</pre>
  *
  * <p>Per session the runner opens a transport with the connector, calls the task's {@code run}
- * once, and closes the transport. One task instance serves the whole run. In
+ * once, and closes the transport. Connects are paced ({@link Builder#connectPacing}) so that a
+ * large run does not overflow the server's listen queue. One task instance serves the whole run. In
  * {@code CONTINUATIONS} mode the task class is loaded by name through a
  * {@link ContinuationClassLoader} over the instrumented packages, and made with the given
  * constructor arguments: pass JDK types, expect JDK-typed results. With
@@ -50,7 +51,8 @@ public final class SessionRunner implements AutoCloseable {
 
   private SessionRunner(Builder b) {
     this.settings = new RunnerSettings(b.mode, b.connector, b.addresses, b.timeout, b.packages,
-        b.alreadyRewritten, b.debugFrames, b.allowBlockingConnector, b.maxInFlight, b.parent, b.closeWaitMillis);
+        b.alreadyRewritten, b.debugFrames, b.allowBlockingConnector, b.maxInFlight, b.parent, b.closeWaitMillis,
+        b.connectPacing);
     this.modeRunner = ModeRunner.of(settings);
   }
 
@@ -183,6 +185,7 @@ public final class SessionRunner implements AutoCloseable {
     private int maxInFlight;
     private ClassLoader parent = SessionRunner.class.getClassLoader();
     private long closeWaitMillis = 10_000L;
+    private ConnectPacing connectPacing = ConnectPacing.DEFAULT;
 
     private Builder() {}
 
@@ -320,6 +323,22 @@ public final class SessionRunner implements AutoCloseable {
         throw new IllegalArgumentException("maxInFlight < 0: " + maxInFlight);
       }
       this.maxInFlight = maxInFlight;
+      return this;
+    }
+
+    /**
+     * How fast sessions open their connections; {@link ConnectPacing#DEFAULT} unless told.
+     * Opening thousands at once overflows a stock server's listen queue (Java's default backlog
+     * is 50): its kernel drops the SYNs, and each dropped one waits a 1 s (then 3 s) retransmit,
+     * or fails the session. Paced, each session waits its turn (suspended in
+     * {@code CONTINUATIONS}, asleep in the thread modes) before it connects; {@code SYNC}, one
+     * session at a time, is never paced. {@link ConnectPacing#NONE} opens them all at once.
+     *
+     * @param pacing the pacing
+     * @return this builder
+     */
+    public Builder connectPacing(ConnectPacing pacing) {
+      this.connectPacing = Objects.requireNonNull(pacing, "pacing");
       return this;
     }
 

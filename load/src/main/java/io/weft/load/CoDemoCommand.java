@@ -19,7 +19,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
 /**
- * {@code weft-load co-demo}: coordinated omission shown with a real server that freezes once.
+ * {@code weft-load example co-demo}: coordinated omission shown with a real server that freezes once.
  * The same line scenario runs twice against a loopback echo server that holds every reply for
  * the freeze when it receives the line a quarter of the way into the run: in the open model at
  * a fixed rate, then as a naive closed loop. Both summaries are printed, then their tails side
@@ -28,7 +28,7 @@ import picocli.CommandLine.ParentCommand;
 @Command(name = "co-demo", mixinStandardHelpOptions = true,
     description = "Coordinated omission, demonstrated: an open-model run and a naive closed loop against a server that freezes once.")
 final class CoDemoCommand implements Callable<Integer> {
-  @ParentCommand WeftLoad parent;
+  @ParentCommand ExampleCommand parent;
 
   @Option(names = "--freeze", defaultValue = "500ms", description = "How long the server freezes. Default: ${DEFAULT-VALUE}.")
   String freeze;

@@ -41,6 +41,6 @@ final class MergeCommand implements Callable<Integer> {
       }
     }
     Results merged = LogMerge.merge(logs);
-    return LoadRun.report(merged, parsed, out, parent.out());
+    return LoadRun.failedIfNothingSucceeded(merged, LoadRun.report(merged, parsed, out, parent.out()), parent.out());
   }
 }

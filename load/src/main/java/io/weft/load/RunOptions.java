@@ -1,10 +1,12 @@
 package io.weft.load;
 
+import io.weft.continuations.ConnectPacing;
 import io.weft.continuations.Mode;
 import io.weft.load.internal.Durations;
 import io.weft.load.internal.LoadSpec;
 import io.weft.load.internal.Stages;
 import io.weft.load.internal.Thresholds;
+import io.weft.load.scenario.Workload;
 import java.io.File;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -22,13 +24,13 @@ final class RunOptions {
       description = "sync | threads | continuations:K | virtual-threads (JDK 21+). Default: ${DEFAULT-VALUE}.")
   String mode;
 
-  @Option(names = {"-u", "--users"}, defaultValue = "10",
-      description = "Closed model: virtual users (sessions). Default: ${DEFAULT-VALUE}.")
-  int users;
+  @Option(names = {"-u", "--users"},
+      description = "Closed model: virtual users (sessions). Default: the scenario's workload, else 10.")
+  Integer users;
 
-  @Option(names = {"-n", "--iterations"}, defaultValue = "0",
+  @Option(names = {"-n", "--iterations"},
       description = "Closed model: iterations per user (0: run for --duration).")
-  long iterations;
+  Long iterations;
 
   @Option(names = {"-d", "--duration"}, paramLabel = "DURATION",
       description = "Closed model: how long users start iterations (default 10s); open model with --rate: how long.")
@@ -52,13 +54,22 @@ final class RunOptions {
       description = "Open model: a stage of the arrival rate, e.g. 30s:0->5000, 2m:5000. Repeat in order.")
   List<String> stages = new ArrayList<>();
 
-  @Option(names = "--max-sessions", defaultValue = "1000",
-      description = "Open model: sessions (connections), the cap on iterations in flight. Default: ${DEFAULT-VALUE}.")
-  int maxSessions;
+  @Option(names = "--max-sessions",
+      description = "Open model: sessions (connections), the cap on iterations in flight. Default: the scenario's workload, else 1000.")
+  Integer maxSessions;
 
   @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "10s",
       description = "Per-operation I/O timeout (0: none). Default: ${DEFAULT-VALUE}.")
   String timeout;
+
+  @Option(names = "--connect-rate", paramLabel = "PER_SECOND",
+      description = "Connects a second, each user's first and every reconnect (0: all at once). Default: "
+          + ConnectPacing.DEFAULT_PER_SECOND + ".")
+  Double connectRate;
+
+  @Option(names = "--connect-burst", paramLabel = "N",
+      description = "Connects at once before --connect-rate applies. Default: " + ConnectPacing.DEFAULT_BURST + ".")
+  Integer connectBurst;
 
   @Option(names = "--shard", paramLabel = "I/N", description = "Run shard I of N: the users or the arrivals split N ways.")
   String shard;
@@ -84,6 +95,15 @@ final class RunOptions {
 
   /** The spec these options say, for a scenario with its parameters already set. */
   LoadSpec spec(String scenarioClass, String scenarioName, boolean needTarget) {
+    return spec(scenarioClass, scenarioName, needTarget, null);
+  }
+
+  /**
+   * The spec these options say over the workload the scenario declares ({@code declared}, or
+   * null): each flag given overrides its setting; a flag of the other model replaces the
+   * declared model; any {@code --threshold} replaces the declared thresholds.
+   */
+  LoadSpec spec(String scenarioClass, String scenarioName, boolean needTarget, Workload declared) {
     LoadSpec s = new LoadSpec();
     s.scenarioClass = scenarioClass;
     s.scenarioName = scenarioName;
@@ -97,46 +117,83 @@ final class RunOptions {
     s.timeoutNanos = Durations.parseNanos(timeout);
     s.instrument.addAll(instrument);
     s.alreadyRewritten = alreadyRewritten;
-    if (users < 1) {
-      throw new IllegalArgumentException("--users < 1: " + users);
-    }
-    s.users = users;
-    if (maxSessions < 1) {
-      throw new IllegalArgumentException("--max-sessions < 1: " + maxSessions);
-    }
-    s.maxSessions = maxSessions;
     if (!stages.isEmpty() && rate != null) {
       throw new IllegalArgumentException("--rate and --stage: choose one");
     }
+    boolean openFlags = !stages.isEmpty() || rate != null;
+    boolean closedFlags = users != null || iterations != null || think != null;
+    if (openFlags && (iterations != null || think != null)) {
+      throw new IllegalArgumentException("--iterations and --think are for the closed model, not with --rate or --stage");
+    }
+    if (iterations != null && iterations > 0 && duration != null) {
+      throw new IllegalArgumentException("--iterations and --duration: choose one");
+    }
+    String model = openFlags ? Workload.OPEN : closedFlags ? Workload.CLOSED
+        : declared != null ? declared.model() : Workload.CLOSED;
+    // The declared profile counts only for its own model; its warm-up, pacing and thresholds always.
+    Workload code = declared != null && declared.model().equals(model) ? declared : null;
+
+    int u = users != null ? users : code != null && code.users() != null ? code.users() : 10;
+    if (u < 1) {
+      throw new IllegalArgumentException("--users < 1: " + u);
+    }
+    s.users = u;
+    int m = maxSessions != null ? maxSessions : code != null && code.maxSessions() != null ? code.maxSessions() : 1000;
+    if (m < 1) {
+      throw new IllegalArgumentException("--max-sessions < 1: " + m);
+    }
+    s.maxSessions = m;
+    long n = iterations != null ? iterations
+        : code != null && code.iterations() != null && duration == null ? code.iterations() : 0L;
+    if (n < 0) {
+      throw new IllegalArgumentException("--iterations < 0: " + n);
+    }
+    s.iterations = n;
+    long durationNanos = duration != null ? Durations.parseNanos(duration)
+        : code != null && code.duration() != null && iterations == null ? code.duration().toNanos()
+        : 10_000_000_000L;
+    s.durationNanos = durationNanos;
+    s.thinkNanos = think != null ? Durations.parseNanos(think)
+        : code != null && code.think() != null ? code.think().toNanos() : 0L;
     if (!stages.isEmpty()) {
       s.stages = Stages.parse(stages);
     } else if (rate != null) {
       if (rate <= 0) {
         throw new IllegalArgumentException("--rate <= 0: " + rate);
       }
-      s.stages = Stages.constant(rate, Durations.parseNanos(duration == null ? "10s" : duration) / 1e9);
+      s.stages = Stages.constant(rate, durationNanos / 1e9);
+    } else if (Workload.OPEN.equals(model)) {
+      List<String> declaredStages = code.stages();
+      if (declaredStages.isEmpty()) {
+        throw new IllegalArgumentException(scenarioClass + " declares the open model without a rate or stages");
+      }
+      if (declaredStages.get(0).startsWith("rate:")) {
+        s.stages = Stages.constant(Double.parseDouble(declaredStages.get(0).substring("rate:".length())), durationNanos / 1e9);
+      } else {
+        s.stages = Stages.parse(declaredStages);
+      }
     }
-    if (s.stages != null && (iterations > 0 || think != null)) {
-      throw new IllegalArgumentException("--iterations and --think are for the closed model, not with --rate or --stage");
-    }
-    if (iterations < 0) {
-      throw new IllegalArgumentException("--iterations < 0: " + iterations);
-    }
-    if (iterations > 0 && duration != null) {
-      throw new IllegalArgumentException("--iterations and --duration: choose one");
-    }
-    s.iterations = iterations;
-    s.durationNanos = Durations.parseNanos(duration == null ? "10s" : duration);
-    s.thinkNanos = think == null ? 0 : Durations.parseNanos(think);
-    s.warmupNanos = warmup == null ? 0 : Durations.parseNanos(warmup);
+    s.warmupNanos = warmup != null ? Durations.parseNanos(warmup)
+        : declared != null && declared.warmup() != null ? declared.warmup().toNanos() : 0L;
     s.expectedIntervalNanos = expectedInterval == null ? -1 : Durations.parseNanos(expectedInterval);
+    Double r = connectRate != null ? connectRate : declared != null ? declared.connectRate() : null;
+    Integer b = connectBurst != null ? connectBurst : declared != null ? declared.connectBurst() : null;
+    if (r != null || b != null) {
+      double pr = r != null ? r : ConnectPacing.DEFAULT_PER_SECOND;
+      int pb = b != null ? b : ConnectPacing.DEFAULT_BURST;
+      if (pr < 0 || pb < 1) {
+        throw new IllegalArgumentException("--connect-rate < 0 or --connect-burst < 1: " + pr + ", " + pb);
+      }
+      s.connectPacing = pr == 0 ? ConnectPacing.NONE : ConnectPacing.perSecond(pr, pb);
+    }
     if (shard != null) {
       s.shard(shard);
     }
     s.outDir = out;
     s.quiet = quiet;
     s.terminal = System.console() != null;
-    for (String t : thresholds) {
+    List<String> th = !thresholds.isEmpty() || declared == null ? thresholds : declared.thresholds();
+    for (String t : th) {
       s.thresholds.add(Thresholds.parse(t));
     }
     return s;

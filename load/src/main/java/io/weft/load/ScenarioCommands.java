@@ -1,14 +1,19 @@
 package io.weft.load;
 
+import io.weft.load.internal.InVmEcho;
 import io.weft.load.internal.LoadRun;
 import io.weft.load.internal.LoadSpec;
+import io.weft.load.scenario.Scenario;
+import io.weft.load.scenario.Workload;
 import io.weft.load.scenario.builtin.HttpScenario;
 import io.weft.load.scenario.builtin.LineScenario;
 import io.weft.load.scenario.builtin.RedisScenario;
 import io.weft.load.scenario.builtin.SmtpScenario;
-import io.weft.testsupport.EchoServer;
 import java.util.ArrayList;
+import java.lang.reflect.InvocationTargetException;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -130,7 +135,7 @@ final class ScenarioCommands {
       if (!spec.addresses.isEmpty()) {
         throw new IllegalArgumentException("--in-vm and --target: choose one");
       }
-      try (EchoServer echo = EchoServer.vmPipe()) {
+      try (InVmEcho echo = new InVmEcho()) {
         spec.addresses.add(echo.address());
         spec.vmPipe = true;
         return LoadRun.execute(spec, parent.out());
@@ -152,15 +157,49 @@ final class ScenarioCommands {
 
     @Override
     public Integer call() throws Exception {
-      LoadSpec spec = run.spec(scenario, scenario, true);
+      Map<String, String> parsed = new LinkedHashMap<>();
       for (String p : params) {
         int eq = p.indexOf('=');
         if (eq <= 0) {
           throw new IllegalArgumentException("bad --param " + p + ": expected KEY=VALUE");
         }
-        spec.params.put(p.substring(0, eq), p.substring(eq + 1));
+        parsed.put(p.substring(0, eq), p.substring(eq + 1));
       }
+      LoadSpec spec = run.spec(scenario, scenario, true, declaredWorkload(scenario, parsed));
+      spec.params.putAll(parsed);
       return LoadRun.execute(spec, parent.out());
+    }
+  }
+
+  /**
+   * The workload {@code className} declares, read from one instance made in this class loader
+   * for the purpose (it never runs an iteration), or null if it declares none.
+   */
+  static Workload declaredWorkload(String className, Map<String, String> params) {
+    Class<?> type;
+    try {
+      type = Class.forName(className, false, ScenarioCommands.class.getClassLoader());
+    } catch (ClassNotFoundException e) {
+      throw new IllegalArgumentException("scenario class not found: " + className, e);
+    }
+    if (!Scenario.class.isAssignableFrom(type)) {
+      throw new IllegalArgumentException(className + " does not implement " + Scenario.class.getName());
+    }
+    try {
+      if (type.getMethod("workload").getDeclaringClass() == Scenario.class) {
+        return null;
+      }
+      Object made;
+      try {
+        made = type.getConstructor(Map.class).newInstance(Map.copyOf(params));
+      } catch (NoSuchMethodException e) {
+        made = type.getConstructor().newInstance();
+      }
+      return ((Scenario) made).workload();
+    } catch (InvocationTargetException e) {
+      throw new IllegalArgumentException(className + " failed to declare its workload: " + e.getCause(), e.getCause());
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalArgumentException(className + " needs a public constructor taking Map<String, String> or none", e);
     }
   }
 }

@@ -35,8 +35,8 @@ class HtmlReportBrowserTest {
     assertTrue(!offline.contains("http://") && !offline.contains("https://") && !offline.contains("src="),
         "the report links to the network");
     int polylines = count(page, "<polyline");
-    // p50, p90, p99, max; ops/s, errors/s; one distribution line for the one operation.
-    assertEquals(7, polylines);
+    // p50, p90, p99, max; ops/s, errors/s; one distribution line per operation: echo and connect.
+    assertEquals(8, polylines);
 
     Path profile = Files.createDirectory(dir.resolve("chromium-profile"));
     Path dom = dir.resolve("dom.html");

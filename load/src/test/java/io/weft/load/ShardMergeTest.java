@@ -49,6 +49,41 @@ class ShardMergeTest {
     }
   }
 
+  @org.junit.jupiter.api.Test
+  void mergedShardsKeepTheErrorsOfEachInterval() throws Exception {
+    try (GarbageServer garbage = new GarbageServer()) {
+      String target = "127.0.0.1:" + garbage.port();
+      String[] workload = {"-u", "2", "-d", "1500ms"};
+      Runs a = failingRun(target, workload, "0/2", "ea");
+      Runs b = failingRun(target, workload, "1/2", "eb");
+      long errors = a.summary().at("/errors").asLong() + b.summary().at("/errors").asLong();
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      int exit = WeftLoad.run(new PrintStream(bytes, true, StandardCharsets.UTF_8), "merge",
+          new File(a.out, "intervals.hlog").getPath(), new File(b.out, "intervals.hlog").getPath(),
+          "-o", new File(dir.toFile(), "emerged").getPath());
+      String said = bytes.toString(StandardCharsets.UTF_8);
+      assertEquals(3, exit, said);
+      JsonNode merged = new ObjectMapper().readTree(new File(dir.toFile(), "emerged/summary.json"));
+      assertEquals(errors, merged.at("/errors").asLong(), said);
+      long perInterval = 0;
+      for (JsonNode i : merged.at("/timeline")) {
+        perInterval += i.at("/errors").asLong();
+      }
+      org.junit.jupiter.api.Assertions.assertTrue(errors > 0, said);
+      assertEquals(errors, perInterval, "the merged timeline's intervals carry every error: " + merged.at("/timeline"));
+    }
+  }
+
+  private Runs failingRun(String target, String[] workload, String shard, String name) {
+    String[] base = {"redis", "-t", target, "--mode", "continuations:1", "-q", "--shard", shard};
+    String[] args = new String[base.length + workload.length];
+    System.arraycopy(base, 0, args, 0, base.length);
+    System.arraycopy(workload, 0, args, base.length, workload.length);
+    Runs r = Runs.run(new File(dir.toFile(), name), args);
+    assertEquals(3, r.exit, r::toString);
+    return r;
+  }
+
   private static long count(Runs r) throws Exception {
     return r.summary().at("/operations/echo/count").asLong();
   }

@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * A loopback line-echo server with one scripted fault: when it receives its
  * {@code freezeAtLine}-th line (counted over all connections) it stops replying for
  * {@code freezeMillis}, on every connection at once, and then answers everything held back.
- * A thread per connection; {@link #close()} ends them all. The server of {@code weft-load co-demo}
+ * A thread per connection; {@link #close()} ends them all. The server of {@code weft-load example co-demo}
  * and of the coordinated-omission test.
  */
 public final class FreezingEchoServer implements AutoCloseable {

@@ -1,5 +1,6 @@
 package io.weft.load.internal;
 
+import io.weft.continuations.ConnectPacing;
 import io.weft.continuations.ContinuationClassLoader;
 import io.weft.continuations.InstrumentationReport;
 import io.weft.continuations.Mode;
@@ -33,7 +34,11 @@ import java.util.concurrent.TimeUnit;
  * second, then the summary, the interval log, the JSON and HTML reports and the thresholds.
  */
 public final class LoadRun {
-  /** Exit codes. */
+  /**
+   * Exit codes: 0 every threshold held and at least one operation succeeded; 1 a threshold
+   * failed; 3 the run failed (could not be made, or no operation succeeded). 2, a usage error,
+   * is the command line's.
+   */
   public static final int OK = 0;
   public static final int THRESHOLD_FAILED = 1;
   public static final int FAILED = 3;
@@ -52,6 +57,16 @@ public final class LoadRun {
     if (results.notInstrumented != null) {
       // A session met code that cannot suspend: the figures are not those of the scenario.
       out.println("weft-load: the scenario cannot run as continuations: " + results.notInstrumented);
+      return FAILED;
+    }
+    return failedIfNothingSucceeded(results, exit, out);
+  }
+
+  /** {@link #FAILED}, said on {@code out}, if no operation of {@code results} succeeded; else {@code exit}. */
+  public static int failedIfNothingSucceeded(Results results, int exit, PrintStream out) {
+    if (results.succeeded() == 0L) {
+      out.println("weft-load: the run failed: no operation succeeded"
+          + (results.totalErrors() > 0 ? " (" + results.totalErrors() + " errors)" : ""));
       return FAILED;
     }
     return exit;
@@ -83,6 +98,7 @@ public final class LoadRun {
         results.info.put("think", Durations.format(spec.thinkNanos));
       }
     }
+    results.info.put("connect pacing", spec.connectPacing.toString());
     if (spec.warmupNanos > 0) {
       results.info.put("warm-up", Durations.format(spec.warmupNanos));
     }
@@ -101,8 +117,10 @@ public final class LoadRun {
     }
     try (Connector connector = connector(continuations, spec.vmPipe)) {
       Plan plan = new Plan(spec.scenarioClass, spec.params, connector, spec.addresses, timeout, metrics, arrivals,
-          open ? 0L : spec.iterations, open ? 0L : spec.thinkNanos);
-      SessionRunner.Builder builder = SessionRunner.builder().mode(spec.mode).connector(connector)
+          open ? 0L : spec.iterations, open ? 0L : spec.thinkNanos, spec.connectPacing);
+      // The users connect for themselves (paced, timed, retried): the runner opens nothing.
+      SessionRunner.Builder builder = SessionRunner.builder().mode(spec.mode).connector(SelfConnecting.INSTANCE)
+          .allowBlockingConnector(true).connectPacing(ConnectPacing.NONE)
           .addresses(spec.addresses).timeout(timeout);
       if (continuations) {
         if (spec.alreadyRewritten) {
@@ -163,6 +181,12 @@ public final class LoadRun {
         if (!result.failures().isEmpty() && !spec.quiet) {
           Throwable first = result.failures().get(0).failure();
           out.println(result.failures().size() + " of " + sessions + " sessions failed; the first: " + first);
+        }
+        results.cleanIterations = metrics.cleanIterations();
+        if (metrics.backoffs() > 0) {
+          results.info.put("connect backoffs", metrics.backoffs() + " (" + Durations.format(Plan.BACKOFF_MIN_NANOS)
+              + " doubling to " + Durations.format(Plan.BACKOFF_MAX_NANOS) + "), "
+              + Durations.format(metrics.backoffNanos()) + " in all");
         }
         reporter.finish(clock.nanoTime(), spec.expectedIntervalNanos);
       }

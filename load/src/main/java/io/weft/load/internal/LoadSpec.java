@@ -1,5 +1,6 @@
 package io.weft.load.internal;
 
+import io.weft.continuations.ConnectPacing;
 import io.weft.continuations.Mode;
 import java.io.File;
 import java.net.SocketAddress;
@@ -32,6 +33,9 @@ public final class LoadSpec {
   public Stages stages;
   public int maxSessions = 1000;
   public long expectedIntervalNanos = -1;
+
+  /** How fast users open connections (each user's first and every reconnect). */
+  public ConnectPacing connectPacing = ConnectPacing.DEFAULT;
 
   public int shard;
   public int shards = 1;

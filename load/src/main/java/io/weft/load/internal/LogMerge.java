@@ -16,7 +16,9 @@ import org.HdrHistogram.HistogramLogReader;
  * Combines the interval logs of a run's shards into one {@link Results}: histograms of the
  * same operation are added, interval by interval (intervals aligned by their offset from each
  * shard's own start, to the second), errors and users summed. The logs must come from runs of
- * one model; each shard's own start is its time 0.
+ * one model; each shard's own start is its time 0. Each interval's errors come from the
+ * {@code #weft-load interval-errors} comment lines beside the histograms, so the merged timeline
+ * shows when errors happened, not only how many there were.
  */
 public final class LogMerge {
   private LogMerge() {}
@@ -28,6 +30,8 @@ public final class LogMerge {
     Results r = new Results();
     Map<String, TreeMap<Long, Histogram>> byTag = new TreeMap<>();
     Map<Long, Double> lengths = new HashMap<>();
+    Map<String, TreeMap<Long, Long>> intervalErrors = new HashMap<>();
+    TreeMap<Long, Long> allErrors = new TreeMap<>();
     long expected = -1;
     boolean first = true;
     for (File log : logs) {
@@ -65,7 +69,17 @@ public final class LogMerge {
         }
       }
       for (String line : Files.readAllLines(log.toPath(), StandardCharsets.UTF_8)) {
-        if (line.startsWith("#" + Reporter.COMMENT + "errors ")) {
+        if (line.startsWith("#" + Reporter.COMMENT + "interval-errors ")) {
+          String[] f = line.substring(1 + Reporter.COMMENT.length() + "interval-errors ".length()).split(" ");
+          if (f.length == 3) {
+            long bucket = Math.max(0L, Math.round(Double.parseDouble(f[1])));
+            long n = Long.parseLong(f[2]);
+            intervalErrors.computeIfAbsent(f[0], k -> new TreeMap<>()).merge(bucket, n, Long::sum);
+            allErrors.merge(bucket, n, Long::sum);
+            byTag.computeIfAbsent(f[0], t -> new TreeMap<>()).computeIfAbsent(bucket, b -> new Histogram(3));
+            lengths.merge(bucket, 1.0, Math::max);
+          }
+        } else if (line.startsWith("#" + Reporter.COMMENT + "errors ")) {
           String[] f = line.substring(1 + Reporter.COMMENT.length() + "errors ".length()).split(" ");
           if (f.length == 3) {
             r.op(f[0]).errors.merge(f[1], Long.parseLong(f[2]), Long::sum);
@@ -87,13 +101,15 @@ public final class LogMerge {
           op.service.add(b.getValue());
         } else {
           op.latency.add(b.getValue());
-          op.intervals.add(new Results.Interval(b.getKey(), lengths.get(b.getKey()), b.getValue(), 0));
+          long errors = intervalErrors.getOrDefault(e.getKey(), new TreeMap<>()).getOrDefault(b.getKey(), 0L);
+          op.intervals.add(new Results.Interval(b.getKey(), lengths.get(b.getKey()), b.getValue(), errors));
           all.computeIfAbsent(b.getKey(), k -> new Histogram(3)).add(b.getValue());
         }
       }
     }
     for (Map.Entry<Long, Histogram> b : all.entrySet()) {
-      r.timeline.add(new Results.Interval(b.getKey(), lengths.get(b.getKey()), b.getValue(), 0));
+      r.timeline.add(new Results.Interval(b.getKey(), lengths.get(b.getKey()), b.getValue(),
+          allErrors.getOrDefault(b.getKey(), 0L)));
     }
     if (!r.open()) {
       r.correct(expected);

@@ -35,6 +35,9 @@ public final class Metrics {
   private volatile boolean recording;
   private final AtomicInteger busy = new AtomicInteger();
   private final LongAdder errors = new LongAdder();
+  private final LongAdder backoffs = new LongAdder();
+  private final LongAdder cleanIterations = new LongAdder();
+  private final LongAdder backoffNanos = new LongAdder();
 
   private static final long UNSET = Long.MIN_VALUE;
 
@@ -116,6 +119,34 @@ public final class Metrics {
   /** Errors so far, all operations. */
   public long errors() {
     return errors.sum();
+  }
+
+  /** A user backs off for {@code nanos} after a failed connect. */
+  void backedOff(long nanos) {
+    backoffs.increment();
+    backoffNanos.add(nanos);
+  }
+
+  /** An iteration ended without an exception. */
+  void iterationSucceeded() {
+    if (recording()) {
+      cleanIterations.increment();
+    }
+  }
+
+  /** Iterations that ended without an exception, in the measured window. */
+  public long cleanIterations() {
+    return cleanIterations.sum();
+  }
+
+  /** Backoffs after failed connects so far. */
+  public long backoffs() {
+    return backoffs.sum();
+  }
+
+  /** The time users spent backing off after failed connects, in nanoseconds. */
+  public long backoffNanos() {
+    return backoffNanos.sum();
   }
 
   void iterationStarted() {

@@ -1,5 +1,6 @@
 package io.weft.load.internal;
 
+import io.weft.continuations.ConnectPacing;
 import io.weft.continuations.spi.WaitRegistration;
 import io.weft.load.record.OpRecorder;
 import io.weft.transport.Connector;
@@ -26,7 +27,13 @@ public final class Plan {
   private final Arrivals arrivals;
   private final long iterations;
   private final long thinkNanos;
+  private final ConnectPacing.Pacer pacer;
   private volatile long durationNanos = Long.MAX_VALUE;
+
+  /** The first backoff after a failed connect; it doubles with each failure in a row. */
+  public static final long BACKOFF_MIN_NANOS = 10_000_000L;
+  /** The longest backoff after failed connects. */
+  public static final long BACKOFF_MAX_NANOS = 500_000_000L;
   private volatile boolean stopping;
 
   /**
@@ -34,7 +41,7 @@ public final class Plan {
    * @param iterations per user in the closed model, or 0 for "until the deadline"
    */
   public Plan(String scenarioClass, Map<String, String> params, Connector connector, List<SocketAddress> addresses,
-      Timeout timeout, Metrics metrics, Arrivals arrivals, long iterations, long thinkNanos) {
+      Timeout timeout, Metrics metrics, Arrivals arrivals, long iterations, long thinkNanos, ConnectPacing pacing) {
     this.scenarioClass = scenarioClass;
     this.params = Map.copyOf(params);
     this.connector = connector;
@@ -44,6 +51,35 @@ public final class Plan {
     this.arrivals = arrivals;
     this.iterations = iterations;
     this.thinkNanos = thinkNanos;
+    this.pacer = pacing.newPacer(System::nanoTime);
+  }
+
+  /**
+   * Reserves a user's turn to connect, paced with the run's other connects: how long to wait
+   * first, in nanoseconds. On the system clock, as the wait itself is.
+   */
+  public long connectWaitNanos() {
+    return pacer.reserve();
+  }
+
+  /**
+   * The backoff after {@code failuresInARow} failed connects of one user: 10 ms, doubling, at
+   * most 500 ms. Counted in the run's figures.
+   */
+  public long backoffNanos(int failuresInARow) {
+    int shift = Math.min(Math.max(failuresInARow - 1, 0), 20);
+    long b = Math.min(BACKOFF_MIN_NANOS << shift, BACKOFF_MAX_NANOS);
+    metrics.backedOff(b);
+    return b;
+  }
+
+  /** Closed model run for a time: how long is left of it; Long.MAX_VALUE otherwise. */
+  public long remainingNanos() {
+    long from = metrics.measuredFrom();
+    if (iterations > 0L || durationNanos == Long.MAX_VALUE || from == Long.MIN_VALUE) {
+      return Long.MAX_VALUE;
+    }
+    return Math.max(0L, durationNanos - (metrics.ticker().nanoTime() - from));
   }
 
   public String scenarioClass() {
@@ -133,6 +169,11 @@ public final class Plan {
 
   public void end() {
     metrics.iterationEnded();
+  }
+
+  /** The iteration that ran ended without an exception. */
+  public void succeeded() {
+    metrics.iterationSucceeded();
   }
 
   /** Counts {@code error} against the running operation, or against {@code fallback}. */

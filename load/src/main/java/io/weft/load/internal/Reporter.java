@@ -74,6 +74,10 @@ public final class Reporter {
       op.intervals.add(new Results.Interval(from, to - from, h, errors));
       all.add(h);
       write(m.name, from, to, h);
+      if (errors > 0 && log != null) {
+        // The histograms carry no errors: each interval's go beside them, so merged shards keep them.
+        log.outputComment(COMMENT + "interval-errors " + m.name + " " + String.format(Locale.ROOT, "%.3f", from) + " " + errors);
+      }
       if (m.service != null) {
         Histogram s = m.service.getIntervalHistogram();
         if (op.service == null) {

@@ -107,6 +107,25 @@ public final class Results {
     return n;
   }
 
+  /** Live run: iterations that ended without an exception; 0 when merged from logs. */
+  public long cleanIterations;
+
+  /**
+   * Operations that succeeded, connects not counted: the scenario's own work. A scenario that
+   * times no operation of its own counts its iterations that ended without an exception.
+   */
+  public long succeeded() {
+    long n = 0;
+    boolean timesOwn = false;
+    for (Op op : ops.values()) {
+      if (!Metrics.CONNECT.equals(op.name) && !Metrics.ITERATION.equals(op.name) && !"session".equals(op.name)) {
+        n += op.latency.getTotalCount();
+        timesOwn = true;
+      }
+    }
+    return timesOwn ? n : cleanIterations;
+  }
+
   public long totalErrors() {
     long n = 0;
     for (Op op : ops.values()) {

@@ -32,6 +32,17 @@ public final class SummaryTable {
     if (!any) {
       out.println("errors: none");
     }
+    for (Results.Op op : r.ops.values()) {
+      long failed = op.errorCount();
+      if (failed > 0 && op.latency.getTotalCount() == 0 && !op.name.equals(Metrics.ITERATION) && !op.name.equals("session")) {
+        out.printf(Locale.ROOT, "every %s failed: %d of %d%n", op.name, failed, failed);
+      }
+    }
+    for (Map.Entry<String, String> e : r.info.entrySet()) {
+      if (e.getKey().startsWith("connect")) {
+        out.println(e.getKey() + ": " + e.getValue());
+      }
+    }
   }
 
   private static void table(Results r, PrintStream out, String title, int which) {

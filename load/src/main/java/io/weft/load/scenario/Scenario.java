@@ -13,8 +13,10 @@ import io.weft.transport.Transport;
  * as the workload model says. Keep per-user state in fields: an instance belongs to one session.
  *
  * <p>An exception from either method counts as an error of the operation that was running and
- * ends that iteration only; the user goes on with the next one, reconnecting if its transport
- * was closed. The same class runs in every mode; in continuation mode it is rewritten as it
+ * ends that iteration and its connection (after it the stream's position is unknown); the user's
+ * next iteration connects anew and calls {@link #connected} again, so no call is made on a
+ * transport that failed or was closed. Count an error the server reports on a healthy
+ * connection with {@link OpRecorder#error(String, String)} instead of throwing. The same class runs in every mode; in continuation mode it is rewritten as it
  * loads, so it must not wait through a lambda, a stream or reflection.
  */
 public interface Scenario {
@@ -24,4 +26,16 @@ public interface Scenario {
 
   /** One iteration: the operations to time, through {@code ops}. */
   void iteration(OpRecorder ops) throws Exception;
+
+  /**
+   * The load profile and thresholds this scenario runs with unless the command line says
+   * otherwise (Gatling's {@code setUp}, k6's {@code options}); null, the default, for none. The
+   * driver reads it once, before the run, from an instance it makes for that alone (with the
+   * run's parameters; it never connects or iterates), so keep the constructor free of side effects.
+   *
+   * @return the declared workload, or null
+   */
+  default Workload workload() {
+    return null;
+  }
 }

@@ -1,5 +1,7 @@
 package io.weft.continuations.internal.runtime;
 
+import io.weft.continuations.ConnectPacing;
+import io.weft.continuations.spi.WaitRegistration;
 import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
@@ -16,6 +18,7 @@ public class SessionContext {
   private final SocketAddress address;
   private final Timeout timeout;
   private final SessionTask<?> task;
+  private ConnectPacing.Pacer pacer;
   private volatile Transport transport;
   volatile boolean cancelled;
   private volatile boolean finished;
@@ -28,6 +31,24 @@ public class SessionContext {
     this.address = address;
     this.timeout = timeout;
     this.task = task;
+  }
+
+  /** Never wakes: waiting on it sleeps for the wait's timeout. */
+  public static final WaitRegistration NEVER = new WaitRegistration() {
+    @Override
+    public void register(Runnable wakeUp) {
+      // Nothing wakes a pacing wait but its own timeout.
+    }
+  };
+
+  /** Paces this session's connect with the run's other sessions'; null for no pacing. */
+  public void pacer(ConnectPacing.Pacer pacer) {
+    this.pacer = pacer;
+  }
+
+  /** Reserves this session's turn to connect: how long to wait first, in nanoseconds. */
+  public long connectWaitNanos() {
+    return pacer == null ? 0L : pacer.reserve();
   }
 
   /** True for the engine's own stack-unwinding signal, which sessions must let through. */

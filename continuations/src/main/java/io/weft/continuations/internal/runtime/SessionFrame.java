@@ -1,6 +1,7 @@
 package io.weft.continuations.internal.runtime;
 
 import io.weft.continuations.spi.SessionCancelledException;
+import io.weft.continuations.spi.Suspend;
 import io.weft.transport.Transport;
 import java.io.IOException;
 import org.apache.commons.javaflow.core.StackRecorder;
@@ -25,6 +26,10 @@ public final class SessionFrame implements Runnable {
   public void run() {
     Transport transport = null;
     try {
+      long wait = session.connectWaitNanos();
+      if (wait > 0L) {
+        Suspend.await(SessionContext.NEVER, wait);
+      }
       transport = session.connector().connect(session.address(), session.timeout());
       session.opened(transport);
       Transport forTask = session.checked() ? new CheckedTransport(transport) : transport;

@@ -52,8 +52,13 @@ public final class RedisScenario implements Scenario {
     if (pipeline == 1) {
       for (int i = 0; i < commands.length; i++) {
         OpRecorder.Timer t = ops.start(names[i]);
-        redis.call(commands[i]);
-        t.stop();
+        try {
+          redis.call(commands[i]);
+          t.stop();
+        } catch (RedisErrorException e) {
+          // The server said no on a healthy connection: an error of the command, not of the link.
+          ops.error(names[i], e);
+        }
       }
       return;
     }

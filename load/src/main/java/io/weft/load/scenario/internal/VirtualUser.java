@@ -16,8 +16,9 @@ import java.util.Map;
 /**
  * The session task of every load run: one virtual user. It makes the scenario, then runs
  * iterations as the plan's workload model says (a count or a time, with think time, in the
- * closed model; one per arrival taken from the dispatcher in the open model), reconnecting when
- * the transport was closed. It waits only through {@link Suspend#await}, so in continuation mode
+ * closed model; one per arrival taken from the dispatcher in the open model). It opens its own
+ * connections, paced with the run's others, and a new one after any failure, backing off while
+ * connects fail. It waits only through {@link Suspend#await}, so in continuation mode
  * a waiting user is a suspended continuation, and returns the number of iterations it ran.
  *
  * <p>In continuation mode this class and the scenario are loaded by the runner's instrumenting
@@ -66,17 +67,25 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
     }
   }
 
+  /**
+   * Runs the user. The runner's {@code transport} is not connected (weft-load's runner opens
+   * nothing): the user opens its own, paced with the run's other connects, and again after any
+   * failure, so that no call is ever made on a transport known to be closed.
+   */
   @Override
   public Long run(Transport transport, int index) throws Exception {
     OpRecorder ops = plan.newSession();
     Scenario user = newScenario();
-    Transport current = transport;
+    Link link = new Link(user, index, ops);
     long done = 0L;
     try {
-      boolean ready = connected(user, current, ops);
       if (plan.open()) {
+        // Connected (or failed once) before taking arrivals, so that the schedule does not
+        // start behind the connects; a user that failed retries within its next iteration.
+        link.ensure();
         Arrivals.Slot slot = plan.slot();
         while (true) {
+          link.backOff(Long.MAX_VALUE);
           long intended = slot.next();
           while (intended == Arrivals.NONE) {
             Suspend.await(slot, Deadlines.FOREVER);
@@ -87,13 +96,7 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
           }
           plan.begin(ops, intended);
           try {
-            if (!ready || !current.isOpen()) {
-              current = reconnect(current, index, ops);
-              ready = current != null && connected(user, current, ops);
-            }
-            if (ready) {
-              iteration(user, ops);
-            }
+            link.iteration();
           } finally {
             plan.end();
           }
@@ -102,18 +105,15 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
       } else {
         long think = plan.thinkNanos();
         while (plan.another(done)) {
+          if (!link.backOff(plan.remainingNanos())) {
+            continue;
+          }
           if (done > 0L && think > 0L) {
             Suspend.await(Plan.NEVER, think);
           }
           plan.begin(ops);
           try {
-            if (!ready || !current.isOpen()) {
-              current = reconnect(current, index, ops);
-              ready = current != null && connected(user, current, ops);
-            }
-            if (ready) {
-              iteration(user, ops);
-            }
+            link.iteration();
           } finally {
             plan.end();
           }
@@ -122,53 +122,111 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
       }
       return done;
     } finally {
-      if (current != null && current != transport) {
-        current.close();
-      }
-    }
-  }
-
-  private void iteration(Scenario user, OpRecorder ops) throws Exception {
-    try {
-      user.iteration(ops);
-    } catch (SessionCancelledException e) {
-      throw e;
-    } catch (Exception e) {
-      plan.failed(ops, e, Metrics.ITERATION);
-    }
-  }
-
-  private boolean connected(Scenario user, Transport transport, OpRecorder ops) throws Exception {
-    try {
-      user.connected(transport, ops);
-      return true;
-    } catch (SessionCancelledException e) {
-      throw e;
-    } catch (Exception e) {
-      plan.failed(ops, e, Metrics.CONNECT);
-      transport.close();
-      return false;
+      link.close();
     }
   }
 
   /**
-   * A new transport in place of {@code old}, timed as the operation {@code connect}, or null
-   * (counted as a connect error) if that fails. Part of the iteration that needed it.
+   * One user's connection: opened when an iteration needs it, ended by any failure. After a
+   * failed connect the user waits a backoff (doubling, bounded) before it tries again.
    */
-  private Transport reconnect(Transport old, int index, OpRecorder ops) throws Exception {
-    if (old != null) {
-      old.close();
+  private final class Link {
+    private final Scenario user;
+    private final int index;
+    private final OpRecorder ops;
+    private Transport current;
+    private int failedConnects;
+    private long backoffNanos;
+
+    Link(Scenario user, int index, OpRecorder ops) {
+      this.user = user;
+      this.index = index;
+      this.ops = ops;
     }
-    try {
-      OpRecorder.Timer t = ops.start(Metrics.CONNECT);
-      Transport transport = plan.connector().connect(plan.address(index), plan.timeout());
-      t.stop();
-      return transport;
-    } catch (SessionCancelledException e) {
-      throw e;
-    } catch (Exception e) {
-      plan.failed(ops, e, Metrics.CONNECT);
-      return null;
+
+    /** An open transport that {@code connected} has seen, or false (a connect error counted). */
+    boolean ensure() throws Exception {
+      if (current != null) {
+        if (current.isOpen()) {
+          return true;
+        }
+        close();
+      }
+      long wait = plan.connectWaitNanos();
+      if (wait > 0L) {
+        Suspend.await(Plan.NEVER, wait);
+      }
+      Transport t;
+      try {
+        OpRecorder.Timer timer = ops.start(Metrics.CONNECT);
+        t = plan.connector().connect(plan.address(index), plan.timeout());
+        timer.stop();
+      } catch (SessionCancelledException e) {
+        throw e;
+      } catch (Exception e) {
+        plan.failed(ops, e, Metrics.CONNECT);
+        backoffNanos = plan.backoffNanos(++failedConnects);
+        return false;
+      }
+      failedConnects = 0;
+      current = t;
+      try {
+        user.connected(t, ops);
+        return true;
+      } catch (SessionCancelledException e) {
+        throw e;
+      } catch (Exception e) {
+        plan.failed(ops, e, Metrics.CONNECT);
+        close();
+        return false;
+      }
+    }
+
+    /**
+     * One iteration on an open connection. Any exception ends the connection as well as the
+     * iteration: after it the stream's position and the client's state are unknown (a reply
+     * half read, a client that refuses further calls), so the next iteration starts afresh.
+     */
+    void iteration() throws Exception {
+      if (!ensure()) {
+        return;
+      }
+      try {
+        user.iteration(ops);
+        plan.succeeded();
+      } catch (SessionCancelledException e) {
+        throw e;
+      } catch (Exception e) {
+        plan.failed(ops, e, Metrics.ITERATION);
+        close();
+      }
+    }
+
+    /**
+     * Waits out the backoff after a failed connect, at most {@code limitNanos}; false if it was
+     * cut short by the limit (the run is ending), true otherwise.
+     */
+    boolean backOff(long limitNanos) throws Exception {
+      long wait = backoffNanos;
+      if (wait <= 0L) {
+        return true;
+      }
+      backoffNanos = 0L;
+      boolean whole = wait <= limitNanos;
+      if (!whole) {
+        wait = limitNanos;
+      }
+      if (wait > 0L) {
+        Suspend.await(Plan.NEVER, wait);
+      }
+      return whole;
+    }
+
+    void close() {
+      if (current != null) {
+        current.close();
+        current = null;
+      }
     }
   }
 }

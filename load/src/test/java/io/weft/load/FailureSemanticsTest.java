@@ -1,0 +1,88 @@
+package io.weft.load;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.weft.load.testscenario.WatchfulEchoScenario;
+import java.io.File;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What a run does when the server misbehaves: a failed iteration ends its connection and the
+ * next one connects anew, no call is made on a transport known to be closed, a refused connect is
+ * retried for the whole run with a reported backoff, and a run in which nothing succeeded exits 3.
+ */
+@org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
+class FailureSemanticsTest {
+  @TempDir Path dir;
+
+  @ParameterizedTest
+  @ValueSource(strings = {"threads", "continuations:1"})
+  void aProtocolViolationEndsTheConnectionAndTheNextIterationConnectsAnew(String mode) throws Exception {
+    try (GarbageServer garbage = new GarbageServer()) {
+      Runs r = Runs.run(new File(dir.toFile(), "redis"), "redis", "-t", "127.0.0.1:" + garbage.port(),
+          "--mode", mode, "-u", "5", "-n", "20", "-q");
+      assertEquals(3, r.exit, r::toString);
+      assertTrue(r.output.contains("no operation succeeded"), r::toString);
+      assertTrue(r.output.contains("every PING failed: 100 of 100"), r::toString);
+      JsonNode s = r.summary();
+      JsonNode errors = s.at("/operations/PING/errors");
+      assertEquals(100, errors.path("io.weft.transport.ProtocolViolationException").asLong(), r::toString);
+      assertEquals(1, errors.size(), "only protocol violations, no call on a broken client: " + r);
+      // Every iteration opened its own connection: the one before failed.
+      assertEquals(100, s.at("/operations/connect/count").asLong(), r::toString);
+      assertEquals(100, garbage.accepted(), r::toString);
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"threads", "continuations:1", "sync"})
+  void noCallIsMadeOnATransportThatFailedOrWasClosed(String mode) throws Exception {
+    try (GarbageServer garbage = new GarbageServer()) {
+      Runs r = Runs.run(new File(dir.toFile(), "watch"), "run", WatchfulEchoScenario.class.getName(),
+          "-t", "127.0.0.1:" + garbage.port(), "--mode", mode, "-u", "3", "-n", "10", "-q");
+      assertEquals(3, r.exit, r::toString);
+      JsonNode s = r.summary();
+      assertTrue(s.at("/operations/misuse").isMissingNode(), r::toString);
+      assertEquals(30, s.at("/operations/echo/errors/io.weft.transport.ProtocolViolationException").asLong(), r::toString);
+      assertEquals(30, s.at("/operations/connect/count").asLong(), r::toString);
+    }
+  }
+
+  @Test
+  void aRefusedPortIsRetriedForTheRunsDurationAndTheRunExitsThree() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      port = s.getLocalPort();
+    }
+    Runs r = Runs.run(new File(dir.toFile(), "refused"), "redis", "-t", "127.0.0.1:" + port,
+        "--mode", "continuations:1", "-u", "5", "-d", "2s", "-q");
+    assertEquals(3, r.exit, r::toString);
+    assertTrue(r.output.contains("no operation succeeded"), r::toString);
+    assertTrue(r.output.contains("every connect failed"), r::toString);
+    assertTrue(r.output.contains("connect backoffs: "), r::toString);
+    JsonNode s = r.summary();
+    // Retried for the run's two seconds, not given up at the first refusal: with a backoff of
+    // at most 500 ms each user tries at least four times.
+    assertTrue(s.at("/seconds").asDouble() >= 2.0, r::toString);
+    long refused = s.at("/operations/connect/errors/java.net.ConnectException").asLong();
+    assertTrue(refused >= 5 * 4, r::toString);
+    assertEquals(0, s.at("/operations/connect/count").asLong(), r::toString);
+    assertFalse(r.output.contains("sessions failed"), r::toString);
+  }
+
+  @Test
+  void aRunInWhichSomethingSucceededExitsZero() throws Exception {
+    Runs r = Runs.run(new File(dir.toFile(), "ok"), "line", "--in-vm", "--mode", "threads", "-u", "2", "-n", "5", "-q");
+    assertEquals(0, r.exit, r::toString);
+  }
+}
