@@ -173,6 +173,11 @@ public final class Tls {
         || all.contains("not an SSL/TLS record")) {
       return "the peer does not speak TLS (a plaintext server on a TLS port?)";
     }
+    if (all.contains("No appropriate protocol") || all.contains("no cipher suites in common")
+        || all.contains("No negotiable cipher suite")) {
+      // The engine refuses before a byte is sent: the settings name only disabled protocols or suites.
+      return "no protocol and cipher suite that the settings allow can be used";
+    }
     if (all.contains("Received fatal alert")) {
       return "the server refused the handshake";
     }

@@ -175,6 +175,31 @@ class TlsTransportTest {
     }
   }
 
+  /** Client settings that leave nothing to negotiate: the JDK disables these by default. */
+  enum Unusable {
+    TLS_1_1(b -> b.protocols("TLSv1.1")),
+    SSL_3(b -> b.protocols("SSLv3")),
+    ANON_SUITE(b -> b.protocols("TLSv1.2").cipherSuites("TLS_DH_anon_WITH_AES_128_CBC_SHA"));
+
+    final java.util.function.UnaryOperator<TlsSettings.Builder> settings;
+
+    Unusable(java.util.function.UnaryOperator<TlsSettings.Builder> settings) {
+      this.settings = settings;
+    }
+  }
+
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.MethodSource("kindsAndUnusableSettings")
+  void settingsThatLeaveNothingToNegotiateFailTheHandshakeNamingHostAndPort(Kind kind, Unusable unusable) {
+    TlsSettings tls = unusable.settings.apply(TlsSettings.builder().context(pki.clientContext())).build();
+    assertHandshakeFails(kind, tls, good.address(), "no protocol and cipher suite that the settings allow can be used");
+  }
+
+  static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> kindsAndUnusableSettings() {
+    return java.util.Arrays.stream(Kind.values()).flatMap(kind -> java.util.Arrays.stream(Unusable.values())
+        .map(unusable -> org.junit.jupiter.params.provider.Arguments.of(kind, unusable)));
+  }
+
   @ParameterizedTest
   @EnumSource(Kind.class)
   void aServerThatClosesDuringTheHandshakeFailsIt(Kind kind) throws Exception {
