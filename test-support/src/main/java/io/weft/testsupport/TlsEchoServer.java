@@ -28,15 +28,26 @@ public final class TlsEchoServer implements Closeable {
   private final AcceptLoop loop;
   private final AtomicInteger handshakes = new AtomicInteger();
 
-  private TlsEchoServer(SSLContext context) throws IOException {
+  private TlsEchoServer(SSLContext context, boolean needClientAuth) throws IOException {
     SSLServerSocket socket = (SSLServerSocket) context.getServerSocketFactory()
         .createServerSocket(0, 1000, InetAddress.getLoopbackAddress());
+    socket.setNeedClientAuth(needClientAuth);
     this.loop = new AcceptLoop(socket, "tls-echo", this::serve);
   }
 
   /** Binds a loopback port and starts accepting; {@code context} holds the server's key. */
   public static TlsEchoServer start(SSLContext context) throws IOException {
-    TlsEchoServer echo = new TlsEchoServer(context);
+    TlsEchoServer echo = new TlsEchoServer(context, false);
+    echo.loop.start();
+    return echo;
+  }
+
+  /**
+   * As {@link #start}, with a server that requires a client certificate: over TLS 1.3 a client
+   * without one completes its side of the handshake and then receives the server's fatal alert.
+   */
+  public static TlsEchoServer startRequiringClientCertificates(SSLContext context) throws IOException {
+    TlsEchoServer echo = new TlsEchoServer(context, true);
     echo.loop.start();
     return echo;
   }

@@ -1,11 +1,12 @@
 package io.weft.protocols.http;
 
+import io.weft.protocols.internal.GrowingBytes;
 import io.weft.protocols.internal.Wire;
+import io.weft.transport.LineTooLongException;
 import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.Transport;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -27,9 +28,29 @@ import java.util.List;
  * transport: its owner does.
  *
  * <h2>Limits</h2>
- * Each header line, status line and chunk-size line is bounded; so is the header section as a
- * whole, and the body. A length is checked against the body limit before anything is
- * allocated. Going over a limit is a {@link ProtocolViolationException} quoting the input.
+ * Memory follows the bytes received, never what the server claims: a body grows in steps of at
+ * most 16 KiB as its bytes arrive, whatever its {@code Content-Length} or chunk sizes say. Each
+ * response has a budget in two parts: its header section (status lines of interim responses,
+ * fields, chunked trailers: their bytes plus {@value #FIELD_COST} per line, about what a parsed
+ * field costs on the heap beyond its bytes) and its body (with the chunk-size lines of a chunked
+ * body). Going over a limit is a {@link ProtocolViolationException} naming it and quoting the
+ * input; a length over the body limit is refused before any of the body is read.
+ * <table>
+ *   <caption>Limits and their defaults</caption>
+ *   <tr><th>limit</th><th>default</th><th>least accepted</th></tr>
+ *   <tr><td>{@code maxLineBytes}: a status, header or chunk-size line</td>
+ *       <td>{@value #DEFAULT_MAX_LINE_BYTES}</td><td>{@value #MIN_LINE_BYTES}</td></tr>
+ *   <tr><td>{@code maxHeaderBytes}: the header section, as above</td><td>{@value #DEFAULT_MAX_HEADER_BYTES}</td>
+ *       <td>{@code maxLineBytes}</td></tr>
+ *   <tr><td>{@code maxBodyBytes}: the body</td><td>{@value #DEFAULT_MAX_BODY_BYTES}</td><td>0</td></tr>
+ * </table>
+ * {@link Integer#MAX_VALUE} for a limit means no limit of the client's own (a body still cannot
+ * pass what one Java array holds).
+ *
+ * <h2>Header values</h2>
+ * A field value or reason phrase holding NUL or a bare CR is refused (RFC 9110 section 5.5), so
+ * that {@code X-A: a\rContent-Length: 3} can never be read as two fields by one party and one by
+ * another; LF ends the line.
  */
 public final class HttpClient {
   /** Longest status, header or chunk-size line accepted, in bytes. */
@@ -38,13 +59,16 @@ public final class HttpClient {
   public static final int DEFAULT_MAX_HEADER_BYTES = 64 * 1024;
   /** Largest body accepted, in bytes. */
   public static final int DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+  /** What each line of the header section costs against its budget, beyond its bytes. */
+  public static final int FIELD_COST = 32;
+  /** The shortest line limit accepted: {@code HTTP/1.1 200 OK} needs 15 bytes. */
+  public static final int MIN_LINE_BYTES = 16;
 
   private static final int STATE_IDLE = 0;
   private static final int STATE_EXCHANGING = 1;
   private static final int STATE_SPENT = 2;
   private static final int STATE_BROKEN = 3;
 
-  private static final int UNTIL_CLOSE_CHUNK = 8 * 1024;
   private static final int MAX_INTERIM_RESPONSES = 16;
   private static final byte[] EMPTY = new byte[0];
   private static final byte[] CRLF = {'\r', '\n'};
@@ -57,8 +81,8 @@ public final class HttpClient {
   private final byte[] scratch = new byte[2];
   private int state = STATE_IDLE;
   private String unusableBecause;
-  /** Header bytes still allowed in the response being read. */
-  private int headerBudget;
+  /** What the header section of the response being read may still cost. */
+  private long headerBudget;
 
   /**
    * A client sending {@code Host: host} (a host, or host:port), with the default limits.
@@ -86,11 +110,12 @@ public final class HttpClient {
     if (host == null || host.isEmpty() || host.indexOf('\r') >= 0 || host.indexOf('\n') >= 0 || host.indexOf(' ') >= 0) {
       throw new IllegalArgumentException("bad host: " + host);
     }
-    if (maxLineBytes < 16) {
-      throw new IllegalArgumentException("maxLineBytes < 16: " + maxLineBytes);
+    if (maxLineBytes < MIN_LINE_BYTES) {
+      throw new IllegalArgumentException("maxLineBytes < " + MIN_LINE_BYTES
+          + " (a status line such as HTTP/1.1 200 OK needs it): " + maxLineBytes);
     }
     if (maxHeaderBytes < maxLineBytes) {
-      throw new IllegalArgumentException("maxHeaderBytes < maxLineBytes: " + maxHeaderBytes);
+      throw new IllegalArgumentException("maxHeaderBytes < maxLineBytes (" + maxLineBytes + "): " + maxHeaderBytes);
     }
     if (maxBodyBytes < 0) {
       throw new IllegalArgumentException("maxBodyBytes < 0: " + maxBodyBytes);
@@ -220,7 +245,7 @@ public final class HttpClient {
   }
 
   private HttpResponse readResponse(boolean head) throws IOException {
-    headerBudget = maxHeaderBytes;
+    headerBudget = maxHeaderBytes == Integer.MAX_VALUE ? Long.MAX_VALUE : maxHeaderBytes;
     for (int interim = 0; ; interim++) {
       String statusLine = readHeaderLine("status line");
       String version = parseVersion(statusLine);
@@ -250,13 +275,35 @@ public final class HttpClient {
   }
 
   private String readHeaderLine(String what) throws IOException {
-    if (headerBudget <= 0) {
-      throw new ProtocolViolationException("header section over the limit of " + maxHeaderBytes
-          + " bytes, reading a " + what);
+    long left = headerBudget - FIELD_COST - 2;
+    if (left < 0) {
+      throw overHeaderBudget("reading a " + what);
     }
-    String line = transport.readLineStrict(Math.min(maxLineBytes, headerBudget), StandardCharsets.ISO_8859_1);
-    headerBudget -= line.length() + 2;
+    String line;
+    if (left >= maxLineBytes) {
+      line = transport.readLineStrict(maxLineBytes, StandardCharsets.ISO_8859_1);
+    } else {
+      try {
+        line = transport.readLineStrict((int) left, StandardCharsets.ISO_8859_1);
+      } catch (LineTooLongException e) {
+        // The line may well be within maxLineBytes: the limit passed is the section's.
+        throw overHeaderBudget("in a " + what + " starting " + e.getMessage().substring(e.getMessage().indexOf(':') + 2));
+      }
+    }
+    headerBudget = left - line.length();
+    for (int i = 0; i < line.length(); i++) {
+      char c = line.charAt(i);
+      if (c == '\0' || c == '\r') {
+        throw new ProtocolViolationException((c == 0 ? "NUL" : "bare CR") + " in a " + what
+            + " (RFC 9110 section 5.5): " + ProtocolViolationException.quote(line));
+      }
+    }
     return line;
+  }
+
+  private ProtocolViolationException overHeaderBudget(String where) {
+    return new ProtocolViolationException("header section over the limit of " + maxHeaderBytes
+        + " bytes (maxHeaderBytes: its bytes plus " + FIELD_COST + " per line), " + where);
   }
 
   private static String parseVersion(String line) throws ProtocolViolationException {
@@ -351,7 +398,8 @@ public final class HttpClient {
       for (String part : field.split(",", -1)) {
         String value = part.trim();
         long parsed = Wire.parseLong(value, 0, value.length(), "Content-Length", "Content-Length: " + field);
-        if (parsed < 0) {
+        // 1*DIGIT: a sign, even on zero, is not a Content-Length.
+        if (parsed < 0 || value.charAt(0) == '-') {
           throw new ProtocolViolationException("negative Content-Length: " + ProtocolViolationException.quote(field));
         }
         if (length != -1 && parsed != length) {
@@ -367,16 +415,19 @@ public final class HttpClient {
     if (length > maxBodyBytes) {
       throw new ProtocolViolationException("Content-Length " + length + " over the body limit of " + maxBodyBytes + " bytes");
     }
-    byte[] body = new byte[(int) length];
-    Wire.readExactly(transport, body, 0, body.length, "body of Content-Length " + length);
-    return body;
+    GrowingBytes body = new GrowingBytes();
+    Wire.readInto(transport, body, length, "body of Content-Length " + length);
+    return body.toByteArray();
   }
 
   private byte[] readChunked() throws IOException {
-    byte[] body = EMPTY;
-    int size = 0;
+    GrowingBytes body = new GrowingBytes();
+    // The body's budget pays for the chunk-size lines too, or endless tiny chunks with long
+    // extensions would cost nothing.
+    long budget = maxBodyBytes == Integer.MAX_VALUE ? Long.MAX_VALUE : maxBodyBytes;
     for (;;) {
       String line = transport.readLineStrict(maxLineBytes, StandardCharsets.ISO_8859_1);
+      budget -= line.length() + 2;
       int end = line.indexOf(';');
       if (end < 0) {
         end = line.length();
@@ -388,49 +439,24 @@ public final class HttpClient {
       if (chunk == 0) {
         break;
       }
-      if (chunk > maxBodyBytes - size) {
-        throw new ProtocolViolationException("chunked body over the limit of " + maxBodyBytes + " bytes at chunk size "
-            + ProtocolViolationException.quote(line));
+      if (chunk + 2 > budget) {
+        throw new ProtocolViolationException("chunked body over the limit of " + maxBodyBytes
+            + " bytes (maxBodyBytes, with its chunk-size lines) at chunk size " + ProtocolViolationException.quote(line));
       }
-      body = ensureCapacity(body, size + (int) chunk, maxBodyBytes);
-      Wire.readExactly(transport, body, size, (int) chunk, "chunk of " + chunk + " bytes");
-      size += (int) chunk;
+      budget -= chunk + 2;
+      Wire.readInto(transport, body, chunk, "chunk of " + chunk + " bytes");
       Wire.expectCrlf(transport, scratch, "chunk of " + chunk + " bytes");
     }
     // Trailer fields count against the header limit; they are read and dropped.
     readFields(new HttpHeaders(), "trailer line");
-    return size == body.length ? body : Arrays.copyOf(body, size);
+    return body.toByteArray();
   }
 
   private byte[] readUntilClose() throws IOException {
-    byte[] body = new byte[Math.min(UNTIL_CLOSE_CHUNK, maxBodyBytes + 1)];
-    int size = 0;
-    for (;;) {
-      if (size == body.length) {
-        if (size > maxBodyBytes) {
-          throw new ProtocolViolationException("body over the limit of " + maxBodyBytes + " bytes");
-        }
-        body = ensureCapacity(body, size + 1, (int) Math.min((long) maxBodyBytes + 1, Integer.MAX_VALUE - 8));
-      }
-      int n = transport.read(body, size, body.length - size);
-      if (n < 0) {
-        break;
-      }
-      size += n;
-      if (size > maxBodyBytes) {
-        throw new ProtocolViolationException("body over the limit of " + maxBodyBytes + " bytes");
-      }
-    }
-    return Arrays.copyOf(body, size);
-  }
-
-  /** Grows {@code array} to hold {@code needed} bytes, doubling but never past {@code cap}. */
-  private static byte[] ensureCapacity(byte[] array, int needed, int cap) {
-    if (needed <= array.length) {
-      return array;
-    }
-    long grown = Math.max((long) needed, Math.min((long) array.length * 2, (long) cap));
-    return Arrays.copyOf(array, (int) grown);
+    GrowingBytes body = new GrowingBytes();
+    long limit = maxBodyBytes == Integer.MAX_VALUE ? Long.MAX_VALUE - 1 : maxBodyBytes;
+    Wire.readToEnd(transport, body, limit, "body over the limit of " + maxBodyBytes + " bytes");
+    return body.toByteArray();
   }
 
   private void spend(String because) {

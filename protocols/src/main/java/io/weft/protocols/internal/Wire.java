@@ -79,6 +79,66 @@ public final class Wire {
     return value;
   }
 
+  /**
+   * Parses {@code text[start..end)} as {@link #parseLong} does, refusing {@code -0}: a length
+   * written as negative zero is not a length any peer means, and a lenient reader is one a
+   * smuggler can tell apart from a strict one.
+   */
+  public static long parseLength(String text, int start, int end, String what, String line)
+      throws ProtocolViolationException {
+    long value = parseLong(text, start, end, what, line);
+    if (value == 0 && text.charAt(start) == '-') {
+      throw new ProtocolViolationException("negative zero " + what + ": " + ProtocolViolationException.quote(line));
+    }
+    return value;
+  }
+
+  /**
+   * Reads exactly {@code length} bytes into {@code into}, allocating as they arrive (never the
+   * whole claimed length up front).
+   *
+   * @param what what is being read, for the message ("bulk string of 10 bytes")
+   * @throws EOFException if the stream ends first, quoting the last bytes that arrived
+   */
+  public static void readInto(Transport transport, GrowingBytes into, long length, String what)
+      throws IOException {
+    long done = 0;
+    while (done < length) {
+      int room = into.room(length - done);
+      int n = transport.read(into.segment(), into.position(), room);
+      if (n < 0) {
+        throw new EOFException("end of stream in " + what + " after " + done + " of " + length + " bytes: "
+            + into.quoteTail());
+      }
+      into.advance(n);
+      done += n;
+    }
+  }
+
+  /**
+   * Reads into {@code into} until the end of the stream, allocating as bytes arrive.
+   *
+   * @param limit the most bytes accepted in all
+   * @param over the message when more than {@code limit} bytes arrive
+   * @throws ProtocolViolationException with {@code over} once more than {@code limit} bytes arrived
+   */
+  public static void readToEnd(Transport transport, GrowingBytes into, long limit, String over)
+      throws IOException {
+    for (;;) {
+      // One byte past the limit is enough to know it was passed.
+      long wanted = limit - into.size() + 1;
+      int room = into.room(wanted);
+      int n = transport.read(into.segment(), into.position(), room);
+      if (n < 0) {
+        return;
+      }
+      into.advance(n);
+      if (into.size() > limit) {
+        throw new ProtocolViolationException(over);
+      }
+    }
+  }
+
   private static ProtocolViolationException notANumber(String what, String line) {
     return new ProtocolViolationException("non-numeric " + what + ": " + ProtocolViolationException.quote(line));
   }

@@ -1,6 +1,8 @@
 package io.weft.protocols.redis;
 
+import io.weft.protocols.internal.GrowingBytes;
 import io.weft.protocols.internal.Wire;
+import io.weft.transport.LineTooLongException;
 import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.Transport;
 import java.io.IOException;
@@ -18,7 +20,8 @@ import java.util.List;
  *   <tr><th>reply</th><th>first byte</th><th>returned as</th></tr>
  *   <tr><td>simple string</td><td>{@code +}</td><td>{@link String}</td></tr>
  *   <tr><td>error</td><td>{@code -}</td><td>thrown as {@link RedisErrorException}; inside an
- *       array or a pipeline, returned in place as one</td></tr>
+ *       array or a pipeline, returned in place as one without a stack trace (it is a reply, and
+ *       costs about its own bytes)</td></tr>
  *   <tr><td>integer</td><td>{@code :}</td><td>{@link Long}</td></tr>
  *   <tr><td>bulk string</td><td>{@code $}</td><td>{@code byte[]}; {@code null} for the null bulk
  *       string</td></tr>
@@ -34,9 +37,28 @@ import java.util.List;
  * throws {@link IllegalStateException}. The client owns nothing but its state: close the
  * transport to end the connection.
  *
- * <p>Every line is read with a byte limit and every length is checked against its limit before
- * anything is allocated, so a broken or hostile server cannot make the client buffer without
- * bound. Not thread-safe: one client per session, like its transport.
+ * <h2>Limits</h2>
+ * Memory follows the bytes received, never what the server claims: a bulk string grows in steps
+ * of at most 16 KiB as its bytes arrive, an array as its elements arrive. Every line is read with
+ * a byte limit, every length is checked against its limit, and each reply as a whole has a
+ * budget: the bytes received for it plus {@value #ELEMENT_COST} per element (about what a parsed
+ * element costs on the heap beyond its bytes). Going over any of them is a
+ * {@link ProtocolViolationException} naming the limit.
+ * <table>
+ *   <caption>Limits and their defaults</caption>
+ *   <tr><th>limit</th><th>default</th><th>least accepted</th></tr>
+ *   <tr><td>{@code maxLineBytes}: a status, error, integer or length line</td>
+ *       <td>{@value #DEFAULT_MAX_LINE_BYTES}</td><td>{@value #MIN_LINE_BYTES}</td></tr>
+ *   <tr><td>{@code maxBulkBytes}: one bulk string</td><td>{@value #DEFAULT_MAX_BULK_BYTES}</td><td>0</td></tr>
+ *   <tr><td>{@code maxArrayLength}: elements of one array</td><td>{@value #DEFAULT_MAX_ARRAY_LENGTH}</td><td>0</td></tr>
+ *   <tr><td>{@code maxReplyBytes}: one whole reply, as above</td><td>{@value #DEFAULT_MAX_REPLY_BYTES}</td>
+ *       <td>{@value #MIN_REPLY_BYTES}</td></tr>
+ *   <tr><td>{@link #MAX_NESTING}: depth of nested arrays</td><td>{@value #MAX_NESTING}</td><td>fixed</td></tr>
+ * </table>
+ * {@link Integer#MAX_VALUE} for a limit means no limit of the client's own (a bulk string still
+ * cannot pass what one Java array holds).
+ *
+ * <p>Not thread-safe: one client per session, like its transport.
  */
 public final class RedisClient {
   /** Longest status, error or length line accepted, in bytes without CRLF. */
@@ -45,8 +67,16 @@ public final class RedisClient {
   public static final int DEFAULT_MAX_BULK_BYTES = 64 * 1024 * 1024;
   /** Most elements accepted in one array. */
   public static final int DEFAULT_MAX_ARRAY_LENGTH = 1024 * 1024;
+  /** Largest reply accepted: its bytes received plus {@value #ELEMENT_COST} per element. */
+  public static final int DEFAULT_MAX_REPLY_BYTES = 128 * 1024 * 1024;
   /** Deepest nesting of arrays accepted; deeper is treated as hostile. */
   public static final int MAX_NESTING = 32;
+  /** What each element of a reply costs against the reply's budget, beyond its bytes. */
+  public static final int ELEMENT_COST = 32;
+  /** The shortest line limit accepted: an integer reply {@code :-9223372036854775808} needs it. */
+  public static final int MIN_LINE_BYTES = 21;
+  /** The smallest reply budget accepted. */
+  public static final int MIN_REPLY_BYTES = 64;
 
   private static final int STATE_READY = 0;
   private static final int STATE_PENDING = 1;
@@ -58,6 +88,9 @@ public final class RedisClient {
   private final int maxLineBytes;
   private final int maxBulkBytes;
   private final int maxArrayLength;
+  private final int maxReplyBytes;
+  /** What the reply being read may still cost; see the class javadoc. */
+  private long replyBudget;
   private final byte[] scratch = new byte[2];
   private int state = STATE_READY;
   private int pending;
@@ -69,7 +102,8 @@ public final class RedisClient {
    * @param transport the connection, which stays the caller's to close
    */
   public RedisClient(Transport transport) {
-    this(transport, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_BULK_BYTES, DEFAULT_MAX_ARRAY_LENGTH);
+    this(transport, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_BULK_BYTES, DEFAULT_MAX_ARRAY_LENGTH,
+        DEFAULT_MAX_REPLY_BYTES);
   }
 
   /**
@@ -79,13 +113,33 @@ public final class RedisClient {
    * @param maxLineBytes the longest status, error or length line, in bytes
    * @param maxBulkBytes the largest bulk string, in bytes
    * @param maxArrayLength the most elements in one array
+   * @throws IllegalArgumentException if a limit is below its least accepted value (class javadoc)
    */
   public RedisClient(Transport transport, int maxLineBytes, int maxBulkBytes, int maxArrayLength) {
+    this(transport, maxLineBytes, maxBulkBytes, maxArrayLength, DEFAULT_MAX_REPLY_BYTES);
+  }
+
+  /**
+   * A client with the given limits on reply lines, bulk strings, arrays and whole replies.
+   *
+   * @param transport the connection, which stays the caller's to close
+   * @param maxLineBytes the longest status, error or length line, in bytes
+   * @param maxBulkBytes the largest bulk string, in bytes
+   * @param maxArrayLength the most elements in one array
+   * @param maxReplyBytes the budget of one whole reply: its bytes plus {@value #ELEMENT_COST} per element
+   * @throws IllegalArgumentException if a limit is below its least accepted value (class javadoc)
+   */
+  public RedisClient(Transport transport, int maxLineBytes, int maxBulkBytes, int maxArrayLength,
+      int maxReplyBytes) {
     if (transport == null) {
       throw new IllegalArgumentException("transport == null");
     }
-    if (maxLineBytes < 1) {
-      throw new IllegalArgumentException("maxLineBytes < 1: " + maxLineBytes);
+    if (maxLineBytes < MIN_LINE_BYTES) {
+      throw new IllegalArgumentException("maxLineBytes < " + MIN_LINE_BYTES
+          + " (an integer reply such as :-9223372036854775808 needs it): " + maxLineBytes);
+    }
+    if (maxReplyBytes < MIN_REPLY_BYTES) {
+      throw new IllegalArgumentException("maxReplyBytes < " + MIN_REPLY_BYTES + ": " + maxReplyBytes);
     }
     if (maxBulkBytes < 0) {
       throw new IllegalArgumentException("maxBulkBytes < 0: " + maxBulkBytes);
@@ -97,6 +151,7 @@ public final class RedisClient {
     this.maxLineBytes = maxLineBytes;
     this.maxBulkBytes = maxBulkBytes;
     this.maxArrayLength = maxArrayLength;
+    this.maxReplyBytes = maxReplyBytes;
   }
 
   /**
@@ -279,6 +334,7 @@ public final class RedisClient {
       throw new IllegalStateException("no reply pending: send a command first");
     }
     Object reply;
+    replyBudget = maxReplyBytes == Integer.MAX_VALUE ? Long.MAX_VALUE : maxReplyBytes;
     try {
       reply = readValue(0);
     } catch (IOException | RuntimeException e) {
@@ -292,7 +348,7 @@ public final class RedisClient {
   }
 
   private Object readValue(int depth) throws IOException {
-    String line = transport.readLineStrict(maxLineBytes);
+    String line = readLine();
     if (line.isEmpty()) {
       throw new ProtocolViolationException("empty reply line");
     }
@@ -300,7 +356,7 @@ public final class RedisClient {
       case '+':
         return line.substring(1);
       case '-':
-        return new RedisErrorException(line.substring(1));
+        return new InPlaceError(line.substring(1));
       case ':':
         return Wire.parseLong(line, 1, line.length(), "integer reply", line);
       case '$':
@@ -313,8 +369,36 @@ public final class RedisClient {
     }
   }
 
+  /** One line of the reply, charged to its budget with its CRLF and the element it starts. */
+  private String readLine() throws IOException {
+    long left = replyBudget - ELEMENT_COST - 2;
+    if (left < 0) {
+      throw overReplyBudget("before the next element");
+    }
+    String line;
+    if (left >= maxLineBytes) {
+      line = transport.readLineStrict(maxLineBytes);
+    } else {
+      try {
+        line = transport.readLineStrict((int) left);
+      } catch (LineTooLongException e) {
+        // The line may well be within maxLineBytes: the limit passed is the reply's.
+        throw new ProtocolViolationException("reply over the limit of " + maxReplyBytes
+            + " bytes (maxReplyBytes: its bytes plus " + ELEMENT_COST + " per element), in a line starting "
+            + e.getMessage().substring(e.getMessage().indexOf(':') + 2), e);
+      }
+    }
+    replyBudget = left - line.length();
+    return line;
+  }
+
+  private ProtocolViolationException overReplyBudget(String where) {
+    return new ProtocolViolationException("reply over the limit of " + maxReplyBytes
+        + " bytes (maxReplyBytes: its bytes plus " + ELEMENT_COST + " per element), " + where);
+  }
+
   private byte[] readBulk(String line) throws IOException {
-    long length = Wire.parseLong(line, 1, line.length(), "bulk length", line);
+    long length = Wire.parseLength(line, 1, line.length(), "bulk length", line);
     if (length == -1) {
       return null;
     }
@@ -325,14 +409,18 @@ public final class RedisClient {
       throw new ProtocolViolationException("bulk length over the limit of " + maxBulkBytes + " bytes: "
           + ProtocolViolationException.quote(line));
     }
-    byte[] bulk = new byte[(int) length];
-    Wire.readExactly(transport, bulk, 0, bulk.length, "bulk string of " + length + " bytes");
+    if (length + 2 > replyBudget) {
+      throw overReplyBudget("at bulk length " + ProtocolViolationException.quote(line));
+    }
+    replyBudget -= length + 2;
+    GrowingBytes bulk = new GrowingBytes();
+    Wire.readInto(transport, bulk, length, "bulk string of " + length + " bytes");
     Wire.expectCrlf(transport, scratch, "bulk string of " + length + " bytes");
-    return bulk;
+    return bulk.toByteArray();
   }
 
   private List<Object> readArray(String line, int depth) throws IOException {
-    long length = Wire.parseLong(line, 1, line.length(), "array length", line);
+    long length = Wire.parseLength(line, 1, line.length(), "array length", line);
     if (length == -1) {
       return null;
     }
@@ -346,6 +434,10 @@ public final class RedisClient {
     if (depth >= MAX_NESTING) {
       throw new ProtocolViolationException("arrays nested deeper than " + MAX_NESTING + ": "
           + ProtocolViolationException.quote(line));
+    }
+    if (length * (ELEMENT_COST + 3) > replyBudget) {
+      // Each element costs at least ELEMENT_COST and its shortest line, "+" and CRLF.
+      throw overReplyBudget("at array length " + ProtocolViolationException.quote(line));
     }
     // Grow as elements arrive rather than trusting the announced length with memory.
     List<Object> array = new ArrayList<>((int) Math.min(length, 16));
@@ -471,5 +563,22 @@ public final class RedisClient {
       return "array of " + ((List<?>) reply).size();
     }
     return String.valueOf(reply);
+  }
+
+  /**
+   * An error element returned in place: a reply like any other, so it skips the stack trace
+   * that would cost a hundred times its bytes.
+   */
+  private static final class InPlaceError extends RedisErrorException {
+    private static final long serialVersionUID = 1L;
+
+    InPlaceError(String serverMessage) {
+      super(serverMessage);
+    }
+
+    @Override
+    public synchronized Throwable fillInStackTrace() {
+      return this;
+    }
   }
 }

@@ -1,5 +1,6 @@
 package io.weft.protocols.smtp;
 
+import io.weft.transport.LineTooLongException;
 import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
@@ -31,14 +32,33 @@ import java.util.List;
  * {@link #offersStartTls()}; on port 465 connect with a connector made with TLS settings (implicit
  * TLS) and use the client as on plaintext.
  *
- * <p>Reply lines are read with a byte limit, and a reply may have at most
- * {@value #MAX_REPLY_LINES} lines.
+ * <h2>Limits</h2>
+ * Every reply line is read with a byte limit; a reply may have at most {@value #MAX_REPLY_LINES}
+ * lines, and its lines together (each with its CRLF plus {@value #LINE_COST}, about what a parsed
+ * line costs on the heap beyond its bytes) at most {@code maxReplyBytes}. Going over any of them
+ * is a {@link ProtocolViolationException} naming the limit.
+ * <table>
+ *   <caption>Limits and their defaults</caption>
+ *   <tr><th>limit</th><th>default</th><th>least accepted</th></tr>
+ *   <tr><td>{@code maxLineBytes}: a reply line</td><td>{@value #DEFAULT_MAX_LINE_BYTES}</td>
+ *       <td>{@value #MIN_LINE_BYTES}</td></tr>
+ *   <tr><td>{@code maxReplyBytes}: one whole reply, as above</td><td>{@value #DEFAULT_MAX_REPLY_BYTES}</td>
+ *       <td>{@code maxLineBytes + 2 + LINE_COST}</td></tr>
+ *   <tr><td>{@link #MAX_REPLY_LINES}: lines of one reply</td><td>{@value #MAX_REPLY_LINES}</td><td>fixed</td></tr>
+ * </table>
+ * {@link Integer#MAX_VALUE} for a limit means no limit of the client's own.
  */
 public final class SmtpClient {
   /** Longest reply line accepted, in bytes; RFC 5321 allows 512 with CRLF, servers send more. */
   public static final int DEFAULT_MAX_LINE_BYTES = 2048;
   /** Most lines accepted in one multi-line reply. */
   public static final int MAX_REPLY_LINES = 256;
+  /** Largest reply accepted: its lines with their CRLFs plus {@value #LINE_COST} per line. */
+  public static final int DEFAULT_MAX_REPLY_BYTES = 64 * 1024;
+  /** What each line of a reply costs against the reply's budget, beyond its bytes. */
+  public static final int LINE_COST = 32;
+  /** The shortest line limit accepted: a reply code. */
+  public static final int MIN_LINE_BYTES = 3;
 
   private static final int STATE_CONNECTED = 0;
   private static final int STATE_GREETED = 1;
@@ -54,6 +74,7 @@ public final class SmtpClient {
 
   private final Transport transport;
   private final int maxLineBytes;
+  private final int maxReplyBytes;
   private int state = STATE_CONNECTED;
   private String brokenBy;
   private List<String> extensions = List.of();
@@ -64,24 +85,44 @@ public final class SmtpClient {
    * @param transport the connection, which stays the caller's to close
    */
   public SmtpClient(Transport transport) {
-    this(transport, DEFAULT_MAX_LINE_BYTES);
+    this(transport, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_REPLY_BYTES);
   }
 
   /**
    * A client accepting reply lines of at most {@code maxLineBytes} bytes.
    *
    * @param transport the connection, which stays the caller's to close
-   * @param maxLineBytes the longest reply line, in bytes, at least 3
+   * @param maxLineBytes the longest reply line, in bytes, at least {@value #MIN_LINE_BYTES}
+   * @throws IllegalArgumentException if the limit is below {@value #MIN_LINE_BYTES}
    */
   public SmtpClient(Transport transport, int maxLineBytes) {
+    this(transport, maxLineBytes, (int) Math.min(Integer.MAX_VALUE,
+        Math.max((long) DEFAULT_MAX_REPLY_BYTES, (long) maxLineBytes + 2 + LINE_COST)));
+  }
+
+  /**
+   * A client accepting reply lines of at most {@code maxLineBytes} bytes and replies of at most
+   * {@code maxReplyBytes}, counted as the class javadoc says.
+   *
+   * @param transport the connection, which stays the caller's to close
+   * @param maxLineBytes the longest reply line, in bytes, at least {@value #MIN_LINE_BYTES}
+   * @param maxReplyBytes the budget of one whole reply, at least {@code maxLineBytes + 2 + LINE_COST}
+   * @throws IllegalArgumentException if a limit is below its least accepted value
+   */
+  public SmtpClient(Transport transport, int maxLineBytes, int maxReplyBytes) {
     if (transport == null) {
       throw new IllegalArgumentException("transport == null");
     }
-    if (maxLineBytes < 3) {
-      throw new IllegalArgumentException("maxLineBytes < 3: " + maxLineBytes);
+    if (maxLineBytes < MIN_LINE_BYTES) {
+      throw new IllegalArgumentException("maxLineBytes < " + MIN_LINE_BYTES + " (a reply code): " + maxLineBytes);
+    }
+    if (maxReplyBytes != Integer.MAX_VALUE && maxReplyBytes < (long) maxLineBytes + 2 + LINE_COST) {
+      throw new IllegalArgumentException("maxReplyBytes < maxLineBytes + 2 + " + LINE_COST + " ("
+          + ((long) maxLineBytes + 2 + LINE_COST) + ", one line of the longest): " + maxReplyBytes);
     }
     this.transport = transport;
     this.maxLineBytes = maxLineBytes;
+    this.maxReplyBytes = maxReplyBytes;
   }
 
   /**
@@ -163,7 +204,9 @@ public final class SmtpClient {
    * @throws IllegalStateException if not READY, or the server did not advertise STARTTLS: a
    *     client that needs TLS must not carry on in plaintext, and a missing STARTTLS is what a
    *     downgrade attack looks like
-   * @throws SmtpReplyException if the server refuses STARTTLS
+   * @throws SmtpReplyException if the server refuses STARTTLS (4xx, 5xx)
+   * @throws ProtocolViolationException if it answers another 2xx than 220: no handshake is tried,
+   *     and the client is broken, since the server's idea of the stream is unknown
    * @throws io.weft.transport.TlsHandshakeException if the handshake fails
    */
   public SmtpReply startTls(TlsSettings tls, String domain) throws IOException {
@@ -175,7 +218,15 @@ public final class SmtpClient {
     if (!offersStartTls()) {
       throw new IllegalStateException("the server did not advertise STARTTLS in its EHLO reply: " + extensions);
     }
-    expect("STARTTLS", command("STARTTLS"), 2);
+    SmtpReply ready = expect("STARTTLS", command("STARTTLS"), 2);
+    if (ready.code() != 220) {
+      // RFC 3207: 220 means "ready to start TLS"; another 2xx is not that, and to go ahead would
+      // hand the handshake to a server that did not agree to it.
+      ProtocolViolationException e = new ProtocolViolationException("STARTTLS answered " + ready.code() + " "
+          + ProtocolViolationException.quote(ready.text()) + ", not 220 (ready to start TLS)");
+      markBroken(e);
+      throw e;
+    }
     try {
       transport.startTls(tls);
     } catch (IOException | RuntimeException e) {
@@ -330,8 +381,23 @@ public final class SmtpClient {
   private SmtpReply readReply() throws IOException {
     List<String> lines = new ArrayList<>(1);
     int code = -1;
+    long budget = maxReplyBytes == Integer.MAX_VALUE ? Long.MAX_VALUE : maxReplyBytes;
     for (;;) {
-      String line = transport.readLineStrict(maxLineBytes);
+      long left = budget - LINE_COST - 2;
+      String line;
+      if (left >= maxLineBytes) {
+        line = transport.readLineStrict(maxLineBytes);
+      } else {
+        try {
+          line = left < MIN_LINE_BYTES ? null : transport.readLineStrict((int) left);
+        } catch (LineTooLongException e) {
+          throw overReplyBudget("in a line starting " + e.getMessage().substring(e.getMessage().indexOf(':') + 2));
+        }
+        if (line == null) {
+          throw overReplyBudget("after " + lines.size() + " lines");
+        }
+      }
+      budget = left - line.length();
       int lineCode = parseCode(line);
       if (code != -1 && lineCode != code) {
         throw new ProtocolViolationException("reply code changed from " + code + " inside a multi-line reply: "
@@ -355,6 +421,11 @@ public final class SmtpClient {
         throw new ProtocolViolationException("expected ' ' or '-' after the reply code: " + ProtocolViolationException.quote(line));
       }
     }
+  }
+
+  private ProtocolViolationException overReplyBudget(String where) {
+    return new ProtocolViolationException("reply over the limit of " + maxReplyBytes
+        + " bytes (maxReplyBytes: its lines with CRLF plus " + LINE_COST + " per line), " + where);
   }
 
   private static int parseCode(String line) throws ProtocolViolationException {

@@ -501,6 +501,10 @@ public final class SocketTransport implements Transport {
    * the exception to throw.
    */
   private IOException fail(IOException e) {
+    IOException alert = Tls.alertAfterHandshake(e, tlsSession);
+    if (alert != null) {
+      e = alert;
+    }
     String because = FailurePolicy.closeReason(e);
     if (because != null) {
       close(because);

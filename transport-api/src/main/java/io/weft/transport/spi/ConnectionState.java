@@ -621,6 +621,10 @@ public abstract class ConnectionState<F, M> implements Inbound {
    */
   private IOException failureException() {
     IOException f = failure;
+    IOException alert = Tls.alertAfterHandshake(f, tlsSession);
+    if (alert != null) {
+      return alert;
+    }
     if (f instanceof SocketException) {
       SocketException e = new SocketException(f.getMessage());
       e.initCause(f);

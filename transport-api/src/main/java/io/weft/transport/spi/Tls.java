@@ -3,6 +3,7 @@ package io.weft.transport.spi;
 import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.StartTlsInjectionException;
 import io.weft.transport.Timeout;
+import io.weft.transport.TlsAlertException;
 import io.weft.transport.TlsHandshakeException;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.TransportTimeoutException;
@@ -20,6 +21,7 @@ import java.util.List;
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSession;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 
@@ -142,6 +144,35 @@ public final class Tls {
     return new TlsHandshakeException(what + " failed: " + reason(root) + " (" + messages(root) + ")", root);
   }
 
+  /**
+   * The one exception for a fatal alert that ends a session after its handshake completed: a
+   * {@link TlsAlertException} naming the peer (as the negotiated {@code session} knows it) and the
+   * alert; or null when {@code failure} is not the TLS library's report of a received fatal alert.
+   */
+  public static TlsAlertException alertAfterHandshake(Throwable failure, SSLSession session) {
+    if (session == null || failure instanceof TlsAlertException) {
+      return null;
+    }
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      String message = t.getMessage();
+      int at = message == null || !(t instanceof SSLException) ? -1 : message.indexOf(FATAL_ALERT);
+      if (at >= 0) {
+        int start = at + FATAL_ALERT.length();
+        int end = start;
+        while (end < message.length() && (Character.isLetterOrDigit(message.charAt(end)) || message.charAt(end) == '_')) {
+          end++;
+        }
+        String alert = message.substring(start, end);
+        String peer = session.getPeerHost() + (session.getPeerPort() < 0 ? "" : ":" + session.getPeerPort());
+        return new TlsAlertException("the peer at " + peer + " sent a fatal TLS alert after the handshake: "
+            + alert + " (" + messages(t) + ")", alert, t);
+      }
+    }
+    return null;
+  }
+
+  private static final String FATAL_ALERT = "Received fatal alert: ";
+
   private static String reason(Throwable t) {
     if (t == null) {
       return "the connection ended during the handshake";
@@ -168,6 +199,11 @@ public final class Tls {
     if (all.contains("Unsupported or unrecognized SSL message") || all.contains("plaintext connection")
         || all.contains("not an SSL/TLS record")) {
       return "the peer does not speak TLS (a plaintext server on a TLS port?)";
+    }
+    if (all.contains("No appropriate protocol") || all.contains("no cipher suites in common")
+        || all.contains("No negotiable cipher suite")) {
+      // The engine refuses before a byte is sent: the settings name only disabled protocols or suites.
+      return "no protocol and cipher suite that the settings allow can be used";
     }
     if (all.contains("Received fatal alert")) {
       return "the server refused the handshake";

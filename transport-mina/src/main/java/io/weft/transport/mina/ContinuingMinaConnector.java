@@ -103,7 +103,7 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
         throw Deadlines.timedOut(timeout, start, wait, what);
       }
       ContinuingMinaTransport transport =
-          new ContinuingMinaTransport(mina.connected(future, state, what), timeout, start, mina.forgetClosed, remote, waits);
+          new ContinuingMinaTransport(mina.connected(future, state, remote, what), timeout, start, mina.forgetClosed, remote, waits);
       if (mina.tls().isPresent()) {
         transport.awaitHandshake(mina.tls().get());
       }

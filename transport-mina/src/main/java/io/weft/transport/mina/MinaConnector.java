@@ -159,7 +159,7 @@ public final class MinaConnector implements Connector {
         future.cancel();
         throw Deadlines.timedOut(timeout, start, wait, what);
       }
-      MinaTransport transport = new MinaTransport(connected(future, state, what), timeout, start, forgetClosed, remote);
+      MinaTransport transport = new MinaTransport(connected(future, state, remote, what), timeout, start, forgetClosed, remote);
       if (tls != null) {
         transport.awaitHandshake(tls);
       }
@@ -232,15 +232,23 @@ public final class MinaConnector implements Connector {
   /**
    * Checks the outcome of a done connect future and returns {@code state}.
    *
-   * @throws IOException the connect's failure, e.g. {@link java.net.ConnectException}
+   * @throws IOException the connect's failure, e.g. {@link java.net.ConnectException}; with TLS,
+   *     an engine that refused to start is a {@link io.weft.transport.TlsHandshakeException}
    * @throws TransportClosedException if this connector or the state was closed meanwhile
    */
-  SessionState connected(ConnectFuture future, SessionState state, String what) throws IOException {
+  SessionState connected(ConnectFuture future, SessionState state, SocketAddress remote, String what)
+      throws IOException {
     if (closed || state.isClosed()) {
       throw new TransportClosedException("connector closed during connect");
     }
     if (!future.isConnected()) {
-      throw connectFailure(what, future.getException());
+      Throwable cause = future.getException();
+      if (tls != null && isTls(cause)) {
+        // The filter's engine refused before the handshake began ("No appropriate protocol"):
+        // a failed handshake like any other, naming the host and port.
+        throw Tls.handshakeFailed(Tls.what(Tls.hostName(tls, remote), Tls.port(remote)), cause);
+      }
+      throw connectFailure(what, cause);
     }
     return state;
   }
@@ -258,6 +266,15 @@ public final class MinaConnector implements Connector {
     if (!vmPipe && !(remote instanceof InetSocketAddress)) {
       throw new IllegalArgumentException("not an InetSocketAddress: " + remote);
     }
+  }
+
+  private static boolean isTls(Throwable cause) {
+    for (int depth = 0; cause != null && depth < 8; cause = cause.getCause(), depth++) {
+      if (cause instanceof javax.net.ssl.SSLException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static IOException connectFailure(String what, Throwable cause) {

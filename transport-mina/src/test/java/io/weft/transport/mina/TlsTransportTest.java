@@ -175,6 +175,52 @@ class TlsTransportTest {
     }
   }
 
+  /** Client settings that leave nothing to negotiate: the JDK disables these by default. */
+  enum Unusable {
+    TLS_1_1(b -> b.protocols("TLSv1.1")),
+    SSL_3(b -> b.protocols("SSLv3")),
+    ANON_SUITE(b -> b.protocols("TLSv1.2").cipherSuites("TLS_DH_anon_WITH_AES_128_CBC_SHA"));
+
+    final java.util.function.UnaryOperator<TlsSettings.Builder> settings;
+
+    Unusable(java.util.function.UnaryOperator<TlsSettings.Builder> settings) {
+      this.settings = settings;
+    }
+  }
+
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.MethodSource("kindsAndUnusableSettings")
+  void settingsThatLeaveNothingToNegotiateFailTheHandshakeNamingHostAndPort(Kind kind, Unusable unusable) {
+    TlsSettings tls = unusable.settings.apply(TlsSettings.builder().context(pki.clientContext())).build();
+    assertHandshakeFails(kind, tls, good.address(), "no protocol and cipher suite that the settings allow can be used");
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aFatalAlertAfterTheHandshakeIsATlsAlertExceptionNamingPeerAndAlert(Kind kind) throws Exception {
+    TlsSettings tls13 = TlsSettings.builder().context(pki.clientContext()).protocols("TLSv1.3").build();
+    try (TlsEchoServer mtls = TlsEchoServer.startRequiringClientCertificates(pki.issue(TestPki.localhost()).serverContext());
+         Connector connector = kind.connectors.apply(tls13)) {
+      // TLS 1.3: the client's side of the handshake ends with its Finished, before the server
+      // has looked at the (empty) certificate it sent; the server's refusal comes as an alert.
+      // Only a read: a write racing the alert may meet the server's close first (Broken pipe).
+      Transport transport = connector.connect(mtls.address(), TIMEOUT);
+      io.weft.transport.TlsAlertException e = assertThrows(io.weft.transport.TlsAlertException.class,
+          () -> transport.readLine(100));
+      assertEquals("the peer at localhost:" + mtls.address().getPort()
+          + " sent a fatal TLS alert after the handshake: " + e.alert(), e.getMessage().substring(0, e.getMessage().indexOf(" (")));
+      // JDK 17's server sends bad_certificate; later JDKs certificate_required (RFC 8446).
+      assertTrue(e.alert().equals("bad_certificate") || e.alert().equals("certificate_required"), e.alert());
+      assertThrows(IOException.class, () -> transport.readLine(100));
+      transport.close();
+    }
+  }
+
+  static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> kindsAndUnusableSettings() {
+    return java.util.Arrays.stream(Kind.values()).flatMap(kind -> java.util.Arrays.stream(Unusable.values())
+        .map(unusable -> org.junit.jupiter.params.provider.Arguments.of(kind, unusable)));
+  }
+
   @ParameterizedTest
   @EnumSource(Kind.class)
   void aServerThatClosesDuringTheHandshakeFailsIt(Kind kind) throws Exception {

@@ -1,0 +1,207 @@
+package io.weft.protocols.parsing;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weft.protocols.http.HttpClient;
+import io.weft.protocols.redis.RedisClient;
+import io.weft.protocols.redis.RedisErrorException;
+import io.weft.protocols.smtp.SmtpClient;
+import io.weft.testsupport.InMemoryTransport;
+import io.weft.transport.ProtocolViolationException;
+import io.weft.transport.TlsSettings;
+import java.io.EOFException;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * What a hostile server can make the clients do: claims are not allocated before their bytes
+ * arrive, every reply has a budget, every limit a constructor takes works, and the leniencies a
+ * smuggler would use are refused.
+ */
+class HostileReplyTest {
+  /** Far below any claim below, and far above what parsing a few lines costs. */
+  private static final long SMALL = 1024 * 1024;
+
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  void aClaimedBulkLengthIsNotAllocatedBeforeItsBytesArrive(Delivery delivery) {
+    RedisClient client = new RedisClient(delivery.of("$67108864\r\nabc"));
+    long allocated = Allocation.of(() -> assertThrows(EOFException.class, () -> client.call("GET", "k")));
+    assertTrue(allocated < SMALL, "allocated " + allocated + " bytes for 14 received");
+  }
+
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  void noLimitOfItsOwnStillAllocatesOnlyWhatArrives(Delivery delivery) throws Exception {
+    int max = Integer.MAX_VALUE;
+    RedisClient claim = new RedisClient(delivery.of("$2147483647\r\nabc"), max, max, max, max);
+    long allocated = Allocation.of(() -> assertThrows(EOFException.class, () -> claim.call("GET", "k")));
+    assertTrue(allocated < SMALL, "allocated " + allocated + " bytes for 16 received");
+    RedisClient fine = new RedisClient(delivery.of("*2\r\n$3\r\nabc\r\n:7\r\n"), max, max, max, max);
+    List<?> reply = (List<?>) fine.call("X");
+    assertArrayEquals("abc".getBytes(UTF_8), (byte[]) reply.get(0));
+    assertEquals(7L, reply.get(1));
+  }
+
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  void aBulkStringLongerThanOneStepArrivesWhole(Delivery delivery) throws Exception {
+    String big = "0123456789abcdef".repeat(5000);
+    RedisClient client = new RedisClient(delivery.of("$" + big.length() + "\r\n" + big + "\r\n"));
+    assertEquals(big, client.callString("GET", "k"));
+  }
+
+  @Test
+  void errorElementsCostAboutTheirBytesAndATopLevelErrorIsTheUsualException() throws Exception {
+    int n = 4096;
+    RedisClient client = new RedisClient(InMemoryTransport.of("*" + n + "\r\n" + "-E\r\n".repeat(n) + "-ERR top\r\n"));
+    List<?>[] reply = new List<?>[1];
+    long allocated = Allocation.of(() -> reply[0] = (List<?>) client.call("X"));
+    assertEquals(n, reply[0].size());
+    RedisErrorException element = assertInstanceOf(RedisErrorException.class, reply[0].get(0));
+    assertEquals("E", element.getMessage());
+    assertEquals(0, element.getStackTrace().length);
+    // A filled-in stack trace costs some 400 bytes an element; without it, a few dozen.
+    assertTrue(allocated < 200L * n, "allocated " + allocated + " bytes for " + n + " error elements");
+    RedisErrorException top = assertThrows(RedisErrorException.class, () -> client.call("Y"));
+    assertTrue(top.getStackTrace().length > 0);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  void aReplyOverItsBudgetIsRefusedNamingTheLimit(Delivery delivery) {
+    // 1,000 elements of "*0": 4 bytes each on the wire, 36 against the budget.
+    RedisClient client = new RedisClient(delivery.of("*1000\r\n" + "*0\r\n".repeat(1000)), 64, 1024, 1_000_000, 4096);
+    ProtocolViolationException e = assertThrows(ProtocolViolationException.class, () -> client.call("X"));
+    assertTrue(e.getMessage().startsWith("reply over the limit of 4096 bytes (maxReplyBytes"), e.getMessage());
+    RedisClient nested = new RedisClient(delivery.of("*1000000\r\n".repeat(3) + "*0\r\n"), 64, 1024, 1_000_000, 4096);
+    ProtocolViolationException claim = assertThrows(ProtocolViolationException.class, () -> nested.call("X"));
+    assertTrue(claim.getMessage().contains("at array length \"*1000000\""), claim.getMessage());
+  }
+
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  void aLineCutByTheReplyBudgetNamesTheReplyLimitNotWhatWasLeft(Delivery delivery) {
+    RedisClient client = new RedisClient(delivery.of("*2\r\n+" + "x".repeat(40) + "\r\n+" + "y".repeat(60) + "\r\n"),
+        1024, 1024, 16, 100);
+    ProtocolViolationException e = assertThrows(ProtocolViolationException.class, () -> client.call("X"));
+    assertTrue(e.getMessage().startsWith("reply over the limit of 100 bytes"), e.getMessage());
+  }
+
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  void negativeZeroLengthsAreRefused(Delivery delivery) {
+    RedisClient bulk = new RedisClient(delivery.of("$-0\r\n\r\n"));
+    assertTrue(assertThrows(ProtocolViolationException.class, () -> bulk.call("GET", "k"))
+        .getMessage().contains("negative zero bulk length"));
+    RedisClient array = new RedisClient(delivery.of("*-0\r\n"));
+    assertTrue(assertThrows(ProtocolViolationException.class, () -> array.call("X"))
+        .getMessage().contains("negative zero array length"));
+    HttpClient http = new HttpClient(delivery.of("HTTP/1.1 200 OK\r\nContent-Length: -0\r\n\r\n"), "h");
+    assertTrue(assertThrows(ProtocolViolationException.class, () -> http.get("/"))
+        .getMessage().contains("negative Content-Length"));
+  }
+
+  @Test
+  void limitsBelowWhatTheProtocolNeedsAreRefusedAtConstruction() {
+    InMemoryTransport t = InMemoryTransport.of("");
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> new RedisClient(t, 20, 10, 10))
+        .getMessage().startsWith("maxLineBytes < 21"));
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> new RedisClient(t, 64, 10, 10, 63))
+        .getMessage().startsWith("maxReplyBytes < 64"));
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> new HttpClient(t, "h", 15, 100, 100))
+        .getMessage().startsWith("maxLineBytes < 16"));
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> new SmtpClient(t, 2))
+        .getMessage().startsWith("maxLineBytes < 3"));
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> new SmtpClient(t, 100, 133))
+        .getMessage().startsWith("maxReplyBytes < maxLineBytes + 2 + 32 (134"));
+  }
+
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  void aClaimedContentLengthOrChunkIsNotAllocatedBeforeItsBytesArrive(Delivery delivery) {
+    HttpClient fixed = new HttpClient(delivery.of("HTTP/1.1 200 OK\r\nContent-Length: 16777216\r\n\r\nabc"), "h");
+    long allocated = Allocation.of(() -> assertThrows(EOFException.class, () -> fixed.get("/")));
+    assertTrue(allocated < SMALL, "allocated " + allocated + " bytes");
+    HttpClient chunked = new HttpClient(
+        delivery.of("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nfff000\r\nabc"), "h");
+    allocated = Allocation.of(() -> assertThrows(EOFException.class, () -> chunked.get("/")));
+    assertTrue(allocated < SMALL, "allocated " + allocated + " bytes");
+  }
+
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  void noBodyLimitOfItsOwnReadsEveryFraming(Delivery delivery) throws Exception {
+    int max = Integer.MAX_VALUE;
+    String body = "z".repeat(40_000);
+    HttpClient close = new HttpClient(delivery.of("HTTP/1.1 200 OK\r\n\r\n" + body), "h", max, max, max);
+    assertEquals(body, close.get("/").bodyUtf8());
+    HttpClient fixed = new HttpClient(delivery.of("HTTP/1.1 200 OK\r\nContent-Length: 2147483647\r\n\r\nab"),
+        "h", max, max, max);
+    long allocated = Allocation.of(() -> assertThrows(EOFException.class, () -> fixed.get("/")));
+    assertTrue(allocated < SMALL, "allocated " + allocated + " bytes");
+    HttpClient chunked = new HttpClient(delivery.of("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+        + "9c40\r\n" + body + "\r\n1\r\n!\r\n0\r\n\r\n"), "h", max, max, max);
+    assertEquals(body + "!", chunked.get("/").bodyUtf8());
+  }
+
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  void nulAndBareCrInAHeaderValueAreRefused(Delivery delivery) {
+    HttpClient cr = new HttpClient(delivery.of("HTTP/1.1 200 OK\r\nX-A: a\rContent-Length: 3\r\n\r\nabc"), "h");
+    assertTrue(assertThrows(ProtocolViolationException.class, () -> cr.get("/"))
+        .getMessage().startsWith("bare CR in a header line (RFC 9110 section 5.5)"));
+    HttpClient nul = new HttpClient(delivery.of("HTTP/1.1 200 OK\r\nX-A: a\0b\r\nContent-Length: 0\r\n\r\n"), "h");
+    assertTrue(assertThrows(ProtocolViolationException.class, () -> nul.get("/"))
+        .getMessage().startsWith("NUL in a header line"));
+  }
+
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  void aHeaderLineCutByTheSectionBudgetNamesTheSectionLimit(Delivery delivery) {
+    String script = "HTTP/1.1 200 OK\r\nX-A: " + "a".repeat(80) + "\r\nX-B: " + "b".repeat(80) + "\r\n\r\n";
+    HttpClient http = new HttpClient(delivery.of(script), "h", 100, 200, 100);
+    ProtocolViolationException e = assertThrows(ProtocolViolationException.class, () -> http.get("/"));
+    assertTrue(e.getMessage().startsWith("header section over the limit of 200 bytes (maxHeaderBytes"), e.getMessage());
+  }
+
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  void aChunkedBodyPaysForItsChunkSizeLines(Delivery delivery) {
+    String chunks = ("1;" + "e".repeat(50) + "\r\nx\r\n").repeat(10);
+    HttpClient http = new HttpClient(delivery.of("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks
+        + "0\r\n\r\n"), "h", 100, 1000, 200);
+    ProtocolViolationException e = assertThrows(ProtocolViolationException.class, () -> http.get("/"));
+    assertTrue(e.getMessage().startsWith("chunked body over the limit of 200 bytes"), e.getMessage());
+  }
+
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  void startTlsGoesAheadOnlyAfter220(Delivery delivery) throws Exception {
+    InMemoryTransport transport = delivery.of("220 hi\r\n250-mx\r\n250 STARTTLS\r\n250 sure\r\n");
+    SmtpClient smtp = new SmtpClient(transport);
+    smtp.greeting();
+    smtp.hello("c");
+    // The in-memory transport refuses startTls with IllegalStateException: reaching it would fail this.
+    ProtocolViolationException e = assertThrows(ProtocolViolationException.class,
+        () -> smtp.startTls(TlsSettings.defaults(), "c"));
+    assertEquals("STARTTLS answered 250 \"sure\", not 220 (ready to start TLS)", e.getMessage());
+    assertThrows(IllegalStateException.class, smtp::quit);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  void anSmtpReplyOverItsBudgetIsRefusedNamingTheLimit(Delivery delivery) {
+    SmtpClient smtp = new SmtpClient(delivery.of("220-" + "g".repeat(60) + "\r\n".repeat(1)
+        + ("220-" + "g".repeat(60) + "\r\n").repeat(10) + "220 end\r\n"), 100, 500);
+    ProtocolViolationException e = assertThrows(ProtocolViolationException.class, smtp::greeting);
+    assertTrue(e.getMessage().startsWith("reply over the limit of 500 bytes (maxReplyBytes"), e.getMessage());
+  }
+}
