@@ -56,6 +56,8 @@ public final class ClassRewriter {
   public static final String MARKER = "Lio/weft/continuations/internal/rewrite/Rewritten;";
   private static final String JAVAFLOW_SKIP = "Lorg/apache/commons/javaflow/core/Skip;";
   static final String FRAME = "io/weft/continuations/internal/runtime/SessionFrame";
+  /** The package of transport-api's binary helpers, rewritten along with every client. */
+  static final String BINARY_HELPERS = "io.weft.transport.binary.";
   static final String CHECKED = "io/weft/continuations/internal/runtime/CheckedTransport";
   private final List<String> prefixes;
   private final SuspendableAnalysis analysis;
@@ -104,7 +106,8 @@ public final class ClassRewriter {
   }
 
   /**
-   * The package names as prefixes, each ending with a dot.
+   * The package names as prefixes, each ending with a dot, with the binary helpers' package
+   * ({@code io.weft.transport.binary}) added.
    *
    * @throws IllegalArgumentException if there are none, or one would take in Weft's runtime,
    *     JavaFlow or the JDK
@@ -130,6 +133,11 @@ public final class ClassRewriter {
     }
     if (list.isEmpty()) {
       throw new IllegalArgumentException("no packages to instrument");
+    }
+    // Weft's binary helpers read through the transport from static methods that a client calls
+    // on its suspend path, so they are rewritten with every client, unasked.
+    if (!list.contains(BINARY_HELPERS)) {
+      list.add(BINARY_HELPERS);
     }
     return List.copyOf(list);
   }
