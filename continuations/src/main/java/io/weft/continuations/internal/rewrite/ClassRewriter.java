@@ -91,6 +91,9 @@ public final class ClassRewriter {
     for (String prefix : prefixes) {
       names.addAll(scan(source, prefix.replace('.', '/')));
     }
+    // Weft's binary helpers read through the transport from static methods that a client calls
+    // on its suspend path, so they are rewritten with every client, unasked.
+    names.addAll(scan(source, BINARY_HELPERS.replace('.', '/')));
     SuspendableAnalysis analysis = new SuspendableAnalysis(internal -> bytes(source, internal), names);
     return new ClassRewriter(prefixes, analysis, extraMarks, source);
   }
@@ -106,8 +109,7 @@ public final class ClassRewriter {
   }
 
   /**
-   * The package names as prefixes, each ending with a dot, with the binary helpers' package
-   * ({@code io.weft.transport.binary}) added.
+   * The package names as prefixes, each ending with a dot.
    *
    * @throws IllegalArgumentException if there are none, or one would take in Weft's runtime,
    *     JavaFlow or the JDK
@@ -134,11 +136,6 @@ public final class ClassRewriter {
     if (list.isEmpty()) {
       throw new IllegalArgumentException("no packages to instrument");
     }
-    // Weft's binary helpers read through the transport from static methods that a client calls
-    // on its suspend path, so they are rewritten with every client, unasked.
-    if (!list.contains(BINARY_HELPERS)) {
-      list.add(BINARY_HELPERS);
-    }
     return List.copyOf(list);
   }
   private static IllegalArgumentException covers(String pkg, String runtime) {
@@ -158,6 +155,9 @@ public final class ClassRewriter {
   /** True if {@code internal} (a class's internal name) is under the rewritten packages. */
   public boolean inPrefixes(String internal) {
     String name = internal.replace('/', '.');
+    if (name.startsWith(BINARY_HELPERS) && name.indexOf('.', BINARY_HELPERS.length()) < 0) {
+      return true;
+    }
     for (String prefix : prefixes) {
       if (name.startsWith(prefix)) {
         return true;
