@@ -110,6 +110,15 @@ public final class SessionMode implements AutoCloseable {
         ContinuingMinaConnector::tcp, tls -> ContinuingMinaConnector.builder().tls(tls).tcp(), null);
   }
 
+  /**
+   * Continuations resumed by {@code workers} threads, over {@code ContinuingNettyTransport} (TCP).
+   */
+  public static SessionMode continuationsOverNetty(int workers) {
+    return new SessionMode(Mode.continuations(workers), "CONTINUATIONS(" + workers + ")/ContinuingNetty",
+        io.weft.transport.netty.ContinuingNettyConnector::tcp,
+        tls -> io.weft.transport.netty.ContinuingNettyConnector.builder().tls(tls).tcp(), null);
+  }
+
   /** The mode's name, for messages. */
   public String name() {
     return name;
@@ -233,6 +242,8 @@ public final class SessionMode implements AutoCloseable {
   /** Waits that suspended so far on this mode's connector, or -1 if it does not count them. */
   private synchronized long suspends() {
     return connector instanceof ContinuingMinaConnector ? ((ContinuingMinaConnector) connector).suspends()
+        : connector instanceof io.weft.transport.netty.ContinuingNettyConnector
+        ? ((io.weft.transport.netty.ContinuingNettyConnector) connector).suspends()
         : connector == null && mode.kind() == Mode.Kind.CONTINUATIONS ? 0 : -1;
   }
 

@@ -140,6 +140,19 @@ public final class TestPki {
 
   /** Issues a server certificate for {@code request}, signed by this CA. */
   public Issued issue(Request request) {
+    return issue(request, KeyPurposeId.id_kp_serverAuth);
+  }
+
+  /**
+   * Issues a client certificate (extended key usage clientAuth) for {@code request}, signed by
+   * this CA: for mutual TLS, e.g. PostgreSQL's {@code cert} authentication, which takes the user
+   * from the common name.
+   */
+  public Issued issueClient(Request request) {
+    return issue(request, KeyPurposeId.id_kp_clientAuth);
+  }
+
+  private Issued issue(Request request, KeyPurposeId purpose) {
     try {
       KeyPair keys = newKeys();
       X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(caCertificate, serial(),
@@ -159,7 +172,7 @@ public final class TestPki {
       }
       builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
       builder.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature));
-      builder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth));
+      builder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purpose));
       builder.addExtension(Extension.authorityKeyIdentifier, false, ext.createAuthorityKeyIdentifier(caCertificate));
       return new Issued(keys.getPrivate(), sign(builder, caKeys.getPrivate()), caCertificate);
     } catch (GeneralSecurityException | IOException e) {

@@ -21,8 +21,15 @@ import org.slf4j.LoggerFactory;
  * host name with endpoint identification {@code "HTTPS"} (RFC 2818: subject alternative names,
  * wildcards in the leftmost label). The host name is the one the transport was connected with
  * ({@link java.net.InetSocketAddress#getHostString()}, never a reverse lookup), unless
- * {@link Builder#serverName(String)} names it: use that when connecting by IP address to a
- * server whose certificate names a host. Protocols and cipher suites are the JDK's unless set.
+ * {@link Builder#serverName(String)} names it. Connecting to an IP literal ({@code 127.0.0.1},
+ * {@code ::1}) verifies that address against the certificate's IP-address subject alternative
+ * names (never its DNS names or common name), and sends no SNI, which carries host names only. So
+ * {@code serverName} is needed only when connecting by IP address to a server whose certificate
+ * names a host and not that address. Protocols and cipher suites are the JDK's unless set.
+ *
+ * <p>A private CA takes one line: {@link Builder#trustPem(java.nio.file.Path)} or
+ * {@link Builder#trustCertificates}, with host-name verification on; a client certificate for
+ * mutual TLS, {@link Builder#clientCertificatePem}.
  *
  * <p>Turning verification off takes {@link Builder#insecureTrustAllCertificatesAndHostnames()},
  * which logs a warning each time settings are built with it; no other option weakens it.
@@ -43,8 +50,8 @@ public final class TlsSettings {
   private final List<String> cipherSuites;
   private final long handshakeTimeoutNanos;
 
-  private TlsSettings(Builder builder) {
-    this.context = builder.context;
+  private TlsSettings(Builder builder, SSLContext context) {
+    this.context = context;
     this.serverName = builder.serverName;
     this.verifyHostname = !builder.trustAll;
     this.trustAll = builder.trustAll;
@@ -161,8 +168,59 @@ public final class TlsSettings {
     private List<String> protocols = List.of();
     private List<String> cipherSuites = List.of();
     private long handshakeTimeoutNanos;
+    private List<java.security.cert.X509Certificate> trusted;
+    private java.security.PrivateKey clientKey;
+    private List<java.security.cert.X509Certificate> clientChain;
 
     private Builder() {}
+
+    /**
+     * Trusts the certificates in the PEM file {@code caFile} (a private CA, one or more
+     * {@code BEGIN CERTIFICATE} blocks) instead of the JDK's trust store. Host-name verification
+     * stays on: the server's certificate must chain to one of them and name the host.
+     *
+     * @param caFile a PEM file of trusted CA certificates
+     * @return this builder
+     * @throws java.io.UncheckedIOException if the file cannot be read
+     * @throws IllegalArgumentException if it holds no certificate
+     */
+    public Builder trustPem(java.nio.file.Path caFile) {
+      this.trusted = List.copyOf(PemTrust.certificates(caFile));
+      return this;
+    }
+
+    /**
+     * Trusts {@code certificates} (CA certificates, typically one private CA) instead of the
+     * JDK's trust store. Host-name verification stays on.
+     *
+     * @param certificates the trusted certificates, at least one
+     * @return this builder
+     */
+    public Builder trustCertificates(java.security.cert.X509Certificate... certificates) {
+      if (certificates.length == 0) {
+        throw new IllegalArgumentException("no certificates to trust");
+      }
+      this.trusted = List.of(certificates);
+      return this;
+    }
+
+    /**
+     * Presents a client certificate (mutual TLS): the chain in the PEM file
+     * {@code certificateFile} (the client's certificate first) and its key, unencrypted PKCS#8
+     * ({@code BEGIN PRIVATE KEY}), in {@code keyFile}. RSA, EC and EdDSA keys work.
+     *
+     * @param certificateFile PEM certificates, the client's first
+     * @param keyFile the PKCS#8 PEM private key of the first certificate
+     * @return this builder
+     * @throws java.io.UncheckedIOException if a file cannot be read
+     * @throws IllegalArgumentException if a file holds no certificate or no PKCS#8 key
+     */
+    public Builder clientCertificatePem(java.nio.file.Path certificateFile, java.nio.file.Path keyFile) {
+      List<java.security.cert.X509Certificate> chain = PemTrust.certificates(certificateFile);
+      this.clientKey = PemTrust.privateKey(keyFile, chain.get(0));
+      this.clientChain = List.copyOf(chain);
+      return this;
+    }
 
     /**
      * The context to make engines and sockets from; default {@link SSLContext#getDefault()}.
@@ -249,12 +307,20 @@ public final class TlsSettings {
      * @return immutable settings
      */
     public TlsSettings build() {
+      SSLContext chosen = context;
+      if (trusted != null || clientKey != null) {
+        if (context != null) {
+          throw new IllegalStateException("context(...) and trustPem/trustCertificates/clientCertificatePem"
+              + " both say what to trust: choose one");
+        }
+        chosen = PemTrust.context(trusted, clientKey, clientChain);
+      }
       if (trustAll) {
         LOG.warn("TLS settings built with insecureTrustAllCertificatesAndHostnames():"
             + " certificates and host names will NOT be verified");
-        context = TrustAll.context();
+        chosen = TrustAll.context();
       }
-      return new TlsSettings(this);
+      return new TlsSettings(this, chosen);
     }
 
     private static List<String> copy(String what, String[] values) {

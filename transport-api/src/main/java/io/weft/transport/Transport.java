@@ -33,6 +33,16 @@ import javax.net.ssl.SSLSession;
  * whole line has arrived, so a peer that never sends LF cannot make the reader buffer without
  * bound.
  *
+ * <h2>What a read costs</h2>
+ * Every implementation keeps a bounded buffer of bytes received and not yet read. A read that
+ * the buffer can satisfy returns at once: no wait, no system call, and in continuation mode no
+ * suspend. A read that finds the buffer short waits (in continuation mode: suspends the session)
+ * until more bytes arrive, takes them, and waits again only if it is still short: the cost is one
+ * wait per arrival of bytes that a read was short of, never one per call. So reading a 5-byte
+ * header and then its body with two calls, or a frame field by field with
+ * {@link io.weft.transport.binary.Binary}'s helpers, costs no more waits than one large read:
+ * when the bytes are already here, none.
+ *
  * <h2>Writing</h2>
  * Writes are buffered: nothing is sent until {@link #flush()} (or until the buffer holds more
  * than an implementation-defined amount). {@link #writeLine(String)} writes CRLF. String

@@ -570,6 +570,144 @@ public abstract class TransportContract {
     return t;
   }
 
+  // ---- binary helpers (io.weft.transport.binary.Binary) over this transport ----
+
+  /** Numbers, a frame and C strings as a binary protocol's server sends them. */
+  private static byte[] binaryScript() {
+    java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(1024);
+    b.put((byte) 0xfe).putShort((short) -2).putInt(0x01020304).putLong(Long.MIN_VALUE + 5);
+    b.putInt(5).put("hello".getBytes(UTF_8));
+    b.put("wörld\0".getBytes(UTF_8));
+    b.putInt(0);
+    b.putInt(600);
+    for (int i = 0; i < 600; i++) {
+      b.put((byte) i);
+    }
+    b.flip();
+    byte[] bytes = new byte[b.remaining()];
+    b.get(bytes);
+    return bytes;
+  }
+
+  private static void readBinaryScript(Transport transport) throws IOException {
+    assertEquals(0xfe, io.weft.transport.binary.Binary.readUnsignedByte(transport));
+    assertEquals(-2, io.weft.transport.binary.Binary.readShort(transport));
+    assertEquals(0x01020304, io.weft.transport.binary.Binary.readInt(transport));
+    assertEquals(Long.MIN_VALUE + 5, io.weft.transport.binary.Binary.readLong(transport));
+    java.nio.ByteBuffer reused = java.nio.ByteBuffer.allocate(16);
+    java.nio.ByteBuffer frame = io.weft.transport.binary.Binary.readFrame(transport, reused, 100);
+    assertTrue(frame == reused, "a large enough buffer is reused");
+    assertEquals(5, frame.remaining());
+    assertEquals("hello", new String(frame.array(), 0, 5, UTF_8));
+    assertEquals("wörld", io.weft.transport.binary.Binary.readCString(transport, 6));
+    assertEquals(0, io.weft.transport.binary.Binary.readFrame(transport, frame, 100).remaining());
+    java.nio.ByteBuffer grown = io.weft.transport.binary.Binary.readFrame(transport, frame, 600);
+    assertEquals(600, grown.remaining());
+    for (int i = 0; i < 600; i++) {
+      assertEquals((byte) i, grown.get(i), "byte " + i);
+    }
+  }
+
+  @Test
+  public void binaryReadsTakeNumbersFramesAndCStringsDeliveredWhole() throws Exception {
+    try (Transport transport = connect(TEN_SECONDS)) {
+      Peer.Connection server = peer.accept(PEER_WAIT);
+      server.send(binaryScript());
+      readBinaryScript(transport);
+      server.close();
+    }
+  }
+
+  @Test
+  public void binaryReadsTakeNumbersFramesAndCStringsDeliveredOneByteAtATime() throws Exception {
+    try (Transport transport = connect(TEN_SECONDS)) {
+      Peer.Connection server = peer.accept(PEER_WAIT);
+      Thread sender = new Thread(() -> {
+        try {
+          server.sendOneByteAtATime(binaryScript());
+        } catch (Exception e) {
+          throw new AssertionError(e);
+        }
+      });
+      sender.start();
+      readBinaryScript(transport);
+      sender.join();
+      server.close();
+    }
+  }
+
+  @Test
+  public void binaryWritesAreBigEndianAndBufferedUntilFlush() throws Exception {
+    try (Transport transport = connect(TEN_SECONDS)) {
+      Peer.Connection server = peer.accept(PEER_WAIT);
+      io.weft.transport.binary.Binary.writeByte(transport, 0x1fe);
+      io.weft.transport.binary.Binary.writeShort(transport, -2);
+      io.weft.transport.binary.Binary.writeInt(transport, 0x01020304);
+      io.weft.transport.binary.Binary.writeLong(transport, Long.MIN_VALUE + 5);
+      io.weft.transport.binary.Binary.writeFrame(transport, java.nio.ByteBuffer.wrap("hello".getBytes(UTF_8)));
+      io.weft.transport.binary.Binary.writeCString(transport, "wörld");
+      io.weft.transport.binary.Binary.writeFrame(transport, java.nio.ByteBuffer.allocate(0));
+      byte[] body = new byte[600];
+      for (int i = 0; i < 600; i++) {
+        body[i] = (byte) i;
+      }
+      io.weft.transport.binary.Binary.writeFrame(transport, java.nio.ByteBuffer.wrap(body));
+      transport.flush();
+      byte[] expected = binaryScript();
+      assertArrayEquals(expected, server.readBytes(expected.length, PEER_WAIT));
+      server.close();
+    }
+  }
+
+  /**
+   * A peer that claims a 1 GiB frame and sends 10 bytes: the reader holds what came (a
+   * few hundred bytes), not what was claimed, and says how much came at the end of the stream.
+   */
+  @Test
+  public void binaryFrameMemoryFollowsTheBytesReceivedNotTheClaimedLength() throws Exception {
+    try (Transport transport = connect(TEN_SECONDS)) {
+      Peer.Connection server = peer.accept(PEER_WAIT);
+      byte[] claim = {0x40, 0, 0, 0, '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'};
+      server.send(claim);
+      server.close();
+      long before = allocatedByThisThread();
+      EOFException e = assertThrows(EOFException.class,
+          () -> io.weft.transport.binary.Binary.readFrame(transport, null, Integer.MAX_VALUE));
+      long allocated = allocatedByThisThread() - before;
+      assertEquals("end of stream after 10 of a 1073741824-byte frame", e.getMessage());
+      if (before >= 0) {
+        assertTrue(allocated < 1024 * 1024, "allocated " + allocated + " bytes for a 10-byte body");
+      }
+    }
+  }
+
+  @Test
+  public void binaryLengthsOverTheLimitAreRefusedBeforeReadingTheBody() throws Exception {
+    try (Transport transport = connect(TEN_SECONDS)) {
+      Peer.Connection server = peer.accept(PEER_WAIT);
+      server.send(new byte[] {0, 0, 1, 1, 'a', 'b', 'c', 'd', 'e', 0, 'x', 'y'});
+      ProtocolViolationException over = assertThrows(ProtocolViolationException.class,
+          () -> io.weft.transport.binary.Binary.readFrame(transport, null, 256));
+      assertEquals("frame length 257 over the limit of 256 bytes", over.getMessage());
+      ProtocolViolationException longString = assertThrows(ProtocolViolationException.class,
+          () -> io.weft.transport.binary.Binary.readCString(transport, 4));
+      assertEquals("C string over the limit of 4 bytes: \"abcd\"", longString.getMessage());
+      server.close();
+    }
+  }
+
+  /** Bytes this thread allocated so far, or -1 where the JVM does not count them. */
+  private static long allocatedByThisThread() {
+    java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+    if (threads instanceof com.sun.management.ThreadMXBean) {
+      com.sun.management.ThreadMXBean counting = (com.sun.management.ThreadMXBean) threads;
+      if (counting.isThreadAllocatedMemorySupported() && counting.isThreadAllocatedMemoryEnabled()) {
+        return counting.getThreadAllocatedBytes(Thread.currentThread().getId());
+      }
+    }
+    return -1;
+  }
+
   private static boolean blockedIn(Thread reader, Set<String> transportClasses) {
     StackTraceElement[] stack = reader.getStackTrace();
     if (stack.length == 0 || !stack[0].isNativeMethod()) {

@@ -56,6 +56,8 @@ public final class ClassRewriter {
   public static final String MARKER = "Lio/weft/continuations/internal/rewrite/Rewritten;";
   private static final String JAVAFLOW_SKIP = "Lorg/apache/commons/javaflow/core/Skip;";
   static final String FRAME = "io/weft/continuations/internal/runtime/SessionFrame";
+  /** The package of transport-api's binary helpers, rewritten along with every client. */
+  static final String BINARY_HELPERS = "io.weft.transport.binary.";
   static final String CHECKED = "io/weft/continuations/internal/runtime/CheckedTransport";
   private final List<String> prefixes;
   private final SuspendableAnalysis analysis;
@@ -89,6 +91,9 @@ public final class ClassRewriter {
     for (String prefix : prefixes) {
       names.addAll(scan(source, prefix.replace('.', '/')));
     }
+    // Weft's binary helpers read through the transport from static methods that a client calls
+    // on its suspend path, so they are rewritten with every client, unasked.
+    names.addAll(scan(source, BINARY_HELPERS.replace('.', '/')));
     SuspendableAnalysis analysis = new SuspendableAnalysis(internal -> bytes(source, internal), names);
     return new ClassRewriter(prefixes, analysis, extraMarks, source);
   }
@@ -150,6 +155,9 @@ public final class ClassRewriter {
   /** True if {@code internal} (a class's internal name) is under the rewritten packages. */
   public boolean inPrefixes(String internal) {
     String name = internal.replace('/', '.');
+    if (name.startsWith(BINARY_HELPERS) && name.indexOf('.', BINARY_HELPERS.length()) < 0) {
+      return true;
+    }
     for (String prefix : prefixes) {
       if (name.startsWith(prefix)) {
         return true;
