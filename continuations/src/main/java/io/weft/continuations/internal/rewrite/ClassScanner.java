@@ -20,8 +20,6 @@ import org.objectweb.asm.Type;
 final class ClassScanner {
   static final String CONTINUABLE = "Lorg/apache/commons/javaflow/api/continuable;";
   static final String SKIP = "Lorg/apache/commons/javaflow/core/Skip;";
-  private static final String THREAD_LOCAL = "java/lang/ThreadLocal";
-  private static final String INHERITABLE = "java/lang/InheritableThreadLocal";
   private static final String LAMBDA_FACTORY = "java/lang/invoke/LambdaMetafactory";
 
   private ClassScanner() {}
@@ -125,10 +123,6 @@ final class ClassScanner {
       m.calls.add(new CallSite(op, called, line, monitors > 0 ? monitorLine : 0));
       info.refs.add(owner);
       info.methodUses.add(called);
-      if ((owner.equals(THREAD_LOCAL) || owner.equals(INHERITABLE))
-          && (n.equals("get") || n.equals("set") || n.equals("remove")) && m.threadLocalLine == 0) {
-        m.threadLocalLine = line;
-      }
       boolean methodLookup = owner.equals("java/lang/Class")
           && (n.equals("getMethod") || n.equals("getDeclaredMethod"));
       boolean handleLookup = owner.equals("java/lang/invoke/MethodHandles$Lookup") && n.startsWith("find")

@@ -12,8 +12,6 @@ final class MethodInfo {
   final String[] exceptions;
   /** Carries JavaFlow's {@code @continuable}. */
   boolean annotated;
-  /** The first line that calls {@code get}, {@code set} or {@code remove} of a thread-local; 0 if none. */
-  int threadLocalLine;
   /** The first line that calls {@code Method.invoke} or {@code MethodHandle.invoke*}; 0 if none. */
   int reflectiveLine;
   final List<CallSite> calls = new ArrayList<>();

@@ -14,8 +14,22 @@ import java.util.List;
  * @param rules the load-time checks, asked in this order after the built-in suspend-path rule
  */
 public record RewriteRules(CallSiteRedirects redirects, List<SessionRule> rules) {
-  /** What every way of rewriting applies: the suspend-path checks, and no redirect yet. */
-  public static final RewriteRules DEFAULT = new RewriteRules(CallSiteRedirects.NONE, List.of());
+  private static final String THREAD_LOCAL = "java/lang/ThreadLocal";
+  private static final String THREAD_LOCALS = "io/weft/continuations/internal/runtime/ThreadLocals";
+
+  /**
+   * Thread-locals follow their session: {@code get}, {@code set} and {@code remove} of
+   * {@code ThreadLocal} (and of its subclasses that do not override them) go to the runtime's
+   * {@code ThreadLocals}, which carries the values a session uses across its waits.
+   */
+  public static final List<CallSiteRedirect> THREAD_LOCALS_PER_SESSION = List.of(
+      CallSiteRedirect.ofInstance(MethodRef.of(THREAD_LOCAL, "get", "()Ljava/lang/Object;"), THREAD_LOCALS, "get"),
+      CallSiteRedirect.ofInstance(MethodRef.of(THREAD_LOCAL, "set", "(Ljava/lang/Object;)V"), THREAD_LOCALS, "set"),
+      CallSiteRedirect.ofInstance(MethodRef.of(THREAD_LOCAL, "remove", "()V"), THREAD_LOCALS, "remove"));
+
+  /** What every way of rewriting applies: the suspend-path checks, and thread-locals per session. */
+  public static final RewriteRules DEFAULT =
+      new RewriteRules(new CallSiteRedirects(THREAD_LOCALS_PER_SESSION), List.of());
 
   public RewriteRules {
     rules = List.copyOf(rules);

@@ -12,39 +12,55 @@ import org.objectweb.asm.Opcodes;
  * make suspend. In rewritten code, a call that can reach a wait through an edge that cannot be
  * rewritten is refused (a JDK type, a user object handed to JDK code, a lambda, reflection, a
  * method handle, a constructor, a class outside the packages), and so is a monitor held across a
- * suspend; a thread-local used by a method that can suspend, and a reflective call the analysis
- * cannot name, are warned about. Each message says what, the chain, and how to fix it.
+ * suspend. A thread-local used by code that is not rewritten (whose calls cannot be redirected to
+ * the session's values) is refused too, unless a {@code ThreadContext} carries it; a reflective
+ * call the analysis cannot name is warned about. Each message says what, the chain, and how to fix it.
  */
 final class SuspendPathRules implements SessionRule {
   static final SuspendPathRules INSTANCE = new SuspendPathRules();
+  /** How the problem of a thread-local in code that is not rewritten starts. */
+  static final String HELD_THREAD_LOCAL = "uses a ThreadLocal";
 
   private SuspendPathRules() {}
 
   @Override
   public void reached(Reach at) {
+    MethodInfo m = at.method;
     if (!at.rewritten()) {
+      CallSite local = threadLocalUse(at);
+      if (local != null) {
+        at.problem(m.ref, HELD_THREAD_LOCAL + " (line " + local.line() + ") and is not rewritten: a value it"
+            + " keeps there while the session waits is another session's after the resume", at.chainTo(local),
+            "Add package " + packageOf(m.ref.owner()) + " to instrument(...) (or to the Rewrite tool's or"
+            + " the agent's packages), or carry its context across waits with"
+            + " SessionRunner.Builder.carry(ThreadContext) naming " + dotted(m.ref.owner()));
+      }
       return;
     }
-    MethodInfo m = at.method;
-    String name = dotted(m.ref.owner()) + "." + m.ref.signature();
-    if (at.canWait()) {
-      if ((m.access & Opcodes.ACC_SYNCHRONIZED) != 0) {
-        at.problem(m.ref, "is synchronized and can suspend (line " + at.firstWait().line() + "): a suspend"
-            + " leaves its monitor, so other sessions enter it and mutual exclusion is lost",
-            at.chainToWait(null), "Drop synchronized, or guard the state with"
-            + " io.weft.continuations.SessionLock, which suspends instead of blocking");
-      }
-      if (m.threadLocalLine > 0) {
-        at.warning(name + " (line " + m.threadLocalLine + ") uses a ThreadLocal and can suspend: after a"
-            + " resume it may run on another worker thread and see another session's value; use"
-            + " io.weft.continuations.SessionLocal");
-      }
+    if (at.canWait() && (m.access & Opcodes.ACC_SYNCHRONIZED) != 0) {
+      at.problem(m.ref, "is synchronized and can suspend (line " + at.firstWait().line() + "): a suspend"
+          + " leaves its monitor, so other sessions enter it and mutual exclusion is lost",
+          at.chainToWait(null), "Drop synchronized, or guard the state with"
+          + " io.weft.continuations.SessionLock, which suspends instead of blocking");
     }
     if (m.reflectiveLine > 0 && !resolvesReflection(at)) {
-      at.warning(name + " (line " + m.reflectiveLine + ") calls a method through reflection or a method"
-          + " handle that the analysis cannot name: a suspend through it fails at run time"
-          + " (NotInstrumentedError)");
+      at.warning(dotted(m.ref.owner()) + "." + m.ref.signature() + " (line " + m.reflectiveLine + ") calls a"
+          + " method through reflection or a method handle that the analysis cannot name: a suspend through"
+          + " it fails at run time (NotInstrumentedError)");
     }
+  }
+
+  /** The first call in code that is not rewritten to a thread-local's get, set or remove; null if none. */
+  private static CallSite threadLocalUse(Reach at) {
+    for (CallSite call : at.calls()) {
+      String owner = call.owner();
+      String name = call.name();
+      if ((owner.equals("java/lang/ThreadLocal") || owner.equals("java/lang/InheritableThreadLocal"))
+          && (name.equals("get") || name.equals("set") || name.equals("remove"))) {
+        return call;
+      }
+    }
+    return null;
   }
 
   private static boolean resolvesReflection(Reach at) {

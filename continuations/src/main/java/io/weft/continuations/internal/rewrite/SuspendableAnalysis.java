@@ -80,6 +80,14 @@ public final class SuspendableAnalysis {
     warnings.addAll(seenWarnings);
   }
 
+  /**
+   * True for the problem of a thread-local used by code that is not rewritten: a problem that a
+   * {@code ThreadContext} naming its class takes away.
+   */
+  public static boolean isHeldThreadLocal(Problem p) {
+    return p.message().startsWith(SuspendPathRules.HELD_THREAD_LOCAL + " ");
+  }
+
   /** The rules this analysis applied; the rewrite applies the same redirects. */
   public RewriteRules rules() {
     return rules;
