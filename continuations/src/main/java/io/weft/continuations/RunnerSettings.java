@@ -18,11 +18,13 @@ record RunnerSettings(
     int maxInFlight,
     ClassLoader parent,
     long closeWaitMillis,
-    ConnectPacing connectPacing) {
+    ConnectPacing connectPacing,
+    List<ThreadContext<?>> contexts) {
 
   RunnerSettings {
     addresses = List.copyOf(addresses);
     packages = List.copyOf(packages);
+    contexts = List.copyOf(contexts);
   }
 
   /** Where session {@code index} connects: round robin over the addresses. */
