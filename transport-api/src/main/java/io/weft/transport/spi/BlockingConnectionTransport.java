@@ -13,7 +13,7 @@ import java.util.function.Consumer;
 /**
  * A {@link Transport} over an I/O library's {@link ConnectionState} that blocks the calling
  * thread: each operation issues the library call and waits for its outcome under the
- * {@link Timeout}, on the state's condition. What {@code SYNC} and {@code THREADS} modes run on
+ * {@link Timeout}, through the connector's {@link BlockingWaits}. What {@code SYNC} and {@code THREADS} modes run on
  * MINA and Netty; the library's public class ({@code MinaTransport}, {@code NettyTransport})
  * extends this and adds only its constructor. Plain Java, never rewritten for continuations: a
  * blocking transport pays nothing for them. Every wait refuses at once to run on the library's
@@ -24,6 +24,7 @@ import java.util.function.Consumer;
  */
 public abstract class BlockingConnectionTransport<F, S extends ConnectionState<F, ?>>
     extends ConnectionTransport<F, S> {
+  private final BlockingWaits waits;
   private final BlockingReads reads;
 
   /**
@@ -32,10 +33,12 @@ public abstract class BlockingConnectionTransport<F, S extends ConnectionState<F
    * @param sessionStartNanos when the session started, for its deadline
    * @param forget tells the connector that this transport closed
    * @param remote the peer's address
+   * @param waits the connector's waits
    */
   protected BlockingConnectionTransport(S state, Timeout timeout, long sessionStartNanos,
-      Consumer<? super S> forget, SocketAddress remote) {
+      Consumer<? super S> forget, SocketAddress remote, BlockingWaits waits) {
     super(state, timeout, sessionStartNanos, forget, remote);
+    this.waits = waits;
     reads = new BlockingReads(state, new BlockingWaiter());
   }
 
@@ -74,12 +77,12 @@ public abstract class BlockingConnectionTransport<F, S extends ConnectionState<F
     return reads.read(dst, offset, length);
   }
 
-  /** How this transport's reads wait: blocked on the state's condition. */
+  /** How this transport's reads wait: blocked, through the connector's waits. */
   private final class BlockingWaiter extends ReadWaiter implements BlockingReads.Waiter {
     @Override
     public void awaitInput(String awaited) throws IOException {
       long wait = readWaitNanos(awaited);
-      if (!state.awaitInput(wait)) {
+      if (!waits.awaitInput(state, wait)) {
         throw readTimedOut(wait, awaited);
       }
     }
@@ -149,7 +152,7 @@ public abstract class BlockingConnectionTransport<F, S extends ConnectionState<F
   private void awaitHandshake(F handshake, long wait, String what) throws IOException {
     boolean ended;
     try {
-      ended = state.awaitDone(handshake, wait, what);
+      ended = waits.awaitDone(state, handshake, wait, what);
     } catch (IOException e) {
       throw fail(e);
     }
@@ -170,7 +173,7 @@ public abstract class BlockingConnectionTransport<F, S extends ConnectionState<F
       if (written == null) {
         return;
       }
-      if (!state.awaitDone(written, wait, "flush")) {
+      if (!waits.awaitDone(state, written, wait, "flush")) {
         throw timedOut(wait, "flush");
       }
       state.checkWritten(written);

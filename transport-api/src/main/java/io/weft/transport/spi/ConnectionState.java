@@ -7,12 +7,10 @@ import io.weft.transport.TlsSettings;
 import io.weft.transport.TransportClosedException;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.net.SocketAddress;
 import java.net.SocketException;
 import java.nio.charset.Charset;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import javax.net.ssl.SSLSession;
 import org.slf4j.Logger;
@@ -32,16 +30,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Reading.</b> The {@code poll*} methods ({@link Inbound}) never wait: they take what is
  * buffered or answer "need more", exactly as {@link InboundBuffer} does. The caller then waits
- * in one of two ways:
- * <ul>
- *   <li>blocking: {@link #awaitInput(long)}, a timed wait on a condition;
- *   <li>non-blocking: {@link #wakeWhenReadable(Runnable)}, which registers a one-shot wake-up
- *       and returns at once (for a transport that suspends a continuation instead).
- * </ul>
- * Either way the wait ends when input has <em>arrived since the last poll that answered "need
- * more"</em>: bytes, end of stream, a failure, or a close. Then the caller polls again. A wait
- * for a library future ({@link #awaitDone}, or {@link #wakeWhenEnded} beside the future's own
- * listener) also ends when the connection ends, whoever ends it.
+ * by registering a one-shot wake-up, {@link #wakeWhenReadable(Runnable)}, which returns at once:
+ * {@link BlockingWaits} parks the thread until it runs, continuations-spi's
+ * {@code SuspendingWaits} suspends the session. Either way the wait ends when input has
+ * <em>arrived since the last poll that answered "need more"</em>: bytes, end of stream, a
+ * failure, or a close. Then the caller polls again. A wait for a library future
+ * ({@link #wakeWhenEnded} beside the future's own listener, {@link #wakeWhenDone}) also ends when
+ * the connection ends, whoever ends it, and the caller tells which ended it.
  *
  * <p><b>Bounding.</b> When more than {@code inboundLimit} bytes are buffered, reading from the
  * peer is suspended ({@link #suspendReading}); it resumes when a reader drains the buffer below
@@ -96,7 +91,6 @@ public abstract class ConnectionState<F, M> implements Inbound {
 
   /** Guards the buffer and every field marked so; subclasses take it for their TLS steps. */
   protected final ReentrantLock lock = new ReentrantLock();
-  private final Condition changed = lock.newCondition();
   /** The received bytes; guarded by {@link #lock}. */
   protected final InboundBuffer inbound = new InboundBuffer(INITIAL_CAPACITY);
   private final int inboundLimit;
@@ -186,15 +180,6 @@ public abstract class ConnectionState<F, M> implements Inbound {
   public abstract void wakeWhenDone(F future, Runnable wake);
 
   /**
-   * Adds a listener to {@code future} that calls {@link #signalChanged()}, and returns it for
-   * {@link #stopSignal}.
-   */
-  protected abstract Object signalWhenDone(F future);
-
-  /** Removes the listener {@link #signalWhenDone} added. */
-  protected abstract void stopSignal(F future, Object signal);
-
-  /**
    * Bytes handed to the library and not yet written to the socket; 0 when there is no
    * connection. For tests and diagnostics.
    */
@@ -280,16 +265,6 @@ public abstract class ConnectionState<F, M> implements Inbound {
     }
   }
 
-  /** Wakes every thread blocked in {@link #awaitDone}: a listener on its future calls it. */
-  protected final void signalChanged() {
-    lock.lock();
-    try {
-      changed.signalAll();
-    } finally {
-      lock.unlock();
-    }
-  }
-
   /** The refusal of a STARTTLS upgrade for plaintext that arrived past the upgrade point. */
   protected static StartTlsInjectionException injection(byte[] injected) {
     return new StartTlsInjectionException("refusing STARTTLS: " + injected.length
@@ -345,7 +320,7 @@ public abstract class ConnectionState<F, M> implements Inbound {
         arrived = true;
         ended = true;
         end = takeEndWakeup();
-        toRun = takeWakeupAndSignal();
+        toRun = takeWakeup();
       } else {
         arrived = true;
         int size = inbound.size();
@@ -362,7 +337,7 @@ public abstract class ConnectionState<F, M> implements Inbound {
             suspend = true;
           }
         }
-        toRun = takeWakeupAndSignal();
+        toRun = takeWakeup();
       }
     } finally {
       lock.unlock();
@@ -390,7 +365,7 @@ public abstract class ConnectionState<F, M> implements Inbound {
       }
       arrived = true;
       ended = true;
-      toRun = takeWakeupAndSignal();
+      toRun = takeWakeup();
       end = takeEndWakeup();
     } finally {
       lock.unlock();
@@ -413,7 +388,7 @@ public abstract class ConnectionState<F, M> implements Inbound {
       }
       arrived = true;
       ended = true;
-      toRun = takeWakeupAndSignal();
+      toRun = takeWakeup();
       end = takeEndWakeup();
     } finally {
       lock.unlock();
@@ -428,8 +403,7 @@ public abstract class ConnectionState<F, M> implements Inbound {
     return toRun;
   }
 
-  private Runnable takeWakeupAndSignal() {
-    changed.signalAll();
+  private Runnable takeWakeup() {
     Runnable toRun = wakeup;
     wakeup = null;
     return toRun;
@@ -634,58 +608,8 @@ public abstract class ConnectionState<F, M> implements Inbound {
   }
 
   /**
-   * Waits until input arrives (see the class javadoc) for at most {@code nanos}
-   * ({@link Deadlines#FOREVER} for no bound). Returns false if the time ran out first.
-   *
-   * @throws io.weft.transport.BlockingOperationException at once, on the library's I/O thread
-   *     (see {@link #checkMayBlock})
-   * @throws InterruptedIOException if the thread is interrupted; its interrupt flag is set again
-   */
-  public final boolean awaitInput(long nanos) throws InterruptedIOException {
-    checkMayBlock("input");
-    lock.lock();
-    readerWaiting = true;
-    try {
-      long left = nanos;
-      while (!arrived && closedBecause == null && failure == null && !inbound.isEof()) {
-        if (nanos != Deadlines.FOREVER && left <= 0L) {
-          return false;
-        }
-        if (!reassertsTraffic || suspensions == 0) {
-          if (nanos == Deadlines.FOREVER) {
-            changed.await();
-          } else {
-            left = changed.awaitNanos(left);
-          }
-        } else {
-          // This connection has been suspended before: wake now and then to re-assert the
-          // resume in case the library lost it (see reassertTraffic).
-          long slice = nanos == Deadlines.FOREVER ? REASSERT_NANOS : Math.min(left, REASSERT_NANOS);
-          long unslept = changed.awaitNanos(slice);
-          left -= slice - Math.max(0L, unslept);
-          if (unslept <= 0L && !arrived) {
-            lock.unlock();
-            try {
-              reassertTraffic();
-            } finally {
-              lock.lock();
-            }
-          }
-        }
-      }
-      return true;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted while waiting for input");
-    } finally {
-      readerWaiting = false;
-      lock.unlock();
-    }
-  }
-
-  /**
-   * Marks the start and the end of a reader's wait that does not go through
-   * {@link #awaitInput} (a spin, then a suspension). Only {@link #isReaderWaiting} reads it.
+   * Marks the start and the end of a reader's wait (blocked, spinning or suspended). Only
+   * {@link #isReaderWaiting} reads it.
    */
   public final void readerWaiting(boolean waiting) {
     readerWaiting = waiting;
@@ -700,7 +624,7 @@ public abstract class ConnectionState<F, M> implements Inbound {
   }
 
   /**
-   * The non-blocking form of {@link #awaitInput}: registers {@code wakeup} to run once, when
+   * Registers {@code wakeup} to run once, when
    * input next arrives (see the class javadoc), and returns true; or returns false, without
    * registering anything, when input has already arrived and the caller should poll again now.
    *
@@ -852,53 +776,6 @@ public abstract class ConnectionState<F, M> implements Inbound {
     }
   }
 
-  /**
-   * Waits, blocking, for {@code future} for at most {@code nanos} ({@link Deadlines#FOREVER} for
-   * no bound), or until the connection ends. Returns true when it is done or the connection has
-   * ended (the caller tells which), false if the time ran out first.
-   *
-   * @throws io.weft.transport.BlockingOperationException at once, on the library's I/O thread,
-   *     if the future is not done (see {@link #checkMayBlock})
-   * @throws TransportClosedException if this state is closed while waiting
-   * @throws InterruptedIOException if the thread is interrupted; its interrupt flag is set again
-   * @throws IOException as those say
-   */
-  public final boolean awaitDone(F future, long nanos, String what) throws IOException {
-    if (isDone(future)) {
-      return true;
-    }
-    checkMayBlock(what);
-    Object signal = signalWhenDone(future);
-    lock.lock();
-    try {
-      long left = nanos;
-      while (!isDone(future)) {
-        String because = closedBecause;
-        if (because != null) {
-          throw new TransportClosedException("transport closed during " + what + ": " + because);
-        }
-        if (ended) {
-          return true;
-        }
-        if (nanos == Deadlines.FOREVER) {
-          changed.await();
-        } else {
-          if (left <= 0L) {
-            return false;
-          }
-          left = changed.awaitNanos(left);
-        }
-      }
-      return true;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted while waiting for " + what);
-    } finally {
-      lock.unlock();
-      stopSignal(future, signal);
-    }
-  }
-
   // ---- Closing.
 
   /**
@@ -916,7 +793,7 @@ public abstract class ConnectionState<F, M> implements Inbound {
       }
       closedBecause = because;
       inbound.clear();
-      toRun = takeWakeupAndSignal();
+      toRun = takeWakeup();
       end = takeEndWakeup();
     } finally {
       lock.unlock();
@@ -945,8 +822,8 @@ public abstract class ConnectionState<F, M> implements Inbound {
    * suspend or a resume (MINA 2.2 changes a TCP session's interest set by read-modify-write from
    * whichever thread asks, racing with its I/O thread's own changes). A lost suspension is
    * repaired by the next message over the limit; a lost resume by a waiting reader calling this
-   * now and then, which {@link #awaitInput} does once the connection has ever been suspended. A
-   * non-blocking waiter on such a connection should do the same between slices of its wait.
+   * now and then, which the waits do once the connection has ever been suspended (see
+   * {@link #needsReassertion}).
    * Never waits.
    */
   public final void reassertTraffic() {

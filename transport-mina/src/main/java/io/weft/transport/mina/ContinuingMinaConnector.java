@@ -1,21 +1,16 @@
 package io.weft.transport.mina;
 
+import io.weft.continuations.spi.SuspendingConnects;
 import io.weft.continuations.spi.SuspendingConnector;
 import io.weft.continuations.spi.SuspendingWaits;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
-import io.weft.transport.TransportClosedException;
-import io.weft.transport.spi.Deadlines;
-import io.weft.transport.mina.internal.IoThreads;
-import io.weft.transport.mina.internal.SessionState;
 import io.weft.transport.mina.internal.ThreadCounts;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.apache.commons.javaflow.api.continuable;
-import org.apache.mina.core.future.ConnectFuture;
 import org.apache.mina.transport.vmpipe.VmPipeAddress;
 
 /**
@@ -23,6 +18,15 @@ import org.apache.mina.transport.vmpipe.VmPipeAddress;
  * in-VM pipe ({@link VmPipeAddress}), whose waits suspend the running continuation. The
  * connector {@code CONTINUATIONS} mode needs; it works in every other mode too, blocking there.
  * A connect suspends on MINA's {@code ConnectFuture}.
+ *
+ * <p>Its I/O processor threads are the continuation runtime's workers too: a session whose bytes
+ * (or write completion) arrive on a processor is resumed right there, unless the runner is told to
+ * resume on its own workers ({@code Mode.continuations(k).resumeOnWorkers()}). So one processor by
+ * default, as {@code ContinuingNettyConnector} has one event loop: it does all the work of its
+ * sessions without a hand-off, and each further processor that sleeps in its selector between
+ * bursts costs a context switch per wake-up (measured: 0.25 per round trip at 100 sessions with
+ * MINA's default of one more than the cores, against 0.01 with one). Set
+ * {@link Builder#processorCount} when the sessions' own work needs more than one core.
  *
  * <p>Built with {@link Builder#tls}, every connect also does a TLS handshake, which suspends like
  * any other wait.
@@ -89,29 +93,8 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
   @Override
   @continuable
   public ContinuingMinaTransport connect(SocketAddress remote, Timeout timeout) throws IOException {
-    Objects.requireNonNull(remote, "remote");
-    Objects.requireNonNull(timeout, "timeout");
-    IoThreads.checkMaySuspend("a connect");
-    long start = System.nanoTime();
-    String what = "connect to " + remote;
-    long wait = Deadlines.waitNanos(timeout, start, what);
-    SessionState state = mina.register(remote);
-    try {
-      ConnectFuture future = mina.startConnect(remote, state);
-      if (!waits.awaitDone(state, future, wait, what)) {
-        future.cancel();
-        throw Deadlines.timedOut(timeout, start, wait, what);
-      }
-      ContinuingMinaTransport transport =
-          new ContinuingMinaTransport(mina.connected(future, state, remote, what), timeout, start, mina.forgetClosed, remote, waits);
-      if (mina.tls().isPresent()) {
-        transport.awaitHandshake(mina.tls().get());
-      }
-      return transport;
-    } catch (IOException | RuntimeException e) {
-      mina.abandon(state, "connect failed: " + e);
-      throw e;
-    }
+    return SuspendingConnects.connect(mina.core(), waits, remote, timeout, (state, t, start, forget, address) ->
+        new ContinuingMinaTransport(state, t, start, forget, address, waits));
   }
 
   /**
@@ -196,6 +179,7 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
   public static final class Builder {
     private final MinaConnector.Builder mina = MinaConnector.builder();
     private long spinNanos;
+    private int processorCount;
 
     private Builder() {}
 
@@ -222,13 +206,15 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
     }
 
     /**
-     * As {@link MinaConnector.Builder#processorCount}.
+     * NIO processor threads for TCP; default (0) one (see the class javadoc for why). Ignored by
+     * the in-VM pipe, which has no I/O threads.
      *
-     * @param count the number of processor threads; 0 for MINA's default
+     * @param count the number of processor threads; 0 for the default
      * @return this builder
      */
     public Builder processorCount(int count) {
       mina.processorCount(count);
+      this.processorCount = count;
       return this;
     }
 
@@ -260,6 +246,7 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
      * @return a new connector, which the caller closes
      */
     public ContinuingMinaConnector tcp() {
+      mina.processorCount(processorCount > 0 ? processorCount : 1);
       return new ContinuingMinaConnector(mina.tcp(), spinNanos);
     }
 

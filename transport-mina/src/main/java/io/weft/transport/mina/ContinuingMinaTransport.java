@@ -31,7 +31,7 @@ import org.apache.mina.core.future.IoFuture;
  */
 public final class ContinuingMinaTransport extends SuspendingConnectionTransport<IoFuture, SessionState> {
   ContinuingMinaTransport(SessionState state, Timeout timeout, long sessionStartNanos,
-      Consumer<SessionState> forget, SocketAddress remote, SuspendingWaits waits) {
+      Consumer<? super SessionState> forget, SocketAddress remote, SuspendingWaits waits) {
     super(state, timeout, sessionStartNanos, forget, remote, waits);
   }
 

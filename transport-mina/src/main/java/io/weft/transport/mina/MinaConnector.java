@@ -3,9 +3,8 @@ package io.weft.transport.mina;
 import io.weft.transport.Connector;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
-import io.weft.transport.TransportClosedException;
-import io.weft.transport.spi.ConnectFailures;
-import io.weft.transport.spi.Deadlines;
+import io.weft.transport.spi.ConnectorCore;
+import io.weft.transport.spi.Ticker;
 import io.weft.transport.spi.Tls;
 import io.weft.transport.mina.internal.IoThreads;
 import io.weft.transport.mina.internal.MinaIoThread;
@@ -15,15 +14,10 @@ import io.weft.transport.mina.internal.SessionState;
 import io.weft.transport.mina.internal.SessionStateHandler;
 import io.weft.transport.mina.internal.TlsFilter;
 import java.io.IOException;
-import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.util.ArrayList;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.function.Consumer;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
@@ -32,6 +26,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 import org.apache.mina.core.RuntimeIoException;
 import org.apache.mina.core.future.ConnectFuture;
+import org.apache.mina.core.future.IoFuture;
 import org.apache.mina.core.service.IoConnector;
 import org.apache.mina.core.service.IoProcessor;
 import org.apache.mina.core.service.SimpleIoProcessorPool;
@@ -74,23 +69,19 @@ public final class MinaConnector implements Connector {
   private final ExecutorService threads;
   private final boolean vmPipe;
   private final int inboundLimit;
-  private final TlsSettings tls;
-  private final Set<SessionState> live = ConcurrentHashMap.newKeySet();
-  /** Stops tracking a state whose transport closed; handed to the transports. */
-  final Consumer<SessionState> forgetClosed = live::remove;
+  private final Core core;
   /** Counters this connector's own threads keep in slots of their own (see ThreadCounts). */
   private final ThreadCounts counts = new ThreadCounts();
-  private volatile boolean closed;
   /** Why this connector can no longer serve: one of its threads died. Null while it can. */
   private volatile String broken;
 
   private MinaConnector(Builder builder, boolean vmPipe) {
     this.vmPipe = vmPipe;
     this.inboundLimit = builder.inboundLimit;
-    this.tls = builder.tls;
-    if (vmPipe && tls != null) {
+    if (vmPipe && builder.tls != null) {
       throw new IllegalStateException("TLS needs TCP; the in-VM pipe has no host to verify");
     }
+    this.core = new Core(builder.tls);
     int id = IDS.incrementAndGet();
     this.threads = Executors.newCachedThreadPool(daemonThreads("weft-mina-" + id + "-", this::threadDied, counts));
     if (vmPipe) {
@@ -145,79 +136,97 @@ public final class MinaConnector implements Connector {
    */
   @Override
   public MinaTransport connect(SocketAddress remote, Timeout timeout) throws IOException {
-    Objects.requireNonNull(remote, "remote");
-    Objects.requireNonNull(timeout, "timeout");
-    checkAddress(remote);
-    IoThreads.checkNotIoThread("a connect");
-    long start = System.nanoTime();
-    String what = "connect to " + remote;
-    long wait = Deadlines.waitNanos(timeout, start, what);
-    SessionState state = register(remote);
-    try {
-      ConnectFuture future = startConnect(remote, state);
-      if (!state.awaitDone(future, wait, what)) {
-        future.cancel();
-        throw Deadlines.timedOut(timeout, start, wait, what);
-      }
-      MinaTransport transport = new MinaTransport(connected(future, state, remote, what), timeout, start, forgetClosed, remote);
-      if (tls != null) {
-        transport.awaitHandshake(tls);
-      }
-      return transport;
-    } catch (IOException | RuntimeException e) {
-      abandon(state, "connect failed: " + e);
-      throw e;
-    }
+    return core.connect(remote, timeout, (state, t, start, forget, address) ->
+        new MinaTransport(state, t, start, forget, address, core.blockingWaits()));
   }
 
-  // The steps of a connect, for transports in this package that wait their own way (the
-  // continuation transport suspends on the ConnectFuture instead of blocking):
-  // register, startConnect, then connected once the future is done, or abandon on any failure.
-
-  /**
-   * Creates and tracks the state of a new session, so that {@link #close()} closes it.
-   *
-   * @throws IllegalArgumentException if {@code remote} is of the wrong kind for this connector
-   * @throws TransportClosedException if this connector is closed
-   */
-  SessionState register(SocketAddress remote) throws TransportClosedException {
-    checkAddress(remote);
-    if (closed) {
-      throw new TransportClosedException("connector is closed");
-    }
-    String why = broken;
-    if (why != null) {
-      throw new TransportClosedException("connector is broken: " + why);
-    }
-    SessionState state = new SessionState(inboundLimit);
-    live.add(state);
-    if (closed) {
-      abandon(state, "connector closed during connect");
-      throw new TransportClosedException("connector closed during connect");
-    }
-    return state;
+  /** The steps of a connect and the live set, for the continuation connector, which waits its own way. */
+  Core core() {
+    return core;
   }
 
-  /**
-   * Issues the MINA connect; the session is attached to {@code state} before any event, and with
-   * TLS the filter is in its chain, to start the handshake when the session opens.
-   */
-  ConnectFuture startConnect(SocketAddress remote, SessionState state) {
-    if (tls == null) {
-      return connector.connect(remote, (session, future) -> state.attach(session));
+  /** The connector skeleton, filled in with MINA's connect, its future and its disposal. */
+  final class Core extends ConnectorCore<IoFuture, SessionState> {
+    Core(TlsSettings tls) {
+      super(tls, Ticker.system());
     }
-    String host = Tls.hostName(tls, remote);
-    int port = Tls.port(remote);
-    return connector.connect(remote, (session, future) -> {
-      state.attach(session);
-      try {
-        state.beginTls(session, false);
-      } catch (IOException e) {
-        // The state was closed first: attach has closed the session already.
-        return;
+
+    @Override
+    protected void checkAddress(SocketAddress remote) {
+      if (vmPipe && !(remote instanceof VmPipeAddress)) {
+        throw new IllegalArgumentException("not a VmPipeAddress: " + remote);
       }
-      session.getFilterChain().addFirst(TlsFilter.NAME, new TlsFilter(tls, host, port, false));
-    });
+      if (!vmPipe && !(remote instanceof InetSocketAddress)) {
+        throw new IllegalArgumentException("not an InetSocketAddress: " + remote);
+      }
+    }
+
+    @Override
+    protected SessionState newState() {
+      return new SessionState(inboundLimit);
+    }
+
+    @Override
+    protected String broken() {
+      return broken;
+    }
+
+    /**
+     * Issues the MINA connect; the session is attached to {@code state} before any event, and
+     * with TLS the filter is in its chain, to start the handshake when the session opens.
+     */
+    @Override
+    public IoFuture startConnect(SocketAddress remote, SessionState state) {
+      TlsSettings tls = tls().orElse(null);
+      if (tls == null) {
+        return connector.connect(remote, (session, future) -> state.attach(session));
+      }
+      String host = Tls.hostName(tls, remote);
+      int port = Tls.port(remote);
+      return connector.connect(remote, (session, future) -> {
+        state.attach(session);
+        try {
+          state.beginTls(session, false);
+        } catch (IOException e) {
+          // The state was closed first: attach has closed the session already.
+          return;
+        }
+        session.getFilterChain().addFirst(TlsFilter.NAME, new TlsFilter(tls, host, port, false));
+      });
+    }
+
+    @Override
+    protected boolean isConnected(IoFuture future) {
+      return ((ConnectFuture) future).isConnected();
+    }
+
+    @Override
+    protected Throwable connectCause(IoFuture future) {
+      Throwable cause = ((ConnectFuture) future).getException();
+      if (cause instanceof RuntimeIoException && cause.getCause() instanceof IOException) {
+        cause = cause.getCause();
+      }
+      return cause;
+    }
+
+    @Override
+    public void cancelConnect(IoFuture future) {
+      ((ConnectFuture) future).cancel();
+    }
+
+    @Override
+    protected void shutdown() {
+      if (IoThreads.isIoThread() || broken != null) {
+        // Disposing waits for the I/O threads, this one among them: let another thread do it.
+        // MINA's disposal of a processor whose thread died waits for that thread for ever, so
+        // a broken connector does not wait either: its disposer, a daemon, may never end.
+        Thread disposer = new Thread(MinaConnector.this::dispose, "weft-mina-dispose");
+        disposer.setDaemon(true);
+        disposer.start();
+      } else {
+        dispose();
+      }
+    }
   }
 
   /**
@@ -226,71 +235,7 @@ public final class MinaConnector implements Connector {
    * @return the settings, or empty for plaintext
    */
   public Optional<TlsSettings> tls() {
-    return Optional.ofNullable(tls);
-  }
-
-  /**
-   * Checks the outcome of a done connect future and returns {@code state}.
-   *
-   * @throws IOException the connect's failure, e.g. {@link java.net.ConnectException}; with TLS,
-   *     an engine that refused to start is a {@link io.weft.transport.TlsHandshakeException}
-   * @throws TransportClosedException if this connector or the state was closed meanwhile
-   */
-  SessionState connected(ConnectFuture future, SessionState state, SocketAddress remote, String what)
-      throws IOException {
-    if (closed || state.isClosed()) {
-      throw new TransportClosedException("connector closed during connect");
-    }
-    if (!future.isConnected()) {
-      Throwable cause = future.getException();
-      if (tls != null && isTls(cause)) {
-        // The filter's engine refused before the handshake began ("No appropriate protocol"):
-        // a failed handshake like any other, naming the host and port.
-        throw Tls.handshakeFailed(Tls.what(Tls.hostName(tls, remote), Tls.port(remote)), cause);
-      }
-      throw connectFailure(what, cause);
-    }
-    return state;
-  }
-
-  /** Gives up a connect: closes the state (and the session, if it connects after all). */
-  void abandon(SessionState state, String because) {
-    state.close(because);
-    live.remove(state);
-  }
-
-  private void checkAddress(SocketAddress remote) {
-    if (vmPipe && !(remote instanceof VmPipeAddress)) {
-      throw new IllegalArgumentException("not a VmPipeAddress: " + remote);
-    }
-    if (!vmPipe && !(remote instanceof InetSocketAddress)) {
-      throw new IllegalArgumentException("not an InetSocketAddress: " + remote);
-    }
-  }
-
-  private static boolean isTls(Throwable cause) {
-    for (int depth = 0; cause != null && depth < 8; cause = cause.getCause(), depth++) {
-      if (cause instanceof javax.net.ssl.SSLException) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static IOException connectFailure(String what, Throwable cause) {
-    if (cause == null) {
-      return new IOException(what + " failed (cancelled)");
-    }
-    if (cause instanceof RuntimeIoException && cause.getCause() instanceof IOException) {
-      cause = cause.getCause();
-    }
-    if (cause instanceof ConnectException) {
-      return ConnectFailures.naming(what, (ConnectException) cause);
-    }
-    if (cause instanceof IOException) {
-      return (IOException) cause;
-    }
-    return new IOException(what + " failed: " + cause, cause);
+    return core.tls();
   }
 
   /** The counters of waits on this connector's transports, counted per thread. */
@@ -304,7 +249,7 @@ public final class MinaConnector implements Connector {
    * @return the number of open transports
    */
   public int openCount() {
-    return live.size();
+    return core.openCount();
   }
 
   /**
@@ -313,26 +258,7 @@ public final class MinaConnector implements Connector {
    */
   @Override
   public void close() {
-    synchronized (this) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-    }
-    for (SessionState state : new ArrayList<>(live)) {
-      state.close("connector closed");
-    }
-    live.clear();
-    if (IoThreads.isIoThread() || broken != null) {
-      // Disposing waits for the I/O threads, this one among them: let another thread do it.
-      // MINA's disposal of a processor whose thread died waits for that thread for ever, so
-      // a broken connector does not wait either: its disposer, a daemon, may never end.
-      Thread disposer = new Thread(this::dispose, "weft-mina-dispose");
-      disposer.setDaemon(true);
-      disposer.start();
-    } else {
-      dispose();
-    }
+    core.close();
   }
 
   private void dispose() {
@@ -359,13 +285,13 @@ public final class MinaConnector implements Connector {
    * @return true if the connector is closed
    */
   public boolean isClosed() {
-    return closed;
+    return core.isClosed();
   }
 
   @Override
   public String toString() {
-    return "MinaConnector{" + (vmPipe ? "vm-pipe" : "tcp") + ", open=" + live.size()
-        + (closed ? ", closed" : "") + "}";
+    return "MinaConnector{" + (vmPipe ? "vm-pipe" : "tcp") + ", open=" + core.openCount()
+        + (core.isClosed() ? ", closed" : "") + "}";
   }
 
   /**
@@ -375,16 +301,13 @@ public final class MinaConnector implements Connector {
    * connects. The thread itself still dies as it would have.
    */
   private void threadDied(Thread thread, Throwable cause) {
-    if (closed) {
+    if (core.isClosed()) {
       return;
     }
     String why = "MINA thread " + thread.getName() + " died: " + cause;
     broken = why;
-    LOG.error("{}; failing the connector's {} sessions", why, live.size(), cause);
-    for (SessionState state : new ArrayList<>(live)) {
-      state.close(why);
-      live.remove(state);
-    }
+    LOG.error("{}; failing the connector's {} sessions", why, core.openCount(), cause);
+    core.closeAll(why);
   }
 
   /**

@@ -4,6 +4,7 @@ import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import io.weft.transport.spi.BlockingConnectionTransport;
+import io.weft.transport.spi.BlockingWaits;
 import io.weft.transport.mina.internal.SessionState;
 import java.io.IOException;
 import java.net.SocketAddress;
@@ -25,9 +26,9 @@ import org.apache.mina.core.future.IoFuture;
  * closing the connector closes it.
  */
 public final class MinaTransport extends BlockingConnectionTransport<IoFuture, SessionState> {
-  MinaTransport(SessionState state, Timeout timeout, long sessionStartNanos, Consumer<SessionState> forget,
-      SocketAddress remote) {
-    super(state, timeout, sessionStartNanos, forget, remote);
+  MinaTransport(SessionState state, Timeout timeout, long sessionStartNanos, Consumer<? super SessionState> forget,
+      SocketAddress remote, BlockingWaits waits) {
+    super(state, timeout, sessionStartNanos, forget, remote, waits);
   }
 
   void awaitHandshake(TlsSettings settings) throws IOException {

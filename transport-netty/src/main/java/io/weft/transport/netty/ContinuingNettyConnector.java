@@ -1,17 +1,15 @@
 package io.weft.transport.netty;
 
-import io.netty.channel.ChannelFuture;
+import io.weft.continuations.spi.SuspendingConnects;
 import io.weft.continuations.spi.SuspendingConnector;
 import io.weft.continuations.spi.SuspendingWaits;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
-import io.weft.transport.spi.Deadlines;
-import io.weft.transport.netty.internal.ChannelState;
-import io.weft.transport.netty.internal.EventLoops;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.commons.javaflow.api.continuable;
 
 /**
@@ -43,10 +41,11 @@ import org.apache.commons.javaflow.api.continuable;
  */
 public final class ContinuingNettyConnector implements SuspendingConnector {
   private final NettyConnector netty;
-  private final SuspendingWaits waits = SuspendingWaits.withoutSpin();
+  private final SuspendingWaits waits;
 
-  private ContinuingNettyConnector(NettyConnector netty) {
+  private ContinuingNettyConnector(NettyConnector netty, long spinNanos) {
     this.netty = netty;
+    this.waits = new SuspendingWaits(spinNanos, new LongAdder(), new LongAdder(), new LongAdder());
   }
 
   /**
@@ -78,29 +77,8 @@ public final class ContinuingNettyConnector implements SuspendingConnector {
   @Override
   @continuable
   public ContinuingNettyTransport connect(SocketAddress remote, Timeout timeout) throws IOException {
-    Objects.requireNonNull(remote, "remote");
-    Objects.requireNonNull(timeout, "timeout");
-    EventLoops.checkMaySuspend("a connect");
-    long start = System.nanoTime();
-    String what = "connect to " + remote;
-    long wait = Deadlines.waitNanos(timeout, start, what);
-    ChannelState state = netty.register(remote);
-    try {
-      ChannelFuture future = netty.startConnect(remote, state);
-      if (!waits.awaitDone(state, future, wait, what)) {
-        future.cancel(false);
-        throw Deadlines.timedOut(timeout, start, wait, what);
-      }
-      ContinuingNettyTransport transport =
-          new ContinuingNettyTransport(netty.connected(future, state, what), timeout, start, netty.forgetClosed, remote, waits);
-      if (netty.tls().isPresent()) {
-        transport.awaitHandshake(netty.tls().get());
-      }
-      return transport;
-    } catch (IOException | RuntimeException e) {
-      netty.abandon(state, "connect failed: " + e);
-      throw e;
-    }
+    return SuspendingConnects.connect(netty.core(), waits, remote, timeout, (state, t, start, forget, address) ->
+        new ContinuingNettyTransport(state, t, start, forget, address, waits));
   }
 
   /**
@@ -128,6 +106,24 @@ public final class ContinuingNettyConnector implements SuspendingConnector {
    */
   public long immediate() {
     return waits.immediate().sum();
+  }
+
+  /**
+   * Waits that ended during the brief spin before suspending.
+   *
+   * @return the count of waits that ended while spinning
+   */
+  public long spun() {
+    return waits.spun().sum();
+  }
+
+  /**
+   * The spin before suspending, in nanoseconds; 0 when off.
+   *
+   * @return the spin in nanoseconds
+   */
+  public long spinBeforeSuspendNanos() {
+    return waits.spinNanos();
   }
 
   /**
@@ -166,6 +162,7 @@ public final class ContinuingNettyConnector implements SuspendingConnector {
   /** Options for a {@link ContinuingNettyConnector}; build with {@link #tcp()}. */
   public static final class Builder {
     private final NettyConnector.Builder netty = NettyConnector.builder();
+    private long spinNanos;
 
     private Builder() {}
 
@@ -203,12 +200,32 @@ public final class ContinuingNettyConnector implements SuspendingConnector {
     }
 
     /**
+     * Before suspending, spin for up to {@code time} waiting for the future to complete or the
+     * data to arrive (yielding the CPU now and then), as {@code ContinuingMinaConnector}'s option
+     * of the same name: off by default (0), and never on an event loop, where the spin would hold
+     * up the reads it waits for. So it applies to blocking callers and to sessions run on the
+     * runner's workers ({@code resumeOnWorkers()}).
+     *
+     * @throws IllegalArgumentException if {@code time < 0}
+     * @param time the longest spin; 0 for none
+     * @param unit the unit of {@code time}
+     * @return this builder
+     */
+    public Builder spinBeforeSuspend(long time, TimeUnit unit) {
+      if (time < 0L) {
+        throw new IllegalArgumentException("time < 0: " + time);
+      }
+      this.spinNanos = unit.toNanos(time);
+      return this;
+    }
+
+    /**
      * Builds a TCP connector with these options.
      *
      * @return a new connector, which the caller closes
      */
     public ContinuingNettyConnector tcp() {
-      return new ContinuingNettyConnector(new NettyConnector(netty, 1, "c"));
+      return new ContinuingNettyConnector(new NettyConnector(netty, 1, "c"), spinNanos);
     }
   }
 }

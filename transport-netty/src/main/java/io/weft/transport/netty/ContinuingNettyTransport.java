@@ -35,7 +35,7 @@ import org.apache.commons.javaflow.api.continuable;
  */
 public final class ContinuingNettyTransport extends SuspendingConnectionTransport<Future<?>, ChannelState> {
   ContinuingNettyTransport(ChannelState state, Timeout timeout, long sessionStartNanos,
-      Consumer<ChannelState> forget, SocketAddress remote, SuspendingWaits waits) {
+      Consumer<? super ChannelState> forget, SocketAddress remote, SuspendingWaits waits) {
     super(state, timeout, sessionStartNanos, forget, remote, waits);
   }
 

@@ -3,31 +3,25 @@ package io.weft.transport.netty;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.Future;
 import io.weft.transport.Connector;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
-import io.weft.transport.TransportClosedException;
-import io.weft.transport.spi.ConnectFailures;
-import io.weft.transport.spi.Deadlines;
+import io.weft.transport.spi.ConnectorCore;
+import io.weft.transport.spi.Ticker;
 import io.weft.transport.spi.Tls;
 import io.weft.transport.netty.internal.ChannelState;
 import io.weft.transport.netty.internal.EventLoops;
 import java.io.IOException;
-import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.util.ArrayList;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.function.Consumer;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -64,15 +58,11 @@ public final class NettyConnector implements Connector {
   private final Bootstrap bootstrap;
   private final int inboundLimit;
   private final int threads;
-  private final TlsSettings tls;
-  private final Set<ChannelState> live = ConcurrentHashMap.newKeySet();
-  /** Stops tracking a state whose transport closed; handed to the transports. */
-  final Consumer<ChannelState> forgetClosed = live::remove;
-  private volatile boolean closed;
+  private final Core core;
 
   NettyConnector(Builder builder, int defaultThreads, String kind) {
     this.inboundLimit = builder.inboundLimit;
-    this.tls = builder.tls;
+    this.core = new Core(builder.tls);
     this.threads = builder.eventLoopThreads > 0 ? builder.eventLoopThreads : defaultThreads;
     this.group = new NioEventLoopGroup(threads, EventLoops.threads("weft-netty-" + kind + IDS.incrementAndGet() + "-"));
     this.bootstrap = new Bootstrap()
@@ -111,73 +101,89 @@ public final class NettyConnector implements Connector {
    */
   @Override
   public NettyTransport connect(SocketAddress remote, Timeout timeout) throws IOException {
-    Objects.requireNonNull(remote, "remote");
-    Objects.requireNonNull(timeout, "timeout");
-    checkAddress(remote);
-    EventLoops.checkMayBlock("a connect");
-    long start = System.nanoTime();
-    String what = "connect to " + remote;
-    long wait = Deadlines.waitNanos(timeout, start, what);
-    ChannelState state = register(remote);
-    try {
-      ChannelFuture future = startConnect(remote, state);
-      if (!state.awaitDone(future, wait, what)) {
-        future.cancel(false);
-        throw Deadlines.timedOut(timeout, start, wait, what);
-      }
-      NettyTransport transport = new NettyTransport(connected(future, state, what), timeout, start, forgetClosed, remote);
-      if (tls != null) {
-        transport.awaitHandshake(tls);
-      }
-      return transport;
-    } catch (IOException | RuntimeException e) {
-      abandon(state, "connect failed: " + e);
-      throw e;
-    }
+    return core.connect(remote, timeout, (state, t, start, forget, address) ->
+        new NettyTransport(state, t, start, forget, address, core.blockingWaits()));
   }
 
-  // The steps of a connect, for the continuation connector, which waits its own way:
-  // register, startConnect, then connected once the future is done, or abandon on any failure.
-
-  /**
-   * Creates and tracks the state of a new channel, so that {@link #close()} closes it.
-   *
-   * @throws TransportClosedException if this connector is closed
-   */
-  ChannelState register(SocketAddress remote) throws TransportClosedException {
-    checkAddress(remote);
-    if (closed) {
-      throw new TransportClosedException("connector is closed");
-    }
-    ChannelState state = new ChannelState(inboundLimit);
-    live.add(state);
-    if (closed) {
-      abandon(state, "connector closed during connect");
-      throw new TransportClosedException("connector closed during connect");
-    }
-    return state;
+  /** The steps of a connect and the live set, for the continuation connector, which waits its own way. */
+  Core core() {
+    return core;
   }
 
-  /**
-   * Issues the connect; {@code state} is in the channel's pipeline before any event, and with TLS
-   * the {@code SslHandler} ahead of it, to start the handshake when the channel is active.
-   */
-  ChannelFuture startConnect(SocketAddress remote, ChannelState state) {
-    Bootstrap b = bootstrap.clone();
-    if (tls == null) {
-      b.handler(state.newHandler());
-    } else {
-      String host = Tls.hostName(tls, remote);
-      int port = Tls.port(remote);
-      b.handler(new ChannelInitializer<Channel>() {
-        @Override
-        protected void initChannel(Channel ch) {
-          ch.pipeline().addLast(ChannelState.TLS_HANDLER, state.implicitTls(tls, host, port));
-          ch.pipeline().addLast(state.newHandler());
-        }
-      });
+  /** The connector skeleton, filled in with Netty's bootstrap, its futures and its shutdown. */
+  final class Core extends ConnectorCore<Future<?>, ChannelState> {
+    Core(TlsSettings tls) {
+      super(tls, Ticker.system());
     }
-    return b.connect(remote);
+
+    @Override
+    protected void checkAddress(SocketAddress remote) {
+      if (!(remote instanceof InetSocketAddress)) {
+        throw new IllegalArgumentException("not an InetSocketAddress: " + remote);
+      }
+    }
+
+    @Override
+    protected ChannelState newState() {
+      return new ChannelState(inboundLimit);
+    }
+
+    /**
+     * Issues the connect; {@code state} is in the channel's pipeline before any event, and with
+     * TLS the {@code SslHandler} ahead of it, to start the handshake when the channel is active.
+     */
+    @Override
+    public Future<?> startConnect(SocketAddress remote, ChannelState state) {
+      Bootstrap b = bootstrap.clone();
+      TlsSettings tls = tls().orElse(null);
+      if (tls == null) {
+        b.handler(state.newHandler());
+      } else {
+        String host = Tls.hostName(tls, remote);
+        int port = Tls.port(remote);
+        b.handler(new ChannelInitializer<Channel>() {
+          @Override
+          protected void initChannel(Channel ch) {
+            ch.pipeline().addLast(ChannelState.TLS_HANDLER, state.implicitTls(tls, host, port));
+            ch.pipeline().addLast(state.newHandler());
+          }
+        });
+      }
+      return b.connect(remote);
+    }
+
+    @Override
+    protected boolean isConnected(Future<?> future) {
+      return future.isSuccess();
+    }
+
+    @Override
+    protected Throwable connectCause(Future<?> future) {
+      Throwable cause = future.cause();
+      if (cause != null && cause.getClass().getName().startsWith(ANNOTATED) && cause.getCause() != null) {
+        // Netty's copy of the JDK's exception with the address added: report the JDK's own kind.
+        cause = cause.getCause();
+      }
+      return cause;
+    }
+
+    @Override
+    public void cancelConnect(Future<?> future) {
+      future.cancel(false);
+    }
+
+    @Override
+    protected void shutdown() {
+      io.netty.util.concurrent.Future<?> terminated =
+          group.shutdownGracefully(0L, SHUTDOWN_WAIT_SECONDS, TimeUnit.SECONDS);
+      if (EventLoops.inEventLoop()) {
+        // Waiting here could be waiting for this very thread to end.
+        return;
+      }
+      if (!terminated.awaitUninterruptibly(SHUTDOWN_WAIT_SECONDS + 1L, TimeUnit.SECONDS)) {
+        LOG.warn("Netty event loops still running {} s after the connector was closed", SHUTDOWN_WAIT_SECONDS);
+      }
+    }
   }
 
   /**
@@ -186,52 +192,7 @@ public final class NettyConnector implements Connector {
    * @return the settings, or empty for plaintext
    */
   public Optional<TlsSettings> tls() {
-    return Optional.ofNullable(tls);
-  }
-
-  /**
-   * Checks the outcome of a done connect future and returns {@code state}.
-   *
-   * @throws IOException the connect's failure, e.g. {@link java.net.ConnectException}
-   * @throws TransportClosedException if this connector or the state was closed meanwhile
-   */
-  ChannelState connected(ChannelFuture future, ChannelState state, String what) throws IOException {
-    if (closed || state.isClosed()) {
-      throw new TransportClosedException("connector closed during connect");
-    }
-    if (!future.isSuccess()) {
-      throw connectFailure(what, future.cause());
-    }
-    return state;
-  }
-
-  /** Gives up a connect: closes the state (and the channel, if it connects after all). */
-  void abandon(ChannelState state, String because) {
-    state.close(because);
-    live.remove(state);
-  }
-
-  private static void checkAddress(SocketAddress remote) {
-    if (!(remote instanceof InetSocketAddress)) {
-      throw new IllegalArgumentException("not an InetSocketAddress: " + remote);
-    }
-  }
-
-  private static IOException connectFailure(String what, Throwable cause) {
-    if (cause == null) {
-      return new IOException(what + " failed (cancelled)");
-    }
-    if (cause.getClass().getName().startsWith(ANNOTATED) && cause.getCause() != null) {
-      // Netty's copy of the JDK's exception with the address added: report the JDK's own kind.
-      cause = cause.getCause();
-    }
-    if (cause instanceof ConnectException) {
-      return ConnectFailures.naming(what, (ConnectException) cause);
-    }
-    if (cause instanceof IOException) {
-      return (IOException) cause;
-    }
-    return new IOException(what + " failed: " + cause, cause);
+    return core.tls();
   }
 
   /**
@@ -240,7 +201,7 @@ public final class NettyConnector implements Connector {
    * @return the number of open transports
    */
   public int openCount() {
-    return live.size();
+    return core.openCount();
   }
 
   /**
@@ -258,25 +219,7 @@ public final class NettyConnector implements Connector {
    */
   @Override
   public void close() {
-    synchronized (this) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-    }
-    for (ChannelState state : new ArrayList<>(live)) {
-      state.close("connector closed");
-    }
-    live.clear();
-    io.netty.util.concurrent.Future<?> terminated =
-        group.shutdownGracefully(0L, SHUTDOWN_WAIT_SECONDS, TimeUnit.SECONDS);
-    if (EventLoops.inEventLoop()) {
-      // Waiting here could be waiting for this very thread to end.
-      return;
-    }
-    if (!terminated.awaitUninterruptibly(SHUTDOWN_WAIT_SECONDS + 1L, TimeUnit.SECONDS)) {
-      LOG.warn("Netty event loops still running {} s after the connector was closed", SHUTDOWN_WAIT_SECONDS);
-    }
+    core.close();
   }
 
   /**
@@ -285,12 +228,13 @@ public final class NettyConnector implements Connector {
    * @return true if the connector is closed
    */
   public boolean isClosed() {
-    return closed;
+    return core.isClosed();
   }
 
   @Override
   public String toString() {
-    return "NettyConnector{tcp, threads=" + threads + ", open=" + live.size() + (closed ? ", closed" : "") + "}";
+    return "NettyConnector{tcp, threads=" + threads + ", open=" + core.openCount() + (core.isClosed() ? ", closed" : "")
+        + "}";
   }
 
   /** Options for a {@link NettyConnector}; build with {@link #tcp()}. */

@@ -5,6 +5,7 @@ import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import io.weft.transport.spi.BlockingConnectionTransport;
+import io.weft.transport.spi.BlockingWaits;
 import io.weft.transport.netty.internal.ChannelState;
 import java.io.IOException;
 import java.net.SocketAddress;
@@ -26,9 +27,9 @@ import java.util.function.Consumer;
  * {@link NettyConnector#connect}; closing the connector closes it.
  */
 public final class NettyTransport extends BlockingConnectionTransport<Future<?>, ChannelState> {
-  NettyTransport(ChannelState state, Timeout timeout, long sessionStartNanos, Consumer<ChannelState> forget,
-      SocketAddress remote) {
-    super(state, timeout, sessionStartNanos, forget, remote);
+  NettyTransport(ChannelState state, Timeout timeout, long sessionStartNanos, Consumer<? super ChannelState> forget,
+      SocketAddress remote, BlockingWaits waits) {
+    super(state, timeout, sessionStartNanos, forget, remote, waits);
   }
 
   void awaitHandshake(TlsSettings settings) throws IOException {

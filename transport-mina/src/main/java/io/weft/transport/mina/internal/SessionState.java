@@ -11,7 +11,6 @@ import javax.net.ssl.SSLSession;
 import org.apache.mina.core.buffer.IoBuffer;
 import org.apache.mina.core.future.DefaultIoFuture;
 import org.apache.mina.core.future.IoFuture;
-import org.apache.mina.core.future.IoFutureListener;
 import org.apache.mina.core.future.WriteFuture;
 import org.apache.mina.core.service.IoProcessor;
 import org.apache.mina.core.session.AbstractIoSession;
@@ -255,19 +254,6 @@ public final class SessionState extends ConnectionState<IoFuture, ByteBuffer> {
   public void wakeWhenDone(IoFuture future, Runnable wake) {
     // addListener on a future that is done already runs the listener inline.
     future.addListener(done -> wake.run());
-  }
-
-  @Override
-  protected Object signalWhenDone(IoFuture future) {
-    IoFutureListener<IoFuture> signal = done -> signalChanged();
-    future.addListener(signal);
-    return signal;
-  }
-
-  @Override
-  @SuppressWarnings("unchecked")
-  protected void stopSignal(IoFuture future, Object signal) {
-    future.removeListener((IoFutureListener<IoFuture>) signal);
   }
 
   @Override

@@ -389,21 +389,6 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
   }
 
   @Override
-  protected Object signalWhenDone(Future<?> future) {
-    GenericFutureListener<Future<Object>> signal = done -> signalChanged();
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    Future<Object> f = (Future) future;
-    f.addListener(signal);
-    return signal;
-  }
-
-  @Override
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  protected void stopSignal(Future<?> future, Object signal) {
-    ((Future) future).removeListener((GenericFutureListener) signal);
-  }
-
-  @Override
   protected void disconnect() {
     Channel ch = channel;
     channel = null;

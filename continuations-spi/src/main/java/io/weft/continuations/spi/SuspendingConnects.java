@@ -1,0 +1,66 @@
+package io.weft.continuations.spi;
+
+import io.weft.transport.Timeout;
+import io.weft.transport.spi.ConnectionState;
+import io.weft.transport.spi.ConnectorCore;
+import io.weft.transport.spi.Deadlines;
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.util.Objects;
+import org.apache.commons.javaflow.api.continuable;
+
+/**
+ * The connect of a suspending connector: the steps of transport-api's {@link ConnectorCore}, the
+ * same as its blocking connect, with waits that suspend the running continuation (and block off
+ * one) through {@link SuspendingWaits}: the connect's future, then, with TLS, the handshake.
+ * Rewritten by this module's build.
+ */
+public final class SuspendingConnects {
+  private SuspendingConnects() {}
+
+  /**
+   * Connects to {@code remote} over {@code core}, and with TLS does the handshake, suspending
+   * (or, off a continuation, blocking) for each.
+   *
+   * @param <F> the library's future type
+   * @param <S> the library's state type
+   * @param <T> the transport type
+   * @param core the connector's skeleton
+   * @param waits the connector's waits
+   * @param remote the peer's address
+   * @param timeout the transport's timeout
+   * @param opener makes the transport over the connected state
+   * @return the transport
+   * @throws IOException why the connect failed
+   * @throws io.weft.transport.BlockingOperationException on the library's I/O thread outside a
+   *     session
+   */
+  @continuable
+  public static <F, S extends ConnectionState<F, ?>, T extends SuspendingConnectionTransport<F, S>> T connect(
+      ConnectorCore<F, S> core, SuspendingWaits waits, SocketAddress remote, Timeout timeout,
+      ConnectorCore.Opener<S, T> opener) throws IOException {
+    Objects.requireNonNull(remote, "remote");
+    Objects.requireNonNull(timeout, "timeout");
+    long start = System.nanoTime();
+    String what = "connect to " + remote;
+    long wait = Deadlines.waitNanos(timeout, start, what);
+    S state = core.register(remote);
+    try {
+      // The library's I/O threads outside a session refuse at once, before the connect is issued.
+      state.checkMaySuspend("a connect");
+      F future = core.startConnect(remote, state);
+      if (!waits.awaitDone(state, future, wait, what)) {
+        core.cancelConnect(future);
+        throw Deadlines.timedOut(timeout, start, wait, what);
+      }
+      T transport = opener.open(core.connected(future, state, remote, what), timeout, start, core.forgetClosed(), remote);
+      if (core.tls().isPresent()) {
+        transport.awaitImplicitHandshake(core.tls().get());
+      }
+      return transport;
+    } catch (IOException | RuntimeException e) {
+      core.abandon(state, "connect failed: " + e);
+      throw e;
+    }
+  }
+}
