@@ -32,6 +32,8 @@ final class Endpoint {
   boolean reset;
   boolean closed;
   boolean readerWaiting;
+  /** What the read under way asks for at most, in bytes: a line's limit and line end, a count. */
+  long wanted;
   Runnable readerWake;
   Runnable flusherWake;
 
@@ -51,13 +53,19 @@ final class Endpoint {
     return new Endpoint[] {client, server};
   }
 
-  /** True when a flush may return: little enough is unread or in flight, or the peer is reading. */
+  /**
+   * True when a flush may return: what this side sent and the peer has not taken is at most the
+   * {@link #WINDOW}, or at most what the peer's waiting read asks for (a read that needs more than
+   * the window lifts it, bounded by what it asks, as the TCP transports' inbound limit does); or
+   * this side has ended. A peer that closed takes nothing more: the flush waits for its reset.
+   */
   boolean windowOpen() {
-    if (reset || closed || peer.closed || peer.readerWaiting) {
+    if (reset || closed) {
       return true;
     }
     long unconsumed = sent - (peer.delivered - peer.inbound.size());
-    return unconsumed <= WINDOW;
+    long window = peer.readerWaiting ? Math.max(WINDOW, peer.wanted) : WINDOW;
+    return unconsumed <= window;
   }
 
   void wakeReader() {

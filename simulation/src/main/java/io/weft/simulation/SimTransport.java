@@ -65,6 +65,7 @@ final class SimTransport implements Transport {
   @Override
   @continuable
   public String readLine(int limit) throws IOException {
+    end.wanted = limit + 2L;
     String line = reads.readLine(limit, false, StandardCharsets.UTF_8);
     end.readProgress();
     return line;
@@ -73,6 +74,7 @@ final class SimTransport implements Transport {
   @Override
   @continuable
   public String readLine(int limit, Charset charset) throws IOException {
+    end.wanted = limit + 2L;
     String line = reads.readLine(limit, false, charset);
     end.readProgress();
     return line;
@@ -81,6 +83,7 @@ final class SimTransport implements Transport {
   @Override
   @continuable
   public String readLineStrict(int limit) throws IOException {
+    end.wanted = limit + 2L;
     String line = reads.readLine(limit, true, StandardCharsets.UTF_8);
     end.readProgress();
     return line;
@@ -89,6 +92,7 @@ final class SimTransport implements Transport {
   @Override
   @continuable
   public String readLineStrict(int limit, Charset charset) throws IOException {
+    end.wanted = limit + 2L;
     String line = reads.readLine(limit, true, charset);
     end.readProgress();
     return line;
@@ -97,6 +101,7 @@ final class SimTransport implements Transport {
   @Override
   @continuable
   public void readFully(byte[] dst, int offset, int length) throws IOException {
+    end.wanted = length;
     reads.readFully(dst, offset, length);
     end.readProgress();
   }
@@ -104,6 +109,7 @@ final class SimTransport implements Transport {
   @Override
   @continuable
   public byte[] readBytes(int byteCount) throws IOException {
+    end.wanted = byteCount;
     byte[] bytes = reads.readFully(ReadArguments.newBytes(byteCount), 0, byteCount);
     end.readProgress();
     return bytes;
@@ -112,6 +118,7 @@ final class SimTransport implements Transport {
   @Override
   @continuable
   public int read(byte[] dst, int offset, int length) throws IOException {
+    end.wanted = length;
     int n = reads.read(dst, offset, length);
     end.readProgress();
     return n;

@@ -120,24 +120,43 @@ public final class Simulation {
    */
   public <T> SimulationResult<T> run(Class<? extends SessionTask<T>> taskClass, int sessions, SocketAddress address,
       Object... args) {
+    return run(taskClass, sessions, List.of(Objects.requireNonNull(address, "address")), args);
+  }
+
+  /**
+   * As {@link #run(Class, int, SocketAddress, Object...)}, session i connecting to address i
+   * modulo their number.
+   *
+   * @param <T> what each session's task returns
+   * @param taskClass the client task; its package must be instrumented
+   * @param sessions how many client sessions, at least 0
+   * @param addresses where they connect, round robin
+   * @param args the arguments of the task's constructor (JDK types)
+   * @return the outcome of every client session and the run's summary
+   */
+  public <T> SimulationResult<T> run(Class<? extends SessionTask<T>> taskClass, int sessions,
+      List<? extends SocketAddress> addresses, Object... args) {
     Objects.requireNonNull(taskClass, "taskClass");
-    Objects.requireNonNull(address, "address");
+    if (addresses.isEmpty()) {
+      throw new IllegalArgumentException("no addresses");
+    }
     if (sessions < 0) {
       throw new IllegalArgumentException("sessions < 0: " + sessions);
     }
     long wallStart = System.nanoTime();
     World world = new World(seed, shuffle, new EventLog(keepLog));
     Net net = new Net(world, defaultLink, links);
+    world.net = net;
     world.enter();
     try {
-      return runIn(world, net, taskClass, sessions, address, args, wallStart);
+      return runIn(world, net, taskClass, sessions, List.copyOf(addresses), args, wallStart);
     } finally {
       world.leave();
     }
   }
 
   private <T> SimulationResult<T> runIn(World world, Net net, Class<? extends SessionTask<T>> taskClass, int sessions,
-      SocketAddress address, Object[] args, long wallStart) {
+      List<SocketAddress> addresses, Object[] args, long wallStart) {
     for (Object[] p : partitions) {
       net.partition((String) p[0], (String) p[1], (Long) p[2], (Long) p[3]);
     }
@@ -158,7 +177,8 @@ public final class Simulation {
     int[] ended = new int[1];
     Runnable onEnd = () -> ended[0]++;
     for (int i = 0; i < sessions; i++) {
-      Fiber fiber = new Fiber(world.nextIndex(), connectors[i % connectors.length], address, timeout, task,
+      Fiber fiber = new Fiber(world.nextIndex(), connectors[i % connectors.length],
+          addresses.get(i % addresses.size()), timeout, task,
           world.scheduler, false);
       World.Slot slot = world.add(fiber, true);
       slot.onEnd = onEnd;

@@ -27,6 +27,8 @@ final class World implements Ticker, Scheduler.Timeouts {
   final long seed;
   final SplittableRandom random;
   final EventLog log;
+  /** The network of the run; set once, before anything runs. */
+  Net net;
   final Scheduler scheduler = Scheduler.driven(this);
   private final PriorityQueue<Event> queue = new PriorityQueue<>();
   private final ArrayList<Slot> slots = new ArrayList<>();
