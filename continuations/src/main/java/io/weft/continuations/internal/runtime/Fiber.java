@@ -117,7 +117,7 @@ public final class Fiber extends SessionContext implements SuspendableSession {
       return wait;
     }
     if (timeoutNanos != Deadlines.FOREVER) {
-      scheduler.timer().add(wait, timeoutNanos);
+      scheduler.armTimeout(wait, timeoutNanos);
     }
     currentWait = wait;
     suspended++;

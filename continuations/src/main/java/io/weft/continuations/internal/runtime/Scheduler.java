@@ -38,7 +38,10 @@ public final class Scheduler {
   private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
 
   private final ConcurrentLinkedQueue<Fiber> ready = new ConcurrentLinkedQueue<>();
+  /** The timer thread; null when the caller drives this scheduler (see {@link #driven}). */
   private final WaitTimer timer;
+  /** The caller's timer when it drives this scheduler; null otherwise. */
+  private final Timeouts timeouts;
   private final Worker[] workers;
   /** Workers that are parked, or about to; counted so that enqueue can skip the search. */
   private final AtomicInteger idle = new AtomicInteger();
@@ -83,6 +86,7 @@ public final class Scheduler {
     }
     this.maxInFlight = maxInFlight <= 0 ? Integer.MAX_VALUE : maxInFlight;
     timer = new WaitTimer(name + "-timer");
+    timeouts = null;
     workers = new Worker[workerCount];
     for (int i = 0; i < workerCount; i++) {
       workers[i] = new Worker(name + "-worker-" + i);
@@ -90,6 +94,70 @@ public final class Scheduler {
     for (Worker worker : workers) {
       worker.thread.start();
     }
+  }
+
+  private Scheduler(Timeouts timeouts) {
+    this.onEventLoops = false;
+    this.contextLoader = Thread.currentThread().getContextClassLoader();
+    this.maxInFlight = Integer.MAX_VALUE;
+    this.timer = null;
+    this.timeouts = timeouts;
+    this.workers = new Worker[0];
+  }
+
+  /**
+   * The timeouts of a scheduler that its caller drives: arms a wait's timeout on the caller's
+   * clock, which calls {@link Wait#timeOut()} once that much of its time has passed (a wait that
+   * ended meanwhile ignores it). Called on the thread that runs the fibers.
+   */
+  public interface Timeouts {
+    /**
+     * Arms {@code wait}'s timeout.
+     *
+     * @param wait the wait, {@linkplain Wait#isPending() pending} now
+     * @param timeoutNanos its timeout, more than 0
+     */
+    void arm(Wait wait, long timeoutNanos);
+  }
+
+  /**
+   * A scheduler with no thread of its own: the caller starts fibers with {@link #start}, runs
+   * them one slice at a time with {@link #runNext()} and ends their waits' timeouts through
+   * {@code timeouts}, all on its one thread. What a deterministic simulation needs: the ready
+   * queue is FIFO, so the order of the slices follows only from the order of the wake-ups.
+   *
+   * @param timeouts the caller's timer
+   * @return a scheduler run by the calling thread
+   */
+  public static Scheduler driven(Timeouts timeouts) {
+    return new Scheduler(java.util.Objects.requireNonNull(timeouts, "timeouts"));
+  }
+
+  /**
+   * A driven scheduler: admits {@code fiber}, outside any batch, to run {@code frame}; it is
+   * ready at once.
+   */
+  public void start(Fiber fiber, Runnable frame) {
+    fiber.frame(frame);
+    fiber.wake0();
+  }
+
+  /**
+   * A driven scheduler: takes the next ready fiber off the queue, for the caller to
+   * {@link #runSlice} it (or to hold it back and run it after others: the caller owns it now).
+   *
+   * @return the fiber, or null when none is ready
+   */
+  public Fiber pollReady() {
+    return ready.poll();
+  }
+
+  /**
+   * A driven scheduler: runs a fiber taken with {@link #pollReady()} on the calling thread, until
+   * it suspends or ends.
+   */
+  public void runSlice(Fiber fiber) {
+    runHere(fiber);
   }
 
   /** One worker thread and whether it is parked; only its own thread sets {@code parked}. */
@@ -275,6 +343,14 @@ public final class Scheduler {
     return timer;
   }
 
+  void armTimeout(Wait wait, long timeoutNanos) {
+    if (timeouts != null) {
+      timeouts.arm(wait, timeoutNanos);
+    } else {
+      timer.add(wait, timeoutNanos);
+    }
+  }
+
   /**
    * {@code fiber} has ended: admits the next fiber of the batch. Ended on an event loop (it ran
    * there, woken where its bytes arrived), the next one, if its connector suspends, starts on that
@@ -315,6 +391,9 @@ public final class Scheduler {
     for (Worker worker : workers) {
       LockSupport.unpark(worker.thread);
     }
+    if (timer == null) {
+      return;
+    }
     timer.shutdown();
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     for (Worker worker : workers) {
@@ -347,6 +426,6 @@ public final class Scheduler {
         return false;
       }
     }
-    return timer.isTerminated();
+    return timer == null || timer.isTerminated();
   }
 }

@@ -90,12 +90,31 @@ public final class Wait extends WaitTimer.Entry
     return state == ARMED;
   }
 
+  /**
+   * True while the wait is armed and has not ended.
+   *
+   * @return true until it is woken, timed out or cancelled
+   */
+  public boolean isPending() {
+    return state == ARMED;
+  }
+
+  /**
+   * The index of the session that waits.
+   *
+   * @return the session's index in its run
+   */
+  public int session() {
+    return fiber.index();
+  }
+
   @Override
   void expire() {
     timeOut();
   }
 
-  void timeOut() {
+  /** Ends the wait as timed out, unless it has ended already; the fiber is made ready. */
+  public void timeOut() {
     if (compareAndSet(ARMED, TIMED_OUT)) {
       fiber.wake();
     }

@@ -1,0 +1,338 @@
+package io.weft.simulation;
+
+import io.weft.continuations.spi.Suspend;
+import io.weft.continuations.spi.SuspendingReads;
+import io.weft.continuations.spi.WaitRegistration;
+import io.weft.transport.Timeout;
+import io.weft.transport.TlsHandshakeException;
+import io.weft.transport.TlsSettings;
+import io.weft.transport.Transport;
+import io.weft.transport.TransportClosedException;
+import io.weft.transport.TransportTimeoutException;
+import io.weft.transport.spi.FailurePolicy;
+import io.weft.transport.spi.OutboundBuffer;
+import io.weft.transport.spi.ReadArguments;
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.net.SocketException;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.LongAdder;
+import javax.net.ssl.SSLSession;
+import org.apache.commons.javaflow.api.continuable;
+
+/**
+ * A {@link Transport} over one side of a simulated connection, with the contract and the error
+ * vocabulary of the TCP transports: reads through the shared {@link SuspendingReads} loops over an
+ * {@code InboundBuffer}, timeouts and session deadlines on the virtual clock with the same
+ * messages, the same {@link FailurePolicy}. A wait suspends the session's continuation; the
+ * segment, FIN, reset, close or timer that ends it makes the session ready again.
+ *
+ * <p>Writes are buffered until a flush (or 64 KiB); a flush puts the bytes on the link and returns
+ * once at most {@link Endpoint#WINDOW} of what this side sent is unread by the peer, or the peer
+ * waits to read: so a flush to a peer that never reads times out, as over TCP.
+ */
+final class SimTransport implements Transport {
+  private final World world;
+  private final Net net;
+  final Endpoint end;
+  private final SocketAddress remote;
+  private final long sessionStartNanos;
+  private final Runnable onClose;
+  private final SuspendingReads reads;
+  private final OutboundBuffer outbound = new OutboundBuffer(64);
+  private final FlushWait flushWait = new FlushWait();
+  private volatile Timeout timeout;
+  private String closedBecause;
+
+  SimTransport(World world, Net net, Endpoint end, SocketAddress remote, Timeout timeout, long sessionStartNanos,
+      Runnable onClose) {
+    this.world = world;
+    this.net = net;
+    this.end = end;
+    this.remote = remote;
+    this.timeout = Objects.requireNonNull(timeout, "timeout");
+    this.sessionStartNanos = sessionStartNanos;
+    this.onClose = onClose;
+    this.reads = new SuspendingReads(end.inbound, new Waiter(), new LongAdder());
+  }
+
+  // ---- Reads.
+
+  @Override
+  @continuable
+  public String readLine(int limit) throws IOException {
+    end.wanted = limit + 2L;
+    String line = reads.readLine(limit, false, StandardCharsets.UTF_8);
+    end.readProgress();
+    return line;
+  }
+
+  @Override
+  @continuable
+  public String readLine(int limit, Charset charset) throws IOException {
+    end.wanted = limit + 2L;
+    String line = reads.readLine(limit, false, charset);
+    end.readProgress();
+    return line;
+  }
+
+  @Override
+  @continuable
+  public String readLineStrict(int limit) throws IOException {
+    end.wanted = limit + 2L;
+    String line = reads.readLine(limit, true, StandardCharsets.UTF_8);
+    end.readProgress();
+    return line;
+  }
+
+  @Override
+  @continuable
+  public String readLineStrict(int limit, Charset charset) throws IOException {
+    end.wanted = limit + 2L;
+    String line = reads.readLine(limit, true, charset);
+    end.readProgress();
+    return line;
+  }
+
+  @Override
+  @continuable
+  public void readFully(byte[] dst, int offset, int length) throws IOException {
+    end.wanted = length;
+    reads.readFully(dst, offset, length);
+    end.readProgress();
+  }
+
+  @Override
+  @continuable
+  public byte[] readBytes(int byteCount) throws IOException {
+    end.wanted = byteCount;
+    byte[] bytes = reads.readFully(ReadArguments.newBytes(byteCount), 0, byteCount);
+    end.readProgress();
+    return bytes;
+  }
+
+  @Override
+  @continuable
+  public int read(byte[] dst, int offset, int length) throws IOException {
+    end.wanted = length;
+    int n = reads.read(dst, offset, length);
+    end.readProgress();
+    return n;
+  }
+
+  /** How a read waits: registered as the side's reader, woken by a segment, FIN, reset or close. */
+  private final class Waiter implements SuspendingReads.Waiter, WaitRegistration {
+    @Override
+    public void checkOpen() throws TransportClosedException {
+      SimTransport.this.checkOpen();
+    }
+
+    @Override
+    @continuable
+    public void awaitInput(String awaited) throws IOException {
+      checkReset();
+      long wait;
+      try {
+        wait = VirtualDeadlines.waitNanos(world, timeout, sessionStartNanos, "read");
+      } catch (TransportTimeoutException e) {
+        throw readTimedOut(0L, awaited);
+      }
+      end.readerWaiting = true;
+      end.readProgress();
+      boolean woken;
+      try {
+        woken = Suspend.await(this, wait);
+      } catch (IOException | RuntimeException e) {
+        end.readerWaiting = false;
+        end.readerWake = null;
+        throw e;
+      }
+      end.readerWaiting = false;
+      if (!woken) {
+        end.readerWake = null;
+        throw readTimedOut(wait, awaited);
+      }
+      checkOpen();
+      if (end.inbound.size() == 0 && !end.inbound.isEof()) {
+        checkReset();
+      }
+    }
+
+    @Override
+    public void register(Runnable wake) {
+      end.readerWake = wake;
+    }
+
+    @Override
+    public IOException failed(IOException e) {
+      return fail(e);
+    }
+  }
+
+  private TransportTimeoutException readTimedOut(long waited, String awaited) {
+    return VirtualDeadlines.readTimedOut(world, timeout, sessionStartNanos, waited, awaited,
+        end.inbound.describeUnread());
+  }
+
+  private void checkReset() throws SocketException {
+    if (end.reset) {
+      throw new SocketException("Connection reset");
+    }
+  }
+
+  // ---- Writes.
+
+  @Override
+  @continuable
+  public void write(byte[] src, int offset, int length) throws IOException {
+    checkOpen();
+    outbound.append(src, offset, length);
+    if (outbound.shouldSend()) {
+      send();
+    }
+  }
+
+  @Override
+  @continuable
+  public void write(byte[] src) throws IOException {
+    write(src, 0, src.length);
+  }
+
+  @Override
+  @continuable
+  public void write(String text) throws IOException {
+    write(text, StandardCharsets.UTF_8);
+  }
+
+  @Override
+  @continuable
+  public void write(String text, Charset charset) throws IOException {
+    checkOpen();
+    outbound.append(text, charset);
+    if (outbound.shouldSend()) {
+      send();
+    }
+  }
+
+  @Override
+  @continuable
+  public void writeLine(String line) throws IOException {
+    checkOpen();
+    outbound.appendLine(line);
+    if (outbound.shouldSend()) {
+      send();
+    }
+  }
+
+  @Override
+  @continuable
+  public void flush() throws IOException {
+    checkOpen();
+    send();
+  }
+
+  @continuable
+  private void send() throws IOException {
+    if (outbound.size() == 0) {
+      return;
+    }
+    try {
+      checkReset();
+      long wait = VirtualDeadlines.waitNanos(world, timeout, sessionStartNanos, "flush");
+      byte[] bytes = Arrays.copyOf(outbound.array(), outbound.size());
+      outbound.clear();
+      if (end.outputShut) {
+        throw new SocketException("Socket output is shutdown");
+      }
+      net.send(end, bytes);
+      long start = world.nanoTime();
+      while (!end.windowOpen()) {
+        long left = wait == Long.MAX_VALUE ? wait : wait - (world.nanoTime() - start);
+        if (left <= 0L || !Suspend.await(flushWait, left)) {
+          end.flusherWake = null;
+          throw VirtualDeadlines.timedOut(world, timeout, sessionStartNanos, wait, "flush", null);
+        }
+        checkOpen();
+        checkReset();
+      }
+    } catch (IOException e) {
+      throw fail(e);
+    }
+  }
+
+  private final class FlushWait implements WaitRegistration {
+    @Override
+    public void register(Runnable wake) {
+      end.flusherWake = wake;
+    }
+  }
+
+  // ---- The rest of the contract.
+
+  @Override
+  public void startTls(TlsSettings settings) throws IOException {
+    Objects.requireNonNull(settings, "settings");
+    checkOpen();
+    throw fail(new TlsHandshakeException("TLS handshake with " + remote + " failed: TLS is not simulated", null));
+  }
+
+  @Override
+  public Optional<SSLSession> tlsSession() {
+    return Optional.empty();
+  }
+
+  @Override
+  public Timeout timeout() {
+    return timeout;
+  }
+
+  @Override
+  public void timeout(Timeout timeout) {
+    this.timeout = Objects.requireNonNull(timeout, "timeout");
+  }
+
+  @Override
+  public boolean isOpen() {
+    return closedBecause == null;
+  }
+
+  @Override
+  public void close() {
+    close("closed by its owner");
+  }
+
+  void close(String because) {
+    if (closedBecause != null) {
+      return;
+    }
+    closedBecause = because;
+    net.close(end);
+    if (onClose != null) {
+      onClose.run();
+    }
+  }
+
+  private void checkOpen() throws TransportClosedException {
+    String because = closedBecause;
+    if (because != null) {
+      throw new TransportClosedException("transport is closed: " + because);
+    }
+  }
+
+  private IOException fail(IOException e) {
+    String because = FailurePolicy.closeReason(e);
+    if (because != null) {
+      close(because);
+    }
+    return e;
+  }
+
+  @Override
+  public String toString() {
+    return "SimTransport{" + remote + ", conn " + end.conn + (isOpen() ? "" : ", closed") + "}";
+  }
+}

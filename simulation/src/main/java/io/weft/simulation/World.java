@@ -1,0 +1,301 @@
+package io.weft.simulation;
+
+import io.weft.continuations.internal.runtime.Fiber;
+import io.weft.continuations.internal.runtime.Scheduler;
+import io.weft.continuations.internal.runtime.Wait;
+import io.weft.transport.spi.Ticker;
+import java.util.ArrayList;
+import java.util.PriorityQueue;
+import java.util.SplittableRandom;
+
+/**
+ * The virtual world of one run, on the caller's one thread: the clock, the one seeded random
+ * source, the queue of future events, the event log, and the driven scheduler whose fibers are the
+ * sessions. Time moves only when the loop takes the next event off the queue; between two events
+ * every ready session runs, in an order drawn from the random source.
+ *
+ * <p>Wait timeouts: a session has at most one armed wait at a time, so the timer keeps one slot per
+ * session (its wait and deadline) and at most one queued timer event for it. A wait that ends early
+ * leaves that event in the queue; when it fires it finds either nothing pending, or a later wait,
+ * for which it queues itself again at that wait's deadline (netty's idle-state handler does the
+ * same). So a read with a 30 s timeout that is answered in 50 ms costs no queue entry of its own,
+ * and the queue never holds more timer events than sessions.
+ */
+final class World implements Ticker, Scheduler.Timeouts {
+  private static final ThreadLocal<World> CURRENT = new ThreadLocal<>();
+
+  final long seed;
+  final SplittableRandom random;
+  final EventLog log;
+  /** The network of the run; set once, before anything runs. */
+  Net net;
+  final Scheduler scheduler = Scheduler.driven(this);
+  private final PriorityQueue<Event> queue = new PriorityQueue<>();
+  private final ArrayList<Slot> slots = new ArrayList<>();
+  private final ArrayList<Fiber> round = new ArrayList<>();
+  private final boolean shuffle;
+  private long now;
+  private long sequence;
+  /** The slot of the session running now, or null between slices. */
+  private Slot running;
+
+  World(long seed, boolean shuffle, EventLog log) {
+    this.seed = seed;
+    this.random = new SplittableRandom(seed);
+    this.shuffle = shuffle;
+    this.log = log;
+  }
+
+  /** The world running on this thread, or null. */
+  static World current() {
+    return CURRENT.get();
+  }
+
+  void enter() {
+    CURRENT.set(this);
+  }
+
+  void leave() {
+    CURRENT.remove();
+  }
+
+  @Override
+  public long nanoTime() {
+    return now;
+  }
+
+  long now() {
+    return now;
+  }
+
+  /** Something that happens at a virtual time; ties break by the order they were queued in. */
+  abstract static class Event implements Comparable<Event> {
+    long time;
+    long sequence;
+
+    abstract void fire();
+
+    @Override
+    public final int compareTo(Event o) {
+      int c = Long.compare(time, o.time);
+      return c != 0 ? c : Long.compare(sequence, o.sequence);
+    }
+  }
+
+  /** Queues {@code event} for {@code time}, or for now if that has passed. */
+  void at(long time, Event event) {
+    event.time = Math.max(time, now);
+    event.sequence = sequence++;
+    queue.add(event);
+  }
+
+  /** One session: its fiber, its armed wait and deadline, its connection, what ends it. */
+  static final class Slot {
+    final Fiber fiber;
+    final boolean client;
+    Wait wait;
+    long deadline;
+    long timerAt = Long.MAX_VALUE;
+    boolean started;
+    boolean ended;
+    Runnable frame;
+    Endpoint endpoint;
+    /** The id of the session's last connection, for the log; -1 before any. */
+    long conn = -1L;
+    Runnable onEnd;
+
+    Slot(Fiber fiber, boolean client) {
+      this.fiber = fiber;
+      this.client = client;
+    }
+  }
+
+  /** The next session index; sessions are numbered in the order they are made. */
+  int nextIndex() {
+    return slots.size();
+  }
+
+  Slot add(Fiber fiber, boolean client) {
+    if (fiber.index() != slots.size()) {
+      throw new IllegalStateException("session " + fiber.index() + " made out of order");
+    }
+    Slot slot = new Slot(fiber, client);
+    slots.add(slot);
+    return slot;
+  }
+
+  Slot slot(int index) {
+    return slots.get(index);
+  }
+
+  /** The session whose slice runs now; null between slices. */
+  Slot running() {
+    return running;
+  }
+
+  @Override
+  public void arm(Wait wait, long timeoutNanos) {
+    int session = wait.session();
+    Slot slot = slots.get(session);
+    long deadline = now + Math.min(timeoutNanos, Long.MAX_VALUE / 4);
+    slot.wait = wait;
+    slot.deadline = deadline;
+    if (slot.timerAt > deadline) {
+      slot.timerAt = deadline;
+      at(deadline, new TimerEvent(slot));
+    }
+  }
+
+  private final class TimerEvent extends Event {
+    private final Slot slot;
+
+    TimerEvent(Slot slot) {
+      this.slot = slot;
+    }
+
+    @Override
+    void fire() {
+      if (slot.timerAt != time) {
+        return; // a shorter wait queued an earlier event, which took over
+      }
+      slot.timerAt = Long.MAX_VALUE;
+      Wait wait = slot.wait;
+      if (wait == null || !wait.isPending()) {
+        return;
+      }
+      if (slot.deadline > now) {
+        slot.timerAt = slot.deadline;
+        at(slot.deadline, this);
+        return;
+      }
+      slot.wait = null;
+      log.add(now, EventLog.TIMEOUT, wait.session(), 0, 0);
+      wait.timeOut();
+    }
+  }
+
+  /** Makes a session ready to start now, unless it has started. */
+  void start(Slot slot) {
+    if (slot.started) {
+      return;
+    }
+    slot.started = true;
+    Runnable frame = slot.frame;
+    slot.frame = null;
+    log.add(now, EventLog.START, slot.fiber.index(), slot.client ? 1 : 0, 0);
+    scheduler.start(slot.fiber, frame);
+  }
+
+  /** Cancels a session that has not ended: its wait ends, or it ends as it starts. */
+  void cancel(Slot slot) {
+    if (slot.ended) {
+      return;
+    }
+    slot.fiber.cancel();
+    start(slot);
+  }
+
+  /**
+   * Cancels every session that has not ended and runs them to their end, and any that their ends
+   * start (a server's next queued connection), until none is left.
+   */
+  void endAll() {
+    for (int from = 0; from < slots.size(); ) {
+      int to = slots.size();
+      for (int i = from; i < to; i++) {
+        cancel(slots.get(i));
+      }
+      runReady();
+      int firstLeft = to;
+      for (int i = from; i < to; i++) {
+        if (!slots.get(i).ended) {
+          firstLeft = i;
+          break;
+        }
+      }
+      if (firstLeft < to) {
+        throw new IllegalStateException("session " + firstLeft + " did not end when cancelled");
+      }
+      from = to;
+    }
+  }
+
+  /**
+   * Runs the world: every ready session, then the next event, and so on, until {@code done}
+   * holds, nothing is left to happen, or the next event lies past {@code limitNanos}.
+   *
+   * @return true if {@code done} held
+   */
+  boolean run(java.util.function.BooleanSupplier done, long limitNanos) {
+    for (;;) {
+      runReady();
+      if (done.getAsBoolean()) {
+        return true;
+      }
+      Event event = queue.poll();
+      if (event == null) {
+        return false;
+      }
+      if (event.time > limitNanos) {
+        queue.add(event);
+        now = limitNanos;
+        return false;
+      }
+      now = event.time;
+      event.fire();
+    }
+  }
+
+  /** Runs every ready session, round by round; each round in an order drawn from the seed. */
+  void runReady() {
+    for (;;) {
+      Fiber first = scheduler.pollReady();
+      if (first == null) {
+        return;
+      }
+      round.clear();
+      round.add(first);
+      if (shuffle) {
+        for (Fiber f = scheduler.pollReady(); f != null; f = scheduler.pollReady()) {
+          round.add(f);
+        }
+        for (int i = round.size() - 1; i > 0; i--) {
+          int j = random.nextInt(i + 1);
+          Fiber t = round.get(i);
+          round.set(i, round.get(j));
+          round.set(j, t);
+        }
+      }
+      for (int i = 0; i < round.size(); i++) {
+        runSlice(round.get(i));
+      }
+    }
+  }
+
+  private void runSlice(Fiber fiber) {
+    Slot slot = slots.get(fiber.index());
+    log.add(now, EventLog.RUN, fiber.index(), 0, 0);
+    running = slot;
+    try {
+      scheduler.runSlice(fiber);
+    } finally {
+      running = null;
+    }
+    if (fiber.isFinished() && !slot.ended) {
+      slot.ended = true;
+      slot.wait = null;
+      slot.endpoint = null;
+      log.add(now, EventLog.END, fiber.index(), fiber.failure() == null ? 0 : 1, 0);
+      Runnable onEnd = slot.onEnd;
+      if (onEnd != null) {
+        slot.onEnd = null;
+        onEnd.run();
+      }
+    }
+  }
+
+  /** Events still queued. */
+  int pending() {
+    return queue.size();
+  }
+}
