@@ -10,6 +10,7 @@ import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GenericFutureListener;
+import io.netty.util.concurrent.ImmediateEventExecutor;
 import io.netty.util.concurrent.Promise;
 import io.weft.transport.StartTlsInjectionException;
 import io.weft.transport.TlsSettings;
@@ -258,22 +259,27 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
     return handler;
   }
 
+  /**
+   * Records the handshake's outcome, then completes {@code done} (a promise of its own for
+   * implicit TLS, made here): whoever waits on the promise sees the session or the cause already
+   * recorded. Waiting on the handler's own future would not do: it reads as done before its
+   * listeners have run, and a waiter that looked in between found neither.
+   */
   private void watchHandshake(SslHandler handler, Promise<Void> done) {
-    Future<?> f = handler.handshakeFuture();
-    if (done == null) {
-      handshake = f;
+    Promise<Void> outcome = done;
+    if (outcome == null) {
+      // Completed on the event loop by the listener below; a waiter's own listener runs there too.
+      outcome = ImmediateEventExecutor.INSTANCE.newPromise();
+      handshake = outcome;
     }
-    f.addListener((GenericFutureListener<Future<Object>>) result -> {
+    Promise<Void> settled = outcome;
+    handler.handshakeFuture().addListener((GenericFutureListener<Future<Object>>) result -> {
       if (result.isSuccess()) {
         tlsSession = handler.engine().getSession();
-        if (done != null) {
-          done.trySuccess(null);
-        }
+        settled.trySuccess(null);
       } else {
         handshakeCause = result.cause();
-        if (done != null) {
-          done.tryFailure(result.cause());
-        }
+        settled.tryFailure(result.cause());
       }
     });
   }
