@@ -213,7 +213,7 @@ class BuildTimeRewriteTest {
   // ---- helpers
 
   private SessionRunner.Builder runner(PipeEchoServer echo) {
-    return SessionRunner.builder().mode(Mode.continuations(1)).connector(pipes).address(echo.address())
+    return SessionRunner.builder().connectPacing(ConnectPacing.NONE).mode(Mode.continuations(1)).connector(pipes).address(echo.address())
         .timeout(Timeout.of(30, TimeUnit.SECONDS)).alreadyRewritten();
   }
 

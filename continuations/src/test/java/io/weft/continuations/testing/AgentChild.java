@@ -1,5 +1,6 @@
 package io.weft.continuations.testing;
 
+import io.weft.continuations.ConnectPacing;
 import io.weft.continuations.Mode;
 import io.weft.continuations.NotInstrumentableException;
 import io.weft.continuations.Outcome;
@@ -38,7 +39,7 @@ public final class AgentChild {
     int sessions = Integer.parseInt(args[0]);
     try (PipeEchoServer server = new PipeEchoServer(1, TimeUnit.MILLISECONDS);
          PipeConnector pipes = new PipeConnector()) {
-      SessionRunner.Builder builder = SessionRunner.builder().mode(Mode.continuations(1)).connector(pipes)
+      SessionRunner.Builder builder = SessionRunner.builder().connectPacing(ConnectPacing.NONE).mode(Mode.continuations(1)).connector(pipes)
           .address(server.address()).timeout(Timeout.of(30, TimeUnit.SECONDS)).alreadyRewritten();
       try (SessionRunner runner = builder.build()) {
         RunResult<String> result = runner.run(LineTesterTask.class, sessions, 3);
