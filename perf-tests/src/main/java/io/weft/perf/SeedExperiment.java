@@ -1,5 +1,6 @@
 package io.weft.perf;
 
+import io.weft.continuations.ConnectPacing;
 import io.weft.continuations.Mode;
 import io.weft.continuations.RunResult;
 import io.weft.continuations.SessionRunner;
@@ -226,7 +227,8 @@ public final class SeedExperiment {
     public int run(Config config, SocketAddress server, LineTesterTask task) throws Exception {
       if (runner == null) {
         connector = continuing ? config.newContinuingConnector() : config.newConnector();
-        runner = SessionRunner.builder().mode(mode).connector(connector).address(server)
+        // Unpaced: the figure is of the sessions, not of a connect ramp; the servers here listen deep.
+        runner = SessionRunner.builder().connectPacing(ConnectPacing.NONE).mode(mode).connector(connector).address(server)
             .timeout(SESSION_TIMEOUT).instrument("io.weft.protocols").maxInFlight(maxInFlight).build();
       }
       long before = suspends();

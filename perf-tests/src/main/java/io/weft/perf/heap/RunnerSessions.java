@@ -1,5 +1,6 @@
 package io.weft.perf.heap;
 
+import io.weft.continuations.ConnectPacing;
 import io.weft.continuations.Mode;
 import io.weft.continuations.RunResult;
 import io.weft.continuations.SessionRunner;
@@ -101,7 +102,8 @@ final class RunnerSessions implements ParkedSessions {
   private Parked parkNet(int count, int depth) throws Exception {
     ConcurrentLinkedQueue<Runnable> wakeUps = new ConcurrentLinkedQueue<>();
     Connector connector = new SharedIdleTransport();
-    SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector)
+    // Unpaced: the figure is of the sessions, not of a connect ramp; the servers here listen deep.
+    SessionRunner runner = SessionRunner.builder().connectPacing(ConnectPacing.NONE).mode(mode).connector(connector)
         .address(new InetSocketAddress(0)).instrument(TASK_PACKAGE)
         // Its connect returns at once: nothing to suspend on, nothing that blocks a worker.
         .allowBlockingConnector(true).build();
@@ -121,7 +123,8 @@ final class RunnerSessions implements ParkedSessions {
     EchoServer server = EchoServer.vmPipe();
     Connector connector = mode.kind() == Mode.Kind.CONTINUATIONS
         ? ContinuingMinaConnector.vmPipe() : MinaConnector.vmPipe();
-    SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector)
+    // Unpaced: the figure is of the sessions, not of a connect ramp; the servers here listen deep.
+    SessionRunner runner = SessionRunner.builder().connectPacing(ConnectPacing.NONE).mode(mode).connector(connector)
         .address(server.address()).timeout(Timeout.of(10, TimeUnit.MINUTES))
         .instrument(TESTER_PACKAGE).build();
     Running running = new Running(runner, connector, server);

@@ -1,5 +1,6 @@
 package io.weft.perf.micro;
 
+import io.weft.continuations.ConnectPacing;
 import io.weft.continuations.Mode;
 import io.weft.continuations.RunResult;
 import io.weft.continuations.SessionRunner;
@@ -50,7 +51,8 @@ public class ContinuationSuspendBenchmark extends AbstractMicrobenchmark {
   @Setup(Level.Trial)
   public void startSessions() {
     pair = new ContinuationPingPong();
-    runner = SessionRunner.builder()
+    // Unpaced: the figure is of the sessions, not of a connect ramp; the servers here listen deep.
+    runner = SessionRunner.builder().connectPacing(ConnectPacing.NONE)
         .mode(Mode.continuations(1))
         .connector(new NoTransportConnector())
         .allowBlockingConnector(true)

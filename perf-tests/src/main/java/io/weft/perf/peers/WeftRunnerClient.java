@@ -1,5 +1,6 @@
 package io.weft.perf.peers;
 
+import io.weft.continuations.ConnectPacing;
 import io.weft.continuations.Outcome;
 import io.weft.continuations.RunResult;
 import io.weft.continuations.SessionRunner;
@@ -130,7 +131,8 @@ final class WeftRunnerClient implements PeerClient {
       runner = null;
     }
     if (runner == null) {
-      SessionRunner.Builder b = SessionRunner.builder().mode(mode).connector(connector).address(workload.redis)
+      // Unpaced: the figure is of the sessions, not of a connect ramp; the servers here listen deep.
+      SessionRunner.Builder b = SessionRunner.builder().connectPacing(ConnectPacing.NONE).mode(mode).connector(connector).address(workload.redis)
           .maxInFlight(workload.concurrency)
           .timeout(Timeout.of(workload.timeoutNanos, TimeUnit.NANOSECONDS)
               .withSessionDeadline(workload.timeoutNanos, TimeUnit.NANOSECONDS));

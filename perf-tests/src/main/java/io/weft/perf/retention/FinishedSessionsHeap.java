@@ -1,5 +1,6 @@
 package io.weft.perf.retention;
 
+import io.weft.continuations.ConnectPacing;
 import io.weft.continuations.Mode;
 import io.weft.continuations.RunResult;
 import io.weft.continuations.SessionRunner;
@@ -174,7 +175,8 @@ public final class FinishedSessionsHeap {
       };
       Class<? extends SessionTask<?>> task = peer.equals("endless") ? EndlessLineSession.class : EchoOnceSession.class;
       RunResult<?> result;
-      try (SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector).address(address)
+      // Unpaced: the figure is of the sessions, not of a connect ramp; the servers here listen deep.
+      try (SessionRunner runner = SessionRunner.builder().connectPacing(ConnectPacing.NONE).mode(mode).connector(connector).address(address)
           .timeout(TIMEOUT).maxInFlight(inFlight).instrument(TASK_PACKAGE).build()) {
         result = peer.equals("endless")
             ? runTask(runner, task, sessions, checkpoint, lineLimit) : runTask(runner, task, sessions, checkpoint);

@@ -1,5 +1,6 @@
 package io.weft.perf.scaling;
 
+import io.weft.continuations.ConnectPacing;
 import io.weft.continuations.Outcome.Status;
 import io.weft.continuations.RunResult;
 import io.weft.continuations.SessionRunner;
@@ -153,7 +154,8 @@ public final class RunnerDriver implements SessionDriver {
         connector = pipe ? b.vmPipe() : b.tcp();
       }
       try {
-        sessions = SessionRunner.builder().mode(mode).connector(connector)
+        // Unpaced: the figure is of the sessions, not of a connect ramp; the servers here listen deep.
+        sessions = SessionRunner.builder().connectPacing(ConnectPacing.NONE).mode(mode).connector(connector)
             .addresses(workload.servers)
             .timeout(Timeout.NONE.withSessionDeadline(workload.timeoutNanos, TimeUnit.NANOSECONDS))
             .instrument(TASK_PACKAGE).build();
