@@ -29,8 +29,9 @@ need nginx nginx-light
 need wrk wrk
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
-# rate DIR: operations per second of a weft-load run, from its JSON summary.
-rate() { python3 -c 'import json,sys; s=json.load(open(sys.argv[1]+"/summary.json")); print("%.0f" % (s["count"]/s["seconds"]))' "$1"; }
+# rate DIR OP: operation OP's completions per second in a weft-load run, from its JSON summary (the
+# summary's total count also holds the users' connects, timed as the operation "connect").
+rate() { python3 -c 'import json,sys; s=json.load(open(sys.argv[1]+"/summary.json")); print("%.0f" % (s["operations"][sys.argv[2]]["count"]/s["seconds"]))' "$1" "$2"; }
 verdict() { # name ours theirs
   python3 -c 'import sys; n,o,t=sys.argv[1],float(sys.argv[2]),float(sys.argv[3]); r=o/t if t else 0; print("%-44s %s  weft-load %.0f/s, peer %.0f/s, %.2fx (>= 0.8x)" % (n, "MET   " if r>=0.8 else "MISSED", o, t, r))' "$@"
 }
@@ -53,9 +54,9 @@ for N in $NS; do
   REQ=$((20 * N))
   THEIRS="$(redis-benchmark -p "$RPORT" -c "$N" -n "$REQ" -t get -q 2>/dev/null | tr '\r' '\n' \
     | sed -n 's/.*GET: \([0-9.]*\) requests per second.*/\1/p' | tail -n1)"
-  "$JAVA" -jar "$JAR" redis -t "127.0.0.1:$RPORT" --mode "$MODE" -u "$N" -n 20 -c 'GET key' -q \
+  "$JAVA" -jar "$JAR" redis -t "127.0.0.1:$RPORT" --mode "$MODE" --connect-rate 20000 --connect-burst 1000 -u "$N" -n 20 -c 'GET key' -q \
     -o "$OUT/redis-$N" > "$OUT/redis-$N.txt"
-  RESULTS+=("$(verdict "redis GET, $N connections, 20 requests each" "$(rate "$OUT/redis-$N")" "$THEIRS")")
+  RESULTS+=("$(verdict "redis GET, $N connections, 20 requests each" "$(rate "$OUT/redis-$N" GET)" "$THEIRS")")
 done
 
 # ---- 2. http
@@ -83,8 +84,8 @@ if [ $SMOKE = 1 ]; then CS="10 20"; DUR=2s; else CS="100 1000"; DUR=10s; fi
 for C in $CS; do
   THEIRS="$(wrk -t 2 -c "$C" -d "$DUR" "http://127.0.0.1:$NPORT/" | sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p')"
   # weft-load gets a 2 s warm-up (the JIT) before its DUR; wrk, in C, needs none.
-  "$JAVA" -jar "$JAR" http -t "127.0.0.1:$NPORT" --mode "$MODE" -u "$C" --warmup 2s -d "$DUR" -q -o "$OUT/http-$C" > "$OUT/http-$C.txt"
-  RESULTS+=("$(verdict "http GET /, $C connections, $DUR" "$(rate "$OUT/http-$C")" "$THEIRS")")
+  "$JAVA" -jar "$JAR" http -t "127.0.0.1:$NPORT" --mode "$MODE" --connect-rate 20000 --connect-burst 1000 -u "$C" --warmup 2s -d "$DUR" -q -o "$OUT/http-$C" > "$OUT/http-$C.txt"
+  RESULTS+=("$(verdict "http GET /, $C connections, $DUR" "$(rate "$OUT/http-$C" GET)" "$THEIRS")")
 done
 
 # ---- 3. 100,000 concurrent line users, continuations(1), 1 GB heap

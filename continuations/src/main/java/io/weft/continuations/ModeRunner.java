@@ -51,9 +51,13 @@ abstract class ModeRunner {
     return contexts;
   }
 
-  /** One run's connect pacer; null in {@code SYNC}, which opens one connection at a time. */
+  /**
+   * One run's connect pacer; null in {@code SYNC}, which opens one connection at a time, and
+   * where no address is TCP (an in-VM pipe has no listen queue to overflow).
+   */
   final ConnectPacing.Pacer pacer() {
-    if (settings.mode().kind() == Mode.Kind.SYNC || !settings.connectPacing().paces()) {
+    if (settings.mode().kind() == Mode.Kind.SYNC || !settings.connectPacing().paces()
+        || settings.addresses().stream().noneMatch(a -> a instanceof java.net.InetSocketAddress)) {
       return null;
     }
     return settings.connectPacing().newPacer(io.weft.transport.spi.Ticker.system());

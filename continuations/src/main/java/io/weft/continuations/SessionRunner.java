@@ -348,7 +348,8 @@ public final class SessionRunner implements AutoCloseable {
      * is 50): its kernel drops the SYNs, and each dropped one waits a 1 s (then 3 s) retransmit,
      * or fails the session. Paced, each session waits its turn (suspended in
      * {@code CONTINUATIONS}, asleep in the thread modes) before it connects; {@code SYNC}, one
-     * session at a time, is never paced. {@link ConnectPacing#NONE} opens them all at once.
+     * session at a time, and in-VM addresses are never paced. {@link ConnectPacing#NONE} opens
+     * them all at once.
      *
      * @param pacing the pacing
      * @return this builder

@@ -232,6 +232,7 @@ public final class SeedExperiment {
     public int run(Config config, SocketAddress server, LineTesterTask task) throws Exception {
       if (runner == null) {
         connector = continuing ? config.newContinuingConnector() : config.newConnector();
+        // Unpaced: the figure is of the sessions, not of a connect ramp; the servers here listen deep.
         runner = SessionRunner.builder().connectPacing(ConnectPacing.NONE).mode(mode).connector(connector).address(server)
             .timeout(SESSION_TIMEOUT).instrument("io.weft.protocols").maxInFlight(maxInFlight).build();
       }

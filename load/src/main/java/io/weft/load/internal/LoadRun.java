@@ -98,7 +98,7 @@ public final class LoadRun {
         results.info.put("think", Durations.format(spec.thinkNanos));
       }
     }
-    results.info.put("connect pacing", spec.connectPacing.toString());
+    results.info.put("connect pacing", spec.pacing().toString());
     if (spec.warmupNanos > 0) {
       results.info.put("warm-up", Durations.format(spec.warmupNanos));
     }
@@ -117,7 +117,7 @@ public final class LoadRun {
     }
     try (Connector connector = connector(continuations, spec.vmPipe)) {
       Plan plan = new Plan(spec.scenarioClass, spec.params, connector, spec.addresses, timeout, metrics, arrivals,
-          open ? 0L : spec.iterations, open ? 0L : spec.thinkNanos, spec.connectPacing);
+          open ? 0L : spec.iterations, open ? 0L : spec.thinkNanos, spec.pacing());
       // The users connect for themselves (paced, timed, retried): the runner opens nothing.
       SessionRunner.Builder builder = SessionRunner.builder().mode(spec.mode).connector(SelfConnecting.INSTANCE)
           .allowBlockingConnector(true).connectPacing(ConnectPacing.NONE)

@@ -34,8 +34,16 @@ public final class LoadSpec {
   public int maxSessions = 1000;
   public long expectedIntervalNanos = -1;
 
-  /** How fast users open connections (each user's first and every reconnect). */
-  public ConnectPacing connectPacing = ConnectPacing.DEFAULT;
+  /**
+   * How fast users open connections (each user's first and every reconnect); null for the
+   * default: {@link ConnectPacing#DEFAULT} over TCP, none on the in-VM pipe (no listen queue).
+   */
+  public ConnectPacing connectPacing;
+
+  /** The pacing this run uses. */
+  public ConnectPacing pacing() {
+    return connectPacing != null ? connectPacing : vmPipe ? ConnectPacing.NONE : ConnectPacing.DEFAULT;
+  }
 
   public int shard;
   public int shards = 1;

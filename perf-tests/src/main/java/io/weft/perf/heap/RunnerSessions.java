@@ -102,6 +102,7 @@ final class RunnerSessions implements ParkedSessions {
   private Parked parkNet(int count, int depth) throws Exception {
     ConcurrentLinkedQueue<Runnable> wakeUps = new ConcurrentLinkedQueue<>();
     Connector connector = new SharedIdleTransport();
+    // Unpaced: the figure is of the sessions, not of a connect ramp; the servers here listen deep.
     SessionRunner runner = SessionRunner.builder().connectPacing(ConnectPacing.NONE).mode(mode).connector(connector)
         .address(new InetSocketAddress(0)).instrument(TASK_PACKAGE)
         // Its connect returns at once: nothing to suspend on, nothing that blocks a worker.
@@ -122,6 +123,7 @@ final class RunnerSessions implements ParkedSessions {
     EchoServer server = EchoServer.vmPipe();
     Connector connector = mode.kind() == Mode.Kind.CONTINUATIONS
         ? ContinuingMinaConnector.vmPipe() : MinaConnector.vmPipe();
+    // Unpaced: the figure is of the sessions, not of a connect ramp; the servers here listen deep.
     SessionRunner runner = SessionRunner.builder().connectPacing(ConnectPacing.NONE).mode(mode).connector(connector)
         .address(server.address()).timeout(Timeout.of(10, TimeUnit.MINUTES))
         .instrument(TESTER_PACKAGE).build();

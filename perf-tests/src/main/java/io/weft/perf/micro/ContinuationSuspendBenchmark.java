@@ -51,6 +51,7 @@ public class ContinuationSuspendBenchmark extends AbstractMicrobenchmark {
   @Setup(Level.Trial)
   public void startSessions() {
     pair = new ContinuationPingPong();
+    // Unpaced: the figure is of the sessions, not of a connect ramp; the servers here listen deep.
     runner = SessionRunner.builder().connectPacing(ConnectPacing.NONE)
         .mode(Mode.continuations(1))
         .connector(new NoTransportConnector())

@@ -131,6 +131,7 @@ final class WeftRunnerClient implements PeerClient {
       runner = null;
     }
     if (runner == null) {
+      // Unpaced: the figure is of the sessions, not of a connect ramp; the servers here listen deep.
       SessionRunner.Builder b = SessionRunner.builder().connectPacing(ConnectPacing.NONE).mode(mode).connector(connector).address(workload.redis)
           .maxInFlight(workload.concurrency)
           .timeout(Timeout.of(workload.timeoutNanos, TimeUnit.NANOSECONDS)

@@ -175,6 +175,7 @@ public final class FinishedSessionsHeap {
       };
       Class<? extends SessionTask<?>> task = peer.equals("endless") ? EndlessLineSession.class : EchoOnceSession.class;
       RunResult<?> result;
+      // Unpaced: the figure is of the sessions, not of a connect ramp; the servers here listen deep.
       try (SessionRunner runner = SessionRunner.builder().connectPacing(ConnectPacing.NONE).mode(mode).connector(connector).address(address)
           .timeout(TIMEOUT).maxInFlight(inFlight).instrument(TASK_PACKAGE).build()) {
         result = peer.equals("endless")

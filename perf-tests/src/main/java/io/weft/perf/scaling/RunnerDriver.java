@@ -154,6 +154,7 @@ public final class RunnerDriver implements SessionDriver {
         connector = pipe ? b.vmPipe() : b.tcp();
       }
       try {
+        // Unpaced: the figure is of the sessions, not of a connect ramp; the servers here listen deep.
         sessions = SessionRunner.builder().connectPacing(ConnectPacing.NONE).mode(mode).connector(connector)
             .addresses(workload.servers)
             .timeout(Timeout.NONE.withSessionDeadline(workload.timeoutNanos, TimeUnit.NANOSECONDS))

@@ -143,6 +143,7 @@ public final class TlsCost implements Callable<Integer> {
     Mode runnerMode = mode.equals("cont1") ? Mode.continuations(1)
         : mode.equals("threads") ? Mode.THREADS : Mode.VIRTUAL_THREADS;
     try (Connector connector = connectors.apply(tls)) {
+      // Unpaced: the figure is of the sessions, not of a connect ramp; the servers here listen deep.
       SessionRunner.Builder builder = SessionRunner.builder().connectPacing(ConnectPacing.NONE).mode(runnerMode).connector(connector)
           .address(address).timeout(timeout).maxInFlight(sessions);
       if (runnerMode.kind() == Mode.Kind.CONTINUATIONS) {
