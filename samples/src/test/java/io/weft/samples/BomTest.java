@@ -19,7 +19,7 @@ import org.w3c.dom.NodeList;
 /** weft-bom pins every published module of the reactor, at the reactor's version. */
 class BomTest {
   /** Reactor modules that are not published, so not in the BOM. */
-  private static final Set<String> UNPUBLISHED = Set.of("weft-bom", "test-support", "samples", "perf-tests", "load");
+  private static final Set<String> UNPUBLISHED = Set.of("weft-bom", "test-support", "samples", "perf-tests");
 
   private static final Path ROOT = Paths.get("").toAbsolutePath().getParent();
 
