@@ -13,7 +13,8 @@
 #   4. JMH microbenchmarks (JSON beside the text)
 #   5. The peers: every Weft mode, plain virtual threads on java.net.Socket, a Netty callback
 #      client and redis-benchmark against a redis-server it starts, N = 100, 1,000, 10,000,
-#      3 interleaved rounds (into $OUT/peers/; needs redis-server and redis-benchmark)
+#      3 interleaved rounds (into $OUT/peers/; needs redis-server and redis-benchmark); then the
+#      keep-alive workload, one connection per session, N = 1, 100, 10,000 (into $OUT/peers-keepalive/)
 #
 # Bounded: about 20 minutes on a quiet 2-core machine; each step has a time limit and a step that fails is
 # reported at the end without stopping the others. Run it on a quiet machine: every figure is a
@@ -82,6 +83,7 @@ if [ "$QUICK" = 1 ]; then
   SEED_DELAY_CONNECTIONS=20
   JMH_OPTS=(-wi 1 -i 1 -w 200ms -r 200ms -f 1)
   PEERS_OPTS=(--sessions 100,1000 --rounds 1 --round-trips 20000 --warmup-round-trips 4000)
+  KEEPALIVE_OPTS=(--sessions 1,100 --rounds 1 --keepalive-max-round-trips 20000 --warmup-round-trips 4000)
 else
   SESSIONS=100,1000,10000,100000
   HEAP_SESSIONS=()
@@ -89,6 +91,7 @@ else
   SEED_DELAY_CONNECTIONS=100
   JMH_OPTS=()
   PEERS_OPTS=(--sessions 100,1000,10000 --rounds 3)
+  KEEPALIVE_OPTS=(--sessions 1,100,10000 --rounds 3)
 fi
 
 # 1. Scaling: one JVM, both transports, every mode; writes scaling.{csv,json,txt} and charts
@@ -147,6 +150,8 @@ fi
 if wants peers; then
 step peers-log 40m "$JAVA" "${PEERS_JVM[@]}" -cp "$JAR" io.weft.perf.peers.PeersBenchmark "${PEERS_OPTS[@]}" \
   --out "$OUT/peers"
+step peers-keepalive-log 40m "$JAVA" "${PEERS_JVM[@]}" -cp "$JAR" io.weft.perf.peers.PeersBenchmark \
+  --workload keepalive "${KEEPALIVE_OPTS[@]}" --out "$OUT/peers-keepalive"
 fi
 
 echo

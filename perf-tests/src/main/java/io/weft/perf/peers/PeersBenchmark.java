@@ -30,6 +30,11 @@ import picocli.CommandLine.Option;
  * rounds, ratios taken within each round, the targets (MET / MISSED with the figure) and each
  * round's load average; see perf-tests/README.md for the columns.
  *
+ * <p>{@code --workload keepalive} runs the other workload, which separates the per-session cost
+ * from the per-round-trip one: N sessions, each on one connection kept for
+ * {@code --keepalive-requests} INCRs (10,000), fewer per session where N times that would pass
+ * {@code --keepalive-max-round-trips} in one run. The same clients, rounds and targets.
+ *
  * <pre>
  * java --enable-native-access=ALL-UNNAMED -cp perf-tests/target/benchmarks.jar \
  *     io.weft.perf.peers.PeersBenchmark --sessions 100,1000,10000 --rounds 3 --out perf-tests/results/peers
@@ -83,6 +88,20 @@ public final class PeersBenchmark implements Callable<Integer> {
   @Option(names = "--requests", defaultValue = "20",
       description = "sequential INCRs per session (default: ${DEFAULT-VALUE})")
   int requests;
+
+  @Option(names = "--workload", defaultValue = "reconnect",
+      description = "reconnect: a new connection per session of --requests INCRs; keepalive: N sessions, one"
+          + " connection each for --keepalive-requests INCRs (default: ${DEFAULT-VALUE})")
+  String workload;
+
+  @Option(names = "--keepalive-requests", defaultValue = "10000",
+      description = "keepalive: INCRs per session, on its one connection (default: ${DEFAULT-VALUE})")
+  int keepaliveRequests;
+
+  @Option(names = "--keepalive-max-round-trips", defaultValue = "2000000",
+      description = "keepalive: at most this many round trips per client run, fewer INCRs per session where N"
+          + " times --keepalive-requests would be more (default: ${DEFAULT-VALUE})")
+  long keepaliveMaxRoundTrips;
 
   @Option(names = "--keys", defaultValue = "1000",
       description = "keys the sessions spread over, peers:<session mod keys> (default: ${DEFAULT-VALUE})")
@@ -139,15 +158,13 @@ public final class PeersBenchmark implements Callable<Integer> {
       environment(environment, counter.serverVersion() + " " + String.join(" ", redisOptions), descriptors);
       System.out.println("# peers: " + environment);
       for (int n : sessions) {
-        PeerWorkload run = PeerWorkload.forRoundTrips(redis.address(), n, roundTrips, requests, keys,
-            timeoutSeconds, TimeUnit.SECONDS);
+        PeerWorkload run = workload(redis.address(), n, roundTrips, keepaliveMaxRoundTrips);
         String tooFewDescriptors = descriptors > 0 && n + SPARE_DESCRIPTORS > descriptors
             ? "N=" + n + " needs an open-file limit of at least " + (n + SPARE_DESCRIPTORS) + " (ulimit -n), this JVM has "
                 + descriptors
             : null;
         if (warmupRoundTrips > 0 && tooFewDescriptors == null) {
-          PeerWorkload warmup = PeerWorkload.forRoundTrips(redis.address(), n, warmupRoundTrips, requests, keys,
-              timeoutSeconds, TimeUnit.SECONDS);
+          PeerWorkload warmup = workload(redis.address(), n, warmupRoundTrips, warmupRoundTrips);
           for (PeerClient client : chosen) {
             if (client.unavailableReason(warmup) == null) {
               System.out.printf(Locale.ROOT, "# N=%,d warm-up %s%n", n, client.label());
@@ -197,10 +214,31 @@ public final class PeersBenchmark implements Callable<Integer> {
     return 0;
   }
 
+  private boolean keepAlive() {
+    return "keepalive".equals(workload);
+  }
+
+  /**
+   * The run at N: reconnect, sessions of {@code --requests} for about {@code reconnectRoundTrips};
+   * keepalive, N sessions of {@code --keepalive-requests}, or fewer each to stay within
+   * {@code keepAliveRoundTrips} (at least one).
+   */
+  private PeerWorkload workload(java.net.InetSocketAddress redis, int n, long reconnectRoundTrips,
+      long keepAliveRoundTrips) {
+    if (!keepAlive()) {
+      return PeerWorkload.forRoundTrips(redis, n, reconnectRoundTrips, requests, keys, timeoutSeconds, TimeUnit.SECONDS);
+    }
+    int perSession = (int) Math.max(1L, Math.min(keepaliveRequests, keepAliveRoundTrips / n));
+    return new PeerWorkload(redis, n, n, perSession, keys, timeoutSeconds, TimeUnit.SECONDS);
+  }
+
   private void validate() {
     CommandLine cl = new CommandLine(this);
+    if (!"reconnect".equals(workload) && !keepAlive()) {
+      throw new CommandLine.ParameterException(cl, "--workload: reconnect or keepalive, not '" + workload + "'");
+    }
     if (sessions.isEmpty() || rounds < 1 || roundTrips < 1 || warmupRoundTrips < 0 || requests < 1 || keys < 1
-        || timeoutSeconds < 1) {
+        || timeoutSeconds < 1 || keepaliveRequests < 1 || keepaliveMaxRoundTrips < 1) {
       throw new CommandLine.ParameterException(cl, "--sessions, --rounds, --round-trips, --requests, --keys and"
           + " --timeout-s must be positive, --warmup-round-trips at least 0");
     }
@@ -335,9 +373,18 @@ public final class PeersBenchmark implements Callable<Integer> {
     env.put("open-file limit", Long.toString(descriptors));
     env.put("context switches from", ProcessProbe.contextSwitchSource());
     env.put("redis-server", redisVersion);
-    env.put("workload", String.format(Locale.ROOT, "N sessions in flight, each a new connection doing %d sequential"
-        + " INCRs (no pipelining) of peers:<session mod %d>; %,d round trips per run (%,d warm-up per client"
-        + " and N); %d rounds, clients in rotating order", requests, keys, roundTrips, warmupRoundTrips, rounds));
+    if (keepAlive()) {
+      env.put("workload", String.format(Locale.ROOT, "keep-alive: N sessions, each one connection doing %,d sequential"
+          + " INCRs (no pipelining) of peers:<session mod %d>, fewer per session where N x that passes %,d round"
+          + " trips (then %,d / N); warm-up about %,d round trips per client and N; %d rounds, clients in rotating"
+          + " order", keepaliveRequests, keys, keepaliveMaxRoundTrips, keepaliveMaxRoundTrips, warmupRoundTrips,
+          rounds));
+    } else {
+      env.put("workload", String.format(Locale.ROOT, "reconnect: N sessions in flight, each a new connection doing %d"
+          + " sequential INCRs (no pipelining) of peers:<session mod %d>; %,d round trips per run (%,d warm-up per"
+          + " client and N); %d rounds, clients in rotating order", requests, keys, roundTrips, warmupRoundTrips,
+          rounds));
+    }
     env.put("load average at start", ProcessProbe.loadAverage());
   }
 

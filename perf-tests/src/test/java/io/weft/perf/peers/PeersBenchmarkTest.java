@@ -61,8 +61,33 @@ class PeersBenchmarkTest {
     assertEquals(23, Files.readAllLines(out.resolve(PeersFiles.CSV)).size(), "CSV header and one line per row");
     assertTrue(Files.readString(out.resolve(PeersFiles.MARKDOWN)).contains("## Targets"));
     assertTrue(Files.size(out.resolve(PeersFiles.THROUGHPUT_CHART)) > 0);
-    assertEquals(10, json.get("targets").size(),
-        "2 targets per N and the p99 one, for continuations(1) over MINA and over Netty");
+    assertEquals(14, json.get("targets").size(),
+        "2 targets per N, the p99 one and the context switches per N, for continuations(1) over MINA and over Netty");
+  }
+
+  @Test
+  void keepAliveRunsEachSessionOnOneConnectionForItsRequests() throws Exception {
+    requireBinary(RedisServerProcess.BINARY, RedisServerProcess.DEBIAN_PACKAGE);
+
+    // N=1: 300 INCRs on one connection; N=20: 20 x 300 would pass the cap of 2,000, so 100 each.
+    int exit = new CommandLine(new PeersBenchmark()).execute("--workload", "keepalive", "--sessions", "1,20",
+        "--keepalive-requests", "300", "--keepalive-max-round-trips", "2000", "--rounds", "1",
+        "--warmup-round-trips", "0", "--clients", "cont1,cont1-netty,netty", "--timeout-s", "60",
+        "--out", out.toString());
+
+    assertEquals(0, exit, "exit status");
+    JsonNode json = new ObjectMapper().readTree(out.resolve(PeersFiles.JSON).toFile());
+    List<String> seen = new ArrayList<>();
+    for (JsonNode row : json.get("rows")) {
+      int sessions = row.get("sessions").asInt();
+      seen.add(sessions + " " + row.get("client").asText());
+      long expected = sessions == 1 ? 300 : 2000;
+      assertEquals(PeersRow.OK, row.get("status").asText(), row.toString());
+      assertEquals(expected, row.get("expected_round_trips").asLong(), row.toString());
+      assertEquals(expected, row.get("server_incr_calls").asLong(), row.toString());
+    }
+    assertEquals(6, seen.size(), "3 clients at 2 values of N: " + seen);
+    assertTrue(json.toString().contains("keep-alive"), "the workload is named in the environment");
   }
 
   @Test

@@ -79,6 +79,23 @@ class PeersSummaryTest {
   }
 
   @Test
+  void contextSwitchesPerRoundTripAreJudgedFromTheMedianOverTheRounds() {
+    PeersRow few = row(100, 1, ClientLabels.CONT_1, 95.0, 12.0, 40.0);
+    few.contextSwitchesPerRoundTrip = 0.01;
+    PeersRow many = row(100, 2, ClientLabels.CONT_1, 95.0, 12.0, 40.0);
+    many.contextSwitchesPerRoundTrip = 0.25;
+    PeersRow more = row(100, 3, ClientLabels.CONT_1, 95.0, 12.0, 40.0);
+    more.contextSwitchesPerRoundTrip = 0.3;
+
+    List<PeersTargets.Verdict> v = PeersTargets.check(PeersSummary.of(List.of(few, many, more)), List.of(100));
+
+    PeersTargets.Verdict switches = v.get(v.size() - 1);
+    assertEquals("N=100: cont(1) mina context switches/rt <= 0.02", switches.target);
+    assertEquals("MISSED", switches.verdict, switches.toString());
+    assertEquals("0.250, median over the rounds", switches.figure);
+  }
+
+  @Test
   void aRunWithContinuationsOverNettyGetsItsOwnVerdictsAfterMinas() {
     List<PeersRow> rows = List.of(
         row(100, 1, ClientLabels.NETTY, 100.0, 10.0, 50.0),
@@ -88,15 +105,17 @@ class PeersSummaryTest {
 
     List<PeersTargets.Verdict> v = PeersTargets.check(PeersSummary.of(rows), List.of(100));
 
-    // Three targets each (the p99 one not measured: N=10,000 is not in this run), MINA first.
-    assertEquals(6, v.size(), v::toString);
-    assertEquals("N=100: cont(1) mina >= 0.9x Netty rt/s with CPU/rt <= 1.25x Netty's", v.get(0).target);
+    // Four targets each (the p99 one not measured: N=10,000 is not in this run; nor the context
+    // switches: these rows have none), MINA first; over Netty the bar is 0.95x, over MINA 0.9x.
+    assertEquals(8, v.size(), v::toString);
+    assertEquals("N=100: cont(1) mina >= 0.9x Netty rt/s with CPU/rt <= 1.2x Netty's", v.get(0).target);
     assertEquals("MISSED", v.get(0).verdict, v.get(0).toString());
-    assertEquals("N=100: cont(1) netty >= 0.9x Netty rt/s with CPU/rt <= 1.25x Netty's", v.get(3).target);
-    assertEquals("MET", v.get(3).verdict, v.get(3).toString());
-    assertEquals("rt/s 0.95x, CPU/rt 1.10x, medians of within-round ratios", v.get(3).figure);
+    assertEquals("N=100: cont(1) netty >= 0.95x Netty rt/s with CPU/rt <= 1.2x Netty's", v.get(4).target);
     assertEquals("MET", v.get(4).verdict, v.get(4).toString());
-    assertEquals("rt/s 1.36x, median of within-round ratios", v.get(4).figure);
+    assertEquals("rt/s 0.95x, CPU/rt 1.10x, medians of within-round ratios", v.get(4).figure);
+    assertEquals("MET", v.get(5).verdict, v.get(5).toString());
+    assertEquals("rt/s 1.36x, median of within-round ratios", v.get(5).figure);
+    assertEquals("NOT MEASURED", v.get(7).verdict, v.get(7).toString());
   }
 
   @Test

@@ -1,11 +1,11 @@
 package io.weft.continuations.internal.runtime;
 
+import io.weft.transport.spi.Ticker;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,9 +32,9 @@ import org.slf4j.LoggerFactory;
  * <p>Lifecycle: the thread starts with the timer; {@link #shutdown} ends it without firing
  * what is still pending; {@link #isTerminated} says when it is gone.
  *
- * <p>Time is read from a clock given at construction ({@code System::nanoTime} unless a test
- * gives one it steps by hand); the thread's sleeps between passes are real time either way, at
- * most a tick while a wait is pending.
+ * <p>Time is read only from the {@link Ticker} given at construction (the system's unless a
+ * test gives one it steps by hand, or a simulation one of virtual time); the thread's sleeps
+ * between passes are real time either way, at most a tick while a wait is pending.
  */
 final class WaitTimer {
   /** How often the timer thread passes while waits are pending. */
@@ -78,7 +78,7 @@ final class WaitTimer {
   private static final Logger LOG = LoggerFactory.getLogger(WaitTimer.class);
 
   private final ConcurrentHashMap<Long, Lane> lanes = new ConcurrentHashMap<>();
-  private final LongSupplier clock;
+  private final Ticker clock;
   private final Thread thread;
   /**
    * The lane used last: waits of a run mostly share one timeout length. Arming threads race to
@@ -92,11 +92,11 @@ final class WaitTimer {
   private volatile long passes;
 
   WaitTimer(String name) {
-    this(name, System::nanoTime);
+    this(name, Ticker.system());
   }
 
-  /** A timer reading {@code clock} (nanoseconds, as {@code System.nanoTime}) for every deadline. */
-  WaitTimer(String name, LongSupplier clock) {
+  /** A timer reading {@code clock} for every deadline. */
+  WaitTimer(String name, Ticker clock) {
     this.clock = clock;
     thread = new Thread(this::run, name);
     thread.setDaemon(true);
@@ -172,10 +172,10 @@ final class WaitTimer {
   }
 
   private void passUntilStopped() {
-    long lastTick = clock.getAsLong();
+    long lastTick = clock.nanoTime();
     int ticks = 0;
     while (!stopped) {
-      long now = clock.getAsLong();
+      long now = clock.nanoTime();
       boolean sweep = false;
       if (now - lastTick >= TICK_NANOS) {
         lastTick = now;
@@ -209,7 +209,7 @@ final class WaitTimer {
       if (nextTick - next < 0L) {
         next = nextTick;
       }
-      long wait = next - clock.getAsLong();
+      long wait = next - clock.nanoTime();
       if (wait > 0L) {
         LockSupport.parkNanos(this, wait);
       }
@@ -270,12 +270,12 @@ final class WaitTimer {
      * sweeping; one walk does both where they overlap. Returns true if a pending entry remains,
      * its deadline in {@link #earliest}.
      */
-    boolean pass(long now, boolean sweep, LongSupplier clock) {
+    boolean pass(long now, boolean sweep, Ticker clock) {
       // Stamp up to the tail read here, with the clock read after it: every entry up to that
       // tail was armed before, so a deadline from it is never early. Later ones: next pass.
       Entry end = tail;
       boolean stampedAll = end == stampedTo;
-      long armedBefore = stampedAll ? 0L : clock.getAsLong();
+      long armedBefore = stampedAll ? 0L : clock.nanoTime();
       boolean pending = false;
       Entry prev = head;
       Entry cur = prev.next;

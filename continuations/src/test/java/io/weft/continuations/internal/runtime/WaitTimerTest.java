@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.weft.transport.spi.Ticker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -11,7 +12,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.LongSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -36,11 +36,11 @@ class WaitTimerTest {
   }
 
   /** Nanoseconds that move only when the test says; starts far from zero, as nanoTime may. */
-  static final class ManualClock implements LongSupplier {
+  static final class ManualClock implements Ticker {
     private final AtomicLong now = new AtomicLong(ThreadLocalRandom.current().nextLong());
 
     @Override
-    public long getAsLong() {
+    public long nanoTime() {
       return now.get();
     }
 
@@ -58,7 +58,7 @@ class WaitTimerTest {
 
     /** Arms this entry on {@code timer}, noting the clock first. */
     TestEntry arm(long timeoutNanos) {
-      armedAt = clock.getAsLong();
+      armedAt = clock.nanoTime();
       timer.add(this, timeoutNanos);
       return this;
     }
@@ -76,7 +76,7 @@ class WaitTimerTest {
     void expire() {
       expireCalls.incrementAndGet();
       if (state.compareAndSet(0, 2)) {
-        firedAt = clock.getAsLong();
+        firedAt = clock.nanoTime();
       }
     }
 
@@ -112,7 +112,7 @@ class WaitTimerTest {
     }
     end += WaitTimer.MAX_LATE_NANOS + step;
     // The first step is to the current time: new entries get exactly their due() as deadline.
-    for (long t = clock.getAsLong(); t - end < 0L; t += step) {
+    for (long t = clock.nanoTime(); t - end < 0L; t += step) {
       stepTo(t);
       for (TestEntry e : pending) {
         if (e.expireCalls.get() > 0) {
@@ -134,7 +134,7 @@ class WaitTimerTest {
    * clock when it first sees it, so the entries armed so far get exactly {@link TestEntry#due()}.
    */
   private void letTheTimerSeeTheNewEntries() {
-    stepTo(clock.getAsLong());
+    stepTo(clock.nanoTime());
   }
 
   private void assertFiresInBounds(TestEntry entry) {
@@ -250,7 +250,7 @@ class WaitTimerTest {
           throw new OutOfMemoryError("injected: an allocation on the timer thread failed");
         }
         if (state.compareAndSet(0, 2)) {
-          firedAt = clock.getAsLong();
+          firedAt = clock.nanoTime();
         }
       }
     }.arm(20 * MS);

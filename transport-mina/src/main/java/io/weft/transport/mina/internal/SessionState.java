@@ -140,8 +140,8 @@ public final class SessionState extends ConnectionState<IoFuture, ByteBuffer> {
 
   /**
    * Starts waiting for a TLS handshake on this session and returns the future that is done when
-   * it completes (it is not completed by a failure or a close: wait with {@link #awaitDone} or
-   * a registration that also ends with the session, then ask {@link #tlsFailure}). For STARTTLS
+   * it completes (it is not completed by a failure or a close: wait with a wait that also ends
+   * with the session, as both ways of waiting do, then ask {@link #tlsFailure}). For STARTTLS
    * ({@code upgrade}) it first refuses if plaintext is buffered unread, and from then on treats
    * plaintext that reaches the handler before the handshake completes as an injection. Call it
    * before the TLS filter is added.

@@ -1,0 +1,602 @@
+package io.weft.transport.spi;
+
+import io.weft.transport.TransportClosedException;
+import java.io.IOException;
+import java.net.SocketException;
+import java.nio.charset.Charset;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The inbound half of a connection's state, which a transport over an I/O library (MINA, Netty)
+ * shares with the library's I/O threads: the bounded inbound buffer, end of stream, failure and
+ * closed state, and the wake-ups of a reader (or of a wait for a future) that waits.
+ * {@link ConnectionState} adds the outbound half and TLS; a subclass of that per library feeds
+ * it the library's events. Not API.
+ *
+ * <p><b>Lifecycle.</b> Created before the connect, bound to the library's connection by the
+ * subclass, fed by the I/O side ({@link #onInput}, {@link #onClosed}, {@link #onFailure}) until
+ * the connection ends, and {@linkplain #close closed} once by its transport or connector. After
+ * {@link #close} it holds no buffered input and, in the subclass, no connection.
+ *
+ * <p><b>Reading.</b> The {@code poll*} methods ({@link Inbound}) never wait: they take what is
+ * buffered or answer "need more", exactly as {@link InboundBuffer} does. The caller then waits
+ * by registering a one-shot wake-up, {@link #wakeWhenReadable(Runnable)}, which returns at once:
+ * {@link BlockingWaits} parks the thread until it runs, continuations-spi's
+ * {@code SuspendingWaits} suspends the session. Either way the wait ends when input has
+ * <em>arrived since the last poll that answered "need more"</em>: bytes, end of stream, a
+ * failure, or a close. Then the caller polls again. A wait for a library future registers
+ * {@link #wakeWhenEnded} beside the future's own listener: it also ends when the connection
+ * ends, whoever ends it, and the caller tells which ended it.
+ *
+ * <p><b>Bounding.</b> When more than {@code inboundLimit} bytes are buffered, reading from the
+ * peer is suspended ({@link ReadSuspension}); it resumes when a reader drains the buffer below
+ * half the limit. The buffer can overshoot the limit by what the library delivers before the
+ * suspension takes effect: one or two of its reads. A pending read that needs more than the
+ * limit (a long line, a large {@code readFully}) lifts the limit to what it asks for, and no
+ * further: its byte count, or its line limit plus the terminator.
+ *
+ * <p><b>States.</b> A connection is <em>open</em>, then <em>ended</em> (closed by the peer or
+ * failed: {@link #onClosed}, {@link #onFailure}, or input the subclass refuses), then
+ * <em>closed</em> by its owner ({@link #close}); or closed straight from open. The transitions:
+ * <ul>
+ *   <li>open → ended: end of stream is marked after what is buffered (a close), or the failure
+ *       is kept (it then wins over a later end of stream); every registered wake-up runs.
+ *   <li>open or ended → closed: the buffered input is discarded, the connection is closed,
+ *       every registered wake-up runs; every later poll throws {@link TransportClosedException}.
+ * </ul>
+ *
+ * <p><b>Threads.</b> One reader at a time (the transport's session); the I/O side may run on
+ * any thread at the same time; {@link #close} from any thread. Wake-ups run outside this
+ * object's lock, on the thread that delivers the event: a session resumed by one may run right
+ * there and call back into this object. One {@link ReentrantLock} guards the buffer and the
+ * state; no library call that can run another connection's callbacks is made under it (MINA's
+ * in-VM pipe runs the peer's handler inline on the writer's thread), so read suspension is
+ * decided under the lock and applied after it.
+ *
+ * @param <M> the type of the library's inbound messages
+ */
+public abstract class InboundState<M> implements Inbound {
+  private static final Logger LOG = LoggerFactory.getLogger(InboundState.class);
+
+  /** The inbound limit used when none is given: 64 KiB. */
+  public static final int DEFAULT_INBOUND_LIMIT = 64 * 1024;
+
+  /**
+   * The longest a wait for input on a connection whose read suspension can be lost sleeps
+   * before it re-asserts the wanted state (see {@link #reassertTraffic()}), so that a resume
+   * lost to a race with the I/O thread costs at most this much, never the whole timeout. Every
+   * waiting path (blocking and suspending) uses it.
+   */
+  public static final long REASSERT_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+  private static final int INITIAL_CAPACITY = 512;
+
+  /** Guards the buffer and every field marked so; subclasses take it for their TLS steps. */
+  protected final ReentrantLock lock = new ReentrantLock();
+  /** The received bytes; guarded by {@link #lock}. */
+  protected final InboundBuffer inbound = new InboundBuffer(INITIAL_CAPACITY);
+  private final int inboundLimit;
+  private final int resumeBelow;
+  private final ReadSuspension suspension;
+
+  // Guarded by lock; volatile only so that inputArrived() can look without it.
+  private volatile boolean arrived;
+
+  /** What ended the connection, or null; guarded by {@link #lock}. */
+  protected IOException failure;
+  // Guarded by lock.
+  private Runnable wakeup;
+  private Runnable endWakeup;
+  /** Guarded by lock; read by {@link ConnectionState#highWaterMark()}. */
+  int highWaterMark;
+  /** Bytes the pending read needs buffered (0 when none is pending): the limit is lifted to it. */
+  private int wanted;
+
+  /** True once the connection has closed, whoever closed it; or once it has failed. */
+  private volatile boolean ended;
+  /** True while a reader waits for input in any way: spinning, blocked or suspended. */
+  private volatile boolean readerWaiting;
+  private volatile String closedBecause;
+
+  /**
+   * @param inboundLimit bytes buffered above which reading from the peer is suspended
+   * @param reassertsTraffic true when the library can lose a suspend or resume (MINA 2.2): every
+   *     message over the limit then asks to suspend again, and a reader that waits re-asserts the
+   *     resume every {@link #REASSERT_NANOS}
+   * @throws IllegalArgumentException if {@code inboundLimit < 2}
+   */
+  protected InboundState(int inboundLimit, boolean reassertsTraffic) {
+    if (inboundLimit < 2) {
+      throw new IllegalArgumentException("inboundLimit < 2: " + inboundLimit);
+    }
+    this.inboundLimit = inboundLimit;
+    this.resumeBelow = inboundLimit / 2;
+    this.suspension = new ReadSuspension(reassertsTraffic);
+  }
+
+  // ---- The hooks each library fills in.
+
+  /**
+   * Suspends ({@code true}) or resumes reading from the peer. Called outside the lock, from any
+   * thread; must not wait. Returns false when there is no connection (not yet bound, or
+   * closed): nothing was done.
+   */
+  protected abstract boolean suspendReading(boolean suspend);
+
+  /** Closes the library's connection without flushing and forgets it; once, outside the lock. */
+  protected abstract void disconnect();
+
+  /**
+   * Appends {@code message}'s bytes to {@link #inbound}, under the lock; or refuses it, appending
+   * nothing, and returns why (the connection then ends with that failure).
+   */
+  protected abstract IOException append(M message);
+
+  // ---- For subclasses.
+
+  /** Marks suspension of reads useless on this connection (no backpressure to give). */
+  protected final void notSuspendable() {
+    suspension.impossible();
+  }
+
+  /**
+   * Under the lock: throws if this state is closed.
+   *
+   * @throws TransportClosedException if it is
+   */
+  protected final void checkOpen() throws TransportClosedException {
+    String because = closedBecause;
+    if (because != null) {
+      throw new TransportClosedException("transport is closed: " + because);
+    }
+  }
+
+  // ---- The I/O side: called by the subclass on whichever thread delivers the event.
+
+  /**
+   * Buffers {@code message} (see {@link #append}) and returns the reader's wake-up for the caller
+   * to run with {@link #runWakeup} once it is done with the message; or null. Ignored once
+   * closed. A refused message ends the connection with the refusal, and its wake-ups run here.
+   */
+  protected final Runnable onInput(M message) {
+    Runnable toRun;
+    Runnable end = null;
+    boolean suspend = false;
+    lock.lock();
+    try {
+      if (closedBecause != null) {
+        return null;
+      }
+      IOException refused = append(message);
+      if (refused != null) {
+        if (failure == null) {
+          failure = refused;
+        }
+        arrived = true;
+        ended = true;
+        end = takeEndWakeup();
+        toRun = takeWakeup();
+      } else {
+        arrived = true;
+        int size = inbound.size();
+        if (size > highWaterMark) {
+          highWaterMark = size;
+        }
+        suspend = size > inboundLimit && size >= wanted && suspension.wantSuspended();
+        toRun = takeWakeup();
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (suspend) {
+      suspension.apply(this, true);
+    }
+    if (end != null) {
+      runWakeup(toRun);
+      runWakeup(end);
+      return null;
+    }
+    return toRun;
+  }
+
+  /** The connection closed, whoever closed it: end of stream after what is buffered. */
+  public final void onClosed() {
+    Runnable toRun;
+    Runnable end;
+    lock.lock();
+    try {
+      // After a failure the reader must see the failure, not a clean end of stream.
+      if (failure == null) {
+        inbound.markEof();
+      }
+      arrived = true;
+      ended = true;
+      toRun = takeWakeup();
+      end = takeEndWakeup();
+    } finally {
+      lock.unlock();
+    }
+    runWakeup(toRun);
+    runWakeup(end);
+  }
+
+  /**
+   * The connection failed with {@code cause}, which readers see unless the stream had already
+   * ended cleanly.
+   */
+  public final void onFailure(Throwable cause) {
+    Runnable toRun;
+    Runnable end;
+    lock.lock();
+    try {
+      if (failure == null && !inbound.isEof()) {
+        failure = cause instanceof IOException ? (IOException) cause : new IOException(cause);
+      }
+      arrived = true;
+      ended = true;
+      toRun = takeWakeup();
+      end = takeEndWakeup();
+    } finally {
+      lock.unlock();
+    }
+    runWakeup(toRun);
+    runWakeup(end);
+  }
+
+  private Runnable takeEndWakeup() {
+    Runnable toRun = endWakeup;
+    endWakeup = null;
+    return toRun;
+  }
+
+  private Runnable takeWakeup() {
+    Runnable toRun = wakeup;
+    wakeup = null;
+    return toRun;
+  }
+
+  /** Runs a wake-up taken from this state, if any; one that throws is logged, not passed on. */
+  protected static void runWakeup(Runnable toRun) {
+    if (toRun == null) {
+      return;
+    }
+    try {
+      toRun.run();
+    } catch (RuntimeException | Error e) {
+      LOG.error("a wake-up failed; its session may never resume", e);
+    }
+  }
+
+  // ---- The reader's side.
+
+  /** As {@link InboundBuffer#describeUnread}, for a read's timeout message. */
+  public final String describeUnread() {
+    lock.lock();
+    try {
+      return inbound.describeUnread();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** As {@link InboundBuffer#pollLine}, or throws the failure or close that ended input. */
+  @Override
+  public final String pollLine(int limit, boolean strict, Charset charset) throws IOException {
+    String line;
+    boolean needMore;
+    boolean resume;
+    lock.lock();
+    try {
+      checkOpen();
+      wanted = 0;
+      line = inbound.pollLine(limit, strict, charset);
+      // Before the end of the stream, no line is "need more"; after it, the clean end.
+      needMore = line == null && !inbound.isEof();
+      // A line of `limit` bytes needs up to limit + 2 with its CRLF; one byte more decides.
+      resume = needMore && needMore((long) limit + 2L);
+    } finally {
+      lock.unlock();
+    }
+    afterPoll(needMore, resume);
+    return line;
+  }
+
+  /** As {@link InboundBuffer#pollFully}, or throws the failure or close that ended input. */
+  @Override
+  public final boolean pollFully(byte[] dst, int offset, int length) throws IOException {
+    boolean done;
+    boolean resume;
+    lock.lock();
+    try {
+      checkOpen();
+      wanted = 0;
+      done = inbound.pollFully(dst, offset, length);
+      resume = !done && needMore(length);
+    } finally {
+      lock.unlock();
+    }
+    afterPoll(!done, resume);
+    return done;
+  }
+
+  /**
+   * As {@link InboundBuffer#poll}: bytes copied, -1 at end of stream, {@link #NO_BYTES_YET} when
+   * the caller must wait; or throws the failure or close that ended input.
+   */
+  @Override
+  public final int poll(byte[] dst, int offset, int length) throws IOException {
+    int n;
+    boolean resume;
+    lock.lock();
+    try {
+      checkOpen();
+      wanted = 0;
+      n = inbound.poll(dst, offset, length);
+      resume = n == NO_BYTES_YET && needMore(1L);
+    } finally {
+      lock.unlock();
+    }
+    afterPoll(n == NO_BYTES_YET, resume);
+    return n;
+  }
+
+  /** As {@link InboundBuffer#isDrained}, or throws the close that ended input. */
+  @Override
+  public final boolean isDrained() throws IOException {
+    lock.lock();
+    try {
+      checkOpen();
+      return inbound.isDrained();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Records that the reader must wait for {@code want} bytes in all; returns true when reading
+   * must resume for them to come (it is suspended with less buffered).
+   */
+  private boolean needMore(long want) throws IOException {
+    if (failure != null) {
+      throw failureException();
+    }
+    arrived = false;
+    wanted = (int) Math.min(want, Integer.MAX_VALUE);
+    return inbound.size() < wanted && suspension.wantResumed();
+  }
+
+  private void afterPoll(boolean needMore, boolean resume) {
+    if (resume) {
+      suspension.apply(this, false);
+    } else if (!needMore) {
+      resumeIfDrained();
+    }
+  }
+
+  private void resumeIfDrained() {
+    if (!suspension.isWanted()) {
+      return;
+    }
+    boolean resume = false;
+    lock.lock();
+    try {
+      resume = inbound.size() < resumeBelow && suspension.wantResumed();
+    } finally {
+      lock.unlock();
+    }
+    if (resume) {
+      suspension.apply(this, false);
+    }
+  }
+
+  /**
+   * The TLS session once its handshake completed, else null: a failure after it is mapped to the
+   * alert the peer sent ({@link Tls#alertAfterHandshake}).
+   *
+   * @return the session, or null for plaintext or before the handshake completed
+   */
+  protected javax.net.ssl.SSLSession handshakenSession() {
+    return null;
+  }
+
+  /**
+   * A fresh exception for the failure that ended the connection, of the same kind where it is a
+   * {@link SocketException} (a reset reads as {@code SocketException: Connection reset}, as on
+   * a plain socket), thrown on the reader's own stack with the I/O thread's as its cause.
+   */
+  protected final IOException failureException() {
+    IOException f = failure;
+    IOException alert = Tls.alertAfterHandshake(f, handshakenSession());
+    if (alert != null) {
+      return alert;
+    }
+    if (f instanceof SocketException) {
+      SocketException e = new SocketException(f.getMessage());
+      e.initCause(f);
+      return e;
+    }
+    return new IOException("connection failed: " + f, f);
+  }
+
+  /**
+   * Marks the start and the end of a reader's wait (blocked, spinning or suspended). Only
+   * {@link #isReaderWaiting} reads it.
+   */
+  public final void readerWaiting(boolean waiting) {
+    readerWaiting = waiting;
+  }
+
+  /**
+   * True while a reader waits for input: blocked, spinning or suspended. For tests that must
+   * act only once a read is pending, and for diagnostics.
+   */
+  public final boolean isReaderWaiting() {
+    return readerWaiting;
+  }
+
+  /**
+   * Registers {@code wakeup} to run once, when
+   * input next arrives (see the class javadoc), and returns true; or returns false, without
+   * registering anything, when input has already arrived and the caller should poll again now.
+   *
+   * <p>The wake-up runs on the thread that delivers the event (an I/O thread; for MINA's in-VM
+   * pipe the peer's writing thread), or the thread that calls {@link #close}. It runs outside
+   * this object's lock and must be quick and must not block: make a session ready, or resume it
+   * right there on a loop thread. It runs at most once per registration.
+   *
+   * @throws IllegalStateException if a wake-up is already registered
+   */
+  public final boolean wakeWhenReadable(Runnable wakeup) {
+    if (wakeup == null) {
+      throw new IllegalArgumentException("wakeup == null");
+    }
+    lock.lock();
+    try {
+      if (arrived || closedBecause != null || failure != null || inbound.isEof()) {
+        return false;
+      }
+      if (this.wakeup != null) {
+        throw new IllegalStateException("a read wake-up is already registered");
+      }
+      this.wakeup = wakeup;
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * True when input has arrived (see the class javadoc) or this state is closed: a poll now
+   * would not answer "need more" for the same reason as the last one. Takes no lock, never
+   * waits; for a caller that spins briefly before it waits.
+   */
+  public final boolean inputArrived() {
+    return arrived || closedBecause != null;
+  }
+
+  /**
+   * Forgets the wake-up registered with {@link #wakeWhenReadable}, if any: the wait it served
+   * has ended another way (timed out), and its owner may register a new one. Never waits.
+   */
+  public final void cancelWakeup() {
+    lock.lock();
+    try {
+      wakeup = null;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** True once the connection has closed or failed, whoever ended it. Never waits. */
+  public final boolean hasEnded() {
+    return ended || closedBecause != null;
+  }
+
+  /**
+   * Registers {@code wakeup} to run once when the connection closes or fails, whoever ends it,
+   * and returns true; or returns false, registering nothing, if it has already ended. For a
+   * wait on a library future (a write, a connect, a handshake), which the close itself does not
+   * always complete. The same rules as {@link #wakeWhenReadable}: quick, never blocking, at most
+   * once.
+   *
+   * @throws IllegalStateException if one is already registered
+   */
+  public final boolean wakeWhenEnded(Runnable wakeup) {
+    if (wakeup == null) {
+      throw new IllegalArgumentException("wakeup == null");
+    }
+    lock.lock();
+    try {
+      if (ended || closedBecause != null) {
+        return false;
+      }
+      if (endWakeup != null) {
+        throw new IllegalStateException("an end wake-up is already registered");
+      }
+      endWakeup = wakeup;
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Forgets the wake-up registered with {@link #wakeWhenEnded}, if any. Never waits. */
+  public final void cancelEndWakeup() {
+    lock.lock();
+    try {
+      endWakeup = null;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // ---- Closing.
+
+  /**
+   * Closes this state and its connection (without flushing), wakes any waiting reader or
+   * registered wake-up, and discards buffered input. Returns false if it was already closed.
+   * Safe from any thread, I/O threads included: it never waits.
+   */
+  public final boolean close(String because) {
+    Runnable toRun;
+    Runnable end;
+    lock.lock();
+    try {
+      if (closedBecause != null) {
+        return false;
+      }
+      closedBecause = because;
+      inbound.clear();
+      toRun = takeWakeup();
+      end = takeEndWakeup();
+    } finally {
+      lock.unlock();
+    }
+    // A finished transport may stay reachable from its owner's code; its connection need not.
+    disconnect();
+    runWakeup(toRun);
+    runWakeup(end);
+    return true;
+  }
+
+  /** True once {@link #close} has been called. */
+  public final boolean isClosed() {
+    return closedBecause != null;
+  }
+
+  /** Why this was closed, or null while open. */
+  public final String closedBecause() {
+    return closedBecause;
+  }
+
+  // ---- Read suspension.
+
+  /**
+   * Applies the wanted read suspension to the connection again: for a library that can lose a
+   * suspend or a resume (MINA 2.2 changes a TCP session's interest set by read-modify-write from
+   * whichever thread asks, racing with its I/O thread's own changes). A lost suspension is
+   * repaired by the next message over the limit; a lost resume by a waiting reader calling this
+   * now and then, which the waits do once the connection has ever been suspended (see
+   * {@link #needsReassertion}).
+   * Never waits.
+   */
+  public final void reassertTraffic() {
+    suspension.reassert(this);
+  }
+
+  /**
+   * True when a reader waiting on this connection should wake every {@link #REASSERT_NANOS} to
+   * {@link #reassertTraffic()}: the library can lose a resume, and reads have been suspended.
+   */
+  public final boolean needsReassertion() {
+    return suspension.needsReassertion();
+  }
+
+  /** How many times reading from the peer was suspended. For tests and diagnostics. */
+  public final int suspensions() {
+    return suspension.suspensions();
+  }
+}
