@@ -73,6 +73,11 @@ public final class InMemoryTransport implements Transport {
     return script.length - delivered + inbound.size();
   }
 
+  /** How many bytes of the script have been delivered to the reader's buffer so far: what it received. */
+  public int delivered() {
+    return delivered;
+  }
+
   /** How many deliveries the reads needed (with {@link #oneByteAtATime}, one per byte read). */
   public int deliveries() {
     return deliveries;

@@ -80,7 +80,7 @@ public class ProtocolViolationException extends ProtocolException {
     for (int i = 0; i < n; i++) {
       int b = input[offset + i] & 0xff;
       if (b >= 0x80) {
-        out.append(String.format("\\x%02x", b));
+        hex(b, out);
       } else {
         escape((char) b, out);
       }
@@ -111,11 +111,18 @@ public class ProtocolViolationException extends ProtocolException {
       case '\\': out.append("\\\\"); break;
       default:
         if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0)) {
-          out.append(String.format("\\x%02x", (int) c));
+          hex(c, out);
         } else {
           out.append(c);
         }
     }
+  }
+
+  private static final char[] HEX = "0123456789abcdef".toCharArray();
+
+  /** {@code \xNN}: without String.format, whose parsing costs a kilobyte or so per byte quoted. */
+  private static void hex(int b, StringBuilder out) {
+    out.append('\\').append('x').append(HEX[(b >> 4) & 0xf]).append(HEX[b & 0xf]);
   }
 
   static String utf8(byte[] bytes) {

@@ -1,0 +1,185 @@
+package io.weft.protocols.fuzz;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.weft.protocols.http.HttpClient;
+import io.weft.protocols.redis.RedisClient;
+import io.weft.protocols.redis.RedisErrorException;
+import io.weft.protocols.smtp.SmtpClient;
+import io.weft.protocols.smtp.SmtpReplyException;
+import io.weft.testsupport.InMemoryTransport;
+import io.weft.transport.ProtocolViolationException;
+import java.io.EOFException;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
+
+/**
+ * Coverage-guided fuzz targets for the three reply parsers, each over an in-memory transport that
+ * delivers the input whole and then one byte at a time. The property, for every reply read:
+ * <ul>
+ *   <li>it ends in a value or in one of the client's documented exceptions (a
+ *       {@link ProtocolViolationException}, an {@link EOFException}, the client's own reply
+ *       exception): nothing else, no {@link RuntimeException}, no {@link Error};</li>
+ *   <li>it allocates at most 2 × the bytes it received + 64 KiB (this thread's allocated bytes,
+ *       as HotSpot counts them; received: delivered to the transport's buffer during the call).</li>
+ * </ul>
+ *
+ * <p>{@code ./mvnw verify} runs each target over its committed corpus
+ * ({@code src/test/resources/io/weft/protocols/fuzz/ReplyFuzzTestInputs/<target>/}; findings are
+ * added there as regression inputs); {@code .ci/fuzz} fuzzes each for a bounded time with
+ * {@code JAZZER_FUZZ=1}. When the class is done it prints the largest allocation per received byte
+ * it saw per client, over replies that received at least 256 bytes (smaller ones are dominated by
+ * fixed costs).
+ */
+class ReplyFuzzTest {
+  private static final long SLACK = 64 * 1024;
+  private static final int RATIO_FROM_BYTES = 256;
+  private static final com.sun.management.ThreadMXBean THREADS =
+      (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+
+  private static final Worst REDIS = new Worst("RedisClient");
+  private static final Worst HTTP = new Worst("HttpClient");
+  private static final Worst SMTP = new Worst("SmtpClient");
+
+  @FuzzTest(maxDuration = "60s")
+  void redisReply(byte[] input) {
+    // Twice: the first run pays the one-time costs (class loading, string-concatenation bootstraps)
+    // of whatever paths this input takes; the second is what a reply costs, and is checked.
+    redis(input, null);
+    redis(input, REDIS);
+  }
+
+  @FuzzTest(maxDuration = "60s")
+  void httpResponse(byte[] input) {
+    http(input, null);
+    http(input, HTTP);
+  }
+
+  @FuzzTest(maxDuration = "60s")
+  void smtpReply(byte[] input) {
+    smtp(input, null);
+    smtp(input, SMTP);
+  }
+
+  private static void redis(byte[] input, Worst worst) {
+    for (InMemoryTransport transport : transports(input)) {
+      RedisClient redis = new RedisClient(transport);
+      while (measure(worst, transport, () -> redis.call("GET", "k"))) {
+        // One reply after another until the input ends or breaks the client.
+      }
+    }
+  }
+
+  private static void http(byte[] input, Worst worst) {
+    for (InMemoryTransport transport : transports(input)) {
+      HttpClient http = new HttpClient(transport, "fuzz.test");
+      boolean head = input.length > 0 && (input[0] & 1) == 1;
+      while (http.isReusable()
+          && measure(worst, transport, () -> head ? http.head("/", null) : http.get("/"))) {
+        // One response after another while the connection may be reused.
+      }
+    }
+  }
+
+  private static void smtp(byte[] input, Worst worst) {
+    for (InMemoryTransport transport : transports(input)) {
+      SmtpClient smtp = new SmtpClient(transport);
+      List<Step> steps = List.of(smtp::greeting, () -> smtp.hello("client.test"), () -> smtp.mailFrom("a@test"),
+          () -> smtp.rcptTo("b@test"), () -> smtp.data(MESSAGE), smtp::quit);
+      for (Step step : steps) {
+        if (!measure(worst, transport, step)) {
+          break;
+        }
+      }
+    }
+  }
+
+  private static final byte[] MESSAGE = "Subject: x\r\n\r\nhi\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+  @AfterAll
+  static void report() {
+    for (Worst worst : new Worst[] {REDIS, HTTP, SMTP}) {
+      String line = worst.toString();
+      if (line != null) {
+        System.out.println(line);
+      }
+    }
+  }
+
+  private static InMemoryTransport[] transports(byte[] input) {
+    return new InMemoryTransport[] {InMemoryTransport.of(input), InMemoryTransport.oneByteAtATime(input)};
+  }
+
+  interface Step {
+    Object run() throws IOException;
+  }
+
+  /**
+   * Reads one reply through {@code step} and checks the property (its allocation only when
+   * {@code worst} is given); returns false once the reply
+   * ended in an exception that leaves the client unusable (or the input is used up).
+   */
+  private static boolean measure(Worst worst, InMemoryTransport transport, Step step) {
+    int deliveredBefore = transport.delivered();
+    long before = THREADS.getCurrentThreadAllocatedBytes();
+    Throwable thrown = null;
+    try {
+      step.run();
+    } catch (Throwable t) {
+      thrown = t;
+    }
+    long allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
+    long consumed = transport.delivered() - deliveredBefore;
+    if (thrown != null && !documented(thrown)) {
+      throw new AssertionError("undocumented exception: " + thrown, thrown);
+    }
+    if (worst != null) {
+      if (allocated > 2 * consumed + SLACK) {
+        fail(worst.client + " allocated " + allocated + " bytes for a reply that received " + consumed
+            + " bytes, over 2 x bytes + 64 KiB");
+      }
+      worst.record(allocated, consumed);
+    }
+    // An SMTP refusal leaves the client in a state the next step of the script may not be allowed in.
+    boolean usable = thrown == null || thrown instanceof RedisErrorException;
+    return usable && transport.unread() > 0;
+  }
+
+  private static boolean documented(Throwable t) {
+    return t instanceof ProtocolViolationException || t instanceof EOFException
+        || t instanceof RedisErrorException || t instanceof SmtpReplyException;
+  }
+
+  /** The largest allocation per received byte one client was seen to make. */
+  private static final class Worst {
+    final String client;
+    private final AtomicReference<long[]> worst = new AtomicReference<>();
+
+    Worst(String client) {
+      this.client = client;
+    }
+
+    void record(long allocated, long consumed) {
+      if (consumed < RATIO_FROM_BYTES) {
+        return;
+      }
+      long[] seen = worst.get();
+      if (seen == null || (double) allocated / consumed > (double) seen[0] / seen[1]) {
+        worst.set(new long[] {allocated, consumed});
+      }
+    }
+
+    @Override
+    public String toString() {
+      long[] seen = worst.get();
+      return seen == null ? null : String.format(Locale.ROOT,
+          "fuzz %s: largest allocation per received byte %.2f (%d bytes for a reply of %d bytes)",
+          client, (double) seen[0] / seen[1], seen[0], seen[1]);
+    }
+  }
+}
