@@ -318,7 +318,7 @@ public final class TlsSettings {
       if (trustAll) {
         LOG.warn("TLS settings built with insecureTrustAllCertificatesAndHostnames():"
             + " certificates and host names will NOT be verified");
-        chosen = io.weft.transport.spi.Tls.trustAllContext();
+        chosen = TrustAll.context();
       }
       return new TlsSettings(this, chosen);
     }

@@ -6,7 +6,7 @@ import io.weft.continuations.SessionRunner;
 import io.weft.perf.pg.session.WeftTenQueries;
 import io.weft.testsupport.PostgresServerProcess;
 import io.weft.testsupport.TestPki;
-import io.weft.transport.SocketConnector;
+import io.weft.transport.socket.SocketConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.spi.VirtualThreads;
 import java.lang.management.ManagementFactory;

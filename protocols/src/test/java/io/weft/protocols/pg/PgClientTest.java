@@ -13,7 +13,7 @@ import io.weft.testsupport.PostgresServerProcess;
 import io.weft.testsupport.ServerBinaries;
 import io.weft.testsupport.TestPki;
 import io.weft.transport.SessionTask;
-import io.weft.transport.SocketConnector;
+import io.weft.transport.socket.SocketConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsHandshakeException;
 import io.weft.transport.TlsSettings;
