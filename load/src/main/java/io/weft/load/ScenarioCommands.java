@@ -57,7 +57,7 @@ final class ScenarioCommands {
     @Option(names = "--password", description = "The password (default: the PGPASSWORD environment variable).")
     String password;
 
-    @Option(names = {"-d", "--database"}, description = "Default: the user name.")
+    @Option(names = "--database", description = "Default: the user name.")
     String database;
 
     @Option(names = {"-c", "--query"}, paramLabel = "SQL",

@@ -52,7 +52,7 @@ class PgScenarioTest {
     Runs r = Runs.run(new File(dir.toFile(), "pg"), "pg", "-t", "127.0.0.1:" + pg.port(),
         "--mode", "continuations:1", "-u", "3", "-n", "10",
         "-U", PostgresServerProcess.SCRAM_USER, "--password", PostgresServerProcess.password(PostgresServerProcess.SCRAM_USER),
-        "-d", PostgresServerProcess.DATABASE,
+        "--database", PostgresServerProcess.DATABASE,
         "-c", "SELECT 1", "-c", "SELECT * FROM no_such_table", "-c", "VALUES (1), (2)", "-q");
     assertEquals(0, r.exit, r::toString);
     JsonNode s = r.summary();
@@ -60,7 +60,7 @@ class PgScenarioTest {
     assertEquals(30, s.at("/operations/SELECT/count").asLong(), r::toString);
     assertEquals(30, s.at("/operations/VALUES/count").asLong(), r::toString);
     // The refused statement is an error of its operation, by SQLSTATE, and the user carries on.
-    assertEquals(30, s.at("/operations/SELECT/errors/SQLSTATE 42P01").asLong(), r::toString);
+    assertEquals(30, s.at("/operations/SELECT/errors/SQLSTATE_42P01").asLong(), r::toString);
   }
 
   @Test
@@ -72,7 +72,7 @@ class PgScenarioTest {
     Runs r = Runs.run(new File(dir.toFile(), "pg-tls"), "pg", "-t", "127.0.0.1:" + pg.port(),
         "--mode", "threads", "-u", "2", "-n", "5",
         "-U", PostgresServerProcess.TLS_USER, "--password", PostgresServerProcess.password(PostgresServerProcess.TLS_USER),
-        "-d", PostgresServerProcess.DATABASE, "--tls", "require", "--ca-file", ca.toString(),
+        "--database", PostgresServerProcess.DATABASE, "--tls", "require", "--ca-file", ca.toString(),
         "-f", file.toString(), "--simple", "-q");
     assertEquals(0, r.exit, r::toString);
     JsonNode s = r.summary();

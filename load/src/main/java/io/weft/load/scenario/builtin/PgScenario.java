@@ -24,7 +24,7 @@ import java.util.Map;
  * with {@code --} are comments); default {@code SELECT 1}. Each statement runs with the extended
  * protocol, or the simple one when {@code simple} is true (for lines holding several statements).
  * An operation is named by the statement's first word ({@code SELECT}); a statement the server
- * refuses counts as an error of that operation by its SQLSTATE ({@code SQLSTATE 42P01}), and the
+ * refuses counts as an error of that operation by its SQLSTATE ({@code SQLSTATE_42P01}), and the
  * user carries on on the same connection.
  *
  * <p>Parameters: {@code user} (default {@code postgres}), {@code password}, {@code database}
@@ -107,7 +107,7 @@ public final class PgScenario implements Scenario {
         ops.stop(names[i], start);
       } catch (PgException e) {
         // The server refused the statement and is ready for the next: an outcome, not a failure of the user.
-        ops.error(names[i], "SQLSTATE " + e.sqlState());
+        ops.error(names[i], "SQLSTATE_" + e.sqlState());
       }
     }
   }
