@@ -7,6 +7,7 @@ import io.weft.load.scenario.Scenario;
 import io.weft.load.scenario.Workload;
 import io.weft.load.scenario.builtin.HttpScenario;
 import io.weft.load.scenario.builtin.LineScenario;
+import io.weft.load.scenario.builtin.PgScenario;
 import io.weft.load.scenario.builtin.RedisScenario;
 import io.weft.load.scenario.builtin.SmtpScenario;
 import java.util.ArrayList;
@@ -45,6 +46,73 @@ final class ScenarioCommands {
         spec.params.put("commands", String.join(";", commands));
       }
       spec.params.put("pipeline", Integer.toString(pipeline));
+      return LoadRun.execute(spec, parent.out());
+    }
+  }
+
+  @Command(name = "pg", mixinStandardHelpOptions = true,
+      description = "PostgreSQL: a list (or a file) of statements per iteration; refused statements count by SQLSTATE.")
+  static final class Pg implements Callable<Integer> {
+    @ParentCommand WeftLoad parent;
+    @Mixin RunOptions run;
+
+    @Option(names = {"-U", "--user"}, defaultValue = "postgres", description = "Default: ${DEFAULT-VALUE}.")
+    String user;
+
+    @Option(names = "--password", description = "The password (default: the PGPASSWORD environment variable).")
+    String password;
+
+    @Option(names = "--database", description = "Default: the user name.")
+    String database;
+
+    @Option(names = {"-c", "--query"}, paramLabel = "SQL",
+        description = "A statement of each iteration; repeat for a list. Default: SELECT 1.")
+    List<String> queries = new ArrayList<>();
+
+    @Option(names = {"-f", "--file"}, paramLabel = "FILE",
+        description = "Statements of each iteration, one per line ('--' comments); instead of --query.")
+    String file;
+
+    @Option(names = "--simple", description = "Use the simple query protocol (several statements per line) instead of the extended one.")
+    boolean simple;
+
+    @Option(names = "--tls", defaultValue = "disable", description = "disable, prefer or require. Default: ${DEFAULT-VALUE}.")
+    String tls;
+
+    @Option(names = "--ca-file", paramLabel = "PEM", description = "Trust this CA (PEM) instead of the JDK's trust store.")
+    String caFile;
+
+    @Option(names = "--server-name", description = "The host name the server's certificate must carry, if not the target's.")
+    String serverName;
+
+    @Override
+    public Integer call() throws Exception {
+      if (file != null && !queries.isEmpty()) {
+        throw new IllegalArgumentException("--query and --file: choose one");
+      }
+      LoadSpec spec = run.spec(PgScenario.class.getName(), "pg", true);
+      spec.params.put("user", user);
+      String pw = password != null ? password : System.getenv("PGPASSWORD");
+      if (pw != null) {
+        spec.params.put("password", pw);
+      }
+      if (database != null) {
+        spec.params.put("database", database);
+      }
+      if (!queries.isEmpty()) {
+        spec.params.put("queries", String.join("\n", queries));
+      }
+      if (file != null) {
+        spec.params.put("file", file);
+      }
+      spec.params.put("simple", Boolean.toString(simple));
+      spec.params.put("tls", tls);
+      if (caFile != null) {
+        spec.params.put("caFile", caFile);
+      }
+      if (serverName != null) {
+        spec.params.put("serverName", serverName);
+      }
       return LoadRun.execute(spec, parent.out());
     }
   }

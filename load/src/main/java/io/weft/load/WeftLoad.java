@@ -14,8 +14,9 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "weft-load", mixinStandardHelpOptions = true, version = "weft-load 0.1.0",
     description = "A load driver whose virtual users are plain synchronous Java.",
-    subcommands = {ScenarioCommands.Redis.class, ScenarioCommands.Http.class, ScenarioCommands.Smtp.class,
-        ScenarioCommands.Line.class, ScenarioCommands.Run.class, MergeCommand.class, ExampleCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {ScenarioCommands.Redis.class, ScenarioCommands.Pg.class, ScenarioCommands.Http.class,
+        ScenarioCommands.Smtp.class, ScenarioCommands.Line.class, ScenarioCommands.Run.class, MergeCommand.class,
+        ExampleCommand.class, CommandLine.HelpCommand.class})
 public final class WeftLoad {
   private final PrintStream out;
 

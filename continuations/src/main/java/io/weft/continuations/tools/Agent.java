@@ -106,6 +106,9 @@ public final class Agent {
     }
 
     private boolean inPrefixes(String internal) {
+      if (ClassRewriter.isBinaryHelper(internal)) {
+        return true;
+      }
       for (String path : paths) {
         if (internal.startsWith(path)) {
           return true;

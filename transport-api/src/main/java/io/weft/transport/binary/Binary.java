@@ -264,7 +264,7 @@ public final class Binary {
     if (limit < 0) {
       throw new IllegalArgumentException("limit < 0: " + limit);
     }
-    byte[] bytes = new byte[Math.min(limit + 1, 64)];
+    byte[] bytes = new byte[(int) Math.min(limit + 1L, 64)];
     byte[] one = new byte[1];
     int length = 0;
     for (;;) {

@@ -166,10 +166,19 @@ public final class ClassRewriter {
     return prefixes;
   }
 
+  /**
+   * True if {@code internal} (a class's internal name) is one of transport-api's binary helpers,
+   * which are rewritten with every set of packages.
+   */
+  public static boolean isBinaryHelper(String internal) {
+    String path = BINARY_HELPERS.replace('.', '/');
+    return internal.startsWith(path) && internal.indexOf('/', path.length()) < 0;
+  }
+
   /** True if {@code internal} (a class's internal name) is under the rewritten packages. */
   public boolean inPrefixes(String internal) {
     String name = internal.replace('/', '.');
-    if (name.startsWith(BINARY_HELPERS) && name.indexOf('.', BINARY_HELPERS.length()) < 0) {
+    if (isBinaryHelper(internal)) {
       return true;
     }
     for (String prefix : prefixes) {
