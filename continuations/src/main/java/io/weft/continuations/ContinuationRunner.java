@@ -3,6 +3,8 @@ package io.weft.continuations;
 import io.weft.continuations.internal.rewrite.ClassRewriter;
 import io.weft.continuations.internal.rewrite.FrameLoader;
 import io.weft.continuations.internal.rewrite.Rewritten;
+import io.weft.continuations.internal.rewrite.SuspendableAnalysis;
+import io.weft.continuations.internal.runtime.CarriedContexts;
 import io.weft.continuations.internal.runtime.Fiber;
 import io.weft.continuations.internal.runtime.Scheduler;
 import io.weft.continuations.internal.runtime.SessionContext;
@@ -14,6 +16,7 @@ import java.lang.reflect.Constructor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.UnaryOperator;
 import org.apache.commons.javaflow.core.Skip;
 
 /**
@@ -52,7 +55,7 @@ final class ContinuationRunner extends ModeRunner {
     Constructor<?> frameConstructor;
     SessionTask<?> task;
     if (settings.alreadyRewritten()) {
-      checkRewritten(taskClass);
+      checkRewritten(taskClass, this::notCarried);
       task = TaskFactory.newTask(taskClass, args);
       frameConstructor = frameConstructor(frameLoader());
     } else {
@@ -62,7 +65,7 @@ final class ContinuationRunner extends ModeRunner {
         throw new IllegalArgumentException("task class " + name + " is not under the instrumented packages "
             + cl.packages() + ": add its package with Builder.instrument(...)");
       }
-      refuse(name, cl.problemsFor(name));
+      refuse(name, notCarried(cl.problemsFor(name)));
       try {
         task = TaskFactory.newTask(Class.forName(name, true, cl), args);
       } catch (ClassNotFoundException e) {
@@ -77,11 +80,13 @@ final class ContinuationRunner extends ModeRunner {
     Scheduler scheduler;
     self.setContextClassLoader(task.getClass().getClassLoader());
     try {
+      // Made on this thread: its sessions inherit this thread's inheritable thread-locals.
       scheduler = new Scheduler(settings.mode().workers(), settings.maxInFlight(), "weft",
           !settings.mode().resumesOnWorkers());
     } finally {
       self.setContextClassLoader(context);
     }
+    scheduler.carry(new CarriedContexts(settings.contexts()));
     List<Fiber> fibers = new ArrayList<>(sessions);
     for (int i = 0; i < sessions; i++) {
       fibers.add(new Fiber(i, settings.connector(), settings.addressFor(i), settings.timeout(), task, scheduler,
@@ -99,6 +104,31 @@ final class ContinuationRunner extends ModeRunner {
     return result(fibers, start);
   }
 
+  /** The problems left once the registered contexts carry the thread-locals they name. */
+  private List<InstrumentationReport.Problem> notCarried(List<InstrumentationReport.Problem> problems) {
+    if (settings.contexts().isEmpty()) {
+      return problems;
+    }
+    List<InstrumentationReport.Problem> left = new ArrayList<>();
+    for (InstrumentationReport.Problem p : problems) {
+      if (!SuspendableAnalysis.isHeldThreadLocal(p) || !carried(p.className())) {
+        left.add(p);
+      }
+    }
+    return left;
+  }
+
+  private boolean carried(String className) {
+    for (ThreadContext<?> context : settings.contexts()) {
+      for (String name : context.carries()) {
+        if (name.equals(className) || (name.endsWith(".") && className.startsWith(name))) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   static void refuse(String name, List<InstrumentationReport.Problem> problems) {
     if (!problems.isEmpty()) {
       StringBuilder message = new StringBuilder(name + " cannot run as continuations:");
@@ -111,12 +141,13 @@ final class ContinuationRunner extends ModeRunner {
   }
 
   /** alreadyRewritten(): the task class must carry Weft's mark, and what its rewrite found. */
-  private static void checkRewritten(Class<?> taskClass) {
+  private static void checkRewritten(Class<?> taskClass,
+      UnaryOperator<List<InstrumentationReport.Problem>> notCarried) {
     String name = taskClass.getName();
     Rewritten marker = taskClass.getAnnotation(Rewritten.class);
     if (marker != null) {
       // What the rewrite found first: the engine may have left such a class's bodies alone.
-      refuse(name, ClassRewriter.problems(marker));
+      refuse(name, notCarried.apply(ClassRewriter.problems(marker)));
     }
     if (marker == null || marker.methods().length == 0) {
       String pkg = taskClass.getPackageName();

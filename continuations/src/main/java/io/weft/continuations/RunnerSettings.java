@@ -17,11 +17,13 @@ record RunnerSettings(
     boolean allowBlockingConnector,
     int maxInFlight,
     ClassLoader parent,
-    long closeWaitMillis) {
+    long closeWaitMillis,
+    List<ThreadContext<?>> contexts) {
 
   RunnerSettings {
     addresses = List.copyOf(addresses);
     packages = List.copyOf(packages);
+    contexts = List.copyOf(contexts);
   }
 
   /** Where session {@code index} connects: round robin over the addresses. */

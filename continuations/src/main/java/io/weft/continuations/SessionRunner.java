@@ -50,7 +50,8 @@ public final class SessionRunner implements AutoCloseable {
 
   private SessionRunner(Builder b) {
     this.settings = new RunnerSettings(b.mode, b.connector, b.addresses, b.timeout, b.packages,
-        b.alreadyRewritten, b.debugFrames, b.allowBlockingConnector, b.maxInFlight, b.parent, b.closeWaitMillis);
+        b.alreadyRewritten, b.debugFrames, b.allowBlockingConnector, b.maxInFlight, b.parent, b.closeWaitMillis,
+        b.contexts);
     this.modeRunner = ModeRunner.of(settings);
   }
 
@@ -183,6 +184,7 @@ public final class SessionRunner implements AutoCloseable {
     private int maxInFlight;
     private ClassLoader parent = SessionRunner.class.getClassLoader();
     private long closeWaitMillis = 10_000L;
+    private final List<ThreadContext<?>> contexts = new ArrayList<>();
 
     private Builder() {}
 
@@ -295,6 +297,21 @@ public final class SessionRunner implements AutoCloseable {
      */
     public Builder debugFrames(boolean debugFrames) {
       this.debugFrames = debugFrames;
+      return this;
+    }
+
+    /**
+     * Carries {@code contexts} across each session's waits in {@code CONTINUATIONS} mode: contexts
+     * that code which is not rewritten keeps in thread-locals (see {@link ThreadContext}). Their
+     * classes' thread-local uses are then not refused. Ignored by the other modes.
+     *
+     * @param contexts what to carry, taken off and put back in this order
+     * @return this builder
+     */
+    public Builder carry(ThreadContext<?>... contexts) {
+      for (ThreadContext<?> c : contexts) {
+        this.contexts.add(Objects.requireNonNull(c, "context"));
+      }
       return this;
     }
 

@@ -11,8 +11,10 @@ import io.weft.continuations.testclient.shapes.BridgeGenericShape;
 import io.weft.continuations.testclient.shapes.ControlFlowShape;
 import io.weft.continuations.testclient.shapes.DeepChainShape;
 import io.weft.continuations.testclient.shapes.EnumConstantBodyShape;
+import io.weft.continuations.testclient.shapes.InheritableShape;
 import io.weft.continuations.testclient.shapes.InnerRecordEnumShape;
 import io.weft.continuations.testclient.shapes.InterfaceShape;
+import io.weft.continuations.testclient.shapes.LibraryContextShape;
 import io.weft.continuations.testclient.shapes.MdcShape;
 import io.weft.continuations.testclient.shapes.MethodHandleShape;
 import io.weft.continuations.testclient.shapes.OutsideDeepLastShape;
@@ -21,11 +23,14 @@ import io.weft.continuations.testclient.shapes.OutsideLastShape;
 import io.weft.continuations.testclient.shapes.PrimitivesShape;
 import io.weft.continuations.testclient.shapes.ReentrantLockShape;
 import io.weft.continuations.testclient.shapes.ReflectionShape;
+import io.weft.continuations.testclient.shapes.RequestContextShape;
 import io.weft.continuations.testclient.shapes.SessionLocalShape;
 import io.weft.continuations.testclient.shapes.SessionLockShape;
 import io.weft.continuations.testclient.shapes.Shape;
 import io.weft.continuations.testclient.shapes.ThreadLocalShape;
 import io.weft.continuations.testing.EchoEveryReadSuspendsConnector;
+import io.weft.continuations.testing.LibraryContext;
+import io.weft.continuations.testing.RunContext;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
 import java.net.InetSocketAddress;
@@ -42,6 +47,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -117,7 +123,11 @@ class ClientShapesTest {
       Case.works(SessionLockShape.class),
       Case.works(SessionLockShape.class).debug(),
       Case.works(SessionLocalShape.class),
-      Case.works(MdcShape.class));
+      Case.works(MdcShape.class),
+      Case.works(ThreadLocalShape.class),
+      Case.works(RequestContextShape.class),
+      Case.works(InheritableShape.class),
+      Case.works(LibraryContextShape.class));
 
   /** How the task classes are rewritten. */
   enum Route { LOADER, REWRITE_TOOL }
@@ -137,8 +147,15 @@ class ClientShapesTest {
     return all.stream();
   }
 
+  /** What the inheritable thread-local shape must find in every mode: this thread starts every run. */
+  @BeforeAll
+  static void setInheritedValue() {
+    RunContext.INHERITED.set(RunContext.VALUE);
+  }
+
   @AfterAll
   static void closeLoader() throws Exception {
+    RunContext.INHERITED.remove();
     if (rewritten != null) {
       rewritten.close();
     }
@@ -188,7 +205,8 @@ class ClientShapesTest {
   /** The session utilities on ordinary threads: the same shapes, in THREADS and VIRTUAL_THREADS. */
   static Stream<Arguments> threadModes() {
     List<Arguments> all = new ArrayList<>();
-    for (Class<?> type : List.of(SessionLockShape.class, SessionLocalShape.class, MdcShape.class)) {
+    for (Class<?> type : List.of(SessionLockShape.class, SessionLocalShape.class, MdcShape.class,
+        ThreadLocalShape.class, RequestContextShape.class, InheritableShape.class, LibraryContextShape.class)) {
       all.add(Arguments.of(type.getSimpleName(), type, Mode.THREADS));
       all.add(Arguments.of(type.getSimpleName(), type, Mode.VIRTUAL_THREADS));
     }
@@ -213,52 +231,6 @@ class ClientShapesTest {
     }
   }
 
-  /**
-   * Why SessionLocal exists, shown rather than said: on one worker, a session's thread-local
-   * after a resume holds whatever the session that ran last on that thread left there. Which
-   * session that was depends on how far the runner had got with starting sessions when the
-   * first wake-up came, so the test checks the property, not one interleaving: every echo is
-   * right, and after its read a session reads either its own value (nobody ran in between),
-   * another session's value, or nothing (the one before it removed its value), and at least one
-   * session did not get its own back. With 500 sessions on one worker and every read
-   * suspending, the worker always runs other sessions between some session's suspend and resume.
-   */
-  @ParameterizedTest(name = "through {0}")
-  @MethodSource("routes")
-  void aThreadLocalHoldsAnotherSessionsValueAfterAResume(Route route) throws Exception {
-    List<Outcome<String>> sync = SYNC.computeIfAbsent(ThreadLocalShape.class, ClientShapesTest::runSync);
-    Case shape = Case.works(ThreadLocalShape.class);
-    try (EchoEveryReadSuspendsConnector connector = new EchoEveryReadSuspendsConnector();
-         SessionRunner runner = builder(connector, route).mode(Mode.continuations(1)).build()) {
-      RunResult<String> result;
-      try {
-        result = runner.run(taskClass(shape, route), SESSIONS, new AtomicIntegerArray(2 * SESSIONS));
-      } catch (NotInstrumentableException refused) {
-        return; // refusing a thread-local on a suspend path at load time is right too
-      }
-      assertTrue(result.allSucceeded(), () -> String.valueOf(result.failures().get(0)));
-      int notOwn = 0;
-      for (int i = 0; i < SESSIONS; i++) {
-        String expected = sync.get(i).value();
-        String own = "as session " + i;
-        assertTrue(expected.endsWith(own), expected);
-        String got = result.outcome(i).value();
-        String echo = expected.substring(0, expected.length() - own.length());
-        assertTrue(got.startsWith(echo), () -> "session's echo: " + got);
-        String after = got.substring(echo.length());
-        assertTrue(after.equals("as null") || after.matches("as session \\d+"), () -> "session's value: " + got);
-        if (!after.equals(own)) {
-          notOwn++;
-        }
-      }
-      assertTrue(notOwn > 0, "every session got its own thread-local value back");
-    }
-  }
-
-  static Stream<Route> routes() {
-    return Stream.of(Route.values());
-  }
-
   private static List<Outcome<String>> runSync(Class<?> type) {
     AtomicIntegerArray runs = new AtomicIntegerArray(2 * SESSIONS);
     try (EchoEveryReadSuspendsConnector connector = new EchoEveryReadSuspendsConnector();
@@ -274,7 +246,8 @@ class ClientShapesTest {
 
   private static SessionRunner.Builder builder(EchoEveryReadSuspendsConnector connector, Route route) {
     SessionRunner.Builder b = SessionRunner.builder().connector(connector)
-        .address(InetSocketAddress.createUnresolved("shapes", 1)).timeout(Timeout.of(60, TimeUnit.SECONDS));
+        .address(InetSocketAddress.createUnresolved("shapes", 1)).timeout(Timeout.of(60, TimeUnit.SECONDS))
+        .carry(new LibraryContext());
     return route == Route.LOADER ? b.instrument(CLIENT) : b.alreadyRewritten();
   }
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weft.continuations.internal.rewrite.ClassRewriter;
+import io.weft.continuations.testing.LibraryContext;
 import io.weft.continuations.testing.PipeConnector;
 import io.weft.continuations.testing.PipeEchoServer;
 import io.weft.testsupport.ChildJvm;
@@ -43,6 +44,7 @@ class RefusedShapesTest {
 
   private static final String P = CLIENT + ".";
   private static final String RUN = ".run(Lio/weft/transport/Transport;I)Ljava/lang/String;";
+  private static final String LIBRARY_SHAPE = "shapes.LibraryContextShape";
 
   /** Task (simple name) → the refused method, with its descriptor, and the chain its refusal prints. */
   static final Map<String, String[]> SHAPES = new LinkedHashMap<>();
@@ -88,6 +90,9 @@ class RefusedShapesTest {
         P + "AutoCloseableTask" + RUN,
         "AutoCloseableTask.run (line 15) → java.lang.AutoCloseable.close"
         + " → QuitClient.close (line 22) → Transport.writeLine"});
+    SHAPES.put(LIBRARY_SHAPE, new String[] {
+        "io.weft.continuations.testoutside.Library.begin(Ljava/lang/String;)V",
+        "Shape.run (line 23) → LibraryContextShape.body (line 19) → Library.begin (line 13) → ThreadLocal.set"});
     SHAPES.put("ReaderTask", new String[] {
         P + "TransportInputStream.read([BII)I",
         "ReaderTask.run (line 18) → java.io.InputStream.read (called by JDK code)"
@@ -158,13 +163,38 @@ class RefusedShapesTest {
   }
 
   @Test
-  void aThreadLocalOnASuspendPathIsWarnedNamingTheMethod() throws Exception {
+  void aThreadLocalOnASuspendPathIsNeitherWarnedNorRefusedAndKeepsItsSessionsValue() throws Exception {
+    for (Mode mode : List.of(Mode.continuations(1), Mode.continuations(2))) {
+      try (SessionRunner runner = SessionRunner.builder().mode(mode).connector(pipes)
+          .address(server.address()).timeout(Timeout.of(10, TimeUnit.SECONDS)).instrument(CLIENT).build()) {
+        for (String warning : runner.classLoader().report().warnings()) {
+          assertFalse(warning.contains("ThreadLocal"), warning);
+        }
+        Class<? extends SessionTask<String>> type = task(RefusedShapesTest.class.getClassLoader(), "ThreadLocalTask");
+        RunResult<String> result = runner.run(type, 500);
+        assertTrue(result.allSucceeded(), () -> String.valueOf(result.failures()));
+        for (int i = 0; i < 500; i++) {
+          assertEquals("local " + i + "|session " + i, result.outcome(i).value(), mode + ", session " + i);
+        }
+      }
+    }
+  }
+
+  @Test
+  void aLibrarysThreadLocalIsRefusedUnlessAThreadContextCarriesIt() throws Exception {
+    Class<? extends SessionTask<String>> shape = task(RefusedShapesTest.class.getClassLoader(), LIBRARY_SHAPE);
     try (SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(1)).connector(pipes)
         .address(server.address()).instrument(CLIENT).build()) {
-      List<String> warnings = runner.classLoader().report().warnings();
-      String warning = P + "ThreadLocalTask" + RUN + " (line 15) uses a ThreadLocal";
-      assertTrue(warnings.stream().anyMatch(w -> w.startsWith(warning)), warnings.toString());
+      NotInstrumentableException e = assertThrows(NotInstrumentableException.class, () -> runner.run(shape, 500));
+      assertRefusal(Map.entry(LIBRARY_SHAPE, SHAPES.get(LIBRARY_SHAPE)), e);
     }
+    try (SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(1)).connector(pipes)
+        .address(server.address()).instrument(CLIENT).carry(new LibraryContext()).build()) {
+      // Carried: not refused (the sessions' results are the client-shapes suite's business).
+      assertTrue(runner.classLoader().report().problems().stream()
+          .anyMatch(p -> p.className().equals("io.weft.continuations.testoutside.Library")));
+    }
+    assertEquals(0, pipes.peakOpenTransports(), "no session may start");
   }
 
   @Test

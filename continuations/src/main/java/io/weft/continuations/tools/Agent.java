@@ -92,7 +92,7 @@ public final class Agent {
       }
       try {
         ClassRewriter rewriter = rewriter(loader);
-        if (!rewriter.hasMarks(className)) {
+        if (!rewriter.changes(className)) {
           return null;
         }
         ClassRewriter.Result result = rewriter.rewrite(className, bytes);
@@ -118,7 +118,7 @@ public final class Agent {
       synchronized (rewriters) {
         ClassRewriter rewriter = rewriters.get(loader);
         if (rewriter == null) {
-          rewriter = ClassRewriter.over(loader, prefixes, Map.of());
+          rewriter = ClassRewriter.over(loader, prefixes, Set.of());
           rewriters.put(loader, rewriter);
           Set<String> lines = new LinkedHashSet<>();
           for (Problem p : rewriter.analysis().problems()) {

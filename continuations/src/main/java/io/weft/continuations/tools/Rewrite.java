@@ -205,7 +205,7 @@ public final class Rewrite {
           return 1;
         }
       }
-      ClassRewriter rewriter = new ClassRewriter(prefixes, analysis, Map.of(), source);
+      ClassRewriter rewriter = new ClassRewriter(prefixes, analysis, Set.of(), source);
       Map<String, byte[]> changed = new TreeMap<>();
       List<String> failed = new ArrayList<>();
       int already = 0;

@@ -10,10 +10,14 @@ import io.weft.continuations.NotInstrumentedError;
 import io.weft.continuations.testclient.LineTesterTask;
 import io.weft.continuations.testclient.shapes.BridgeGenericShape;
 import io.weft.continuations.testclient.shapes.DeepChainShape;
+import io.weft.continuations.testclient.shapes.InheritableShape;
+import io.weft.continuations.testclient.shapes.LibraryContextShape;
 import io.weft.continuations.testclient.shapes.OutsideLastShape;
 import io.weft.continuations.testclient.shapes.ReflectionShape;
+import io.weft.continuations.testclient.shapes.RequestContextShape;
 import io.weft.continuations.testclient.shapes.SessionLockShape;
 import io.weft.continuations.testclient.shapes.Shape;
+import io.weft.continuations.testclient.shapes.ThreadLocalShape;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Set;
@@ -64,8 +68,11 @@ public final class AgentChild {
             + (result.allSucceeded() ? "" : ", first failure " + result.failures().get(0)));
       }
     }
+    // The inheritable thread-local shape finds this in every mode: this thread starts every run.
+    RunContext.INHERITED.set(RunContext.VALUE);
     for (Class<? extends Shape> shape : List.of(DeepChainShape.class, BridgeGenericShape.class,
-        SessionLockShape.class, ReflectionShape.class, OutsideLastShape.class)) {
+        SessionLockShape.class, ReflectionShape.class, OutsideLastShape.class, ThreadLocalShape.class,
+        RequestContextShape.class, InheritableShape.class, LibraryContextShape.class)) {
       System.out.println("shape " + shape.getSimpleName() + ": " + shape(shape, sessions));
     }
   }
@@ -79,7 +86,8 @@ public final class AgentChild {
     AtomicIntegerArray runs = new AtomicIntegerArray(2 * sessions);
     try (EchoEveryReadSuspendsConnector connector = new EchoEveryReadSuspendsConnector()) {
       SessionRunner.Builder builder = SessionRunner.builder().connector(connector)
-          .address(InetSocketAddress.createUnresolved("shapes", 1)).timeout(Timeout.of(30, TimeUnit.SECONDS));
+          .address(InetSocketAddress.createUnresolved("shapes", 1)).timeout(Timeout.of(30, TimeUnit.SECONDS))
+          .carry(new LibraryContext());
       RunResult<String> sync;
       try (SessionRunner runner = builder.mode(Mode.SYNC).build()) {
         sync = runner.run(shape, sessions, syncRuns);

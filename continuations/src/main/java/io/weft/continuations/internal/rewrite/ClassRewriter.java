@@ -59,7 +59,8 @@ public final class ClassRewriter {
   static final String CHECKED = "io/weft/continuations/internal/runtime/CheckedTransport";
   private final List<String> prefixes;
   private final SuspendableAnalysis analysis;
-  private final Map<String, Set<String>> marks;
+  private final Map<String, Set<MethodRef>> marks = new HashMap<>();
+  private final Set<String> changed = new HashSet<>();
   private final ClassLoader source;
   private final ResourceTransformer transformer;
   private final Object transformLock = new Object();
@@ -67,15 +68,20 @@ public final class ClassRewriter {
   /**
    * @param prefixes the packages being rewritten, as {@link #prefixes} returns them
    * @param analysis what can suspend among the classes under those packages
-   * @param extraMarks further methods to mark, by internal class name (Weft's own frames)
+   * @param extraMarks further methods to mark (Weft's own frames)
    * @param source where every class is read from, as bytes
    */
-  public ClassRewriter(List<String> prefixes, SuspendableAnalysis analysis,
-      Map<String, Set<String>> extraMarks, ClassLoader source) {
+  public ClassRewriter(List<String> prefixes, SuspendableAnalysis analysis, Set<MethodRef> extraMarks,
+      ClassLoader source) {
     this.prefixes = List.copyOf(prefixes);
     this.analysis = analysis;
-    this.marks = new HashMap<>(analysis.marks());
-    this.marks.putAll(extraMarks);
+    for (Set<MethodRef> some : List.of(analysis.marks(), extraMarks)) {
+      for (MethodRef m : some) {
+        marks.computeIfAbsent(m.owner(), k -> new HashSet<>()).add(m);
+      }
+    }
+    changed.addAll(marks.keySet());
+    changed.addAll(analysis.changedClasses());
     this.source = source;
     this.transformer = new ContinuableClassTransformationFactory().createTransformer(new EngineView());
   }
@@ -84,12 +90,18 @@ public final class ClassRewriter {
    * Scans {@code packages} on {@code source}'s class path (directories and jars) and analyses
    * them: what the loader and the agent do.
    */
-  public static ClassRewriter over(ClassLoader source, List<String> prefixes, Map<String, Set<String>> extraMarks) {
+  public static ClassRewriter over(ClassLoader source, List<String> prefixes, Set<MethodRef> extraMarks) {
+    return over(source, prefixes, extraMarks, RewriteRules.DEFAULT);
+  }
+
+  /** As {@link #over(ClassLoader, List, Set)}, with further redirects and load-time checks. */
+  public static ClassRewriter over(ClassLoader source, List<String> prefixes, Set<MethodRef> extraMarks,
+      RewriteRules rules) {
     Set<String> names = new HashSet<>();
     for (String prefix : prefixes) {
       names.addAll(scan(source, prefix.replace('.', '/')));
     }
-    SuspendableAnalysis analysis = new SuspendableAnalysis(internal -> bytes(source, internal), names);
+    SuspendableAnalysis analysis = new SuspendableAnalysis(internal -> bytes(source, internal), names, rules);
     return new ClassRewriter(prefixes, analysis, extraMarks, source);
   }
 
@@ -98,9 +110,11 @@ public final class ClassRewriter {
    * for itself: the session's bottom frame and the checked transport the task sees. For
    * {@code extraMarks}.
    */
-  public static Map<String, Set<String>> weftFrames(ClassLoader source) {
+  public static Set<MethodRef> weftFrames(ClassLoader source) {
     SuspendableAnalysis none = new SuspendableAnalysis(internal -> bytes(source, internal), Set.of());
-    return Map.of(FRAME, Set.of("run()V"), CHECKED, none.transportWaits(CHECKED));
+    Set<MethodRef> frames = new HashSet<>(none.transportWaits(CHECKED));
+    frames.add(MethodRef.of(FRAME, "run", "()V"));
+    return frames;
   }
 
   /**
@@ -158,10 +172,12 @@ public final class ClassRewriter {
     return false;
   }
 
-  /** True if the rewrite changes {@code internal}: the analysis marked some of its methods. */
-  public boolean hasMarks(String internal) {
-    Set<String> toMark = marks.get(internal);
-    return toMark != null && !toMark.isEmpty();
+  /**
+   * True if the rewrite changes {@code internal}: the analysis marked some of its methods, or a
+   * call in it is redirected.
+   */
+  public boolean changes(String internal) {
+    return changed.contains(internal);
   }
 
   /** The result of {@link #rewrite}. */
@@ -195,7 +211,7 @@ public final class ClassRewriter {
       // JavaFlow's own build step rewrote some methods and marked the class @Skip, so the engine
       // left the ones Weft marked as compiled; defined like this, the first resume through one
       // would corrupt the session.
-      Set<String> left = new TreeSet<>(concrete(original, marks.get(internal)));
+      Set<String> left = new TreeSet<>(concrete(original, marks.getOrDefault(internal, Set.of())));
       left.removeAll(methods);
       if (!left.isEmpty()) {
         throw new IllegalStateException(internal.replace('/', '.') + ": JavaFlow's own build step processed"
@@ -226,13 +242,21 @@ public final class ClassRewriter {
     }
   }
 
-  /** The methods among {@code keys} that have code in {@code classBytes}. */
-  private static Set<String> concrete(byte[] classBytes, Set<String> keys) {
+  /** The methods among {@code keys} that have code in {@code classBytes}, as name + descriptor. */
+  private static Set<String> concrete(byte[] classBytes, Set<MethodRef> keys) {
     Set<String> out = new HashSet<>();
     new ClassReader(classBytes).accept(new ClassVisitor(Opcodes.ASM9) {
+      private String internalName;
+
+      @Override
+      public void visit(int version, int access, String name, String sig, String superName, String[] itfs) {
+        internalName = name;
+      }
+
       @Override
       public MethodVisitor visitMethod(int access, String name, String desc, String sig, String[] ex) {
-        if ((access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) == 0 && keys.contains(name + desc)) {
+        if ((access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) == 0
+            && keys.contains(MethodRef.of(internalName, name, desc))) {
           out.add(name + desc);
         }
         return null;
@@ -301,15 +325,18 @@ public final class ClassRewriter {
   }
 
   /**
-   * The class as the engine must see it: with {@code @continuable} on the suspendable methods;
-   * the same array when there is nothing to mark or the class already carries the mark.
+   * The class as the engine must see it: with {@code @continuable} on the suspendable methods and
+   * its calls redirected; the same array when the rewrite does not change it or the class already
+   * carries the mark.
    */
   private byte[] mark(String internal, byte[] original) {
-    Set<String> toMark = marks.get(internal);
-    if (toMark == null || toMark.isEmpty() || isMarked(original)) {
+    if (!changed.contains(internal) || isMarked(original)) {
       return original;
     }
+    Set<MethodRef> toMark = marks.getOrDefault(internal, Set.of());
     boolean inScope = inPrefixes(internal);
+    // Only the in-scope classes were analysed with their calls redirected.
+    CallSiteRedirects redirects = inScope ? analysis.rules().redirects() : CallSiteRedirects.NONE;
     // JavaFlow's own build step marks every class it processed @Skip, even one where it rewrote
     // nothing (it rewrites only methods annotated in the source), and the engine then leaves the
     // class alone. With no method rewritten, running the engine again is safe: drop the mark.
@@ -324,8 +351,8 @@ public final class ClassRewriter {
 
       @Override
       public MethodVisitor visitMethod(int access, String mname, String desc, String sig, String[] ex) {
-        MethodVisitor mv = super.visitMethod(access, mname, desc, sig, ex);
-        if (!toMark.contains(mname + desc)) {
+        MethodVisitor mv = redirects.apply(super.visitMethod(access, mname, desc, sig, ex), analysis::declaring);
+        if (!toMark.contains(MethodRef.of(internal, mname, desc))) {
           return mv;
         }
         mv.visitAnnotation(SuspendableAnalysis.CONTINUABLE, false).visitEnd();

@@ -39,6 +39,11 @@ public final class Packages {
     return false;
   }
 
+  /** Weft's runtime, JavaFlow and the libraries they share: their code is never walked. */
+  static boolean isRuntime(String internalName) {
+    return isWeft(internalName) || isLibrary(internalName);
+  }
+
   /** True for a class of JavaFlow, ASM or slf4j. */
   static boolean isLibrary(String internalName) {
     return startsWithAny(internalName, LIBRARIES);

@@ -67,6 +67,10 @@ public final class Fiber extends SessionContext implements SuspendableSession {
   private Fiber successor;
   /** {@code SessionLocal} values, made on first use. */
   private Map<Object, Object> locals;
+  /** What the run's {@code ThreadContext}s took off the thread at the last suspend, or null. */
+  private Object[] carried;
+  /** The thread-locals the session used through rewritten code, made on first use. */
+  private ThreadLocalSwap threadLocals;
 
   public Fiber(int index, Connector connector, SocketAddress address, Timeout timeout,
       SessionTask<?> task, Scheduler scheduler, boolean debugFrames) {
@@ -118,6 +122,13 @@ public final class Fiber extends SessionContext implements SuspendableSession {
     currentWait = wait;
     suspended++;
     mdc = Mdc.takeOff();
+    if (threadLocals != null) {
+      threadLocals.takeOff();
+    }
+    CarriedContexts contexts = scheduler.contexts();
+    if (!contexts.isEmpty()) {
+      carried = contexts.takeOff();
+    }
     if (cancelled) {
       wait.cancel();
     }
@@ -132,6 +143,14 @@ public final class Fiber extends SessionContext implements SuspendableSession {
     if (context != null) {
       mdc = null;
       Mdc.putBack(context);
+    }
+    if (threadLocals != null) {
+      threadLocals.putBack();
+    }
+    Object[] taken = carried;
+    if (taken != null) {
+      carried = null;
+      scheduler.contexts().putBack(taken);
     }
     NotInstrumentedError e = failAtResume;
     if (e != null) {
@@ -303,9 +322,27 @@ public final class Fiber extends SessionContext implements SuspendableSession {
     return m;
   }
 
+  /** The thread-locals this session uses through rewritten code. */
+  ThreadLocalSwap threadLocals() {
+    ThreadLocalSwap swap = threadLocals;
+    if (swap == null) {
+      swap = new ThreadLocalSwap(scheduler.inherited());
+      threadLocals = swap;
+    }
+    return swap;
+  }
+
   private void finish() {
     Mdc.clear();
     locals = null;
+    if (threadLocals != null) {
+      threadLocals.clear();
+      threadLocals = null;
+    }
+    CarriedContexts contexts = scheduler.contexts();
+    if (!contexts.isEmpty()) {
+      contexts.takeOff();
+    }
     state.set(DONE);
     currentWait = null;
     scheduler.done(this);

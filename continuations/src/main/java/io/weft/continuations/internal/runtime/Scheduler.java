@@ -56,6 +56,9 @@ public final class Scheduler {
   private final boolean onEventLoops;
   /** The context class loader of the thread that made this scheduler: the workers' too. */
   private final ClassLoader contextLoader;
+  /** The inheritable thread-local values of the thread that made this scheduler, for the sessions. */
+  private final InheritedValues inherited = new InheritedValues();
+  private volatile CarriedContexts contexts = CarriedContexts.NONE;
   private CountDownLatch allDone = new CountDownLatch(0);
   private volatile boolean cancelled;
   private volatile boolean stopping;
@@ -384,6 +387,7 @@ public final class Scheduler {
   /** Stops the workers and the timer and waits for them to end. */
   public void shutdown(long timeoutMillis) throws InterruptedException {
     stopping = true;
+    inherited.close();
     for (Worker worker : workers) {
       LockSupport.unpark(worker.thread);
     }
@@ -400,6 +404,19 @@ public final class Scheduler {
       }
     }
     timer.awaitTermination(TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+  }
+
+  InheritedValues inherited() {
+    return inherited;
+  }
+
+  /** Carries {@code contexts} across the waits of the sessions this scheduler runs; before {@link #runAll}. */
+  public void carry(CarriedContexts contexts) {
+    this.contexts = contexts;
+  }
+
+  CarriedContexts contexts() {
+    return contexts;
   }
 
   /** True once every worker and the timer thread has ended. */

@@ -5,9 +5,8 @@ import java.io.IOException;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
- * A ThreadLocal set before a read and read after it: the limit SessionLocal is for. In
- * continuation mode the worker thread's value after the resume is whatever the last session
- * that ran on it set.
+ * A ThreadLocal set before a read and read after it: the rewrite gives each session its own value
+ * across the wait, as a thread of its own would.
  */
 public final class ThreadLocalShape extends Shape {
   private static final ThreadLocal<String> NAME = new ThreadLocal<>();

@@ -1,0 +1,146 @@
+package io.weft.continuations.internal.rewrite;
+
+import static io.weft.continuations.internal.rewrite.CallGraph.dotted;
+import static io.weft.continuations.internal.rewrite.TaskWalk.packageOf;
+import static io.weft.continuations.internal.rewrite.TaskWalk.simple;
+
+import io.weft.continuations.internal.rewrite.Edge.Kind;
+import org.objectweb.asm.Opcodes;
+
+/**
+ * The built-in {@link SessionRule}: on a suspend path, every frame must be one the rewrite can
+ * make suspend. In rewritten code, a call that can reach a wait through an edge that cannot be
+ * rewritten is refused (a JDK type, a user object handed to JDK code, a lambda, reflection, a
+ * method handle, a constructor, a class outside the packages), and so is a monitor held across a
+ * suspend. A thread-local used by code that is not rewritten (whose calls cannot be redirected to
+ * the session's values) is refused too, unless a {@code ThreadContext} carries it; a reflective
+ * call the analysis cannot name is warned about. Each message says what, the chain, and how to fix it.
+ */
+final class SuspendPathRules implements SessionRule {
+  static final SuspendPathRules INSTANCE = new SuspendPathRules();
+  /** How the problem of a thread-local in code that is not rewritten starts. */
+  static final String HELD_THREAD_LOCAL = "uses a ThreadLocal";
+
+  private SuspendPathRules() {}
+
+  @Override
+  public void reached(Reach at) {
+    MethodInfo m = at.method;
+    if (!at.rewritten()) {
+      CallSite local = threadLocalUse(at);
+      if (local != null) {
+        at.problem(m.ref, HELD_THREAD_LOCAL + " (line " + local.line() + ") and is not rewritten: a value it"
+            + " keeps there while the session waits is another session's after the resume", at.chainTo(local),
+            "Add package " + packageOf(m.ref.owner()) + " to instrument(...) (or to the Rewrite tool's or"
+            + " the agent's packages), or carry its context across waits with"
+            + " SessionRunner.Builder.carry(ThreadContext) naming " + dotted(m.ref.owner()));
+      }
+      return;
+    }
+    if (at.canWait() && (m.access & Opcodes.ACC_SYNCHRONIZED) != 0) {
+      at.problem(m.ref, "is synchronized and can suspend (line " + at.firstWait().line() + "): a suspend"
+          + " leaves its monitor, so other sessions enter it and mutual exclusion is lost",
+          at.chainToWait(null), "Drop synchronized, or guard the state with"
+          + " io.weft.continuations.SessionLock, which suspends instead of blocking");
+    }
+    if (m.reflectiveLine > 0 && !resolvesReflection(at)) {
+      at.warning(dotted(m.ref.owner()) + "." + m.ref.signature() + " (line " + m.reflectiveLine + ") calls a"
+          + " method through reflection or a method handle that the analysis cannot name: a suspend through"
+          + " it fails at run time (NotInstrumentedError)");
+    }
+  }
+
+  /** The first call in code that is not rewritten to a thread-local's get, set or remove; null if none. */
+  private static CallSite threadLocalUse(Reach at) {
+    for (CallSite call : at.calls()) {
+      String owner = call.owner();
+      String name = call.name();
+      if ((owner.equals("java/lang/ThreadLocal") || owner.equals("java/lang/InheritableThreadLocal"))
+          && (name.equals("get") || name.equals("set") || name.equals("remove"))) {
+        return call;
+      }
+    }
+    return null;
+  }
+
+  private static boolean resolvesReflection(Reach at) {
+    for (Edge e : at.edges()) {
+      if (e.kind() == Kind.REFLECTION || e.kind() == Kind.HANDLE) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public void edge(Reach at, Edge e) {
+    if (!at.rewritten() || !at.waits(e)) {
+      return;
+    }
+    MethodInfo m = at.method;
+    if (e.monitorLine() > 0) {
+      at.problem(m.ref, "holds a synchronized block (line " + e.monitorLine() + ") across a call that can"
+          + " suspend (line " + e.line() + "): a suspend leaves the monitor, so other sessions enter it and"
+          + " mutual exclusion is lost", at.chainToWait(e),
+          "Move the call out of the block, or use io.weft.continuations.SessionLock");
+    }
+    if (!e.kind().rewritable()) {
+      edgeProblem(at, m, e, at.chainToWait(e));
+    }
+  }
+
+  private static void edgeProblem(Reach at, MethodInfo m, Edge e, String chain) {
+    String target = dotted(e.target().owner()) + "." + e.target().name();
+    switch (e.kind()) {
+      case CONSTRUCTOR:
+        at.problem(m.ref, "calls a constructor that can suspend (line " + e.line() + "); a constructor"
+            + " never can", chain, "Move the reading out of " + simple(e.target().owner()) + "'s constructor"
+            + " into an ordinary method");
+        break;
+      case JDK_TYPE:
+        at.problem(m.ref, "calls " + e.via() + " (line " + e.line() + "), which may run " + target
+            + ", which can suspend; a call through a JDK type is never rewritten", chain,
+            "Call it through your own type (" + simple(e.target().owner()) + "), not through " + e.via());
+        break;
+      case JDK_CALLER:
+        at.problem(e.target(), "can suspend, but it overrides " + e.via() + ", and an object of "
+            + simple(e.target().owner()) + " is handed to JDK code (made at line " + e.line() + " of "
+            + simple(m.ref.owner()) + "." + m.name + "), whose calls through " + e.via() + " are never"
+            + " rewritten (such as a BufferedReader over an InputStream)", chain,
+            "Call the Transport directly, or read through your own type");
+        break;
+      case LAMBDA:
+        at.problem(m.ref, "creates a lambda or method reference (line " + e.line() + ") for " + e.via()
+            + " whose body can suspend; the class the JDK makes for a lambda at run time cannot be"
+            + " rewritten", chain, "Use a named class that implements " + e.via()
+            + (e.via().startsWith("java.") ? " and is called through your own type, not through " + e.via() : "")
+            + ", or a plain loop");
+        break;
+      case REFLECTION:
+      case HANDLE:
+        at.problem(m.ref, "calls " + target + " through " + e.via() + " (line " + e.line() + "), and it can"
+            + " suspend; a " + (e.kind() == Kind.HANDLE ? "method handle" : "reflective call") + " is never"
+            + " rewritten", chain, "Call " + simple(e.target().owner()) + "." + e.target().name() + " directly");
+        break;
+      case OUTSIDE:
+        at.problem(m.ref, "calls " + target + " (line " + e.line() + "), which can suspend but is in "
+            + packageOf(e.target().owner()) + ", outside the instrumented packages, so it is not rewritten",
+            chain, "Add package " + packageOf(e.target().owner()) + " to instrument(...) (or to the Rewrite"
+            + " tool's or the agent's packages)");
+        break;
+      case OUTSIDE_TYPE:
+        at.problem(m.ref, "calls " + target + " (line " + e.line() + ") through " + e.via() + ", a type in "
+            + packageOf(e.via().replace('.', '/')) + " outside the instrumented packages, whose calls are never"
+            + " rewritten", chain, "Add package " + packageOf(e.via().replace('.', '/')) + " to instrument(...)"
+            + " (or to the Rewrite tool's or the agent's packages), or call it through your own type");
+        break;
+      case NOT_REWRITTEN:
+        at.problem(m.ref, "calls " + target + " (line " + e.line() + "), which is marked @continuable but"
+            + " its class was not rewritten", chain, "Run the JavaFlow build step"
+            + " (net.tascalate.javaflow.tools.maven, goal javaflow-enhance) over it");
+        break;
+      default:
+        throw new AssertionError(e.kind());
+    }
+  }
+}

@@ -1,0 +1,137 @@
+package io.weft.continuations.internal.rewrite;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import org.objectweb.asm.Opcodes;
+
+/**
+ * Which methods of the in-scope classes can suspend, and so are marked {@code @continuable}: a
+ * fixpoint over the call graph, deciding call sites as the engine does (by the method the
+ * instruction names, and that method's overrides). A method can suspend if it is marked already,
+ * calls a wait or a method that can suspend, or overrides one; and a supertype's method is marked
+ * with its override, since a call through the supertype is rewritten only if the supertype's
+ * method is marked too.
+ */
+final class Suspendables {
+  private final ClassIndex index;
+  private final Waits waits;
+  private final Set<MethodRef> suspendable = new LinkedHashSet<>();
+
+  Suspendables(ClassIndex index, Waits waits) {
+    this.index = index;
+    this.waits = waits;
+    fixpoint();
+  }
+
+  /** The suspendable methods, in-scope classes only. */
+  Set<MethodRef> all() {
+    return suspendable;
+  }
+
+  boolean contains(MethodRef m) {
+    return suspendable.contains(m);
+  }
+
+  private void fixpoint() {
+    boolean changed = true;
+    while (changed) {
+      changed = false;
+      for (ClassInfo c : index.inScope()) {
+        for (MethodInfo m : c.methods()) {
+          if (suspendable.contains(m.ref) || m.isInitializer()) {
+            continue;
+          }
+          if (m.annotated || callsSuspendable(m) || overridesSuspendable(c, m)) {
+            suspendable.add(m.ref);
+            changed = true;
+          }
+        }
+      }
+      for (MethodRef id : new ArrayList<>(suspendable)) {
+        ClassInfo c = index.inScope(id.owner());
+        if (c == null) {
+          continue;
+        }
+        for (String sup : index.allSupertypes(c)) {
+          ClassInfo t = index.inScope(sup);
+          if (t != null && t.method(id) != null && suspendable.add(id.in(sup))) {
+            changed = true;
+          }
+        }
+      }
+    }
+  }
+
+  private boolean callsSuspendable(MethodInfo m) {
+    for (CallSite call : m.calls) {
+      if (isSuspendableCall(call)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private boolean isSuspendableCall(CallSite call) {
+    if (call.target().isInitializer()) {
+      return false;
+    }
+    if (resolvesSuspendable(call.owner(), call.target(), new HashSet<>())) {
+      return true;
+    }
+    if (call.opcode() == Opcodes.INVOKEVIRTUAL || call.opcode() == Opcodes.INVOKEINTERFACE) {
+      for (String sub : index.subtypes(call.owner())) {
+        if (suspendable.contains(call.target().in(sub))) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** Does {@code owner} declare or inherit {@code m}'s signature as suspendable? */
+  private boolean resolvesSuspendable(String owner, MethodRef m, Set<String> seen) {
+    if (owner == null || !seen.add(owner)) {
+      return false;
+    }
+    ClassInfo c = index.info(owner);
+    if (c == null) {
+      return false;
+    }
+    if (declaresSuspendable(c, m)) {
+      return true;
+    }
+    if (resolvesSuspendable(c.superName, m, seen)) {
+      return true;
+    }
+    for (String itf : c.interfaces) {
+      if (resolvesSuspendable(itf, m, seen)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private boolean declaresSuspendable(ClassInfo c, MethodRef sig) {
+    MethodInfo m = c.method(sig);
+    return m != null && (m.annotated || suspendable.contains(m.ref) || waits.isApiWait(m.ref));
+  }
+
+  private boolean overridesSuspendable(ClassInfo c, MethodInfo m) {
+    if ((m.access & (Opcodes.ACC_STATIC | Opcodes.ACC_PRIVATE)) != 0) {
+      return false;
+    }
+    Set<String> seen = new HashSet<>();
+    seen.add(c.name);
+    if (resolvesSuspendable(c.superName, m.ref, seen)) {
+      return true;
+    }
+    for (String itf : c.interfaces) {
+      if (resolvesSuspendable(itf, m.ref, seen)) {
+        return true;
+      }
+    }
+    return false;
+  }
+}
