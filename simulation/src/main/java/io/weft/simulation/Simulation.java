@@ -1,6 +1,5 @@
 package io.weft.simulation;
 
-import io.weft.continuations.ContinuationClassLoader;
 import io.weft.continuations.internal.runtime.Fiber;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
@@ -85,7 +84,7 @@ public final class Simulation {
     this.virtualLimitNanos = b.virtualLimitNanos;
     this.replayCommand = b.replayCommand != null ? b.replayCommand
         : "rerun with -D" + SEED_PROPERTY + "=" + seed + " -D" + LOG_PROPERTY + "=true";
-    this.tasks = new Tasks(new ContinuationClassLoader(b.parent, b.packages));
+    this.tasks = new Tasks(new SimulationClassLoader(b.parent, b.packages));
   }
 
   /**

@@ -18,7 +18,8 @@ public final class Packages {
   static final List<String> WEFT = List.of(
       "io/weft/transport/", "io/weft/transport/spi/",
       "io/weft/continuations/", "io/weft/continuations/internal/runtime/",
-      "io/weft/continuations/internal/rewrite/", "io/weft/continuations/spi/");
+      "io/weft/continuations/internal/rewrite/", "io/weft/continuations/spi/",
+      "io/weft/simulation/");
 
   /** Package prefixes of the libraries the runtime shares with the rewritten code. */
   static final List<String> LIBRARIES = List.of(

@@ -1,7 +1,6 @@
 package io.weft.samples.simulation.client;
 
 import io.weft.protocols.redis.RedisClient;
-import io.weft.simulation.SimulatedTime;
 import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
@@ -14,8 +13,8 @@ import java.util.concurrent.TimeUnit;
  * An ordinary blocking client with retries: {@code increments} times INCR a shared counter, a
  * pause between them; when a call fails (a timeout, a reset) it waits, doubling the pause up to a
  * cap, reconnects with its connector, and tries again, up to {@code attempts} times per INCR.
- * It pauses with {@link SimulatedTime#sleep}, which is {@code Thread.sleep} outside a simulation
- * and virtual time inside one. Returns the last counter value it saw.
+ * Nothing in it knows about simulation: it pauses with {@code Thread.sleep}, which a simulation's
+ * rewrite turns into a pause in virtual time. Returns the last counter value it saw.
  */
 public final class RetryingCounterTask implements SessionTask<Long> {
   private final Connector connector;
@@ -58,11 +57,11 @@ public final class RetryingCounterTask implements SessionTask<Long> {
             if (attempt == attempts) {
               throw e;
             }
-            SimulatedTime.sleep(backoff);
+            Thread.sleep(backoff);
             backoff = Math.min(backoff * 2, 5_000);
           }
         }
-        SimulatedTime.sleep(500);
+        Thread.sleep(500);
       }
     } finally {
       if (transport != null && transport != first) {
