@@ -27,6 +27,8 @@ final class World implements Ticker, Scheduler.Timeouts {
   final long seed;
   final SplittableRandom random;
   final EventLog log;
+  /** Reads that found their bytes buffered, for every transport of the run. */
+  final java.util.concurrent.atomic.LongAdder immediateReads = new java.util.concurrent.atomic.LongAdder();
   /** The network of the run; set once, before anything runs. */
   Net net;
   /** The connector of each host that has connected, in the order first used. */
