@@ -1,5 +1,6 @@
 package io.weft.simulation;
 
+import io.weft.continuations.spi.WaitRegistration;
 import io.weft.transport.spi.InboundBuffer;
 
 /**
@@ -11,7 +12,7 @@ import io.weft.transport.spi.InboundBuffer;
  * (the peer's FIN arrived), {@code reset} (a reset arrived or was sent), {@code closed} (this side
  * was closed by its owner: data arriving after it is answered with a reset, as TCP does).
  */
-final class Endpoint {
+final class Endpoint implements WaitRegistration {
   /** Unread plus in-flight bytes a flush may leave before it waits for the reader: the two socket buffers. */
   static final long WINDOW = 1L << 20;
 
@@ -21,7 +22,7 @@ final class Endpoint {
   /** True when this side sends from the path's first host. */
   final boolean fromA;
   Endpoint peer;
-  final InboundBuffer inbound = new InboundBuffer(64);
+  final InboundBuffer inbound = new InboundBuffer(16);
   long sent;
   long delivered;
   /** When the last segment this side sent arrives: later ones arrive no earlier. */
@@ -66,6 +67,12 @@ final class Endpoint {
     long unconsumed = sent - (peer.delivered - peer.inbound.size());
     long window = peer.readerWaiting ? Math.max(WINDOW, peer.wanted) : WINDOW;
     return unconsumed <= window;
+  }
+
+  /** A flush's wait: registered as this side's flusher, woken when the window opens or the connection ends. */
+  @Override
+  public void register(Runnable wake) {
+    flusherWake = wake;
   }
 
   void wakeReader() {

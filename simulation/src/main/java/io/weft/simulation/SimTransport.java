@@ -20,7 +20,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.atomic.LongAdder;
 import javax.net.ssl.SSLSession;
 import org.apache.commons.javaflow.api.continuable;
 
@@ -43,8 +42,7 @@ final class SimTransport implements Transport {
   private final long sessionStartNanos;
   private final Runnable onClose;
   private final SuspendingReads reads;
-  private final OutboundBuffer outbound = new OutboundBuffer(64);
-  private final FlushWait flushWait = new FlushWait();
+  private final OutboundBuffer outbound = new OutboundBuffer(16);
   private volatile Timeout timeout;
   private String closedBecause;
 
@@ -57,7 +55,7 @@ final class SimTransport implements Transport {
     this.timeout = Objects.requireNonNull(timeout, "timeout");
     this.sessionStartNanos = sessionStartNanos;
     this.onClose = onClose;
-    this.reads = new SuspendingReads(end.inbound, new Waiter(), new LongAdder());
+    this.reads = new SuspendingReads(end.inbound, new Waiter(), world.immediateReads);
   }
 
   // ---- Reads.
@@ -252,7 +250,7 @@ final class SimTransport implements Transport {
       long start = world.nanoTime();
       while (!end.windowOpen()) {
         long left = wait == Long.MAX_VALUE ? wait : wait - (world.nanoTime() - start);
-        if (left <= 0L || !Suspend.await(flushWait, left)) {
+        if (left <= 0L || !Suspend.await(end, left)) {
           end.flusherWake = null;
           throw VirtualDeadlines.timedOut(world, timeout, sessionStartNanos, wait, "flush", null);
         }
@@ -261,13 +259,6 @@ final class SimTransport implements Transport {
       }
     } catch (IOException e) {
       throw fail(e);
-    }
-  }
-
-  private final class FlushWait implements WaitRegistration {
-    @Override
-    public void register(Runnable wake) {
-      end.flusherWake = wake;
     }
   }
 

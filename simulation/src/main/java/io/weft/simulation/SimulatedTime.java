@@ -3,7 +3,10 @@ package io.weft.simulation;
 import io.weft.continuations.spi.Suspend;
 import io.weft.continuations.spi.WaitRegistration;
 import java.io.IOException;
+import java.time.Clock;
 import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.concurrent.TimeUnit;
 import org.apache.commons.javaflow.api.continuable;
 
@@ -54,6 +57,67 @@ public final class SimulatedTime {
   public static Instant now() {
     World world = World.current();
     return world == null ? Instant.now() : EPOCH.plusNanos(world.now());
+  }
+
+  /**
+   * {@link Clock#systemUTC()}: a clock whose instant is {@link #now()}.
+   *
+   * @return a UTC clock that reads virtual time inside a simulation
+   */
+  public static Clock systemUTC() {
+    return new VirtualClock(ZoneOffset.UTC);
+  }
+
+  /**
+   * {@link Clock#systemDefaultZone()}: a clock whose instant is {@link #now()}.
+   *
+   * @return a clock in the default zone that reads virtual time inside a simulation
+   */
+  public static Clock systemDefaultZone() {
+    return new VirtualClock(ZoneId.systemDefault());
+  }
+
+  /** A clock that reads {@link SimulatedTime#now()}. */
+  private static final class VirtualClock extends Clock {
+    private final ZoneId zone;
+
+    VirtualClock(ZoneId zone) {
+      this.zone = zone;
+    }
+
+    @Override
+    public ZoneId getZone() {
+      return zone;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      return new VirtualClock(zone);
+    }
+
+    @Override
+    public Instant instant() {
+      return now();
+    }
+
+    @Override
+    public long millis() {
+      return currentTimeMillis();
+    }
+  }
+
+  /**
+   * {@link TimeUnit#sleep(long)}, as {@link #sleep(long)}.
+   *
+   * @param unit the unit of {@code duration}
+   * @param duration how long
+   * @throws InterruptedException if the thread is interrupted, or the session cancelled
+   */
+  @continuable
+  public static void sleep(TimeUnit unit, long duration) throws InterruptedException {
+    if (duration > 0L) {
+      sleep(Math.max(1L, unit.toMillis(duration)));
+    }
   }
 
   /**

@@ -1,6 +1,5 @@
 package io.weft.simulation;
 
-import io.weft.continuations.ContinuationClassLoader;
 import io.weft.continuations.internal.runtime.Fiber;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
@@ -60,6 +59,7 @@ public final class Simulation {
   private final Link defaultLink;
   private final Map<String, Link> links;
   private final List<Object[]> partitions;
+  private final List<Object[]> observers;
   private final Map<InetSocketAddress, Server> servers;
   private final List<String> clientHosts;
   private final long startSpreadNanos;
@@ -75,6 +75,7 @@ public final class Simulation {
     this.defaultLink = b.link;
     this.links = new HashMap<>(b.links);
     this.partitions = new ArrayList<>(b.partitions);
+    this.observers = new ArrayList<>(b.observers);
     this.servers = new LinkedHashMap<>(b.servers);
     this.clientHosts = List.copyOf(b.clientHosts);
     this.startSpreadNanos = b.startSpreadNanos;
@@ -83,7 +84,7 @@ public final class Simulation {
     this.virtualLimitNanos = b.virtualLimitNanos;
     this.replayCommand = b.replayCommand != null ? b.replayCommand
         : "rerun with -D" + SEED_PROPERTY + "=" + seed + " -D" + LOG_PROPERTY + "=true";
-    this.tasks = new Tasks(new ContinuationClassLoader(b.parent, b.packages));
+    this.tasks = new Tasks(new SimulationClassLoader(b.parent, b.packages));
   }
 
   /**
@@ -105,6 +106,18 @@ public final class Simulation {
   }
 
   /**
+   * A connector that connects from simulated host {@code host} in whichever run of this
+   * simulation is in progress on the calling thread: for a task that opens connections of its
+   * own (a client that reconnects after a failure), passed to its constructor.
+   *
+   * @param host the simulated host to connect from
+   * @return the connector; it works only inside a run
+   */
+  public io.weft.transport.Connector connector(String host) {
+    return new HostConnector(host);
+  }
+
+  /**
    * Runs {@code sessions} client sessions of a new {@code taskClass(args)}, each connecting to
    * {@code address}, and returns when all have ended.
    *
@@ -117,6 +130,7 @@ public final class Simulation {
    * @throws io.weft.continuations.NotInstrumentableException before anything runs, if a task or
    *     handler can reach code that cannot suspend
    * @throws IllegalArgumentException if a task cannot be made with its arguments
+   * @throws BlockedSessionError if a session blocked the simulation's thread
    */
   public <T> SimulationResult<T> run(Class<? extends SessionTask<T>> taskClass, int sessions, SocketAddress address,
       Object... args) {
@@ -148,7 +162,7 @@ public final class Simulation {
     Net net = new Net(world, defaultLink, links);
     world.net = net;
     world.enter();
-    try {
+    try (BlockWatch watch = new BlockWatch(world)) {
       return runIn(world, net, taskClass, sessions, List.copyOf(addresses), args, wallStart);
     } finally {
       world.leave();
@@ -159,6 +173,15 @@ public final class Simulation {
       List<SocketAddress> addresses, Object[] args, long wallStart) {
     for (Object[] p : partitions) {
       net.partition((String) p[0], (String) p[1], (Long) p[2], (Long) p[3]);
+    }
+    for (Object[] o : observers) {
+      Runnable action = (Runnable) o[1];
+      world.at((Long) o[0], new World.Event() {
+        @Override
+        void fire() {
+          action.run();
+        }
+      });
     }
     AcceptedConnector accepted = new AcceptedConnector();
     for (Map.Entry<InetSocketAddress, Server> e : servers.entrySet()) {
@@ -171,7 +194,7 @@ public final class Simulation {
     SessionTask<?> task = tasks.newTask(taskClass, args);
     SimConnector[] connectors = new SimConnector[clientHosts.size()];
     for (int i = 0; i < connectors.length; i++) {
-      connectors[i] = new SimConnector(world, net, clientHosts.get(i));
+      connectors[i] = world.connector(clientHosts.get(i));
     }
     List<World.Slot> clients = new ArrayList<>(sessions);
     int[] ended = new int[1];
@@ -207,9 +230,7 @@ public final class Simulation {
     // Servers still serving (a client left without closing, or a server that never ends) are
     // cancelled, so that no continuation outlives the run.
     world.endAll();
-    for (SimConnector c : connectors) {
-      c.close();
-    }
+    world.closeConnectors();
     List<SessionOutcome<T>> outcomes = SimulationResult.outcomes(clients);
     long[] conns = new long[clients.size()];
     for (int i = 0; i < conns.length; i++) {
@@ -241,6 +262,7 @@ public final class Simulation {
     private Link link = Link.PERFECT;
     private final Map<String, Link> links = new HashMap<>();
     private final List<Object[]> partitions = new ArrayList<>();
+    private final List<Object[]> observers = new ArrayList<>();
     private final Map<InetSocketAddress, Server> servers = new LinkedHashMap<>();
     private final List<String> packages = new ArrayList<>();
     private List<String> clientHosts = List.of("client");
@@ -355,6 +377,21 @@ public final class Simulation {
      */
     public Builder blackHole(String one, String other, long at, TimeUnit unit) {
       partitions.add(new Object[] {one, other, unit.toNanos(at), Long.MAX_VALUE});
+      return this;
+    }
+
+    /**
+     * Runs {@code action} on the simulation's thread at virtual time {@code at}, between two
+     * events, while every session is suspended: to look at a run from outside (its heap, a
+     * server's state). The action must not block, and should not change what the sessions see.
+     *
+     * @param at when, from the run's start
+     * @param unit its unit
+     * @param action what to run
+     * @return this builder
+     */
+    public Builder observe(long at, TimeUnit unit, Runnable action) {
+      observers.add(new Object[] {unit.toNanos(at), Objects.requireNonNull(action, "action")});
       return this;
     }
 

@@ -1,6 +1,5 @@
 package io.weft.simulation;
 
-import io.weft.continuations.ContinuationClassLoader;
 import io.weft.continuations.InstrumentationReport;
 import io.weft.continuations.NotInstrumentableException;
 import io.weft.continuations.internal.runtime.Fiber;
@@ -18,10 +17,10 @@ import java.util.List;
  * constructor arguments; and the rewritten session frame each fiber starts in.
  */
 final class Tasks {
-  private final ContinuationClassLoader loader;
+  private final SimulationClassLoader loader;
   private final Constructor<?> frame;
 
-  Tasks(ContinuationClassLoader loader) {
+  Tasks(SimulationClassLoader loader) {
     this.loader = loader;
     try {
       frame = Class.forName(SessionFrame.class.getName(), true, loader).getConstructor(SessionContext.class);

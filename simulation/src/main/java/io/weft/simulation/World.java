@@ -27,8 +27,12 @@ final class World implements Ticker, Scheduler.Timeouts {
   final long seed;
   final SplittableRandom random;
   final EventLog log;
+  /** Reads that found their bytes buffered, for every transport of the run. */
+  final java.util.concurrent.atomic.LongAdder immediateReads = new java.util.concurrent.atomic.LongAdder();
   /** The network of the run; set once, before anything runs. */
   Net net;
+  /** The connector of each host that has connected, in the order first used. */
+  private final java.util.Map<String, SimConnector> connectors = new java.util.LinkedHashMap<>();
   final Scheduler scheduler = Scheduler.driven(this);
   private final PriorityQueue<Event> queue = new PriorityQueue<>();
   private final ArrayList<Slot> slots = new ArrayList<>();
@@ -38,6 +42,11 @@ final class World implements Ticker, Scheduler.Timeouts {
   private long sequence;
   /** The slot of the session running now, or null between slices. */
   private Slot running;
+  /** Slices run so far; -1 between slices. Read by the {@link BlockWatch}. */
+  private volatile long slice = -1L;
+  private long slices;
+  private volatile int runningIndex = -1;
+  private volatile BlockedSessionError blocked;
 
   World(long seed, boolean shuffle, EventLog log) {
     this.seed = seed;
@@ -276,10 +285,18 @@ final class World implements Ticker, Scheduler.Timeouts {
     Slot slot = slots.get(fiber.index());
     log.add(now, EventLog.RUN, fiber.index(), 0, 0);
     running = slot;
+    runningIndex = fiber.index();
+    slice = slices++;
     try {
       scheduler.runSlice(fiber);
     } finally {
+      slice = -1L;
       running = null;
+    }
+    BlockedSessionError error = blocked;
+    if (error != null) {
+      Thread.interrupted(); // the watcher's interrupt, if the session did not take it
+      throw error;
     }
     if (fiber.isFinished() && !slot.ended) {
       slot.ended = true;
@@ -292,6 +309,37 @@ final class World implements Ticker, Scheduler.Timeouts {
         onEnd.run();
       }
     }
+  }
+
+  /** The connector of {@code host} in this run, made on first use. */
+  SimConnector connector(String host) {
+    return connectors.computeIfAbsent(host, h -> new SimConnector(this, net, h));
+  }
+
+  /** Closes every host's connector: the transports still open are closed. */
+  void closeConnectors() {
+    for (SimConnector c : connectors.values()) {
+      c.close();
+    }
+  }
+
+  /** The slice running now, or -1 between slices; any thread. */
+  long slice() {
+    return slice;
+  }
+
+  /** The index of the session whose slice runs, for the {@link BlockWatch}. */
+  int runningIndex() {
+    return runningIndex;
+  }
+
+  /** The watcher found a session blocking this thread; true if it is the first. */
+  synchronized boolean blocked(BlockedSessionError error) {
+    if (blocked != null) {
+      return false;
+    }
+    blocked = error;
+    return true;
   }
 
   /** Events still queued. */

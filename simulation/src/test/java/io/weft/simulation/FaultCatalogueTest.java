@@ -97,6 +97,10 @@ class FaultCatalogueTest {
         assertTrue(message.contains(c.messageFragment()), c + ": " + message);
         if (c == FaultCase.STALL) {
           assertTrue(message.startsWith("read timed out after 300 ms waiting for a line"), message);
+          // FaultSession's System.nanoTime reads virtual time here: the stall ended at its timeout,
+          // not before, and no later than the run's latency allows
+          long took = elapsed[o.index()];
+          assertTrue(took >= 300_000_000L && took < 320_000_000L, c + " took " + took + " ns");
         } else if (c == FaultCase.DRIP) {
           assertTrue(message.startsWith("read timed out: session deadline of 800 ms passed"), message);
         } else if (c == FaultCase.REFUSED) {

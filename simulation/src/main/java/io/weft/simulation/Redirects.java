@@ -1,0 +1,83 @@
+package io.weft.simulation;
+
+import io.weft.continuations.internal.rewrite.CallSite;
+import io.weft.continuations.internal.rewrite.CallSiteRedirect;
+import io.weft.continuations.internal.rewrite.MethodRef;
+import io.weft.continuations.internal.rewrite.Reach;
+import io.weft.continuations.internal.rewrite.RewriteRules;
+import io.weft.continuations.internal.rewrite.SessionRule;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What the simulation adds to the rewrite of its sessions' classes: the clock and the random
+ * sources redirected to virtual time and the run's seed, and the refusal of what cannot be
+ * redirected.
+ *
+ * <ul>
+ *   <li>{@code System.nanoTime}, {@code System.currentTimeMillis}, {@code Instant.now()},
+ *       {@code Clock.systemUTC()}, {@code Clock.systemDefaultZone()} read {@link SimulatedTime};
+ *   <li>{@code Thread.sleep(long)} and {@code TimeUnit.sleep(long)} suspend the session for that
+ *       much virtual time ({@link SimulatedTime#sleep(long)}, a wait like any other: the callers
+ *       become suspendable);
+ *   <li>{@code Math.random()} and the methods of {@code ThreadLocalRandom} draw from the run's
+ *       seeded source ({@link SimulatedRandom});
+ *   <li>{@code new Random()} without a seed is refused before the run, with its chain: a call-site
+ *       redirect cannot replace a constructor, and its seed would differ from run to run. Pass a
+ *       seed, or use {@code ThreadLocalRandom}.
+ * </ul>
+ * Only calls in the rewritten packages are redirected; a library outside them reads the real
+ * clock (documented in docs/simulation.md).
+ */
+final class Redirects {
+  private static final String TIME = "io/weft/simulation/SimulatedTime";
+  private static final String RANDOM = "io/weft/simulation/SimulatedRandom";
+  private static final String TLR = "java/util/concurrent/ThreadLocalRandom";
+
+  private Redirects() {}
+
+  static RewriteRules rules() {
+    return RewriteRules.DEFAULT.withRedirects(redirects()).withRules(List.of(UNSEEDED_RANDOM));
+  }
+
+  static List<CallSiteRedirect> redirects() {
+    List<CallSiteRedirect> r = new ArrayList<>();
+    r.add(CallSiteRedirect.ofStatic(MethodRef.of("java/lang/System", "nanoTime", "()J"), TIME, "nanoTime"));
+    r.add(CallSiteRedirect.ofStatic(MethodRef.of("java/lang/System", "currentTimeMillis", "()J"), TIME,
+        "currentTimeMillis"));
+    r.add(CallSiteRedirect.ofStatic(MethodRef.of("java/lang/Thread", "sleep", "(J)V"), TIME, "sleep"));
+    r.add(CallSiteRedirect.ofInstance(MethodRef.of("java/util/concurrent/TimeUnit", "sleep", "(J)V"), TIME, "sleep"));
+    r.add(CallSiteRedirect.ofStatic(MethodRef.of("java/time/Instant", "now", "()Ljava/time/Instant;"), TIME, "now"));
+    r.add(CallSiteRedirect.ofStatic(MethodRef.of("java/time/Clock", "systemUTC", "()Ljava/time/Clock;"), TIME,
+        "systemUTC"));
+    r.add(CallSiteRedirect.ofStatic(MethodRef.of("java/time/Clock", "systemDefaultZone", "()Ljava/time/Clock;"), TIME,
+        "systemDefaultZone"));
+    r.add(CallSiteRedirect.ofStatic(MethodRef.of("java/lang/Math", "random", "()D"), RANDOM, "mathRandom"));
+    String[][] tlr = {
+      {"nextInt", "()I"}, {"nextInt", "(I)I"}, {"nextInt", "(II)I"},
+      {"nextLong", "()J"}, {"nextLong", "(J)J"}, {"nextLong", "(JJ)J"},
+      {"nextDouble", "()D"}, {"nextDouble", "(D)D"}, {"nextDouble", "(DD)D"},
+      {"nextBoolean", "()Z"}, {"nextFloat", "()F"}, {"nextGaussian", "()D"}, {"nextBytes", "([B)V"},
+    };
+    for (String[] m : tlr) {
+      r.add(CallSiteRedirect.ofInstance(MethodRef.of(TLR, m[0], m[1]), RANDOM, m[0]));
+    }
+    return r;
+  }
+
+  /** Refuses {@code new Random()} without a seed reachable from a session. */
+  static final SessionRule UNSEEDED_RANDOM = new SessionRule() {
+    private final MethodRef unseeded = MethodRef.of("java/util/Random", "<init>", "()V");
+
+    @Override
+    public void reached(Reach at) {
+      for (CallSite call : at.calls()) {
+        if (call.target().equals(unseeded) && !at.method().owner().equals("java/util/Random")) {
+          at.problem(at.method(), "makes a java.util.Random without a seed (line " + call.line() + "), whose"
+              + " draws would differ from run to run", at.chainTo(call), "Give it a seed (new Random(seed)),"
+              + " or use ThreadLocalRandom.current() or Math.random(), which a simulation draws from its seed");
+        }
+      }
+    }
+  };
+}
