@@ -2,7 +2,7 @@ package io.weft.continuations;
 
 import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
-import io.weft.transport.SocketConnector;
+import io.weft.transport.socket.SocketConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.spi.VirtualThreads;
 import java.net.SocketAddress;

@@ -8,7 +8,7 @@ import io.weft.continuations.testclient.LineTesterTask;
 import io.weft.continuations.testclient.WhoAnswersTask;
 import io.weft.continuations.testing.PipeConnector;
 import io.weft.continuations.testing.PipeEchoServer;
-import io.weft.transport.SocketConnector;
+import io.weft.transport.socket.SocketConnector;
 import io.weft.transport.Timeout;
 import java.io.BufferedReader;
 import java.io.IOException;

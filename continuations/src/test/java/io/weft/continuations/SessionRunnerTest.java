@@ -12,7 +12,7 @@ import io.weft.continuations.testing.PipeConnector;
 import io.weft.continuations.testing.PipeEchoServer;
 import io.weft.testsupport.EchoServer;
 import io.weft.transport.Connector;
-import io.weft.transport.SocketConnector;
+import io.weft.transport.socket.SocketConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.TransportTimeoutException;
 import io.weft.transport.spi.WriteWatchdog;

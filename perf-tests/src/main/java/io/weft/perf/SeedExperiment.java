@@ -69,6 +69,10 @@ public final class SeedExperiment {
     @Option(names = "--warmup", defaultValue = "3",
         description = "untimed runs per row before the measured one (default ${DEFAULT-VALUE})")
     int warmup = 3;
+    @Option(names = "--repeat", defaultValue = "5",
+        description = "measured runs per row, in interleaved rounds; the table gives their median and spread"
+            + " (default ${DEFAULT-VALUE})")
+    int repeat = 5;
     @Option(names = "--spin-us", defaultValue = "0",
         description = "CONTINUATIONS rows: spin up to N µs for a reply before suspending (default 0, off)")
     long spinMicros;
@@ -106,6 +110,7 @@ public final class SeedExperiment {
       check(connections >= 1, "--connections < 1: " + connections);
       check(transactions >= 0, "--transactions < 0: " + transactions);
       check(warmup >= 0, "--warmup < 0: " + warmup);
+      check(repeat >= 1, "--repeat < 1: " + repeat);
       check(spinMicros >= 0, "--spin-us < 0: " + spinMicros);
     }
 
@@ -295,21 +300,51 @@ public final class SeedExperiment {
     return rows;
   }
 
-  /** One measured line. */
+  /** The rows {@link #rows} leaves out on this JDK, each with why: "VIRTUAL_THREADS: not run: JDK 17 (needs 21+)". */
+  static List<String> notRun() {
+    int feature = Runtime.version().feature();
+    return feature >= 21 ? List.of()
+        : List.of("VIRTUAL_THREADS: not run: JDK " + feature + " (virtual threads need JDK 21+)");
+  }
+
+  /**
+   * One line of the table: a row's measured runs. {@code wallNanos} is their median, so that one
+   * noisy run is not taken for the figure; {@code minWallNanos} and {@code maxWallNanos} are the
+   * spread.
+   */
   static final class Result {
     final String mode;
     final int connections;
     final long events;
     final long wallNanos;
+    final long minWallNanos;
+    final long maxWallNanos;
+    final int runs;
+    /** Failed sessions, summed over the runs. */
     final int failed;
-    /** Waits that suspended, or -1 for a mode that never suspends. */
+    /** Waits that suspended in the last run, or -1 for a mode that never suspends. */
     final long suspends;
 
+    /** A row measured once. */
     Result(String mode, int connections, long events, long wallNanos, int failed, long suspends) {
+      this(mode, connections, events, new long[] {wallNanos}, failed, suspends);
+    }
+
+    /** A row measured {@code wallNanosRuns.length} times. */
+    Result(String mode, int connections, long events, long[] wallNanosRuns, int failed, long suspends) {
+      if (wallNanosRuns.length == 0) {
+        throw new IllegalArgumentException("no runs");
+      }
+      long[] sorted = wallNanosRuns.clone();
+      java.util.Arrays.sort(sorted);
+      int n = sorted.length;
       this.mode = mode;
       this.connections = connections;
       this.events = events;
-      this.wallNanos = wallNanos;
+      this.wallNanos = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+      this.minWallNanos = sorted[0];
+      this.maxWallNanos = sorted[n - 1];
+      this.runs = n;
       this.failed = failed;
       this.suspends = suspends;
     }
@@ -332,31 +367,51 @@ public final class SeedExperiment {
 
   static void run(Config config) throws Exception {
     System.out.println("Weft seed experiment: " + config.describe());
-    System.out.println("Warm-up: " + config.warmup + " untimed run(s) per row before the measured run.");
+    System.out.println("Warm-up: " + config.warmup + " untimed run(s) per row; then " + config.repeat
+        + " measured run(s) per row in interleaved rounds (wall ms: the median, and the spread min-max).");
     System.out.println();
 
-    List<Result> results = new ArrayList<>();
     StringBuilder spins = new StringBuilder();
     EchoServer.Builder builder = EchoServer.builder().delay(config.delayMs, TimeUnit.MILLISECONDS);
+    List<Row> rows = rows(config.spinMicros > 0);
+    int n = rows.size();
+    long[][] walls = new long[n][config.repeat];
+    int[] failed = new int[n];
     try (EchoServer server = config.tcp() ? builder.startTcp() : builder.startVmPipe()) {
       LineTesterTask task = new LineTesterTask(config.transactions);
-      for (Row row : rows(config.spinMicros > 0)) {
-        try (row) {
-          for (int i = 0; i < config.warmup; i++) {
-            row.run(config, server.address(), task);
-          }
-          long start = System.nanoTime();
-          int failed = row.run(config, server.address(), task);
-          long wall = System.nanoTime() - start;
-          results.add(new Result(row.mode(), config.connections, config.events(), wall, failed, row.lastSuspends()));
-          if (config.spinMicros > 0 && row.lastSpun() >= 0) {
-            spins.append(String.format(Locale.ROOT, "%s: %d waits ended in the %d µs spin%n", row.mode(),
-                row.lastSpun(), config.spinMicros));
-          }
+      for (Row row : rows) {
+        for (int i = 0; i < config.warmup; i++) {
+          row.run(config, server.address(), task);
         }
+      }
+      // Interleaved rounds, each starting one row further on: a slow spell of the machine falls
+      // on every row alike, not on whichever row ran during it.
+      for (int round = 0; round < config.repeat; round++) {
+        for (int j = 0; j < n; j++) {
+          int r = (round + j) % n;
+          long start = System.nanoTime();
+          failed[r] += rows.get(r).run(config, server.address(), task);
+          walls[r][round] = System.nanoTime() - start;
+        }
+      }
+    } finally {
+      for (Row row : rows) {
+        row.close();
+      }
+    }
+    List<Result> results = new ArrayList<>();
+    for (int r = 0; r < n; r++) {
+      Row row = rows.get(r);
+      results.add(new Result(row.mode(), config.connections, config.events(), walls[r], failed[r], row.lastSuspends()));
+      if (config.spinMicros > 0 && row.lastSpun() >= 0) {
+        spins.append(String.format(Locale.ROOT, "%s: %d waits ended in the %d µs spin (last run)%n", row.mode(),
+            row.lastSpun(), config.spinMicros));
       }
     }
     System.out.print(table(results));
+    for (String line : notRun()) {
+      System.out.println(line);
+    }
     System.out.println();
     System.out.println(overheadPerContinuation(results));
     System.out.print(spins);
@@ -377,10 +432,11 @@ public final class SeedExperiment {
 
   /**
    * The experiment's headline figure, one line per continuation row: what a continuation costs
-   * over running the same sessions synchronously, per suspend, beside the original experiment's
-   * {@link Targets#BASELINE_OVERHEAD_MICROS} µs. Only the one-at-a-time row compares
-   * like for like; with every session in flight at once, concurrency hides waits and the
-   * difference can be negative.
+   * over running the same sessions synchronously, per suspend, from the rows' median wall times,
+   * beside the original experiment's {@link Targets#BASELINE_OVERHEAD_MICROS} µs. Only the
+   * one-at-a-time row compares like for like. A difference that is negative, or no larger than
+   * the runs' spread, is printed as below what the run can measure, with the reason, never as a
+   * negative cost.
    */
   static String overheadPerContinuation(List<Result> results) {
     Result sync = null;
@@ -401,31 +457,63 @@ public final class SeedExperiment {
         out.append("overhead per continuation: needs a SYNC row");
         break;
       }
-      double diffMs = (continued.wallNanos - sync.wallNanos) / 1e6;
-      if (continued.suspends == 0) {
-        out.append(String.format(Locale.ROOT, "overhead per continuation, %s: none to compute: 0 suspends"
-            + " (every exchange took the fast path); wall - SYNC wall = %+.1f ms, %+.2f µs/event",
-            continued.mode, diffMs, diffMs * 1e3 / continued.events));
-      } else {
-        out.append(String.format(Locale.ROOT, "overhead per continuation, %s = (wall - SYNC wall) / suspends"
-            + " = (%.1f ms - %.1f ms) / %d = %.2f µs (baseline: %.0f µs)", continued.mode,
-            continued.wallNanos / 1e6, sync.wallNanos / 1e6, continued.suspends,
-            diffMs * 1e3 / continued.suspends, Targets.BASELINE_OVERHEAD_MICROS));
-      }
+      out.append(overhead(sync, continued));
     }
     return out.length() == 0 ? "overhead per continuation: needs a CONTINUATIONS row" : out.toString();
   }
 
+  private static String overhead(Result sync, Result continued) {
+    double diffMs = (continued.wallNanos - sync.wallNanos) / 1e6;
+    String head = "overhead per continuation, " + continued.mode;
+    if (continued.suspends == 0) {
+      return String.format(Locale.ROOT, "%s: none to compute: 0 suspends"
+          + " (every exchange took the fast path); wall - SYNC wall = %+.1f ms, %+.2f µs/event",
+          head, diffMs, diffMs * 1e3 / continued.events);
+    }
+    double perSuspend = diffMs * 1e3 / continued.suspends;
+    String formula = String.format(Locale.ROOT, "(wall - SYNC wall) / suspends = (%.1f ms - %.1f ms) / %d = %.2f µs",
+        continued.wallNanos / 1e6, sync.wallNanos / 1e6, continued.suspends, perSuspend);
+    String medians = continued.runs > 1 || sync.runs > 1 ? ", medians of " + continued.runs + " runs" : "";
+    if (diffMs < 0) {
+      String why = continued.mode.equals(SEQUENTIAL_CONTINUATIONS)
+          ? "one session at a time, a resume on the I/O thread that read the reply costs less than waking the"
+              + " thread SYNC blocked"
+          : "with every session in flight, concurrency hides the waits that SYNC makes one after another";
+      return String.format(Locale.ROOT, "%s: below what this run can measure: %s%s is negative: %s, so the"
+          + " difference is no cost of a continuation (baseline: %.0f µs)",
+          head, formula, medians, why, Targets.BASELINE_OVERHEAD_MICROS);
+    }
+    double noiseMs = Math.max(spreadMs(sync), spreadMs(continued));
+    if (diffMs <= noiseMs) {
+      return String.format(Locale.ROOT, "%s: below what this run can measure: the difference, %+.1f ms, is within"
+          + " the runs' spread (SYNC %s, %s %s): at most %.2f µs per suspend (baseline: %.0f µs)",
+          head, diffMs, range(sync), continued.mode, range(continued), noiseMs * 1e3 / continued.suspends,
+          Targets.BASELINE_OVERHEAD_MICROS);
+    }
+    return String.format(Locale.ROOT, "%s = %s%s (baseline: %.0f µs)", head, formula, medians,
+        Targets.BASELINE_OVERHEAD_MICROS);
+  }
+
+  private static double spreadMs(Result r) {
+    return (r.maxWallNanos - r.minWallNanos) / 1e6;
+  }
+
+  private static String range(Result r) {
+    return String.format(Locale.ROOT, "%.1f-%.1f ms", r.minWallNanos / 1e6, r.maxWallNanos / 1e6);
+  }
+
   static String table(List<Result> results) {
     StringBuilder out = new StringBuilder();
-    String format = "%-20s %12s %10s %10s %10s %7s %10s%n";
-    out.append(String.format(Locale.ROOT, format, "mode", "connections", "events", "wall ms", "µs/event", "failed",
-        "suspends"));
+    String format = "%-20s %12s %10s %10s %17s %10s %7s %10s%n";
+    out.append(String.format(Locale.ROOT, format, "mode", "connections", "events", "wall ms", "spread ms",
+        "µs/event", "failed", "suspends"));
     for (Result r : results) {
       double wallMs = r.wallNanos / 1e6;
       double perEvent = r.wallNanos / 1e3 / r.events;
+      String spread = r.runs == 1 ? "-" : String.format(Locale.ROOT, "%.1f-%.1f", r.minWallNanos / 1e6,
+          r.maxWallNanos / 1e6);
       out.append(String.format(Locale.ROOT, format, r.mode, r.connections, r.events,
-          String.format(Locale.ROOT, "%.1f", wallMs), String.format(Locale.ROOT, "%.2f", perEvent), r.failed,
+          String.format(Locale.ROOT, "%.1f", wallMs), spread, String.format(Locale.ROOT, "%.2f", perEvent), r.failed,
           r.suspends < 0 ? "-" : Long.toString(r.suspends)));
     }
     return out.toString();

@@ -1,5 +1,6 @@
 package io.weft.testsupport;
 
+import io.weft.transport.spi.WriteWatchdog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
@@ -95,10 +96,17 @@ public final class ProcessProbe {
   /**
    * The threads alive now that were not in {@code before}, after giving each up to
    * {@code joinMillis} to finish (a thread whose work is done may still be on its way out).
+   *
+   * <p>The write watchdog ({@link WriteWatchdog#THREAD_NAME}) is the process's, not a run's: it
+   * is counted only while a watch is still armed. Disarmed, it holds nothing of any run and ends
+   * by itself after its idle time, however late a loaded machine lets it wake.
    */
   public static List<String> threadsLeftSince(Set<Thread> before, long joinMillis) throws InterruptedException {
     List<String> left = new ArrayList<>();
     for (Thread t : liveThreads()) {
+      if (t.getName().equals(WriteWatchdog.THREAD_NAME) && WriteWatchdog.armedCount() == 0) {
+        continue;
+      }
       if (!before.contains(t)) {
         t.join(joinMillis);
         if (t.isAlive()) {

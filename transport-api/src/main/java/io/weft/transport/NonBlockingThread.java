@@ -2,7 +2,7 @@ package io.weft.transport;
 
 /**
  * Implemented by threads that must never block: a transport's I/O threads, made by the
- * transport's own thread factory. Blocking code (a {@link SocketTransport}, a blocking connector)
+ * transport's own thread factory. Blocking code (a {@code SocketTransport}, a blocking connector)
  * asks the current thread for this type and throws {@link BlockingOperationException} instead of
  * blocking it. A marker: it has no abstract methods.
  */

@@ -1,6 +1,5 @@
 package io.weft.transport;
 
-import io.weft.transport.spi.Deadlines;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -138,6 +137,24 @@ public final class Timeout {
 
   /** A duration as the error messages say it ("200 ms", "5 s"), or "none" for 0 (not set). */
   static String describe(long nanos) {
-    return nanos == 0L ? "none" : Deadlines.describe(nanos);
+    return nanos == 0L ? "none" : durationInMessages(nanos);
+  }
+
+  /**
+   * A duration the way Weft's timeout messages print it: whole seconds as {@code "5 s"}, else
+   * milliseconds as {@code "200 ms"}, and below a millisecond {@code "750 µs"} (each rounded to
+   * the nearest unit).
+   *
+   * @param nanos the duration, in nanoseconds, {@code >= 0}
+   * @return the short form
+   */
+  public static String durationInMessages(long nanos) {
+    if (nanos >= 1_000_000_000L && nanos % 1_000_000_000L == 0L) {
+      return nanos / 1_000_000_000L + " s";
+    }
+    if (nanos >= 1_000_000L) {
+      return (nanos + 500_000L) / 1_000_000L + " ms";
+    }
+    return (nanos + 500L) / 1_000L + " µs";
   }
 }

@@ -20,6 +20,7 @@ import javax.net.ssl.SSLException;
 public class TlsRequiredException extends SSLException {
   private static final long serialVersionUID = 1L;
 
+  /** The alert's description code, 0 to 255; serialized with the exception. */
   private final int alertDescription;
 
   /**

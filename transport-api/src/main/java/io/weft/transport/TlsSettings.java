@@ -252,7 +252,7 @@ public final class TlsSettings {
       if (trustAll) {
         LOG.warn("TLS settings built with insecureTrustAllCertificatesAndHostnames():"
             + " certificates and host names will NOT be verified");
-        context = io.weft.transport.spi.Tls.trustAllContext();
+        context = TrustAll.context();
       }
       return new TlsSettings(this);
     }

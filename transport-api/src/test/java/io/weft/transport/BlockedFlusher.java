@@ -1,5 +1,7 @@
 package io.weft.transport;
 
+import io.weft.transport.socket.SocketTransport;
+
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;

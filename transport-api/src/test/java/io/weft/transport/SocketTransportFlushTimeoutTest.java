@@ -1,5 +1,7 @@
 package io.weft.transport;
 
+import io.weft.transport.socket.SocketTransport;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -53,7 +55,8 @@ class SocketTransportFlushTimeoutTest {
 
   @Test
   void flushToPeerThatNeverReadsTimesOutAndClosesTheTransport() throws IOException {
-    SocketTransport transport = connect(Timeout.of(300, TimeUnit.MILLISECONDS));
+    SocketTransport transport = connect(Timeout.of(60, TimeUnit.SECONDS));
+    transport.timeout(Timeout.of(300, TimeUnit.MILLISECONDS));   // the flush's, not the connect's
     long[] failedFlushNanos = new long[1];
     TransportTimeoutException e = assertThrows(TransportTimeoutException.class, () -> {
       for (int i = 0; i < BlockedFlusher.MAX_CHUNKS; i++) {

@@ -11,7 +11,7 @@ import io.weft.continuations.SessionRunner;
 import io.weft.load.record.OpRecorder;
 import io.weft.load.scenario.internal.VirtualUser;
 import io.weft.transport.Connector;
-import io.weft.transport.SocketConnector;
+import io.weft.transport.socket.SocketConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.mina.ContinuingMinaConnector;
 import io.weft.transport.netty.ContinuingNettyConnector;

@@ -1,7 +1,7 @@
 package io.weft.perf.peers;
 
 import io.weft.protocols.redis.RedisClient;
-import io.weft.transport.SocketConnector;
+import io.weft.transport.socket.SocketConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
 import java.io.IOException;

@@ -5,7 +5,7 @@ import io.weft.continuations.RunResult;
 import io.weft.continuations.SessionRunner;
 import io.weft.perf.peers.session.IncrSession;
 import io.weft.transport.Connector;
-import io.weft.transport.SocketConnector;
+import io.weft.transport.socket.SocketConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.spi.VirtualThreads;
 import io.weft.transport.mina.ContinuingMinaConnector;

@@ -9,7 +9,7 @@ import io.weft.perf.retention.task.EndlessLineSession;
 import io.weft.testsupport.EchoServer;
 import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
-import io.weft.transport.SocketConnector;
+import io.weft.transport.socket.SocketConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.mina.ContinuingMinaConnector;
 import io.weft.transport.mina.MinaConnector;

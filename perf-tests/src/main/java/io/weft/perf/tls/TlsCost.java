@@ -8,7 +8,7 @@ import io.weft.testsupport.NginxProcess;
 import io.weft.testsupport.ServerBinaries;
 import io.weft.testsupport.TestPki;
 import io.weft.transport.Connector;
-import io.weft.transport.SocketConnector;
+import io.weft.transport.socket.SocketConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.spi.VirtualThreads;

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.weft.testsupport.EchoServer;
 import io.weft.transport.Connector;
 import io.weft.transport.ProtocolViolationException;
-import io.weft.transport.SocketConnector;
+import io.weft.transport.socket.SocketConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
 import io.weft.transport.mina.MinaConnector;

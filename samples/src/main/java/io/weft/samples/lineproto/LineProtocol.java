@@ -3,7 +3,7 @@ package io.weft.samples.lineproto;
 import io.weft.continuations.Mode;
 import io.weft.continuations.RunResult;
 import io.weft.continuations.SessionRunner;
-import io.weft.transport.SocketConnector;
+import io.weft.transport.socket.SocketConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
 import io.weft.transport.mina.ContinuingMinaConnector;

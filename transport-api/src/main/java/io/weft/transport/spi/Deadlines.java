@@ -87,14 +87,8 @@ public final class Deadlines {
     return (int) Math.max(1L, Math.min(Integer.MAX_VALUE, ms));
   }
 
-  /** A short human form of a duration: "200 ms", "5 s", "750 µs". */
+  /** A short human form of a duration: "200 ms", "5 s", "750 µs" ({@link Timeout#durationInMessages}). */
   public static String describe(long nanos) {
-    if (nanos >= 1_000_000_000L && nanos % 1_000_000_000L == 0L) {
-      return nanos / 1_000_000_000L + " s";
-    }
-    if (nanos >= 1_000_000L) {
-      return (nanos + 500_000L) / 1_000_000L + " ms";
-    }
-    return (nanos + 500L) / 1_000L + " µs";
+    return Timeout.durationInMessages(nanos);
   }
 }

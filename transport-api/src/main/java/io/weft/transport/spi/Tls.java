@@ -16,16 +16,12 @@ import java.security.cert.CertPathBuilderException;
 import java.security.cert.CertPathValidatorException;
 import java.security.cert.CertificateExpiredException;
 import java.security.cert.CertificateNotYetValidException;
-import java.security.cert.X509Certificate;
 import java.util.List;
 import javax.net.ssl.SNIHostName;
-import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.X509TrustManager;
 
 /**
  * What every transport does the same way for TLS: the host name to verify, the engine or socket
@@ -206,29 +202,5 @@ public final class Tls {
       }
     }
     return null;
-  }
-
-  /** A context that trusts every certificate (checks only that the peer sent one). */
-  public static SSLContext trustAllContext() {
-    try {
-      SSLContext context = SSLContext.getInstance("TLS");
-      context.init(null, new TrustManager[] {new TrustAll()}, null);
-      return context;
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("cannot make a TLS context", e);
-    }
-  }
-
-  private static final class TrustAll implements X509TrustManager {
-    @Override
-    public void checkClientTrusted(X509Certificate[] chain, String authType) {}
-
-    @Override
-    public void checkServerTrusted(X509Certificate[] chain, String authType) {}
-
-    @Override
-    public X509Certificate[] getAcceptedIssuers() {
-      return new X509Certificate[0];
-    }
   }
 }

@@ -20,7 +20,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Lifecycle: the thread starts with the first armed watch and ends after
  * {@link #IDLE_NANOS} with none armed; the next arm starts a new one. Nothing of a watch is kept
- * once it is disarmed.
+ * once it is disarmed. The thread is the process's, not any run's or connector's: closing a
+ * connector does not end it, and a leak check counts it only while {@link #armedCount()} is above
+ * zero (with nothing armed it references no transport and ends by itself, however late a loaded
+ * machine lets it wake).
  */
 public final class WriteWatchdog {
   /** The watchdog thread's name. */

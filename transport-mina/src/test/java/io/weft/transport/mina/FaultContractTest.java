@@ -17,7 +17,7 @@ import io.weft.testsupport.FaultyPipePeer;
 import io.weft.testsupport.ProcessProbe;
 import io.weft.testsupport.faults.FaultSession;
 import io.weft.transport.Connector;
-import io.weft.transport.SocketConnector;
+import io.weft.transport.socket.SocketConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.netty.ContinuingNettyConnector;
 import io.weft.transport.netty.NettyConnector;

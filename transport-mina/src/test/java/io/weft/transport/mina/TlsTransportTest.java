@@ -14,7 +14,7 @@ import io.weft.testsupport.StartTlsSmtpServer;
 import io.weft.testsupport.TestPki;
 import io.weft.testsupport.TlsEchoServer;
 import io.weft.transport.Connector;
-import io.weft.transport.SocketConnector;
+import io.weft.transport.socket.SocketConnector;
 import io.weft.transport.StartTlsInjectionException;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsHandshakeException;

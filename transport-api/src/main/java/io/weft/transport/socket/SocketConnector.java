@@ -1,4 +1,10 @@
-package io.weft.transport;
+package io.weft.transport.socket;
+
+import io.weft.transport.Connector;
+import io.weft.transport.Timeout;
+import io.weft.transport.TlsSettings;
+import io.weft.transport.Transport;
+import io.weft.transport.TransportClosedException;
 
 import java.io.IOException;
 import java.net.SocketAddress;

@@ -1,4 +1,13 @@
-package io.weft.transport;
+package io.weft.transport.socket;
+
+import io.weft.transport.NonBlockingThread;
+import io.weft.transport.StartTlsInjectionException;
+import io.weft.transport.Timeout;
+import io.weft.transport.TlsHandshakeException;
+import io.weft.transport.TlsSettings;
+import io.weft.transport.Transport;
+import io.weft.transport.TransportClosedException;
+import io.weft.transport.TransportTimeoutException;
 
 import io.weft.transport.spi.BlockingReads;
 import io.weft.transport.spi.ConnectFailures;
