@@ -3,6 +3,8 @@ package io.weft.continuations.internal.rewrite;
 import io.weft.continuations.internal.runtime.Access;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.HashSet;
+import java.util.Set;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassVisitor;
 import org.objectweb.asm.ClassWriter;
@@ -242,7 +244,7 @@ final class CrossLoaderAccess {
       if (needs.isInterface(type1) || needs.isInterface(type2)) {
         return "java/lang/Object";
       }
-      java.util.Set<String> chain = new java.util.HashSet<>();
+      Set<String> chain = new HashSet<>();
       for (String t = type1; t != null; t = needs.superclass(t)) {
         chain.add(t);
       }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
+import org.objectweb.asm.Opcodes;
 
 /**
  * Works out which methods of the in-scope classes can suspend, and which session tasks can reach
@@ -179,11 +180,11 @@ public final class SuspendableAnalysis {
         }
         boolean needs = false;
         for (MethodRef m : c.methodUses) {
-          needs |= split.needsAccessor(name, org.objectweb.asm.Opcodes.INVOKEVIRTUAL, m.owner(), m.name(), m.desc(),
+          needs |= split.needsAccessor(name, Opcodes.INVOKEVIRTUAL, m.owner(), m.name(), m.desc(),
               child);
         }
         for (ClassInfo.FieldUse f : c.fieldUses) {
-          needs |= split.needsAccessor(name, org.objectweb.asm.Opcodes.GETFIELD, f.owner(), f.name(), null, child);
+          needs |= split.needsAccessor(name, Opcodes.GETFIELD, f.owner(), f.name(), null, child);
         }
         if (needs) {
           out.add(name);
@@ -200,14 +201,14 @@ public final class SuspendableAnalysis {
       @Override
       public boolean accessor(String from, int opcode, String owner, String name, String desc) {
         synchronized (walk) {
-          if (opcode != org.objectweb.asm.Opcodes.NEW) {
+          if (opcode != Opcodes.NEW) {
             return split.needsAccessor(from, opcode, owner, name, desc, child);
           }
           ClassInfo c = index.info(from);
           if (c != null) {
             for (MethodRef m : c.methodUses) {
               if (m.owner().equals(owner) && m.name().equals("<init>")
-                  && split.needsAccessor(from, org.objectweb.asm.Opcodes.INVOKESPECIAL, owner, m.name(), m.desc(),
+                  && split.needsAccessor(from, Opcodes.INVOKESPECIAL, owner, m.name(), m.desc(),
                       child)) {
                 return true;
               }
@@ -229,7 +230,7 @@ public final class SuspendableAnalysis {
       public boolean isInterface(String internal) {
         synchronized (walk) {
           ClassInfo c = index.info(internal);
-          return c != null && (c.access & org.objectweb.asm.Opcodes.ACC_INTERFACE) != 0;
+          return c != null && (c.access & Opcodes.ACC_INTERFACE) != 0;
         }
       }
     };
