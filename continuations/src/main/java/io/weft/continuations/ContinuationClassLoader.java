@@ -29,7 +29,11 @@ import org.slf4j.LoggerFactory;
  * Everything else (exceptions, records, plain data, the JDK, JavaFlow's API, the Transport API,
  * Weft's runtime, libraries) comes from the parent, unchanged: so the caller can catch the task's
  * own exception types and use its records, and a second copy of JavaFlow's API, which would
- * break every session, never appears.
+ * break every session, never appears. A rewritten class reaches the package-private members of
+ * such a parent class (an exception's package-private constructor, say) through accessors bound
+ * at first use, since the two are in different run-time packages; only a class that is not public,
+ * a nest mate, or a superclass whose package-private members a rewritten subclass calls through
+ * super or overrides, is defined here with them.
  *
  * <p>Objects of the classes defined here are not instances of the parent's classes of the same
  * name: a task's client class comes from this loader, its result and exception types do not.
@@ -63,6 +67,7 @@ public final class ContinuationClassLoader extends RewritingClassLoader {
     childFirst.addAll(analysis.classesToRewrite());
     childFirst.add(FRAME);
     childFirst.add(CHECKED);
+    rewriter.splitLoaders(childFirst);
     this.report = new InstrumentationReport(
         analysis.suspendableMethods(), analysis.problems(), analysis.warnings());
     // A problem matters only to a task that reaches it, and that task's run is refused naming

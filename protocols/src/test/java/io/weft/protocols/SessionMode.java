@@ -30,9 +30,9 @@ import java.util.function.Supplier;
  * {@code CONTINUATIONS} mode the runner loads them by name through its instrumenting class
  * loader, as a second copy of the task's package (with the protocol clients it uses). A task
  * therefore checks what it gets itself (JUnit assertions work there: JUnit comes from the parent
- * loader) and returns JDK types. Exceptions of the JDK and the Transport API cross unchanged; a
- * client's own exception types (e.g. {@code RedisErrorException}) are the copy's, so catch them
- * inside the task.
+ * loader) and returns JDK types. Exceptions cross unchanged: those of the JDK, of the Transport
+ * API and the clients' own ({@code RedisErrorException}, {@code SmtpReplyException}), which the
+ * loader leaves to its parent ({@code CallerExceptionTypesTest}).
  *
  * <p>Lifecycle: one instance per test class; {@link #close()} after the last test closes the
  * connector.

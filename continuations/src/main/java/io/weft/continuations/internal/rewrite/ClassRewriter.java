@@ -62,7 +62,10 @@ public final class ClassRewriter {
   private final List<String> prefixes;
   private final SuspendableAnalysis analysis;
   private final Map<String, Set<MethodRef>> marks = new HashMap<>();
-  private final Set<String> changed = new HashSet<>();
+  private final Set<String> changed = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  /** Set by {@link #splitLoaders}: the classes that reach the parent's through accessors. */
+  private volatile Set<String> accessing = Set.of();
+  private volatile CrossLoaderAccess.Needs accessNeeds;
   private final ClassLoader source;
   private final ResourceTransformer transformer;
   private final Object transformLock = new Object();
@@ -157,6 +160,19 @@ public final class ClassRewriter {
         + "*, which must be loaded unchanged from the parent; name your own packages only");
   }
 
+
+  /**
+   * For an instrumenting loader that defines {@code child} itself and leaves the other in-scope
+   * classes to its parent: those of {@code child} that use a member that is not public of such a
+   * class get the accessor pass ({@link CrossLoaderAccess}). Call before the first rewrite.
+   */
+  public void splitLoaders(Set<String> child) {
+    Set<String> copy = Set.copyOf(child);
+    Set<String> needing = analysis.needingAccessors(copy);
+    accessNeeds = analysis.accessorNeeds(copy);
+    accessing = needing;
+    changed.addAll(needing);
+  }
 
   public SuspendableAnalysis analysis() {
     return analysis;
@@ -350,6 +366,7 @@ public final class ClassRewriter {
     if (!changed.contains(internal) || isMarked(original)) {
       return original;
     }
+    byte[] source = accessing.contains(internal) ? CrossLoaderAccess.apply(internal, original, accessNeeds) : original;
     Set<MethodRef> toMark = marks.getOrDefault(internal, Set.of());
     boolean inScope = inPrefixes(internal);
     // Only the in-scope classes were analysed with their calls redirected.
@@ -358,7 +375,7 @@ public final class ClassRewriter {
     // nothing (it rewrites only methods annotated in the source), and the engine then leaves the
     // class alone. With no method rewritten, running the engine again is safe: drop the mark.
     boolean dropSkip = RewrittenMethods.scan(original).isEmpty();
-    ClassReader reader = new ClassReader(original);
+    ClassReader reader = new ClassReader(source);
     ClassWriter writer = new ClassWriter(reader, 0);
     reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
       @Override

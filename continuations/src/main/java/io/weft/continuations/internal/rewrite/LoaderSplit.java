@@ -39,9 +39,12 @@ final class LoaderSplit {
   /**
    * Must {@code c} be defined by the loader that defines {@code child}? Yes if it refers to one
    * of them (it would link to the parent's copy); if it is a nest mate of one (private access
-   * between them needs one loader); or if one of them uses it, or a member of it, that is not
-   * public: a class and the same package's classes of another loader are in different run-time
-   * packages, which package-private and protected access cannot cross.
+   * between them needs one loader); if one of them uses it and it is not public (a class and the
+   * same package's classes of another loader are in different run-time packages, and a class
+   * cannot be reached there); or if one of them extends it in a way that needs the same run-time
+   * package: a super call to a member that is not public, or an override of a package-private
+   * method. Any other use of a member that is not public goes through an accessor
+   * ({@link CrossLoaderAccess}), so that exceptions and value types stay the caller's.
    */
   private boolean mustJoin(ClassInfo c, Set<String> child) {
     for (String ref : c.refs) {
@@ -65,19 +68,73 @@ final class LoaderSplit {
       if ((c.access & Opcodes.ACC_PUBLIC) == 0) {
         return true;
       }
-      for (ClassInfo.FieldUse f : user.fieldUses) {
-        Integer access = f.owner().equals(c.name) ? c.fields.get(f.name()) : null;
-        if (access != null && (access & Opcodes.ACC_PUBLIC) == 0) {
-          return true;
-        }
-      }
-      for (MethodRef m : user.methodUses) {
-        MethodInfo used = m.owner().equals(c.name) ? c.method(m) : null;
-        if (used != null && (used.access & Opcodes.ACC_PUBLIC) == 0) {
-          return true;
-        }
+      if (index.allSupertypes(user).contains(c.name) && extendsAcrossPackages(user, c)) {
+        return true;
       }
     }
     return false;
+  }
+
+  /** Does {@code sub} call a non-public member of {@code sup} through super, or override a package-private one? */
+  private static boolean extendsAcrossPackages(ClassInfo sub, ClassInfo sup) {
+    for (MethodInfo m : sub.methods()) {
+      for (CallSite call : m.calls) {
+        if (call.opcode() == Opcodes.INVOKESPECIAL && call.owner().equals(sup.name)) {
+          MethodInfo used = sup.method(call.target());
+          if (used != null && (used.access & Opcodes.ACC_PUBLIC) == 0
+              && (!used.isInitializer() || m.name.equals("<init>"))) {
+            return true;
+          }
+        }
+      }
+      MethodInfo overridden = sup.method(m.ref);
+      if (overridden != null && isPackagePrivate(overridden.access)
+          && (overridden.access & Opcodes.ACC_STATIC) == 0 && !overridden.isInitializer()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * True if code of {@code from}, defined by the child loader, must reach the member an
+   * instruction names ({@code opcode} on {@code owner.name}, of {@code desc}) through an
+   * accessor: the member belongs to an in-scope class the parent defines, and it is
+   * package-private, or protected and {@code from} is not a subclass of its class.
+   */
+  boolean needsAccessor(String from, int opcode, String owner, String name, String desc, Set<String> child) {
+    boolean field = opcode == Opcodes.GETFIELD || opcode == Opcodes.PUTFIELD || opcode == Opcodes.GETSTATIC
+        || opcode == Opcodes.PUTSTATIC;
+    ClassInfo declaring = null;
+    int access = 0;
+    if (field) {
+      for (ClassInfo c = index.info(owner); c != null; c = c.superName == null ? null : index.info(c.superName)) {
+        Integer a = c.fields.get(name);
+        if (a != null) {
+          declaring = c;
+          access = a;
+          break;
+        }
+      }
+    } else {
+      MethodInfo m = index.resolve(MethodRef.of(owner, name, desc));
+      if (m != null) {
+        declaring = index.info(m.ref.owner());
+        access = m.access;
+      }
+    }
+    if (declaring == null || !declaring.inScope || child.contains(declaring.name)
+        || (access & (Opcodes.ACC_PUBLIC | Opcodes.ACC_PRIVATE)) != 0) {
+      return false;
+    }
+    if ((access & Opcodes.ACC_PROTECTED) != 0) {
+      ClassInfo user = index.info(from);
+      return user == null || !index.allSupertypes(user).contains(declaring.name);
+    }
+    return true;
+  }
+
+  private static boolean isPackagePrivate(int access) {
+    return (access & (Opcodes.ACC_PUBLIC | Opcodes.ACC_PROTECTED | Opcodes.ACC_PRIVATE)) == 0;
   }
 }

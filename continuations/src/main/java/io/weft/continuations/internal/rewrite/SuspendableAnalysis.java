@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
+import org.objectweb.asm.Opcodes;
 
 /**
  * Works out which methods of the in-scope classes can suspend, and which session tasks can reach
@@ -162,6 +163,77 @@ public final class SuspendableAnalysis {
       }
     }
     return changed;
+  }
+
+  /**
+   * The classes among {@code child} (those an instrumenting loader defines) that reach a member
+   * that is not public of an in-scope class the parent defines: the accessor pass's classes.
+   */
+  public Set<String> needingAccessors(Set<String> child) {
+    synchronized (walk) {
+      LoaderSplit split = new LoaderSplit(index);
+      Set<String> out = new HashSet<>();
+      for (String name : child) {
+        ClassInfo c = index.inScope(name);
+        if (c == null) {
+          continue;
+        }
+        boolean needs = false;
+        for (MethodRef m : c.methodUses) {
+          needs |= split.needsAccessor(name, Opcodes.INVOKEVIRTUAL, m.owner(), m.name(), m.desc(),
+              child);
+        }
+        for (ClassInfo.FieldUse f : c.fieldUses) {
+          needs |= split.needsAccessor(name, Opcodes.GETFIELD, f.owner(), f.name(), null, child);
+        }
+        if (needs) {
+          out.add(name);
+        }
+      }
+      return out;
+    }
+  }
+
+  /** The accessor pass's questions, answered for a loader that defines {@code child}. */
+  CrossLoaderAccess.Needs accessorNeeds(Set<String> child) {
+    LoaderSplit split = new LoaderSplit(index);
+    return new CrossLoaderAccess.Needs() {
+      @Override
+      public boolean accessor(String from, int opcode, String owner, String name, String desc) {
+        synchronized (walk) {
+          if (opcode != Opcodes.NEW) {
+            return split.needsAccessor(from, opcode, owner, name, desc, child);
+          }
+          ClassInfo c = index.info(from);
+          if (c != null) {
+            for (MethodRef m : c.methodUses) {
+              if (m.owner().equals(owner) && m.name().equals("<init>")
+                  && split.needsAccessor(from, Opcodes.INVOKESPECIAL, owner, m.name(), m.desc(),
+                      child)) {
+                return true;
+              }
+            }
+          }
+          return false;
+        }
+      }
+
+      @Override
+      public String superclass(String internal) {
+        synchronized (walk) {
+          ClassInfo c = index.info(internal);
+          return c == null ? null : c.superName;
+        }
+      }
+
+      @Override
+      public boolean isInterface(String internal) {
+        synchronized (walk) {
+          ClassInfo c = index.info(internal);
+          return c != null && (c.access & Opcodes.ACC_INTERFACE) != 0;
+        }
+      }
+    };
   }
 
   /**
