@@ -392,12 +392,7 @@ public abstract class InboundState<M> implements Inbound {
     }
   }
 
-  /**
-   * The TLS session once its handshake completed, else null: a failure after it is mapped to the
-   * alert the peer sent ({@link Tls#alertAfterHandshake}).
-   *
-   * @return the session, or null for plaintext or before the handshake completed
-   */
+  /** The TLS session once its handshake completed, else null ({@link Tls#alertAfterHandshake}). */
   protected javax.net.ssl.SSLSession handshakenSession() {
     return null;
   }
