@@ -33,6 +33,9 @@ final class SimulationClassLoader extends RewritingClassLoader {
     childFirst.addAll(analysis.classesToRewrite());
     childFirst.add(SessionFrame.class.getName().replace('.', '/'));
     childFirst.add(CheckedTransport.class.getName().replace('.', '/'));
+    // As the continuation loader: classes with nothing to rewrite stay the parent's, and the
+    // rewritten ones reach their package-private members through accessors.
+    rewriter.splitLoaders(childFirst);
   }
 
   List<String> packages() {

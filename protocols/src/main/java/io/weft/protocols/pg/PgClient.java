@@ -370,22 +370,22 @@ public final class PgClient implements Closeable {
     return Collections.unmodifiableMap(parameters);
   }
 
-  /** @return the server process's id, from BackendKeyData; for {@link #cancel} */
+  /** {@return the server process's id, from BackendKeyData; for {@link #cancel}} */
   public int processId() {
     return processId;
   }
 
-  /** @return the secret key from BackendKeyData; for {@link #cancel} */
+  /** {@return the secret key from BackendKeyData; for {@link #cancel}} */
   public int secretKey() {
     return secretKey;
   }
 
-  /** @return the transaction status at the last ReadyForQuery: 'I' idle, 'T' in a transaction, 'E' failed */
+  /** {@return the transaction status at the last ReadyForQuery: 'I' idle, 'T' in a transaction, 'E' failed} */
   public char transactionStatus() {
     return transactionStatus;
   }
 
-  /** @return true while TLS protects the connection */
+  /** {@return true while TLS protects the connection} */
   public boolean tls() {
     return transport.tlsSession().isPresent();
   }

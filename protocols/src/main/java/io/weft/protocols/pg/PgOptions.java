@@ -74,52 +74,52 @@ public final class PgOptions {
     return new Builder(user);
   }
 
-  /** @return the user name */
+  /** {@return the user name} */
   public String user() {
     return user;
   }
 
-  /** @return the password, or null for none */
+  /** {@return the password, or null for none} */
   public String password() {
     return password;
   }
 
-  /** @return the database; the user name unless set */
+  /** {@return the database; the user name unless set} */
   public String database() {
     return database;
   }
 
-  /** @return further startup parameters */
+  /** {@return further startup parameters} */
   public Map<String, String> parameters() {
     return parameters;
   }
 
-  /** @return whether to ask for TLS */
+  /** {@return whether to ask for TLS} */
   public TlsMode tlsMode() {
     return tlsMode;
   }
 
-  /** @return the TLS settings of the upgrade */
+  /** {@return the TLS settings of the upgrade} */
   public TlsSettings tls() {
     return tls;
   }
 
-  /** @return whether to bind SCRAM to the TLS channel */
+  /** {@return whether to bind SCRAM to the TLS channel} */
   public ChannelBinding channelBinding() {
     return channelBinding;
   }
 
-  /** @return the largest message body accepted, in bytes */
+  /** {@return the largest message body accepted, in bytes} */
   public int messageLimit() {
     return messageLimit;
   }
 
-  /** @return the most rows one statement's result may hold */
+  /** {@return the most rows one statement's result may hold} */
   public int rowLimit() {
     return rowLimit;
   }
 
-  /** @return the most columns a result may have */
+  /** {@return the most columns a result may have} */
   public int fieldLimit() {
     return fieldLimit;
   }
