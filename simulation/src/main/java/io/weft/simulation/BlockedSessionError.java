@@ -10,7 +10,9 @@ package io.weft.simulation;
 public final class BlockedSessionError extends Error {
   private static final long serialVersionUID = 1L;
 
+  /** The seed of the run that blocked; serialized with the error. */
   private final long seed;
+  /** The index of the session that blocked the thread; serialized with the error. */
   private final int session;
 
   BlockedSessionError(int session, long seed, Thread.State state, StackTraceElement[] stack) {

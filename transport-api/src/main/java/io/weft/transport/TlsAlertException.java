@@ -17,6 +17,7 @@ import javax.net.ssl.SSLException;
 public class TlsAlertException extends SSLException {
   private static final long serialVersionUID = 1L;
 
+  /** The alert's name, e.g. {@code bad_certificate}; serialized with the exception. */
   private final String alert;
 
   /**

@@ -18,6 +18,7 @@ public class PgException extends IOException {
   /** SQLSTATE of a statement cancelled by a CancelRequest. */
   public static final String QUERY_CANCELED = "57014";
 
+  /** The ErrorResponse's fields by their one-letter code; serialized with the exception. */
   private final Map<Character, String> fields;
 
   /**
