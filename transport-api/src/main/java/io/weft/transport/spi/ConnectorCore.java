@@ -211,7 +211,7 @@ public abstract class ConnectorCore<F, S extends ConnectionState<F, ?>> {
     }
     if (!isConnected(future)) {
       Throwable cause = connectCause(future);
-      if (tls != null && isTls(cause)) {
+      if (tls != null && Tls.find(cause, javax.net.ssl.SSLException.class) != null) {
         // The engine refused before the handshake began ("No appropriate protocol"): a failed
         // handshake like any other, naming the host and port.
         throw Tls.handshakeFailed(Tls.what(Tls.hostName(tls, remote), Tls.port(remote)), cause);
@@ -219,15 +219,6 @@ public abstract class ConnectorCore<F, S extends ConnectionState<F, ?>> {
       throw connectFailure(what, cause);
     }
     return state;
-  }
-
-  private static boolean isTls(Throwable cause) {
-    for (int depth = 0; cause != null && depth < 8; cause = cause.getCause(), depth++) {
-      if (cause instanceof javax.net.ssl.SSLException) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /**

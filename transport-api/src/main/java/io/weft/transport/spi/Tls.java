@@ -231,7 +231,8 @@ public final class Tls {
     return out.length() == 0 ? String.valueOf(t) : out.toString();
   }
 
-  private static Throwable find(Throwable t, Class<? extends Throwable> type) {
+  /** The first of {@code t}'s cause chain (itself included) that is a {@code type}, or null. */
+  static Throwable find(Throwable t, Class<? extends Throwable> type) {
     for (int depth = 0; t != null && depth < 16; t = t.getCause(), depth++) {
       if (type.isInstance(t)) {
         return t;
