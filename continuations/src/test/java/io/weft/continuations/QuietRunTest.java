@@ -21,7 +21,6 @@ import org.slf4j.LoggerFactory;
  * never run as continuations but that the task never reaches, logs nothing at WARN or ERROR.
  * What went wrong is in the run's result and the loader's report, both readable through the API.
  */
-@org.junit.jupiter.api.Timeout(value = 60, unit = TimeUnit.SECONDS)
 class QuietRunTest {
   private final PipeEchoServer pipeServer = new PipeEchoServer(1, TimeUnit.MILLISECONDS);
   private final PipeConnector pipes = new PipeConnector();

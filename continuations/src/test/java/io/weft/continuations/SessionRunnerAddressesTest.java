@@ -31,7 +31,6 @@ import org.junit.jupiter.api.Test;
  * servers, in every mode. Three loopback TCP servers on 127.0.0.1, 127.0.0.2 and 127.0.0.3
  * each answer with their own name, so every session's answer tells where it connected.
  */
-@org.junit.jupiter.api.Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SessionRunnerAddressesTest {
   private static final Timeout FIVE_SECONDS = Timeout.of(5, TimeUnit.SECONDS);
 

@@ -26,7 +26,6 @@ import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
 
 /** The one runner in every mode, over a suspending pipe transport and over loopback TCP. */
-@org.junit.jupiter.api.Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SessionRunnerTest {
   static final String CLIENT = "io.weft.continuations.testclient";
   static final Timeout FIVE_SECONDS = Timeout.of(5, TimeUnit.SECONDS);

@@ -15,7 +15,7 @@ import io.weft.transport.Peer;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
-import io.weft.transport.netty.ContinuingNettyConnector;
+import io.weft.transport.netty.SuspendingNettyConnector;
 import io.weft.transport.netty.NettyConnector;
 import io.weft.transport.netty.NettyTransports;
 import io.weft.transport.spi.ConnectionState;
@@ -42,7 +42,6 @@ import org.junit.jupiter.params.provider.EnumSource;
  * waits block on the same code paths they suspend on in a continuation. No operation timeout
  * is set where the fault must end the wait by itself: a hang fails the test by its own timeout.
  */
-@org.junit.jupiter.api.Timeout(60)
 class MinaFaultTest {
   private static final Duration PEER_WAIT = Duration.ofSeconds(10);
 
@@ -68,10 +67,10 @@ class MinaFaultTest {
 
     Connector connector() {
       if (netty()) {
-        return continuing ? ContinuingNettyConnector.tcp() : NettyConnector.tcp();
+        return continuing ? SuspendingNettyConnector.tcp() : NettyConnector.tcp();
       }
       if (continuing) {
-        return pipe ? ContinuingMinaConnector.vmPipe() : ContinuingMinaConnector.tcp();
+        return pipe ? SuspendingMinaConnector.vmPipe() : SuspendingMinaConnector.tcp();
       }
       return pipe ? MinaConnector.vmPipe() : MinaConnector.tcp();
     }
@@ -216,8 +215,8 @@ class MinaFaultTest {
     if (transport instanceof MinaTransport) {
       return ((MinaTransport) transport).state();
     }
-    if (transport instanceof ContinuingMinaTransport) {
-      return ((ContinuingMinaTransport) transport).state();
+    if (transport instanceof SuspendingMinaTransport) {
+      return ((SuspendingMinaTransport) transport).state();
     }
     return NettyTransports.state(transport);
   }
