@@ -94,11 +94,11 @@ class FaultContractTest {
   enum Transports {
     SOCKET(SocketConnector::new, false),
     MINA_TCP(MinaConnector::tcp, false),
-    CONTINUING_MINA_TCP(SuspendingMinaConnector::tcp, false),
+    SUSPENDING_MINA_TCP(SuspendingMinaConnector::tcp, false),
     NETTY_TCP(NettyConnector::tcp, false),
-    CONTINUING_NETTY_TCP(SuspendingNettyConnector::tcp, false),
+    SUSPENDING_NETTY_TCP(SuspendingNettyConnector::tcp, false),
     /** The in-VM pipe, in the continuation modes it exists for; see {@link FaultyPipePeer}. */
-    CONTINUING_MINA_PIPE(SuspendingMinaConnector::vmPipe, true);
+    SUSPENDING_MINA_PIPE(SuspendingMinaConnector::vmPipe, true);
 
     final Supplier<Connector> connectors;
     final boolean pipe;
@@ -170,7 +170,7 @@ class FaultContractTest {
       if (virtual) {
         runs.add(Arguments.of(t, Mode.VIRTUAL_THREADS));
       }
-      if (t == Transports.CONTINUING_MINA_TCP || t == Transports.CONTINUING_NETTY_TCP) {
+      if (t == Transports.SUSPENDING_MINA_TCP || t == Transports.SUSPENDING_NETTY_TCP) {
         runs.add(Arguments.of(t, Mode.continuations(1)));
         runs.add(Arguments.of(t, Mode.continuations(2)));
       }

@@ -48,10 +48,10 @@ class MinaFaultTest {
   enum Kind {
     MINA_TCP(false, false),
     MINA_PIPE(false, true),
-    CONTINUING_TCP(true, false),
-    CONTINUING_PIPE(true, true),
+    SUSPENDING_TCP(true, false),
+    SUSPENDING_PIPE(true, true),
     NETTY_TCP(false, false),
-    CONTINUING_NETTY_TCP(true, false);
+    SUSPENDING_NETTY_TCP(true, false);
 
     final boolean continuing;
     final boolean pipe;
@@ -62,7 +62,7 @@ class MinaFaultTest {
     }
 
     boolean netty() {
-      return this == NETTY_TCP || this == CONTINUING_NETTY_TCP;
+      return this == NETTY_TCP || this == SUSPENDING_NETTY_TCP;
     }
 
     Connector connector() {
@@ -286,7 +286,7 @@ class MinaFaultTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = Kind.class, names = {"MINA_TCP", "CONTINUING_TCP", "NETTY_TCP", "CONTINUING_NETTY_TCP"})
+  @EnumSource(value = Kind.class, names = {"MINA_TCP", "SUSPENDING_TCP", "NETTY_TCP", "SUSPENDING_NETTY_TCP"})
   void aPendingFlushEndsWhenTheTransportIsClosedFromAnotherThread(Kind kind) throws Exception {
     try (Connector connector = kind.connector(); Far far = kind.listen()) {
       Transport transport = connect(connector, far);
@@ -313,7 +313,7 @@ class MinaFaultTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = Kind.class, names = {"MINA_TCP", "CONTINUING_TCP", "NETTY_TCP", "CONTINUING_NETTY_TCP"})
+  @EnumSource(value = Kind.class, names = {"MINA_TCP", "SUSPENDING_TCP", "NETTY_TCP", "SUSPENDING_NETTY_TCP"})
   void aResetIsTheSocketExceptionAPlainSocketThrowsAndMinaLogsNoError(Kind kind) throws Exception {
     String logged = capturingStandardError(() -> {
       try (Connector connector = kind.connector()) {
@@ -333,7 +333,7 @@ class MinaFaultTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = Kind.class, names = {"MINA_TCP", "CONTINUING_TCP", "NETTY_TCP", "CONTINUING_NETTY_TCP"})
+  @EnumSource(value = Kind.class, names = {"MINA_TCP", "SUSPENDING_TCP", "NETTY_TCP", "SUSPENDING_NETTY_TCP"})
   void aFlushIntoAResetConnectionIsASocketExceptionAndMinaLogsNoError(Kind kind) throws Exception {
     String logged = capturingStandardError(() -> {
       try (Connector connector = kind.connector(); TcpFar far = (TcpFar) kind.listen()) {

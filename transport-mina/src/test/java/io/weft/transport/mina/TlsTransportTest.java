@@ -56,9 +56,9 @@ class TlsTransportTest {
   enum Kind {
     SOCKET(tls -> tls == null ? new SocketConnector() : new SocketConnector(tls)),
     MINA(tls -> tls == null ? MinaConnector.tcp() : MinaConnector.builder().tls(tls).tcp()),
-    CONTINUING_MINA(tls -> tls == null ? SuspendingMinaConnector.tcp() : SuspendingMinaConnector.builder().tls(tls).tcp()),
+    SUSPENDING_MINA(tls -> tls == null ? SuspendingMinaConnector.tcp() : SuspendingMinaConnector.builder().tls(tls).tcp()),
     NETTY(tls -> tls == null ? NettyConnector.tcp() : NettyConnector.builder().tls(tls).tcp()),
-    CONTINUING_NETTY(tls -> tls == null ? SuspendingNettyConnector.tcp() : SuspendingNettyConnector.builder().tls(tls).tcp());
+    SUSPENDING_NETTY(tls -> tls == null ? SuspendingNettyConnector.tcp() : SuspendingNettyConnector.builder().tls(tls).tcp());
 
     final Function<TlsSettings, Connector> connectors;
 
@@ -277,11 +277,11 @@ class TlsTransportTest {
   void recordsLargerThanTheInboundLimitArriveWhole(Kind kind) throws Exception {
     Function<TlsSettings, Connector> small = kind == Kind.MINA
         ? tls -> MinaConnector.builder().inboundBufferLimit(1024).tls(tls).tcp()
-        : kind == Kind.CONTINUING_MINA
+        : kind == Kind.SUSPENDING_MINA
             ? tls -> SuspendingMinaConnector.builder().inboundBufferLimit(1024).tls(tls).tcp()
             : kind == Kind.NETTY
                 ? tls -> NettyConnector.builder().inboundBufferLimit(1024).tls(tls).tcp()
-                : kind == Kind.CONTINUING_NETTY
+                : kind == Kind.SUSPENDING_NETTY
                     ? tls -> SuspendingNettyConnector.builder().inboundBufferLimit(1024).tls(tls).tcp()
                     : kind.connectors;
     try (Connector connector = small.apply(trustingPki);

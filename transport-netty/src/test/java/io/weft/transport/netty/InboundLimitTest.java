@@ -32,7 +32,7 @@ class InboundLimitTest {
 
   enum Kind {
     NETTY(() -> NettyConnector.builder().inboundBufferLimit(LIMIT).tcp()),
-    CONTINUING_NETTY(() -> SuspendingNettyConnector.builder().inboundBufferLimit(LIMIT).tcp());
+    SUSPENDING_NETTY(() -> SuspendingNettyConnector.builder().inboundBufferLimit(LIMIT).tcp());
 
     final Supplier<Connector> connectors;
 
