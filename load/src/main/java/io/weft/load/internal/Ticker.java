@@ -13,16 +13,17 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Not on this clock: waits of the session runner (think time, transport timeouts), which
  * suspend the session, and the once-a-second live report, which only reads this clock.
+ *
+ * <p>It is Weft's one clock interface ({@link io.weft.transport.spi.Ticker}, which the runtime's
+ * waits and timers read) plus the one thing a load run's dispatcher needs besides reading it:
+ * parking until a deadline.
  */
-public interface Ticker {
+public interface Ticker extends io.weft.transport.spi.Ticker {
 
   /** {@link System#nanoTime()} and {@link LockSupport#parkNanos(long)}. */
   static Ticker system() {
     return SystemTicker.INSTANCE;
   }
-
-  /** Now, in nanoseconds; only differences between two readings mean anything. */
-  long nanoTime();
 
   /**
    * Parks the calling thread until this ticker reads {@code deadlineNanos} or later. Like
