@@ -1,11 +1,9 @@
 package io.weft.simulation;
 
-import io.weft.continuations.internal.rewrite.CallSite;
 import io.weft.continuations.internal.rewrite.CallSiteRedirect;
+import io.weft.continuations.internal.rewrite.ConstructorArgument;
 import io.weft.continuations.internal.rewrite.MethodRef;
-import io.weft.continuations.internal.rewrite.Reach;
 import io.weft.continuations.internal.rewrite.RewriteRules;
-import io.weft.continuations.internal.rewrite.SessionRule;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -22,9 +20,8 @@ import java.util.List;
  *       become suspendable);
  *   <li>{@code Math.random()} and the methods of {@code ThreadLocalRandom} draw from the run's
  *       seeded source ({@link SimulatedRandom});
- *   <li>{@code new Random()} without a seed is refused before the run, with its chain: a call-site
- *       redirect cannot replace a constructor, and its seed would differ from run to run. Pass a
- *       seed, or use {@code ThreadLocalRandom}.
+ *   <li>{@code new Random()} without a seed (and a subclass's {@code super()}) gets its seed from
+ *       the run's source ({@link SimulatedRandom#seed()}), so its draws follow the run's seed.
  * </ul>
  * Only calls in the rewritten packages are redirected; a library outside them reads the real
  * clock (documented in docs/simulation.md).
@@ -37,8 +34,12 @@ final class Redirects {
   private Redirects() {}
 
   static RewriteRules rules() {
-    return RewriteRules.DEFAULT.withRedirects(redirects()).withRules(List.of(UNSEEDED_RANDOM));
+    return RewriteRules.DEFAULT.withRedirects(redirects()).withConstructorArguments(List.of(UNSEEDED_RANDOM));
   }
+
+  /** {@code new Random()} becomes {@code new Random(SimulatedRandom.seed())}: its seed comes from the run's. */
+  static final ConstructorArgument UNSEEDED_RANDOM = new ConstructorArgument(
+      MethodRef.of("java/util/Random", "<init>", "()V"), MethodRef.of(RANDOM, "seed", "()J"));
 
   static List<CallSiteRedirect> redirects() {
     List<CallSiteRedirect> r = new ArrayList<>();
@@ -64,20 +65,4 @@ final class Redirects {
     }
     return r;
   }
-
-  /** Refuses {@code new Random()} without a seed reachable from a session. */
-  static final SessionRule UNSEEDED_RANDOM = new SessionRule() {
-    private final MethodRef unseeded = MethodRef.of("java/util/Random", "<init>", "()V");
-
-    @Override
-    public void reached(Reach at) {
-      for (CallSite call : at.calls()) {
-        if (call.target().equals(unseeded) && !at.method().owner().equals("java/util/Random")) {
-          at.problem(at.method(), "makes a java.util.Random without a seed (line " + call.line() + "), whose"
-              + " draws would differ from run to run", at.chainTo(call), "Give it a seed (new Random(seed)),"
-              + " or use ThreadLocalRandom.current() or Math.random(), which a simulation draws from its seed");
-        }
-      }
-    }
-  };
 }
