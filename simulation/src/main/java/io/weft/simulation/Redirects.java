@@ -1,11 +1,16 @@
 package io.weft.simulation;
 
+import io.weft.continuations.internal.rewrite.CallSite;
 import io.weft.continuations.internal.rewrite.CallSiteRedirect;
 import io.weft.continuations.internal.rewrite.ConstructorArgument;
 import io.weft.continuations.internal.rewrite.MethodRef;
+import io.weft.continuations.internal.rewrite.Reach;
 import io.weft.continuations.internal.rewrite.RewriteRules;
+import io.weft.continuations.internal.rewrite.SessionRule;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What the simulation adds to the rewrite of its sessions' classes: the clock and the random
@@ -34,7 +39,8 @@ final class Redirects {
   private Redirects() {}
 
   static RewriteRules rules() {
-    return RewriteRules.DEFAULT.withRedirects(redirects()).withConstructorArguments(List.of(UNSEEDED_RANDOM));
+    return RewriteRules.DEFAULT.withRedirects(redirects()).withConstructorArguments(List.of(UNSEEDED_RANDOM))
+        .withRules(List.of(REWRITTEN_BEFORE));
   }
 
   /** {@code new Random()} becomes {@code new Random(SimulatedRandom.seed())}: its seed comes from the run's. */
@@ -65,4 +71,45 @@ final class Redirects {
     }
     return r;
   }
+
+  /** The JDK call each redirect target stands for, as a report names it. */
+  private static final Map<MethodRef, String> REPLACED = replaced();
+
+  private static Map<MethodRef, String> replaced() {
+    Map<MethodRef, String> m = new HashMap<>();
+    for (CallSiteRedirect r : redirects()) {
+      String owner = r.from().owner();
+      m.put(r.to(), owner.substring(owner.lastIndexOf('/') + 1) + "." + r.from().name());
+    }
+    m.put(UNSEEDED_RANDOM.supplier(), "new Random()");
+    return m;
+  }
+
+  /**
+   * Refuses a class reachable from a session that the {@code Rewrite} tool rewrote before (it
+   * carries Weft's mark, so the loader defines it as it is) and that calls what the simulation
+   * redirects: its clock and random calls would run unredirected, reading the real clock, and a
+   * {@code Thread.sleep} would block the simulation's thread. Its frames were rewritten without
+   * knowing that a sleep suspends, so the redirects cannot be added afterwards.
+   */
+  static final SessionRule REWRITTEN_BEFORE = new SessionRule() {
+    @Override
+    public void reached(Reach at) {
+      if (!at.rewrittenBefore()) {
+        return;
+      }
+      for (CallSite call : at.calls()) {
+        String replaced = REPLACED.get(call.target());
+        if (replaced != null) {
+          at.problem(at.method(), "was rewritten before the simulation loaded it (it carries Weft's Rewritten mark,"
+              + " as the Rewrite tool's output does), without the simulation's redirects: its " + replaced
+              + " (line " + call.line() + ") would read the real clock or random source, or block the simulation's"
+              + " thread", at.chainTo(call), "Give the simulation the classes as compiled, not the Rewrite tool's"
+              + " output (under the -javaagent nothing is needed: the simulation's loader rewrites its classes"
+              + " from their compiled bytes)");
+          return;
+        }
+      }
+    }
+  };
 }
