@@ -6,8 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weft.continuations.NotInstrumentableException;
 import io.weft.continuations.internal.rewrite.ClassRewriter;
+import io.weft.continuations.tools.Agent;
 import io.weft.continuations.tools.Rewrite;
 import io.weft.simulation.prerewritten.TimedEcho;
+import io.weft.simulation.prerewritten.TimedEchoMain;
+import io.weft.testsupport.ChildJvm;
 import io.weft.simulation.servers.EchoServer;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -16,9 +19,11 @@ import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -46,6 +51,19 @@ class RewrittenBeforeTest {
     for (SessionOutcome<Long> o : result.outcomes()) {
       assertEquals(TimeUnit.MILLISECONDS.toNanos(100), o.value());
     }
+  }
+
+  @Test
+  void underTheAgentTheSimulationsLoaderRewritesFromCompiledBytes(@TempDir Path temp) throws Exception {
+    Path agent = ChildJvm.agentJar(Agent.class, temp);
+    ChildJvm.Result child = ChildJvm.run(temp, Duration.ofSeconds(120), List.of("-javaagent:" + agent + "=" + PACKAGE),
+        TimedEchoMain.class.getName());
+    assertEquals(0, child.exit(), child.toString());
+    assertTrue(child.err().contains("weft agent: rewriting [" + PACKAGE + ".]"), child.toString());
+    assertTrue(child.out().contains("all succeeded true"), child.toString());
+    // The clock read in the session is the virtual one: exactly the round trip on a 50 ms link.
+    assertEquals(2, Pattern.compile("round trip nanos 100000000\\R").matcher(child.out()).results().count(),
+        child.toString());
   }
 
   @Test
