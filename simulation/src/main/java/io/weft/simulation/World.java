@@ -235,6 +235,12 @@ final class World implements Ticker, Scheduler.Timeouts {
    * @return true if {@code done} held
    */
   boolean run(java.util.function.BooleanSupplier done, long limitNanos) {
+    boolean[] result = new boolean[1];
+    scheduler.drive(() -> result[0] = loop(done, limitNanos));
+    return result[0];
+  }
+
+  private boolean loop(java.util.function.BooleanSupplier done, long limitNanos) {
     for (;;) {
       runReady();
       if (done.getAsBoolean()) {
@@ -296,6 +302,10 @@ final class World implements Ticker, Scheduler.Timeouts {
     if (error != null) {
       Thread.interrupted(); // the watcher's interrupt, if the session did not take it
       throw error;
+    }
+    if (!fiber.isFinished()) {
+      // A waiting session keeps only the room its frames take (see the runtime's CapturedStacks).
+      fiber.trimCapturedStack();
     }
     if (fiber.isFinished() && !slot.ended) {
       slot.ended = true;

@@ -312,6 +312,18 @@ public final class Fiber extends SessionContext implements SuspendableSession {
     }
   }
 
+  /**
+   * Trims the captured stack of this suspended fiber to what it holds (see
+   * {@link CapturedStacks}): for a driven scheduler whose many sessions spend their life waiting.
+   * Only on the thread that drives the fiber, between its slices.
+   */
+  public void trimCapturedStack() {
+    Continuation c = continuation;
+    if (c != null && state.get() == PARKED) {
+      CapturedStacks.trim(c);
+    }
+  }
+
   /** This session's {@code SessionLocal} values. */
   public Map<Object, Object> locals() {
     Map<Object, Object> m = locals;
