@@ -9,9 +9,10 @@ import java.util.PriorityQueue;
  *
  * <p>Most events are queued a fixed delay from now: every segment over a link with a fixed
  * latency, every session's timer with one timeout. Time only moves forward, so events queued with
- * the same delay are queued in their order, and a FIFO per delay (a lane) holds them sorted. The
- * first {@value #LANES} delays seen get a lane each; the others (latency draws from a
- * distribution, a start spread, a retry) go to a binary heap. The next event is the least of the
+ * the same delay are queued in their order, and a FIFO per delay (a lane) holds them sorted. Up to
+ * {@value #LANES} delays have a lane at a time, an empty lane taking the next new delay; the other
+ * events (latency draws from a distribution, a start spread, a retry, while the lanes are busy) go
+ * to a binary heap. The next event is the least of the
  * heap's head and the lanes' heads, so the order is exactly the heap's alone, and so is the log
  * and its hash. (Weft's {@code WaitTimer} keeps one FIFO per timeout for the same reason.)
  */
@@ -29,11 +30,22 @@ final class EventQueue {
   void add(World.Event event, long now) {
     size++;
     long delay = event.time - now;
+    int empty = -1;
     for (int i = 0; i < laneCount; i++) {
       if (delays[i] == delay) {
         lanes[i].addLast(event);
         return;
       }
+      if (empty < 0 && lanes[i].isEmpty()) {
+        empty = i;
+      }
+    }
+    if (empty >= 0) {
+      // An empty lane takes the new delay: the start of a run (random start times) does not
+      // keep the lanes from the delays that follow.
+      delays[empty] = delay;
+      lanes[empty].addLast(event);
+      return;
     }
     if (laneCount < LANES) {
       delays[laneCount] = delay;
