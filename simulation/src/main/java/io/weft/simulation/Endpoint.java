@@ -37,6 +37,9 @@ final class Endpoint implements WaitRegistration {
   long wanted;
   Runnable readerWake;
   Runnable flusherWake;
+  /** A server side's neighbours in its listener's list of open connections. */
+  Endpoint prevOpen;
+  Endpoint nextOpen;
 
   Endpoint(long conn, int side, Net.Path path, boolean fromA) {
     this.conn = conn;

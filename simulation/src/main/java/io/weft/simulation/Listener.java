@@ -2,8 +2,8 @@ package io.weft.simulation;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
-import java.util.LinkedHashSet;
-import java.util.Set;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Consumer;
 
 /**
@@ -16,8 +16,12 @@ final class Listener {
   final InetSocketAddress address;
   final Server server;
   private final ArrayDeque<Endpoint> queue = new ArrayDeque<>();
-  /** Server sides accepted and not yet closed, in the order accepted: for a reset of them all. */
-  final Set<Endpoint> open = new LinkedHashSet<>();
+  /**
+   * Server sides accepted and not yet ended, in the order accepted, for a reset of them all: a
+   * list through the endpoints themselves, so that a connection costs no entry object.
+   */
+  private Endpoint first;
+  private Endpoint last;
   private final Consumer<Endpoint> spawn;
   private int active;
   boolean closed;
@@ -33,7 +37,13 @@ final class Listener {
   }
 
   void arrive(Endpoint serverSide) {
-    open.add(serverSide);
+    serverSide.prevOpen = last;
+    if (last == null) {
+      first = serverSide;
+    } else {
+      last.nextOpen = serverSide;
+    }
+    last = serverSide;
     if (active < server.maxConnections()) {
       active++;
       spawn.accept(serverSide);
@@ -44,13 +54,35 @@ final class Listener {
 
   /** A server session ended: the next queued connection, if any, gets one. */
   void ended(Endpoint serverSide) {
-    open.remove(serverSide);
-    active--;
-    Endpoint next = queue.poll();
-    if (next != null) {
-      active++;
-      spawn.accept(next);
+    Endpoint prev = serverSide.prevOpen;
+    Endpoint next = serverSide.nextOpen;
+    if (prev == null) {
+      first = next;
+    } else {
+      prev.nextOpen = next;
     }
+    if (next == null) {
+      last = prev;
+    } else {
+      next.prevOpen = prev;
+    }
+    serverSide.prevOpen = null;
+    serverSide.nextOpen = null;
+    active--;
+    Endpoint queued = queue.poll();
+    if (queued != null) {
+      active++;
+      spawn.accept(queued);
+    }
+  }
+
+  /** The server sides accepted and not yet ended, in the order accepted. */
+  List<Endpoint> open() {
+    List<Endpoint> all = new ArrayList<>();
+    for (Endpoint e = first; e != null; e = e.nextOpen) {
+      all.add(e);
+    }
+    return all;
   }
 
   int queued() {

@@ -10,9 +10,7 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.util.LinkedHashSet;
 import java.util.Objects;
-import java.util.Set;
 import org.apache.commons.javaflow.api.continuable;
 
 /**
@@ -26,7 +24,12 @@ final class SimConnector implements SuspendingConnector {
   private final World world;
   private final Net net;
   private final String host;
-  private final Set<SimTransport> open = new LinkedHashSet<>();
+  /**
+   * The transports this connector opened that are still open, in the order opened: a list through
+   * the transports themselves, so that a connection costs no entry object.
+   */
+  private SimTransport first;
+  private SimTransport last;
   private boolean closed;
 
   SimConnector(World world, Net net, String host) {
@@ -69,10 +72,14 @@ final class SimConnector implements SuspendingConnector {
     if (c.refused) {
       throw new ConnectException(what + " failed: Connection refused");
     }
-    SimTransport[] made = new SimTransport[1];
-    SimTransport transport = new SimTransport(world, net, c.endpoint, remote, timeout, start, () -> open.remove(made[0]));
-    made[0] = transport;
-    open.add(transport);
+    SimTransport transport = new SimTransport(world, net, c.endpoint, remote, timeout, start, this);
+    transport.prevOpen = last;
+    if (last == null) {
+      first = transport;
+    } else {
+      last.nextOpen = transport;
+    }
+    last = transport;
     if (slot != null) {
       slot.endpoint = c.endpoint;
     }
@@ -83,8 +90,28 @@ final class SimConnector implements SuspendingConnector {
   @Override
   public void close() {
     closed = true;
-    for (SimTransport t : open.toArray(new SimTransport[0])) {
+    for (SimTransport t = first; t != null; ) {
+      SimTransport next = t.nextOpen;
       t.close("the connector was closed");
+      t = next;
     }
+  }
+
+  /** {@code t}, which this connector opened, was closed. */
+  void closed(SimTransport t) {
+    SimTransport prev = t.prevOpen;
+    SimTransport next = t.nextOpen;
+    if (prev == null) {
+      first = next;
+    } else {
+      prev.nextOpen = next;
+    }
+    if (next == null) {
+      last = prev;
+    } else {
+      next.prevOpen = prev;
+    }
+    t.prevOpen = null;
+    t.nextOpen = null;
   }
 }

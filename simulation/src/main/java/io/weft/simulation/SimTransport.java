@@ -34,28 +34,32 @@ import org.apache.commons.javaflow.api.continuable;
  * once at most {@link Endpoint#WINDOW} of what this side sent is unread by the peer, or the peer
  * waits to read: so a flush to a peer that never reads times out, as over TCP.
  */
-final class SimTransport implements Transport {
+final class SimTransport implements Transport, SuspendingReads.Waiter, WaitRegistration {
   private final World world;
   private final Net net;
   final Endpoint end;
   private final SocketAddress remote;
   private final long sessionStartNanos;
-  private final Runnable onClose;
+  /** The connector that opened this transport, told when it closes; null on a server's side. */
+  private final SimConnector opener;
+  /** Neighbours in the opener's list of open transports. */
+  SimTransport prevOpen;
+  SimTransport nextOpen;
   private final SuspendingReads reads;
   private final OutboundBuffer outbound = new OutboundBuffer(16);
   private volatile Timeout timeout;
   private String closedBecause;
 
   SimTransport(World world, Net net, Endpoint end, SocketAddress remote, Timeout timeout, long sessionStartNanos,
-      Runnable onClose) {
+      SimConnector opener) {
     this.world = world;
     this.net = net;
     this.end = end;
     this.remote = remote;
     this.timeout = Objects.requireNonNull(timeout, "timeout");
     this.sessionStartNanos = sessionStartNanos;
-    this.onClose = onClose;
-    this.reads = new SuspendingReads(end.inbound, new Waiter(), world.immediateReads);
+    this.opener = opener;
+    this.reads = new SuspendingReads(end.inbound, this, world.immediateReads);
   }
 
   // ---- Reads.
@@ -122,53 +126,48 @@ final class SimTransport implements Transport {
     return n;
   }
 
-  /** How a read waits: registered as the side's reader, woken by a segment, FIN, reset or close. */
-  private final class Waiter implements SuspendingReads.Waiter, WaitRegistration {
-    @Override
-    public void checkOpen() throws TransportClosedException {
-      SimTransport.this.checkOpen();
-    }
+  // How a read waits: the transport is its own SuspendingReads.Waiter (one object less per
+  // connection), registered as the side's reader, woken by a segment, FIN, reset or close.
 
-    @Override
-    @continuable
-    public void awaitInput(String awaited) throws IOException {
-      checkReset();
-      long wait;
-      try {
-        wait = VirtualDeadlines.waitNanos(world, timeout, sessionStartNanos, "read");
-      } catch (TransportTimeoutException e) {
-        throw readTimedOut(0L, awaited);
-      }
-      end.readerWaiting = true;
-      end.readProgress();
-      boolean woken;
-      try {
-        woken = Suspend.await(this, wait);
-      } catch (IOException | RuntimeException e) {
-        end.readerWaiting = false;
-        end.readerWake = null;
-        throw e;
-      }
+  @Override
+  @continuable
+  public void awaitInput(String awaited) throws IOException {
+    checkReset();
+    long wait;
+    try {
+      wait = VirtualDeadlines.waitNanos(world, timeout, sessionStartNanos, "read");
+    } catch (TransportTimeoutException e) {
+      throw readTimedOut(0L, awaited);
+    }
+    end.readerWaiting = true;
+    end.readProgress();
+    boolean woken;
+    try {
+      woken = Suspend.await(this, wait);
+    } catch (IOException | RuntimeException e) {
       end.readerWaiting = false;
-      if (!woken) {
-        end.readerWake = null;
-        throw readTimedOut(wait, awaited);
-      }
-      checkOpen();
-      if (end.inbound.size() == 0 && !end.inbound.isEof()) {
-        checkReset();
-      }
+      end.readerWake = null;
+      throw e;
     }
+    end.readerWaiting = false;
+    if (!woken) {
+      end.readerWake = null;
+      throw readTimedOut(wait, awaited);
+    }
+    checkOpen();
+    if (end.inbound.size() == 0 && !end.inbound.isEof()) {
+      checkReset();
+    }
+  }
 
-    @Override
-    public void register(Runnable wake) {
-      end.readerWake = wake;
-    }
+  @Override
+  public void register(Runnable wake) {
+    end.readerWake = wake;
+  }
 
-    @Override
-    public IOException failed(IOException e) {
-      return fail(e);
-    }
+  @Override
+  public IOException failed(IOException e) {
+    return fail(e);
   }
 
   private TransportTimeoutException readTimedOut(long waited, String awaited) {
@@ -302,12 +301,13 @@ final class SimTransport implements Transport {
     }
     closedBecause = because;
     net.close(end);
-    if (onClose != null) {
-      onClose.run();
+    if (opener != null) {
+      opener.closed(this);
     }
   }
 
-  private void checkOpen() throws TransportClosedException {
+  @Override
+  public void checkOpen() throws TransportClosedException {
     String because = closedBecause;
     if (because != null) {
       throw new TransportClosedException("transport is closed: " + because);

@@ -69,7 +69,7 @@ public final class SimulatedNetwork {
     if (listener == null) {
       throw new IllegalArgumentException("no server at " + address);
     }
-    for (Endpoint end : listener.open.toArray(new Endpoint[0])) {
+    for (Endpoint end : listener.open()) {
       world.net.reset(end);
     }
   }

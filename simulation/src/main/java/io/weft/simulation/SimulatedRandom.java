@@ -4,7 +4,8 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The random source of rewritten code inside a simulation: what {@code Math.random()} and the
- * methods of {@code ThreadLocalRandom.current()} are redirected to, since neither can be seeded.
+ * methods of {@code ThreadLocalRandom.current()} are redirected to, since neither can be seeded, and
+ * what seeds a {@code new Random()} made without a seed.
  * Inside a run they draw from the run's one seeded source (the receiver is ignored); anywhere else
  * they do what the redirected call did.
  */
@@ -14,6 +15,18 @@ public final class SimulatedRandom {
   private static java.util.SplittableRandom source() {
     World world = World.current();
     return world == null ? null : world.random;
+  }
+
+  /**
+   * The seed of a {@code new Random()} made without one in rewritten code: the next draw of the
+   * run's source, so the new generator's draws follow the run's seed. Outside a run, a seed that
+   * differs from call to call, as the unseeded constructor gives.
+   *
+   * @return a seed for {@code new Random(seed)}
+   */
+  public static long seed() {
+    java.util.SplittableRandom r = source();
+    return r == null ? ThreadLocalRandom.current().nextLong() : r.nextLong();
   }
 
   /**

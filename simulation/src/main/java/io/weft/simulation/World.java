@@ -5,7 +5,6 @@ import io.weft.continuations.internal.runtime.Scheduler;
 import io.weft.continuations.internal.runtime.Wait;
 import io.weft.transport.spi.Ticker;
 import java.util.ArrayList;
-import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 
 /**
@@ -34,7 +33,7 @@ final class World implements Ticker, Scheduler.Timeouts {
   /** The connector of each host that has connected, in the order first used. */
   private final java.util.Map<String, SimConnector> connectors = new java.util.LinkedHashMap<>();
   final Scheduler scheduler = Scheduler.driven(this);
-  private final PriorityQueue<Event> queue = new PriorityQueue<>();
+  private final EventQueue queue = new EventQueue();
   private final ArrayList<Slot> slots = new ArrayList<>();
   private final ArrayList<Fiber> round = new ArrayList<>();
   private final boolean shuffle;
@@ -95,7 +94,7 @@ final class World implements Ticker, Scheduler.Timeouts {
   void at(long time, Event event) {
     event.time = Math.max(time, now);
     event.sequence = sequence++;
-    queue.add(event);
+    queue.add(event, now);
   }
 
   /** One session: its fiber, its armed wait and deadline, its connection, what ends it. */
@@ -236,6 +235,12 @@ final class World implements Ticker, Scheduler.Timeouts {
    * @return true if {@code done} held
    */
   boolean run(java.util.function.BooleanSupplier done, long limitNanos) {
+    boolean[] result = new boolean[1];
+    scheduler.drive(() -> result[0] = loop(done, limitNanos));
+    return result[0];
+  }
+
+  private boolean loop(java.util.function.BooleanSupplier done, long limitNanos) {
     for (;;) {
       runReady();
       if (done.getAsBoolean()) {
@@ -246,7 +251,7 @@ final class World implements Ticker, Scheduler.Timeouts {
         return false;
       }
       if (event.time > limitNanos) {
-        queue.add(event);
+        queue.putBack(event);
         now = limitNanos;
         return false;
       }
@@ -297,6 +302,10 @@ final class World implements Ticker, Scheduler.Timeouts {
     if (error != null) {
       Thread.interrupted(); // the watcher's interrupt, if the session did not take it
       throw error;
+    }
+    if (!fiber.isFinished()) {
+      // A waiting session keeps only the room its frames take (see the runtime's CapturedStacks).
+      fiber.trimCapturedStack();
     }
     if (fiber.isFinished() && !slot.ended) {
       slot.ended = true;

@@ -2,10 +2,8 @@ package io.weft.simulation;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.weft.continuations.NotInstrumentableException;
 import io.weft.simulation.clients.ClockClient;
 import io.weft.simulation.clients.UnseededRandomClient;
 import io.weft.simulation.servers.EchoServer;
@@ -50,15 +48,24 @@ class RedirectsTest {
     return result.outcomes().stream().map(o -> o.value().split(" ", 5)[4]).toList();
   }
 
-  @Test
-  void anUnseededRandomIsRefusedBeforeTheRunWithItsChain() {
-    Simulation sim = Simulation.builder()
+  private static List<String> unseeded(long seed) {
+    SimulationResult<String> result = Simulation.builder()
+        .seed(seed)
         .instrument("io.weft.simulation.clients", "io.weft.simulation.servers")
         .server(DeterminismMain.SERVER, Server.of(EchoServer.class))
-        .build();
-    NotInstrumentableException e = assertThrows(NotInstrumentableException.class,
-        () -> sim.run(UnseededRandomClient.class, 1, DeterminismMain.SERVER));
-    assertTrue(e.getMessage().contains("makes a java.util.Random without a seed"), e.getMessage());
-    assertTrue(e.getMessage().contains("UnseededRandomClient.run (line"), e.getMessage());
+        .build()
+        .run(UnseededRandomClient.class, 4, DeterminismMain.SERVER);
+    assertTrue(result.allSucceeded(), result.report());
+    return result.outcomes().stream().map(SessionOutcome::value).toList();
+  }
+
+  @Test
+  void anUnseededRandomIsSeededFromTheRun() {
+    List<String> first = unseeded(7);
+    assertEquals(first, unseeded(7));
+    assertNotEquals(first, unseeded(8));
+    // each new Random() draws its own seed: the four sessions do not repeat one another
+    assertEquals(4, first.stream().distinct().count(), first.toString());
+    assertEquals(4, first.stream().map(v -> v.split(" ")[1]).distinct().count(), first.toString());
   }
 }

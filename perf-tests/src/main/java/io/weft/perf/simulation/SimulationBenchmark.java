@@ -44,8 +44,9 @@ public final class SimulationBenchmark {
 
   public static void main(String[] args) {
     String what = args.length > 0 ? args[0] : "wall";
-    System.out.printf("# JDK %s, %d cores, max heap %d MiB%n", Runtime.version(),
-        Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20);
+    System.out.printf(Locale.ROOT, "# JDK %s, %d cores, max heap %d MiB, load average %.2f%n", Runtime.version(),
+        Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20,
+        ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     if (what.equals("heap")) {
       heap(args.length > 1 ? Integer.parseInt(args[1]) : 1_000_000);
     } else if (what.equals("wall")) {
@@ -76,6 +77,8 @@ public final class SimulationBenchmark {
             + " live heap after a full GC %d MiB (%.0f bytes per client+server pair); peak heap used over the run"
             + " %d MiB; %d clients waited to their timeout%n",
         sessions, sessions, sessions, live[0] >> 20, (double) live[0] / Math.max(1, sessions), peak >> 20, waited);
+    System.out.printf(Locale.ROOT, "# load average at the end %.2f%n",
+        ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     boolean met = waited == sessions && live[0] <= HEAP_TARGET_BYTES;
     System.out.printf(Locale.ROOT, "# target: simulation heap of %d waiting sessions <= 2048 MiB: %s (live %d MiB)%n",
         sessions, met ? "MET" : "MISSED", live[0] >> 20);
@@ -97,6 +100,8 @@ public final class SimulationBenchmark {
     System.out.printf(Locale.ROOT, "wall: %d sessions x 20 round trips, 50 ms latency, 30 s timeout, partition"
             + " from 1.5 s to 6.5 s: %.2f s wall for %.1f s virtual; %d succeeded%n",
         sessions, wall, result.virtualNanos() / 1e9, result.count(io.weft.continuations.Outcome.Status.SUCCEEDED));
+    System.out.printf(Locale.ROOT, "# load average at the end %.2f%n",
+        ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     boolean met = result.allSucceeded() && wall < WALL_TARGET_SECONDS;
     System.out.printf(Locale.ROOT, "# target: simulation of %d sessions x 20 round trips < %.0f s wall: %s (%.2f s)%n",
         sessions, WALL_TARGET_SECONDS, met ? "MET" : "MISSED", wall);
@@ -107,7 +112,26 @@ public final class SimulationBenchmark {
       System.gc();
     }
     Runtime rt = Runtime.getRuntime();
-    return rt.totalMemory() - rt.freeMemory();
+    long live = rt.totalMemory() - rt.freeMemory();
+    if (Boolean.getBoolean("weft.bench.histogram")) {
+      printHistogram();
+    }
+    return live;
+  }
+
+  /** The live heap by class (the top 25 lines of {@code jcmd GC.class_histogram}): what a session costs. */
+  private static void printHistogram() {
+    try {
+      Object out = ManagementFactory.getPlatformMBeanServer().invoke(
+          new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
+          new Object[] {new String[0]}, new String[] {String[].class.getName()});
+      String[] lines = String.valueOf(out).split("\n");
+      for (int i = 0; i < Math.min(lines.length, 28); i++) {
+        System.out.println("# histogram " + lines[i]);
+      }
+    } catch (javax.management.JMException e) {
+      System.out.println("# histogram unavailable: " + e);
+    }
   }
 
   private static void resetPeaks() {

@@ -50,14 +50,38 @@ public final class Deadlines {
     return timedOut(timeout, sessionStartNanos, waitedNanos, "read", "waiting for " + awaited + "; " + unread);
   }
 
+  /**
+   * The texts of {@link #line} and {@link #bytes} for the small sizes, made once each: a read
+   * passes its text to every wait, and a session that waits keeps it (a million waiting sessions
+   * would keep a million copies). A race fills a slot twice with equal strings, which is harmless.
+   */
+  private static final String[] LINES = new String[1025];
+  private static final String[] BYTES = new String[1025];
+
   /** What a line read waits for, for {@link #readTimedOut}. */
   public static String line(int limit) {
-    return "a line (limit " + limit + " bytes)";
+    if (limit < 0 || limit >= LINES.length) {
+      return "a line (limit " + limit + " bytes)";
+    }
+    String text = LINES[limit];
+    if (text == null) {
+      text = "a line (limit " + limit + " bytes)";
+      LINES[limit] = text;
+    }
+    return text;
   }
 
   /** What a read of exactly {@code count} bytes waits for, for {@link #readTimedOut}. */
   public static String bytes(int count) {
-    return count + (count == 1 ? " byte" : " bytes");
+    if (count < 0 || count >= BYTES.length) {
+      return count + " bytes";
+    }
+    String text = BYTES[count];
+    if (text == null) {
+      text = count + (count == 1 ? " byte" : " bytes");
+      BYTES[count] = text;
+    }
+    return text;
   }
 
   /** What a read of whatever comes waits for, for {@link #readTimedOut}. */

@@ -211,7 +211,7 @@ final class ClassIndex {
    * in-scope class is read, so that a class of the scope is never read as one outside it.
    */
   private void redirect(CallSiteRedirects redirects) {
-    if (redirects.rules().isEmpty()) {
+    if (redirects.isEmpty()) {
       return;
     }
     Function<MethodRef, MethodRef> declaring = call -> {
@@ -222,6 +222,15 @@ final class ClassIndex {
       for (MethodInfo m : c.methods()) {
         for (int i = 0; i < m.calls.size(); i++) {
           CallSite call = m.calls.get(i);
+          ConstructorArgument k = redirects.findConstructor(call.opcode(), call.target());
+          if (k != null) {
+            m.calls.set(i, new CallSite(Opcodes.INVOKESPECIAL, k.to(), call.line(), call.monitorLine()));
+            m.calls.add(i, new CallSite(Opcodes.INVOKESTATIC, k.supplier(), call.line(), call.monitorLine()));
+            i++;
+            c.refs.add(k.supplier().owner());
+            redirecting.add(c.name);
+            continue;
+          }
           CallSiteRedirect r = redirects.find(call.opcode(), call.target(), declaring);
           if (r != null) {
             m.calls.set(i, new CallSite(Opcodes.INVOKESTATIC, r.to(), call.line(), call.monitorLine()));

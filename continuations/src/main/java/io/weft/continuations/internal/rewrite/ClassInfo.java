@@ -22,6 +22,8 @@ final class ClassInfo {
   String[] interfaces = new String[0];
   /** Carries Weft's {@code Rewritten} mark or JavaFlow's {@code Skip}: rewritten already. */
   boolean rewritten;
+  /** Carries Weft's {@code Rewritten} mark: its code is defined as it is, with no redirect applied. */
+  boolean marked;
   /** Under the packages being rewritten. */
   boolean inScope;
   /** Read with its code (not a JDK, Weft or shared-library class). */

@@ -44,6 +44,9 @@ final class ClassScanner {
         if (SKIP.equals(desc) || ClassRewriter.MARKER.equals(desc)) {
           info.rewritten = true;
         }
+        if (ClassRewriter.MARKER.equals(desc)) {
+          info.marked = true;
+        }
         return null;
       }
 

@@ -32,6 +32,15 @@ public final class Reach {
     return owner.inScope;
   }
 
+  /**
+   * True if its class carries Weft's {@code Rewritten} mark (the {@code Rewrite} tool's output):
+   * it is defined as it is, so the call-site redirects, though {@link #calls()} shows them, are
+   * not applied to its code.
+   */
+  public boolean rewrittenBefore() {
+    return owner.marked;
+  }
+
   /** Its call instructions, as they will run (after the call-site redirects). */
   public List<CallSite> calls() {
     return method.calls;

@@ -40,6 +40,11 @@ public record RewriteRules(CallSiteRedirects redirects, List<SessionRule> rules)
     return new RewriteRules(redirects.with(more), rules);
   }
 
+  /** These rules, with {@code more} constructor redirects. */
+  public RewriteRules withConstructorArguments(List<ConstructorArgument> more) {
+    return new RewriteRules(redirects.withConstructors(more), rules);
+  }
+
   /** These rules, with {@code more} load-time checks after them. */
   public RewriteRules withRules(List<SessionRule> more) {
     List<SessionRule> all = new ArrayList<>(rules);

@@ -8,10 +8,11 @@ import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
 import io.weft.transport.spi.Deadlines;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.SocketAddress;
 import java.util.IdentityHashMap;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.commons.javaflow.api.Continuation;
 import org.apache.commons.javaflow.core.StackRecorder;
 
@@ -49,7 +50,18 @@ public final class Fiber extends SessionContext implements SuspendableSession {
   static final int PARKED = 4;
   static final int DONE = 5;
 
-  private final AtomicInteger state = new AtomicInteger(NEW);
+  private static final VarHandle STATE;
+
+  static {
+    try {
+      STATE = MethodHandles.lookup().findVarHandle(Fiber.class, "state", int.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  /** NEW (0) at first; a field with a VarHandle rather than an AtomicInteger: one object less per session. */
+  private volatile int state;
   private final Scheduler scheduler;
   private final boolean debugFrames;
   private Runnable frame;
@@ -191,7 +203,7 @@ public final class Fiber extends SessionContext implements SuspendableSession {
 
   /** Makes a new fiber ready to start. */
   void wake0() {
-    if (state.compareAndSet(NEW, READY)) {
+    if (STATE.compareAndSet(this, NEW, READY)) {
       scheduler.enqueue(this);
     }
   }
@@ -201,7 +213,7 @@ public final class Fiber extends SessionContext implements SuspendableSession {
    * {@link Scheduler#done}); false if it was not new.
    */
   boolean readyOnThisThread() {
-    return state.compareAndSet(NEW, READY);
+    return STATE.compareAndSet(this, NEW, READY);
   }
 
   /** The fiber this one admitted as it ended, to run next on this same thread; null if none. */
@@ -219,14 +231,14 @@ public final class Fiber extends SessionContext implements SuspendableSession {
   /** Called once per ended wait, from any thread. */
   void wake() {
     for (;;) {
-      int s = state.get();
+      int s = state;
       if (s == PARKED) {
-        if (state.compareAndSet(PARKED, READY)) {
+        if (STATE.compareAndSet(this, PARKED, READY)) {
           scheduler.ready(this);
           return;
         }
       } else if (s == RUNNING) {
-        if (state.compareAndSet(RUNNING, RUNNING_WOKEN)) {
+        if (STATE.compareAndSet(this, RUNNING, RUNNING_WOKEN)) {
           return;
         }
       } else {
@@ -259,10 +271,10 @@ public final class Fiber extends SessionContext implements SuspendableSession {
           finish();
           return;
         }
-        state.lazySet(RUNNING);
+        STATE.setRelease(this, RUNNING);
         next = Continuation.startWith(frame, this, true);
       } else {
-        state.lazySet(RUNNING);
+        STATE.setRelease(this, RUNNING);
         Continuation c = continuation;
         continuation = null;
         next = c.resume(this);
@@ -305,10 +317,22 @@ public final class Fiber extends SessionContext implements SuspendableSession {
       }
     }
     continuation = next;
-    if (!state.compareAndSet(RUNNING, PARKED)) {
+    if (!STATE.compareAndSet(this, RUNNING, PARKED)) {
       // Woken while still unwinding: ready again at once.
-      state.set(READY);
+      state = READY;
       scheduler.enqueue(this);
+    }
+  }
+
+  /**
+   * Trims the captured stack of this suspended fiber to what it holds (see
+   * {@link CapturedStacks}): for a driven scheduler whose many sessions spend their life waiting.
+   * Only on the thread that drives the fiber, between its slices.
+   */
+  public void trimCapturedStack() {
+    Continuation c = continuation;
+    if (c != null && state == PARKED) {
+      CapturedStacks.trim(c);
     }
   }
 
@@ -343,7 +367,7 @@ public final class Fiber extends SessionContext implements SuspendableSession {
     if (!contexts.isEmpty()) {
       contexts.takeOff();
     }
-    state.set(DONE);
+    state = DONE;
     currentWait = null;
     scheduler.done(this);
   }

@@ -42,6 +42,8 @@ public final class Scheduler {
   private final WaitTimer timer;
   /** The caller's timer when it drives this scheduler; null otherwise. */
   private final Timeouts timeouts;
+  /** The ready queue of a driven scheduler, on its one thread: no node per wake-up. Null otherwise. */
+  private final java.util.ArrayDeque<Fiber> drivenReady;
   private final Worker[] workers;
   /** Workers that are parked, or about to; counted so that enqueue can skip the search. */
   private final AtomicInteger idle = new AtomicInteger();
@@ -87,6 +89,7 @@ public final class Scheduler {
     this.maxInFlight = maxInFlight <= 0 ? Integer.MAX_VALUE : maxInFlight;
     timer = new WaitTimer(name + "-timer");
     timeouts = null;
+    drivenReady = null;
     workers = new Worker[workerCount];
     for (int i = 0; i < workerCount; i++) {
       workers[i] = new Worker(name + "-worker-" + i);
@@ -102,6 +105,7 @@ public final class Scheduler {
     this.maxInFlight = Integer.MAX_VALUE;
     this.timer = null;
     this.timeouts = timeouts;
+    this.drivenReady = new java.util.ArrayDeque<>();
     this.workers = new Worker[0];
   }
 
@@ -149,7 +153,7 @@ public final class Scheduler {
    * @return the fiber, or null when none is ready
    */
   public Fiber pollReady() {
-    return ready.poll();
+    return drivenReady.poll();
   }
 
   /**
@@ -158,6 +162,31 @@ public final class Scheduler {
    */
   public void runSlice(Fiber fiber) {
     runHere(fiber);
+  }
+
+  /**
+   * A driven scheduler: runs {@code loop} (which runs the slices) on the calling thread inside an
+   * outer continuation that never suspends, as a worker runs its loop: a stack recorder is then
+   * always registered on the thread, and each fiber's resume swaps the value of JavaFlow's
+   * thread-local instead of adding and removing its entry (an allocation, a weak reference and a
+   * hash-table clean-up per resume). What {@code loop} throws is thrown here.
+   */
+  public void drive(Runnable loop) {
+    Throwable[] thrown = new Throwable[1];
+    Continuation.startWith(() -> {
+      try {
+        loop.run();
+      } catch (RuntimeException | Error e) {
+        thrown[0] = e;
+      }
+    }, this, true);
+    Throwable t = thrown[0];
+    if (t instanceof RuntimeException) {
+      throw (RuntimeException) t;
+    }
+    if (t instanceof Error) {
+      throw (Error) t;
+    }
   }
 
   /** One worker thread and whether it is parked; only its own thread sets {@code parked}. */
@@ -311,6 +340,10 @@ public final class Scheduler {
 
   /** Makes {@code fiber} ready; wakes a parked worker, if there is one, to run it. */
   void enqueue(Fiber fiber) {
+    if (drivenReady != null) {
+      drivenReady.addLast(fiber);
+      return;
+    }
     ready.add(fiber);
     if (idle.get() > 0) {
       for (Worker worker : workers) {

@@ -1,0 +1,94 @@
+package io.weft.continuations.internal.runtime;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import org.apache.commons.javaflow.api.Continuation;
+import org.apache.commons.javaflow.core.Stack;
+import org.apache.commons.javaflow.core.StackRecorder;
+
+/**
+ * Trims the arrays of a suspended continuation's captured stack to what they hold. JavaFlow's
+ * {@code Stack} doubles an array that fills as a suspend captures the frames, so a session that
+ * waits keeps up to twice the room its frames need: with a million sessions waiting, a few hundred
+ * bytes each. The next capture along the same path pushes as many values as the last one, which
+ * fit the trimmed arrays exactly; a deeper one grows them again, as JavaFlow always does.
+ *
+ * <p>JavaFlow has no API for this: the fields are read through private lookups, which the class
+ * path grants (JavaFlow's jars are not named modules there). Where they are not granted, or the
+ * fields are not the ones of the pinned version, trimming is off and nothing else changes.
+ */
+final class CapturedStacks {
+  private static final VarHandle RECORDER;
+  private static final VarHandle PSTACK;
+  private static final VarHandle OSTACK;
+  private static final VarHandle RSTACK;
+  private static final VarHandle[] PRIMITIVE_TOPS;
+  private static final VarHandle OTOP;
+  private static final VarHandle RTOP;
+
+  static {
+    VarHandle recorder = null;
+    VarHandle pstack = null;
+    VarHandle ostack = null;
+    VarHandle rstack = null;
+    VarHandle[] tops = null;
+    VarHandle otop = null;
+    VarHandle rtop = null;
+    try {
+      MethodHandles.Lookup c = MethodHandles.privateLookupIn(Continuation.class, MethodHandles.lookup());
+      MethodHandles.Lookup s = MethodHandles.privateLookupIn(Stack.class, MethodHandles.lookup());
+      recorder = c.findVarHandle(Continuation.class, "stackRecorder", StackRecorder.class);
+      pstack = s.findVarHandle(Stack.class, "pstack", long[].class);
+      ostack = s.findVarHandle(Stack.class, "ostack", Object[].class);
+      rstack = s.findVarHandle(Stack.class, "rstack", Object[].class);
+      tops = new VarHandle[] {
+        s.findVarHandle(Stack.class, "dTop", int.class), s.findVarHandle(Stack.class, "fTop", int.class),
+        s.findVarHandle(Stack.class, "lTop", int.class), s.findVarHandle(Stack.class, "iTop", int.class),
+      };
+      otop = s.findVarHandle(Stack.class, "oTop", int.class);
+      rtop = s.findVarHandle(Stack.class, "rTop", int.class);
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      recorder = null;
+    }
+    RECORDER = recorder;
+    PSTACK = pstack;
+    OSTACK = ostack;
+    RSTACK = rstack;
+    PRIMITIVE_TOPS = tops;
+    OTOP = otop;
+    RTOP = rtop;
+  }
+
+  private CapturedStacks() {}
+
+  /** True when the fields were found: {@link #trim} does something. */
+  static boolean enabled() {
+    return RECORDER != null;
+  }
+
+  /** Trims the arrays of {@code suspended}'s captured stack to what they hold. */
+  static void trim(Continuation suspended) {
+    if (RECORDER == null) {
+      return;
+    }
+    Stack stack = (StackRecorder) RECORDER.get(suspended);
+    int p = 0;
+    for (VarHandle top : PRIMITIVE_TOPS) {
+      p += (int) top.get(stack);
+    }
+    long[] primitives = (long[]) PSTACK.get(stack);
+    if (primitives.length > p) {
+      PSTACK.set(stack, java.util.Arrays.copyOf(primitives, p));
+    }
+    int o = (int) OTOP.get(stack);
+    Object[] objects = (Object[]) OSTACK.get(stack);
+    if (objects.length > o) {
+      OSTACK.set(stack, java.util.Arrays.copyOf(objects, o));
+    }
+    int r = (int) RTOP.get(stack);
+    Object[] references = (Object[]) RSTACK.get(stack);
+    if (references.length > r) {
+      RSTACK.set(stack, java.util.Arrays.copyOf(references, r));
+    }
+  }
+}
