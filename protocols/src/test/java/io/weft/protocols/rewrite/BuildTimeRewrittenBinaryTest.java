@@ -63,16 +63,7 @@ class BuildTimeRewrittenBinaryTest {
   @BeforeAll
   void rewriteAndRunTheCompiledClientInSync() throws Exception {
     rewritten = temp.resolve("rewritten");
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code;
-    try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-         PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
-      code = Rewrite.run(List.of("--classes", ChildJvm.codeSource(FrameEchoTask.class).toString(),
-          "--packages", CLIENT, "--output", rewritten.toString()), o, e);
-    }
-    toolOut = out.toString(StandardCharsets.UTF_8);
-    assertEquals(0, code, toolOut + err.toString(StandardCharsets.UTF_8));
+    toolOut = rewrite(ChildJvm.codeSource(FrameEchoTask.class), rewritten);
     echo = EchoServer.tcp();
     try (SocketConnector sockets = new SocketConnector()) {
       inSync = run(SessionRunner.builder().mode(Mode.SYNC).connector(sockets), FrameEchoTask.class);
@@ -98,7 +89,7 @@ class BuildTimeRewrittenBinaryTest {
     assertTrue(toolOut.contains("copied io.weft.transport.binary.Binary, rewritten, to " + CLIENT + ".WeftBinary"),
         toolOut);
     assertTrue(Files.isRegularFile(rewritten.resolve(CLIENT.replace('.', '/') + "/WeftBinary.class")));
-    try (URLClassLoader loader = rewrittenClients()) {
+    try (URLClassLoader loader = rewrittenClients(rewritten)) {
       Class<?> copy = Class.forName(CLIENT + ".WeftBinary", false, loader);
       Rewritten mark = copy.getAnnotation(Rewritten.class);
       assertTrue(mark != null && List.of(mark.methods()).contains("readInt(Lio/weft/transport/Transport;)I"),
@@ -110,7 +101,7 @@ class BuildTimeRewrittenBinaryTest {
   @MethodSource("continuingConnectors")
   void theRewrittenClientSuspendsInsideBinaryInContinuationsAndAnswersAsInSync(String transport,
       Supplier<Connector> connectors) throws Exception {
-    try (Connector connector = connectors.get(); URLClassLoader loader = rewrittenClients()) {
+    try (Connector connector = connectors.get(); URLClassLoader loader = rewrittenClients(rewritten)) {
       List<String> got = run(SessionRunner.builder().mode(Mode.continuations(1)).connector(connector)
           .alreadyRewritten().debugFrames(true), taskClass(loader));
       assertEquals(inSync, got);
@@ -121,10 +112,41 @@ class BuildTimeRewrittenBinaryTest {
   }
 
   @Test
+  void rewritingTheOutputAgainChangesNothingAndItStillSuspendsInsideTheCopy() throws Exception {
+    Path again = temp.resolve("again");
+    String out = rewrite(rewritten, again);
+    assertTrue(out.contains("0 classes rewritten"), out);
+    assertTrue(out.contains("0 helper copies"), out);
+    assertEquals(-1, Files.mismatch(rewritten.resolve(CLIENT.replace('.', '/') + "/FrameEchoTask.class"),
+        again.resolve(CLIENT.replace('.', '/') + "/FrameEchoTask.class")));
+    try (ContinuingMinaConnector connector = ContinuingMinaConnector.tcp();
+         URLClassLoader loader = rewrittenClients(again)) {
+      assertEquals(inSync, run(SessionRunner.builder().mode(Mode.continuations(1)).connector(connector)
+          .alreadyRewritten(), taskClass(loader)));
+      assertTrue(connector.suspends() > 0, "not one session suspended");
+    }
+  }
+
+  @Test
   void theRewrittenClientRunsUnchangedInSyncToo() throws Exception {
-    try (URLClassLoader loader = rewrittenClients(); SocketConnector sockets = new SocketConnector()) {
+    try (URLClassLoader loader = rewrittenClients(rewritten); SocketConnector sockets = new SocketConnector()) {
       assertEquals(inSync, run(SessionRunner.builder().mode(Mode.SYNC).connector(sockets), taskClass(loader)));
     }
+  }
+
+  /** Runs the tool over {@code classes} into {@code output} and returns what it printed. */
+  private static String rewrite(Path classes, Path output) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code;
+    try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+         PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+      code = Rewrite.run(List.of("--classes", classes.toString(), "--packages", CLIENT, "--output",
+          output.toString()), o, e);
+    }
+    String printed = out.toString(StandardCharsets.UTF_8);
+    assertEquals(0, code, printed + err.toString(StandardCharsets.UTF_8));
+    return printed;
   }
 
   private List<String> run(SessionRunner.Builder builder, Class<? extends SessionTask<String>> task)
@@ -143,7 +165,7 @@ class BuildTimeRewrittenBinaryTest {
    * client package: the client (and its copy of Binary) come from the output, everything else,
    * transport-api's own Binary included, from the class path as compiled.
    */
-  private URLClassLoader rewrittenClients() throws Exception {
+  private URLClassLoader rewrittenClients(Path dir) throws Exception {
     ClassLoader withoutClient = new ClassLoader("without-frame-client", getClass().getClassLoader()) {
       @Override
       protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
@@ -153,7 +175,7 @@ class BuildTimeRewrittenBinaryTest {
         return super.loadClass(name, resolve);
       }
     };
-    return new URLClassLoader(new URL[] {rewritten.toUri().toURL()}, withoutClient);
+    return new URLClassLoader(new URL[] {dir.toUri().toURL()}, withoutClient);
   }
 
   @SuppressWarnings("unchecked")
