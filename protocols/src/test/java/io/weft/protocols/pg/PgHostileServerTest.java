@@ -38,7 +38,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 @ParameterizedClass(name = "{0}")
 @MethodSource("modes")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@org.junit.jupiter.api.Timeout(value = 60, unit = TimeUnit.SECONDS)
 class PgHostileServerTest {
   /** Every mode: SYNC, THREADS, VIRTUAL_THREADS, and continuations over MINA and over Netty. */
   static Stream<ModeCase> modes() {

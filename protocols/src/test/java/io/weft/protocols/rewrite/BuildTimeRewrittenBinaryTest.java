@@ -15,8 +15,8 @@ import io.weft.testsupport.EchoServer;
 import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
-import io.weft.transport.mina.ContinuingMinaConnector;
-import io.weft.transport.netty.ContinuingNettyConnector;
+import io.weft.transport.mina.SuspendingMinaConnector;
+import io.weft.transport.netty.SuspendingNettyConnector;
 import io.weft.transport.socket.SocketConnector;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -46,7 +46,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * with its reads suspending inside the helpers (checked frame by frame with debugFrames).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
 class BuildTimeRewrittenBinaryTest {
   private static final String CLIENT = FrameEchoTask.class.getPackageName();
   private static final int SESSIONS = 200;
@@ -79,8 +78,8 @@ class BuildTimeRewrittenBinaryTest {
 
   static Stream<Arguments> continuingConnectors() {
     return Stream.of(
-        Arguments.of("MINA", (Supplier<Connector>) ContinuingMinaConnector::tcp),
-        Arguments.of("Netty", (Supplier<Connector>) ContinuingNettyConnector::tcp));
+        Arguments.of("MINA", (Supplier<Connector>) SuspendingMinaConnector::tcp),
+        Arguments.of("Netty", (Supplier<Connector>) SuspendingNettyConnector::tcp));
   }
 
   @Test
@@ -105,8 +104,8 @@ class BuildTimeRewrittenBinaryTest {
       List<String> got = run(SessionRunner.builder().mode(Mode.continuations(1)).connector(connector)
           .alreadyRewritten().debugFrames(true), taskClass(loader));
       assertEquals(inSync, got);
-      long suspends = connector instanceof ContinuingMinaConnector ? ((ContinuingMinaConnector) connector).suspends()
-          : ((ContinuingNettyConnector) connector).suspends();
+      long suspends = connector instanceof SuspendingMinaConnector ? ((SuspendingMinaConnector) connector).suspends()
+          : ((SuspendingNettyConnector) connector).suspends();
       assertTrue(suspends > 0, SESSIONS + " sessions over " + transport + " and not one suspended");
     }
   }
@@ -119,7 +118,7 @@ class BuildTimeRewrittenBinaryTest {
     assertTrue(out.contains("0 helper copies"), out);
     assertEquals(-1, Files.mismatch(rewritten.resolve(CLIENT.replace('.', '/') + "/FrameEchoTask.class"),
         again.resolve(CLIENT.replace('.', '/') + "/FrameEchoTask.class")));
-    try (ContinuingMinaConnector connector = ContinuingMinaConnector.tcp();
+    try (SuspendingMinaConnector connector = SuspendingMinaConnector.tcp();
          URLClassLoader loader = rewrittenClients(again)) {
       assertEquals(inSync, run(SessionRunner.builder().mode(Mode.continuations(1)).connector(connector)
           .alreadyRewritten(), taskClass(loader)));
