@@ -35,10 +35,16 @@ final class ContinuationRunner extends ModeRunner {
     super(settings);
   }
 
-  /** The instrumenting loader, made on first use; null with {@code alreadyRewritten()}. */
+  /**
+   * The instrumenting loader: the one the builder was given, or one made on first use; null with
+   * {@code alreadyRewritten()}.
+   */
   ContinuationClassLoader classLoader() {
     if (settings.alreadyRewritten()) {
       return null;
+    }
+    if (settings.loader() != null) {
+      return settings.loader();
     }
     synchronized (lock) {
       if (loader == null) {

@@ -19,7 +19,8 @@ record RunnerSettings(
     ClassLoader parent,
     long closeWaitMillis,
     ConnectPacing connectPacing,
-    List<ThreadContext<?>> contexts) {
+    List<ThreadContext<?>> contexts,
+    ContinuationClassLoader loader) {
 
   RunnerSettings {
     addresses = List.copyOf(addresses);

@@ -52,7 +52,7 @@ public final class SessionRunner implements AutoCloseable {
   private SessionRunner(Builder b) {
     this.settings = new RunnerSettings(b.mode, b.connector, b.addresses, b.timeout, b.packages,
         b.alreadyRewritten, b.debugFrames, b.allowBlockingConnector, b.maxInFlight, b.parent, b.closeWaitMillis,
-        b.connectPacing, b.contexts);
+        b.connectPacing, b.contexts, b.loader);
     this.modeRunner = ModeRunner.of(settings);
   }
 
@@ -75,8 +75,9 @@ public final class SessionRunner implements AutoCloseable {
   }
 
   /**
-   * The instrumenting class loader of {@code CONTINUATIONS} mode, made on first use, or null in
-   * other modes and with {@link Builder#alreadyRewritten()}.
+   * The instrumenting class loader of {@code CONTINUATIONS} mode: the one given to
+   * {@link Builder#classLoader}, or one made on first use; null in other modes and with
+   * {@link Builder#alreadyRewritten()}.
    *
    * @return the loader, or null
    */
@@ -187,6 +188,7 @@ public final class SessionRunner implements AutoCloseable {
     private long closeWaitMillis = 10_000L;
     private ConnectPacing connectPacing = ConnectPacing.DEFAULT;
     private final List<ThreadContext<?>> contexts = new ArrayList<>();
+    private ContinuationClassLoader loader;
 
     private Builder() {}
 
@@ -266,6 +268,22 @@ public final class SessionRunner implements AutoCloseable {
      */
     public Builder instrument(String... packageNames) {
       packages.addAll(Arrays.asList(packageNames));
+      return this;
+    }
+
+    /**
+     * {@code CONTINUATIONS} mode through {@code loader}, made by the caller and shared by any number
+     * of runners, instead of a new loader over {@link #instrument} packages per runner. A loader
+     * scans and analyses its packages once and rewrites each class once, so runs that share it pay
+     * that once (seconds for a large package) and run the same rewritten classes; the runs behave
+     * as with {@code instrument(loader.packages())}. Excludes {@link #instrument} and
+     * {@link #alreadyRewritten()}; ignored by the other modes.
+     *
+     * @param loader the instrumenting loader to load task classes through
+     * @return this builder
+     */
+    public Builder classLoader(ContinuationClassLoader loader) {
+      this.loader = Objects.requireNonNull(loader, "loader");
       return this;
     }
 
@@ -386,8 +404,8 @@ public final class SessionRunner implements AutoCloseable {
      * Makes the runner.
      *
      * @return a new runner, which the caller closes
-     * @throws IllegalStateException if the connector or address is missing, or
-     *     {@code CONTINUATIONS} has no packages to instrument
+     * @throws IllegalStateException if the connector or address is missing,
+     *     {@code CONTINUATIONS} has no packages to instrument, or two ways of rewriting are given
      * @throws UnsupportedOperationException for {@code VIRTUAL_THREADS} on a JDK before 21
      */
     public SessionRunner build() {
@@ -401,7 +419,12 @@ public final class SessionRunner implements AutoCloseable {
         throw new IllegalStateException("instrument(...) rewrites at load time, alreadyRewritten() runs classes"
             + " rewritten ahead of time: choose one");
       }
-      if (mode.kind() == Mode.Kind.CONTINUATIONS && packages.isEmpty() && !alreadyRewritten) {
+      if (loader != null && (alreadyRewritten || !packages.isEmpty())) {
+        throw new IllegalStateException("classLoader(...) rewrites through the given loader, "
+            + (alreadyRewritten ? "alreadyRewritten() runs classes rewritten ahead of time" : "instrument(...) through"
+            + " a new one") + ": choose one");
+      }
+      if (mode.kind() == Mode.Kind.CONTINUATIONS && packages.isEmpty() && !alreadyRewritten && loader == null) {
         throw new IllegalStateException("CONTINUATIONS mode needs the packages to instrument: instrument(...),"
             + " or alreadyRewritten() for classes rewritten at build time or by the agent");
       }

@@ -70,6 +70,38 @@ class SessionRunnerTest {
     assertEquals(0, pipes.openTransports());
   }
 
+  @Test
+  void runnersSharingAGivenLoaderRunTheSameRewrittenClassesAndSuspend() throws Exception {
+    ContinuationClassLoader shared = new ContinuationClassLoader(SessionRunnerTest.class.getClassLoader(),
+        List.of(CLIENT));
+    List<String> expected;
+    try (SessionRunner runner = runner(Mode.SYNC, pipes, pipeServer.address(), FIVE_SECONDS)) {
+      expected = runner.run(LineTesterTask.class, 20, 5).values();
+    }
+    Class<?> first = null;
+    for (int round = 0; round < 2; round++) {
+      long suspendsBefore = pipes.suspends();
+      try (SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(1)).connector(pipes)
+          .address(pipeServer.address()).timeout(FIVE_SECONDS).classLoader(shared).build()) {
+        assertTrue(runner.classLoader() == shared);
+        RunResult<String> result = runner.run(LineTesterTask.class, 20, 5);
+        assertTrue(result.allSucceeded(), result.failures().toString());
+        assertEquals(expected, result.values());
+      }
+      assertTrue(pipes.suspends() > suspendsBefore, "round " + round + " never suspended");
+      Class<?> loaded = Class.forName(LineTesterTask.class.getName(), false, shared);
+      assertTrue(first == null || first == loaded, "the shared loader defines the task class once");
+      first = loaded;
+    }
+    assertTrue(shared.isInstrumented(LineTesterTask.class.getName()));
+    IllegalStateException both = assertThrows(IllegalStateException.class, () -> SessionRunner.builder()
+        .mode(Mode.continuations(1)).connector(pipes).address(pipeServer.address()).classLoader(shared)
+        .instrument(CLIENT).build());
+    assertTrue(both.getMessage().contains("choose one"), both.getMessage());
+    assertThrows(IllegalStateException.class, () -> SessionRunner.builder().mode(Mode.continuations(1))
+        .connector(pipes).address(pipeServer.address()).classLoader(shared).alreadyRewritten().build());
+  }
+
   static List<Mode> blockingModes() {
     List<Mode> blocking = new ArrayList<>(modes());
     blocking.removeIf(mode -> mode.kind() == Mode.Kind.CONTINUATIONS);

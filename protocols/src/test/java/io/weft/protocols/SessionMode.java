@@ -1,5 +1,6 @@
 package io.weft.protocols;
 
+import io.weft.continuations.ContinuationClassLoader;
 import io.weft.continuations.Mode;
 import io.weft.continuations.Outcome;
 import io.weft.continuations.RunResult;
@@ -18,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -34,6 +36,12 @@ import java.util.function.Supplier;
  * API and the clients' own ({@code RedisErrorException}, {@code SmtpReplyException}), which the
  * loader leaves to its parent ({@code CallerExceptionTypesTest}).
  *
+ * <p>In {@code CONTINUATIONS} mode every run with the same packages loads its task through one
+ * {@link ContinuationClassLoader}, shared by this mode and those made from it ({@link #tls},
+ * {@link #instrumenting}): the loader scans and rewrites once per test class and mode, not once
+ * per run (seconds each), and each run still goes through the runner's refusal check and a
+ * runner of its own.
+ *
  * <p>Lifecycle: one instance per test class; {@link #close()} after the last test closes the
  * connector.
  */
@@ -47,21 +55,25 @@ public final class SessionMode implements AutoCloseable {
   private final Function<TlsSettings, Connector> tlsConnectors;
   private final String unavailable;
   private final List<String> instrumented;
+  /** The loaders by package list, shared with the modes made from this one. */
+  private final Map<List<String>, ContinuationClassLoader> loaders;
   private Connector connector;
 
   private SessionMode(Mode mode, String name, Supplier<Connector> connectors,
-      Function<TlsSettings, Connector> tlsConnectors, String unavailable, List<String> instrumented) {
+      Function<TlsSettings, Connector> tlsConnectors, String unavailable, List<String> instrumented,
+      Map<List<String>, ContinuationClassLoader> loaders) {
     this.mode = mode;
     this.name = name;
     this.connectors = connectors;
     this.tlsConnectors = tlsConnectors;
     this.unavailable = unavailable;
     this.instrumented = instrumented;
+    this.loaders = loaders;
   }
 
   private SessionMode(Mode mode, String name, Supplier<Connector> connectors,
       Function<TlsSettings, Connector> tlsConnectors, String unavailable) {
-    this(mode, name, connectors, tlsConnectors, unavailable, List.of());
+    this(mode, name, connectors, tlsConnectors, unavailable, List.of(), new ConcurrentHashMap<>());
   }
 
   /**
@@ -70,7 +82,7 @@ public final class SessionMode implements AutoCloseable {
    */
   public SessionMode tls(TlsSettings tls) {
     return new SessionMode(mode, name + "+TLS", () -> tlsConnectors.apply(tls), tlsConnectors, unavailable,
-        instrumented);
+        instrumented, loaders);
   }
 
   /**
@@ -78,7 +90,7 @@ public final class SessionMode implements AutoCloseable {
    * protocol clients a task uses from another package.
    */
   public SessionMode instrumenting(String... packages) {
-    return new SessionMode(mode, name, connectors, tlsConnectors, unavailable, List.of(packages));
+    return new SessionMode(mode, name, connectors, tlsConnectors, unavailable, List.of(packages), loaders);
   }
 
   /** Sessions one after another on the test thread, over {@code SocketTransport}. */
@@ -214,7 +226,8 @@ public final class SessionMode implements AutoCloseable {
     if (mode.kind() == Mode.Kind.CONTINUATIONS) {
       List<String> packages = new ArrayList<>(List.of(taskClass.getPackageName(), CLIENT_INTERNALS));
       packages.addAll(instrumented);
-      builder.instrument(packages.toArray(new String[0]));
+      builder.classLoader(loaders.computeIfAbsent(List.copyOf(packages),
+          p -> new ContinuationClassLoader(SessionMode.class.getClassLoader(), p)));
     }
     try (SessionRunner runner = builder.build()) {
       return runner.run(taskClass, sessions, constructorArgs);

@@ -2,6 +2,7 @@ package io.weft.continuations.tools;
 
 import io.weft.continuations.InstrumentationReport.Problem;
 import io.weft.continuations.internal.rewrite.ClassRewriter;
+import io.weft.continuations.internal.rewrite.HelperCopies;
 import io.weft.continuations.internal.rewrite.SuspendableAnalysis;
 import java.io.File;
 import java.io.IOException;
@@ -52,6 +53,11 @@ import org.apache.commons.javaflow.api.continuable;
  *       then refuses, before any session starts, a task that can reach such code, as the loader
  *       would, and a task class left as compiled as not rewritten.
  * </ul>
+ *
+ * <p>transport-api's binary helpers ({@code io.weft.transport.binary}) are rewritten with every
+ * client, as the loader and the agent do; since their jar is not written here, each package whose
+ * rewritten classes call a helper gets a rewritten copy of it ({@code com.example.client.WeftBinary})
+ * and those classes call the copy. A class of that name that is not such a copy is refused.
  *
  * <p>It prints each class it rewrote. Running it again is harmless: classes that carry the mark
  * of Weft's rewrite are left as they are. It refuses, writing nothing, what the loader would
@@ -184,10 +190,16 @@ public final class Rewrite {
             + ": add the transport-api jar (and any suspending library the classes call)");
         return 1;
       }
+      // The binary helpers are analysed with the classes, as the loader does, so that a call to
+      // one is a call into rewritten code; the classes that call them get rewritten copies.
+      Set<String> helpers = ClassRewriter.binaryHelpers(source);
+      helpers.removeAll(inScope.keySet());
+      Set<String> analysed = new TreeSet<>(inScope.keySet());
+      analysed.addAll(helpers);
       SuspendableAnalysis analysis = new SuspendableAnalysis(internal -> {
         byte[] own = inScope.get(internal);
         return own != null ? own : ClassRewriter.bytes(source, internal);
-      }, inScope.keySet());
+      }, analysed);
       for (String warning : analysis.warnings()) {
         err.println("weft rewrite: warning: " + warning);
       }
@@ -208,6 +220,7 @@ public final class Rewrite {
       ClassRewriter rewriter = new ClassRewriter(prefixes, analysis, Set.of(), source);
       Map<String, byte[]> changed = new TreeMap<>();
       List<String> failed = new ArrayList<>();
+      Map<String, String> copied = new TreeMap<>();
       int already = 0;
       try {
         for (Map.Entry<String, byte[]> e : inScope.entrySet()) {
@@ -231,6 +244,11 @@ public final class Rewrite {
             out.println("rewrote " + e.getKey().replace('/', '.') + ": " + names(result.rewrittenMethods()));
           }
         }
+        String clash = copyHelpers(changed, helpers, inScope, rewriter, source, copied);
+        if (clash != null) {
+          err.println("weft rewrite: " + clash + "; nothing written");
+          return 1;
+        }
       } finally {
         rewriter.release();
       }
@@ -243,15 +261,67 @@ public final class Rewrite {
         Files.createDirectories(file.getParent());
         Files.write(file, e.getValue());
       }
+      for (Map.Entry<String, String> c : copied.entrySet()) {
+        out.println("copied " + c.getValue().replace('/', '.') + ", rewritten, to " + c.getKey().replace('/', '.')
+            + " for the rewritten classes of its package that call it");
+      }
       for (String f : failed) {
         err.println("weft rewrite: warning: not rewritten, left as compiled: " + f);
       }
-      out.println("weft rewrite: " + changed.size() + " classes rewritten, " + already + " already rewritten, "
+      int rewritten = changed.size() - copied.size();
+      out.println("weft rewrite: " + rewritten + " classes rewritten, " + already + " already rewritten, "
           + failed.size() + " could not be rewritten, "
-          + (inScope.size() - changed.size() - already - failed.size()) + " need nothing; packages " + prefixes
+          + (inScope.size() - rewritten - already - failed.size()) + " need nothing, " + copied.size()
+          + " helper copies; packages " + prefixes
           + ", " + classes + (output == null ? " (in place)" : " -> " + output));
       return 0;
     }
+  }
+
+  /**
+   * Points the calls of the rewritten classes in {@code changed} to transport-api's binary helpers
+   * at rewritten copies in their own packages, and adds those copies to {@code changed}: the
+   * helpers' jar is not written here, and as compiled a helper cannot suspend.
+   *
+   * @param copied filled with each copy's internal name and the helper it copies
+   * @return null, or why a copy cannot be written (a class of that name that is not a copy)
+   */
+  private static String copyHelpers(Map<String, byte[]> changed, Set<String> helpers, Map<String, byte[]> inScope,
+      ClassRewriter rewriter, ClassLoader source, Map<String, String> copied) {
+    Map<String, byte[]> rewrittenHelpers = new TreeMap<>();
+    for (String caller : new ArrayList<>(changed.keySet())) {
+      byte[] bytes = changed.get(caller);
+      Map<String, String> renames = new TreeMap<>();
+      for (String helper : helpers) {
+        renames.put(helper, HelperCopies.copyName(caller, helper));
+      }
+      boolean calls = false;
+      for (String helper : helpers) {
+        if (HelperCopies.refersTo(bytes, helper)) {
+          calls = true;
+          String copy = renames.get(helper);
+          byte[] own = inScope.get(copy);
+          if (own != null && !ClassRewriter.isMarked(own)) {
+            return copy.replace('/', '.') + " is a class of your own, and the rewritten copy of "
+                + helper.replace('/', '.') + " for " + caller.replace('/', '.') + " needs that name";
+          }
+          if (!copied.containsKey(copy)) {
+            byte[] rewritten = rewrittenHelpers.computeIfAbsent(helper,
+                h -> rewriter.rewrite(h, ClassRewriter.bytes(source, h)).bytes());
+            changed.put(copy, HelperCopies.rename(rewritten, renames));
+            copied.put(copy, helper);
+          }
+        }
+      }
+      if (calls) {
+        try {
+          changed.put(caller, HelperCopies.rename(bytes, renames));
+        } catch (IllegalStateException e) {
+          return e.getMessage();
+        }
+      }
+    }
+    return null;
   }
 
   /** The classes under the prefixes in {@code dir}: internal name to bytes. */

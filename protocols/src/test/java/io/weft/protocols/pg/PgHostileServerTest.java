@@ -30,7 +30,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * {@link PgClient} against a scripted hostile server, in three modes, with whole and
+ * {@link PgClient} against a scripted hostile server, in every mode, with whole and
  * one-byte-at-a-time delivery: claimed lengths far past what is sent, authentication out of
  * order, lies about TLS. Each case must end in the same typed failure with the same message, and
  * never in a large allocation or a hang.
@@ -39,13 +39,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 @MethodSource("modes")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PgHostileServerTest {
-  /**
-   * SYNC, VIRTUAL_THREADS and continuations over MINA: the parser is the same code in every mode,
-   * and each continuation run pays for a rewriting class loader, so the real-server test covers
-   * THREADS and Netty.
-   */
+  /** Every mode: SYNC, THREADS, VIRTUAL_THREADS, and continuations over MINA and over Netty. */
   static Stream<ModeCase> modes() {
-    return ModeCase.all(1, 1, 1, 1).filter(m -> !m.name().equals("THREADS"));
+    return Stream.concat(ModeCase.all(1, 1, 1, 1),
+        Stream.of(new ModeCase("CONTINUATIONS(1)/Netty", () -> SessionMode.continuationsOverNetty(1), 1)));
   }
 
   private static final Timeout TEN_SECONDS = Timeout.of(10, TimeUnit.SECONDS);

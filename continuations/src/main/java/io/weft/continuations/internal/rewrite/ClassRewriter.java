@@ -191,6 +191,17 @@ public final class ClassRewriter {
     return internal.startsWith(path) && internal.indexOf('/', path.length()) < 0;
   }
 
+  /** Internal names of transport-api's binary helpers on {@code source}'s class path. */
+  public static Set<String> binaryHelpers(ClassLoader source) {
+    Set<String> helpers = new TreeSet<>();
+    for (String name : scan(source, BINARY_HELPERS.replace('.', '/'))) {
+      if (isBinaryHelper(name) && !name.endsWith("/package-info")) {
+        helpers.add(name);
+      }
+    }
+    return helpers;
+  }
+
   /** True if {@code internal} (a class's internal name) is under the rewritten packages. */
   public boolean inPrefixes(String internal) {
     String name = internal.replace('/', '.');
