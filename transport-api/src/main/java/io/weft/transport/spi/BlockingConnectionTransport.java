@@ -17,7 +17,8 @@ import java.util.function.Consumer;
  * MINA and Netty; the library's public class ({@code MinaTransport}, {@code NettyTransport})
  * extends this and adds only its constructor. Plain Java, never rewritten for continuations: a
  * blocking transport pays nothing for them. Every wait refuses at once to run on the library's
- * I/O thread ({@link ConnectionState#checkMayBlock}). Not API.
+ * I/O thread ({@link ConnectionState#checkMayBlock}). For transport implementations, not
+ * protocol code.
  *
  * @param <F> the library's future type
  * @param <S> the library's state type

@@ -16,7 +16,7 @@ import javax.net.ssl.SSLSession;
  * state, wake-ups), and here the outbound half and TLS: the send of a flush and how its failure
  * reads, the library's futures that a wait waits for, and a handshake's outcome. One per
  * connection; a subclass per library ({@code SessionState}, {@code ChannelState}) feeds it the
- * library's events and fills in the hooks. Not API.
+ * library's events and fills in the hooks. For transport implementations, not protocol code.
  *
  * <p>A wait for one of the library's futures (a write, a connect, a handshake) registers
  * {@link #wakeWhenDone} beside {@link #wakeWhenEnded}, so that it ends when the future is done or
@@ -48,34 +48,55 @@ public abstract class ConnectionState<F, M> extends InboundState<M> {
 
   /**
    * Throws at once if the current thread must not block for the library's I/O (its own I/O
-   * threads), with the exception and message the library's transports use.
+   * threads), with the exception and message the library's transports use. Called before every
+   * blocking wait, so that a wait on an I/O thread fails instead of deadlocking the connection.
+   *
+   * @param what the operation that would block, for the message
+   * @throws io.weft.transport.BlockingOperationException if the current thread must not block
    */
   public abstract void checkMayBlock(String what);
 
   /**
    * The check of a wait that suspends a continuation where it can and blocks where it cannot:
    * on the library's I/O thread it may wait only inside a session the thread runs.
+   *
+   * @param what the operation that would wait, for the message
+   * @throws io.weft.transport.BlockingOperationException if the current thread may neither
+   *     suspend nor block
    */
   public abstract void checkMaySuspend(String what);
 
   /**
    * Whether reading from the peer is suspended now, as the library says. For tests and
    * diagnostics.
+   *
+   * @return true while the library is not reading from the socket
    */
   public abstract boolean isReadSuspended();
 
-  /** True once {@code future} is done. */
+  /**
+   * Whether {@code future} is done, successfully or not. Any thread; never blocks.
+   *
+   * @param future one of the library's futures from this connection
+   * @return true once it is done
+   */
   public abstract boolean isDone(F future);
 
   /**
    * Runs {@code wake} once {@code future} is done: at once, inline, if it is done already (the
    * rule of a wait registration). Quick, never blocking.
+   *
+   * @param future one of the library's futures from this connection
+   * @param wake what to run once; it runs on the library's thread that completes the future, or
+   *     on the caller's, so it must itself be quick and never block
    */
   public abstract void wakeWhenDone(F future, Runnable wake);
 
   /**
    * Bytes handed to the library and not yet written to the socket; 0 when there is no
    * connection. For tests and diagnostics.
+   *
+   * @return the count, as the library reports it
    */
   public abstract long pendingWriteBytes();
 
@@ -85,19 +106,34 @@ public abstract class ConnectionState<F, M> extends InboundState<M> {
    * connection's own I/O thread: nothing to wait for. Never waits; {@code src} may be reused as
    * soon as this returns.
    *
+   * @param src the bytes to send
+   * @param length how many of them, from the start
+   * @return the write's future, or null when there is nothing to wait for
    * @throws IOException if nothing can be sent (see {@link #checkWritable})
    */
   public abstract F send(byte[] src, int length) throws IOException;
 
-  /** True once {@code written}, a write's future, has completed successfully. */
+  /**
+   * Whether a write succeeded.
+   *
+   * @param written a write's future, from {@link #send}
+   * @return true once it has completed successfully; false while pending or after a failure
+   */
   protected abstract boolean isWritten(F written);
 
-  /** Why {@code written}, a done write's future, failed; null if it says nothing. */
+  /**
+   * Why a done write failed, as its future says.
+   *
+   * @param written a write's future that is done and not written
+   * @return the failure, or null if the future says nothing
+   */
   protected abstract Throwable failureOf(F written);
 
   /**
    * Records {@code cause}, a write's own failure, where the library reports it nowhere else
    * (Netty: only on the write's future). By default nothing.
+   *
+   * @param cause the write's failure, or null when the write did not complete
    */
   protected void writeFailed(Throwable cause) {}
 
@@ -109,6 +145,11 @@ public abstract class ConnectionState<F, M> extends InboundState<M> {
    * {@link #tlsFailure}). {@code host} is the name to verify and send (SNI); {@code what} names
    * the handshake in messages.
    *
+   * @param settings the handshake's settings
+   * @param host the name to verify and send, from {@link Tls#hostName}
+   * @param port the peer's port, from {@link Tls#port}, or -1
+   * @param what the handshake, from {@link Tls#what}
+   * @return the handshake's future
    * @throws StartTlsInjectionException if bytes are buffered unread
    * @throws IllegalStateException if a handshake has already started, or the connection cannot
    *     speak TLS
@@ -116,12 +157,19 @@ public abstract class ConnectionState<F, M> extends InboundState<M> {
    */
   public abstract F startTls(TlsSettings settings, String host, int port, String what) throws IOException;
 
-  /** The handshake's future, or null when none has started. */
+  /**
+   * The handshake in progress or done: with implicit TLS, the one the connect began, which the
+   * transport waits for before its first operation.
+   *
+   * @return the handshake's future, or null when none has started
+   */
   public abstract F handshake();
 
   /**
    * Why a TLS handshake failed as the library reported it, when that says more than the
-   * connection's own failure; null otherwise (the default).
+   * connection's own failure; null otherwise (the default). Called under the lock.
+   *
+   * @return the library's handshake failure, or null
    */
   protected Throwable handshakeFailure() {
     return null;
@@ -130,6 +178,10 @@ public abstract class ConnectionState<F, M> extends InboundState<M> {
   /**
    * True when {@code writeFailure}, a write's own failure, is the library's way of saying the
    * connection was already closed (by the peer): the send failed because of that close.
+   *
+   * @param writeFailure a write's own failure
+   * @return true if it means the peer had closed the connection, to be reported as
+   *     {@link PeerClosedException}
    */
   protected abstract boolean isClosedConnection(Throwable writeFailure);
 
@@ -137,7 +189,10 @@ public abstract class ConnectionState<F, M> extends InboundState<M> {
 
   /**
    * Has the buffer watch the start of the stream for a TLS alert from {@code peer} (see
-   * {@link InboundBuffer#expectPlaintextFrom}).
+   * {@link InboundBuffer#expectPlaintextFrom}). Call it before the connection's first bytes can
+   * arrive.
+   *
+   * @param peer the peer's address, named in the exception if it answers with an alert
    */
   protected final void expectPlaintextFrom(SocketAddress peer) {
     lock.lock();
@@ -148,7 +203,12 @@ public abstract class ConnectionState<F, M> extends InboundState<M> {
     }
   }
 
-  /** The refusal of a STARTTLS upgrade for plaintext that arrived past the upgrade point. */
+  /**
+   * The refusal of a STARTTLS upgrade for plaintext that arrived past the upgrade point.
+   *
+   * @param injected the plaintext, quoted (escaped and cut short) in the message
+   * @return the exception, for the caller to throw or record as the failure
+   */
   protected static StartTlsInjectionException injection(byte[] injected) {
     return new StartTlsInjectionException("refusing STARTTLS: " + injected.length
         + " plaintext bytes arrived after the upgrade point, before the handshake: "
@@ -170,7 +230,11 @@ public abstract class ConnectionState<F, M> extends InboundState<M> {
   // ---- TLS.
 
 
-  /** The negotiated TLS session, or null before a handshake has completed. */
+  /**
+   * The negotiated TLS session. Any thread.
+   *
+   * @return the session, or null before a handshake has completed
+   */
   public final SSLSession tlsSession() {
     return tlsSession;
   }
@@ -184,6 +248,9 @@ public abstract class ConnectionState<F, M> extends InboundState<M> {
    * After a handshake wait ended (not by time): null if the handshake completed; otherwise why
    * not, as the caller reports it: the injection refused, the transport closed, or a
    * {@link io.weft.transport.TlsHandshakeException} saying what failed.
+   *
+   * @param what the handshake, from {@link Tls#what}, for the message
+   * @return null on success, otherwise the exception to throw (new on each call)
    */
   public final IOException tlsFailure(String what) {
     if (tlsSession != null) {
@@ -220,6 +287,7 @@ public abstract class ConnectionState<F, M> extends InboundState<M> {
    * ({@link TransportClosedException}), failed (the failure, as a reader sees it), or closed by
    * the peer ({@link PeerClosedException}). Never waits.
    *
+   * @param what the operation, for the message ({@code "write"}, {@code "flush"})
    * @throws IOException why nothing can be sent
    */
   public final void checkWritable(String what) throws IOException {
@@ -234,7 +302,7 @@ public abstract class ConnectionState<F, M> extends InboundState<M> {
    * ({@code cause}, may be null); null if the connection has not ended and {@code cause} says
    * nothing of its end (see {@link #isClosedConnection}).
    */
-  public final IOException endedException(String what, Throwable cause) {
+  private IOException endedException(String what, Throwable cause) {
     lock.lock();
     try {
       String because = closedBecause();
@@ -256,6 +324,9 @@ public abstract class ConnectionState<F, M> extends InboundState<M> {
   /**
    * After the wait for {@code written}, a write's future, ended (not by time): returns if it was
    * written; otherwise throws why not: the connection's end or failure, or the write's own.
+   *
+   * @param written the write's future, from {@link #send}
+   * @throws IOException why the bytes were not written
    */
   public final void checkWritten(F written) throws IOException {
     if (isWritten(written)) {
@@ -273,7 +344,11 @@ public abstract class ConnectionState<F, M> extends InboundState<M> {
   // ---- Diagnostics.
 
 
-  /** Bytes buffered now. For tests and diagnostics. */
+  /**
+   * Bytes buffered now. For tests and diagnostics.
+   *
+   * @return the count, read under the lock
+   */
   public final int buffered() {
     lock.lock();
     try {
@@ -283,7 +358,12 @@ public abstract class ConnectionState<F, M> extends InboundState<M> {
     }
   }
 
-  /** The capacity of the inbound buffer's array now. For tests and diagnostics. */
+  /**
+   * The capacity of the inbound buffer's array now. For tests and diagnostics: it shows that the
+   * buffer shrinks back once drained.
+   *
+   * @return the array's length in bytes
+   */
   public final int bufferCapacity() {
     lock.lock();
     try {
@@ -293,7 +373,12 @@ public abstract class ConnectionState<F, M> extends InboundState<M> {
     }
   }
 
-  /** The most bytes ever buffered at once. For tests and diagnostics. */
+  /**
+   * The most bytes ever buffered at once. For tests and diagnostics: it shows that backpressure
+   * held the buffer near its limit.
+   *
+   * @return the high-water mark in bytes
+   */
   public final int highWaterMark() {
     lock.lock();
     try {

@@ -20,7 +20,8 @@ import javax.net.ssl.SSLSession;
  * close and failure policy. Nothing here waits, so nothing here is rewritten for continuations.
  * Two skeletons extend it, one per way of waiting: {@link BlockingConnectionTransport} here, and
  * {@code SuspendingConnectionTransport} in continuations-spi; each library's public transport
- * class extends one of them and adds nothing but its constructor. Not API.
+ * class extends one of them and adds nothing but its constructor. For transport
+ * implementations, not protocol code.
  *
  * <p>Lifecycle: made by its connector once the connect is done, over the connection's state;
  * closed by its owner, by a failure its {@link FailurePolicy} says ends it, or by the connector.
@@ -55,21 +56,45 @@ public abstract class ConnectionTransport<F, S extends ConnectionState<F, ?>> im
 
   // ---- Writing: buffer, then the subclass sends (waiting its own way) when these say so.
 
-  /** Buffers bytes; true when the buffer is now large enough to send. */
+  /**
+   * Buffers bytes to send.
+   *
+   * @param src the bytes, copied before this returns
+   * @param offset where in {@code src} they start
+   * @param length how many
+   * @return true when the buffer is now large enough to send ({@link OutboundBuffer#shouldSend()}),
+   *     without waiting for a flush
+   * @throws IOException if nothing can be sent any more (see {@link #checkSendable})
+   */
   protected final boolean buffer(byte[] src, int offset, int length) throws IOException {
     checkSendable("write");
     outbound.append(src, offset, length);
     return outbound.shouldSend();
   }
 
-  /** Buffers text; true when the buffer is now large enough to send. */
+  /**
+   * Buffers text to send.
+   *
+   * @param text the text, with no line end added
+   * @param charset its encoding
+   * @return true when the buffer is now large enough to send ({@link OutboundBuffer#shouldSend()}),
+   *     without waiting for a flush
+   * @throws IOException if nothing can be sent any more (see {@link #checkSendable})
+   */
   protected final boolean buffer(String text, Charset charset) throws IOException {
     checkSendable("write");
     outbound.append(text, charset);
     return outbound.shouldSend();
   }
 
-  /** Buffers a line and CRLF; true when the buffer is now large enough to send. */
+  /**
+   * Buffers a line and CRLF to send, the line in UTF-8.
+   *
+   * @param line the line, without its end
+   * @return true when the buffer is now large enough to send ({@link OutboundBuffer#shouldSend()}),
+   *     without waiting for a flush
+   * @throws IOException if nothing can be sent any more (see {@link #checkSendable})
+   */
   protected final boolean bufferLine(String line) throws IOException {
     checkSendable("write");
     outbound.appendLine(line);
@@ -80,6 +105,9 @@ public abstract class ConnectionTransport<F, S extends ConnectionState<F, ?>> im
    * Fails at once, and closes this transport, if nothing can be sent any more: after the peer
    * closed the connection ({@link io.weft.transport.PeerClosedException}) or it failed;
    * {@link TransportClosedException} once closed.
+   *
+   * @param what the operation, for the message ({@code "write"}, {@code "flush"})
+   * @throws IOException why nothing can be sent
    */
   protected final void checkSendable(String what) throws IOException {
     checkOpen();
@@ -92,7 +120,11 @@ public abstract class ConnectionTransport<F, S extends ConnectionState<F, ?>> im
     }
   }
 
-  /** True when something is buffered to send. */
+  /**
+   * Whether a flush has anything to send.
+   *
+   * @return true when something is buffered to send
+   */
   protected final boolean hasOutbound() {
     return outbound.size() != 0;
   }
@@ -100,7 +132,12 @@ public abstract class ConnectionTransport<F, S extends ConnectionState<F, ?>> im
   /**
    * Hands everything buffered (there must be something: see {@link #hasOutbound()}) to the
    * library and returns the write's future; or null when it was all written to the socket at
-   * once (see {@link ConnectionState#send}).
+   * once (see {@link ConnectionState#send}). The buffer is then empty; the caller waits for
+   * the future its own way, then asks {@link ConnectionState#checkWritten}.
+   *
+   * @return the write's future, or null when there is nothing to wait for
+   * @throws IOException if the connection has ended or failed (see
+   *     {@link ConnectionState#checkWritable}); the buffer is kept then
    */
   protected final F startSend() throws IOException {
     state.checkWritable("flush");
@@ -111,12 +148,24 @@ public abstract class ConnectionTransport<F, S extends ConnectionState<F, ?>> im
 
   // ---- TLS: the steps around the wait, which each subclass does its own way.
 
-  /** What a handshake wait on this transport is called in messages. */
+  /**
+   * What a handshake wait on this transport is called in messages.
+   *
+   * @param settings the handshake's settings, whose host name (if set) wins over the address's
+   * @return {@code "TLS handshake with host:port"}
+   */
   protected final String handshakeWhat(TlsSettings settings) {
     return Tls.what(Tls.hostName(settings, remote), Tls.port(remote));
   }
 
-  /** The time the handshake may take (see {@link Tls#handshakeWaitNanos}). */
+  /**
+   * The time the handshake may take (see {@link Tls#handshakeWaitNanos}).
+   *
+   * @param settings the handshake's settings, which may set its own timeout
+   * @param what the handshake, from {@link #handshakeWhat}, for the message
+   * @return the wait in nanoseconds, or {@link Deadlines#FOREVER}
+   * @throws TransportTimeoutException if the session deadline has already passed
+   */
   protected final long handshakeWaitNanos(TlsSettings settings, String what) throws TransportTimeoutException {
     return Tls.handshakeWaitNanos(settings, timeout, sessionStartNanos, what);
   }
@@ -125,6 +174,13 @@ public abstract class ConnectionTransport<F, S extends ConnectionState<F, ?>> im
    * STARTTLS, up to the wait: refuses buffered plaintext, adds the library's TLS handler to the
    * live connection (which starts the handshake) and returns the handshake's future. Nothing
    * must be left to flush. Closes this transport on any failure.
+   *
+   * @param settings the handshake's settings
+   * @param what the handshake, from {@link #handshakeWhat}, for messages
+   * @return the handshake's future, to wait for and then pass to {@link #endHandshake}
+   * @throws StartTlsInjectionException if plaintext arrived past the upgrade point
+   * @throws TransportClosedException if this transport is closed
+   * @throws IOException if the connection has ended or the TLS handler could not be added
    */
   protected final F beginStartTls(TlsSettings settings, String what) throws IOException {
     checkOpen();
@@ -141,6 +197,9 @@ public abstract class ConnectionTransport<F, S extends ConnectionState<F, ?>> im
   /**
    * After a handshake wait that did not run out of time: returns if the handshake completed,
    * otherwise closes this transport and throws why not.
+   *
+   * @param what the handshake, from {@link #handshakeWhat}, for messages
+   * @throws IOException why the handshake did not complete (see {@link ConnectionState#tlsFailure})
    */
   protected final void endHandshake(String what) throws IOException {
     IOException failed = state.tlsFailure(what);
@@ -152,7 +211,13 @@ public abstract class ConnectionTransport<F, S extends ConnectionState<F, ?>> im
     }
   }
 
-  /** After a handshake wait that ran out of time: closes this transport and returns the exception. */
+  /**
+   * After a handshake wait that ran out of time: closes this transport and returns the exception.
+   *
+   * @param waitedNanos the wait that ran out, from {@link #handshakeWaitNanos}
+   * @param what the handshake, from {@link #handshakeWhat}
+   * @return the timeout to throw
+   */
   protected final IOException handshakeTimedOut(long waitedNanos, String what) {
     return fail(timedOut(waitedNanos, what));
   }
@@ -164,12 +229,26 @@ public abstract class ConnectionTransport<F, S extends ConnectionState<F, ?>> im
 
   // ---- Time.
 
-  /** The wait allowed for the next operation (see {@link Deadlines#waitNanos}). */
+  /**
+   * The wait allowed for the next operation (see {@link Deadlines#waitNanos}), read from the
+   * timeout set now.
+   *
+   * @param what the operation, for the message
+   * @return the wait in nanoseconds, or {@link Deadlines#FOREVER}
+   * @throws TransportTimeoutException if the session deadline has already passed
+   */
   protected final long waitNanos(String what) throws TransportTimeoutException {
     return Deadlines.waitNanos(timeout, sessionStartNanos, what);
   }
 
-  /** The exception for a wait of {@code waitedNanos} that ran out. */
+  /**
+   * The exception for a wait of {@code waitedNanos} that ran out (see {@link Deadlines#timedOut}).
+   * It does not close this transport: pass it to {@link #fail}.
+   *
+   * @param waitedNanos the wait that ran out, from {@link #waitNanos}
+   * @param what the operation, which starts the message
+   * @return the timeout to throw
+   */
   protected final TransportTimeoutException timedOut(long waitedNanos, String what) {
     return Deadlines.timedOut(timeout, sessionStartNanos, waitedNanos, what);
   }
@@ -177,6 +256,11 @@ public abstract class ConnectionTransport<F, S extends ConnectionState<F, ?>> im
   /**
    * The wait allowed for a read of {@code awaited}; past the session deadline, the read's
    * timeout naming what it waited for and what had arrived.
+   *
+   * @param awaited what the read waits for: {@link Deadlines#line}, {@link Deadlines#bytes} or
+   *     {@link Deadlines#ANY_BYTES}
+   * @return the wait in nanoseconds, or {@link Deadlines#FOREVER}
+   * @throws TransportTimeoutException if the session deadline has already passed
    */
   protected final long readWaitNanos(String awaited) throws TransportTimeoutException {
     try {
@@ -186,7 +270,15 @@ public abstract class ConnectionTransport<F, S extends ConnectionState<F, ?>> im
     }
   }
 
-  /** The exception for a read of {@code awaited} whose wait of {@code waitedNanos} ran out. */
+  /**
+   * The exception for a read of {@code awaited} whose wait of {@code waitedNanos} ran out, with
+   * what arrived unread (see {@link Deadlines#readTimedOut}). It does not close this transport:
+   * pass it to {@link #fail}.
+   *
+   * @param waitedNanos the wait that ran out, from {@link #readWaitNanos}
+   * @param awaited what the read waited for, as given to {@link #readWaitNanos}
+   * @return the timeout to throw
+   */
   protected final TransportTimeoutException readTimedOut(long waitedNanos, String awaited) {
     return Deadlines.readTimedOut(timeout, sessionStartNanos, waitedNanos, awaited, state.describeUnread());
   }
@@ -213,14 +305,23 @@ public abstract class ConnectionTransport<F, S extends ConnectionState<F, ?>> im
     close("closed by its owner");
   }
 
-  /** Closes the state and its connection, and has the connector forget them. */
+  /**
+   * Closes the state and its connection, and has the connector forget them. Only the first close
+   * counts: its reason is what later operations report. Safe from any thread; never waits.
+   *
+   * @param because why, for the message of every later operation ({@code "closed by its owner"})
+   */
   protected final void close(String because) {
     if (state.close(because)) {
       forget.accept(state);
     }
   }
 
-  /** Throws {@link TransportClosedException} if this transport is closed. */
+  /**
+   * Throws {@link TransportClosedException} if this transport is closed, naming why.
+   *
+   * @throws TransportClosedException if it is closed
+   */
   protected final void checkOpen() throws TransportClosedException {
     String because = state.closedBecause();
     if (because != null) {
@@ -230,7 +331,11 @@ public abstract class ConnectionTransport<F, S extends ConnectionState<F, ?>> im
 
   /**
    * Closes this transport after a failed operation, if {@link FailurePolicy} says so, and returns
-   * the exception to throw.
+   * the exception to throw. Every operation's failure goes through here, so that every
+   * transport closes on the same failures.
+   *
+   * @param e what the operation failed with
+   * @return {@code e}
    */
   protected final IOException fail(IOException e) {
     String because = FailurePolicy.closeReason(e);

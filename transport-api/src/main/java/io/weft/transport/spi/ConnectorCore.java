@@ -66,11 +66,16 @@ public abstract class ConnectorCore<F, S extends ConnectionState<F, ?>> {
   /**
    * Throws if {@code remote} is of the wrong kind for this connector.
    *
+   * @param remote the address a caller asked to connect to
    * @throws IllegalArgumentException if it is
    */
   protected abstract void checkAddress(SocketAddress remote);
 
-  /** A new state for one connection, not yet tracked. */
+  /**
+   * A new state for one connection, not yet tracked.
+   *
+   * @return the state, made on the connecting thread before the library connects
+   */
   protected abstract S newState();
 
   /**

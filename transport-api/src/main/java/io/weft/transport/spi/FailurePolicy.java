@@ -17,6 +17,9 @@ public final class FailurePolicy {
   /**
    * Why a transport closes after an operation failed with {@code e}, for its closed message; or
    * null when {@code e} leaves it open.
+   *
+   * @param e what the operation failed with
+   * @return the reason to close with, or null to leave the transport open
    */
   public static String closeReason(IOException e) {
     if (e instanceof TransportTimeoutException) {

@@ -45,6 +45,13 @@ public final class InboundBuffer implements Inbound {
   /** The peer, named for a message, while the start of the stream is watched for a TLS alert. */
   private String plaintextPeer;
 
+  /**
+   * An empty buffer, not watching for a TLS alert. It grows as bytes arrive, and goes back to
+   * {@code initialCapacity} on {@link #clear()}, or when a take drains a much grown array.
+   *
+   * @param initialCapacity the array's first length, in bytes
+   * @throws IllegalArgumentException if {@code initialCapacity <= 0}
+   */
   public InboundBuffer(int initialCapacity) {
     if (initialCapacity <= 0) {
       throw new IllegalArgumentException("initialCapacity <= 0: " + initialCapacity);
@@ -62,6 +69,8 @@ public final class InboundBuffer implements Inbound {
    * never waits longer because of it: bytes that could still become an alert are handed out when
    * the poll can be satisfied, so an alert whose bytes arrive split, to a read asking for fewer
    * than seven, is taken for data. Does nothing once a byte has been taken.
+   *
+   * @param peer the peer's address, named in the exception
    */
   public void expectPlaintextFrom(SocketAddress peer) {
     if (!consumedAny) {
@@ -74,7 +83,11 @@ public final class InboundBuffer implements Inbound {
     plaintextPeer = null;
   }
 
-  /** Bytes buffered and not yet taken. */
+  /**
+   * Bytes buffered and not yet taken.
+   *
+   * @return the count, 0 when empty
+   */
   public int size() {
     return tail - head;
   }
@@ -82,6 +95,8 @@ public final class InboundBuffer implements Inbound {
   /**
    * For a timeout's message: how many bytes arrived and are not taken yet, and the start of
    * them quoted, e.g. {@code 17 bytes read so far: "+PONG\r"}.
+   *
+   * @return the description; {@code "nothing read so far"} when empty
    */
   public String describeUnread() {
     int size = tail - head;
@@ -92,7 +107,11 @@ public final class InboundBuffer implements Inbound {
         + ProtocolViolationException.quote(data, head, size);
   }
 
-  /** True once the peer has ended the stream. Buffered bytes may remain. */
+  /**
+   * Whether the peer has ended the stream. Buffered bytes may remain; see {@link #isDrained()}.
+   *
+   * @return true once {@link #markEof()} was called or {@link #readFrom} met the end
+   */
   public boolean isEof() {
     return eof;
   }
@@ -108,14 +127,28 @@ public final class InboundBuffer implements Inbound {
     eof = true;
   }
 
-  /** Appends {@code src[off..off+len)}. */
+  /**
+   * Appends {@code src[off..off+len)}, growing the array as needed.
+   *
+   * @param src the bytes received
+   * @param off where in {@code src} they start
+   * @param len how many
+   * @throws IndexOutOfBoundsException if the range is not inside {@code src}
+   * @throws OutOfMemoryError if the buffer would pass 2 GiB
+   */
   public void append(byte[] src, int off, int len) {
     ensureWritable(len);
     System.arraycopy(src, off, data, tail, len);
     tail += len;
   }
 
-  /** Appends the remaining bytes of {@code src}, consuming them. */
+  /**
+   * Appends the remaining bytes of {@code src}, consuming them (its position moves to its
+   * limit).
+   *
+   * @param src the bytes received, from its position to its limit
+   * @throws OutOfMemoryError if the buffer would pass 2 GiB
+   */
   public void append(ByteBuffer src) {
     int len = src.remaining();
     ensureWritable(len);
@@ -125,7 +158,15 @@ public final class InboundBuffer implements Inbound {
 
   /**
    * Reads once from {@code in} into this buffer, at most {@code maxBytes}. Returns the bytes
-   * read, or -1 (and marks end of stream) when {@code in} is at its end.
+   * read, or -1 (and marks end of stream) when {@code in} is at its end. Blocks as
+   * {@code in.read} does, so only a blocking transport's reading thread calls it; room for
+   * {@code maxBytes} is made before the read.
+   *
+   * @param in the stream to read from (a socket's)
+   * @param maxBytes the most bytes to read at once
+   * @return the bytes read, or -1 at end of stream
+   * @throws IOException what {@code in.read} threw (a {@link java.net.SocketTimeoutException}
+   *     when its socket's timeout passed)
    */
   public int readFrom(InputStream in, int maxBytes) throws IOException {
     ensureWritable(maxBytes);
@@ -249,6 +290,8 @@ public final class InboundBuffer implements Inbound {
    * Takes every buffered byte at once, whatever it looks like (the TLS alert watch does not
    * apply): for a caller that refuses them, such as STARTTLS finding plaintext past the upgrade
    * point.
+   *
+   * @return a new array of every buffered byte (empty when nothing is buffered)
    */
   public byte[] takeAll() {
     byte[] all = Arrays.copyOfRange(data, head, tail);
@@ -268,7 +311,11 @@ public final class InboundBuffer implements Inbound {
     }
   }
 
-  /** The capacity of the array held now. For tests and diagnostics. */
+  /**
+   * The capacity of the array held now. For tests and diagnostics.
+   *
+   * @return the array's length in bytes
+   */
   public int capacity() {
     return data.length;
   }

@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * shares with the library's I/O threads: the bounded inbound buffer, end of stream, failure and
  * closed state, and the wake-ups of a reader (or of a wait for a future) that waits.
  * {@link ConnectionState} adds the outbound half and TLS; a subclass of that per library feeds
- * it the library's events. Not API.
+ * it the library's events. For transport implementations, not protocol code.
  *
  * <p><b>Lifecycle.</b> Created before the connect, bound to the library's connection by the
  * subclass, fed by the I/O side ({@link #onInput}, {@link #onClosed}, {@link #onFailure}) until
@@ -123,6 +123,9 @@ public abstract class InboundState<M> implements Inbound {
    * Suspends ({@code true}) or resumes reading from the peer. Called outside the lock, from any
    * thread; must not wait. Returns false when there is no connection (not yet bound, or
    * closed): nothing was done.
+   *
+   * @param suspend true to stop reading from the socket, false to start again
+   * @return true if the library was asked; false when there is no connection
    */
   protected abstract boolean suspendReading(boolean suspend);
 
@@ -132,6 +135,10 @@ public abstract class InboundState<M> implements Inbound {
   /**
    * Appends {@code message}'s bytes to {@link #inbound}, under the lock; or refuses it, appending
    * nothing, and returns why (the connection then ends with that failure).
+   *
+   * @param message one inbound message, as the library delivers it
+   * @return null when appended; otherwise why it was refused (a TLS alert where plaintext was
+   *     expected, say)
    */
   protected abstract IOException append(M message);
 
@@ -160,6 +167,10 @@ public abstract class InboundState<M> implements Inbound {
    * Buffers {@code message} (see {@link #append}) and returns the reader's wake-up for the caller
    * to run with {@link #runWakeup} once it is done with the message; or null. Ignored once
    * closed. A refused message ends the connection with the refusal, and its wake-ups run here.
+   * May ask the library to suspend reading, outside the lock, when the buffer passes its limit.
+   *
+   * @param message one inbound message, as the library delivers it
+   * @return the wake-up to run, or null when there is none (or it has run already)
    */
   protected final Runnable onInput(M message) {
     Runnable toRun;
@@ -225,7 +236,9 @@ public abstract class InboundState<M> implements Inbound {
 
   /**
    * The connection failed with {@code cause}, which readers see unless the stream had already
-   * ended cleanly.
+   * ended cleanly. Wakes the reader and any end wake-up, on the calling thread.
+   *
+   * @param cause the library's report; one that is not an {@link IOException} is wrapped in one
    */
   public final void onFailure(Throwable cause) {
     Runnable toRun;
@@ -258,7 +271,12 @@ public abstract class InboundState<M> implements Inbound {
     return toRun;
   }
 
-  /** Runs a wake-up taken from this state, if any; one that throws is logged, not passed on. */
+  /**
+   * Runs a wake-up taken from this state, if any; one that throws is logged, not passed on, so
+   * that an I/O thread survives a broken wake-up.
+   *
+   * @param toRun the wake-up from {@link #onInput}, or null
+   */
   protected static void runWakeup(Runnable toRun) {
     if (toRun == null) {
       return;
@@ -272,7 +290,11 @@ public abstract class InboundState<M> implements Inbound {
 
   // ---- The reader's side.
 
-  /** As {@link InboundBuffer#describeUnread}, for a read's timeout message. */
+  /**
+   * As {@link InboundBuffer#describeUnread}, for a read's timeout message.
+   *
+   * @return how many bytes are buffered unread, and how they start
+   */
   public final String describeUnread() {
     lock.lock();
     try {
@@ -392,7 +414,13 @@ public abstract class InboundState<M> implements Inbound {
     }
   }
 
-  /** The TLS session once its handshake completed, else null ({@link Tls#alertAfterHandshake}). */
+  /**
+   * The TLS session once its handshake completed, so that a fatal alert after it reads as
+   * {@link io.weft.transport.TlsAlertException} ({@link Tls#alertAfterHandshake}). By default
+   * null: a state without TLS.
+   *
+   * @return the negotiated session, or null
+   */
   protected javax.net.ssl.SSLSession handshakenSession() {
     return null;
   }
@@ -400,7 +428,11 @@ public abstract class InboundState<M> implements Inbound {
   /**
    * A fresh exception for the failure that ended the connection, of the same kind where it is a
    * {@link SocketException} (a reset reads as {@code SocketException: Connection reset}, as on
-   * a plain socket), thrown on the reader's own stack with the I/O thread's as its cause.
+   * a plain socket), thrown on the reader's own stack with the I/O thread's as its cause; a
+   * fatal TLS alert after the handshake reads as {@link io.weft.transport.TlsAlertException}.
+   * Call it under the lock, with {@link #failure} set.
+   *
+   * @return a new exception for the failure
    */
   protected final IOException failureException() {
     IOException f = failure;
@@ -418,7 +450,9 @@ public abstract class InboundState<M> implements Inbound {
 
   /**
    * Marks the start and the end of a reader's wait (blocked, spinning or suspended). Only
-   * {@link #isReaderWaiting} reads it.
+   * {@link #isReaderWaiting} reads it. Called by the reading thread.
+   *
+   * @param waiting true as the wait starts, false once it has ended
    */
   public final void readerWaiting(boolean waiting) {
     readerWaiting = waiting;
@@ -427,6 +461,8 @@ public abstract class InboundState<M> implements Inbound {
   /**
    * True while a reader waits for input: blocked, spinning or suspended. For tests that must
    * act only once a read is pending, and for diagnostics.
+   *
+   * @return the flag last set by {@link #readerWaiting}
    */
   public final boolean isReaderWaiting() {
     return readerWaiting;
@@ -442,6 +478,9 @@ public abstract class InboundState<M> implements Inbound {
    * this object's lock and must be quick and must not block: make a session ready, or resume it
    * right there on a loop thread. It runs at most once per registration.
    *
+   * @param wakeup what to run when input arrives
+   * @return true if registered; false if the caller should poll again now
+   * @throws IllegalArgumentException if {@code wakeup} is null
    * @throws IllegalStateException if a wake-up is already registered
    */
   public final boolean wakeWhenReadable(Runnable wakeup) {
@@ -467,6 +506,8 @@ public abstract class InboundState<M> implements Inbound {
    * True when input has arrived (see the class javadoc) or this state is closed: a poll now
    * would not answer "need more" for the same reason as the last one. Takes no lock, never
    * waits; for a caller that spins briefly before it waits.
+   *
+   * @return true when a poll is worth trying again
    */
   public final boolean inputArrived() {
     return arrived || closedBecause != null;
@@ -485,7 +526,11 @@ public abstract class InboundState<M> implements Inbound {
     }
   }
 
-  /** True once the connection has closed or failed, whoever ended it. Never waits. */
+  /**
+   * Whether the connection has closed or failed, whoever ended it. Takes no lock; never waits.
+   *
+   * @return true once it has
+   */
   public final boolean hasEnded() {
     return ended || closedBecause != null;
   }
@@ -497,6 +542,9 @@ public abstract class InboundState<M> implements Inbound {
    * always complete. The same rules as {@link #wakeWhenReadable}: quick, never blocking, at most
    * once.
    *
+   * @param wakeup what to run when the connection ends
+   * @return true if registered; false if it has already ended
+   * @throws IllegalArgumentException if {@code wakeup} is null
    * @throws IllegalStateException if one is already registered
    */
   public final boolean wakeWhenEnded(Runnable wakeup) {
@@ -534,6 +582,9 @@ public abstract class InboundState<M> implements Inbound {
    * Closes this state and its connection (without flushing), wakes any waiting reader or
    * registered wake-up, and discards buffered input. Returns false if it was already closed.
    * Safe from any thread, I/O threads included: it never waits.
+   *
+   * @param because why, which every later operation's {@link TransportClosedException} names
+   * @return true if this call closed it; false if it was already closed
    */
   public final boolean close(String because) {
     Runnable toRun;
@@ -557,12 +608,20 @@ public abstract class InboundState<M> implements Inbound {
     return true;
   }
 
-  /** True once {@link #close} has been called. */
+  /**
+   * Whether {@link #close} has been called. Takes no lock.
+   *
+   * @return true once it has
+   */
   public final boolean isClosed() {
     return closedBecause != null;
   }
 
-  /** Why this was closed, or null while open. */
+  /**
+   * Why this was closed. Takes no lock.
+   *
+   * @return the reason given to the first {@link #close}, or null while open
+   */
   public final String closedBecause() {
     return closedBecause;
   }
@@ -585,12 +644,18 @@ public abstract class InboundState<M> implements Inbound {
   /**
    * True when a reader waiting on this connection should wake every {@link #REASSERT_NANOS} to
    * {@link #reassertTraffic()}: the library can lose a resume, and reads have been suspended.
+   *
+   * @return true when the wait should be cut into slices of {@link #REASSERT_NANOS}
    */
   public final boolean needsReassertion() {
     return suspension.needsReassertion();
   }
 
-  /** How many times reading from the peer was suspended. For tests and diagnostics. */
+  /**
+   * How many times reading from the peer was suspended. For tests and diagnostics.
+   *
+   * @return the count since the connection was made
+   */
   public final int suspensions() {
     return suspension.suspensions();
   }

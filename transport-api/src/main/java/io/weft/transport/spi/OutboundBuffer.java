@@ -16,18 +16,45 @@ public final class OutboundBuffer {
   private byte[] data;
   private int size;
 
+  /**
+   * An empty buffer; it grows as needed (doubling), so the capacity only sets where it starts.
+   *
+   * @param initialCapacity the array's first length, in bytes
+   * @throws NegativeArraySizeException if {@code initialCapacity < 0}
+   */
   public OutboundBuffer(int initialCapacity) {
     data = new byte[initialCapacity];
   }
 
+  /**
+   * Bytes buffered now.
+   *
+   * @return the count, 0 when empty
+   */
   public int size() {
     return size;
   }
 
+  /**
+   * The buffer's own array, not a copy, for a send that writes it out without copying: its first
+   * {@link #size()} bytes are what is buffered. Valid until the next append (which may replace
+   * it) or {@link #clear()}.
+   *
+   * @return the backing array
+   */
   public byte[] array() {
     return data;
   }
 
+  /**
+   * Appends {@code len} bytes of {@code src} from {@code off}.
+   *
+   * @param src the bytes
+   * @param off where in {@code src} they start
+   * @param len how many
+   * @throws IndexOutOfBoundsException if the range is not inside {@code src}
+   * @throws OutOfMemoryError if the buffer would pass 2 GiB
+   */
   public void append(byte[] src, int off, int len) {
     java.util.Objects.checkFromIndexSize(off, len, src.length);
     ensure(len);
@@ -35,6 +62,13 @@ public final class OutboundBuffer {
     size += len;
   }
 
+  /**
+   * Appends {@code text} encoded in {@code charset}; ASCII text in UTF-8 or US-ASCII goes in
+   * without an intermediate array.
+   *
+   * @param text the text, with no line end added
+   * @param charset its encoding
+   */
   public void append(String text, Charset charset) {
     if (charset == StandardCharsets.UTF_8 || charset == StandardCharsets.US_ASCII) {
       if (appendAscii(text)) {
@@ -45,28 +79,41 @@ public final class OutboundBuffer {
     append(bytes, 0, bytes.length);
   }
 
-  public void appendCrlf() {
+  private void appendCrlf() {
     append(CRLF, 0, 2);
   }
 
-  /** Appends {@code line} as UTF-8 and CRLF, as {@code Transport.writeLine} sends it. */
+  /**
+   * Appends {@code line} as UTF-8 and CRLF, as {@code Transport.writeLine} sends it.
+   *
+   * @param line the line, without its end
+   */
   public void appendLine(String line) {
     append(line, StandardCharsets.UTF_8);
     appendCrlf();
   }
 
-  /** True once {@link #SEND_AT_BYTES} or more are buffered: the transport should send now. */
+  /**
+   * Whether the transport should send now, without waiting for a flush.
+   *
+   * @return true once {@link #SEND_AT_BYTES} or more are buffered
+   */
   public boolean shouldSend() {
     return size >= SEND_AT_BYTES;
   }
 
-  /** Copies out and clears what is buffered. */
+  /**
+   * Copies out and clears what is buffered.
+   *
+   * @return a new array of exactly {@link #size()} bytes (empty when nothing is buffered)
+   */
   public byte[] take() {
     byte[] out = java.util.Arrays.copyOf(data, size);
     size = 0;
     return out;
   }
 
+  /** Empties the buffer once its bytes are sent; keeps the array, for the next writes. */
   public void clear() {
     size = 0;
   }

@@ -7,11 +7,20 @@ package io.weft.transport.spi;
  */
 @FunctionalInterface
 public interface Ticker {
-  /** {@link System#nanoTime()}. */
+  /**
+   * The real clock, {@link System#nanoTime()}.
+   *
+   * @return a ticker that reads {@link System#nanoTime()}
+   */
   static Ticker system() {
     return System::nanoTime;
   }
 
-  /** Now, in nanoseconds; only the difference between two readings means anything. */
+  /**
+   * Now, in nanoseconds. Only the difference between two readings of the same ticker means
+   * anything; it never goes backwards. Safe to call from any thread.
+   *
+   * @return the current reading
+   */
   long nanoTime();
 }

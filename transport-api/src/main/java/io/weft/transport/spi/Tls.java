@@ -29,7 +29,7 @@ import javax.net.ssl.SSLSocket;
  * What every transport does the same way for TLS: the host name to verify, the engine or socket
  * configured from {@link TlsSettings}, the handshake's time budget, and the one vocabulary of
  * handshake failures ({@link TlsHandshakeException} with a message that says what was wrong).
- * Not API.
+ * For transport implementations, not protocol code.
  */
 public final class Tls {
   /** Endpoint identification as for HTTPS (RFC 2818), the strictest the JDK offers. */
@@ -37,7 +37,16 @@ public final class Tls {
 
   private Tls() {}
 
-  /** The host name to send in SNI and to verify: the settings' server name, else the remote's. */
+  /**
+   * The host name to send in SNI and to verify: the settings' server name, else the remote's as
+   * it was given (never a reverse lookup).
+   *
+   * @param settings the handshake's settings
+   * @param remote the peer's address
+   * @return the host name, or an IP literal when the address was given as one
+   * @throws IllegalArgumentException if neither names a host (an address that is not an
+   *     {@link InetSocketAddress}, and no server name set)
+   */
   public static String hostName(TlsSettings settings, SocketAddress remote) {
     if (settings.serverName().isPresent()) {
       return settings.serverName().get();
@@ -49,12 +58,26 @@ public final class Tls {
     throw new IllegalArgumentException("TLS needs a host name; " + remote + " has none: set TlsSettings.serverName");
   }
 
-  /** The port of {@code remote}, or -1 when it has none. */
+  /**
+   * The port of {@code remote}, for the engine's session cache and for messages.
+   *
+   * @param remote the peer's address
+   * @return its port, or -1 when it is not an {@link InetSocketAddress}
+   */
   public static int port(SocketAddress remote) {
     return remote instanceof InetSocketAddress ? ((InetSocketAddress) remote).getPort() : -1;
   }
 
-  /** A client engine for {@code host}, configured from {@code settings}. */
+  /**
+   * A client engine for {@code host}, configured from {@code settings}: host name verification
+   * (unless the settings turn it off), SNI for a host name (not for an IP literal), and the
+   * settings' protocols and cipher suites. The handshake has not started.
+   *
+   * @param settings the handshake's settings
+   * @param host the name to verify and send, from {@link #hostName}
+   * @param port the peer's port, from {@link #port}
+   * @return a new engine in client mode
+   */
   public static SSLEngine newEngine(TlsSettings settings, String host, int port) {
     SSLEngine engine = settings.context().createSSLEngine(host, port);
     engine.setUseClientMode(true);
@@ -64,7 +87,15 @@ public final class Tls {
 
   /**
    * Layers a client TLS socket for {@code host} over the connected {@code plain} socket, which it
-   * closes when closed. The handshake has not started.
+   * closes when closed. Configured as {@link #newEngine} configures an engine. The handshake has
+   * not started.
+   *
+   * @param settings the handshake's settings
+   * @param plain the connected plaintext socket
+   * @param host the name to verify and send, from {@link #hostName}
+   * @param port the peer's port, from {@link #port}
+   * @return a new socket in client mode
+   * @throws IOException if the socket factory cannot layer the socket
    */
   public static SSLSocket newSocket(TlsSettings settings, Socket plain, String host, int port) throws IOException {
     SSLSocket socket = (SSLSocket) settings.context().getSocketFactory().createSocket(plain, host, port, true);
@@ -106,6 +137,13 @@ public final class Tls {
   /**
    * The nanoseconds the handshake may take: the settings' handshake timeout, else the operation
    * timeout, cut to what is left of the session deadline; {@link Deadlines#FOREVER} for none.
+   *
+   * @param settings the handshake's settings
+   * @param timeout the transport's timeout
+   * @param sessionStartNanos when the session started, for its deadline
+   * @param what the handshake, from {@link #what}, for the message
+   * @return the wait in nanoseconds, or {@link Deadlines#FOREVER}
+   * @throws TransportTimeoutException if the session deadline has already passed
    */
   public static long handshakeWaitNanos(TlsSettings settings, Timeout timeout, long sessionStartNanos, String what)
       throws TransportTimeoutException {
@@ -116,14 +154,25 @@ public final class Tls {
     return Math.min(wait, settings.handshakeTimeoutNanos());
   }
 
-  /** What a handshake wait is called in messages: {@code TLS handshake with host:port}. */
+  /**
+   * What a handshake wait is called in messages.
+   *
+   * @param host the host name, from {@link #hostName}
+   * @param port the port, or -1 for none
+   * @return {@code "TLS handshake with host:port"}, or without {@code :port} when there is none
+   */
   public static String what(String host, int port) {
     return "TLS handshake with " + host + (port < 0 ? "" : ":" + port);
   }
 
   /**
    * Throws {@link StartTlsInjectionException} if {@code buffered} bytes are already waiting to
-   * be read at the upgrade point: plaintext past the server's go-ahead.
+   * be read at the upgrade point: plaintext past the server's go-ahead. For a transport that
+   * takes its buffered bytes out to check them, as the plain-socket one does.
+   *
+   * @param buffered the bytes buffered unread at the upgrade point
+   * @param host the host being upgraded to, for the message
+   * @throws StartTlsInjectionException if {@code buffered} is not empty, quoting it
    */
   public static void checkNothingBuffered(byte[] buffered, String host) throws StartTlsInjectionException {
     if (buffered.length != 0) {
@@ -137,6 +186,10 @@ public final class Tls {
   /**
    * The one exception for a failed handshake: a {@link TlsHandshakeException} saying what was
    * wrong, with {@code cause} (the JDK's or MINA's exception, unwrapped here) as its cause.
+   *
+   * @param what the handshake, from {@link #what}; starts the message
+   * @param cause what the handshake failed with, however wrapped
+   * @return the exception, for the caller to throw
    */
   public static TlsHandshakeException handshakeFailed(String what, Throwable cause) {
     Throwable ssl = find(cause, SSLException.class);
@@ -148,6 +201,10 @@ public final class Tls {
    * The one exception for a fatal alert that ends a session after its handshake completed: a
    * {@link TlsAlertException} naming the peer (as the negotiated {@code session} knows it) and the
    * alert; or null when {@code failure} is not the TLS library's report of a received fatal alert.
+   *
+   * @param failure what ended the session, however wrapped
+   * @param session the negotiated session, or null when no handshake completed (then null)
+   * @return the alert exception, or null
    */
   public static TlsAlertException alertAfterHandshake(Throwable failure, SSLSession session) {
     if (session == null || failure instanceof TlsAlertException) {

@@ -35,12 +35,21 @@ public final class VirtualThreads {
 
   private VirtualThreads() {}
 
-  /** True when this JVM has virtual threads. */
+  /**
+   * Whether this JVM has virtual threads (JDK 21 or later), found once by reflection since Weft
+   * compiles for JDK 17.
+   *
+   * @return true when they can be started
+   */
   public static boolean available() {
     return OF_VIRTUAL != null;
   }
 
-  /** Why virtual threads cannot be used here, or null when they can. */
+  /**
+   * Why virtual threads cannot be used here, for a message that skips or refuses a mode.
+   *
+   * @return {@code "virtual threads need JDK 21+, this is JDK <version>"}, or null when they can
+   */
   public static String unavailableReason() {
     return available() ? null : "virtual threads need JDK 21+, this is JDK " + Runtime.version();
   }
@@ -53,7 +62,14 @@ public final class VirtualThreads {
     }
   }
 
-  /** Starts {@code task} on a new, unnamed virtual thread; see {@link #check()}. */
+  /**
+   * Starts {@code task} on a new, unnamed virtual thread.
+   *
+   * @param task what the thread runs
+   * @return the started thread
+   * @throws UnsupportedOperationException if this JDK has no virtual threads (see {@link #check()})
+   * @throws IllegalStateException if the JDK refused to start one
+   */
   public static Thread start(Runnable task) {
     check();
     try {
@@ -65,7 +81,15 @@ public final class VirtualThreads {
     }
   }
 
-  /** Starts {@code task} on a new virtual thread named {@code name}; see {@link #check()}. */
+  /**
+   * Starts {@code task} on a new virtual thread named {@code name}.
+   *
+   * @param name the thread's name, as thread dumps and leak checks show it
+   * @param task what the thread runs
+   * @return the started thread
+   * @throws UnsupportedOperationException if this JDK has no virtual threads (see {@link #check()})
+   * @throws IllegalStateException if the JDK refused to start one
+   */
   public static Thread start(String name, Runnable task) {
     check();
     try {

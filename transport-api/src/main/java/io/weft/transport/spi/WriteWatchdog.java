@@ -47,7 +47,11 @@ public final class WriteWatchdog {
 
   private WriteWatchdog() {}
 
-  /** How many watches are armed now, for tests: after every write has returned, 0. */
+  /**
+   * How many watches are armed now, for tests: after every write has returned, 0.
+   *
+   * @return the count, read under the watchdog's lock
+   */
   public static int armedCount() {
     LOCK.lock();
     try {
@@ -76,6 +80,7 @@ public final class WriteWatchdog {
     private Watch prev;
     private Watch next;
 
+    /** An idle watch; a subclass says in {@link #expired()} how to end its write. */
     protected Watch() {}
 
     /**
@@ -86,8 +91,11 @@ public final class WriteWatchdog {
     protected abstract void expired();
 
     /**
-     * Arms this watch to expire {@code waitNanos} from now.
+     * Arms this watch to expire {@code waitNanos} from now; called by the writing thread just
+     * before a write that may block. Starts the watchdog thread if it is not running.
      *
+     * @param waitNanos the time the write may take ({@link Deadlines#waitNanos}); very long
+     *     waits, {@link Deadlines#FOREVER} included, are capped at about 146 years
      * @throws IllegalStateException if it is armed already
      */
     public final void arm(long waitNanos) {
@@ -141,7 +149,7 @@ public final class WriteWatchdog {
     }
 
     /** True while armed and not expired. */
-    public final boolean isArmed() {
+    final boolean isArmed() {
       LOCK.lock();
       try {
         return state == ARMED;
