@@ -178,7 +178,7 @@ public abstract class ConnectionTransport<F, S extends ConnectionState<F, ?>> im
    * The wait allowed for a read of {@code awaited}; past the session deadline, the read's
    * timeout naming what it waited for and what had arrived.
    */
-  protected final long readWaitNanos(String awaited) throws TransportTimeoutException {
+  protected final long readWaitNanos(long awaited) throws TransportTimeoutException {
     try {
       return Deadlines.waitNanos(timeout, sessionStartNanos, "read");
     } catch (TransportTimeoutException e) {
@@ -187,7 +187,7 @@ public abstract class ConnectionTransport<F, S extends ConnectionState<F, ?>> im
   }
 
   /** The exception for a read of {@code awaited} whose wait of {@code waitedNanos} ran out. */
-  protected final TransportTimeoutException readTimedOut(long waitedNanos, String awaited) {
+  protected final TransportTimeoutException readTimedOut(long waitedNanos, long awaited) {
     return Deadlines.readTimedOut(timeout, sessionStartNanos, waitedNanos, awaited, state.describeUnread());
   }
 
