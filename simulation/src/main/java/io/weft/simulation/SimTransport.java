@@ -131,7 +131,7 @@ final class SimTransport implements Transport, SuspendingReads.Waiter, WaitRegis
 
   @Override
   @continuable
-  public void awaitInput(String awaited) throws IOException {
+  public void awaitInput(long awaited) throws IOException {
     checkReset();
     long wait;
     try {
@@ -170,7 +170,7 @@ final class SimTransport implements Transport, SuspendingReads.Waiter, WaitRegis
     return fail(e);
   }
 
-  private TransportTimeoutException readTimedOut(long waited, String awaited) {
+  private TransportTimeoutException readTimedOut(long waited, long awaited) {
     return VirtualDeadlines.readTimedOut(world, timeout, sessionStartNanos, waited, awaited,
         end.inbound.describeUnread());
   }

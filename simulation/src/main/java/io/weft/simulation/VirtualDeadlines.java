@@ -35,8 +35,8 @@ final class VirtualDeadlines {
   }
 
   static TransportTimeoutException readTimedOut(Ticker clock, Timeout timeout, long sessionStartNanos,
-      long waitedNanos, String awaited, String unread) {
-    return timedOut(clock, timeout, sessionStartNanos, waitedNanos, "read", "waiting for " + awaited + "; " + unread);
+      long waitedNanos, long awaited, String unread) {
+    return timedOut(clock, timeout, sessionStartNanos, waitedNanos, "read", "waiting for " + Deadlines.describeAwaited(awaited) + "; " + unread);
   }
 
   private static TransportTimeoutException sessionExpired(Timeout timeout, String what, String tail) {

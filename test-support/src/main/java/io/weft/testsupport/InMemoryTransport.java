@@ -96,7 +96,7 @@ public final class InMemoryTransport implements Transport {
     }
 
     @Override
-    public void awaitInput(String awaited) {
+    public void awaitInput(long awaited) {
       if (delivered == script.length) {
         inbound.markEof();
         return;

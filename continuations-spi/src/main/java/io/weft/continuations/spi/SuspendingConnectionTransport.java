@@ -108,7 +108,7 @@ public abstract class SuspendingConnectionTransport<F, S extends ConnectionState
   private final class SuspendingWaiter extends ReadWaiter implements SuspendingReads.Waiter, WaitRegistration {
     @Override
     @continuable
-    public void awaitInput(String awaited) throws IOException {
+    public void awaitInput(long awaited) throws IOException {
       long wait = readWaitNanos(awaited);
       if (!waits.awaitInput(state, this, wait)) {
         throw readTimedOut(wait, awaited);

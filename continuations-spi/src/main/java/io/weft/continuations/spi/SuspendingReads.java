@@ -48,7 +48,7 @@ public final class SuspendingReads {
      * @throws IOException if the wait times out or the transport fails or is closed meanwhile
      */
     @continuable
-    void awaitInput(String awaited) throws IOException;
+    void awaitInput(long awaited) throws IOException;
 
     /**
      * Applies the transport's failure policy to a read that failed (typically: close on a

@@ -179,7 +179,7 @@ public final class PipeTransport implements Transport {
 
     @Override
     @continuable
-    public void awaitInput(String awaited) throws IOException {
+    public void awaitInput(long awaited) throws IOException {
       long wait = Deadlines.waitNanos(timeout, sessionStart, "read");
       if (!Suspend.await(PipeTransport.this::registerReader, wait)) {
         TransportTimeoutException e = Deadlines.timedOut(timeout, sessionStart, wait, "read");

@@ -31,8 +31,8 @@ import java.util.List;
  * Memory follows the bytes received, never what the server claims: a body grows in steps of at
  * most 16 KiB as its bytes arrive, whatever its {@code Content-Length} or chunk sizes say. Each
  * response has a budget in two parts: its header section (status lines of interim responses,
- * fields, chunked trailers: their bytes plus {@value #FIELD_COST} per line, about what a parsed
- * field costs on the heap beyond its bytes) and its body (with the chunk-size lines of a chunked
+ * fields, chunked trailers: their bytes plus {@value #FIELD_COST} per line, at least what a parsed
+ * field allocates beyond its bytes) and its body (with the chunk-size lines of a chunked
  * body). Going over a limit is a {@link ProtocolViolationException} naming it and quoting the
  * input; a length over the body limit is refused before any of the body is read.
  * <table>
@@ -41,7 +41,7 @@ import java.util.List;
  *   <tr><td>{@code maxLineBytes}: a status, header or chunk-size line</td>
  *       <td>{@value #DEFAULT_MAX_LINE_BYTES}</td><td>{@value #MIN_LINE_BYTES}</td></tr>
  *   <tr><td>{@code maxHeaderBytes}: the header section, as above</td><td>{@value #DEFAULT_MAX_HEADER_BYTES}</td>
- *       <td>{@code maxLineBytes}</td></tr>
+ *       <td>{@code maxLineBytes + 2 + FIELD_COST}</td></tr>
  *   <tr><td>{@code maxBodyBytes}: the body</td><td>{@value #DEFAULT_MAX_BODY_BYTES}</td><td>0</td></tr>
  * </table>
  * {@link Integer#MAX_VALUE} for a limit means no limit of the client's own (a body still cannot
@@ -59,8 +59,13 @@ public final class HttpClient {
   public static final int DEFAULT_MAX_HEADER_BYTES = 64 * 1024;
   /** Largest body accepted, in bytes. */
   public static final int DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
-  /** What each line of the header section costs against its budget, beyond its bytes. */
-  public static final int FIELD_COST = 32;
+  /**
+   * What each line of the header section costs against its budget, beyond its bytes: at least what
+   * reading and keeping a parsed field allocates beyond them (the line, its name and value, their
+   * slots: about 190 bytes on JDK 17 and 25), so that the budget bounds the allocation of a header
+   * section of many tiny fields as well as of a few long ones.
+   */
+  public static final int FIELD_COST = 256;
   /** The shortest line limit accepted: {@code HTTP/1.1 200 OK} needs 15 bytes. */
   public static final int MIN_LINE_BYTES = 16;
 
@@ -100,8 +105,10 @@ public final class HttpClient {
    * @param transport the connection, which stays the caller's to close
    * @param host the {@code Host} header's value
    * @param maxLineBytes the longest status, header or chunk-size line, in bytes
-   * @param maxHeaderBytes the largest header section, in bytes
+   * @param maxHeaderBytes the budget of the header section, counted as the class javadoc says, at
+   *     least {@code maxLineBytes + 2 + FIELD_COST}
    * @param maxBodyBytes the largest body, in bytes
+   * @throws IllegalArgumentException if a limit is below its least accepted value
    */
   public HttpClient(Transport transport, String host, int maxLineBytes, int maxHeaderBytes, int maxBodyBytes) {
     if (transport == null) {
@@ -114,8 +121,9 @@ public final class HttpClient {
       throw new IllegalArgumentException("maxLineBytes < " + MIN_LINE_BYTES
           + " (a status line such as HTTP/1.1 200 OK needs it): " + maxLineBytes);
     }
-    if (maxHeaderBytes < maxLineBytes) {
-      throw new IllegalArgumentException("maxHeaderBytes < maxLineBytes (" + maxLineBytes + "): " + maxHeaderBytes);
+    if (maxHeaderBytes != Integer.MAX_VALUE && maxHeaderBytes < (long) maxLineBytes + 2 + FIELD_COST) {
+      throw new IllegalArgumentException("maxHeaderBytes < maxLineBytes + 2 + " + FIELD_COST + " ("
+          + ((long) maxLineBytes + 2 + FIELD_COST) + ", one line of the longest): " + maxHeaderBytes);
     }
     if (maxBodyBytes < 0) {
       throw new IllegalArgumentException("maxBodyBytes < 0: " + maxBodyBytes);
@@ -346,7 +354,7 @@ public final class HttpClient {
         throw new ProtocolViolationException("obsolete header line folding: " + ProtocolViolationException.quote(line));
       }
       int colon = line.indexOf(':');
-      if (colon <= 0 || !HttpHeaders.isToken(line.substring(0, colon))) {
+      if (colon <= 0 || !HttpHeaders.isToken(line, 0, colon)) {
         throw new ProtocolViolationException("malformed header line: " + ProtocolViolationException.quote(line));
       }
       into.addParsed(line.substring(0, colon), trimOws(line, colon + 1));

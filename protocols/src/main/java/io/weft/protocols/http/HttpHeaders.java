@@ -152,10 +152,15 @@ public final class HttpHeaders {
   }
 
   static boolean isToken(String s) {
-    if (s.isEmpty()) {
+    return isToken(s, 0, s.length());
+  }
+
+  /** Whether {@code s[from..to)} is a token; a range, so that a parsed line is not cut up to ask. */
+  static boolean isToken(String s, int from, int to) {
+    if (from >= to) {
       return false;
     }
-    for (int i = 0; i < s.length(); i++) {
+    for (int i = from; i < to; i++) {
       char c = s.charAt(i);
       boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
           || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;

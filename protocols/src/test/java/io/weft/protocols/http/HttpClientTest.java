@@ -376,7 +376,7 @@ class HttpClientTest {
     assertTrue(e.getMessage().contains("Content-Length " + BIG_FILE_BYTES + " over the body limit of 1000"), e.getMessage());
   }
 
-  /** One GET of the path given, for the small limits of {@code new HttpClient(t, "h", 100, 1000, 1000)}. */
+  /** One GET of the path given, for the small limits of {@code new HttpClient(t, "h", 100, 4096, 1000)}. */
   public static final class GetSmallLimits implements SessionTask<String> {
     private final String path;
 
@@ -386,7 +386,7 @@ class HttpClientTest {
 
     @Override
     public String run(Transport transport, int index) throws Exception {
-      return new HttpClient(transport, "h", 100, 1000, 1000).get(path).bodyUtf8();
+      return new HttpClient(transport, "h", 100, 4096, 1000).get(path).bodyUtf8();
     }
   }
 
@@ -460,7 +460,7 @@ class HttpClientTest {
   public static final class LongHeaderLine implements SessionTask<Boolean> {
     @Override
     public Boolean run(Transport transport, int index) throws Exception {
-      HttpClient http = new HttpClient(transport, "h", 100, 1000, 1000);
+      HttpClient http = new HttpClient(transport, "h", 100, 4096, 1000);
       try {
         http.get("/");
         fail("a 300-byte header line passed a 100-byte limit");
@@ -559,7 +559,7 @@ class HttpClientTest {
   public static final class GetTenByteBodies implements SessionTask<String> {
     @Override
     public String run(Transport transport, int index) throws Exception {
-      return new HttpClient(transport, "h", 100, 1000, 10).get("/").bodyUtf8();
+      return new HttpClient(transport, "h", 100, 4096, 10).get("/").bodyUtf8();
     }
   }
 

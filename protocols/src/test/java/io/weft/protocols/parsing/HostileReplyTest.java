@@ -118,6 +118,8 @@ class HostileReplyTest {
         .getMessage().startsWith("maxReplyBytes < 64"));
     assertTrue(assertThrows(IllegalArgumentException.class, () -> new HttpClient(t, "h", 15, 100, 100))
         .getMessage().startsWith("maxLineBytes < 16"));
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> new HttpClient(t, "h", 100, 357, 100))
+        .getMessage().startsWith("maxHeaderBytes < maxLineBytes + 2 + 256 (358"));
     assertTrue(assertThrows(IllegalArgumentException.class, () -> new SmtpClient(t, 2))
         .getMessage().startsWith("maxLineBytes < 3"));
     assertTrue(assertThrows(IllegalArgumentException.class, () -> new SmtpClient(t, 100, 133))
@@ -167,9 +169,9 @@ class HostileReplyTest {
   @EnumSource(Delivery.class)
   void aHeaderLineCutByTheSectionBudgetNamesTheSectionLimit(Delivery delivery) {
     String script = "HTTP/1.1 200 OK\r\nX-A: " + "a".repeat(80) + "\r\nX-B: " + "b".repeat(80) + "\r\n\r\n";
-    HttpClient http = new HttpClient(delivery.of(script), "h", 100, 200, 100);
+    HttpClient http = new HttpClient(delivery.of(script), "h", 100, 600, 100);
     ProtocolViolationException e = assertThrows(ProtocolViolationException.class, () -> http.get("/"));
-    assertTrue(e.getMessage().startsWith("header section over the limit of 200 bytes (maxHeaderBytes"), e.getMessage());
+    assertTrue(e.getMessage().startsWith("header section over the limit of 600 bytes (maxHeaderBytes"), e.getMessage());
   }
 
   @ParameterizedTest

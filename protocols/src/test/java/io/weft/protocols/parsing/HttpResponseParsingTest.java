@@ -61,9 +61,9 @@ class HttpResponseParsingTest {
   void aHeaderSectionOverItsLimitIsRefused(Delivery delivery) {
     String big = "X-Big: " + "y".repeat(200) + "\r\n";
     HttpClient client = new HttpClient(delivery.of("HTTP/1.1 200 OK\r\n" + big.repeat(10) + "\r\n"), "h",
-        256, 512, 1024);
+        256, 1024, 1024);
     ProtocolViolationException e = assertThrows(ProtocolViolationException.class, () -> client.get("/"));
-    // The last line read gets only what is left of the 512-byte budget, and quotes itself.
+    // The last line read gets only what is left of the 1024-byte budget, and quotes itself.
     assertTrue(e.getMessage().contains("X-Big: yyy"), e.getMessage());
   }
 }

@@ -214,7 +214,7 @@ public final class SocketTransport implements Transport {
     }
 
     @Override
-    public void awaitInput(String awaited) throws IOException {
+    public void awaitInput(long awaited) throws IOException {
       NonBlockingThread.checkMayBlock("a read");
       long wait;
       try {

@@ -81,7 +81,7 @@ public abstract class BlockingConnectionTransport<F, S extends ConnectionState<F
   /** How this transport's reads wait: blocked, through the connector's waits. */
   private final class BlockingWaiter extends ReadWaiter implements BlockingReads.Waiter {
     @Override
-    public void awaitInput(String awaited) throws IOException {
+    public void awaitInput(long awaited) throws IOException {
       long wait = readWaitNanos(awaited);
       if (!waits.awaitInput(state, wait)) {
         throw readTimedOut(wait, awaited);

@@ -38,7 +38,7 @@ public final class BlockingReads {
      *     {@link Deadlines#bytes} or {@link Deadlines#ANY_BYTES}
      * @throws IOException if the wait times out or the transport fails or is closed meanwhile
      */
-    void awaitInput(String awaited) throws IOException;
+    void awaitInput(long awaited) throws IOException;
 
     /**
      * Applies the transport's failure policy to a read that failed (typically: close on a

@@ -262,7 +262,7 @@ public abstract class ConnectionTransport<F, S extends ConnectionState<F, ?>> im
    * @return the wait in nanoseconds, or {@link Deadlines#FOREVER}
    * @throws TransportTimeoutException if the session deadline has already passed
    */
-  protected final long readWaitNanos(String awaited) throws TransportTimeoutException {
+  protected final long readWaitNanos(long awaited) throws TransportTimeoutException {
     try {
       return Deadlines.waitNanos(timeout, sessionStartNanos, "read");
     } catch (TransportTimeoutException e) {
@@ -279,7 +279,7 @@ public abstract class ConnectionTransport<F, S extends ConnectionState<F, ?>> im
    * @param awaited what the read waited for, as given to {@link #readWaitNanos}
    * @return the timeout to throw
    */
-  protected final TransportTimeoutException readTimedOut(long waitedNanos, String awaited) {
+  protected final TransportTimeoutException readTimedOut(long waitedNanos, long awaited) {
     return Deadlines.readTimedOut(timeout, sessionStartNanos, waitedNanos, awaited, state.describeUnread());
   }
 

@@ -65,56 +65,62 @@ public final class Deadlines {
    * @return the exception, for the caller to throw (after closing the transport)
    */
   public static TransportTimeoutException readTimedOut(
-      Timeout timeout, long sessionStartNanos, long waitedNanos, String awaited, String unread) {
-    return timedOut(timeout, sessionStartNanos, waitedNanos, "read", "waiting for " + awaited + "; " + unread);
+      Timeout timeout, long sessionStartNanos, long waitedNanos, long awaited, String unread) {
+    return timedOut(timeout, sessionStartNanos, waitedNanos, "read",
+        "waiting for " + describeAwaited(awaited) + "; " + unread);
   }
 
-  /**
-   * The texts of {@link #line} and {@link #bytes} for the small sizes, made once each: a read
-   * passes its text to every wait, and a session that waits keeps it (a million waiting sessions
-   * would keep a million copies). A race fills a slot twice with equal strings, which is harmless.
-   */
-  private static final String[] LINES = new String[1025];
-  private static final String[] BYTES = new String[1025];
+  // What a read waits for is packed in a long (kind above, count below) rather than described in a
+  // String: a read waits once per arrival, and a peer that sends one byte at a time would otherwise
+  // make every byte received cost a new message of some 80 bytes that is almost never used.
+  private static final long AWAITED_LINE = 1L << 32;
+  private static final long AWAITED_BYTES = 2L << 32;
+  private static final long AWAITED_ANY = 3L << 32;
 
   /**
-   * What a line read waits for, for {@link #readTimedOut}.
+   * What a line read waits for, for {@link #readTimedOut}: "a line (limit 512 bytes)".
    *
-   * @param limit the read's line limit in bytes
-   * @return {@code "a line (limit <limit> bytes)"}
+   * @param limit the line limit, not negative
+   * @return the packed description, which {@link #describeAwaited} spells out
    */
-  public static String line(int limit) {
-    if (limit < 0 || limit >= LINES.length) {
-      return "a line (limit " + limit + " bytes)";
-    }
-    String text = LINES[limit];
-    if (text == null) {
-      text = "a line (limit " + limit + " bytes)";
-      LINES[limit] = text;
-    }
-    return text;
+  public static long line(int limit) {
+    return AWAITED_LINE | (limit & 0xffffffffL);
   }
 
   /**
-   * What a read of exactly {@code count} bytes waits for, for {@link #readTimedOut}.
+   * What a read of exactly {@code count} bytes waits for, for {@link #readTimedOut}: "12 bytes".
    *
-   * @param count the bytes the read asked for
-   * @return {@code "1 byte"} or {@code "<count> bytes"}
+   * @param count the bytes awaited, not negative
+   * @return the packed description, which {@link #describeAwaited} spells out
    */
-  public static String bytes(int count) {
-    if (count < 0 || count >= BYTES.length) {
-      return count + " bytes";
-    }
-    String text = BYTES[count];
-    if (text == null) {
-      text = count + (count == 1 ? " byte" : " bytes");
-      BYTES[count] = text;
-    }
-    return text;
+  public static long bytes(int count) {
+    return AWAITED_BYTES | (count & 0xffffffffL);
   }
 
-  /** What a read of whatever comes waits for, for {@link #readTimedOut}. */
-  public static final String ANY_BYTES = "any bytes";
+  /** What a read of whatever comes waits for, for {@link #readTimedOut}: "any bytes". */
+  public static final long ANY_BYTES = AWAITED_ANY;
+
+  /**
+   * Spells out what {@link #line}, {@link #bytes} or {@link #ANY_BYTES} packed, for a timeout's
+   * message.
+   *
+   * @param awaited the packed description
+   * @return the words, such as "a line (limit 512 bytes)"
+   */
+  public static String describeAwaited(long awaited) {
+    long kind = awaited & ~0xffffffffL;
+    int count = (int) awaited;
+    if (kind == AWAITED_LINE) {
+      return "a line (limit " + count + " bytes)";
+    }
+    if (kind == AWAITED_BYTES) {
+      return count + (count == 1 ? " byte" : " bytes");
+    }
+    if (kind == AWAITED_ANY) {
+      return "any bytes";
+    }
+    throw new IllegalArgumentException("not a description of a read: " + awaited);
+  }
 
   private static TransportTimeoutException timedOut(
       Timeout timeout, long sessionStartNanos, long waitedNanos, String what, String detail) {
