@@ -16,15 +16,26 @@ public final class PingPongTask implements SessionTask<String> {
   private final ContinuationPingPong pair;
   private final int depth;
   private final long waitNanos;
+  private final boolean synchronizedWait;
+  private final boolean threadLocal;
+  private static final ThreadLocal<Integer> WHO = new ThreadLocal<>();
+  /** One monitor per session, so a synchronized wait never meets the other session's. */
+  private final Object[] monitors = {new Object(), new Object(), new Object()};
 
   /**
    * @param waitNanos each wait's timeout, {@link Deadlines#FOREVER} for none; a wait that times
    *     out is counted and waited again
+   * @param synchronizedWait true to wait inside a {@code synchronized} block on the session's own
+   *     monitor (a session monitor once rewritten, never contended)
+   * @param threadLocal true to set a thread-local before each wait and check it after
    */
-  public PingPongTask(ContinuationPingPong pair, Integer depth, Long waitNanos) {
+  public PingPongTask(ContinuationPingPong pair, Integer depth, Long waitNanos, Boolean synchronizedWait,
+      Boolean threadLocal) {
     this.pair = pair;
     this.depth = depth;
     this.waitNanos = waitNanos;
+    this.synchronizedWait = synchronizedWait;
+    this.threadLocal = threadLocal;
   }
 
   @Override
@@ -61,12 +72,32 @@ public final class PingPongTask implements SessionTask<String> {
     if (frames > 1) {
       return awaitTurn(frames - 1, who);
     }
+    if (synchronizedWait) {
+      // The same loop as below, inside the session's own monitor, with no frame added.
+      synchronized (monitors[who]) {
+        while (pair.turn() != who) {
+          if (pair.stopped()) {
+            return false;
+          }
+          if (!Suspend.await(pair.registration(who), waitNanos)) {
+            pair.timedOut();
+          }
+        }
+        return !pair.stopped();
+      }
+    }
     while (pair.turn() != who) {
       if (pair.stopped()) {
         return false;
       }
+      if (threadLocal) {
+        WHO.set(who);
+      }
       if (!Suspend.await(pair.registration(who), waitNanos)) {
         pair.timedOut();
+      }
+      if (threadLocal && WHO.get() != who) {
+        throw new IllegalStateException("another session's thread-local after the wait");
       }
     }
     return !pair.stopped();
