@@ -9,12 +9,13 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * another one on the same object (reentrant) whose block returns early, a static synchronized
  * method, and two nested blocks. Each region counts the sessions inside it when the session enters
  * and again after its read: in every mode, a session is alone in each, as in SYNC, and the thread
- * holds the monitor after the read.
+ * holds the monitor after the read. One more region, which cannot suspend, stays a plain monitor.
  */
 public final class SynchronizedShape extends Shape {
   private static final Object SHARED = new Object();
   private static int inShared;
   private static int inStatic;
+  private static int served;
   private final Object inner = new Object();
   private int inMethod;
   private int inNested;
@@ -41,7 +42,15 @@ public final class SynchronizedShape extends Shape {
         inNested--;
       }
     }
+    count();
     return block + "|" + method + "|" + stat + "|" + nested;
+  }
+
+  /** A region that cannot suspend: it stays a plain monitor. */
+  private static void count() {
+    synchronized (SHARED) {
+      served++;
+    }
   }
 
   private synchronized String exchange(Transport t, int index) throws IOException {
