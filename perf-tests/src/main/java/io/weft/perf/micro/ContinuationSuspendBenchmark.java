@@ -43,10 +43,11 @@ public class ContinuationSuspendBenchmark extends AbstractMicrobenchmark {
   public long waitTimeoutMs;
 
   /**
-   * true: each session waits inside a {@code synchronized} block on a monitor of its own, which the
-   * rewrite turns into a session monitor, so the figure includes an uncontended session monitor
-   * taken and released per suspend + resume (and the thread's monitor left at each suspend and
-   * taken again at each resume). Not in the default set: run with
+   * true (with a depth of 2 or more): each session waits inside a {@code synchronized} block on a
+   * monitor of its own, in the last of its {@code depth} frames, which the rewrite turns into a
+   * session monitor, so the figure includes an uncontended session monitor taken and released per
+   * suspend + resume (and the thread's monitor left at each suspend and taken again at each
+   * resume), and that frame running interpreted. Not in the default set: run with
    * {@code -p synchronizedWait=false,true} to compare.
    */
   @Param({"false"})

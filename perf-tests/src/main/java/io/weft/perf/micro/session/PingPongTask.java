@@ -70,21 +70,10 @@ public final class PingPongTask implements SessionTask<String> {
   /** Suspends {@code frames} frames down until it is {@code who}'s turn; false once stopped. */
   private boolean awaitTurn(int frames, int who) throws IOException {
     if (frames > 1) {
-      return awaitTurn(frames - 1, who);
-    }
-    if (synchronizedWait) {
-      // The same loop as below, inside the session's own monitor, with no frame added.
-      synchronized (monitors[who]) {
-        while (pair.turn() != who) {
-          if (pair.stopped()) {
-            return false;
-          }
-          if (!Suspend.await(pair.registration(who), waitNanos)) {
-            pair.timedOut();
-          }
-        }
-        return !pair.stopped();
-      }
+      // The synchronized wait takes the last frame's place, so the depth is the same. It is a method
+      // of its own: one whose region can suspend runs interpreted (the JIT compilers refuse the
+      // engine's capture and restore of its monitor), and would slow the plain wait if it were here.
+      return frames == 2 && synchronizedWait ? awaitTurnLocked(who) : awaitTurn(frames - 1, who);
     }
     while (pair.turn() != who) {
       if (pair.stopped()) {
@@ -101,5 +90,20 @@ public final class PingPongTask implements SessionTask<String> {
       }
     }
     return !pair.stopped();
+  }
+
+  /** The last frame of {@link #awaitTurn}, waiting inside the session's own monitor. */
+  private boolean awaitTurnLocked(int who) throws IOException {
+    synchronized (monitors[who]) {
+      while (pair.turn() != who) {
+        if (pair.stopped()) {
+          return false;
+        }
+        if (!Suspend.await(pair.registration(who), waitNanos)) {
+          pair.timedOut();
+        }
+      }
+      return !pair.stopped();
+    }
   }
 }
