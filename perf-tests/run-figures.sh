@@ -97,7 +97,7 @@ fi
 # 1. Scaling: one JVM, both transports, every mode; writes scaling.{csv,json,txt} and charts
 #    (scaling-log.txt: everything it printed).
 if wants scaling; then
-step scaling-log 30m "$JAVA" -cp "$JAR" io.weft.perf.Scaling \
+step scaling-log 30m "$JAVA" -cp "$JAR" io.weft.perf.scaling.Scaling \
   --sessions "$SESSIONS" --transports pipe,tcp --out "$OUT"
 fi
 

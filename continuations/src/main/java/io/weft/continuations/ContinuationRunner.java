@@ -209,7 +209,7 @@ final class ContinuationRunner extends ModeRunner {
     if (!allowBlockingConnector) {
       throw new IllegalStateException(connector.getClass().getName() + " is a blocking connector:"
           + " in CONTINUATIONS mode each of its waits would block a worker thread and every session"
-          + " queued behind it. Use a SuspendingConnector (such as ContinuingMinaConnector), or"
+          + " queued behind it. Use a SuspendingConnector (such as SuspendingMinaConnector), or"
           + " Builder.allowBlockingConnector(true) if that is really meant");
     }
   }

@@ -208,7 +208,7 @@ public final class SessionRunner implements AutoCloseable {
      * virtual thread does best (it owns no threads, and each session closes its own transport).
      * {@code CONTINUATIONS} needs a suspending connector, given here.
      *
-     * @param connector the connector; for {@code CONTINUATIONS} a suspending one such as {@code ContinuingMinaConnector}
+     * @param connector the connector; for {@code CONTINUATIONS} a suspending one such as {@code SuspendingMinaConnector}
      * @return this builder
      */
     public Builder connector(Connector connector) {

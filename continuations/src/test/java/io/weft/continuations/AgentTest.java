@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -27,7 +26,6 @@ import org.junit.jupiter.api.io.TempDir;
  * compiled classes with the manifest the pom gives the real jar (Premain-Class), so the test
  * runs before {@code package}; its dependencies come from the class path, as documented.
  */
-@org.junit.jupiter.api.Timeout(value = 180, unit = TimeUnit.SECONDS)
 class AgentTest {
   private static final Duration CHILD_LIMIT = Duration.ofSeconds(120);
 

@@ -33,7 +33,6 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code alreadyRewritten()}, no ContinuationClassLoader. The sessions must really suspend, and
  * what was not rewritten must be refused or caught, naming the class.
  */
-@org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
 class BuildTimeRewriteTest {
   private static final String CLIENT = SessionRunnerTest.CLIENT;
   private static final Path TEST_CLASSES = ChildJvm.codeSource(LineTesterTask.class);

@@ -65,7 +65,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <p>Adding a shape is one line in {@link #SHAPES}. The transport makes every read suspend, so a
  * frame that cannot suspend meets a real suspend every run, not by timing.
  */
-@org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ClientShapesTest {
   static final int SESSIONS = 500;
   private static final String CLIENT = "io.weft.continuations.testclient";

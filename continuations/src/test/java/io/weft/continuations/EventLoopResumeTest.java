@@ -7,7 +7,6 @@ import io.weft.continuations.testclient.LineTesterTask;
 import io.weft.continuations.testing.EventLoopWakingConnector;
 import io.weft.transport.Timeout;
 import java.net.InetSocketAddress;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,7 +15,6 @@ import org.junit.jupiter.api.Test;
  * threads at once, every session must complete with its exact echo count, and the resumes must
  * land on the event loops (or, with {@code resumeOnWorkers}, never).
  */
-@org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
 class EventLoopResumeTest {
   private static final int SESSIONS = 300;
   private static final int LINES = 100;

@@ -22,7 +22,6 @@ import org.junit.jupiter.api.Test;
  * frame: refused at load time where the analysis can see it, caught at run time otherwise, and
  * named at the first suspend in debug mode. Never a hang, never a wrong result.
  */
-@org.junit.jupiter.api.Timeout(value = 60, unit = TimeUnit.SECONDS)
 class FailFastTest {
   // 50 ms, not 1: every read must really wait (suspend) even on a loaded 2-core machine, or a
   // swallowed suspend is only caught, unnamed, at the session's end.

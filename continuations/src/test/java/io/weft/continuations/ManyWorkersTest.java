@@ -8,7 +8,6 @@ import io.weft.continuations.testing.YieldingConnector;
 import io.weft.transport.Timeout;
 import java.net.InetSocketAddress;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -17,7 +16,6 @@ import org.junit.jupiter.api.Test;
  * workers run, park and are unparked, so a lost wake-up shows as a hang (the class timeout) and
  * a mixed-up resume as a wrong echo. Afterwards no worker or timer thread is left.
  */
-@org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ManyWorkersTest {
   @Test
   void everyWakeUpFromAnotherThreadResumesItsSessionOnFourWorkers() throws Exception {

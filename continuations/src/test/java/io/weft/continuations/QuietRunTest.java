@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -21,7 +23,6 @@ import org.slf4j.LoggerFactory;
  * never run as continuations but that the task never reaches, logs nothing at WARN or ERROR.
  * What went wrong is in the run's result and the loader's report, both readable through the API.
  */
-@org.junit.jupiter.api.Timeout(value = 60, unit = TimeUnit.SECONDS)
 class QuietRunTest {
   private final PipeEchoServer pipeServer = new PipeEchoServer(1, TimeUnit.MILLISECONDS);
   private final PipeConnector pipes = new PipeConnector();
@@ -40,27 +41,26 @@ class QuietRunTest {
         MdcTestProvider.warningsSince(mark));
   }
 
-  @Test
-  void aRunWithFailingSessionsAndUnreachableProblemClassesLogsNoWarningOrError() throws Exception {
-    for (Mode mode : SessionRunnerTest.modes()) {
-      int mark = MdcTestProvider.mark();
-      try (SessionRunner runner = SessionRunnerTest.runner(mode, pipes, pipeServer.address(),
-          SessionRunnerTest.FIVE_SECONDS)) {
-        RunResult<String> result = runner.run(FailingTask.class, 9);
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("io.weft.continuations.SessionRunnerTest#modes")
+  void aRunWithFailingSessionsAndUnreachableProblemClassesLogsNoWarningOrError(Mode mode) throws Exception {
+    int mark = MdcTestProvider.mark();
+    try (SessionRunner runner = SessionRunnerTest.runner(mode, pipes, pipeServer.address(),
+        SessionRunnerTest.FIVE_SECONDS)) {
+      RunResult<String> result = runner.run(FailingTask.class, 9);
 
-        assertEquals(3, result.count(Outcome.Status.FAILED), mode + ": " + result);
-        for (Outcome<String> o : result.failures()) {
-          assertInstanceOf(IllegalStateException.class, o.failure(), mode + " " + o);
-        }
-        if (mode.kind() == Mode.Kind.CONTINUATIONS) {
-          // The package does hold problems (a task that notifies inside a synchronized block that
-          // can suspend), kept in the loader's report rather than logged.
-          InstrumentationReport report = runner.classLoader().report();
-          assertFalse(runner.classLoader().problemsFor(SyncBlockTask.class.getName()).isEmpty(), report.toString());
-          assertTrue(report.problems().size() >= 1);
-        }
+      assertEquals(3, result.count(Outcome.Status.FAILED), mode + ": " + result);
+      for (Outcome<String> o : result.failures()) {
+        assertInstanceOf(IllegalStateException.class, o.failure(), mode + " " + o);
       }
-      assertEquals(List.of(), MdcTestProvider.warningsSince(mark), mode.toString());
+      if (mode.kind() == Mode.Kind.CONTINUATIONS) {
+        // The package does hold problems (a task that notifies inside a synchronized block that
+        // can suspend), kept in the loader's report rather than logged.
+        InstrumentationReport report = runner.classLoader().report();
+        assertFalse(runner.classLoader().problemsFor(SyncBlockTask.class.getName()).isEmpty(), report.toString());
+        assertTrue(report.problems().size() >= 1);
+      }
     }
+    assertEquals(List.of(), MdcTestProvider.warningsSince(mark), mode.toString());
   }
 }

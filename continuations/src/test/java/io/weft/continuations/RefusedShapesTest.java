@@ -36,7 +36,6 @@ import org.objectweb.asm.Opcodes;
  * loader, by the Rewrite tool, and (rewritten with --allow-problems) by the runner with
  * alreadyRewritten(). The agent's side is in AgentTest.
  */
-@org.junit.jupiter.api.Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RefusedShapesTest {
   static final String CLIENT = SessionRunnerTest.CLIENT;
   static final String OUTSIDE_TWO_DEEP = "OutsideHelperTask.run (line 20) → Helper.exchangeLines (line 11)"

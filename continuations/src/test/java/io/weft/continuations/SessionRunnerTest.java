@@ -24,9 +24,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** The one runner in every mode, over a suspending pipe transport and over loopback TCP. */
-@org.junit.jupiter.api.Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SessionRunnerTest {
   static final String CLIENT = "io.weft.continuations.testclient";
   static final Timeout FIVE_SECONDS = Timeout.of(5, TimeUnit.SECONDS);
@@ -53,39 +54,39 @@ class SessionRunnerTest {
     return modes;
   }
 
-  @Test
-  void testerGivesIdenticalResultsInEveryModeOverTheSuspendingPipe() throws Exception {
-    List<String> expected = null;
-    for (Mode mode : modes()) {
-      try (SessionRunner runner = runner(mode, pipes, pipeServer.address(), FIVE_SECONDS)) {
-        RunResult<String> result = runner.run(LineTesterTask.class, 20, 5);
-        assertTrue(result.allSucceeded(), mode + ": " + result.failures());
-        if (expected == null) {
-          expected = result.values();
-        }
-        assertEquals(expected, result.values(), mode.toString());
-        assertEquals("7:5:" + 5 * "session 7 line 0".length(), result.outcome(7).value());
-      }
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("modes")
+  void testerGivesTheSameResultsAsSyncOverTheSuspendingPipe(Mode mode) throws Exception {
+    List<String> expected;
+    try (SessionRunner sync = runner(Mode.SYNC, pipes, pipeServer.address(), FIVE_SECONDS)) {
+      expected = sync.run(LineTesterTask.class, 20, 5).values();
+    }
+    try (SessionRunner runner = runner(mode, pipes, pipeServer.address(), FIVE_SECONDS)) {
+      RunResult<String> result = runner.run(LineTesterTask.class, 20, 5);
+      assertTrue(result.allSucceeded(), mode + ": " + result.failures());
+      assertEquals(expected, result.values(), mode.toString());
+      assertEquals("7:5:" + 5 * "session 7 line 0".length(), result.outcome(7).value());
     }
     assertEquals(0, pipes.openTransports());
   }
 
-  @Test
-  void testerGivesTheSameResultsOverLoopbackTcpInTheBlockingModes() throws Exception {
+  static List<Mode> blockingModes() {
+    List<Mode> blocking = new ArrayList<>(modes());
+    blocking.removeIf(mode -> mode.kind() == Mode.Kind.CONTINUATIONS);
+    return blocking;
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("blockingModes")
+  void testerGivesTheSameResultsOverLoopbackTcpInTheBlockingModes(Mode mode) throws Exception {
     List<String> overPipe;
     try (SessionRunner runner = runner(Mode.continuations(1), pipes, pipeServer.address(), FIVE_SECONDS)) {
       overPipe = runner.run(LineTesterTask.class, 10, 3).values();
     }
-    try (EchoServer tcp = EchoServer.tcp(); SocketConnector sockets = new SocketConnector()) {
-      for (Mode mode : modes()) {
-        if (mode.kind() == Mode.Kind.CONTINUATIONS) {
-          continue;
-        }
-        try (SessionRunner runner = runner(mode, sockets, tcp.address(), FIVE_SECONDS)) {
-          RunResult<String> result = runner.run(LineTesterTask.class, 10, 3);
-          assertEquals(overPipe, result.values(), mode + ": " + result.failures());
-        }
-      }
+    try (EchoServer tcp = EchoServer.tcp(); SocketConnector sockets = new SocketConnector();
+         SessionRunner runner = runner(mode, sockets, tcp.address(), FIVE_SECONDS)) {
+      RunResult<String> result = runner.run(LineTesterTask.class, 10, 3);
+      assertEquals(overPipe, result.values(), mode + ": " + result.failures());
     }
   }
 
@@ -102,22 +103,21 @@ class SessionRunnerTest {
     }
   }
 
-  @Test
-  void aSessionThatThrowsLeavesTheOthersUnaffected() throws Exception {
-    for (Mode mode : modes()) {
-      try (SessionRunner runner = runner(mode, pipes, pipeServer.address(), FIVE_SECONDS)) {
-        RunResult<String> result = runner.run(FailingTask.class, 9);
-        for (Outcome<String> o : result.outcomes()) {
-          if (o.index() % 3 == 1) {
-            assertEquals(Outcome.Status.FAILED, o.status(), mode + " " + o);
-            assertInstanceOf(IllegalStateException.class, o.failure());
-            assertEquals("session " + o.index() + " fails on purpose", o.failure().getMessage());
-          } else {
-            assertEquals("hello " + o.index() + "/bye " + o.index(), o.value(), mode + " " + o);
-          }
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("modes")
+  void aSessionThatThrowsLeavesTheOthersUnaffected(Mode mode) throws Exception {
+    try (SessionRunner runner = runner(mode, pipes, pipeServer.address(), FIVE_SECONDS)) {
+      RunResult<String> result = runner.run(FailingTask.class, 9);
+      for (Outcome<String> o : result.outcomes()) {
+        if (o.index() % 3 == 1) {
+          assertEquals(Outcome.Status.FAILED, o.status(), mode + " " + o);
+          assertInstanceOf(IllegalStateException.class, o.failure());
+          assertEquals("session " + o.index() + " fails on purpose", o.failure().getMessage());
+        } else {
+          assertEquals("hello " + o.index() + "/bye " + o.index(), o.value(), mode + " " + o);
         }
-        assertEquals(3, result.count(Outcome.Status.FAILED));
       }
+      assertEquals(3, result.count(Outcome.Status.FAILED));
     }
   }
 
@@ -134,26 +134,29 @@ class SessionRunnerTest {
     }
   }
 
-  @Test
-  void cancellingMidRunLeavesNoThreadNoContinuationNoTransport() throws Exception {
-    for (Mode mode : List.of(Mode.continuations(2), Mode.THREADS)) {
-      SessionRunner runner = runner(mode, pipes, pipeServer.address(), Timeout.NONE);
-      Thread canceller = new Thread(() -> {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (pipes.openTransports() < 20 && System.nanoTime() < deadline) {
-          Thread.onSpinWait();
-        }
-        runner.cancel();
-      });
-      canceller.start();
-      // SilentTask waits forever without a timeout: only cancel ends these sessions.
-      RunResult<String> result = runner.run(SilentTask.class, 100);
-      canceller.join();
-      runner.close();
-      assertEquals(100, result.count(Outcome.Status.CANCELLED), mode + ": " + result);
-      assertEquals(0, pipes.openTransports(), mode.toString());
-      assertTrue(weftThreads().isEmpty(), mode + " left " + weftThreads());
-    }
+  static List<Mode> cancelModes() {
+    return List.of(Mode.continuations(2), Mode.THREADS);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cancelModes")
+  void cancellingMidRunLeavesNoThreadNoContinuationNoTransport(Mode mode) throws Exception {
+    SessionRunner runner = runner(mode, pipes, pipeServer.address(), Timeout.NONE);
+    Thread canceller = new Thread(() -> {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (pipes.openTransports() < 20 && System.nanoTime() < deadline) {
+        Thread.onSpinWait();
+      }
+      runner.cancel();
+    });
+    canceller.start();
+    // SilentTask waits forever without a timeout: only cancel ends these sessions.
+    RunResult<String> result = runner.run(SilentTask.class, 100);
+    canceller.join();
+    runner.close();
+    assertEquals(100, result.count(Outcome.Status.CANCELLED), mode + ": " + result);
+    assertEquals(0, pipes.openTransports(), mode.toString());
+    assertTrue(weftThreads().isEmpty(), mode + " left " + weftThreads());
   }
 
   @Test

@@ -30,7 +30,6 @@ import org.junit.jupiter.api.Test;
  * failure type and message), with suspends counted. Each of these was refused or wrong before
  * the per-method analysis and the loader's class identity.
  */
-@org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
 class WorkingShapesTest {
   private static final int SESSIONS = 500;
 

@@ -9,7 +9,6 @@ import io.weft.testsupport.RedisServerProcess;
 import java.io.File;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,7 +18,6 @@ import org.junit.jupiter.api.io.TempDir;
  * 1 s or 3 s), and the connects were spread as the default pacing says (10,000 turns at 500 a
  * second take 20 s).
  */
-@org.junit.jupiter.api.Timeout(value = 180, unit = TimeUnit.SECONDS)
 class ConnectStormTest {
   private static final int USERS = 10_000;
   @TempDir Path dir;

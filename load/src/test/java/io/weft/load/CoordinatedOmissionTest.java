@@ -15,7 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramIterationValue;
 import org.junit.jupiter.api.Test;
@@ -39,7 +38,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @ParameterizedClass(name = "{0}")
 @ValueSource(strings = {"threads", "continuations:1"})
-@org.junit.jupiter.api.Timeout(value = 60, unit = TimeUnit.SECONDS)
 class CoordinatedOmissionTest {
   private static final long MS = 1_000_000L;
   /** What each echo moves the clock on by. */

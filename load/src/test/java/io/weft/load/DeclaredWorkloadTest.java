@@ -8,12 +8,10 @@ import io.weft.testsupport.EchoServer;
 import java.io.File;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A scenario declares its profile and thresholds in Java; flags on the command line override them. */
-@org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
 class DeclaredWorkloadTest {
   private static final String CLASS = DeclaredWorkloadScenario.class.getName();
   @TempDir Path dir;

@@ -10,7 +10,6 @@ import java.io.File;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
@@ -21,7 +20,6 @@ import org.junit.jupiter.api.io.TempDir;
  * next one connects anew, no call is made on a transport known to be closed, a refused connect is
  * retried for the whole run with a reported backoff, and a run in which nothing succeeded exits 3.
  */
-@org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
 class FailureSemanticsTest {
   @TempDir Path dir;
 

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.weft.load.internal.FreezingEchoServer;
 import java.io.File;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,7 +16,6 @@ import org.junit.jupiter.api.io.TempDir;
  * to a latency, so only lower bounds and counts are asserted here; the exact figures, upper
  * sides included, are {@link CoordinatedOmissionTest}'s, in a clock the test moves itself.
  */
-@org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
 class FreezingServerCoordinatedOmissionTest {
   private static final long FREEZE_MS = 500;
   private static final long FREEZE_NANOS = FREEZE_MS * 1_000_000L;

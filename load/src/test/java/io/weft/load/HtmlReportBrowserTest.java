@@ -19,7 +19,6 @@ import org.junit.jupiter.api.io.TempDir;
  * the page's own script counts the chart lines the browser laid out. Skipped where Chromium is
  * missing, a failure in CI.
  */
-@org.junit.jupiter.api.Timeout(value = 180, unit = TimeUnit.SECONDS)
 class HtmlReportBrowserTest {
   @TempDir Path dir;
 

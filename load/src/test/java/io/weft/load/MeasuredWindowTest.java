@@ -11,7 +11,6 @@ import java.io.File;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.Parameter;
@@ -25,7 +24,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @ParameterizedClass(name = "{0}")
 @ValueSource(strings = {"threads", "continuations:1"})
-@org.junit.jupiter.api.Timeout(value = 60, unit = TimeUnit.SECONDS)
 class MeasuredWindowTest {
   private static final long MS = 1_000_000L;
   private static final long START = -3_000_000_000_000L;

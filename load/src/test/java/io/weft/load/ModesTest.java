@@ -21,7 +21,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  * mode, closed and open, against a real echo server on loopback TCP; the counts are exact.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ModesTest {
   private EchoServer echo;
   private String target;

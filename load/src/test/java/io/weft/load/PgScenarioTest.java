@@ -12,7 +12,6 @@ import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -20,7 +19,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code weft-load pg} against a real PostgreSQL started once for the class. */
-@org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
 class PgScenarioTest {
   private static final TestPki PKI = TestPki.create("Weft load PostgreSQL test CA");
   private static PostgresServerProcess pg;

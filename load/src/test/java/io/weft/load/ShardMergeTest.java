@@ -11,7 +11,6 @@ import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
@@ -20,7 +19,6 @@ import org.junit.jupiter.api.io.TempDir;
  * Two shards of a run, merged from their interval logs, count exactly what the run unsharded
  * counts: in the closed model the users are split, in the open model the arrivals.
  */
-@org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ShardMergeTest {
   @TempDir Path dir;
 

@@ -10,7 +10,7 @@ import io.weft.testsupport.EchoServer;
 import io.weft.transport.Connector;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
-import io.weft.transport.mina.ContinuingMinaConnector;
+import io.weft.transport.mina.SuspendingMinaConnector;
 import io.weft.transport.mina.MinaConnector;
 import java.io.IOException;
 import java.net.SocketAddress;
@@ -34,7 +34,7 @@ import picocli.CommandLine.Spec;
  *
  * <p>Each way of running the sessions is one {@link Row} of the table (see {@link #rows}):
  * SYNC and THREADS on the blocking {@code MinaTransport}, CONTINUATIONS(1) on
- * {@code ContinuingMinaTransport} with the client instrumented by the runner, and, on JDK 21+,
+ * {@code SuspendingMinaTransport} with the client instrumented by the runner, and, on JDK 21+,
  * VIRTUAL_THREADS on the blocking {@code MinaTransport}. Every row is warmed up with whole untimed
  * runs first (on the same connector and runner, so the rewritten classes stay compiled), then
  * measured once.
@@ -99,8 +99,8 @@ public final class SeedExperiment {
       return tcp() ? MinaConnector.tcp() : MinaConnector.vmPipe();
     }
 
-    ContinuingMinaConnector newContinuingConnector() {
-      ContinuingMinaConnector.Builder builder = ContinuingMinaConnector.builder()
+    SuspendingMinaConnector newSuspendingConnector() {
+      SuspendingMinaConnector.Builder builder = SuspendingMinaConnector.builder()
           .spinBeforeSuspend(spinMicros, TimeUnit.MICROSECONDS);
       return tcp() ? builder.tcp() : builder.vmPipe();
     }
@@ -231,7 +231,7 @@ public final class SeedExperiment {
     @Override
     public int run(Config config, SocketAddress server, LineTesterTask task) throws Exception {
       if (runner == null) {
-        connector = continuing ? config.newContinuingConnector() : config.newConnector();
+        connector = continuing ? config.newSuspendingConnector() : config.newConnector();
         // Unpaced: the figure is of the sessions, not of a connect ramp; the servers here listen deep.
         runner = SessionRunner.builder().connectPacing(ConnectPacing.NONE).mode(mode).connector(connector).address(server)
             .timeout(SESSION_TIMEOUT).instrument("io.weft.protocols").maxInFlight(maxInFlight).build();
@@ -252,11 +252,11 @@ public final class SeedExperiment {
     }
 
     private long suspends() {
-      return connector instanceof ContinuingMinaConnector ? ((ContinuingMinaConnector) connector).suspends() : 0L;
+      return connector instanceof SuspendingMinaConnector ? ((SuspendingMinaConnector) connector).suspends() : 0L;
     }
 
     private long spun() {
-      return connector instanceof ContinuingMinaConnector ? ((ContinuingMinaConnector) connector).spun() : 0L;
+      return connector instanceof SuspendingMinaConnector ? ((SuspendingMinaConnector) connector).spun() : 0L;
     }
 
     @Override
@@ -427,7 +427,7 @@ public final class SeedExperiment {
     System.out.println("events = connections x transactions x 2 (one write and one read each);"
         + " µs/event = wall time / events; suspends = waits that suspended a continuation.");
     System.out.println("SYNC: one session after another on the main thread; THREADS: a platform thread per"
-        + " session; both on MinaTransport (blocking). CONTINUATIONS(1): ContinuingMinaTransport, one worker,"
+        + " session; both on MinaTransport (blocking). CONTINUATIONS(1): SuspendingMinaTransport, one worker,"
         + " every session in flight; " + SEQUENTIAL_CONTINUATIONS + ": the same, one session at a time (maxInFlight 1)."
         + " VIRTUAL_THREADS (JDK 21+): a virtual thread per session on MinaTransport (blocking).");
   }

@@ -12,7 +12,6 @@ import org.junit.jupiter.api.Test;
 import picocli.CommandLine.ParameterException;
 
 /** The experiment's plumbing on a tiny run; the figures themselves are only ever printed. */
-@org.junit.jupiter.api.Timeout(60)
 class SeedExperimentTest {
 
   @Test
@@ -35,7 +34,7 @@ class SeedExperimentTest {
     assertEquals(2, SeedExperiment.parse("--repeat=2").repeat);
     assertEquals("--repeat < 1: 0",
         assertThrows(ParameterException.class, () -> SeedExperiment.parse("--repeat=0")).getMessage());
-    try (io.weft.transport.mina.ContinuingMinaConnector connector = config.newContinuingConnector()) {
+    try (io.weft.transport.mina.SuspendingMinaConnector connector = config.newSuspendingConnector()) {
       assertEquals(50_000, connector.spinBeforeSuspendNanos());
     }
     ParameterException e = assertThrows(ParameterException.class, () -> SeedExperiment.parse("--connections=0"));

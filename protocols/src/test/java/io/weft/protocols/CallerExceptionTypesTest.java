@@ -18,8 +18,8 @@ import io.weft.transport.Connector;
 import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
-import io.weft.transport.mina.ContinuingMinaConnector;
-import io.weft.transport.netty.ContinuingNettyConnector;
+import io.weft.transport.mina.SuspendingMinaConnector;
+import io.weft.transport.netty.SuspendingNettyConnector;
 import io.weft.transport.socket.SocketConnector;
 import java.io.Closeable;
 import java.io.IOException;
@@ -47,7 +47,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * instrumented. (The continuation loader leaves classes with nothing to rewrite to its parent, and
  * reaches their package-private members through accessors.)
  */
-@org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
 class CallerExceptionTypesTest {
   private static final int SESSIONS = 500;
   private static final String[] INSTRUMENTED = {
@@ -65,10 +64,10 @@ class CallerExceptionTypesTest {
         new Case("SYNC", Mode.SYNC, SocketConnector::new),
         new Case("THREADS", Mode.THREADS, SocketConnector::new),
         new Case("VIRTUAL_THREADS", Mode.VIRTUAL_THREADS, SocketConnector::new),
-        new Case("CONTINUATIONS(1)/MINA", Mode.continuations(1), ContinuingMinaConnector::tcp),
-        new Case("CONTINUATIONS(2)/MINA", Mode.continuations(2), ContinuingMinaConnector::tcp),
-        new Case("CONTINUATIONS(1)/Netty", Mode.continuations(1), ContinuingNettyConnector::tcp),
-        new Case("CONTINUATIONS(2)/Netty", Mode.continuations(2), ContinuingNettyConnector::tcp));
+        new Case("CONTINUATIONS(1)/MINA", Mode.continuations(1), SuspendingMinaConnector::tcp),
+        new Case("CONTINUATIONS(2)/MINA", Mode.continuations(2), SuspendingMinaConnector::tcp),
+        new Case("CONTINUATIONS(1)/Netty", Mode.continuations(1), SuspendingNettyConnector::tcp),
+        new Case("CONTINUATIONS(2)/Netty", Mode.continuations(2), SuspendingNettyConnector::tcp));
   }
 
   @ParameterizedTest(name = "{0}")

@@ -9,17 +9,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * Protocol code knows only {@code Transport}: no MINA, no JavaFlow, nothing from
  * {@code io.weft.continuations}. Checked on the sources, since the build's classpath alone
  * would not catch a reflective or test-scoped slip.
  */
-@Timeout(value = 30, unit = TimeUnit.SECONDS)
 class ProtocolImportsTest {
   private static final List<String> FORBIDDEN = List.of("org.apache.mina", "net.tascalate", "io.weft.continuations");
 

@@ -9,7 +9,7 @@ import io.weft.transport.SessionTask;
 import io.weft.transport.socket.SocketConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
-import io.weft.transport.mina.ContinuingMinaConnector;
+import io.weft.transport.mina.SuspendingMinaConnector;
 import com.sun.management.UnixOperatingSystemMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
@@ -66,7 +66,7 @@ public final class SessionMode implements AutoCloseable {
 
   /**
    * The same mode over a connector of its own that speaks TLS from the start as {@code tls} says:
-   * {@code SocketConnector(tls)}, or {@code ContinuingMinaConnector} built with it. Close it too.
+   * {@code SocketConnector(tls)}, or {@code SuspendingMinaConnector} built with it. Close it too.
    */
   public SessionMode tls(TlsSettings tls) {
     return new SessionMode(mode, name + "+TLS", () -> tlsConnectors.apply(tls), tlsConnectors, unavailable,
@@ -102,21 +102,21 @@ public final class SessionMode implements AutoCloseable {
   }
 
   /**
-   * Continuations resumed by {@code workers} threads, over {@code ContinuingMinaTransport} (TCP),
+   * Continuations resumed by {@code workers} threads, over {@code SuspendingMinaTransport} (TCP),
    * whose waits suspend the session.
    */
   public static SessionMode continuations(int workers) {
-    return new SessionMode(Mode.continuations(workers), "CONTINUATIONS(" + workers + ")/ContinuingMina",
-        ContinuingMinaConnector::tcp, tls -> ContinuingMinaConnector.builder().tls(tls).tcp(), null);
+    return new SessionMode(Mode.continuations(workers), "CONTINUATIONS(" + workers + ")/SuspendingMina",
+        SuspendingMinaConnector::tcp, tls -> SuspendingMinaConnector.builder().tls(tls).tcp(), null);
   }
 
   /**
-   * Continuations resumed by {@code workers} threads, over {@code ContinuingNettyTransport} (TCP).
+   * Continuations resumed by {@code workers} threads, over {@code SuspendingNettyTransport} (TCP).
    */
   public static SessionMode continuationsOverNetty(int workers) {
-    return new SessionMode(Mode.continuations(workers), "CONTINUATIONS(" + workers + ")/ContinuingNetty",
-        io.weft.transport.netty.ContinuingNettyConnector::tcp,
-        tls -> io.weft.transport.netty.ContinuingNettyConnector.builder().tls(tls).tcp(), null);
+    return new SessionMode(Mode.continuations(workers), "CONTINUATIONS(" + workers + ")/SuspendingNetty",
+        io.weft.transport.netty.SuspendingNettyConnector::tcp,
+        tls -> io.weft.transport.netty.SuspendingNettyConnector.builder().tls(tls).tcp(), null);
   }
 
   /** The mode's name, for messages. */
@@ -241,9 +241,9 @@ public final class SessionMode implements AutoCloseable {
 
   /** Waits that suspended so far on this mode's connector, or -1 if it does not count them. */
   private synchronized long suspends() {
-    return connector instanceof ContinuingMinaConnector ? ((ContinuingMinaConnector) connector).suspends()
-        : connector instanceof io.weft.transport.netty.ContinuingNettyConnector
-        ? ((io.weft.transport.netty.ContinuingNettyConnector) connector).suspends()
+    return connector instanceof SuspendingMinaConnector ? ((SuspendingMinaConnector) connector).suspends()
+        : connector instanceof io.weft.transport.netty.SuspendingNettyConnector
+        ? ((io.weft.transport.netty.SuspendingNettyConnector) connector).suspends()
         : connector == null && mode.kind() == Mode.Kind.CONTINUATIONS ? 0 : -1;
   }
 

@@ -6,7 +6,7 @@ import io.weft.continuations.Mode;
 import io.weft.continuations.RunResult;
 import io.weft.continuations.SessionRunner;
 import io.weft.transport.Timeout;
-import io.weft.transport.mina.ContinuingMinaConnector;
+import io.weft.transport.mina.SuspendingMinaConnector;
 import java.net.ServerSocket;
 import java.util.concurrent.TimeUnit;
 
@@ -21,7 +21,7 @@ public final class Main {
 
   public static void main(String[] args) throws Exception {
     try (ServerSocket server = EchoServer.start();
-         ContinuingMinaConnector connector = ContinuingMinaConnector.tcp();
+         SuspendingMinaConnector connector = SuspendingMinaConnector.tcp();
          SessionRunner runner = SessionRunner.builder()
              .mode(Mode.continuations(1))
              .connector(connector)

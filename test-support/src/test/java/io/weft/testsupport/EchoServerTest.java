@@ -21,7 +21,6 @@ import org.apache.mina.transport.vmpipe.VmPipeAddress;
 import org.apache.mina.transport.vmpipe.VmPipeConnector;
 import org.junit.jupiter.api.Test;
 
-@org.junit.jupiter.api.Timeout(60)
 class EchoServerTest {
 
   @Test

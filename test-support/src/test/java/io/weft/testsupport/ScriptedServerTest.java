@@ -12,12 +12,8 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-
-@Timeout(value = 30, unit = TimeUnit.SECONDS)
 class ScriptedServerTest {
 
   @ParameterizedTest

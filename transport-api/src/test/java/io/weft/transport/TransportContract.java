@@ -31,8 +31,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout.ThreadMode;
 
 /**
- * The behaviour every {@link Transport} must have, written once. Each implementation runs it
- * through a small subclass that supplies a {@link Connector} and a real {@link Peer}.
+ * The behaviour every {@link Transport} must have, written once. Each transport module runs it
+ * through one {@code @ParameterizedClass} subclass, whose {@link Case}s (a {@link Connector}
+ * and a real {@link Peer} each) are its transports: the same shape as the protocol suites'
+ * modes, so a failure names the case and never hides the others.
  *
  * <p>Each test is bounded: JUnit fails it after 30 s rather than let a hang stall the build.
  */
@@ -43,7 +45,7 @@ public abstract class TransportContract {
 
   /** Makes one fresh connector or peer for a test; may throw what its constructor throws. */
   @FunctionalInterface
-  protected interface Factory<T> {
+  public interface Factory<T> {
     /**
      * Makes one.
      *
@@ -53,18 +55,30 @@ public abstract class TransportContract {
     T make() throws Exception;
   }
 
+  /**
+   * One transport under the contract: its name in the report, what makes its connector, and what
+   * makes the real peer it connects to.
+   *
+   * @param name how the case reads in the report
+   * @param connectors makes the connector under test, one per test
+   * @param peers makes the real server endpoint it connects to, one per test
+   */
+  public record Case(String name, Factory<? extends Connector> connectors, Factory<? extends Peer> peers) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
   private final Factory<? extends Connector> connectors;
   private final Factory<? extends Peer> peers;
   private Connector connector;
   protected Peer peer;
 
-  /**
-   * @param connectors makes the connector under test, one per test
-   * @param peers makes the real server endpoint it connects to, one per test
-   */
-  protected TransportContract(Factory<? extends Connector> connectors, Factory<? extends Peer> peers) {
-    this.connectors = connectors;
-    this.peers = peers;
+  /** @param transport the case this instance runs, injected by the subclass's {@code @ParameterizedClass} */
+  protected TransportContract(Case transport) {
+    this.connectors = transport.connectors();
+    this.peers = transport.peers();
   }
 
   @BeforeEach

@@ -21,7 +21,7 @@ import org.apache.commons.javaflow.api.continuable;
  * {@link SuspendingWaits} and {@link Suspend#await}, and the I/O event that ends the wait makes
  * the session ready again. Off a continuation (SYNC, THREADS, plain code) the same waits block,
  * so it honours the {@link Transport} contract everywhere. The library's public class
- * ({@code ContinuingMinaTransport}, {@code ContinuingNettyTransport}) extends this and adds only
+ * ({@code SuspendingMinaTransport}, {@code SuspendingNettyTransport}) extends this and adds only
  * its constructor.
  *
  * <p>Fast path: a read that finds its data buffered, or a flush whose bytes went to the socket at

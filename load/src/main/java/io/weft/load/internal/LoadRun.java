@@ -14,8 +14,8 @@ import io.weft.load.scenario.internal.VirtualUser;
 import io.weft.transport.Connector;
 import io.weft.transport.socket.SocketConnector;
 import io.weft.transport.Timeout;
-import io.weft.transport.mina.ContinuingMinaConnector;
-import io.weft.transport.netty.ContinuingNettyConnector;
+import io.weft.transport.mina.SuspendingMinaConnector;
+import io.weft.transport.netty.SuspendingNettyConnector;
 import io.weft.transport.mina.MinaConnector;
 import java.io.File;
 import java.io.IOException;
@@ -263,7 +263,7 @@ public final class LoadRun {
    */
   private static Connector connector(boolean continuations, boolean vmPipe) {
     if (continuations) {
-      return vmPipe ? ContinuingMinaConnector.vmPipe() : ContinuingNettyConnector.tcp();
+      return vmPipe ? SuspendingMinaConnector.vmPipe() : SuspendingNettyConnector.tcp();
     }
     return vmPipe ? MinaConnector.vmPipe() : new SocketConnector();
   }

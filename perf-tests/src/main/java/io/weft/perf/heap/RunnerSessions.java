@@ -11,7 +11,7 @@ import io.weft.transport.Connector;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
 import io.weft.transport.spi.VirtualThreads;
-import io.weft.transport.mina.ContinuingMinaConnector;
+import io.weft.transport.mina.SuspendingMinaConnector;
 import io.weft.transport.mina.MinaConnector;
 import java.lang.reflect.Proxy;
 import java.net.InetSocketAddress;
@@ -122,7 +122,7 @@ final class RunnerSessions implements ParkedSessions {
   private Parked parkOverPipe(int count) throws Exception {
     EchoServer server = EchoServer.vmPipe();
     Connector connector = mode.kind() == Mode.Kind.CONTINUATIONS
-        ? ContinuingMinaConnector.vmPipe() : MinaConnector.vmPipe();
+        ? SuspendingMinaConnector.vmPipe() : MinaConnector.vmPipe();
     // Unpaced: the figure is of the sessions, not of a connect ramp; the servers here listen deep.
     SessionRunner runner = SessionRunner.builder().connectPacing(ConnectPacing.NONE).mode(mode).connector(connector)
         .address(server.address()).timeout(Timeout.of(10, TimeUnit.MINUTES))

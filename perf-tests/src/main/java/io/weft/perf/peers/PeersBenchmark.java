@@ -146,12 +146,12 @@ public final class PeersBenchmark implements Callable<Integer> {
     Map<String, String> environment = new LinkedHashMap<>();
     // Every session of a run may still be connected while the next connects: room for both. The
     // accept queue as deep as the kernel allows (Redis's default, 511, drops N=10,000's connects).
-    int backlog = ProcessProbe.somaxconn();
+    int backlog = CostMeter.somaxconn();
     List<String> redisOptions = List.of("--maxclients", Integer.toString(Math.max(maxN * 2, 128)),
         "--tcp-backlog", Integer.toString(backlog));
     try (RedisServerProcess redis = RedisServerProcess.start(binary, redisOptions);
          ServerIncrCounter counter = new ServerIncrCounter(redis.address());
-         ProcessProbe probe = new ProcessProbe()) {
+         CostMeter probe = new CostMeter()) {
       for (String id : clients) {
         chosen.add(CLIENTS.get(id).get());
       }
@@ -174,14 +174,14 @@ public final class PeersBenchmark implements Callable<Integer> {
         }
         for (int round = 1; round <= rounds; round++) {
           List<PeersRow> roundRows = new ArrayList<>();
-          String loadStart = ProcessProbe.loadAverage();
+          String loadStart = CostMeter.loadAverage();
           for (int i = 0; i < chosen.size(); i++) {
             PeerClient client = chosen.get((i + round - 1) % chosen.size());
             PeersRow row = measure(client, run, round, i + 1, tooFewDescriptors, counter, probe);
             roundRows.add(row);
             System.out.println(line(row));
           }
-          String loadEnd = ProcessProbe.loadAverage();
+          String loadEnd = CostMeter.loadAverage();
           for (PeersRow row : roundRows) {
             row.loadAtRoundStart = loadStart;
             row.loadAtRoundEnd = loadEnd;
@@ -196,7 +196,7 @@ public final class PeersBenchmark implements Callable<Integer> {
         client.close();
       }
     }
-    environment.put("load average at end", ProcessProbe.loadAverage());
+    environment.put("load average at end", CostMeter.loadAverage());
     PeersSummary summary = PeersSummary.of(rows);
     List<PeersTargets.Verdict> verdicts = PeersTargets.check(summary, sessions);
     List<Path> files = PeersFiles.write(out, environment, rows, summary, verdicts);
@@ -256,7 +256,7 @@ public final class PeersBenchmark implements Callable<Integer> {
   }
 
   private PeersRow measure(PeerClient client, PeerWorkload workload, int round, int order, String tooFewDescriptors,
-      ServerIncrCounter counter, ProcessProbe probe) throws Exception {
+      ServerIncrCounter counter, CostMeter probe) throws Exception {
     PeersRow row = new PeersRow();
     row.sessions = workload.concurrency;
     row.round = round;
@@ -272,18 +272,18 @@ public final class PeersBenchmark implements Callable<Integer> {
     // A level start for every client: the previous client's garbage is not this one's.
     System.gc();
     long incrBefore = counter.incrCalls();
-    long overflowsBefore = ProcessProbe.listenOverflows();
+    long overflowsBefore = CostMeter.listenOverflows();
     ClientRun run;
-    ProcessProbe.Figures figures = null;
+    CostMeter.Figures figures = null;
     if (client.inProcess()) {
-      ProcessProbe.Reading start = probe.start();
+      CostMeter.Reading start = probe.start();
       run = client.run(workload);
       figures = probe.end(start);
     } else {
       run = client.run(workload);
     }
     long served = counter.incrCalls() - incrBefore;
-    long overflowsAfter = ProcessProbe.listenOverflows();
+    long overflowsAfter = CostMeter.listenOverflows();
     row.listenOverflows = overflowsBefore < 0 || overflowsAfter < 0 ? null : overflowsAfter - overflowsBefore;
     row.serverIncrCalls = served;
     row.completedRoundTrips = client.inProcess() ? run.completedRoundTrips : Math.min(served, run.completedRoundTrips);
@@ -371,7 +371,7 @@ public final class PeersBenchmark implements Callable<Integer> {
     env.put("gc", String.join(", ", gcs));
     env.put("max heap MB", Long.toString(Runtime.getRuntime().maxMemory() / 1048576));
     env.put("open-file limit", Long.toString(descriptors));
-    env.put("context switches from", ProcessProbe.contextSwitchSource());
+    env.put("context switches from", CostMeter.contextSwitchSource());
     env.put("redis-server", redisVersion);
     if (keepAlive()) {
       env.put("workload", String.format(Locale.ROOT, "keep-alive: N sessions, each one connection doing %,d sequential"
@@ -385,7 +385,7 @@ public final class PeersBenchmark implements Callable<Integer> {
           + " client and N); %d rounds, clients in rotating order", requests, keys, roundTrips, warmupRoundTrips,
           rounds));
     }
-    env.put("load average at start", ProcessProbe.loadAverage());
+    env.put("load average at start", CostMeter.loadAverage());
   }
 
   private static long maxDescriptors() {

@@ -9,9 +9,9 @@ import io.weft.transport.Connector;
 import io.weft.transport.socket.SocketConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.spi.VirtualThreads;
-import io.weft.transport.mina.ContinuingMinaConnector;
+import io.weft.transport.mina.SuspendingMinaConnector;
 import io.weft.transport.mina.MinaConnector;
-import io.weft.transport.netty.ContinuingNettyConnector;
+import io.weft.transport.netty.SuspendingNettyConnector;
 import io.weft.transport.netty.NettyConnector;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -19,7 +19,7 @@ import java.util.function.Supplier;
 /**
  * Weft's own {@link SessionRunner} running {@link IncrSession} over protocols'
  * {@code RedisClient}, in one mode over one connector: {@code continuations(k)} over
- * {@link ContinuingMinaConnector#tcp()} or {@link ContinuingNettyConnector#tcp()} (the session
+ * {@link SuspendingMinaConnector#tcp()} or {@link SuspendingNettyConnector#tcp()} (the session
  * and the Redis client rewritten at load time by the runner's class loader), THREADS and
  * VIRTUAL_THREADS over {@link SocketConnector}, the blocking {@link MinaConnector} or the
  * blocking {@link NettyConnector}. At most N sessions in flight through the runner's
@@ -47,13 +47,13 @@ final class WeftRunnerClient implements PeerClient {
 
   static WeftRunnerClient continuations(int workers) {
     return new WeftRunnerClient("weft cont(" + workers + ") mina", io.weft.continuations.Mode.continuations(workers),
-        ContinuingMinaConnector::tcp);
+        SuspendingMinaConnector::tcp);
   }
 
   /** Continuations over Weft's Netty transport, resumed on its one event loop. */
   static WeftRunnerClient continuationsOverNetty(int workers) {
     return new WeftRunnerClient("weft cont(" + workers + ") netty", io.weft.continuations.Mode.continuations(workers),
-        ContinuingNettyConnector::tcp);
+        SuspendingNettyConnector::tcp);
   }
 
   static WeftRunnerClient virtualThreadsOverNetty() {
@@ -63,7 +63,7 @@ final class WeftRunnerClient implements PeerClient {
   /** Continuations resumed by the ready-queue workers instead of on the I/O thread. */
   static WeftRunnerClient continuationsOnWorkers(int workers) {
     return new WeftRunnerClient("weft cont(" + workers + ") mina, workers",
-        io.weft.continuations.Mode.continuations(workers).resumeOnWorkers(), ContinuingMinaConnector::tcp);
+        io.weft.continuations.Mode.continuations(workers).resumeOnWorkers(), SuspendingMinaConnector::tcp);
   }
 
   static WeftRunnerClient threadsOverSocket() {

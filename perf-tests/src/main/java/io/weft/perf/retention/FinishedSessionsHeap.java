@@ -12,7 +12,7 @@ import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.socket.SocketConnector;
 import io.weft.transport.Timeout;
-import io.weft.transport.mina.ContinuingMinaConnector;
+import io.weft.transport.mina.SuspendingMinaConnector;
 import io.weft.transport.mina.MinaConnector;
 import java.lang.management.ManagementFactory;
 import java.net.SocketAddress;
@@ -41,7 +41,7 @@ import picocli.CommandLine.Spec;
  * there; the difference between the two figures is what the sessions finished in between kept.
  *
  * <p>Per transport: {@code socket} (SocketConnector, THREADS), {@code mina} (MinaConnector TCP,
- * THREADS), {@code continuing-tcp} and {@code continuing-pipe} (ContinuingMinaConnector,
+ * THREADS), {@code suspending-tcp} and {@code suspending-pipe} (SuspendingMinaConnector,
  * CONTINUATIONS(1)); per peer: {@code endless} (a line that never ends, read with a limit of
  * {@code lineLimit}, 256 KiB by default) and {@code echo} (one exchange).
  *
@@ -49,7 +49,7 @@ import picocli.CommandLine.Spec;
  * ./mvnw -q -pl perf-tests -am -DskipTests -Pbenchmarks package
  * java -Xmx1g -cp perf-tests/target/benchmarks.jar io.weft.perf.retention.FinishedSessionsHeap \
  *     [--sessions 100000] [--first 1000] [--in-flight 50] [--line-limit 262144] \
- *     [--transports socket,mina,continuing-tcp,continuing-pipe] [--peers endless,echo]
+ *     [--transports socket,mina,suspending-tcp,suspending-pipe] [--peers endless,echo]
  * </pre>
  */
 public final class FinishedSessionsHeap {
@@ -107,7 +107,7 @@ public final class FinishedSessionsHeap {
     @Option(names = "--line-limit", defaultValue = "262144",
         description = "the endless line's read limit in bytes (default ${DEFAULT-VALUE})")
     int lineLimit;
-    @Option(names = "--transports", split = ",", defaultValue = "socket,mina,continuing-tcp,continuing-pipe",
+    @Option(names = "--transports", split = ",", defaultValue = "socket,mina,suspending-tcp,suspending-pipe",
         description = "transports to run (default ${DEFAULT-VALUE})")
     List<String> transports;
     @Option(names = "--peers", split = ",", defaultValue = "endless,echo",
@@ -157,7 +157,7 @@ public final class FinishedSessionsHeap {
       SocketAddress address = startPeer(peer, pipe, lineLimit, toClose);
       Connector connector = connector(transport);
       toClose.add(0, connector);
-      Mode mode = transport.startsWith("continuing") ? Mode.continuations(1) : Mode.THREADS;
+      Mode mode = transport.startsWith("suspending") ? Mode.continuations(1) : Mode.THREADS;
       long[] weighed = new long[2];
       AtomicInteger finished = new AtomicInteger();
       IntConsumer checkpoint = index -> {
@@ -226,10 +226,10 @@ public final class FinishedSessionsHeap {
     return switch (transport) {
       case "socket" -> new SocketConnector();
       case "mina" -> MinaConnector.tcp();
-      case "continuing-tcp" -> ContinuingMinaConnector.tcp();
-      case "continuing-pipe" -> ContinuingMinaConnector.vmPipe();
+      case "suspending-tcp" -> SuspendingMinaConnector.tcp();
+      case "suspending-pipe" -> SuspendingMinaConnector.vmPipe();
       default -> throw new IllegalArgumentException(
-          "unknown transport: " + transport + " (socket, mina, continuing-tcp, continuing-pipe)");
+          "unknown transport: " + transport + " (socket, mina, suspending-tcp, suspending-pipe)");
     };
   }
 }

@@ -9,7 +9,7 @@ import io.weft.transport.Connector;
 import io.weft.transport.socket.SocketConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.spi.VirtualThreads;
-import io.weft.transport.mina.ContinuingMinaConnector;
+import io.weft.transport.mina.SuspendingMinaConnector;
 import io.weft.transport.mina.MinaConnector;
 import java.util.EnumMap;
 import java.util.List;
@@ -19,7 +19,7 @@ import java.util.function.LongConsumer;
 
 /**
  * A mode of Weft's own {@link SessionRunner} running {@link LineTesterTask}: CONTINUATIONS(k)
- * over {@link ContinuingMinaConnector} (the task class loaded, and rewritten, by the runner's
+ * over {@link SuspendingMinaConnector} (the task class loaded, and rewritten, by the runner's
  * {@code ContinuationClassLoader} over {@value #TASK_PACKAGE}), THREADS over the blocking
  * {@link MinaConnector}, VIRTUAL_THREADS over a {@link SocketConnector} on TCP (what a user of
  * virtual threads writes) and the blocking MINA pipe on the in-VM pipe. Sessions spread
@@ -144,7 +144,7 @@ public final class RunnerDriver implements SessionDriver {
       this.servers = workload.servers;
       boolean pipe = workload.transport == TransportKind.PIPE;
       if (mode.kind() == io.weft.continuations.Mode.Kind.CONTINUATIONS) {
-        ContinuingMinaConnector.Builder b = ContinuingMinaConnector.builder().processorCount(ioThreads);
+        SuspendingMinaConnector.Builder b = SuspendingMinaConnector.builder().processorCount(ioThreads);
         connector = pipe ? b.vmPipe() : b.tcp();
       } else if (mode.kind() == io.weft.continuations.Mode.Kind.VIRTUAL_THREADS && !pipe) {
         // What a user of virtual threads writes: a blocking java.net.Socket per session.

@@ -13,7 +13,7 @@ import io.weft.transport.socket.SocketConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.spi.VirtualThreads;
-import io.weft.transport.mina.ContinuingMinaConnector;
+import io.weft.transport.mina.SuspendingMinaConnector;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -44,7 +44,7 @@ import picocli.CommandLine;
  *       sequential {@code GET}s on the kept-alive connection; requests per second.
  * </ul>
  * It prints one table with both figures for plaintext and TLS and the TLS/plain ratio. Modes:
- * {@code cont1} (continuations on one worker over {@code ContinuingMinaConnector}),
+ * {@code cont1} (continuations on one worker over {@code SuspendingMinaConnector}),
  * {@code threads} and {@code vt} (a thread or a virtual thread per session over
  * {@code SocketConnector}; vt needs JDK 21+).
  *
@@ -138,7 +138,7 @@ public final class TlsCost implements Callable<Integer> {
   /** {handshakes/s, round trips/s} for one mode against one server; NaN where a session failed. */
   private double[] measure(String mode, TlsSettings tls, InetSocketAddress address, Timeout timeout) throws Exception {
     Function<TlsSettings, Connector> connectors = mode.equals("cont1")
-        ? t -> t == null ? ContinuingMinaConnector.tcp() : ContinuingMinaConnector.builder().tls(t).tcp()
+        ? t -> t == null ? SuspendingMinaConnector.tcp() : SuspendingMinaConnector.builder().tls(t).tcp()
         : t -> t == null ? new SocketConnector() : new SocketConnector(t);
     Mode runnerMode = mode.equals("cont1") ? Mode.continuations(1)
         : mode.equals("threads") ? Mode.THREADS : Mode.VIRTUAL_THREADS;

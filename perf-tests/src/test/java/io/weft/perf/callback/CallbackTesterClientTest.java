@@ -18,9 +18,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
-@Timeout(60)
 class CallbackTesterClientTest {
   private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
 

@@ -8,9 +8,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.weft.transport.spi.VirtualThreads;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
-@Timeout(60)
 class HeapPerSessionTest {
 
   @Test

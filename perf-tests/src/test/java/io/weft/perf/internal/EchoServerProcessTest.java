@@ -9,10 +9,8 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /** The echo server in a child JVM: the protocol over its stdin/stdout, end to end. */
-@Timeout(30)
 class EchoServerProcessTest {
   @Test
   void childProcessServerEchoesCountsAndHolds() throws Exception {

@@ -12,10 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-
-@Timeout(30)
 class ResultsWriterTest {
   private static final ScalingResult RAN = new ScalingResult("pipe", "CALLBACK", 1000, 1000, 0,
       75.25, 250.5, 10, 80_000, 12, 4096.25, 1200, 3400.5, 9000, "");

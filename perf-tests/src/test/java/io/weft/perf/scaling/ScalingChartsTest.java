@@ -10,10 +10,7 @@ import java.nio.file.Path;
 import java.util.List;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-
-@Timeout(60)
 class ScalingChartsTest {
   @TempDir
   Path dir;

@@ -14,10 +14,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine.ParameterException;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-
-@Timeout(120)
 class ScalingTest {
   @TempDir
   Path dir;

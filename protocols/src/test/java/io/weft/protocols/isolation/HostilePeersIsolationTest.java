@@ -10,7 +10,7 @@ import io.weft.continuations.RunResult;
 import io.weft.continuations.SessionRunner;
 import io.weft.transport.Connector;
 import io.weft.transport.Timeout;
-import io.weft.transport.mina.ContinuingMinaConnector;
+import io.weft.transport.mina.SuspendingMinaConnector;
 import io.weft.transport.socket.SocketConnector;
 import java.util.Map;
 import java.util.TreeMap;
@@ -44,7 +44,7 @@ class HostilePeersIsolationTest {
     }
 
     Connector connector() {
-      return mode.kind() == Mode.Kind.CONTINUATIONS ? ContinuingMinaConnector.tcp() : new SocketConnector();
+      return mode.kind() == Mode.Kind.CONTINUATIONS ? SuspendingMinaConnector.tcp() : new SocketConnector();
     }
   }
 

@@ -45,7 +45,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 @ParameterizedClass(name = "{0}")
 @MethodSource("modes")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
 class PgClientTest {
   static Stream<ModeCase> modes() {
     return Stream.concat(ModeCase.all(20, 50, 100, 100),

@@ -38,7 +38,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 @ParameterizedClass(name = "{0}")
 @MethodSource("modes")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@org.junit.jupiter.api.Timeout(value = 60, unit = TimeUnit.SECONDS)
 class PgHostileServerTest {
   /**
    * SYNC, VIRTUAL_THREADS and continuations over MINA: the parser is the same code in every mode,

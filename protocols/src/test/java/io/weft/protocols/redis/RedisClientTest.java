@@ -51,7 +51,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 @ParameterizedClass(name = "{0}")
 @MethodSource("modes")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
 class RedisClientTest {
   /** Every mode, with as many sessions at scale as it and the real server take here. */
   static Stream<ModeCase> modes() {

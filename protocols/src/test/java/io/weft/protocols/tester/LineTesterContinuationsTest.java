@@ -12,7 +12,7 @@ import io.weft.transport.Connector;
 import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.Timeout;
 import io.weft.transport.TransportTimeoutException;
-import io.weft.transport.mina.ContinuingMinaConnector;
+import io.weft.transport.mina.SuspendingMinaConnector;
 import io.weft.transport.mina.MinaConnector;
 import java.io.IOException;
 import java.util.concurrent.ExecutorService;
@@ -24,11 +24,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The experiment's client, unchanged and unannotated, run as continuations on
- * {@code ContinuingMinaTransport} by one worker, against the MINA echo server over TCP and the
+ * {@code SuspendingMinaTransport} by one worker, against the MINA echo server over TCP and the
  * in-VM pipe: the same results as SYNC, timeouts that are timers, failures that stay in their
  * session.
  */
-@org.junit.jupiter.api.Timeout(120)
 class LineTesterContinuationsTest {
   private static final String CLIENT = "io.weft.protocols";
   private static final Timeout TEN_SECONDS = Timeout.of(10, TimeUnit.SECONDS);
@@ -37,8 +36,8 @@ class LineTesterContinuationsTest {
     return tcp ? builder.startTcp() : builder.startVmPipe();
   }
 
-  private static ContinuingMinaConnector continuing(boolean tcp) {
-    return tcp ? ContinuingMinaConnector.tcp() : ContinuingMinaConnector.vmPipe();
+  private static SuspendingMinaConnector continuing(boolean tcp) {
+    return tcp ? SuspendingMinaConnector.tcp() : SuspendingMinaConnector.vmPipe();
   }
 
   private static <T> RunResult<T> run(Mode mode, Connector connector, EchoServer echo, Timeout timeout,
@@ -62,7 +61,7 @@ class LineTesterContinuationsTest {
       try (MinaConnector blocking = tcp ? MinaConnector.tcp() : MinaConnector.vmPipe()) {
         sync = run(Mode.SYNC, blocking, echo, TEN_SECONDS, LineTesterTask.class, sessions, transactions);
       }
-      try (ContinuingMinaConnector connector = continuing(tcp)) {
+      try (SuspendingMinaConnector connector = continuing(tcp)) {
         continued = run(Mode.continuations(1), connector, echo, TEN_SECONDS, LineTesterTask.class,
             sessions, transactions);
         suspends = connector.suspends();
@@ -90,7 +89,7 @@ class LineTesterContinuationsTest {
     int openWhileAllWaited;
     ExecutorService background = Executors.newSingleThreadExecutor();
     try (EchoServer echo = start(tcp, EchoServer.builder());
-        ContinuingMinaConnector connector = continuing(tcp)) {
+        SuspendingMinaConnector connector = continuing(tcp)) {
       echo.hold(); // no reply ever: every read can only time out
       Future<RunResult<Integer>> run = background.submit(
           () -> run(Mode.continuations(1), connector, echo, timeout, LineTesterTask.class, sessions, 1));
@@ -124,7 +123,7 @@ class LineTesterContinuationsTest {
         .replies(line -> line.equals("weft 7 2") ? "weft 7 two" : line);
     RunResult<Integer> result;
     try (EchoServer echo = start(tcp, wrongForSessionSeven);
-        ContinuingMinaConnector connector = continuing(tcp)) {
+        SuspendingMinaConnector connector = continuing(tcp)) {
       result = run(Mode.continuations(1), connector, echo, TEN_SECONDS, LineTesterTask.class, sessions, 4);
       assertEquals(0, connector.openCount());
     }

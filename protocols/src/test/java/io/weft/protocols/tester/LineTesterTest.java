@@ -24,7 +24,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-@org.junit.jupiter.api.Timeout(60)
 class LineTesterTest {
   private static final Timeout TEN_SECONDS = Timeout.of(10, TimeUnit.SECONDS);
 

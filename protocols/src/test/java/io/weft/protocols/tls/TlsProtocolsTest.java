@@ -58,7 +58,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 @ParameterizedClass(name = "{0}")
 @MethodSource("modes")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@org.junit.jupiter.api.Timeout(120)
 class TlsProtocolsTest {
   private static final Timeout TEN_SECONDS = Timeout.of(10, TimeUnit.SECONDS);
 

@@ -5,7 +5,7 @@ import io.weft.continuations.NotInstrumentableException;
 import io.weft.continuations.RunResult;
 import io.weft.continuations.SessionRunner;
 import io.weft.transport.Timeout;
-import io.weft.transport.mina.ContinuingMinaConnector;
+import io.weft.transport.mina.SuspendingMinaConnector;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
@@ -45,7 +45,7 @@ public final class AgentPing {
   /** Runs {@code sessions} sessions of three PINGs each as continuations; prints the result. */
   public static RunResult<Integer> run(InetSocketAddress redis, int sessions, PrintStream out)
       throws Exception {
-    try (ContinuingMinaConnector connector = ContinuingMinaConnector.tcp();
+    try (SuspendingMinaConnector connector = SuspendingMinaConnector.tcp();
          SessionRunner runner = SessionRunner.builder()
              .mode(Mode.continuations(1))
              .connector(connector)

@@ -5,7 +5,7 @@ import io.weft.continuations.Mode;
 import io.weft.continuations.RunResult;
 import io.weft.continuations.SessionRunner;
 import io.weft.transport.Timeout;
-import io.weft.transport.mina.ContinuingMinaConnector;
+import io.weft.transport.mina.SuspendingMinaConnector;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -53,7 +53,7 @@ public final class HttpFetch {
     ExecutorService serverThreads = Executors.newFixedThreadPool(4);
     server.setExecutor(serverThreads);
     server.start();
-    try (ContinuingMinaConnector connector = ContinuingMinaConnector.tcp();
+    try (SuspendingMinaConnector connector = SuspendingMinaConnector.tcp();
          SessionRunner runner = SessionRunner.builder()
              .mode(Mode.continuations(1))
              .connector(connector)

@@ -6,7 +6,7 @@ import io.weft.continuations.SessionRunner;
 import io.weft.transport.socket.SocketConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
-import io.weft.transport.mina.ContinuingMinaConnector;
+import io.weft.transport.mina.SuspendingMinaConnector;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -60,7 +60,7 @@ public final class LineProtocol {
       }
 
       // The same client inside a task, as continuations: AddTask catches the refusal itself.
-      try (ContinuingMinaConnector connector = ContinuingMinaConnector.tcp();
+      try (SuspendingMinaConnector connector = SuspendingMinaConnector.tcp();
            SessionRunner runner = SessionRunner.builder()
                .mode(Mode.continuations(1))
                .connector(connector)

@@ -7,7 +7,7 @@ import io.weft.continuations.SessionRunner;
 import io.weft.transport.Connector;
 import io.weft.transport.socket.SocketConnector;
 import io.weft.transport.Timeout;
-import io.weft.transport.mina.ContinuingMinaConnector;
+import io.weft.transport.mina.SuspendingMinaConnector;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -50,7 +50,7 @@ public final class RedisLoad {
     Mode[] modes = {Mode.SYNC, Mode.THREADS, Mode.continuations(1), Mode.VIRTUAL_THREADS};
     List<RunResult<Long>> results = new ArrayList<>();
     try (SocketConnector sockets = new SocketConnector();
-         ContinuingMinaConnector mina = ContinuingMinaConnector.tcp()) {
+         SuspendingMinaConnector mina = SuspendingMinaConnector.tcp()) {
       for (Mode mode : modes) {
         Connector connector = mode.kind() == Mode.Kind.CONTINUATIONS ? mina : sockets;
         SessionRunner.Builder builder = SessionRunner.builder()

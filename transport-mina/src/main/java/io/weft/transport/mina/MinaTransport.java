@@ -15,7 +15,7 @@ import org.apache.mina.core.future.IoFuture;
  * A {@link Transport} over one MINA session, TCP or in-VM pipe, that blocks the calling thread:
  * each operation issues the MINA call and waits for its outcome under the {@link Timeout}.
  * This is what {@code SYNC} and {@code THREADS} modes run on MINA; its sibling
- * {@link ContinuingMinaTransport} suspends a continuation instead.
+ * {@link SuspendingMinaTransport} suspends a continuation instead.
  *
  * <p>Inbound bytes are buffered by Weft's own handler in a bounded per-session buffer (see
  * {@link SessionState}); a read waits only when that buffer cannot satisfy it. A flush writes

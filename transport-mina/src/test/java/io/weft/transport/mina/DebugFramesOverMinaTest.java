@@ -34,16 +34,15 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code debugFrames(true)} over the real continuing transports: every frame of every suspend
  * path is checked, through the connector's compiler bridge method ({@code connect} returns
- * {@code ContinuingMinaTransport}, so javac adds a {@code Transport connect} bridge), and a
+ * {@code SuspendingMinaTransport}, so javac adds a {@code Transport connect} bridge), and a
  * client's sessions pass; a frame that was not rewritten is named, and the error reaches the
  * outcome unwrapped even through reflection and a {@code catch (Exception e)}.
  */
-@org.junit.jupiter.api.Timeout(value = 60, unit = TimeUnit.SECONDS)
 class DebugFramesOverMinaTest {
   private static final String CLIENT = "io.weft.transport.mina.testclient";
   private static final int SESSIONS = 200;
 
-  private ContinuingMinaConnector connector;
+  private SuspendingMinaConnector connector;
   private AutoCloseable server;
 
   @AfterEach
@@ -58,7 +57,7 @@ class DebugFramesOverMinaTest {
 
   @Test
   void debugFramesPassEverySessionOverTcpThroughTheConnectorsBridge() throws Exception {
-    connector = ContinuingMinaConnector.tcp();
+    connector = SuspendingMinaConnector.tcp();
     SocketAddress address = tcpEcho();
     RunResult<String> result = run(address, EchoLinesTask.class, 3);
     assertTrue(result.allSucceeded(), () -> result.failures().get(0).toString());
@@ -69,7 +68,7 @@ class DebugFramesOverMinaTest {
 
   @Test
   void debugFramesPassEverySessionOverThePipe() throws Exception {
-    connector = ContinuingMinaConnector.vmPipe();
+    connector = SuspendingMinaConnector.vmPipe();
     SocketAddress address = pipeEcho();
     RunResult<String> result = run(address, EchoLinesTask.class, 3);
     assertTrue(result.allSucceeded(), () -> result.failures().get(0).toString());
@@ -77,7 +76,7 @@ class DebugFramesOverMinaTest {
 
   @Test
   void aReflectiveFrameIsNamedOverTcpAndItsErrorIsNotWrapped() throws Exception {
-    connector = ContinuingMinaConnector.tcp();
+    connector = SuspendingMinaConnector.tcp();
     SocketAddress address = tcpEcho();
     RunResult<String> result = run(address, ReflectiveEchoTask.class);
     assertEquals(SESSIONS, result.count(Outcome.Status.FAILED), () -> result.outcomes().toString());

@@ -19,7 +19,7 @@ import io.weft.testsupport.faults.FaultSession;
 import io.weft.transport.Connector;
 import io.weft.transport.socket.SocketConnector;
 import io.weft.transport.Timeout;
-import io.weft.transport.netty.ContinuingNettyConnector;
+import io.weft.transport.netty.SuspendingNettyConnector;
 import io.weft.transport.netty.NettyConnector;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
@@ -51,9 +51,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The fault contract ({@link FaultCase}), for every transport in every runner mode it can run
- * in: SocketTransport, MinaTransport (TCP), ContinuingMinaTransport (TCP), NettyTransport and
- * ContinuingNettyTransport in SYNC, THREADS and VIRTUAL_THREADS (JDK 21+), and the two continuing
- * transports in continuations(1) and (2), ContinuingMinaTransport over TCP and over the in-VM
+ * in: SocketTransport, MinaTransport (TCP), SuspendingMinaTransport (TCP), NettyTransport and
+ * SuspendingNettyTransport in SYNC, THREADS and VIRTUAL_THREADS (JDK 21+), and the two continuing
+ * transports in continuations(1) and (2), SuspendingMinaTransport over TCP and over the in-VM
  * pipe (the cases a pipe can have: no reset, no port to refuse or kill; see
  * {@link FaultyPipePeer}). The Netty transports run here, beside the others, so that one
  * catalogue holds every transport to the same outcomes and messages.
@@ -76,7 +76,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @ParameterizedClass(name = "{0} in {1}")
 @MethodSource("transportsAndModes")
-@org.junit.jupiter.api.Timeout(value = 3, unit = TimeUnit.MINUTES)
 class FaultContractTest {
   /** Sessions at once in the concurrent modes. */
   static final int IN_FLIGHT = 256;
@@ -95,11 +94,11 @@ class FaultContractTest {
   enum Transports {
     SOCKET(SocketConnector::new, false),
     MINA_TCP(MinaConnector::tcp, false),
-    CONTINUING_MINA_TCP(ContinuingMinaConnector::tcp, false),
+    SUSPENDING_MINA_TCP(SuspendingMinaConnector::tcp, false),
     NETTY_TCP(NettyConnector::tcp, false),
-    CONTINUING_NETTY_TCP(ContinuingNettyConnector::tcp, false),
+    SUSPENDING_NETTY_TCP(SuspendingNettyConnector::tcp, false),
     /** The in-VM pipe, in the continuation modes it exists for; see {@link FaultyPipePeer}. */
-    CONTINUING_MINA_PIPE(ContinuingMinaConnector::vmPipe, true);
+    SUSPENDING_MINA_PIPE(SuspendingMinaConnector::vmPipe, true);
 
     final Supplier<Connector> connectors;
     final boolean pipe;
@@ -171,7 +170,7 @@ class FaultContractTest {
       if (virtual) {
         runs.add(Arguments.of(t, Mode.VIRTUAL_THREADS));
       }
-      if (t == Transports.CONTINUING_MINA_TCP || t == Transports.CONTINUING_NETTY_TCP) {
+      if (t == Transports.SUSPENDING_MINA_TCP || t == Transports.SUSPENDING_NETTY_TCP) {
         runs.add(Arguments.of(t, Mode.continuations(1)));
         runs.add(Arguments.of(t, Mode.continuations(2)));
       }

@@ -14,7 +14,7 @@ import io.weft.transport.Timeout;
 import io.weft.transport.mina.testclient.BlockingFromLoopTask;
 import io.weft.transport.mina.testclient.FlushThenCloseTask;
 import io.weft.transport.mina.testclient.WhereResumedTask;
-import io.weft.transport.netty.ContinuingNettyConnector;
+import io.weft.transport.netty.SuspendingNettyConnector;
 import io.weft.transport.netty.NettyConnector;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -48,12 +48,11 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 @ParameterizedClass(name = "{0}")
 @EnumSource(IoThreadResumeTest.Loops.class)
-@org.junit.jupiter.api.Timeout(value = 60, unit = TimeUnit.SECONDS)
 class IoThreadResumeTest {
   /** The suspending connectors whose I/O threads resume sessions. */
   enum Loops {
-    MINA(ContinuingMinaConnector::tcp),
-    NETTY(ContinuingNettyConnector::tcp);
+    MINA(SuspendingMinaConnector::tcp),
+    NETTY(SuspendingNettyConnector::tcp);
 
     final Supplier<Connector> connectors;
 

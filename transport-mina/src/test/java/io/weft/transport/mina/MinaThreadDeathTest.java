@@ -22,7 +22,6 @@ import org.junit.jupiter.api.Test;
  * filter on one session, which MINA rethrows after reporting it) fails every session it served,
  * and the connector refuses new connects: no wait outlives it, even with no timeout set.
  */
-@org.junit.jupiter.api.Timeout(60)
 class MinaThreadDeathTest {
 
   @Test

@@ -25,7 +25,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /** What MinaTransport does beyond the transport contract: bounded input, I/O-thread safety. */
-@org.junit.jupiter.api.Timeout(60)
 class MinaTransportBehaviourTest {
   private static final Duration PEER_WAIT = Duration.ofSeconds(10);
   private static final Timeout TEN_SECONDS = Timeout.of(10, TimeUnit.SECONDS);

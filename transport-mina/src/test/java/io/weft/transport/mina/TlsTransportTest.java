@@ -23,7 +23,7 @@ import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
 import io.weft.transport.TransportTimeoutException;
-import io.weft.transport.netty.ContinuingNettyConnector;
+import io.weft.transport.netty.SuspendingNettyConnector;
 import io.weft.transport.netty.NettyConnector;
 import java.io.EOFException;
 import java.io.IOException;
@@ -50,16 +50,15 @@ import org.junit.jupiter.params.provider.MethodSource;
  * the same kind of message on every transport (the socket, MINA's and Netty's). Run on plain threads; the continuing transport's
  * waits block here on the code paths they suspend on in a continuation.
  */
-@org.junit.jupiter.api.Timeout(60)
 class TlsTransportTest {
   private static final Timeout TIMEOUT = Timeout.of(10, TimeUnit.SECONDS);
 
   enum Kind {
     SOCKET(tls -> tls == null ? new SocketConnector() : new SocketConnector(tls)),
     MINA(tls -> tls == null ? MinaConnector.tcp() : MinaConnector.builder().tls(tls).tcp()),
-    CONTINUING_MINA(tls -> tls == null ? ContinuingMinaConnector.tcp() : ContinuingMinaConnector.builder().tls(tls).tcp()),
+    SUSPENDING_MINA(tls -> tls == null ? SuspendingMinaConnector.tcp() : SuspendingMinaConnector.builder().tls(tls).tcp()),
     NETTY(tls -> tls == null ? NettyConnector.tcp() : NettyConnector.builder().tls(tls).tcp()),
-    CONTINUING_NETTY(tls -> tls == null ? ContinuingNettyConnector.tcp() : ContinuingNettyConnector.builder().tls(tls).tcp());
+    SUSPENDING_NETTY(tls -> tls == null ? SuspendingNettyConnector.tcp() : SuspendingNettyConnector.builder().tls(tls).tcp());
 
     final Function<TlsSettings, Connector> connectors;
 
@@ -278,12 +277,12 @@ class TlsTransportTest {
   void recordsLargerThanTheInboundLimitArriveWhole(Kind kind) throws Exception {
     Function<TlsSettings, Connector> small = kind == Kind.MINA
         ? tls -> MinaConnector.builder().inboundBufferLimit(1024).tls(tls).tcp()
-        : kind == Kind.CONTINUING_MINA
-            ? tls -> ContinuingMinaConnector.builder().inboundBufferLimit(1024).tls(tls).tcp()
+        : kind == Kind.SUSPENDING_MINA
+            ? tls -> SuspendingMinaConnector.builder().inboundBufferLimit(1024).tls(tls).tcp()
             : kind == Kind.NETTY
                 ? tls -> NettyConnector.builder().inboundBufferLimit(1024).tls(tls).tcp()
-                : kind == Kind.CONTINUING_NETTY
-                    ? tls -> ContinuingNettyConnector.builder().inboundBufferLimit(1024).tls(tls).tcp()
+                : kind == Kind.SUSPENDING_NETTY
+                    ? tls -> SuspendingNettyConnector.builder().inboundBufferLimit(1024).tls(tls).tcp()
                     : kind.connectors;
     try (Connector connector = small.apply(trustingPki);
          Transport transport = connector.connect(good.address(), TIMEOUT)) {
@@ -459,10 +458,10 @@ class TlsTransportTest {
       assertEquals(0, ((MinaConnector) connector).openCount());
     } else if (connector instanceof NettyConnector) {
       assertEquals(0, ((NettyConnector) connector).openCount());
-    } else if (connector instanceof ContinuingNettyConnector) {
-      assertEquals(0, ((ContinuingNettyConnector) connector).openCount());
+    } else if (connector instanceof SuspendingNettyConnector) {
+      assertEquals(0, ((SuspendingNettyConnector) connector).openCount());
     } else {
-      assertEquals(0, ((ContinuingMinaConnector) connector).openCount());
+      assertEquals(0, ((SuspendingMinaConnector) connector).openCount());
     }
   }
 }

@@ -15,7 +15,7 @@ import java.util.function.Consumer;
  * A {@link Transport} over one Netty channel (TCP, NIO) that blocks the calling thread: each
  * operation hands its work to the channel's event loop and waits for the outcome under the
  * {@link Timeout}. This is what {@code SYNC} and {@code THREADS} modes run on Netty; its sibling
- * {@link ContinuingNettyTransport} suspends a continuation instead.
+ * {@link SuspendingNettyTransport} suspends a continuation instead.
  *
  * <p>Inbound bytes are copied by Weft's own handler into a bounded per-channel buffer (see
  * {@link ChannelState}); a read waits only when that buffer cannot satisfy it. A flush writes one

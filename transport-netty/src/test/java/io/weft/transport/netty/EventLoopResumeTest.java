@@ -16,14 +16,13 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Continuations over {@link ContinuingNettyConnector} against a real echo server on loopback
+ * Continuations over {@link SuspendingNettyConnector} against a real echo server on loopback
  * TCP: a continuation never runs on two threads at once (not with two event loops and two
  * workers either), and a thousand sessions at once all complete, most of their reads returning
  * on the event loop. Where a session resumes, what a flush there promises and that the blocking
  * connectors refuse an event loop are checked beside MINA's, in transport-mina's
  * {@code IoThreadResumeTest}.
  */
-@org.junit.jupiter.api.Timeout(value = 120, unit = TimeUnit.SECONDS)
 class EventLoopResumeTest {
   private static final String CLIENT = "io.weft.transport.netty.testclient";
 
@@ -41,7 +40,7 @@ class EventLoopResumeTest {
     server.close();
   }
 
-  private RunResult<String> run(ContinuingNettyConnector connector, Mode mode, int sessions, int lines)
+  private RunResult<String> run(SuspendingNettyConnector connector, Mode mode, int sessions, int lines)
       throws InterruptedException {
     try (connector;
          SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector).address(server.address())
@@ -65,7 +64,7 @@ class EventLoopResumeTest {
 
   @Test
   void aContinuationNeverRunsOnTwoThreadsWithTwoEventLoopsAndTwoWorkers() throws Exception {
-    ContinuingNettyConnector connector = ContinuingNettyConnector.builder().eventLoopThreads(2).tcp();
+    SuspendingNettyConnector connector = SuspendingNettyConnector.builder().eventLoopThreads(2).tcp();
     RunResult<String> result = run(connector, Mode.continuations(2), 200, 20);
     assertEquals(0, GuardedEchoTask.OVERLAPS.get(), "sessions found running on another thread");
     assertEquals(200, result.outcomes().size());
@@ -74,7 +73,7 @@ class EventLoopResumeTest {
 
   @Test
   void aThousandSessionsAtOnceAllComplete() throws Exception {
-    RunResult<String> result = run(ContinuingNettyConnector.tcp(), Mode.continuations(1), 1_000, 5);
+    RunResult<String> result = run(SuspendingNettyConnector.tcp(), Mode.continuations(1), 1_000, 5);
     assertEquals(1_000, result.outcomes().size());
     assertEquals(5_000L, server.linesEchoed());
     assertTrue(readsOnLoop(result, 5) > 0, "no read returned on an event loop");

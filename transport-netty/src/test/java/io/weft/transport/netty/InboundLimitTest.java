@@ -23,7 +23,6 @@ import org.junit.jupiter.params.provider.EnumSource;
  * {@link ChannelState}), and a read that
  * asks for more than the limit lifts it as far as it asks, and gets its bytes.
  */
-@org.junit.jupiter.api.Timeout(60)
 class InboundLimitTest {
   private static final int LIMIT = 4 * 1024;
   /** The most one read of Netty's adaptive allocator takes from the socket. */
@@ -33,7 +32,7 @@ class InboundLimitTest {
 
   enum Kind {
     NETTY(() -> NettyConnector.builder().inboundBufferLimit(LIMIT).tcp()),
-    CONTINUING_NETTY(() -> ContinuingNettyConnector.builder().inboundBufferLimit(LIMIT).tcp());
+    SUSPENDING_NETTY(() -> SuspendingNettyConnector.builder().inboundBufferLimit(LIMIT).tcp());
 
     final Supplier<Connector> connectors;
 

@@ -18,6 +18,6 @@ public final class NettyTransports {
   public static ChannelState state(Transport transport) {
     return transport instanceof NettyTransport
         ? ((NettyTransport) transport).state()
-        : ((ContinuingNettyTransport) transport).state();
+        : ((SuspendingNettyTransport) transport).state();
   }
 }

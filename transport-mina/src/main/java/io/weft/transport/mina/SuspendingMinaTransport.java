@@ -23,14 +23,14 @@ import org.apache.mina.core.future.IoFuture;
  * <p>Fast path: a read that finds its data buffered, or a flush whose future is already done
  * (the in-VM pipe completes writes inline), returns without suspending. A connector may be
  * configured to spin briefly before suspending (see
- * {@link ContinuingMinaConnector.Builder#spinBeforeSuspend}).
+ * {@link SuspendingMinaConnector.Builder#spinBeforeSuspend}).
  *
  * <p>Every wait refuses at once, with {@link io.weft.transport.BlockingOperationException}, to
- * run on a MINA I/O thread outside a session. Open one with {@link ContinuingMinaConnector#connect};
+ * run on a MINA I/O thread outside a session. Open one with {@link SuspendingMinaConnector#connect};
  * closing the connector closes it. Its waiting methods are rewritten at build time.
  */
-public final class ContinuingMinaTransport extends SuspendingConnectionTransport<IoFuture, SessionState> {
-  ContinuingMinaTransport(SessionState state, Timeout timeout, long sessionStartNanos,
+public final class SuspendingMinaTransport extends SuspendingConnectionTransport<IoFuture, SessionState> {
+  SuspendingMinaTransport(SessionState state, Timeout timeout, long sessionStartNanos,
       Consumer<? super SessionState> forget, SocketAddress remote, SuspendingWaits waits) {
     super(state, timeout, sessionStartNanos, forget, remote, waits);
   }

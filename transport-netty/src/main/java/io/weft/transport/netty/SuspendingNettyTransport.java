@@ -30,11 +30,11 @@ import org.apache.commons.javaflow.api.continuable;
  *
  * <p>Every wait refuses at once, with {@link io.weft.transport.BlockingOperationException}, to
  * run on an event-loop thread outside a session. Open one with
- * {@link ContinuingNettyConnector#connect}; closing the connector closes it. Its waiting methods
+ * {@link SuspendingNettyConnector#connect}; closing the connector closes it. Its waiting methods
  * are rewritten at build time.
  */
-public final class ContinuingNettyTransport extends SuspendingConnectionTransport<Future<?>, ChannelState> {
-  ContinuingNettyTransport(ChannelState state, Timeout timeout, long sessionStartNanos,
+public final class SuspendingNettyTransport extends SuspendingConnectionTransport<Future<?>, ChannelState> {
+  SuspendingNettyTransport(ChannelState state, Timeout timeout, long sessionStartNanos,
       Consumer<? super ChannelState> forget, SocketAddress remote, SuspendingWaits waits) {
     super(state, timeout, sessionStartNanos, forget, remote, waits);
   }

@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.LongAdder;
 import org.apache.commons.javaflow.api.continuable;
 
 /**
- * Opens {@link ContinuingNettyTransport}s: TCP connections ({@link InetSocketAddress}) over
+ * Opens {@link SuspendingNettyTransport}s: TCP connections ({@link InetSocketAddress}) over
  * Netty's NIO transport whose waits suspend the running continuation. The connector
  * {@code CONTINUATIONS} mode needs; it works in every other mode too, blocking there. A connect
  * suspends on Netty's connect future.
@@ -32,18 +32,18 @@ import org.apache.commons.javaflow.api.continuable;
  * {@link #close()} closes that, and with it every transport still open.
  *
  * <pre>{@code
- * try (ContinuingNettyConnector connector = ContinuingNettyConnector.tcp();
+ * try (SuspendingNettyConnector connector = SuspendingNettyConnector.tcp();
  *      SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(1))
  *          .connector(connector).address(address).instrument("com.example.client").build()) {
  *   runner.run(MyTask.class, 10_000);
  * }
  * }</pre>
  */
-public final class ContinuingNettyConnector implements SuspendingConnector {
+public final class SuspendingNettyConnector implements SuspendingConnector {
   private final NettyConnector netty;
   private final SuspendingWaits waits;
 
-  private ContinuingNettyConnector(NettyConnector netty, long spinNanos) {
+  private SuspendingNettyConnector(NettyConnector netty, long spinNanos) {
     this.netty = netty;
     this.waits = new SuspendingWaits(spinNanos, new LongAdder(), new LongAdder(), new LongAdder());
   }
@@ -53,7 +53,7 @@ public final class ContinuingNettyConnector implements SuspendingConnector {
    *
    * @return a new connector, which the caller closes
    */
-  public static ContinuingNettyConnector tcp() {
+  public static SuspendingNettyConnector tcp() {
     return builder().tcp();
   }
 
@@ -76,9 +76,9 @@ public final class ContinuingNettyConnector implements SuspendingConnector {
    */
   @Override
   @continuable
-  public ContinuingNettyTransport connect(SocketAddress remote, Timeout timeout) throws IOException {
+  public SuspendingNettyTransport connect(SocketAddress remote, Timeout timeout) throws IOException {
     return SuspendingConnects.connect(netty.core(), waits, remote, timeout, (state, t, start, forget, address) ->
-        new ContinuingNettyTransport(state, t, start, forget, address, waits));
+        new SuspendingNettyTransport(state, t, start, forget, address, waits));
   }
 
   /**
@@ -159,7 +159,7 @@ public final class ContinuingNettyConnector implements SuspendingConnector {
     return "Continuing" + netty;
   }
 
-  /** Options for a {@link ContinuingNettyConnector}; build with {@link #tcp()}. */
+  /** Options for a {@link SuspendingNettyConnector}; build with {@link #tcp()}. */
   public static final class Builder {
     private final NettyConnector.Builder netty = NettyConnector.builder();
     private long spinNanos;
@@ -201,7 +201,7 @@ public final class ContinuingNettyConnector implements SuspendingConnector {
 
     /**
      * Before suspending, spin for up to {@code time} waiting for the future to complete or the
-     * data to arrive (yielding the CPU now and then), as {@code ContinuingMinaConnector}'s option
+     * data to arrive (yielding the CPU now and then), as {@code SuspendingMinaConnector}'s option
      * of the same name: off by default (0), and never on an event loop, where the spin would hold
      * up the reads it waits for. So it applies to blocking callers and to sessions run on the
      * runner's workers ({@code resumeOnWorkers()}).
@@ -224,8 +224,8 @@ public final class ContinuingNettyConnector implements SuspendingConnector {
      *
      * @return a new connector, which the caller closes
      */
-    public ContinuingNettyConnector tcp() {
-      return new ContinuingNettyConnector(new NettyConnector(netty, 1, "c"), spinNanos);
+    public SuspendingNettyConnector tcp() {
+      return new SuspendingNettyConnector(new NettyConnector(netty, 1, "c"), spinNanos);
     }
   }
 }

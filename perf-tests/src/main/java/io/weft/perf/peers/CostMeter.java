@@ -40,7 +40,7 @@ import javax.management.openmbean.CompositeData;
  * </ul>
  * Not thread-safe: one measured run at a time. {@link #close()} removes the GC listeners.
  */
-final class ProcessProbe implements AutoCloseable {
+final class CostMeter implements AutoCloseable {
   private static final Path TASKS = Path.of("/proc/self/task");
 
   private final com.sun.management.OperatingSystemMXBean os =
@@ -52,7 +52,7 @@ final class ProcessProbe implements AutoCloseable {
   private volatile boolean armed;
   private String switchesUnreadable;
 
-  ProcessProbe() {
+  CostMeter() {
     for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
       if (pool.getType() == MemoryType.HEAP) {
         heapPools.add(pool.getName());

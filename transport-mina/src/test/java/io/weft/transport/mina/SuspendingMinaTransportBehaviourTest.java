@@ -21,20 +21,19 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
- * What ContinuingMinaTransport does beyond the contract, on plain threads (where its waits
+ * What SuspendingMinaTransport does beyond the contract, on plain threads (where its waits
  * block): the fast path, the spin before suspending, timeouts that stay exact through the spin
  * and the re-assert slices, bounded input on TCP, and the I/O-thread refusal. Continuation mode
  * itself is tested with the line tester in the protocols module.
  */
-@org.junit.jupiter.api.Timeout(60)
-class ContinuingMinaTransportBehaviourTest {
+class SuspendingMinaTransportBehaviourTest {
   private static final Duration PEER_WAIT = Duration.ofSeconds(10);
   private static final Timeout TEN_SECONDS = Timeout.of(10, TimeUnit.SECONDS);
 
   @Test
   void overThePipeAFlushAndAReadOfBufferedDataNeverWait() throws Exception {
-    try (ContinuingMinaConnector connector = ContinuingMinaConnector.vmPipe(); VmPipePeer peer = new VmPipePeer()) {
-      ContinuingMinaTransport transport = connector.connect(peer.address(), TEN_SECONDS);
+    try (SuspendingMinaConnector connector = SuspendingMinaConnector.vmPipe(); VmPipePeer peer = new VmPipePeer()) {
+      SuspendingMinaTransport transport = connector.connect(peer.address(), TEN_SECONDS);
       Peer.Connection server = peer.accept(PEER_WAIT);
       long before = connector.immediate();
       transport.writeLine("ping");
@@ -55,11 +54,11 @@ class ContinuingMinaTransportBehaviourTest {
 
   @Test
   void aReplyWithinTheSpinIsCaughtWithoutSuspending() throws Exception {
-    try (ContinuingMinaConnector connector = ContinuingMinaConnector.builder()
+    try (SuspendingMinaConnector connector = SuspendingMinaConnector.builder()
             .spinBeforeSuspend(2, TimeUnit.SECONDS).vmPipe();
         VmPipePeer peer = new VmPipePeer()) {
       assertEquals(TimeUnit.SECONDS.toNanos(2), connector.spinBeforeSuspendNanos());
-      ContinuingMinaTransport transport = connector.connect(peer.address(), TEN_SECONDS);
+      SuspendingMinaTransport transport = connector.connect(peer.address(), TEN_SECONDS);
       Peer.Connection server = peer.accept(PEER_WAIT);
       CompletableFuture<Void> late = sendWhenWaiting(transport, server, "soon\n");
       assertEquals("soon", transport.readLineStrict(100));
@@ -72,10 +71,10 @@ class ContinuingMinaTransportBehaviourTest {
 
   @Test
   void theSpinCountsAgainstTheReadTimeout() throws Exception {
-    try (ContinuingMinaConnector connector = ContinuingMinaConnector.builder()
+    try (SuspendingMinaConnector connector = SuspendingMinaConnector.builder()
             .spinBeforeSuspend(150, TimeUnit.MILLISECONDS).vmPipe();
         VmPipePeer peer = new VmPipePeer()) {
-      ContinuingMinaTransport transport = connector.connect(peer.address(), Timeout.of(300, TimeUnit.MILLISECONDS));
+      SuspendingMinaTransport transport = connector.connect(peer.address(), Timeout.of(300, TimeUnit.MILLISECONDS));
       peer.accept(PEER_WAIT);
       assertTimesOutNoSooner(transport, 300);
       assertEquals(1, connector.suspends(), "spun, then suspended for the rest");
@@ -85,7 +84,7 @@ class ContinuingMinaTransportBehaviourTest {
   @Test
   void spinBeforeSuspendRejectsANegativeTime() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> ContinuingMinaConnector.builder().spinBeforeSuspend(-1, TimeUnit.MICROSECONDS));
+        () -> SuspendingMinaConnector.builder().spinBeforeSuspend(-1, TimeUnit.MICROSECONDS));
     assertEquals("time < 0: -1", e.getMessage());
   }
 
@@ -93,9 +92,9 @@ class ContinuingMinaTransportBehaviourTest {
   void tcpBackpressureHoldsThePeerBackThenReadsResumeAndTimeoutsStayExact() throws Exception {
     int limit = 16 * 1024;
     int total = 4 * 1024 * 1024;
-    try (ContinuingMinaConnector connector = ContinuingMinaConnector.builder().inboundBufferLimit(limit).tcp();
+    try (SuspendingMinaConnector connector = SuspendingMinaConnector.builder().inboundBufferLimit(limit).tcp();
         SocketPeer peer = new SocketPeer()) {
-      ContinuingMinaTransport transport = connector.connect(peer.address(), TEN_SECONDS);
+      SuspendingMinaTransport transport = connector.connect(peer.address(), TEN_SECONDS);
       Peer.Connection server = peer.accept(PEER_WAIT);
       SessionState state = transport.state();
       byte[] chunk = new byte[8192];
@@ -128,8 +127,8 @@ class ContinuingMinaTransportBehaviourTest {
 
   @Test
   void closeFromAnotherThreadEndsAPendingRead() throws Exception {
-    try (ContinuingMinaConnector connector = ContinuingMinaConnector.tcp(); SocketPeer peer = new SocketPeer()) {
-      ContinuingMinaTransport transport = connector.connect(peer.address(), TEN_SECONDS);
+    try (SuspendingMinaConnector connector = SuspendingMinaConnector.tcp(); SocketPeer peer = new SocketPeer()) {
+      SuspendingMinaTransport transport = connector.connect(peer.address(), TEN_SECONDS);
       peer.accept(PEER_WAIT);
       CompletableFuture<Throwable> pending = CompletableFuture.supplyAsync(() -> {
         try {
@@ -150,8 +149,8 @@ class ContinuingMinaTransportBehaviourTest {
 
   @Test
   void waitingOnAMinaIoThreadIsRefusedAtOnce() throws Exception {
-    try (ContinuingMinaConnector connector = ContinuingMinaConnector.tcp(); SocketPeer peer = new SocketPeer()) {
-      ContinuingMinaTransport transport = connector.connect(peer.address(), TEN_SECONDS);
+    try (SuspendingMinaConnector connector = SuspendingMinaConnector.tcp(); SocketPeer peer = new SocketPeer()) {
+      SuspendingMinaTransport transport = connector.connect(peer.address(), TEN_SECONDS);
       Peer.Connection server = peer.accept(PEER_WAIT);
       AtomicReference<Throwable> read = new AtomicReference<>();
       AtomicReference<Throwable> connect = new AtomicReference<>();
@@ -185,7 +184,7 @@ class ContinuingMinaTransportBehaviourTest {
   }
 
   /** Sends {@code text} from another thread once the transport's reader is waiting for input. */
-  private static CompletableFuture<Void> sendWhenWaiting(ContinuingMinaTransport transport,
+  private static CompletableFuture<Void> sendWhenWaiting(SuspendingMinaTransport transport,
       Peer.Connection server, String text) {
     return CompletableFuture.runAsync(() -> {
       try {
@@ -198,7 +197,7 @@ class ContinuingMinaTransportBehaviourTest {
   }
 
   /** A read times out, never before its timeout (how late depends on the machine: not asserted). */
-  private static void assertTimesOutNoSooner(ContinuingMinaTransport transport, long timeoutMs) {
+  private static void assertTimesOutNoSooner(SuspendingMinaTransport transport, long timeoutMs) {
     long start = System.nanoTime();
     TransportTimeoutException e = assertThrows(TransportTimeoutException.class, () -> transport.readLineStrict(100));
     long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);

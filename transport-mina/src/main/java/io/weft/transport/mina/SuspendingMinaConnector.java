@@ -14,7 +14,7 @@ import org.apache.commons.javaflow.api.continuable;
 import org.apache.mina.transport.vmpipe.VmPipeAddress;
 
 /**
- * Opens {@link ContinuingMinaTransport}s: MINA sessions, TCP ({@link InetSocketAddress}) or
+ * Opens {@link SuspendingMinaTransport}s: MINA sessions, TCP ({@link InetSocketAddress}) or
  * in-VM pipe ({@link VmPipeAddress}), whose waits suspend the running continuation. The
  * connector {@code CONTINUATIONS} mode needs; it works in every other mode too, blocking there.
  * A connect suspends on MINA's {@code ConnectFuture}.
@@ -23,7 +23,7 @@ import org.apache.mina.transport.vmpipe.VmPipeAddress;
  * (or write completion) arrive on a processor is resumed right there, unless the runner is told to
  * resume on its own workers ({@code Mode.continuations(k).resumeOnWorkers()}). MINA's default is
  * one processor more than the cores. {@link Builder#processorCount}(1), as
- * {@code ContinuingNettyConnector} has one event loop, measured (a reconnect per session against
+ * {@code SuspendingNettyConnector} has one event loop, measured (a reconnect per session against
  * redis-server on 2 cores, two interleaved rounds): at 10,000 sessions 1.2x the round trips/s at
  * 0.85x the CPU per round trip, at 100 sessions 0.8x at 1.2x, and the context switches per round
  * trip the same at both. So the default stays MINA's; pick one processor for many sessions.
@@ -35,7 +35,7 @@ import org.apache.mina.transport.vmpipe.VmPipeAddress;
  * closes that, and with it every transport still open.
  *
  * <pre>{@code
- * try (ContinuingMinaConnector connector = ContinuingMinaConnector.vmPipe();
+ * try (SuspendingMinaConnector connector = SuspendingMinaConnector.vmPipe();
  *      SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(1))
  *          .connector(connector).address(address).instrument("com.example.client").build()) {
  *   runner.run(MyTask.class, 10_000);
@@ -45,11 +45,11 @@ import org.apache.mina.transport.vmpipe.VmPipeAddress;
  * <p>Counters ({@link #immediate()}, {@link #spun()}, {@link #suspends()}) tell how waits
  * ended, for tuning: kept per I/O thread (other threads: striped adders), summed when read.
  */
-public final class ContinuingMinaConnector implements SuspendingConnector {
+public final class SuspendingMinaConnector implements SuspendingConnector {
   private final MinaConnector mina;
   private final SuspendingWaits waits;
 
-  private ContinuingMinaConnector(MinaConnector mina, long spinNanos) {
+  private SuspendingMinaConnector(MinaConnector mina, long spinNanos) {
     this.mina = mina;
     ThreadCounts counts = mina.counts();
     this.waits = new SuspendingWaits(spinNanos, counts.counter(0), counts.counter(1), counts.counter(2));
@@ -60,7 +60,7 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
    *
    * @return a new connector, which the caller closes
    */
-  public static ContinuingMinaConnector tcp() {
+  public static SuspendingMinaConnector tcp() {
     return builder().tcp();
   }
 
@@ -69,7 +69,7 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
    *
    * @return a new connector, which the caller closes
    */
-  public static ContinuingMinaConnector vmPipe() {
+  public static SuspendingMinaConnector vmPipe() {
     return builder().vmPipe();
   }
 
@@ -92,9 +92,9 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
    */
   @Override
   @continuable
-  public ContinuingMinaTransport connect(SocketAddress remote, Timeout timeout) throws IOException {
+  public SuspendingMinaTransport connect(SocketAddress remote, Timeout timeout) throws IOException {
     return SuspendingConnects.connect(mina.core(), waits, remote, timeout, (state, t, start, forget, address) ->
-        new ContinuingMinaTransport(state, t, start, forget, address, waits));
+        new SuspendingMinaTransport(state, t, start, forget, address, waits));
   }
 
   /**
@@ -175,7 +175,7 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
     return "Continuing" + mina;
   }
 
-  /** Options for a {@link ContinuingMinaConnector}; build with {@link #tcp()} or {@link #vmPipe()}. */
+  /** Options for a {@link SuspendingMinaConnector}; build with {@link #tcp()} or {@link #vmPipe()}. */
   public static final class Builder {
     private final MinaConnector.Builder mina = MinaConnector.builder();
     private long spinNanos;
@@ -243,8 +243,8 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
      *
      * @return a new connector, which the caller closes
      */
-    public ContinuingMinaConnector tcp() {
-      return new ContinuingMinaConnector(mina.tcp(), spinNanos);
+    public SuspendingMinaConnector tcp() {
+      return new SuspendingMinaConnector(mina.tcp(), spinNanos);
     }
 
     /**
@@ -252,8 +252,8 @@ public final class ContinuingMinaConnector implements SuspendingConnector {
      *
      * @return a new connector, which the caller closes
      */
-    public ContinuingMinaConnector vmPipe() {
-      return new ContinuingMinaConnector(mina.vmPipe(), spinNanos);
+    public SuspendingMinaConnector vmPipe() {
+      return new SuspendingMinaConnector(mina.vmPipe(), spinNanos);
     }
   }
 }
