@@ -7,12 +7,12 @@ import org.apache.commons.javaflow.api.continuable;
 
 /**
  * A reentrant mutual-exclusion lock owned by a session, for session code that must hold it across
- * transport calls. A {@code synchronized} block cannot do that in {@code CONTINUATIONS} mode (a
- * suspend leaves the monitor), nor can a {@code ReentrantLock} (it belongs to the worker thread:
- * while one session is suspended inside it, every other session on that worker is inside it
- * too). This lock belongs to the session: in a continuation session, waiting for it suspends the
- * session; on an ordinary thread (every other mode) it blocks the thread, and the thread is the
- * owner.
+ * transport calls. A {@code ReentrantLock} cannot do that in {@code CONTINUATIONS} mode (it
+ * belongs to the worker thread: while one session is suspended inside it, every other session on
+ * that worker is inside it too); a {@code synchronized} region that can suspend can, since the
+ * rewrite gives it a lock like this one, but only in the classes it rewrites. This lock belongs
+ * to the session: in a continuation session, waiting for it suspends the session; on an ordinary
+ * thread (every other mode) it blocks the thread, and the thread is the owner.
  *
  * <pre>{@code
  * lock.lock();

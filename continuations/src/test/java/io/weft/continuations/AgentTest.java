@@ -58,7 +58,7 @@ class AgentTest {
     assertTrue(child.out().contains("shape BridgeGenericShape: same as SYNC"), child.toString());
     assertTrue(child.out().contains("shape SessionLockShape: same as SYNC"), child.toString());
     for (String threadLocals : List.of("ThreadLocalShape", "RequestContextShape", "InheritableShape",
-        "LibraryContextShape")) {
+        "LibraryContextShape", "SynchronizedShape", "SynchronizedThrowingShape")) {
       assertTrue(child.out().contains("shape " + threadLocals + ": same as SYNC"), child.toString());
     }
     assertTrue(refusedOrNamed(child.out(), "ReflectionShape", "io.weft.continuations.testclient.shapes.ReflectionShape"),

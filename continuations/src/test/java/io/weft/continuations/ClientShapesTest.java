@@ -26,6 +26,8 @@ import io.weft.continuations.testclient.shapes.ReflectionShape;
 import io.weft.continuations.testclient.shapes.RequestContextShape;
 import io.weft.continuations.testclient.shapes.SessionLocalShape;
 import io.weft.continuations.testclient.shapes.SessionLockShape;
+import io.weft.continuations.testclient.shapes.SynchronizedShape;
+import io.weft.continuations.testclient.shapes.SynchronizedThrowingShape;
 import io.weft.continuations.testclient.shapes.Shape;
 import io.weft.continuations.testclient.shapes.ThreadLocalShape;
 import io.weft.continuations.testing.EchoEveryReadSuspendsConnector;
@@ -126,7 +128,10 @@ class ClientShapesTest {
       Case.works(ThreadLocalShape.class),
       Case.works(RequestContextShape.class),
       Case.works(InheritableShape.class),
-      Case.works(LibraryContextShape.class));
+      Case.works(LibraryContextShape.class),
+      Case.works(SynchronizedShape.class),
+      Case.works(SynchronizedShape.class).debug(),
+      Case.works(SynchronizedThrowingShape.class));
 
   /** How the task classes are rewritten. */
   enum Route { LOADER, REWRITE_TOOL }
@@ -205,7 +210,8 @@ class ClientShapesTest {
   static Stream<Arguments> threadModes() {
     List<Arguments> all = new ArrayList<>();
     for (Class<?> type : List.of(SessionLockShape.class, SessionLocalShape.class, MdcShape.class,
-        ThreadLocalShape.class, RequestContextShape.class, InheritableShape.class, LibraryContextShape.class)) {
+        ThreadLocalShape.class, RequestContextShape.class, InheritableShape.class, LibraryContextShape.class,
+        SynchronizedShape.class, SynchronizedThrowingShape.class)) {
       all.add(Arguments.of(type.getSimpleName(), type, Mode.THREADS));
       all.add(Arguments.of(type.getSimpleName(), type, Mode.VIRTUAL_THREADS));
     }

@@ -54,8 +54,8 @@ class QuietRunTest {
         assertInstanceOf(IllegalStateException.class, o.failure(), mode + " " + o);
       }
       if (mode.kind() == Mode.Kind.CONTINUATIONS) {
-        // The package does hold problems (a task that suspends inside synchronized), kept in
-        // the loader's report rather than logged.
+        // The package does hold problems (a task that notifies inside a synchronized block that
+        // can suspend), kept in the loader's report rather than logged.
         InstrumentationReport report = runner.classLoader().report();
         assertFalse(runner.classLoader().problemsFor(SyncBlockTask.class.getName()).isEmpty(), report.toString());
         assertTrue(report.problems().size() >= 1);

@@ -69,11 +69,11 @@ class RefusedShapesTest {
         "OutsideTypeTask.run (line 15) → LocalExchanger.exchange (line 13) → Transport.writeLine"});
     SHAPES.put("SyncBlockTask", new String[] {
         P + "SyncBlockTask" + RUN,
-        "SyncBlockTask.run (line 16) → Transport.writeLine"});
+        "SyncBlockTask.run (line 22) → Object.notifyAll"});
     SHAPES.put("SyncMethodTask", new String[] {
         P + "SyncMethodTask.exchange(Lio/weft/transport/Transport;I)Ljava/lang/String;",
-        "SyncMethodTask.run (line 13)"
-        + " → SyncMethodTask.exchange (line 17) → Transport.writeLine"});
+        "SyncMethodTask.run (line 16)"
+        + " → SyncMethodTask.exchange (line 23) → Object.wait"});
     SHAPES.put("LambdaTask", new String[] {
         P + "LambdaTask" + RUN,
         "LambdaTask.run (line 17)"

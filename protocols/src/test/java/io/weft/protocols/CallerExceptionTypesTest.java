@@ -14,8 +14,6 @@ import io.weft.protocols.callers.SmtpGreetingTask;
 import io.weft.protocols.redis.RedisErrorException;
 import io.weft.protocols.smtp.SmtpReply;
 import io.weft.protocols.smtp.SmtpReplyException;
-import io.weft.testsupport.ScriptedServer;
-import io.weft.testsupport.ScriptedServer.Delivery;
 import io.weft.transport.Connector;
 import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.SessionTask;
@@ -23,6 +21,18 @@ import io.weft.transport.Timeout;
 import io.weft.transport.mina.SuspendingMinaConnector;
 import io.weft.transport.netty.SuspendingNettyConnector;
 import io.weft.transport.socket.SocketConnector;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
@@ -31,12 +41,14 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Every exception type the protocol clients throw reaches the caller of {@code SessionRunner.run}
- * as the caller's own class, in every mode and over both suspending connectors: {@code instanceof}
+ * as the caller's own class, in every mode and over both suspending connectors, in each of 500
+ * sessions: {@code instanceof}
  * and {@code catch} work outside the task, with the task's package and the clients' packages
  * instrumented. (The continuation loader leaves classes with nothing to rewrite to its parent, and
  * reaches their package-private members through accessors.)
  */
 class CallerExceptionTypesTest {
+  private static final int SESSIONS = 500;
   private static final String[] INSTRUMENTED = {
       "io.weft.protocols.callers", "io.weft.protocols.smtp", "io.weft.protocols.redis", "io.weft.protocols.internal"};
 
@@ -61,60 +73,140 @@ class CallerExceptionTypesTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("modes")
   void smtpReplyExceptionIsTheCallersClass(Case c) throws Throwable {
-    Throwable failure = failure(c, SmtpGreetingTask.class, ScriptedServer.script().send("554 5.3.2 no service\r\n"));
-    try {
-      throw failure;
-    } catch (SmtpReplyException e) {
-      assertSame(SmtpReplyException.class, e.getClass());
-      assertEquals(554, e.code());
-      assertSame(SmtpReply.class, e.reply().getClass());
-      assertEquals("5.3.2 no service", e.text());
+    for (Throwable failure : failures(c, SmtpGreetingTask.class, 0, "554 5.3.2 no service\r\n")) {
+      try {
+        throw failure;
+      } catch (SmtpReplyException e) {
+        assertSame(SmtpReplyException.class, e.getClass());
+        assertEquals(554, e.code());
+        assertSame(SmtpReply.class, e.reply().getClass());
+        assertEquals("5.3.2 no service", e.text());
+      }
     }
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("modes")
   void redisErrorExceptionIsTheCallersClass(Case c) throws Throwable {
-    Throwable failure = failure(c, RedisCallTask.class, ScriptedServer.script().readLines(3).send("-ERR boom\r\n"));
-    try {
-      throw failure;
-    } catch (RedisErrorException e) {
-      assertSame(RedisErrorException.class, e.getClass());
-      assertEquals("ERR", e.errorCode());
+    for (Throwable failure : failures(c, RedisCallTask.class, 3, "-ERR boom\r\n")) {
+      try {
+        throw failure;
+      } catch (RedisErrorException e) {
+        assertSame(RedisErrorException.class, e.getClass());
+        assertEquals("ERR", e.errorCode());
+      }
     }
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("modes")
   void protocolViolationExceptionIsTheCallersClass(Case c) throws Throwable {
-    Throwable failure = failure(c, RedisCallTask.class, ScriptedServer.script().readLines(3).send("?x\r\n"));
-    try {
-      throw failure;
-    } catch (ProtocolViolationException e) {
-      assertSame(ProtocolViolationException.class, e.getClass());
+    for (Throwable failure : failures(c, RedisCallTask.class, 3, "?x\r\n")) {
+      try {
+        throw failure;
+      } catch (ProtocolViolationException e) {
+        assertSame(ProtocolViolationException.class, e.getClass());
+      }
     }
   }
 
-  /** What ended the one session of {@code task} against a server playing {@code script}. */
-  private static Throwable failure(Case c, Class<? extends SessionTask<?>> task, ScriptedServer.Script script)
+  /**
+   * What ended each of {@value #SESSIONS} sessions of {@code task}, each against a server that
+   * reads {@code lines} lines and answers {@code reply}.
+   */
+  private static List<Throwable> failures(Case c, Class<? extends SessionTask<?>> task, int lines, String reply)
       throws Exception {
     assumeTrue(c.mode().kind() != Mode.Kind.VIRTUAL_THREADS || Runtime.version().feature() >= 21, "JDK 21+");
     Connector connector = c.connector().get();
-    try (ScriptedServer server = ScriptedServer.start(script, Delivery.WHOLE);
+    try (EveryClient server = new EveryClient(lines, reply);
          SessionRunner runner = SessionRunner.builder().mode(c.mode()).connector(connector)
              .address(server.address()).timeout(Timeout.of(20, TimeUnit.SECONDS)).instrument(INSTRUMENTED)
              .build()) {
       @SuppressWarnings("unchecked")
       Class<? extends SessionTask<Object>> type = (Class<? extends SessionTask<Object>>) task;
-      RunResult<Object> result = runner.run(type, 1);
-      Outcome<Object> o = result.outcome(0);
-      if (o.status() != Outcome.Status.FAILED) {
-        fail(c + ": " + o);
+      RunResult<Object> result = runner.run(type, SESSIONS);
+      List<Throwable> out = new ArrayList<>();
+      for (int i = 0; i < SESSIONS; i++) {
+        Outcome<Object> o = result.outcome(i);
+        if (o.status() != Outcome.Status.FAILED) {
+          fail(c + ", session " + i + ": " + o);
+        }
+        out.add(o.failure());
       }
-      return o.failure();
+      return out;
     } finally {
       if (connector instanceof AutoCloseable) {
         ((AutoCloseable) connector).close();
+      }
+    }
+  }
+
+  /**
+   * A loopback server that plays one exchange to every client, each on a thread of its own: reads
+   * so many lines, sends the reply, and ends its side once the client has read it.
+   */
+  private static final class EveryClient implements Closeable {
+    private final ServerSocket server = new ServerSocket(0, SESSIONS, InetAddress.getLoopbackAddress());
+    private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+    private final int lines;
+    private final byte[] reply;
+
+    EveryClient(int lines, String reply) throws IOException {
+      this.lines = lines;
+      this.reply = reply.getBytes(StandardCharsets.US_ASCII);
+      Thread acceptor = new Thread(this::acceptAll, "every-client-" + server.getLocalPort());
+      acceptor.setDaemon(true);
+      acceptor.start();
+    }
+
+    InetSocketAddress address() {
+      return new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort());
+    }
+
+    private void acceptAll() {
+      while (!server.isClosed()) {
+        try {
+          Socket s = server.accept();
+          open.add(s);
+          Thread t = new Thread(() -> play(s), "every-client-session");
+          t.setDaemon(true);
+          t.start();
+        } catch (IOException e) {
+          return;
+        }
+      }
+    }
+
+    private void play(Socket s) {
+      try (s) {
+        InputStream in = s.getInputStream();
+        for (int n = 0; n < lines; ) {
+          int b = in.read();
+          if (b < 0) {
+            return;
+          }
+          if (b == '\n') {
+            n++;
+          }
+        }
+        s.getOutputStream().write(reply);
+        s.getOutputStream().flush();
+        s.shutdownOutput();
+        while (in.read() >= 0) {
+          // Until the client closes: it has read the reply by then.
+        }
+      } catch (IOException e) {
+        // The client went away: that connection is over.
+      } finally {
+        open.remove(s);
+      }
+    }
+
+    @Override
+    public void close() throws IOException {
+      server.close();
+      for (Socket s : open) {
+        s.close();
       }
     }
   }

@@ -62,8 +62,9 @@ import org.apache.commons.javaflow.api.continuable;
  * <p>It prints each class it rewrote. Running it again is harmless: classes that carry the mark
  * of Weft's rewrite are left as they are. It refuses, writing nothing, what the loader would
  * refuse for some task in the packages: a task that can reach a wait through a frame that cannot
- * be rewritten (a lambda, a JDK type, reflection, a constructor, code outside the packages) or
- * with a monitor held, printed one line per method with the call chain. Code no task reaches is
+ * be rewritten (a lambda, a JDK type, reflection, a constructor, code outside the packages), or
+ * that calls {@code wait}/{@code notify} in a synchronized region that can suspend, printed one
+ * line per method with the call chain. Code no task reaches is
  * never a reason to refuse. {@link #main} throws {@link Refused} then, so a build that
  * runs it fails.
  */

@@ -4,7 +4,10 @@ import io.weft.transport.SessionTask;
 import io.weft.transport.Transport;
 import java.io.IOException;
 
-/** Reads inside a synchronized block on a shared monitor: refused, the monitor cannot hold. */
+/**
+ * Reads inside a synchronized block on a shared monitor and wakes the monitor's waiters: refused,
+ * since the block's monitor is the session's across the read and notify cannot reach its waiters.
+ */
 public final class SyncBlockTask implements SessionTask<String> {
   private static final Object LOCK = new Object();
 
@@ -15,7 +18,9 @@ public final class SyncBlockTask implements SessionTask<String> {
     synchronized (LOCK) {
       transport.writeLine("locked " + index);
       transport.flush();
-      return transport.readLine(100);
+      String line = transport.readLine(100);
+      LOCK.notifyAll();
+      return line;
     }
   }
 }

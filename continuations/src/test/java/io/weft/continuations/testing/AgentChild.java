@@ -18,6 +18,8 @@ import io.weft.continuations.testclient.shapes.ReflectionShape;
 import io.weft.continuations.testclient.shapes.RequestContextShape;
 import io.weft.continuations.testclient.shapes.SessionLockShape;
 import io.weft.continuations.testclient.shapes.Shape;
+import io.weft.continuations.testclient.shapes.SynchronizedShape;
+import io.weft.continuations.testclient.shapes.SynchronizedThrowingShape;
 import io.weft.continuations.testclient.shapes.ThreadLocalShape;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -73,7 +75,8 @@ public final class AgentChild {
     RunContext.INHERITED.set(RunContext.VALUE);
     for (Class<? extends Shape> shape : List.of(DeepChainShape.class, BridgeGenericShape.class,
         SessionLockShape.class, ReflectionShape.class, OutsideLastShape.class, ThreadLocalShape.class,
-        RequestContextShape.class, InheritableShape.class, LibraryContextShape.class)) {
+        RequestContextShape.class, InheritableShape.class, LibraryContextShape.class, SynchronizedShape.class,
+        SynchronizedThrowingShape.class)) {
       System.out.println("shape " + shape.getSimpleName() + ": " + shape(shape, sessions));
     }
   }

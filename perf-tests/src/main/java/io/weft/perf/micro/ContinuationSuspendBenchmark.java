@@ -42,6 +42,25 @@ public class ContinuationSuspendBenchmark extends AbstractMicrobenchmark {
   @Param({"0", "5000"})
   public long waitTimeoutMs;
 
+  /**
+   * true (with a depth of 2 or more): each session waits inside a {@code synchronized} block on a
+   * monitor of its own, in the last of its {@code depth} frames, which the rewrite turns into a
+   * session monitor, so the figure includes an uncontended session monitor taken and released per
+   * suspend + resume (and the thread's monitor left at each suspend and taken again at each
+   * resume), and that frame running interpreted. Not in the default set: run with
+   * {@code -p synchronizedWait=false,true} to compare.
+   */
+  @Param({"false"})
+  public boolean synchronizedWait;
+
+  /**
+   * true: each session sets a {@code ThreadLocal} of its own before every wait and reads it after,
+   * so the figure includes the thread-local taken off the thread at each suspend and put back at
+   * each resume. Not in the default set: run with {@code -p threadLocal=false,true} to compare.
+   */
+  @Param({"false"})
+  public boolean threadLocal;
+
   private ContinuationPingPong pair;
   private SessionRunner runner;
   private Thread runThread;
@@ -63,7 +82,7 @@ public class ContinuationSuspendBenchmark extends AbstractMicrobenchmark {
     long waitNanos = waitTimeoutMs == 0L ? Deadlines.FOREVER : TimeUnit.MILLISECONDS.toNanos(waitTimeoutMs);
     runThread = new Thread(() -> {
       try {
-        result = runner.run(PingPongTask.class, 2, pair, depth, waitNanos);
+        result = runner.run(PingPongTask.class, 2, pair, depth, waitNanos, synchronizedWait, threadLocal);
         pair.ended(result.allSucceeded() ? "both sessions returned" : "failed: " + result.failures());
       } catch (Throwable t) {
         runFailure = t;

@@ -233,7 +233,7 @@ final class ClassIndex {
           }
           CallSiteRedirect r = redirects.find(call.opcode(), call.target(), declaring);
           if (r != null) {
-            m.calls.set(i, new CallSite(Opcodes.INVOKESTATIC, r.to(), call.line(), call.monitorLine()));
+            m.calls.set(i, new CallSite(Opcodes.INVOKESTATIC, r.to(), call.line(), call.monitorLine(), call.monitors()));
             c.refs.add(r.to().owner());
             redirecting.add(c.name);
           }

@@ -26,6 +26,8 @@ final class ClassInfo {
   boolean marked;
   /** Under the packages being rewritten. */
   boolean inScope;
+  /** Its code has a {@code synchronized} block. */
+  boolean monitors;
   /** Read with its code (not a JDK, Weft or shared-library class). */
   boolean hasCode;
   String nestHost;

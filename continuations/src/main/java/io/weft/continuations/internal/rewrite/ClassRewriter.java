@@ -41,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * load time, the {@code Rewrite} tool at build time, the {@code Agent} at class-load time):
  * given what {@link SuspendableAnalysis} worked out, add {@code @continuable} to the methods
  * that can suspend (and {@link Guard#onEntry()} in front of their code, {@link Guard#onReturn()}
- * in front of each of their returns), let Tascalate
+ * in front of each of their returns), turn the monitors held across a suspend into session
+ * monitors ({@link SessionMonitorPass}), let Tascalate
  * JavaFlow's transformer rewrite them, and mark the result {@link Rewritten}.
  *
  * <p>The engine reads every class it reasons about through this rewriter, as marked bytes: so
@@ -389,6 +390,14 @@ public final class ClassRewriter {
     ClassReader reader = new ClassReader(source);
     ClassWriter writer = new ClassWriter(reader, 0);
     reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
+      private boolean frames;
+
+      @Override
+      public void visit(int version, int access, String name, String sig, String superName, String[] itfs) {
+        frames = (version & 0xFFFF) >= Opcodes.V1_6;
+        super.visit(version, access, name, sig, superName, itfs);
+      }
+
       @Override
       public AnnotationVisitor visitAnnotation(String desc, boolean visible) {
         return dropSkip && JAVAFLOW_SKIP.equals(desc) ? null : super.visitAnnotation(desc, visible);
@@ -404,7 +413,7 @@ public final class ClassRewriter {
         boolean guard = !internal.equals(FRAME) && inScope
             && (access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) == 0;
         // Wrapped so ASM cannot copy the method's original bytes over the added annotation.
-        return new MethodVisitor(Opcodes.ASM9, mv) {
+        MethodVisitor guarded = new MethodVisitor(Opcodes.ASM9, mv) {
           @Override
           public void visitCode() {
             super.visitCode();
@@ -427,6 +436,9 @@ public final class ClassRewriter {
             super.visitInsn(opcode);
           }
         };
+        SessionMonitorPass.Plan plan = analysis.sessionMonitors(MethodRef.of(internal, mname, desc));
+        return plan == null ? guarded
+            : SessionMonitorPass.apply(guarded, internal, access, mname, desc, sig, ex, plan, frames);
       }
     }, 0);
     return writer.toByteArray();

@@ -1,5 +1,6 @@
 package io.weft.continuations.internal.rewrite;
 
+import java.util.ArrayList;
 import java.util.List;
 import org.objectweb.asm.AnnotationVisitor;
 import org.objectweb.asm.ClassReader;
@@ -10,6 +11,11 @@ import org.objectweb.asm.Label;
 import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.Type;
+import org.objectweb.asm.tree.AbstractInsnNode;
+import org.objectweb.asm.tree.ClassNode;
+import org.objectweb.asm.tree.LineNumberNode;
+import org.objectweb.asm.tree.MethodInsnNode;
+import org.objectweb.asm.tree.MethodNode;
 
 /**
  * Reads one class file into a {@link ClassInfo}: the only place the analysis looks at bytecode.
@@ -73,9 +79,50 @@ final class ClassScanner {
         return new CodeReader(info, m);
       }
     }, (withCode ? 0 : ClassReader.SKIP_CODE) | ClassReader.SKIP_FRAMES);
+    if (info.monitors) {
+      regions(bytes, info);
+    }
     info.inScope = inScope;
     info.hasCode = withCode;
     return info;
+  }
+
+  /**
+   * For a class with {@code synchronized} blocks: which regions each call is inside, followed
+   * along the control flow ({@link MonitorRegions}); the code-order count in {@link CodeReader}
+   * only sees where a block starts.
+   */
+  private static void regions(byte[] bytes, ClassInfo info) {
+    ClassNode node = new ClassNode();
+    new ClassReader(bytes).accept(node, ClassReader.SKIP_FRAMES);
+    for (MethodNode mn : node.methods) {
+      MethodInfo m = info.method(MethodRef.of(info.name, mn.name, mn.desc));
+      if (m == null || MonitorRegions.count(mn) == 0) {
+        continue;
+      }
+      int[][] held = MonitorRegions.held(mn);
+      List<Integer> enterLines = new ArrayList<>();
+      int line = 0;
+      int call = 0;
+      for (AbstractInsnNode insn : mn.instructions) {
+        if (insn instanceof LineNumberNode) {
+          line = ((LineNumberNode) insn).line;
+        } else if (insn.getOpcode() == Opcodes.MONITORENTER) {
+          enterLines.add(line);
+        } else if (insn instanceof MethodInsnNode && call < m.calls.size()) {
+          int[] in = held[mn.instructions.indexOf(insn)];
+          CallSite site = m.calls.get(call++);
+          if (in != null) {
+            List<Integer> monitors = new ArrayList<>();
+            for (int r : in) {
+              monitors.add(r);
+            }
+            m.calls.set(call - 1, new CallSite(site.opcode(), site.target(), site.line(),
+                in.length == 0 ? 0 : enterLines.get(in[0]), List.copyOf(monitors)));
+          }
+        }
+      }
+    }
   }
 
   /** What one method's code calls, makes and looks up. */
@@ -111,6 +158,7 @@ final class ClassScanner {
     @Override
     public void visitInsn(int opcode) {
       if (opcode == Opcodes.MONITORENTER) {
+        info.monitors = true;
         if (monitors++ == 0) {
           monitorLine = line;
         }

@@ -2,6 +2,7 @@ package io.weft.continuations.internal.rewrite;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.objectweb.asm.Handle;
 
 /** One method of a {@link ClassInfo}: its flags, and what its code calls (when read with code). */
@@ -16,6 +17,13 @@ final class MethodInfo {
   int reflectiveLine;
   final List<CallSite> calls = new ArrayList<>();
   final List<LambdaSite> lambdas = new ArrayList<>();
+  /**
+   * The {@code synchronized} regions whose code can suspend, numbered as {@link MonitorRegions}
+   * numbers them: the rewrite makes their monitors session monitors. Set once the marks are known.
+   */
+  Set<Integer> sessionRegions = Set.of();
+  /** A synchronized method whose code can suspend: its monitor becomes a session monitor. */
+  boolean sessionMethod;
 
   MethodInfo(MethodRef ref, int access, String[] exceptions) {
     this.ref = ref;

@@ -11,8 +11,9 @@ import org.objectweb.asm.Opcodes;
  * The built-in {@link SessionRule}: on a suspend path, every frame must be one the rewrite can
  * make suspend. In rewritten code, a call that can reach a wait through an edge that cannot be
  * rewritten is refused (a JDK type, a user object handed to JDK code, a lambda, reflection, a
- * method handle, a constructor, a class outside the packages), and so is a monitor held across a
- * suspend. A thread-local used by code that is not rewritten (whose calls cannot be redirected to
+ * method handle, a constructor, a class outside the packages), and so is a {@code wait} or
+ * {@code notify} inside a synchronized region that can suspend (its monitor is a session monitor,
+ * which the thread's wait and notify know nothing of). A thread-local used by code that is not rewritten (whose calls cannot be redirected to
  * the session's values) is refused too, unless a {@code ThreadContext} carries it; a reflective
  * call the analysis cannot name is warned about. Each message says what, the chain, and how to fix it.
  */
@@ -37,17 +38,46 @@ final class SuspendPathRules implements SessionRule {
       }
       return;
     }
-    if (at.canWait() && (m.access & Opcodes.ACC_SYNCHRONIZED) != 0) {
-      at.problem(m.ref, "is synchronized and can suspend (line " + at.firstWait().line() + "): a suspend"
-          + " leaves its monitor, so other sessions enter it and mutual exclusion is lost",
-          at.chainToWait(null), "Drop synchronized, or guard the state with"
-          + " io.weft.continuations.SessionLock, which suspends instead of blocking");
+    CallSite signal = signalOnSessionMonitor(m);
+    if (signal != null) {
+      at.problem(m.ref, "calls Object." + signal.name() + " (line " + signal.line() + ") inside a synchronized"
+          + (m.sessionMethod && signal.monitors().isEmpty() ? " method" : " block (line " + signal.monitorLine()
+          + ")") + " that can suspend: its monitor is held by the session across waits, and the thread's wait"
+          + " and notify would neither release it nor reach the sessions waiting for it",
+          at.chainTo(signal), "Wait with io.weft.continuations.SessionSemaphore (or Suspend.await) instead"
+          + " of wait/notify, or move the reading out of the synchronized region");
     }
     if (m.reflectiveLine > 0 && !resolvesReflection(at)) {
       at.warning(dotted(m.ref.owner()) + "." + m.ref.signature() + " (line " + m.reflectiveLine + ") calls a"
           + " method through reflection or a method handle that the analysis cannot name: a suspend through"
           + " it fails at run time (NotInstrumentedError)");
     }
+  }
+
+  /**
+   * The first {@code wait}, {@code notify} or {@code notifyAll} inside a region whose monitor the
+   * rewrite makes a session monitor; null if none. Made through any type, since javac names the
+   * receiver's static type.
+   */
+  private static CallSite signalOnSessionMonitor(MethodInfo m) {
+    for (CallSite call : m.calls) {
+      String name = call.name();
+      String desc = call.target().type().getDescriptor();
+      boolean signal = (name.equals("wait") && (desc.equals("()V") || desc.equals("(J)V") || desc.equals("(JI)V")))
+          || ((name.equals("notify") || name.equals("notifyAll")) && desc.equals("()V"));
+      if (!signal || call.opcode() == Opcodes.INVOKESTATIC) {
+        continue;
+      }
+      if (m.sessionMethod) {
+        return call;
+      }
+      for (int region : call.monitors()) {
+        if (m.sessionRegions.contains(region)) {
+          return call;
+        }
+      }
+    }
+    return null;
   }
 
   /** The first call in code that is not rewritten to a thread-local's get, set or remove; null if none. */
@@ -78,12 +108,6 @@ final class SuspendPathRules implements SessionRule {
       return;
     }
     MethodInfo m = at.method;
-    if (e.monitorLine() > 0) {
-      at.problem(m.ref, "holds a synchronized block (line " + e.monitorLine() + ") across a call that can"
-          + " suspend (line " + e.line() + "): a suspend leaves the monitor, so other sessions enter it and"
-          + " mutual exclusion is lost", at.chainToWait(e),
-          "Move the call out of the block, or use io.weft.continuations.SessionLock");
-    }
     if (!e.kind().rewritable()) {
       edgeProblem(at, m, e, at.chainToWait(e));
     }

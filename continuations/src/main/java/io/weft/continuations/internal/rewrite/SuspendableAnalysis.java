@@ -115,6 +115,21 @@ public final class SuspendableAnalysis {
     return marks;
   }
 
+  /**
+   * Which monitors of method {@code m} the rewrite turns into session monitors; null if none
+   * (its monitors, if any, cannot be held across a suspend, and stay plain).
+   */
+  SessionMonitorPass.Plan sessionMonitors(MethodRef m) {
+    synchronized (walk) {
+      ClassInfo c = index.inScope(m.owner());
+      MethodInfo info = c == null ? null : c.method(m);
+      if (info == null || (info.sessionRegions.isEmpty() && !info.sessionMethod)) {
+        return null;
+      }
+      return new SessionMonitorPass.Plan(info.sessionRegions, info.sessionMethod);
+    }
+  }
+
   /** The methods of {@code className} that implement a waiting method of {@code Transport}. */
   public Set<MethodRef> transportWaits(String className) {
     synchronized (walk) {

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.Set;
+import java.util.TreeSet;
 import org.objectweb.asm.Opcodes;
 
 /**
@@ -23,6 +24,31 @@ final class Suspendables {
     this.index = index;
     this.waits = waits;
     fixpoint();
+    planSessionMonitors();
+  }
+
+  /**
+   * Which monitors become session monitors: a region (or a synchronized method) holding a call
+   * the engine rewrites to suspend. The others stay plain monitors.
+   */
+  private void planSessionMonitors() {
+    for (ClassInfo c : index.inScope()) {
+      for (MethodInfo m : c.methods()) {
+        if (!suspendable.contains(m.ref)) {
+          continue;
+        }
+        Set<Integer> regions = new TreeSet<>();
+        boolean any = false;
+        for (CallSite call : m.calls) {
+          if (isSuspendableCall(call)) {
+            any = true;
+            regions.addAll(call.monitors());
+          }
+        }
+        m.sessionRegions = Set.copyOf(regions);
+        m.sessionMethod = any && (m.access & Opcodes.ACC_SYNCHRONIZED) != 0;
+      }
+    }
   }
 
   /** The suspendable methods, in-scope classes only. */

@@ -16,15 +16,26 @@ public final class PingPongTask implements SessionTask<String> {
   private final ContinuationPingPong pair;
   private final int depth;
   private final long waitNanos;
+  private final boolean synchronizedWait;
+  private final boolean threadLocal;
+  private static final ThreadLocal<Integer> WHO = new ThreadLocal<>();
+  /** One monitor per session, so a synchronized wait never meets the other session's. */
+  private final Object[] monitors = {new Object(), new Object(), new Object()};
 
   /**
    * @param waitNanos each wait's timeout, {@link Deadlines#FOREVER} for none; a wait that times
    *     out is counted and waited again
+   * @param synchronizedWait true to wait inside a {@code synchronized} block on the session's own
+   *     monitor (a session monitor once rewritten, never contended)
+   * @param threadLocal true to set a thread-local before each wait and check it after
    */
-  public PingPongTask(ContinuationPingPong pair, Integer depth, Long waitNanos) {
+  public PingPongTask(ContinuationPingPong pair, Integer depth, Long waitNanos, Boolean synchronizedWait,
+      Boolean threadLocal) {
     this.pair = pair;
     this.depth = depth;
     this.waitNanos = waitNanos;
+    this.synchronizedWait = synchronizedWait;
+    this.threadLocal = threadLocal;
   }
 
   @Override
@@ -59,16 +70,40 @@ public final class PingPongTask implements SessionTask<String> {
   /** Suspends {@code frames} frames down until it is {@code who}'s turn; false once stopped. */
   private boolean awaitTurn(int frames, int who) throws IOException {
     if (frames > 1) {
-      return awaitTurn(frames - 1, who);
+      // The synchronized wait takes the last frame's place, so the depth is the same. It is a method
+      // of its own: one whose region can suspend runs interpreted (the JIT compilers refuse the
+      // engine's capture and restore of its monitor), and would slow the plain wait if it were here.
+      return frames == 2 && synchronizedWait ? awaitTurnLocked(who) : awaitTurn(frames - 1, who);
     }
     while (pair.turn() != who) {
       if (pair.stopped()) {
         return false;
       }
+      if (threadLocal) {
+        WHO.set(who);
+      }
       if (!Suspend.await(pair.registration(who), waitNanos)) {
         pair.timedOut();
       }
+      if (threadLocal && WHO.get() != who) {
+        throw new IllegalStateException("another session's thread-local after the wait");
+      }
     }
     return !pair.stopped();
+  }
+
+  /** The last frame of {@link #awaitTurn}, waiting inside the session's own monitor. */
+  private boolean awaitTurnLocked(int who) throws IOException {
+    synchronized (monitors[who]) {
+      while (pair.turn() != who) {
+        if (pair.stopped()) {
+          return false;
+        }
+        if (!Suspend.await(pair.registration(who), waitNanos)) {
+          pair.timedOut();
+        }
+      }
+      return !pair.stopped();
+    }
   }
 }
