@@ -25,7 +25,8 @@ import javax.net.ssl.SSLSocket;
  * <p>Before TLS, {@code EHLO} advertises {@code STARTTLS}; after it, not, and a mail before TLS
  * is refused with {@code 530 Must issue a STARTTLS command first}. With
  * {@link #injectAfterStartTls()} it plays the attacker of CVE-2011-0411: its reply to STARTTLS
- * is {@code "220 ready\r\n250 injected\r\n"} in one write, then it tries the handshake.
+ * is {@code "220 ready\r\n250 injected\r\n"} in one write, then it tries the handshake (or, with
+ * {@link #injectAndCloseAfterStartTls()}, closes the connection).
  *
  * <p>Lifecycle: {@link #start(SSLContext)}, connect to {@link #address()}, {@link #close()}.
  */
@@ -35,6 +36,7 @@ public final class StartTlsSmtpServer implements Closeable {
   private final List<String> tlsMessages = new CopyOnWriteArrayList<>();
   private final AtomicInteger handshakes = new AtomicInteger();
   private volatile boolean inject;
+  private volatile boolean closeAfterInjection;
 
   private StartTlsSmtpServer(SSLContext context) throws IOException {
     this.context = context;
@@ -52,6 +54,16 @@ public final class StartTlsSmtpServer implements Closeable {
   /** From now on, answer STARTTLS with the go-ahead and an injected reply in the same write. */
   public StartTlsSmtpServer injectAfterStartTls() {
     inject = true;
+    return this;
+  }
+
+  /**
+   * From now on, answer STARTTLS with the go-ahead and an injected reply in the same write, and
+   * then close the connection instead of trying the handshake.
+   */
+  public StartTlsSmtpServer injectAndCloseAfterStartTls() {
+    inject = true;
+    closeAfterInjection = true;
     return this;
   }
 
@@ -103,6 +115,9 @@ public final class StartTlsSmtpServer implements Closeable {
             }
             if (inject) {
               send(out, "220 ready\r\n250 injected\r\n");
+              if (closeAfterInjection) {
+                return;
+              }
             } else {
               send(out, "220 2.0.0 Ready to start TLS\r\n");
             }

@@ -217,6 +217,28 @@ public abstract class ConnectionState<F, M> extends InboundState<M> {
   }
 
   /**
+   * The first of a STARTTLS's checks, before whether the connection can still send: from the
+   * upgrade point the stream is TLS, so bytes buffered unread are refused as an injection even
+   * when the peer has closed or reset the connection since. An attacker's plaintext followed by a
+   * close is still an injection, and a blocking socket, which learns of the close only by
+   * reading, reports it so: every transport says the same. Nothing is checked once the owner has
+   * closed the transport or a handshake has begun (those are refused as such).
+   *
+   * @throws StartTlsInjectionException if anything is buffered; the caller closes the transport
+   */
+  protected final void refuseInjectedPlaintext() throws StartTlsInjectionException {
+    lock.lock();
+    try {
+      if (closedBecause() == null && handshake() == null) {
+        inbound.stopExpectingPlaintext();
+        checkNothingBuffered();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
    * Under the lock: refuses, as an injection, bytes buffered unread at a STARTTLS upgrade point.
    *
    * @throws StartTlsInjectionException if anything is buffered

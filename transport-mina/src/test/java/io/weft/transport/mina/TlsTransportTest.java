@@ -345,6 +345,30 @@ class TlsTransportTest {
     }
   }
 
+  /**
+   * The attacker's plaintext and then a close: still an injection on every transport. A blocking
+   * socket learns of the close only by reading; the event-driven ones usually have it by the time
+   * {@code startTls} runs, and must not report it ahead of the plaintext they hold.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void startTlsRefusesInjectedPlaintextEvenWhenThePeerHasClosedSince(Kind kind) throws Exception {
+    try (StartTlsSmtpServer smtp = StartTlsSmtpServer.start(pki.issue(TestPki.localhost()).serverContext())
+            .injectAndCloseAfterStartTls();
+         Connector connector = kind.connectors.apply(null);
+         Transport transport = connector.connect(smtp.address(), TIMEOUT)) {
+      transport.readLineStrict(200);
+      transport.writeLine("STARTTLS");
+      transport.flush();
+      assertEquals("220 ready", transport.readLineStrict(200));
+      StartTlsInjectionException e = assertThrows(StartTlsInjectionException.class,
+          () -> transport.startTls(trustingPki));
+      assertTrue(e.getMessage().contains("\"250 injected\\r\\n\""), e.getMessage());
+      assertFalse(transport.isOpen());
+      assertEquals(0, smtp.handshakes());
+    }
+  }
+
   static Stream<Arguments> kindsAndReads() {
     return Stream.of(Kind.values()).flatMap(k -> Stream.of(Read.values()).map(r -> Arguments.of(k, r)));
   }

@@ -185,6 +185,7 @@ public final class SessionState extends ConnectionState<IoFuture, ByteBuffer> {
     if (s != null && !(s instanceof NioSession)) {
       throw new IllegalStateException("TLS needs a TCP session; the in-VM pipe has no host to verify");
     }
+    refuseInjectedPlaintext();
     checkWritable("STARTTLS");
     IoFuture started = beginTls(s, true);
     try {

@@ -197,6 +197,7 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
    */
   @Override
   public Future<?> startTls(TlsSettings settings, String host, int port, String what) throws IOException {
+    refuseInjectedPlaintext();
     checkWritable("STARTTLS");
     try {
       return beginTls(settings, host, port);
