@@ -172,7 +172,7 @@ public final class SuspendingMinaConnector implements SuspendingConnector {
 
   @Override
   public String toString() {
-    return "Continuing" + mina;
+    return "Suspending" + mina;
   }
 
   /** Options for a {@link SuspendingMinaConnector}; build with {@link #tcp()} or {@link #vmPipe()}. */

@@ -156,7 +156,7 @@ public final class SuspendingNettyConnector implements SuspendingConnector {
 
   @Override
   public String toString() {
-    return "Continuing" + netty;
+    return "Suspending" + netty;
   }
 
   /** Options for a {@link SuspendingNettyConnector}; build with {@link #tcp()}. */
