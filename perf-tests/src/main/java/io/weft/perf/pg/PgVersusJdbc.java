@@ -48,7 +48,9 @@ import picocli.CommandLine.Option;
  *
  * <p>pgjdbc runs as its users get it: {@code prepareThreshold} 5, so from the fifth execution of
  * a statement on a connection it uses a named server-side statement; Weft's client parses the
- * unnamed statement every time. Needs JDK 21+ and PostgreSQL ({@code /usr/lib/postgresql/NN/bin}).
+ * unnamed statement every time. {@code --jdbc-unprepared} adds pgjdbc with {@code prepareThreshold}
+ * 0 (the unnamed statement every time, as Weft), to tell the server's parse from the clients' own
+ * costs; the ratios stay against pgjdbc as its users get it. Needs JDK 21+ and PostgreSQL ({@code /usr/lib/postgresql/NN/bin}).
  *
  * <pre>
  * ./mvnw -q -pl perf-tests -am -DskipTests -Pbenchmarks package
@@ -59,6 +61,7 @@ import picocli.CommandLine.Option;
     description = "Weft's PostgreSQL client (VT, continuations over MINA and Netty) vs pgjdbc on virtual threads: N sessions x Q queries, interleaved.")
 public final class PgVersusJdbc implements java.util.concurrent.Callable<Integer> {
   private static final String PGJDBC = "pgjdbc";
+  private static final String PGJDBC_UNPREPARED = "pgjdbc-unprep";
   /** The session class and the client it calls: what continuation mode rewrites. */
   private static final String[] INSTRUMENTED = {"io.weft.perf.pg.session", "io.weft.protocols"};
 
@@ -78,6 +81,9 @@ public final class PgVersusJdbc implements java.util.concurrent.Callable<Integer
   @Option(names = "--weft", split = ",", defaultValue = "vt,cont-mina,cont-netty",
       description = "Weft modes to run: vt, cont-mina, cont-netty (default: ${DEFAULT-VALUE})")
   List<String> weftModes;
+
+  @Option(names = "--jdbc-unprepared", description = "also run pgjdbc with prepareThreshold 0 (no server-side statements)")
+  boolean jdbcUnprepared;
 
   @Option(names = "--user", defaultValue = PostgresServerProcess.SCRAM_USER,
       description = "the server's user: weft_scram (SCRAM-SHA-256, the default since PostgreSQL 14) or weft_trust (default: ${DEFAULT-VALUE})")
@@ -108,6 +114,9 @@ public final class PgVersusJdbc implements java.util.concurrent.Callable<Integer
       for (String mode : weftModes) {
         weftConnector(mode).close(); // refuses an unknown mode before the server does any work
         clients.add(mode);
+      }
+      if (jdbcUnprepared) {
+        clients.add(PGJDBC_UNPREPARED);
       }
       clients.add(PGJDBC);
       for (String client : clients) {
@@ -153,7 +162,10 @@ public final class PgVersusJdbc implements java.util.concurrent.Callable<Integer
   }
 
   private long[] run(String client) throws Exception {
-    return client.equals(PGJDBC) ? runJdbc() : runWeft(client);
+    if (client.equals(PGJDBC) || client.equals(PGJDBC_UNPREPARED)) {
+      return runJdbc(client.equals(PGJDBC_UNPREPARED));
+    }
+    return runWeft(client);
   }
 
   private ContinuationClassLoader loader() {
@@ -200,13 +212,16 @@ public final class PgVersusJdbc implements java.util.concurrent.Callable<Integer
     return new long[] {System.nanoTime() - start, cpuNanos() - cpu};
   }
 
-  /** One pgjdbc run: a virtual thread per session, at most in-flight at once. */
-  private long[] runJdbc() throws Exception {
+  /** One pgjdbc run: a virtual thread per session, at most in-flight at once; {@code unprepared}: no server-side statements. */
+  private long[] runJdbc(boolean unprepared) throws Exception {
     String url = "jdbc:postgresql://" + address.getHostString() + ":" + address.getPort() + "/" + PostgresServerProcess.DATABASE;
     Properties props = new Properties();
     props.setProperty("user", user);
     props.setProperty("password", PostgresServerProcess.password(user));
     props.setProperty("sslmode", "disable");
+    if (unprepared) {
+      props.setProperty("prepareThreshold", "0");
+    }
     Semaphore slots = new Semaphore(inFlight);
     AtomicInteger failures = new AtomicInteger();
     AtomicLong firstFailure = new AtomicLong();
