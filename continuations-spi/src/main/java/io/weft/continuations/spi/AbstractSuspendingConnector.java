@@ -17,6 +17,8 @@ public abstract class AbstractSuspendingConnector implements SuspendingConnector
   private final SuspendingWaits waits;
 
   /**
+   * A connector over {@code core}, its transports waiting through {@code waits}.
+   *
    * @param core the skeleton of the blocking connector this one wraps, which it closes
    * @param waits the waits of its transports, which count how waits ended
    */
@@ -110,6 +112,8 @@ public abstract class AbstractSuspendingConnector implements SuspendingConnector
     private long spinNanos;
 
     /**
+     * A builder that passes the shared options on to {@code blocking}.
+     *
      * @param blocking the builder of the blocking connector that the built one wraps, which
      *     takes the shared options
      */

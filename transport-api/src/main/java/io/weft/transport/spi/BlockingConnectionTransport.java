@@ -29,6 +29,8 @@ public abstract class BlockingConnectionTransport<F, S extends ConnectionState<F
   private final BlockingReads reads;
 
   /**
+   * A transport over a connected state, whose reads block the calling thread.
+   *
    * @param state the connection's state
    * @param timeout the transport's timeout
    * @param sessionStartNanos when the session started, for its deadline

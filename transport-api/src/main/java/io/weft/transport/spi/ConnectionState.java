@@ -34,6 +34,8 @@ public abstract class ConnectionState<F, M> extends InboundState<M> {
   protected volatile SSLSession tlsSession;
 
   /**
+   * The state of a connection not yet connected.
+   *
    * @param inboundLimit bytes buffered above which reading from the peer is suspended
    * @param reassertsTraffic true when the library can lose a suspend or resume (MINA 2.2): every
    *     message over the limit then asks to suspend again, and a reader that waits re-asserts the

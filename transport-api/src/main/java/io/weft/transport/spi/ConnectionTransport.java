@@ -39,6 +39,8 @@ public abstract class ConnectionTransport<F, S extends ConnectionState<F, ?>> im
   private volatile Timeout timeout;
 
   /**
+   * A transport over a connected state.
+   *
    * @param state the connection's state
    * @param timeout the transport's timeout
    * @param sessionStartNanos when the session started, for its deadline
@@ -350,6 +352,9 @@ public abstract class ConnectionTransport<F, S extends ConnectionState<F, ?>> im
    * Each skeleton's waiter adds its own way of waiting for input.
    */
   protected abstract class ReadWaiter {
+    /** A waiter over this transport's state. */
+    protected ReadWaiter() {}
+
     /**
      * Throws if this transport is closed.
      *

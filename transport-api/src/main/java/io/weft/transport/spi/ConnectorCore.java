@@ -39,6 +39,8 @@ public abstract class ConnectorCore<F, S extends ConnectionState<F, ?>> {
   private volatile boolean closed;
 
   /**
+   * A skeleton with no connection yet, open.
+   *
    * @param tls the TLS settings of every connect, or null for plaintext
    * @param ticker the clock of the blocking waits
    */
@@ -47,10 +49,17 @@ public abstract class ConnectorCore<F, S extends ConnectionState<F, ?>> {
     this.waits = new BlockingWaits(ticker);
   }
 
-  /** Makes the transport over a connected state; a connector's transport constructor. */
+  /**
+   * Makes the transport over a connected state; a connector's transport constructor.
+   *
+   * @param <S> the library's state type
+   * @param <T> the transport type
+   */
   @FunctionalInterface
   public interface Opener<S, T> {
     /**
+     * Opens the transport over {@code state}, once its connect is done.
+     *
      * @param state the connected state
      * @param timeout the transport's timeout
      * @param sessionStartNanos when the connect began, for the session deadline

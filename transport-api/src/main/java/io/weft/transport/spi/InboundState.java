@@ -102,6 +102,8 @@ public abstract class InboundState<M> implements Inbound {
   private volatile String closedBecause;
 
   /**
+   * An empty buffer, reading from the peer on.
+   *
    * @param inboundLimit bytes buffered above which reading from the peer is suspended
    * @param reassertsTraffic true when the library can lose a suspend or resume (MINA 2.2): every
    *     message over the limit then asks to suspend again, and a reader that waits re-asserts the
