@@ -15,6 +15,8 @@ import io.weft.continuations.rewrite.spi.CallRedirects;
  *       become suspendable);
  *   <li>{@code Math.random()} and the methods of {@code ThreadLocalRandom} draw from the run's
  *       seeded source ({@link SimulatedRandom});
+ *   <li>the draws of a {@code SecureRandom} (which cannot be seeded) and {@code UUID.randomUUID()}
+ *       draw from the run's seeded source too ({@link SimulatedSecureRandom});
  *   <li>{@code new Random()} without a seed (and a subclass's {@code super()}) gets its seed from
  *       the run's source ({@link SimulatedRandom#seed()}), so its draws follow the run's seed.
  * </ul>
@@ -48,6 +50,14 @@ final class Redirects {
     for (String[] m : tlr) {
       r.instanceCall(TLR, m[0], m[1], RANDOM, m[0]);
     }
+    String secure = "java/security/SecureRandom";
+    String secureTo = "io/weft/simulation/SimulatedSecureRandom";
+    for (String[] m : tlr) {
+      r.instanceCall(secure, m[0], m[1], secureTo, m[0]);
+    }
+    r.instanceCall(secure, "generateSeed", "(I)[B", secureTo, "generateSeed")
+        .staticCall(secure, "getSeed", "(I)[B", secureTo, "getSeed")
+        .staticCall("java/util/UUID", "randomUUID", "()Ljava/util/UUID;", secureTo, "randomUUID");
     // new Random() becomes new Random(SimulatedRandom.seed()): its seed comes from the run's.
     r.constructorArgument("java/util/Random", "()V", RANDOM, "seed", "()J");
     return r.build();
