@@ -7,14 +7,11 @@ import org.apache.commons.javaflow.core.Stack;
 import org.apache.commons.javaflow.core.StackRecorder;
 
 /**
- * Trims the arrays of a suspended continuation's captured stack to the most they have held. JavaFlow's
+ * Trims the arrays of a suspended continuation's captured stack to what they hold. JavaFlow's
  * {@code Stack} doubles an array that fills as a suspend captures the frames, so a session that
  * waits keeps up to twice the room its frames need: with a million sessions waiting, a few hundred
- * bytes each. Trimmed to what the last capture held, a session whose waits alternate between a
- * shallow and a deeper path (a read, then a flush) would grow its arrays again at every deeper
- * capture and trim them at the next: two array copies per wait. So each session keeps its
- * high-water marks, and an array is trimmed to the most it has held: once a session has taken its
- * deepest path, its captures fit and nothing is copied.
+ * bytes each. The next capture along the same path pushes as many values as the last one, which
+ * fit the trimmed arrays exactly; a deeper one grows them again, as JavaFlow always does.
  *
  * <p>JavaFlow has no API for this: the fields are read through private lookups, which the class
  * path grants (JavaFlow's jars are not named modules there). Where they are not granted, or the
@@ -69,43 +66,29 @@ final class CapturedStacks {
     return RECORDER != null;
   }
 
-  /** Bits per array in the packed high-water marks; a count above the field's maximum is not trimmed. */
-  private static final int BITS = 21;
-  private static final long MASK = (1L << BITS) - 1;
-
-  /**
-   * Trims the arrays of {@code suspended}'s captured stack to the most they have held.
-   *
-   * @param marks the high-water marks this returned for the same continuation's last trim; 0 at first
-   * @return the marks, now including what the stack holds
-   */
-  static long trim(Continuation suspended, long marks) {
+  /** Trims the arrays of {@code suspended}'s captured stack to what they hold. */
+  static void trim(Continuation suspended) {
     if (RECORDER == null) {
-      return marks;
+      return;
     }
     Stack stack = (StackRecorder) RECORDER.get(suspended);
     int p = 0;
     for (VarHandle top : PRIMITIVE_TOPS) {
       p += (int) top.get(stack);
     }
-    p = Math.max(p, (int) (marks & MASK));
-    int o = Math.max((int) OTOP.get(stack), (int) ((marks >>> BITS) & MASK));
-    int r = Math.max((int) RTOP.get(stack), (int) ((marks >>> (2 * BITS)) & MASK));
-    if (p > MASK || o > MASK || r > MASK) {
-      return marks;
-    }
     long[] primitives = (long[]) PSTACK.get(stack);
     if (primitives.length > p) {
       PSTACK.set(stack, java.util.Arrays.copyOf(primitives, p));
     }
+    int o = (int) OTOP.get(stack);
     Object[] objects = (Object[]) OSTACK.get(stack);
     if (objects.length > o) {
       OSTACK.set(stack, java.util.Arrays.copyOf(objects, o));
     }
+    int r = (int) RTOP.get(stack);
     Object[] references = (Object[]) RSTACK.get(stack);
     if (references.length > r) {
       RSTACK.set(stack, java.util.Arrays.copyOf(references, r));
     }
-    return p | ((long) o << BITS) | ((long) r << (2 * BITS));
   }
 }

@@ -84,8 +84,6 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
   private Object[] carried;
   /** The thread-locals the session used through rewritten code, made on first use. */
   private ThreadLocalSwap threadLocals;
-  /** The most the captured stack's arrays have held at a trim, packed (see CapturedStacks). */
-  private long stackMarks;
 
   public Fiber(int index, Connector connector, SocketAddress address, Timeout timeout,
       SessionTask<?> task, Scheduler scheduler, boolean debugFrames) {
@@ -328,7 +326,7 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
   }
 
   /**
-   * Trims the captured stack of this suspended fiber to the most it has held (see
+   * Trims the captured stack of this suspended fiber to what it holds (see
    * {@link CapturedStacks}): for a driven scheduler whose many sessions spend their life waiting.
    * Only on the thread that drives the fiber, between its slices.
    */
@@ -336,7 +334,7 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
   public void trimCapturedStack() {
     Continuation c = continuation;
     if (c != null && state == PARKED) {
-      stackMarks = CapturedStacks.trim(c, stackMarks);
+      CapturedStacks.trim(c);
     }
   }
 

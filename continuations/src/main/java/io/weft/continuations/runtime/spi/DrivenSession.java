@@ -54,11 +54,9 @@ public interface DrivenSession {
   void cancel();
 
   /**
-   * Shrinks what the suspended session's captured stack takes to the most its frames have held at
-   * any wait so far (the engine doubles its arrays as a suspend fills them; keeping the most means
-   * a session whose waits alternate between a shallow and a deep path is not copied at each). For
-   * a caller whose many sessions spend most of their life waiting; does nothing to a session that
-   * is not suspended. Only on the thread that
+   * Shrinks what the suspended session's captured stack takes to what its frames hold (the engine
+   * doubles its arrays as a suspend fills them). For a caller whose many sessions spend most of
+   * their life waiting; does nothing to a session that is not suspended. Only on the thread that
    * drives the scheduler, between slices.
    */
   void trimCapturedStack();
