@@ -2,9 +2,12 @@ package io.weft.continuations;
 
 import io.weft.continuations.internal.runtime.CheckedTransport;
 import io.weft.continuations.internal.rewrite.ClassRewriter;
+import io.weft.continuations.internal.rewrite.RedirectRules;
+import io.weft.continuations.internal.rewrite.RewriteRules;
 import io.weft.continuations.internal.rewrite.RewritingClassLoader;
 import io.weft.continuations.internal.runtime.SessionFrame;
 import io.weft.continuations.internal.rewrite.SuspendableAnalysis;
+import io.weft.continuations.rewrite.spi.CallRedirects;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
@@ -61,8 +64,31 @@ public final class ContinuationClassLoader extends RewritingClassLoader {
    *     JDK
    */
   public ContinuationClassLoader(ClassLoader parent, Collection<String> packages) {
-    super("weft-continuations", parent,
-        ClassRewriter.over(parent, ClassRewriter.prefixes(packages), ClassRewriter.weftFrames(parent)));
+    this("weft-continuations", parent, packages, RewriteRules.DEFAULT);
+  }
+
+  /**
+   * Scans {@code packages} and makes the loader that rewrites what can suspend in them, with
+   * {@code redirects} applied to every class it rewrites (a class with a redirected call is
+   * defined here even if nothing in it suspends). A class reachable from a task that was rewritten
+   * before and makes a redirected call is one of the task's {@linkplain #problemsFor problems}.
+   *
+   * @param name the loader's name, as stack traces and heap dumps show it
+   * @param parent where everything comes from; the in-scope classes are read from it as bytes
+   * @param packages package names whose classes (and subpackages' classes) are rewritten
+   * @param redirects the calls sent elsewhere in the rewritten classes
+   * @throws IllegalArgumentException if a package would take in Weft's runtime, JavaFlow or the
+   *     JDK
+   */
+  public ContinuationClassLoader(String name, ClassLoader parent, Collection<String> packages,
+      CallRedirects redirects) {
+    this(name, parent, packages, RedirectRules.of(redirects));
+  }
+
+  private ContinuationClassLoader(String name, ClassLoader parent, Collection<String> packages,
+      RewriteRules rules) {
+    super(name, parent,
+        ClassRewriter.over(parent, ClassRewriter.prefixes(packages), ClassRewriter.weftFrames(parent), rules));
     this.analysis = rewriter.analysis();
     childFirst.addAll(analysis.classesToRewrite());
     childFirst.add(FRAME);

@@ -43,6 +43,9 @@ final class EventLog {
   };
 
   private static final int RECORD = 32;
+  /** Writes a long into the buffer in one store, big-endian. */
+  private static final java.lang.invoke.VarHandle LONGS =
+      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.BIG_ENDIAN);
   private final MessageDigest sha;
   private final byte[] buffer = new byte[RECORD * 4096];
   private int used;
@@ -69,11 +72,12 @@ final class EventLog {
       sha.update(buffer, 0, used);
       used = 0;
     }
-    put(time, 8);
-    put(a, 8);
-    put(b, 8);
-    put(c, 7);
-    buffer[used++] = (byte) kind;
+    // Big-endian, as the record was always written: c's low 7 bytes, then the kind.
+    LONGS.set(buffer, used, time);
+    LONGS.set(buffer, used + 8, a);
+    LONGS.set(buffer, used + 16, b);
+    LONGS.set(buffer, used + 24, (c << 8) | (kind & 0xFF));
+    used += RECORD;
     if (keep) {
       int at = (int) (count * 5);
       if (at + 5 > kept.length) {
@@ -86,12 +90,6 @@ final class EventLog {
       kept[at + 4] = c;
     }
     count++;
-  }
-
-  private void put(long v, int bytes) {
-    for (int i = bytes - 1; i >= 0; i--) {
-      buffer[used++] = (byte) (v >>> (8 * i));
-    }
   }
 
   long count() {

@@ -1,6 +1,7 @@
 package io.weft.simulation;
 
-import io.weft.continuations.internal.runtime.Fiber;
+import io.weft.continuations.ContinuationClassLoader;
+import io.weft.continuations.runtime.spi.DrivenSession;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
 import java.net.InetSocketAddress;
@@ -84,7 +85,7 @@ public final class Simulation {
     this.virtualLimitNanos = b.virtualLimitNanos;
     this.replayCommand = b.replayCommand != null ? b.replayCommand
         : "rerun with -D" + SEED_PROPERTY + "=" + seed + " -D" + LOG_PROPERTY + "=true";
-    this.tasks = new Tasks(new SimulationClassLoader(b.parent, b.packages));
+    this.tasks = new Tasks(new ContinuationClassLoader("weft-simulation", b.parent, b.packages, Redirects.redirects()));
   }
 
   /**
@@ -158,7 +159,7 @@ public final class Simulation {
       throw new IllegalArgumentException("sessions < 0: " + sessions);
     }
     long wallStart = System.nanoTime();
-    World world = new World(seed, shuffle, new EventLog(keepLog));
+    World world = new World(seed, shuffle, new EventLog(keepLog), tasks.loader());
     Net net = new Net(world, defaultLink, links);
     world.net = net;
     world.enter();
@@ -200,13 +201,11 @@ public final class Simulation {
     int[] ended = new int[1];
     Runnable onEnd = () -> ended[0]++;
     for (int i = 0; i < sessions; i++) {
-      Fiber fiber = new Fiber(world.nextIndex(), connectors[i % connectors.length],
-          addresses.get(i % addresses.size()), timeout, task,
-          world.scheduler, false);
+      DrivenSession fiber = world.scheduler.session(world.nextIndex(), connectors[i % connectors.length],
+          addresses.get(i % addresses.size()), timeout, task);
       World.Slot slot = world.add(fiber, true);
       slot.onEnd = onEnd;
       clients.add(slot);
-      slot.frame = tasks.frame(fiber);
       if (startSpreadNanos > 0L) {
         world.at(world.random.nextLong(startSpreadNanos), new World.Event() {
           @Override
@@ -244,14 +243,13 @@ public final class Simulation {
       AcceptedConnector accepted, Endpoint end) {
     SimTransport transport = new SimTransport(world, net, end, listener.address, listener.server.timeout(),
         world.now(), null);
-    Fiber fiber = new Fiber(world.nextIndex(), accepted, new AcceptedConnector.Accepted(transport),
-        listener.server.timeout(), handler, world.scheduler, false);
+    DrivenSession fiber = world.scheduler.session(world.nextIndex(), accepted,
+        new AcceptedConnector.Accepted(transport), listener.server.timeout(), handler);
     World.Slot slot = world.add(fiber, false);
     slot.endpoint = end;
     slot.conn = end.conn;
     slot.onEnd = () -> listener.ended(end);
     world.log.add(world.now(), EventLog.ACCEPTED, end.conn, fiber.index(), 0);
-    slot.frame = tasks.frame(fiber);
     world.start(slot);
   }
 

@@ -1,32 +1,30 @@
 package io.weft.simulation;
 
+import io.weft.continuations.ContinuationClassLoader;
 import io.weft.continuations.InstrumentationReport;
 import io.weft.continuations.NotInstrumentableException;
-import io.weft.continuations.internal.runtime.Fiber;
-import io.weft.continuations.internal.runtime.SessionContext;
-import io.weft.continuations.internal.runtime.SessionFrame;
 import io.weft.transport.SessionTask;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
 /**
  * Loading a simulation's tasks through its instrumenting loader, as {@code CONTINUATIONS} mode
  * does: by name, refused before anything runs if they cannot suspend, made with JDK-typed
- * constructor arguments; and the rewritten session frame each fiber starts in.
+ * constructor arguments.
  */
 final class Tasks {
-  private final SimulationClassLoader loader;
-  private final Constructor<?> frame;
+  private final ContinuationClassLoader loader;
 
-  Tasks(SimulationClassLoader loader) {
+  Tasks(ContinuationClassLoader loader) {
     this.loader = loader;
-    try {
-      frame = Class.forName(SessionFrame.class.getName(), true, loader).getConstructor(SessionContext.class);
-    } catch (ClassNotFoundException | NoSuchMethodException e) {
-      throw new IllegalStateException("cannot load the session frame through " + loader + ": " + e, e);
-    }
+  }
+
+  /** The loader that rewrote the tasks' classes (and defines each session's bottom frame). */
+  ContinuationClassLoader loader() {
+    return loader;
   }
 
   SessionTask<?> newTask(Class<?> type, Object[] args) {
@@ -35,7 +33,7 @@ final class Tasks {
       throw new IllegalArgumentException("task class " + name + " is not under the instrumented packages "
           + loader.packages() + ": add its package with Simulation.Builder.instrument(...)");
     }
-    List<InstrumentationReport.Problem> problems = loader.problemsFor(name);
+    List<InstrumentationReport.Problem> problems = new ArrayList<>(loader.problemsFor(name));
     if (!problems.isEmpty()) {
       StringBuilder message = new StringBuilder(name + " cannot run in a simulation:");
       for (InstrumentationReport.Problem p : problems) {
@@ -62,14 +60,6 @@ final class Tasks {
     }
     throw new IllegalArgumentException("no public constructor of " + name + " takes " + Arrays.toString(args)
         + " (a task class must be public with a public constructor)");
-  }
-
-  Runnable frame(Fiber fiber) {
-    try {
-      return (Runnable) frame.newInstance(fiber);
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("cannot make the session frame: " + e, e);
-    }
   }
 
   private static boolean fits(Class<?>[] params, Object[] args) {

@@ -1,8 +1,10 @@
 package io.weft.simulation;
 
-import io.weft.continuations.internal.runtime.Fiber;
-import io.weft.continuations.internal.runtime.Scheduler;
-import io.weft.continuations.internal.runtime.Wait;
+import io.weft.continuations.ContinuationClassLoader;
+import io.weft.continuations.runtime.spi.DrivenScheduler;
+import io.weft.continuations.runtime.spi.DrivenSession;
+import io.weft.continuations.runtime.spi.SessionWait;
+import io.weft.continuations.runtime.spi.WaitTimeouts;
 import io.weft.transport.spi.Ticker;
 import java.util.ArrayList;
 import java.util.SplittableRandom;
@@ -20,7 +22,7 @@ import java.util.SplittableRandom;
  * same). So a read with a 30 s timeout that is answered in 50 ms costs no queue entry of its own,
  * and the queue never holds more timer events than sessions.
  */
-final class World implements Ticker, Scheduler.Timeouts {
+final class World implements Ticker, WaitTimeouts {
   private static final ThreadLocal<World> CURRENT = new ThreadLocal<>();
 
   final long seed;
@@ -32,10 +34,10 @@ final class World implements Ticker, Scheduler.Timeouts {
   Net net;
   /** The connector of each host that has connected, in the order first used. */
   private final java.util.Map<String, SimConnector> connectors = new java.util.LinkedHashMap<>();
-  final Scheduler scheduler = Scheduler.driven(this);
+  final DrivenScheduler scheduler;
   private final EventQueue queue = new EventQueue();
   private final ArrayList<Slot> slots = new ArrayList<>();
-  private final ArrayList<Fiber> round = new ArrayList<>();
+  private final ArrayList<DrivenSession> round = new ArrayList<>();
   private final boolean shuffle;
   private long now;
   private long sequence;
@@ -47,8 +49,9 @@ final class World implements Ticker, Scheduler.Timeouts {
   private volatile int runningIndex = -1;
   private volatile BlockedSessionError blocked;
 
-  World(long seed, boolean shuffle, EventLog log) {
+  World(long seed, boolean shuffle, EventLog log, ContinuationClassLoader loader) {
     this.seed = seed;
+    this.scheduler = DrivenScheduler.create(loader, this);
     this.random = new SplittableRandom(seed);
     this.shuffle = shuffle;
     this.log = log;
@@ -99,20 +102,19 @@ final class World implements Ticker, Scheduler.Timeouts {
 
   /** One session: its fiber, its armed wait and deadline, its connection, what ends it. */
   static final class Slot {
-    final Fiber fiber;
+    final DrivenSession fiber;
     final boolean client;
-    Wait wait;
+    SessionWait wait;
     long deadline;
     long timerAt = Long.MAX_VALUE;
     boolean started;
     boolean ended;
-    Runnable frame;
     Endpoint endpoint;
     /** The id of the session's last connection, for the log; -1 before any. */
     long conn = -1L;
     Runnable onEnd;
 
-    Slot(Fiber fiber, boolean client) {
+    Slot(DrivenSession fiber, boolean client) {
       this.fiber = fiber;
       this.client = client;
     }
@@ -123,7 +125,7 @@ final class World implements Ticker, Scheduler.Timeouts {
     return slots.size();
   }
 
-  Slot add(Fiber fiber, boolean client) {
+  Slot add(DrivenSession fiber, boolean client) {
     if (fiber.index() != slots.size()) {
       throw new IllegalStateException("session " + fiber.index() + " made out of order");
     }
@@ -142,7 +144,7 @@ final class World implements Ticker, Scheduler.Timeouts {
   }
 
   @Override
-  public void arm(Wait wait, long timeoutNanos) {
+  public void arm(SessionWait wait, long timeoutNanos) {
     int session = wait.session();
     Slot slot = slots.get(session);
     long deadline = now + Math.min(timeoutNanos, Long.MAX_VALUE / 4);
@@ -167,7 +169,7 @@ final class World implements Ticker, Scheduler.Timeouts {
         return; // a shorter wait queued an earlier event, which took over
       }
       slot.timerAt = Long.MAX_VALUE;
-      Wait wait = slot.wait;
+      SessionWait wait = slot.wait;
       if (wait == null || !wait.isPending()) {
         return;
       }
@@ -188,10 +190,8 @@ final class World implements Ticker, Scheduler.Timeouts {
       return;
     }
     slot.started = true;
-    Runnable frame = slot.frame;
-    slot.frame = null;
     log.add(now, EventLog.START, slot.fiber.index(), slot.client ? 1 : 0, 0);
-    scheduler.start(slot.fiber, frame);
+    scheduler.start(slot.fiber);
   }
 
   /** Cancels a session that has not ended: its wait ends, or it ends as it starts. */
@@ -263,19 +263,19 @@ final class World implements Ticker, Scheduler.Timeouts {
   /** Runs every ready session, round by round; each round in an order drawn from the seed. */
   void runReady() {
     for (;;) {
-      Fiber first = scheduler.pollReady();
+      DrivenSession first = scheduler.pollReady();
       if (first == null) {
         return;
       }
       round.clear();
       round.add(first);
       if (shuffle) {
-        for (Fiber f = scheduler.pollReady(); f != null; f = scheduler.pollReady()) {
+        for (DrivenSession f = scheduler.pollReady(); f != null; f = scheduler.pollReady()) {
           round.add(f);
         }
         for (int i = round.size() - 1; i > 0; i--) {
           int j = random.nextInt(i + 1);
-          Fiber t = round.get(i);
+          DrivenSession t = round.get(i);
           round.set(i, round.get(j));
           round.set(j, t);
         }
@@ -286,7 +286,7 @@ final class World implements Ticker, Scheduler.Timeouts {
     }
   }
 
-  private void runSlice(Fiber fiber) {
+  private void runSlice(DrivenSession fiber) {
     Slot slot = slots.get(fiber.index());
     log.add(now, EventLog.RUN, fiber.index(), 0, 0);
     running = slot;
@@ -304,7 +304,7 @@ final class World implements Ticker, Scheduler.Timeouts {
       throw error;
     }
     if (!fiber.isFinished()) {
-      // A waiting session keeps only the room its frames take (see the runtime's CapturedStacks).
+      // A waiting session keeps only the room its frames take (see DrivenSession.trimCapturedStack).
       fiber.trimCapturedStack();
     }
     if (fiber.isFinished() && !slot.ended) {

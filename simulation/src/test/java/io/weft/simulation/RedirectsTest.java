@@ -5,10 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weft.simulation.clients.ClockClient;
+import io.weft.simulation.clients.SecureRandomClient;
 import io.weft.simulation.clients.UnseededRandomClient;
 import io.weft.simulation.servers.EchoServer;
 import java.time.Instant;
 import java.util.List;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /** Rewritten code's clock and random sources read the simulation's virtual time and seed. */
@@ -67,5 +69,29 @@ class RedirectsTest {
     // each new Random() draws its own seed: the four sessions do not repeat one another
     assertEquals(4, first.stream().distinct().count(), first.toString());
     assertEquals(4, first.stream().map(v -> v.split(" ")[1]).distinct().count(), first.toString());
+  }
+
+  private static List<String> secure(long seed) {
+    SimulationResult<String> result = Simulation.builder()
+        .seed(seed)
+        .instrument("io.weft.simulation.clients", "io.weft.simulation.servers")
+        .server(DeterminismMain.SERVER, Server.of(EchoServer.class))
+        .build()
+        .run(SecureRandomClient.class, 3, DeterminismMain.SERVER);
+    assertTrue(result.allSucceeded(), result.report());
+    return result.outcomes().stream().map(SessionOutcome::value).toList();
+  }
+
+  @Test
+  void secureRandomDrawsAndRandomUuidsFollowTheSeed() {
+    List<String> first = secure(11);
+    assertEquals(first, secure(11));
+    assertNotEquals(first, secure(12));
+    assertEquals(3, first.stream().distinct().count(), first.toString());
+    for (String v : first) {
+      UUID uuid = UUID.fromString(v.split(" ")[2]);
+      assertEquals(4, uuid.version(), v);
+      assertEquals(2, uuid.variant(), v);
+    }
   }
 }

@@ -19,6 +19,7 @@ public final class Packages {
       "io/weft/transport/", "io/weft/transport/spi/",
       "io/weft/continuations/", "io/weft/continuations/internal/runtime/",
       "io/weft/continuations/internal/rewrite/", "io/weft/continuations/spi/",
+      "io/weft/continuations/runtime/spi/", "io/weft/continuations/rewrite/spi/",
       "io/weft/simulation/");
 
   /** Package prefixes of the libraries the runtime shares with the rewritten code. */

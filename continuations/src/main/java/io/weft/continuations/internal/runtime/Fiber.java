@@ -1,6 +1,7 @@
 package io.weft.continuations.internal.runtime;
 
 import io.weft.continuations.NotInstrumentedError;
+import io.weft.continuations.runtime.spi.DrivenSession;
 import io.weft.continuations.spi.SessionCancelledException;
 import io.weft.continuations.spi.SuspendableSession;
 import io.weft.continuations.spi.WaitRegistration;
@@ -42,7 +43,7 @@ import org.apache.commons.javaflow.core.StackRecorder;
  * A wake-up in any other state does nothing: a wait's own state lets only the first of its
  * endings through, and a woken fiber re-checks what it waited for.
  */
-public final class Fiber extends SessionContext implements SuspendableSession {
+public final class Fiber extends SessionContext implements SuspendableSession, DrivenSession {
   static final int NEW = 0;
   static final int READY = 1;
   static final int RUNNING = 2;
@@ -331,6 +332,7 @@ public final class Fiber extends SessionContext implements SuspendableSession {
    * {@link CapturedStacks}): for a driven scheduler whose many sessions spend their life waiting.
    * Only on the thread that drives the fiber, between its slices.
    */
+  @Override
   public void trimCapturedStack() {
     Continuation c = continuation;
     if (c != null && state == PARKED) {

@@ -1,5 +1,6 @@
 package io.weft.continuations.internal.runtime;
 
+import io.weft.continuations.runtime.spi.WaitTimeouts;
 import io.weft.continuations.spi.LoopThread;
 import io.weft.continuations.spi.SuspendingConnector;
 import java.util.List;
@@ -41,7 +42,7 @@ public final class Scheduler {
   /** The timer thread; null when the caller drives this scheduler (see {@link #driven}). */
   private final WaitTimer timer;
   /** The caller's timer when it drives this scheduler; null otherwise. */
-  private final Timeouts timeouts;
+  private final WaitTimeouts timeouts;
   /** The ready queue of a driven scheduler, on its one thread: no node per wake-up. Null otherwise. */
   private final java.util.ArrayDeque<Fiber> drivenReady;
   private final Worker[] workers;
@@ -99,7 +100,7 @@ public final class Scheduler {
     }
   }
 
-  private Scheduler(Timeouts timeouts) {
+  private Scheduler(WaitTimeouts timeouts) {
     this.onEventLoops = false;
     this.contextLoader = Thread.currentThread().getContextClassLoader();
     this.maxInFlight = Integer.MAX_VALUE;
@@ -110,30 +111,15 @@ public final class Scheduler {
   }
 
   /**
-   * The timeouts of a scheduler that its caller drives: arms a wait's timeout on the caller's
-   * clock, which calls {@link Wait#timeOut()} once that much of its time has passed (a wait that
-   * ended meanwhile ignores it). Called on the thread that runs the fibers.
-   */
-  public interface Timeouts {
-    /**
-     * Arms {@code wait}'s timeout.
-     *
-     * @param wait the wait, {@linkplain Wait#isPending() pending} now
-     * @param timeoutNanos its timeout, more than 0
-     */
-    void arm(Wait wait, long timeoutNanos);
-  }
-
-  /**
    * A scheduler with no thread of its own: the caller starts fibers with {@link #start}, runs
-   * them one slice at a time with {@link #runNext()} and ends their waits' timeouts through
-   * {@code timeouts}, all on its one thread. What a deterministic simulation needs: the ready
+   * them one slice at a time with {@link #pollReady()} and {@link #runSlice}, and ends their
+   * waits' timeouts through {@code timeouts}, all on its one thread. What a deterministic simulation needs: the ready
    * queue is FIFO, so the order of the slices follows only from the order of the wake-ups.
    *
    * @param timeouts the caller's timer
    * @return a scheduler run by the calling thread
    */
-  public static Scheduler driven(Timeouts timeouts) {
+  public static Scheduler driven(WaitTimeouts timeouts) {
     return new Scheduler(java.util.Objects.requireNonNull(timeouts, "timeouts"));
   }
 

@@ -1,5 +1,6 @@
 package io.weft.continuations.internal.runtime;
 
+import io.weft.continuations.runtime.spi.SessionWait;
 import io.weft.continuations.spi.SessionCancelledException;
 import io.weft.continuations.spi.SuspendableSession;
 import java.lang.invoke.MethodHandles;
@@ -28,7 +29,8 @@ import java.lang.invoke.VarHandle;
  * would cost a fence on every wait; the field's publication to other threads rides on the
  * registration's own hand-off (the wake-up reaches this object only through it).
  */
-public final class Wait implements WaitTimer.Timed, Runnable, SuspendableSession.PendingWait {
+public final class Wait
+    implements WaitTimer.Timed, Runnable, SuspendableSession.PendingWait, SessionWait {
   static final int ARMING = 0;
   static final int ARMED = 1;
   static final int WOKEN_INLINE = 2;
@@ -95,6 +97,7 @@ public final class Wait implements WaitTimer.Timed, Runnable, SuspendableSession
    *
    * @return true until it is woken, timed out or cancelled
    */
+  @Override
   public boolean isPending() {
     return state == ARMED;
   }
@@ -104,6 +107,7 @@ public final class Wait implements WaitTimer.Timed, Runnable, SuspendableSession
    *
    * @return the session's index in its run
    */
+  @Override
   public int session() {
     return fiber.index();
   }
@@ -115,6 +119,7 @@ public final class Wait implements WaitTimer.Timed, Runnable, SuspendableSession
   }
 
   /** Ends the wait as timed out, unless it has ended already; the fiber is made ready. */
+  @Override
   public void timeOut() {
     if (compareAndSet(ARMED, TIMED_OUT)) {
       fiber.wake();
