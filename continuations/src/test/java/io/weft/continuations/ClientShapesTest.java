@@ -11,11 +11,14 @@ import io.weft.continuations.testclient.shapes.BridgeGenericShape;
 import io.weft.continuations.testclient.shapes.ControlFlowShape;
 import io.weft.continuations.testclient.shapes.DeepChainShape;
 import io.weft.continuations.testclient.shapes.EnumConstantBodyShape;
+import io.weft.continuations.testclient.shapes.FunctionShape;
 import io.weft.continuations.testclient.shapes.InheritableShape;
 import io.weft.continuations.testclient.shapes.InnerRecordEnumShape;
 import io.weft.continuations.testclient.shapes.InterfaceShape;
+import io.weft.continuations.testclient.shapes.LambdaShape;
 import io.weft.continuations.testclient.shapes.LibraryContextShape;
 import io.weft.continuations.testclient.shapes.MdcShape;
+import io.weft.continuations.testclient.shapes.MethodRefShape;
 import io.weft.continuations.testclient.shapes.MethodHandleShape;
 import io.weft.continuations.testclient.shapes.OutsideDeepLastShape;
 import io.weft.continuations.testclient.shapes.OutsideFirstShape;
@@ -131,7 +134,13 @@ class ClientShapesTest {
       Case.works(LibraryContextShape.class),
       Case.works(SynchronizedShape.class),
       Case.works(SynchronizedShape.class).debug(),
-      Case.works(SynchronizedThrowingShape.class));
+      Case.works(SynchronizedThrowingShape.class),
+      Case.works(LambdaShape.class),
+      Case.works(LambdaShape.class).debug(),
+      Case.works(MethodRefShape.class),
+      Case.works(MethodRefShape.class).debug(),
+      // A Function: JavaFlow instruments no call through a JDK type, so refused at load time.
+      Case.caught(FunctionShape.class, FunctionShape.class.getName()));
 
   /** How the task classes are rewritten. */
   enum Route { LOADER, REWRITE_TOOL }
@@ -211,7 +220,8 @@ class ClientShapesTest {
     List<Arguments> all = new ArrayList<>();
     for (Class<?> type : List.of(SessionLockShape.class, SessionLocalShape.class, MdcShape.class,
         ThreadLocalShape.class, RequestContextShape.class, InheritableShape.class, LibraryContextShape.class,
-        SynchronizedShape.class, SynchronizedThrowingShape.class)) {
+        SynchronizedShape.class, SynchronizedThrowingShape.class, LambdaShape.class, MethodRefShape.class,
+        FunctionShape.class)) {
       all.add(Arguments.of(type.getSimpleName(), type, Mode.THREADS));
       all.add(Arguments.of(type.getSimpleName(), type, Mode.VIRTUAL_THREADS));
     }

@@ -4,23 +4,25 @@ import io.weft.transport.SessionTask;
 import io.weft.transport.Transport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.function.Supplier;
+import java.util.ArrayList;
+import java.util.List;
 
-/** Reads through a lambda: cannot suspend, must be refused at load time. */
+/** Reads inside a comparator that List.sort calls: a JDK frame in between, refused at load time. */
 public final class LambdaTask implements SessionTask<String> {
   public LambdaTask() {}
 
   @Override
   public String run(Transport transport, int index) throws IOException {
-    transport.writeLine("x");
-    transport.flush();
-    Supplier<String> reader = () -> {
+    List<String> names = new ArrayList<>(List.of("b", "a"));
+    names.sort((x, y) -> {
       try {
-        return transport.readLine(100);
+        transport.writeLine(x + " " + y);
+        transport.flush();
+        return Integer.parseInt(transport.readLine(100));
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
-    };
-    return reader.get();
+    });
+    return String.join(",", names);
   }
 }

@@ -11,8 +11,11 @@ import io.weft.continuations.NotInstrumentedError;
 import io.weft.continuations.testclient.LineTesterTask;
 import io.weft.continuations.testclient.shapes.BridgeGenericShape;
 import io.weft.continuations.testclient.shapes.DeepChainShape;
+import io.weft.continuations.testclient.shapes.FunctionShape;
 import io.weft.continuations.testclient.shapes.InheritableShape;
+import io.weft.continuations.testclient.shapes.LambdaShape;
 import io.weft.continuations.testclient.shapes.LibraryContextShape;
+import io.weft.continuations.testclient.shapes.MethodRefShape;
 import io.weft.continuations.testclient.shapes.OutsideLastShape;
 import io.weft.continuations.testclient.shapes.ReflectionShape;
 import io.weft.continuations.testclient.shapes.RequestContextShape;
@@ -76,7 +79,7 @@ public final class AgentChild {
     for (Class<? extends Shape> shape : List.of(DeepChainShape.class, BridgeGenericShape.class,
         SessionLockShape.class, ReflectionShape.class, OutsideLastShape.class, ThreadLocalShape.class,
         RequestContextShape.class, InheritableShape.class, LibraryContextShape.class, SynchronizedShape.class,
-        SynchronizedThrowingShape.class)) {
+        SynchronizedThrowingShape.class, LambdaShape.class, MethodRefShape.class, FunctionShape.class)) {
       System.out.println("shape " + shape.getSimpleName() + ": " + shape(shape, sessions));
     }
   }

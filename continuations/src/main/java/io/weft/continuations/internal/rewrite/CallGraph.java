@@ -20,11 +20,13 @@ import org.objectweb.asm.Opcodes;
 final class CallGraph {
   private final ClassIndex index;
   private final Waits waits;
+  private final LambdaProxies proxies;
   private final Map<MethodRef, List<Edge>> edges = new HashMap<>();
 
   CallGraph(ClassIndex index, Waits waits) {
     this.index = index;
     this.waits = waits;
+    this.proxies = new LambdaProxies(index);
   }
 
   List<Edge> edges(MethodInfo m) {
@@ -109,10 +111,40 @@ final class CallGraph {
     for (MethodInfo.LambdaSite lambda : m.lambdas) {
       MethodInfo impl = index.resolve(lambda.impl());
       if (impl != null) {
-        out.add(new Edge(lambda.line(), impl.ref, Kind.LAMBDA, dotted(lambda.iface()), 0));
+        out.add(lambdaEdge(self, m, lambda, impl));
       }
     }
     return out;
+  }
+
+  /** True if the rewrite can make the class of the lambda made at {@code lambda} in {@code m} a rewritten one. */
+  boolean rewritableLambda(MethodInfo m, MethodInfo.LambdaSite lambda) {
+    ClassInfo self = index.info(m.ref.owner());
+    return self != null && self.inScope && proxies.refusal(m, lambda) == null;
+  }
+
+  /**
+   * The edge from where a lambda is made to its body: rewritable when the rewrite can make the
+   * lambda's class a rewritten one ({@link LambdaProxies}), then judged as a direct call to the body
+   * would be.
+   */
+  private Edge lambdaEdge(ClassInfo self, MethodInfo m, MethodInfo.LambdaSite lambda, MethodInfo impl) {
+    String refusal = self != null && self.inScope ? proxies.refusal(m, lambda) : "it is made in code that is not rewritten";
+    if (refusal != null) {
+      return new Edge(lambda.line(), impl.ref, Kind.LAMBDA, dotted(lambda.iface()), 0, false, refusal);
+    }
+    ClassInfo ic = index.info(impl.ref.owner());
+    Kind kind;
+    if (waits.isApiWait(impl.ref) || (impl.annotated && ic.rewritten && !ic.inScope)) {
+      kind = Kind.WAIT;
+    } else if (impl.annotated && !ic.rewritten && !ic.inScope) {
+      kind = Kind.NOT_REWRITTEN;
+    } else if (!ic.inScope) {
+      kind = Kind.OUTSIDE;
+    } else {
+      kind = Kind.OK;
+    }
+    return new Edge(lambda.line(), impl.ref, kind, null, 0);
   }
 
   /** A call through a JDK type: its overrides in user classes, and the target of a constant lookup. */

@@ -49,6 +49,11 @@ final class ClassIndex {
     }
   }
 
+  /** The bytes of class {@code name} as compiled, or null. */
+  byte[] bytes(String name) {
+    return classBytes.apply(name);
+  }
+
   /** The in-scope classes, by internal name. */
   Collection<ClassInfo> inScope() {
     return inScope.values();

@@ -42,7 +42,8 @@ import org.slf4j.LoggerFactory;
  * given what {@link SuspendableAnalysis} worked out, add {@code @continuable} to the methods
  * that can suspend (and {@link Guard#onEntry()} in front of their code, {@link Guard#onReturn()}
  * in front of each of their returns), turn the monitors held across a suspend into session
- * monitors ({@link SessionMonitorPass}), let Tascalate
+ * monitors ({@link SessionMonitorPass}), point the lambdas that can suspend at a factory of
+ * rewritten classes ({@link LambdaBridges}), let Tascalate
  * JavaFlow's transformer rewrite them, and mark the result {@link Rewritten}.
  *
  * <p>The engine reads every class it reasons about through this rewriter, as marked bytes: so
@@ -391,11 +392,23 @@ public final class ClassRewriter {
     ClassWriter writer = new ClassWriter(reader, 0);
     reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
       private boolean frames;
+      private LambdaBridges lambdas;
 
       @Override
       public void visit(int version, int access, String name, String sig, String superName, String[] itfs) {
         frames = (version & 0xFFFF) >= Opcodes.V1_6;
+        if (inScope) {
+          lambdas = new LambdaBridges(internal, (access & Opcodes.ACC_INTERFACE) != 0, analysis.suspendingLambdas());
+        }
         super.visit(version, access, name, sig, superName, itfs);
+      }
+
+      @Override
+      public void visitEnd() {
+        if (lambdas != null) {
+          lambdas.emit(cv);
+        }
+        super.visitEnd();
       }
 
       @Override
@@ -406,6 +419,7 @@ public final class ClassRewriter {
       @Override
       public MethodVisitor visitMethod(int access, String mname, String desc, String sig, String[] ex) {
         MethodVisitor mv = redirects.apply(super.visitMethod(access, mname, desc, sig, ex), analysis::declaring);
+        mv = lambdas == null ? mv : lambdas.wrap(mv, MethodRef.of(internal, mname, desc));
         if (!toMark.contains(MethodRef.of(internal, mname, desc))) {
           return mv;
         }

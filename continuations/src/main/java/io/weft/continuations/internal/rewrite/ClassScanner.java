@@ -26,7 +26,6 @@ import org.objectweb.asm.tree.MethodNode;
 final class ClassScanner {
   static final String CONTINUABLE = "Lorg/apache/commons/javaflow/api/continuable;";
   static final String SKIP = "Lorg/apache/commons/javaflow/core/Skip;";
-  private static final String LAMBDA_FACTORY = "java/lang/invoke/LambdaMetafactory";
 
   private ClassScanner() {}
 
@@ -213,12 +212,13 @@ final class ClassScanner {
 
     @Override
     public void visitInvokeDynamicInsn(String n, String d, Handle bsm, Object... args) {
-      if (bsm.getOwner().equals(LAMBDA_FACTORY) && args.length > 2 && args[1] instanceof Handle) {
+      if (LambdaProxies.isLambdaSite(bsm, args)) {
         Handle impl = (Handle) args[1];
         Type returned = Type.getReturnType(d);
         m.lambdas.add(new MethodInfo.LambdaSite(returned.getInternalName(),
             MethodRef.of(impl.getOwner(), impl.getName(), impl.getDesc()), line,
-            MethodRef.of(returned.getInternalName(), n, d), impl, (Type) args[0]));
+            MethodRef.of(returned.getInternalName(), n, d), impl, (Type) args[0], m.lambdas.size(),
+            bsm.getName().equals("metafactory")));
         info.refs.add(impl.getOwner());
       }
     }

@@ -5,11 +5,17 @@ package io.weft.continuations.internal.rewrite;
  * wait, the waiting method itself), and whether the rewrite can make it suspend. {@code via}
  * names the type the call goes through when that is what cannot be rewritten; {@code monitorLine}
  * is the line of the enclosing {@code synchronized} block, or 0; {@code dispatch} is true for an
- * edge to an override that a virtual call may reach, which only objects the task makes can.
+ * edge to an override that a virtual call may reach, which only objects the task makes can;
+ * {@code note} says why a {@link Kind#LAMBDA} edge cannot be rewritten, or is null.
  */
-public record Edge(int line, MethodRef target, Kind kind, String via, int monitorLine, boolean dispatch) {
+public record Edge(int line, MethodRef target, Kind kind, String via, int monitorLine, boolean dispatch,
+    String note) {
   Edge(int line, MethodRef target, Kind kind, String via, int monitorLine) {
-    this(line, target, kind, via, monitorLine, false);
+    this(line, target, kind, via, monitorLine, false, null);
+  }
+
+  Edge(int line, MethodRef target, Kind kind, String via, int monitorLine, boolean dispatch) {
+    this(line, target, kind, via, monitorLine, dispatch, null);
   }
 
   /** How a call is made, as far as suspending through it goes. */
@@ -24,7 +30,10 @@ public record Edge(int line, MethodRef target, Kind kind, String via, int monito
     JDK_TYPE,
     /** An object handed to JDK code, which may call its overrides of JDK methods. */
     JDK_CALLER,
-    /** A lambda or method reference: the class the JDK spins for it is not rewritten. */
+    /**
+     * A lambda or method reference whose class, made by the JDK and never rewritten, cannot pass a
+     * suspend through (see {@link LambdaProxies}); one that can is an {@link #OK} edge.
+     */
     LAMBDA,
     /** {@code Method.invoke} of a constant lookup. */
     REFLECTION,

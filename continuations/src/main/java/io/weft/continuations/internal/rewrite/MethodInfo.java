@@ -40,8 +40,10 @@ final class MethodInfo {
    * A lambda or method reference made at {@code line} for functional interface {@code iface},
    * whose body is {@code impl}; {@code factory} is the {@code invokedynamic}'s own name and
    * descriptor (the interface method's name, and what the lambda captures), {@code samType} the
-   * interface method's erased type.
+   * interface method's erased type, {@code ordinal} its place among the method's lambda sites,
+   * {@code plain} true when it is made by {@code LambdaMetafactory.metafactory} (not
+   * {@code altMetafactory}: no serializable lambda, no marker interfaces or bridges).
    */
   record LambdaSite(String iface, MethodRef impl, int line, MethodRef factory, Handle implHandle,
-      org.objectweb.asm.Type samType) {}
+      org.objectweb.asm.Type samType, int ordinal, boolean plain) {}
 }

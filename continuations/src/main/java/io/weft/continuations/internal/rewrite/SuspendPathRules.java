@@ -10,7 +10,8 @@ import org.objectweb.asm.Opcodes;
 /**
  * The built-in {@link SessionRule}: on a suspend path, every frame must be one the rewrite can
  * make suspend. In rewritten code, a call that can reach a wait through an edge that cannot be
- * rewritten is refused (a JDK type, a user object handed to JDK code, a lambda, reflection, a
+ * rewritten is refused (a JDK type, a user object handed to JDK code, a lambda whose JDK-made class
+ * cannot pass a suspend through, reflection, a
  * method handle, a constructor, a class outside the packages), and so is a {@code wait} or
  * {@code notify} inside a synchronized region that can suspend (its monitor is a session monitor,
  * which the thread's wait and notify know nothing of). A thread-local used by code that is not rewritten (whose calls cannot be redirected to
@@ -135,10 +136,10 @@ final class SuspendPathRules implements SessionRule {
         break;
       case LAMBDA:
         at.problem(m.ref, "creates a lambda or method reference (line " + e.line() + ") for " + e.via()
-            + " whose body can suspend; the class the JDK makes for a lambda at run time cannot be"
-            + " rewritten", chain, "Use a named class that implements " + e.via()
-            + (e.via().startsWith("java.") ? " and is called through your own type, not through " + e.via() : "")
-            + ", or a plain loop");
+            + " whose body can suspend, and the class the JDK makes for it cannot pass a suspend through: "
+            + e.note(), chain, "Call it only from your own code (never hand it to JDK code such as"
+            + " List.sort, streams or Optional), write a method reference Type::method as a lambda"
+            + " (t, ...) -> t.method(...), or use a named class called through your own type, or a plain loop");
         break;
       case REFLECTION:
       case HANDLE:

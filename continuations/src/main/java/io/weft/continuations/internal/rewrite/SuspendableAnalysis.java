@@ -42,6 +42,8 @@ public final class SuspendableAnalysis {
   private final Suspendables suspendables;
   private final TaskWalk walk;
   private final RewriteRules rules;
+  private final Set<String> suspendingLambdas;
+  private final Set<String> lambdaHosts;
   private final List<Problem> problems = new ArrayList<>();
   private final List<String> warnings = new ArrayList<>();
 
@@ -65,6 +67,20 @@ public final class SuspendableAnalysis {
     this.waits = new Waits(index);
     this.suspendables = new Suspendables(index, waits);
     CallGraph graph = new CallGraph(index, waits);
+    Set<String> lambdas = new HashSet<>();
+    Set<String> hosts = new HashSet<>();
+    for (ClassInfo c : index.inScope()) {
+      for (MethodInfo m : c.methods()) {
+        for (MethodInfo.LambdaSite lambda : m.lambdas) {
+          if (suspendables.bodyCanSuspend(lambda) && graph.rewritableLambda(m, lambda)) {
+            lambdas.add(lambdaKey(m.ref, lambda.ordinal()));
+            hosts.add(c.name);
+          }
+        }
+      }
+    }
+    this.suspendingLambdas = Set.copyOf(lambdas);
+    this.lambdaHosts = Set.copyOf(hosts);
     this.walk = new TaskWalk(index, graph, new WaitPaths(index, waits, graph), rules.walkRules());
     Set<MethodRef> seenProblems = new HashSet<>();
     Set<String> seenWarnings = new LinkedHashSet<>();
@@ -89,6 +105,11 @@ public final class SuspendableAnalysis {
     return p.message().startsWith(SuspendPathRules.HELD_THREAD_LOCAL + " ");
   }
 
+  /** How {@link #suspendingLambdas} names a lambda site. */
+  static String lambdaKey(MethodRef maker, int ordinal) {
+    return maker + "#" + ordinal;
+  }
+
   /** The rules this analysis applied; the rewrite applies the same redirects. */
   public RewriteRules rules() {
     return rules;
@@ -96,7 +117,7 @@ public final class SuspendableAnalysis {
 
   /**
    * The methods to mark {@code @continuable}: the suspendable ones of the in-scope classes, and
-   * the waiting methods of the transport API (in the bytes the engine reads).
+   * (in the bytes the engine reads) the waiting methods of the transport API.
    */
   public Set<MethodRef> marks() {
     synchronized (walk) {
@@ -113,6 +134,18 @@ public final class SuspendableAnalysis {
     }
     marks.addAll(waits.apiMarks());
     return marks;
+  }
+
+  /**
+   * The lambda sites whose class the rewrite has made at run time by
+   * {@code SuspendingLambdas}, rewritten: those whose body can suspend and whose class can be
+   * made so ({@link LambdaProxies}), as {@code owner.name(desc)#ordinal} of the method that makes
+   * them.
+   */
+  public Set<String> suspendingLambdas() {
+    synchronized (walk) {
+      return suspendingLambdas;
+    }
   }
 
   /**
@@ -169,9 +202,10 @@ public final class SuspendableAnalysis {
     return new LoaderSplit(index).definedByChild(changedClasses());
   }
 
-  /** The in-scope classes the rewrite changes: a method to mark, or a call to redirect. */
+  /** The in-scope classes the rewrite changes: a method to mark, a call to redirect, or a lambda that can suspend. */
   public Set<String> changedClasses() {
     Set<String> changed = new HashSet<>(index.redirecting());
+    changed.addAll(lambdaHosts);
     for (MethodRef m : suspendables.all()) {
       if (index.inScope(m.owner()) != null) {
         changed.add(m.owner());

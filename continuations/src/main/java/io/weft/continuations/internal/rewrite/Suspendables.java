@@ -3,6 +3,7 @@ package io.weft.continuations.internal.rewrite;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import org.objectweb.asm.Opcodes;
@@ -13,16 +14,30 @@ import org.objectweb.asm.Opcodes;
  * instruction names, and that method's overrides). A method can suspend if it is marked already,
  * calls a wait or a method that can suspend, or overrides one; and a supertype's method is marked
  * with its override, since a call through the supertype is rewritten only if the supertype's
- * method is marked too.
+ * method is marked too. A lambda or method reference implements its interface method as a class
+ * would: a call of that method can suspend when the body of some lambda made for it can, and the
+ * interface method is marked; the rewrite then makes that lambda's class a rewritten one.
  */
 final class Suspendables {
   private final ClassIndex index;
   private final Waits waits;
   private final Set<MethodRef> suspendable = new LinkedHashSet<>();
+  private final List<MethodInfo.LambdaSite> lambdas = new ArrayList<>();
 
   Suspendables(ClassIndex index, Waits waits) {
     this.index = index;
     this.waits = waits;
+    for (ClassInfo c : index.inScope()) {
+      for (MethodInfo m : c.methods()) {
+        for (MethodInfo.LambdaSite lambda : m.lambdas) {
+          // A lambda of an interface that is not rewritten never suspends (the engine instruments
+          // no call through a JDK type), so it makes no call through that interface suspendable.
+          if (index.inScope(lambda.iface()) != null) {
+            lambdas.add(lambda);
+          }
+        }
+      }
+    }
     fixpoint();
     planSessionMonitors();
   }
@@ -111,6 +126,39 @@ final class Suspendables {
         if (suspendable.contains(call.target().in(sub))) {
           return true;
         }
+      }
+      if (call.opcode() == Opcodes.INVOKEINTERFACE && lambdaCanSuspend(call)) {
+        MethodInfo declared = index.resolve(call.target());
+        if (declared != null && index.inScope(declared.ref.owner()) != null) {
+          suspendable.add(declared.ref);
+        }
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** True if the body of {@code lambda} (of an in-scope class) can suspend. */
+  boolean bodyCanSuspend(MethodInfo.LambdaSite lambda) {
+    MethodInfo body = index.resolve(lambda.impl());
+    return body != null && (suspendable.contains(body.ref) || body.annotated || waits.isApiWait(body.ref));
+  }
+
+  /** Does some lambda whose body can suspend implement the interface method {@code call} names? */
+  private boolean lambdaCanSuspend(CallSite call) {
+    for (MethodInfo.LambdaSite lambda : lambdas) {
+      if (!lambda.factory().name().equals(call.name())
+          || !lambda.samType().getDescriptor().equals(call.target().desc())) {
+        continue;
+      }
+      if (!lambda.iface().equals(call.owner())) {
+        ClassInfo iface = index.info(lambda.iface());
+        if (iface == null || !index.allSupertypes(iface).contains(call.owner())) {
+          continue;
+        }
+      }
+      if (bodyCanSuspend(lambda)) {
+        return true;
       }
     }
     return false;
