@@ -4,11 +4,26 @@ package io.weft.continuations;
  * The cancellation of one run, between {@link SessionRunner#cancel()} (any thread) and the mode's
  * runner, which registers what cancelling means for it once it has something to cancel. A
  * cancel before that registration runs the action as soon as it is registered; the action may
- * run more than once, so it must be idempotent.
+ * run more than once, so it must be idempotent. An abort is a cancel with a reason, which the
+ * run then throws.
  */
 final class RunControl {
   private volatile boolean cancelled;
   private volatile Runnable onCancel;
+  private volatile String abortedBecause;
+
+  /** Cancels the run for {@code reason}, which {@link #abortedBecause()} then gives; the first reason stays. */
+  void abort(String reason) {
+    if (abortedBecause == null) {
+      abortedBecause = reason;
+    }
+    cancel();
+  }
+
+  /** Why the run was aborted, or null. */
+  String abortedBecause() {
+    return abortedBecause;
+  }
 
   boolean isCancelled() {
     return cancelled;

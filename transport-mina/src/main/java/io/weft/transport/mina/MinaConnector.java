@@ -4,6 +4,7 @@ import io.weft.transport.Connector;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.spi.ConnectorCore;
+import io.weft.transport.spi.HeapExhaustion;
 import io.weft.transport.spi.Ticker;
 import io.weft.transport.spi.Tls;
 import io.weft.transport.mina.internal.IoThreads;
@@ -327,6 +328,7 @@ public final class MinaConnector implements Connector {
         try {
           runnable.run();
         } catch (RuntimeException | Error e) {
+          HeapExhaustion.report("MINA thread " + Thread.currentThread().getName(), e);
           died.accept(Thread.currentThread(), e);
           throw e;
         }

@@ -2,6 +2,7 @@ package io.weft.continuations.internal.runtime;
 
 import io.weft.continuations.spi.LoopThread;
 import io.weft.continuations.spi.SuspendingConnector;
+import io.weft.transport.spi.HeapExhaustion;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -221,6 +222,7 @@ public final class Scheduler {
         try {
           fiber.runSlice();
         } catch (Throwable t) {
+          HeapExhaustion.report("scheduler worker " + Thread.currentThread().getName(), t);
           log.error("fiber {} escaped its frame", fiber.index(), t);
         }
       }
@@ -334,6 +336,7 @@ public final class Scheduler {
     try {
       fiber.runSlice();
     } catch (Throwable t) {
+      HeapExhaustion.report("thread " + Thread.currentThread().getName(), t);
       log.error("fiber {} escaped its frame", fiber.index(), t);
     }
   }

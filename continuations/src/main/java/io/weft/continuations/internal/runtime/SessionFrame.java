@@ -3,6 +3,7 @@ package io.weft.continuations.internal.runtime;
 import io.weft.continuations.spi.SessionCancelledException;
 import io.weft.continuations.spi.Suspend;
 import io.weft.transport.Transport;
+import io.weft.transport.spi.HeapExhaustion;
 import java.io.IOException;
 import org.apache.commons.javaflow.core.StackRecorder;
 
@@ -40,6 +41,7 @@ public final class SessionFrame implements Runnable {
         // The engine's own unwinding on terminate(): not a failure of the session.
         throw (Error) failure;
       }
+      HeapExhaustion.report("session " + session.index(), failure);
       session.failed(cancelled(unwrapped(failure)));
     } finally {
       if (transport != null) {

@@ -1,5 +1,6 @@
 package io.weft.continuations.internal.runtime;
 
+import io.weft.transport.spi.HeapExhaustion;
 import io.weft.transport.spi.Ticker;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -165,6 +166,7 @@ final class WaitTimer {
       try {
         passUntilStopped();
       } catch (RuntimeException | Error e) {
+        HeapExhaustion.report("the wait timer " + thread.getName(), e);
         LOG.error("the wait timer's pass failed; passing again in a tick", e);
         LockSupport.parkNanos(this, TICK_NANOS);
       }
