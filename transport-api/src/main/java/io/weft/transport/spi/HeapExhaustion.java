@@ -50,21 +50,24 @@ public final class HeapExhaustion {
   }
 
   /**
-   * Reports a failure that {@code where} (a thread name, a component) saw. If it is the heap
-   * running out, gives the reserve back and tells every watcher why; otherwise does nothing.
-   * Never throws: it is called from the catch blocks of threads that must go on or die cleanly.
+   * Reports a failure that the current thread met in {@code what} (a constant: the words are put
+   * together only once the reserve is back, since the heap may have no room for them before). If
+   * it is the heap running out, gives the reserve back and tells every watcher why; otherwise does
+   * nothing. Never throws: it is called from the catch blocks of threads that must go on or die
+   * cleanly.
    *
-   * @param where who saw it, for the reason's words
-   * @param failure what it saw
+   * @param failure what the thread met
+   * @param what where, for the reason's words: "a session", "a MINA I/O thread", ...
    * @return true if it was the heap running out
    */
-  public static boolean report(String where, Throwable failure) {
+  public static boolean report(Throwable failure, String what) {
     if (!isHeapExhausted(failure)) {
       return false;
     }
     reserve = null;
     try {
-      String reason = "the heap ran out (" + failure + " in " + where + ")";
+      String reason = "the heap ran out (" + failure + ", met by " + what + " on thread "
+          + Thread.currentThread().getName() + ")";
       LOG.error("{}: failing the runs under way", reason);
       for (Consumer<String> watcher : WATCHERS) {
         try {

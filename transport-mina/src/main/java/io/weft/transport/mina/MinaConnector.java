@@ -328,7 +328,7 @@ public final class MinaConnector implements Connector {
         try {
           runnable.run();
         } catch (RuntimeException | Error e) {
-          HeapExhaustion.report("MINA thread " + Thread.currentThread().getName(), e);
+          HeapExhaustion.report(e, "a MINA thread, which dies of it");
           died.accept(Thread.currentThread(), e);
           throw e;
         }

@@ -222,7 +222,7 @@ public final class Scheduler {
         try {
           fiber.runSlice();
         } catch (Throwable t) {
-          HeapExhaustion.report("scheduler worker " + Thread.currentThread().getName(), t);
+          HeapExhaustion.report(t, "a scheduler worker");
           log.error("fiber {} escaped its frame", fiber.index(), t);
         }
       }
@@ -336,7 +336,7 @@ public final class Scheduler {
     try {
       fiber.runSlice();
     } catch (Throwable t) {
-      HeapExhaustion.report("thread " + Thread.currentThread().getName(), t);
+      HeapExhaustion.report(t, "a session resumed in place");
       log.error("fiber {} escaped its frame", fiber.index(), t);
     }
   }

@@ -41,7 +41,7 @@ public final class SessionFrame implements Runnable {
         // The engine's own unwinding on terminate(): not a failure of the session.
         throw (Error) failure;
       }
-      HeapExhaustion.report("session " + session.index(), failure);
+      HeapExhaustion.report(failure, "a session");
       session.failed(cancelled(unwrapped(failure)));
     } finally {
       if (transport != null) {

@@ -166,7 +166,7 @@ final class WaitTimer {
       try {
         passUntilStopped();
       } catch (RuntimeException | Error e) {
-        HeapExhaustion.report("the wait timer " + thread.getName(), e);
+        HeapExhaustion.report(e, "the wait timer");
         LOG.error("the wait timer's pass failed; passing again in a tick", e);
         LockSupport.parkNanos(this, TICK_NANOS);
       }

@@ -42,7 +42,7 @@ public final class SessionStateHandler extends IoHandlerAdapter {
       // Growing this session's buffer failed. Fail the session, whose buffer then goes, rather
       // than let the error end this I/O thread and strand every other session it serves; if the
       // heap itself ran out, the runs under way end too.
-      HeapExhaustion.report("MINA thread " + Thread.currentThread().getName(), e);
+      HeapExhaustion.report(e, "a MINA I/O thread buffering input");
       LOG.debug("session {}: out of memory buffering input", session, e);
       state.onFailure(new IOException("out of memory buffering input: " + e.getMessage(), e));
       session.closeNow();

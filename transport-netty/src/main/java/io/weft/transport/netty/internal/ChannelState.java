@@ -128,7 +128,7 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
         toRun = onInput(buf);
       } catch (OutOfMemoryError e) {
         buf.release();
-        HeapExhaustion.report("Netty thread " + Thread.currentThread().getName(), e);
+        HeapExhaustion.report(e, "a Netty event loop buffering input");
         // Growing this session's buffer failed. Fail the session, whose buffer then goes, rather
         // than let the error reach the event loop, which serves every other session too.
         LOG.debug("channel {}: out of memory buffering input", ctx.channel(), e);

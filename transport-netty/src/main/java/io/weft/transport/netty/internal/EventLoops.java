@@ -26,7 +26,7 @@ public final class EventLoops {
           runnable.run();
         } catch (RuntimeException | Error e) {
           // The loop ends: if the heap ran out, so must the runs that wait on it.
-          HeapExhaustion.report("Netty thread " + Thread.currentThread().getName(), e);
+          HeapExhaustion.report(e, "a Netty event loop, which dies of it");
           throw e;
         }
       };
