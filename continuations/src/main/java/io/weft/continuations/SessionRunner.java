@@ -129,9 +129,16 @@ public final class SessionRunner implements AutoCloseable {
       RunResult<T> result = modeRunner.run(taskClass, sessions, constructorArgs, run);
       String aborted = run.abortedBecause();
       if (aborted != null) {
-        throw new RunAbortedException(aborted, result);
+        throw run.makeWhileAborted(
+            () -> new RunAbortedException(aborted, run.unended(), settings.closeWaitMillis(), result),
+            settings.closeWaitMillis());
       }
       return result;
+    } catch (OutOfMemoryError e) {
+      // Met on this thread (rewriting the task, making its sessions, waiting for them): if it is
+      // the heap running out, the other runs under way end too, as if a session had met it.
+      HeapExhaustion.report(e, "a run's own thread");
+      throw e;
     } finally {
       watch.close();
       synchronized (lock) {
@@ -401,7 +408,8 @@ public final class SessionRunner implements AutoCloseable {
     }
 
     /**
-     * How long {@link SessionRunner#close()} waits for cancelled sessions to end.
+     * How long {@link SessionRunner#close()} waits for cancelled sessions to end, and a run
+     * aborted because the heap ran out (see {@link RunAbortedException}) waits for its own.
      *
      * @param duration how long to wait
      * @param unit the unit of {@code duration}

@@ -64,11 +64,15 @@ public final class HeapExhaustion {
     if (!isHeapExhausted(failure)) {
       return false;
     }
+    boolean first = reserve != null;
     reserve = null;
     try {
       String reason = "the heap ran out (" + failure + ", met by " + what + " on thread "
           + Thread.currentThread().getName() + ")";
-      LOG.error("{}: failing the runs under way", reason);
+      if (first) {
+        // Once: the hundreds of sessions failing with it would otherwise say the same.
+        LOG.error("{}: failing the runs under way", reason);
+      }
       for (Consumer<String> watcher : WATCHERS) {
         try {
           watcher.accept(reason);

@@ -357,18 +357,22 @@ public final class Fiber extends SessionContext implements SuspendableSession {
   }
 
   private void finish() {
-    Mdc.clear();
-    locals = null;
-    if (threadLocals != null) {
-      threadLocals.clear();
-      threadLocals = null;
+    try {
+      Mdc.clear();
+      locals = null;
+      if (threadLocals != null) {
+        threadLocals.clear();
+        threadLocals = null;
+      }
+      CarriedContexts contexts = scheduler.contexts();
+      if (!contexts.isEmpty()) {
+        contexts.takeOff();
+      }
+    } finally {
+      // Whatever the clean-up met (the heap running out, say), the run learns that this ended.
+      state = DONE;
+      currentWait = null;
+      scheduler.done(this);
     }
-    CarriedContexts contexts = scheduler.contexts();
-    if (!contexts.isEmpty()) {
-      contexts.takeOff();
-    }
-    state = DONE;
-    currentWait = null;
-    scheduler.done(this);
   }
 }

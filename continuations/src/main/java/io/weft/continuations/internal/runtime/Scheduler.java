@@ -222,8 +222,7 @@ public final class Scheduler {
         try {
           fiber.runSlice();
         } catch (Throwable t) {
-          HeapExhaustion.report(t, "a scheduler worker");
-          log.error("fiber {} escaped its frame", fiber.index(), t);
+          escaped(fiber, t, "a scheduler worker");
         }
       }
     }
@@ -336,8 +335,21 @@ public final class Scheduler {
     try {
       fiber.runSlice();
     } catch (Throwable t) {
-      HeapExhaustion.report(t, "a session resumed in place");
+      escaped(fiber, t, "a session resumed in place");
+    }
+  }
+
+  /**
+   * What escaped a fiber's slice: logged, unless the heap has no room for that, in which case it
+   * is the heap running out, and the runs under way end (see {@link HeapExhaustion}); either way
+   * the thread goes on serving the other fibers.
+   */
+  private static void escaped(Fiber fiber, Throwable t, String where) {
+    HeapExhaustion.report(t, where);
+    try {
       log.error("fiber {} escaped its frame", fiber.index(), t);
+    } catch (OutOfMemoryError e) {
+      // No room to say it: the report above has said what matters.
     }
   }
 
@@ -394,19 +406,36 @@ public final class Scheduler {
    * is woken for it. Anywhere else it goes to the workers.
    */
   void done(Fiber fiber) {
-    Fiber next = takeNext();
-    if (next != null) {
-      // Only a session whose connector suspends: a blocking connect must never run on an event
-      // loop, where it is refused (and a run with a blocking connector starts on the workers).
-      LoopThread loop = onEventLoops ? LoopThread.current() : null;
-      if (loop != null && next.connector() instanceof SuspendingConnector
-          && loop.isRunningSession() && next.readyOnThisThread()) {
-        fiber.successor(next);
-      } else {
-        next.wake0();
+    Fiber ended = fiber;
+    for (;;) {
+      Fiber next = takeNext();
+      try {
+        if (next != null) {
+          // Only a session whose connector suspends: a blocking connect must never run on an event
+          // loop, where it is refused (and a run with a blocking connector starts on the workers).
+          LoopThread loop = onEventLoops ? LoopThread.current() : null;
+          if (loop != null && next.connector() instanceof SuspendingConnector
+              && loop.isRunningSession() && next.readyOnThisThread()) {
+            ended.successor(next);
+          } else {
+            next.wake0();
+          }
+        }
+        allDone.countDown();
+        return;
+      } catch (OutOfMemoryError e) {
+        // The heap had no room to queue the next fiber (it is in no queue, and never will be):
+        // it ends here, failed with the error, and admits the one after it in its turn, so that
+        // the run's count of ended fibers stays right.
+        allDone.countDown();
+        if (next == null) {
+          return;
+        }
+        next.failed(e);
+        HeapExhaustion.report(e, "the scheduler admitting a session");
+        ended = next;
       }
     }
-    allDone.countDown();
   }
 
   /**
@@ -416,7 +445,12 @@ public final class Scheduler {
   public void cancel() {
     cancelled = true;
     for (Fiber fiber : batch) {
-      fiber.cancel();
+      try {
+        fiber.cancel();
+      } catch (OutOfMemoryError e) {
+        // One fiber's wake-up finding no heap must not spare the others; an aborted run cancels
+        // again while it waits.
+      }
     }
   }
 

@@ -41,8 +41,16 @@ public final class SessionFrame implements Runnable {
         // The engine's own unwinding on terminate(): not a failure of the session.
         throw (Error) failure;
       }
+      Throwable outcome = failure;
+      try {
+        outcome = cancelled(unwrapped(failure));
+      } catch (OutOfMemoryError e) {
+        // No room to wrap it: the failure as it came.
+      }
+      session.failed(outcome);
+      // Once the outcome is in: the abort that may follow cancels the other sessions, and this
+      // one keeps the error it met.
       HeapExhaustion.report(failure, "a session");
-      session.failed(cancelled(unwrapped(failure)));
     } finally {
       if (transport != null) {
         transport.close();
