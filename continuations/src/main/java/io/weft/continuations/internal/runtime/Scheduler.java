@@ -406,7 +406,7 @@ public final class Scheduler {
    * is woken for it. Anywhere else it goes to the workers.
    */
   void done(Fiber fiber) {
-    Fiber ended = fiber;
+    // Each turn counts one fiber as ended: fiber, then any that could not be queued.
     for (;;) {
       Fiber next = takeNext();
       try {
@@ -416,7 +416,7 @@ public final class Scheduler {
           LoopThread loop = onEventLoops ? LoopThread.current() : null;
           if (loop != null && next.connector() instanceof SuspendingConnector
               && loop.isRunningSession() && next.readyOnThisThread()) {
-            ended.successor(next);
+            fiber.successor(next);
           } else {
             next.wake0();
           }
@@ -426,14 +426,14 @@ public final class Scheduler {
       } catch (OutOfMemoryError e) {
         // The heap had no room to queue the next fiber (it is in no queue, and never will be):
         // it ends here, failed with the error, and admits the one after it in its turn, so that
-        // the run's count of ended fibers stays right.
+        // the run's count of ended fibers stays right. A successor stays fiber's: the
+        // thread that ran it is the one that looks for one.
         allDone.countDown();
         if (next == null) {
           return;
         }
         next.failed(e);
         HeapExhaustion.report(e, "the scheduler admitting a session");
-        ended = next;
       }
     }
   }
