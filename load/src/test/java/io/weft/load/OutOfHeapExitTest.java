@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class OutOfHeapExitTest {
   /** A watchdog only: the child ends in seconds. */
-  private static final Duration WATCHDOG = Duration.ofSeconds(240);
+  private static final Duration WATCHDOG = Duration.ofSeconds(120);
 
   @TempDir
   Path dir;
