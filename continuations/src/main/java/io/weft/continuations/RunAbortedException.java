@@ -18,15 +18,18 @@ public final class RunAbortedException extends RuntimeException {
 
   RunAbortedException(String reason, int unended, long graceMillis, RunResult<?> result) {
     super("the run was aborted: " + reason + "; the sessions under way were cancelled"
-        + (unended == 0 ? "" : ", and " + unended + " of them had not ended " + graceMillis
-            + " ms later (the runner's close wait): they were left behind"));
+        + (unended == 0 ? "" : unended < 0
+            ? ", and the run's own thread met the heap's end too, before it could gather their outcomes"
+            : ", and " + unended + " of them had not ended " + graceMillis
+                + " ms later (the runner's close wait): they were left behind"));
     this.result = result;
   }
 
   /**
-   * The outcome of every session, as far as each got.
+   * The outcome of every session, as far as each got; null when the run's own thread met the
+   * heap's end too, before it could gather them (the message says so).
    *
-   * @return the run's result
+   * @return the run's result, or null
    */
   public RunResult<?> result() {
     return result;

@@ -136,9 +136,15 @@ public final class SessionRunner implements AutoCloseable {
       return result;
     } catch (OutOfMemoryError e) {
       // Met on this thread (rewriting the task, making its sessions, waiting for them): if it is
-      // the heap running out, the other runs under way end too, as if a session had met it.
+      // the heap running out, the other runs under way end too, as if a session had met it, and
+      // this one ends as an aborted run, without the outcomes it had no room to gather.
       HeapExhaustion.report(e, "a run's own thread");
-      throw e;
+      String aborted = run.abortedBecause();
+      if (aborted == null) {
+        throw e;
+      }
+      throw run.makeWhileAborted(() -> new RunAbortedException(aborted, -1, settings.closeWaitMillis(), null),
+          settings.closeWaitMillis());
     } finally {
       watch.close();
       synchronized (lock) {

@@ -141,6 +141,9 @@ public final class OutOfHeapRun {
   }
 
   private static String byStatus(RunResult<?> result) {
+    if (result == null) {
+      return "outcomes not gathered";
+    }
     Map<Outcome.Status, Integer> counts = new TreeMap<>();
     for (Outcome<?> outcome : result.outcomes()) {
       counts.merge(outcome.status(), 1, Integer::sum);

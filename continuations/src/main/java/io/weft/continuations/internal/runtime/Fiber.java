@@ -77,6 +77,8 @@ public final class Fiber extends SessionContext implements SuspendableSession {
   private Map<String, String> mdc;
   /** Set by the thread this fiber ends on, read by that same thread (see takeSuccessor). */
   private Fiber successor;
+  /** The next on the scheduler's list of fibers that found no heap for a queue node (see Scheduler.enqueue). */
+  Fiber strandedNext;
   /** {@code SessionLocal} values, made on first use. */
   private Map<Object, Object> locals;
   /** What the run's {@code ThreadContext}s took off the thread at the last suspend, or null. */

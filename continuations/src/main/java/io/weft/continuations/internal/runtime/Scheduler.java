@@ -39,6 +39,9 @@ public final class Scheduler {
   private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
 
   private final ConcurrentLinkedQueue<Fiber> ready = new ConcurrentLinkedQueue<>();
+  /** Ready fibers that found no heap for a queue node, linked through {@link Fiber#strandedNext}. */
+  private final java.util.concurrent.atomic.AtomicReference<Fiber> stranded =
+      new java.util.concurrent.atomic.AtomicReference<>();
   /** The timer thread; null when the caller drives this scheduler (see {@link #driven}). */
   private final WaitTimer timer;
   /** The caller's timer when it drives this scheduler; null otherwise. */
@@ -212,7 +215,7 @@ public final class Scheduler {
 
     private void loop() {
       while (!stopping) {
-        Fiber fiber = ready.poll();
+        Fiber fiber = poll();
         if (fiber == null) {
           fiber = idle(this);
           if (fiber == null) {
@@ -232,7 +235,7 @@ public final class Scheduler {
   private Fiber idle(Worker worker) {
     for (int i = 0; i < SPINS; i++) {
       Thread.onSpinWait();
-      Fiber fiber = ready.poll();
+      Fiber fiber = poll();
       if (fiber != null || stopping) {
         return fiber;
       }
@@ -241,18 +244,50 @@ public final class Scheduler {
       worker.parked.set(true);
       idle.incrementAndGet();
       // Parked first, then look: an enqueue either sees this worker parked or is seen here.
-      Fiber fiber = ready.poll();
+      Fiber fiber = poll();
       if (fiber == null && !stopping) {
         do {
           LockSupport.park(this);
         } while (worker.parked.get() && !stopping);
-        fiber = ready.poll();
+        fiber = poll();
       }
       if (worker.parked.compareAndSet(true, false)) {
         idle.decrementAndGet();
       } // else an enqueue claimed this worker and counted it out; its unpark is spare
       if (fiber != null || stopping) {
         return stopping ? requeue(fiber) : fiber;
+      }
+    }
+  }
+
+  /** The next ready fiber: from the ready queue, else from the stranded list; null if none. */
+  private Fiber poll() {
+    Fiber fiber = ready.poll();
+    if (fiber != null || stranded.get() == null) {
+      return fiber;
+    }
+    // Taken whole, never popped one by one: a Treiber pop could meet the same fiber stranded
+    // again (ABA) and hand it to two workers.
+    Fiber first = stranded.getAndSet(null);
+    if (first == null) {
+      return null;
+    }
+    for (Fiber f = first.strandedNext; f != null; ) {
+      Fiber next = f.strandedNext;
+      f.strandedNext = null;
+      enqueue(f);
+      f = next;
+    }
+    first.strandedNext = null;
+    return first;
+  }
+
+  private void strand(Fiber fiber) {
+    for (;;) {
+      Fiber head = stranded.get();
+      fiber.strandedNext = head;
+      if (stranded.compareAndSet(head, fiber)) {
+        return;
       }
     }
   }
@@ -359,7 +394,13 @@ public final class Scheduler {
       drivenReady.addLast(fiber);
       return;
     }
-    ready.add(fiber);
+    try {
+      ready.add(fiber);
+    } catch (OutOfMemoryError e) {
+      // No heap for a queue node: the fiber waits on a list threaded through itself instead,
+      // which a worker takes whole; a fiber lost here would never run, and its run never end.
+      strand(fiber);
+    }
     if (idle.get() > 0) {
       for (Worker worker : workers) {
         if (worker.parked.get() && worker.parked.compareAndSet(true, false)) {
