@@ -90,9 +90,12 @@ class HostileReplyTest {
   @EnumSource(Delivery.class)
   void aLineCutByTheReplyBudgetNamesTheReplyLimitNotWhatWasLeft(Delivery delivery) {
     RedisClient client = new RedisClient(delivery.of("*2\r\n+" + "x".repeat(40) + "\r\n+" + "y".repeat(60) + "\r\n"),
-        1024, 1024, 16, 100);
+        1024, 1024, 16, 360);
+    // 360 - (2 + 98) for the header leaves room for two elements' cost (198), the first element's
+    // line leaves 23 bytes for the second's: it is cut by the reply's budget, not by maxLineBytes.
     ProtocolViolationException e = assertThrows(ProtocolViolationException.class, () -> client.call("X"));
-    assertTrue(e.getMessage().startsWith("reply over the limit of 100 bytes"), e.getMessage());
+    assertTrue(e.getMessage().startsWith("reply over the limit of 360 bytes"), e.getMessage());
+    assertTrue(e.getMessage().contains("in a line starting"), e.getMessage());
   }
 
   @ParameterizedTest
