@@ -76,14 +76,15 @@ final class ThreadRunner extends ModeRunner {
           try {
             new SessionFrame(context).run();
           } finally {
-            // Allocates nothing before the permit is back: this runs when the session failed,
-            // perhaps of the heap running out, and an error here would keep the run waiting.
+            // The permit first, with nothing before it that allocates or can fail: this runs when
+            // the session failed, perhaps of the heap running out, and an error before the
+            // release would keep the run waiting for this session.
+            Thread before = lastEnded.getAndSet(Thread.currentThread());
+            permits.release();
             synchronized (threads) {
               ended[0] = true;
               threads.remove(Thread.currentThread());
             }
-            Thread before = lastEnded.getAndSet(Thread.currentThread());
-            permits.release();
             joinQuietly(before);
           }
         };
