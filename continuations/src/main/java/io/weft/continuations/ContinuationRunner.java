@@ -16,6 +16,7 @@ import java.lang.reflect.Constructor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.apache.commons.javaflow.core.Skip;
 
@@ -106,11 +107,14 @@ final class ContinuationRunner extends ModeRunner {
       // Cancelling the scheduler first is fine: it cancels each fiber as it admits it.
       control.onCancel(scheduler::cancel);
       CountDownLatch done = scheduler.runAll(fibers, fiber -> newFrame(frameConstructor, fiber));
-      done.await();
+      // An aborted run waits only so long (see RunControl).
+      if (!control.awaitSessions(nanos -> done.await(nanos, TimeUnit.NANOSECONDS), settings.closeWaitMillis())) {
+        control.unended((int) done.getCount());
+      }
     } finally {
       scheduler.shutdown(settings.closeWaitMillis());
     }
-    return result(fibers, start);
+    return result(fibers, start, control);
   }
 
   /** The problems left once the registered contexts carry the thread-locals they name. */

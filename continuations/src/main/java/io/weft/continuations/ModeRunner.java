@@ -63,9 +63,11 @@ abstract class ModeRunner {
     return settings.connectPacing().newPacer(io.weft.transport.spi.Ticker.system());
   }
 
-  final <T> RunResult<T> result(List<? extends SessionContext> contexts, long startNanos) {
+  final <T> RunResult<T> result(List<? extends SessionContext> contexts, long startNanos, RunControl control) {
     long wall = System.nanoTime() - startNanos;
-    return new RunResult<>(settings.mode(), outcomes(contexts), wall);
+    // After an abort the heap may still be full of what other sessions are giving back.
+    return control.makeWhileAborted(() -> new RunResult<>(settings.mode(), outcomes(contexts), wall),
+        settings.closeWaitMillis());
   }
 
   @SuppressWarnings("unchecked")

@@ -1,14 +1,44 @@
 package io.weft.continuations;
 
+import io.weft.transport.spi.HeapExhaustion;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
 /**
  * The cancellation of one run, between {@link SessionRunner#cancel()} (any thread) and the mode's
  * runner, which registers what cancelling means for it once it has something to cancel. A
  * cancel before that registration runs the action as soon as it is registered; the action may
- * run more than once, so it must be idempotent.
+ * run more than once, so it must be idempotent. An abort is a cancel with a reason, which the
+ * run then throws.
+ *
+ * <p>An aborted run does not wait for ever: the heap ran out, and a session whose thread died of
+ * it a second time, in its own failure handling, may never say that it ended. From the abort on,
+ * the mode's waits for its sessions ({@link #awaitSessions}) share one grace period, the runner's
+ * close wait; what has not ended by then is counted ({@link #unended()}) and left behind.
  */
 final class RunControl {
+  /** How often a run's waiting thread looks for an abort: it only waits, so this costs nothing. */
+  private static final long ABORT_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
   private volatile boolean cancelled;
   private volatile Runnable onCancel;
+  private volatile String abortedBecause;
+  private volatile long abortedAtNanos;
+  private volatile int unended;
+
+  /** Cancels the run for {@code reason}, which {@link #abortedBecause()} then gives; the first reason stays. */
+  void abort(String reason) {
+    if (abortedBecause == null) {
+      abortedAtNanos = System.nanoTime();
+      abortedBecause = reason;
+    }
+    cancel();
+  }
+
+  /** Why the run was aborted, or null. */
+  String abortedBecause() {
+    return abortedBecause;
+  }
 
   boolean isCancelled() {
     return cancelled;
@@ -28,5 +58,85 @@ final class RunControl {
     if (action != null) {
       action.run();
     }
+  }
+
+  /** A wait with a time limit, true once what it waits for has happened. */
+  @FunctionalInterface
+  interface TimedWait {
+    boolean await(long nanos) throws InterruptedException;
+  }
+
+  /**
+   * Waits for {@code wait}: for good while the run goes on; once it is aborted, until
+   * {@code graceMillis} after the abort at most. After an abort it also cancels again at every
+   * look (closing what is closed already costs nothing): the first cancel ran on the thread that
+   * met the heap's end, and may itself have failed for want of heap part of the way through. A
+   * wait that fails for want of heap (a queue node) is tried again.
+   *
+   * @return true if what it waited for happened; false if the grace ran out first
+   */
+  boolean awaitSessions(TimedWait wait, long graceMillis) throws InterruptedException {
+    for (;;) {
+      long slice = ABORT_POLL_NANOS;
+      long left = Long.MAX_VALUE;
+      if (abortedBecause != null) {
+        left = abortedAtNanos + TimeUnit.MILLISECONDS.toNanos(graceMillis) - System.nanoTime();
+        slice = Math.max(0L, Math.min(slice, left));
+      }
+      try {
+        if (wait.await(slice)) {
+          return true;
+        }
+      } catch (OutOfMemoryError e) {
+        HeapExhaustion.report(e, "a run's own thread");
+        LockSupport.parkNanos(this, slice);
+      }
+      if (abortedBecause != null) {
+        if (left <= slice) {
+          return false;
+        }
+        cancelAgain();
+      }
+    }
+  }
+
+  private void cancelAgain() {
+    Runnable action = onCancel;
+    if (action != null) {
+      try {
+        action.run();
+      } catch (OutOfMemoryError e) {
+        // Again at the next look.
+      }
+    }
+  }
+
+  /**
+   * Makes what {@code make} makes, trying again while the heap has no room for it, up to the
+   * abort's grace, if the run was aborted: the sessions of this run and of others are still
+   * giving their heap back. Throws the error as it came otherwise.
+   */
+  <T> T makeWhileAborted(java.util.function.Supplier<T> make, long graceMillis) {
+    for (;;) {
+      try {
+        return make.get();
+      } catch (OutOfMemoryError e) {
+        if (abortedBecause == null
+            || System.nanoTime() - abortedAtNanos > TimeUnit.MILLISECONDS.toNanos(graceMillis)) {
+          throw e;
+        }
+        LockSupport.parkNanos(this, ABORT_POLL_NANOS);
+      }
+    }
+  }
+
+  /** Records that {@code count} sessions had not ended when the abort's grace ran out. */
+  void unended(int count) {
+    unended = count;
+  }
+
+  /** How many sessions had not ended when an aborted run's grace ran out; 0 if all did. */
+  int unended() {
+    return unended;
   }
 }

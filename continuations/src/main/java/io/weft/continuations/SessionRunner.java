@@ -4,6 +4,7 @@ import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.socket.SocketConnector;
 import io.weft.transport.Timeout;
+import io.weft.transport.spi.HeapExhaustion;
 import io.weft.transport.spi.VirtualThreads;
 import java.net.SocketAddress;
 import java.util.ArrayList;
@@ -96,6 +97,8 @@ public final class SessionRunner implements AutoCloseable {
    *     {@code CONTINUATIONS} mode) the connector blocks
    * @throws IllegalArgumentException if the task class cannot be made with those arguments
    * @throws UnsupportedOperationException for {@code VIRTUAL_THREADS} on a JDK before 21
+   * @throws RunAbortedException if the heap ran out while the run was under way: every session
+   *     not yet ended was cancelled (see {@link io.weft.transport.spi.HeapExhaustion})
    * @param <T> what each session's task returns
    * @param taskClass the task; one instance serves every session of the run
    * @param sessions how many sessions to run, at least 0
@@ -119,9 +122,31 @@ public final class SessionRunner implements AutoCloseable {
       }
       current = run;
     }
+    // The heap running out anywhere ends the run: its sessions are cancelled, and it throws once
+    // they have ended, rather than wait on sessions whose I/O threads or timer may be gone.
+    HeapExhaustion.Watch watch = HeapExhaustion.watch(run::abort);
     try {
-      return modeRunner.run(taskClass, sessions, constructorArgs, run);
+      RunResult<T> result = modeRunner.run(taskClass, sessions, constructorArgs, run);
+      String aborted = run.abortedBecause();
+      if (aborted != null) {
+        throw run.makeWhileAborted(
+            () -> new RunAbortedException(aborted, run.unended(), settings.closeWaitMillis(), result),
+            settings.closeWaitMillis());
+      }
+      return result;
+    } catch (OutOfMemoryError e) {
+      // Met on this thread (rewriting the task, making its sessions, waiting for them): if it is
+      // the heap running out, the other runs under way end too, as if a session had met it, and
+      // this one ends as an aborted run, without the outcomes it had no room to gather.
+      HeapExhaustion.report(e, "a run's own thread");
+      String aborted = run.abortedBecause();
+      if (aborted == null) {
+        throw e;
+      }
+      throw run.makeWhileAborted(() -> new RunAbortedException(aborted, -1, settings.closeWaitMillis(), null),
+          settings.closeWaitMillis());
     } finally {
+      watch.close();
       synchronized (lock) {
         current = null;
         lock.notifyAll();
@@ -389,7 +414,8 @@ public final class SessionRunner implements AutoCloseable {
     }
 
     /**
-     * How long {@link SessionRunner#close()} waits for cancelled sessions to end.
+     * How long {@link SessionRunner#close()} waits for cancelled sessions to end, and a run
+     * aborted because the heap ran out (see {@link RunAbortedException}) waits for its own.
      *
      * @param duration how long to wait
      * @param unit the unit of {@code duration}

@@ -3,6 +3,7 @@ package io.weft.continuations;
 import io.weft.continuations.internal.runtime.SessionContext;
 import io.weft.continuations.internal.runtime.SessionFrame;
 import io.weft.transport.SessionTask;
+import io.weft.transport.spi.HeapExhaustion;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -31,8 +32,16 @@ final class SyncRunner extends ModeRunner {
         context.cancel();
         continue;
       }
-      new SessionFrame(context).run();
+      try {
+        new SessionFrame(context).run();
+      } catch (OutOfMemoryError e) {
+        // Out of the session's own failure handling: if the heap ran out, the run is aborted
+        // (the sessions after this one are cancelled); any other kind is the caller's to see.
+        if (!HeapExhaustion.report(e, "a session")) {
+          throw e;
+        }
+      }
     }
-    return result(contexts, start);
+    return result(contexts, start, control);
   }
 }

@@ -3,11 +3,13 @@ package io.weft.continuations;
 import io.weft.continuations.internal.runtime.SessionContext;
 import io.weft.continuations.internal.runtime.SessionFrame;
 import io.weft.transport.SessionTask;
+import io.weft.transport.spi.HeapExhaustion;
 import io.weft.transport.spi.VirtualThreads;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -41,8 +43,13 @@ final class ThreadRunner extends ModeRunner {
     // last one waits for them all without keeping them.
     AtomicReference<Thread> lastEnded = new AtomicReference<>();
     control.onCancel(() -> {
+      // One session's close failing (the heap ran out, say) must not spare the others.
       for (SessionContext c : contexts) {
-        c.cancel();
+        try {
+          c.cancel();
+        } catch (OutOfMemoryError e) {
+          // An aborted run cancels again while it waits (see RunControl).
+        }
       }
       synchronized (threads) {
         for (Thread t : threads) {
@@ -50,9 +57,14 @@ final class ThreadRunner extends ModeRunner {
         }
       }
     });
+    long grace = settings.closeWaitMillis();
     try {
       for (SessionContext context : contexts) {
-        permits.acquire();
+        if (control.isCancelled()
+            || !control.awaitSessions(nanos -> permits.tryAcquire(nanos, TimeUnit.NANOSECONDS), grace)) {
+          context.cancel();
+          continue;
+        }
         if (control.isCancelled()) {
           permits.release();
           context.cancel();
@@ -64,22 +76,36 @@ final class ThreadRunner extends ModeRunner {
           try {
             new SessionFrame(context).run();
           } finally {
+            // The permit first, with nothing before it that allocates or can fail: this runs when
+            // the session failed, perhaps of the heap running out, and an error before the
+            // release would keep the run waiting for this session.
+            Thread before = lastEnded.getAndSet(Thread.currentThread());
+            permits.release();
             synchronized (threads) {
               ended[0] = true;
               threads.remove(Thread.currentThread());
             }
-            joinUninterruptibly(lastEnded.getAndSet(Thread.currentThread()));
-            permits.release();
+            joinQuietly(before);
           }
         };
-        String name = "weft-session-" + context.index();
         Thread thread;
-        if (virtual) {
-          thread = VirtualThreads.start(name, body);
-        } else {
-          thread = new Thread(body, name);
-          thread.setDaemon(true);
-          thread.start();
+        try {
+          String name = "weft-session-" + context.index();
+          if (virtual) {
+            thread = VirtualThreads.start(name, body);
+          } else {
+            thread = new Thread(body, name);
+            thread.setDaemon(true);
+            thread.start();
+          }
+        } catch (OutOfMemoryError e) {
+          // No session thread: its permit comes back here, or the run would wait for it for ever.
+          permits.release();
+          context.cancel();
+          if (!HeapExhaustion.report(e, "the run's thread starting a session")) {
+            throw e;
+          }
+          continue;
         }
         synchronized (threads) {
           if (!ended[0]) {
@@ -89,18 +115,29 @@ final class ThreadRunner extends ModeRunner {
       }
     } finally {
       // Every session has ended once all permits are back; then the last thread to end has
-      // joined the one before it, and so on.
-      permits.acquire(all);
-      permits.release(all);
-      Thread last = lastEnded.get();
-      if (last != null) {
-        last.join();
+      // joined the one before it, and so on. An aborted run waits only so long (see RunControl).
+      if (control.awaitSessions(nanos -> permits.tryAcquire(all, nanos, TimeUnit.NANOSECONDS), grace)) {
+        permits.release(all);
+        Thread last = lastEnded.get();
+        if (last != null) {
+          control.awaitSessions(nanos -> {
+            TimeUnit.NANOSECONDS.timedJoin(last, nanos);
+            return !last.isAlive();
+          }, grace);
+        }
+      } else {
+        control.unended(all - permits.availablePermits());
       }
     }
-    return result(contexts, start);
+    return result(contexts, start, control);
   }
 
-  private static void joinUninterruptibly(Thread thread) {
+  /**
+   * Waits for {@code thread} to end, through interrupts (a cancel interrupts every session thread).
+   * Gives up if the heap has no room for the wait: the thread then ends without waiting, and the
+   * run's own wait, bounded once the heap ran out, covers the rest.
+   */
+  private static void joinQuietly(Thread thread) {
     if (thread == null) {
       return;
     }
@@ -111,6 +148,8 @@ final class ThreadRunner extends ModeRunner {
         break;
       } catch (InterruptedException e) {
         interrupted = true;
+      } catch (OutOfMemoryError e) {
+        break;
       }
     }
     if (interrupted) {

@@ -1,6 +1,7 @@
 package io.weft.load;
 
 import io.weft.continuations.NotInstrumentableException;
+import io.weft.continuations.RunAbortedException;
 import io.weft.load.internal.LoadRun;
 import java.io.PrintStream;
 import picocli.CommandLine;
@@ -10,7 +11,7 @@ import picocli.CommandLine.Command;
  * The {@code weft-load} command: drives load against a server with virtual users written as
  * plain blocking Java, one subcommand per scenario, and {@code merge} for shards' interval logs.
  * {@link #main} exits with the command's exit code: 0 done, 1 a threshold failed, 2 a usage
- * error, 3 the run could not be made. {@link #run} returns it, for tests.
+ * error, 3 the run could not be made or was aborted (the heap ran out: the message says where). {@link #run} returns it, for tests.
  */
 @Command(name = "weft-load", mixinStandardHelpOptions = true, version = "weft-load 0.1.0",
     description = "A load driver whose virtual users are plain synchronous Java.",
@@ -39,6 +40,11 @@ public final class WeftLoad {
       if (e instanceof IllegalArgumentException) {
         commandLine.getErr().println("weft-load: " + e.getMessage());
         return commandLine.getCommandSpec().exitCodeOnInvalidInput();
+      }
+      if (e instanceof RunAbortedException) {
+        // The heap ran out: the reason is the whole story, and a stack trace would need memory too.
+        commandLine.getErr().println("weft-load: " + e.getMessage());
+        return LoadRun.FAILED;
       }
       if (e instanceof NotInstrumentableException || e instanceof UnsupportedOperationException) {
         // Refused before any session started: the message says why and what to do.

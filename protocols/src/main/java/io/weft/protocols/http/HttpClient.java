@@ -452,8 +452,8 @@ public final class HttpClient {
             + " bytes (maxBodyBytes, with its chunk-size lines) at chunk size " + ProtocolViolationException.quote(line));
       }
       budget -= chunk + 2;
-      Wire.readInto(transport, body, chunk, "chunk of " + chunk + " bytes");
-      Wire.expectCrlf(transport, scratch, "chunk of " + chunk + " bytes");
+      Wire.readSized(transport, body, chunk, "chunk");
+      Wire.expectCrlfAfter(transport, scratch, "chunk", chunk);
     }
     // Trailer fields count against the header limit; they are read and dropped.
     readFields(new HttpHeaders(), "trailer line");

@@ -48,7 +48,9 @@ public final class GrowingBytes {
         }
         full.add(segment);
       }
-      segment = new byte[(int) Math.min(Math.min(wanted, STEP), MAX_ARRAY - size)];
+      // At least as long as what has arrived (up to a step): a body of many tiny blocks, such as
+      // one-byte chunks, then keeps a few segments rather than an array (and its header) per block.
+      segment = new byte[(int) Math.min(Math.min(Math.max(wanted, size), STEP), MAX_ARRAY - size)];
       position = 0;
     }
     return (int) Math.min(segment.length - position, wanted);

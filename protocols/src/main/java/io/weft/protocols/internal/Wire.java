@@ -97,22 +97,54 @@ public final class Wire {
    * Reads exactly {@code length} bytes into {@code into}, allocating as they arrive (never the
    * whole claimed length up front).
    *
-   * @param what what is being read, for the message ("bulk string of 10 bytes")
+   * @param what what is being read, for the message ("body of Content-Length 10")
    * @throws EOFException if the stream ends first, quoting the last bytes that arrived
    */
   public static void readInto(Transport transport, GrowingBytes into, long length, String what)
       throws IOException {
+    long done = fill(transport, into, length);
+    if (done < length) {
+      throw endOfStream(what, done, length, into.quoteTail());
+    }
+  }
+
+  /**
+   * {@link #readInto} for a block of a reply that may hold many: its message says
+   * "{@code noun} of {@code length} bytes", put together only if the read fails, so that a reply
+   * of many small blocks costs no String per block.
+   *
+   * @param noun what is being read, for the message ("bulk string", "chunk")
+   * @throws EOFException if the stream ends first, quoting the last bytes that arrived
+   */
+  public static void readSized(Transport transport, GrowingBytes into, long length, String noun)
+      throws IOException {
+    long done = fill(transport, into, length);
+    if (done < length) {
+      throw endOfStream(sized(noun, length), done, length, into.quoteTail());
+    }
+  }
+
+  /** Reads into {@code into} until it holds {@code length} more bytes or the stream ends; returns how many. */
+  private static long fill(Transport transport, GrowingBytes into, long length) throws IOException {
     long done = 0;
     while (done < length) {
       int room = into.room(length - done);
       int n = transport.read(into.segment(), into.position(), room);
       if (n < 0) {
-        throw new EOFException("end of stream in " + what + " after " + done + " of " + length + " bytes: "
-            + into.quoteTail());
+        return done;
       }
       into.advance(n);
       done += n;
     }
+    return done;
+  }
+
+  private static String sized(String noun, long length) {
+    return noun + " of " + length + " bytes";
+  }
+
+  private static EOFException endOfStream(String what, long done, long length, String tail) {
+    return new EOFException("end of stream in " + what + " after " + done + " of " + length + " bytes: " + tail);
   }
 
   /**
@@ -152,15 +184,23 @@ public final class Wire {
    */
   public static void readExactly(Transport transport, byte[] dst, int offset, int length, String what)
       throws IOException {
+    int done = readUpTo(transport, dst, offset, length);
+    if (done < length) {
+      throw endOfStream(what, done, length, ProtocolViolationException.quote(dst, offset, done));
+    }
+  }
+
+  /** Reads into {@code dst} until {@code length} bytes or the end of the stream; returns how many. */
+  private static int readUpTo(Transport transport, byte[] dst, int offset, int length) throws IOException {
     int done = 0;
     while (done < length) {
       int n = transport.read(dst, offset + done, length - done);
       if (n < 0) {
-        throw new EOFException("end of stream in " + what + " after " + done + " of " + length + " bytes: "
-            + ProtocolViolationException.quote(dst, offset, done));
+        return done;
       }
       done += n;
     }
+    return done;
   }
 
   /**
@@ -169,10 +209,35 @@ public final class Wire {
    * @param what what they follow, for the message
    */
   public static void expectCrlf(Transport transport, byte[] scratch, String what) throws IOException {
-    readExactly(transport, scratch, 0, 2, "CRLF after " + what);
-    if (scratch[0] != '\r' || scratch[1] != '\n') {
-      throw new ProtocolViolationException("expected CRLF after " + what + " but got "
-          + ProtocolViolationException.quote(scratch, 0, 2));
+    int got = crlf(transport, scratch);
+    if (got >= 0) {
+      throw notCrlf(what, scratch, got);
     }
+  }
+
+  /**
+   * {@link #expectCrlf} after a block of {@code length} bytes named {@code noun}, the message put
+   * together only if the check fails (see {@link #readSized}).
+   */
+  public static void expectCrlfAfter(Transport transport, byte[] scratch, String noun, long length)
+      throws IOException {
+    int got = crlf(transport, scratch);
+    if (got >= 0) {
+      throw notCrlf(sized(noun, length), scratch, got);
+    }
+  }
+
+  /** Reads two bytes into {@code scratch}: -1 if they are CRLF, else how many of them arrived. */
+  private static int crlf(Transport transport, byte[] scratch) throws IOException {
+    int done = readUpTo(transport, scratch, 0, 2);
+    return done == 2 && scratch[0] == '\r' && scratch[1] == '\n' ? -1 : done;
+  }
+
+  private static IOException notCrlf(String what, byte[] scratch, int arrived) {
+    if (arrived < 2) {
+      return endOfStream("CRLF after " + what, arrived, 2, ProtocolViolationException.quote(scratch, 0, arrived));
+    }
+    return new ProtocolViolationException("expected CRLF after " + what + " but got "
+        + ProtocolViolationException.quote(scratch, 0, 2));
   }
 }

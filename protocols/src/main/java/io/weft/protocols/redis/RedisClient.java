@@ -41,9 +41,18 @@ import java.util.List;
  * Memory follows the bytes received, never what the server claims: a bulk string grows in steps
  * of at most 16 KiB as its bytes arrive, an array as its elements arrive. Every line is read with
  * a byte limit, every length is checked against its limit, and each reply as a whole has a
- * budget: the bytes received for it plus {@value #ELEMENT_COST} per element (about what a parsed
- * element costs on the heap beyond its bytes). Going over any of them is a
- * {@link ProtocolViolationException} naming the limit.
+ * budget: the bytes received for it plus {@value #ELEMENT_COST} per element (at least what a parsed
+ * element keeps on the heap beyond its bytes: measured, at most 84 bytes, for an error element
+ * such as {@code -ERR x}). Going over any of them is a {@link ProtocolViolationException} naming
+ * the limit.
+ *
+ * <p>What reading a reply allocates, garbage included, is at most 2 × its bytes +
+ * {@value #ALLOCATION_PER_ELEMENT} per element + 64 KiB (checked by the fuzz tests; measured, at
+ * most 142 bytes per element, for error elements of one character). An element can be as short
+ * as 3 bytes ({@code +\r\n}) and no Java object that stands for it costs 6, so no bound in bytes
+ * alone holds for arrays of many tiny elements; since {@value #ALLOCATION_PER_ELEMENT} is at most
+ * 2 × {@value #ELEMENT_COST}, a reply within its budget allocates at most 2 × {@code maxReplyBytes}
+ * + 64 KiB.
  * <table>
  *   <caption>Limits and their defaults</caption>
  *   <tr><th>limit</th><th>default</th><th>least accepted</th></tr>
@@ -72,11 +81,13 @@ public final class RedisClient {
   /** Deepest nesting of arrays accepted; deeper is treated as hostile. */
   public static final int MAX_NESTING = 32;
   /** What each element of a reply costs against the reply's budget, beyond its bytes. */
-  public static final int ELEMENT_COST = 32;
+  public static final int ELEMENT_COST = 96;
+  /** What reading a reply may allocate per element beyond 2 × its bytes (see the class javadoc). */
+  public static final int ALLOCATION_PER_ELEMENT = 160;
   /** The shortest line limit accepted: an integer reply {@code :-9223372036854775808} needs it. */
   public static final int MIN_LINE_BYTES = 21;
-  /** The smallest reply budget accepted. */
-  public static final int MIN_REPLY_BYTES = 64;
+  /** The smallest reply budget accepted: one element, its CRLF and the longest integer line. */
+  public static final int MIN_REPLY_BYTES = 128;
 
   private static final int STATE_READY = 0;
   private static final int STATE_PENDING = 1;
@@ -414,8 +425,8 @@ public final class RedisClient {
     }
     replyBudget -= length + 2;
     GrowingBytes bulk = new GrowingBytes();
-    Wire.readInto(transport, bulk, length, "bulk string of " + length + " bytes");
-    Wire.expectCrlf(transport, scratch, "bulk string of " + length + " bytes");
+    Wire.readSized(transport, bulk, length, "bulk string");
+    Wire.expectCrlfAfter(transport, scratch, "bulk string", length);
     return bulk.toByteArray();
   }
 

@@ -26,7 +26,11 @@ import org.junit.jupiter.api.AfterAll;
  *       {@link ProtocolViolationException}, an {@link EOFException}, the client's own reply
  *       exception): nothing else, no {@link RuntimeException}, no {@link Error};</li>
  *   <li>it allocates at most 2 × the bytes it received + 64 KiB (this thread's allocated bytes,
- *       as HotSpot counts them; received: delivered to the transport's buffer during the call).</li>
+ *       as HotSpot counts them; received: delivered to the transport's buffer during the call, or
+ *       taken from that buffer by the reply, whichever is more), and for RESP
+ *       {@link RedisClient#ALLOCATION_PER_ELEMENT} more per element of the reply, as RedisClient
+ *       documents: an element can be as short as 3 bytes ({@code +\r\n}), and no Java object that
+ *       stands for it costs 6 bytes (elements counted by {@link RespElements}).</li>
  * </ul>
  *
  * <p>{@code ./mvnw verify} runs each target over its committed corpus
@@ -42,9 +46,9 @@ class ReplyFuzzTest {
   private static final com.sun.management.ThreadMXBean THREADS =
       (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
-  private static final Worst REDIS = new Worst("RedisClient");
-  private static final Worst HTTP = new Worst("HttpClient");
-  private static final Worst SMTP = new Worst("SmtpClient");
+  private static final Worst REDIS = new Worst("RedisClient", RedisClient.ALLOCATION_PER_ELEMENT);
+  private static final Worst HTTP = new Worst("HttpClient", 0);
+  private static final Worst SMTP = new Worst("SmtpClient", 0);
 
   @FuzzTest(maxDuration = "60s")
   void redisReply(byte[] input) {
@@ -69,7 +73,7 @@ class ReplyFuzzTest {
   private static void redis(byte[] input, Worst worst) {
     for (InMemoryTransport transport : transports(input)) {
       RedisClient redis = new RedisClient(transport);
-      while (measure(worst, transport, () -> redis.call("GET", "k"))) {
+      while (measure(worst, input, transport, () -> redis.call("GET", "k"))) {
         // One reply after another until the input ends or breaks the client.
       }
     }
@@ -80,7 +84,7 @@ class ReplyFuzzTest {
       HttpClient http = new HttpClient(transport, "fuzz.test");
       boolean head = input.length > 0 && (input[0] & 1) == 1;
       while (http.isReusable()
-          && measure(worst, transport, () -> head ? http.head("/", null) : http.get("/"))) {
+          && measure(worst, input, transport, () -> head ? http.head("/", null) : http.get("/"))) {
         // One response after another while the connection may be reused.
       }
     }
@@ -92,7 +96,7 @@ class ReplyFuzzTest {
       List<Step> steps = List.of(smtp::greeting, () -> smtp.hello("client.test"), () -> smtp.mailFrom("a@test"),
           () -> smtp.rcptTo("b@test"), () -> smtp.data(MESSAGE), smtp::quit);
       for (Step step : steps) {
-        if (!measure(worst, transport, step)) {
+        if (!measure(worst, input, transport, step)) {
           break;
         }
       }
@@ -124,8 +128,9 @@ class ReplyFuzzTest {
    * {@code worst} is given); returns false once the reply
    * ended in an exception that leaves the client unusable (or the input is used up).
    */
-  private static boolean measure(Worst worst, InMemoryTransport transport, Step step) {
+  private static boolean measure(Worst worst, byte[] input, InMemoryTransport transport, Step step) {
     int deliveredBefore = transport.delivered();
+    int unreadBefore = transport.unread();
     long before = THREADS.getCurrentThreadAllocatedBytes();
     Throwable thrown = null;
     try {
@@ -134,16 +139,24 @@ class ReplyFuzzTest {
       thrown = t;
     }
     long allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
-    long consumed = transport.delivered() - deliveredBefore;
+    int unreadAfter = transport.unread();
+    // What the reply received: delivered to the buffer while it was read, or taken from the
+    // buffer if more (the input delivered whole arrives during the first reply, and the later
+    // ones are parsed from what is already buffered).
+    long received = Math.max(transport.delivered() - deliveredBefore, unreadBefore - unreadAfter);
     if (thrown != null && !documented(thrown)) {
       throw new AssertionError("undocumented exception: " + thrown, thrown);
     }
     if (worst != null) {
-      if (allocated > 2 * consumed + SLACK) {
-        fail(worst.client + " allocated " + allocated + " bytes for a reply that received " + consumed
-            + " bytes, over 2 x bytes + 64 KiB");
+      long elements = worst.perElement == 0 ? 0
+          : RespElements.count(input, input.length - unreadBefore, input.length - unreadAfter);
+      long bound = 2 * received + worst.perElement * elements + SLACK;
+      if (allocated > bound) {
+        fail(worst.client + " allocated " + allocated + " bytes for a reply that received " + received + " bytes"
+            + (worst.perElement == 0 ? ", over 2 x bytes + 64 KiB"
+                : " in " + elements + " elements, over 2 x bytes + " + worst.perElement + " x elements + 64 KiB"));
       }
-      worst.record(allocated, consumed);
+      worst.record(allocated, received, elements);
     }
     // An SMTP refusal leaves the client in a state the next step of the script may not be allowed in.
     boolean usable = thrown == null || thrown instanceof RedisErrorException;
@@ -158,28 +171,49 @@ class ReplyFuzzTest {
   /** The largest allocation per received byte one client was seen to make. */
   private static final class Worst {
     final String client;
+    /** What the bound allows per element of a reply beyond its bytes; 0 for no such term. */
+    final long perElement;
     private final AtomicReference<long[]> worst = new AtomicReference<>();
+    private final AtomicReference<long[]> worstPerElement = new AtomicReference<>();
 
-    Worst(String client) {
+    Worst(String client, long perElement) {
       this.client = client;
+      this.perElement = perElement;
     }
 
-    void record(long allocated, long consumed) {
-      if (consumed < RATIO_FROM_BYTES) {
+    void record(long allocated, long received, long elements) {
+      if (received < RATIO_FROM_BYTES) {
         return;
       }
       long[] seen = worst.get();
-      if (seen == null || (double) allocated / consumed > (double) seen[0] / seen[1]) {
-        worst.set(new long[] {allocated, consumed});
+      if (seen == null || (double) allocated / received > (double) seen[0] / seen[1]) {
+        worst.set(new long[] {allocated, received});
+      }
+      // Per element, beyond twice the bytes: what the per-element term of the bound must cover.
+      long beyond = allocated - 2 * received;
+      long[] seenPer = worstPerElement.get();
+      if (elements >= RATIO_FROM_BYTES / 4
+          && (seenPer == null || (double) beyond / elements > (double) seenPer[0] / seenPer[1])) {
+        worstPerElement.set(new long[] {beyond, elements, allocated, received});
       }
     }
 
     @Override
     public String toString() {
       long[] seen = worst.get();
-      return seen == null ? null : String.format(Locale.ROOT,
+      if (seen == null) {
+        return null;
+      }
+      String line = String.format(Locale.ROOT,
           "fuzz %s: largest allocation per received byte %.2f (%d bytes for a reply of %d bytes)",
           client, (double) seen[0] / seen[1], seen[0], seen[1]);
+      long[] per = worstPerElement.get();
+      if (per != null) {
+        line += String.format(Locale.ROOT,
+            "; largest allocation per element beyond 2 x bytes %.1f (%d bytes for %d elements in %d bytes)",
+            (double) per[0] / per[1], per[2], per[1], per[3]);
+      }
+      return line;
     }
   }
 }

@@ -73,6 +73,8 @@ public final class SocketTransport implements Transport {
   private final SocketConnector owner;
   private volatile Timeout timeout;
   private volatile String closedBecause;
+  /** True once the socket itself is closed; {@link #closedBecause} is set first. */
+  private volatile boolean socketClosed;
 
   SocketTransport(Socket socket, Timeout timeout, long sessionStartNanos, SocketConnector owner)
       throws IOException {
@@ -473,10 +475,12 @@ public final class SocketTransport implements Transport {
   }
 
   private void close(String because) {
-    if (closedBecause != null) {
+    if (socketClosed) {
       return;
     }
-    closedBecause = because;
+    if (closedBecause == null) {
+      closedBecause = because;
+    }
     Socket s = socket;
     if (s != tcp && tlsSending) {
       // A writer blocked in the TLS socket holds the lock that SSLSocket.close takes to send its
@@ -484,6 +488,9 @@ public final class SocketTransport implements Transport {
       closeQuietly(tcp);
     }
     closeQuietly(s);
+    // Only now: a close that failed part of the way (the heap ran out) is done again by the
+    // next, and a read blocked in the socket still ends.
+    socketClosed = true;
     if (owner != null) {
       owner.forget(this);
     }

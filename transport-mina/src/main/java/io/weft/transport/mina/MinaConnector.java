@@ -5,6 +5,7 @@ import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.spi.ConnectorBuilder;
 import io.weft.transport.spi.ConnectorCore;
+import io.weft.transport.spi.HeapExhaustion;
 import io.weft.transport.spi.Ticker;
 import io.weft.transport.spi.Tls;
 import io.weft.transport.mina.internal.IoThreads;
@@ -72,6 +73,9 @@ public final class MinaConnector implements Connector {
   private final Core core;
   /** Counters this connector's own threads keep in slots of their own (see ThreadCounts). */
   private final ThreadCounts counts = new ThreadCounts();
+  /** Why this connector is broken when there was no room to say more. */
+  private static final String THREAD_DIED = "a MINA thread died";
+
   /** Why this connector can no longer serve: one of its threads died. Null while it can. */
   private volatile String broken;
 
@@ -301,10 +305,22 @@ public final class MinaConnector implements Connector {
     if (core.isClosed()) {
       return;
     }
-    String why = "MINA thread " + thread.getName() + " died: " + cause;
-    broken = why;
-    LOG.error("{}; failing the connector's {} sessions", why, core.openCount(), cause);
+    // Broken first, with nothing allocated: the thread may have died of the heap running out,
+    // and the words below may fail the same way; close() must still not wait for this thread.
+    broken = THREAD_DIED;
+    String why = THREAD_DIED;
+    try {
+      why = "MINA thread " + thread.getName() + " died: " + cause;
+      broken = why;
+    } catch (OutOfMemoryError e) {
+      // The constant says enough.
+    }
     core.closeAll(why);
+    try {
+      LOG.error("{}; failed the connector's sessions", why, cause);
+    } catch (OutOfMemoryError e) {
+      // No room to log it: the sessions have heard.
+    }
   }
 
   /**
@@ -324,6 +340,7 @@ public final class MinaConnector implements Connector {
         try {
           runnable.run();
         } catch (RuntimeException | Error e) {
+          HeapExhaustion.report(e, "a MINA thread, which dies of it");
           died.accept(Thread.currentThread(), e);
           throw e;
         }

@@ -78,6 +78,8 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
   private Map<String, String> mdc;
   /** Set by the thread this fiber ends on, read by that same thread (see takeSuccessor). */
   private Fiber successor;
+  /** The next on the scheduler's list of fibers that found no heap for a queue node (see Scheduler.enqueue). */
+  Fiber strandedNext;
   /** {@code SessionLocal} values, made on first use. */
   private Map<Object, Object> locals;
   /** What the run's {@code ThreadContext}s took off the thread at the last suspend, or null. */
@@ -371,23 +373,27 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
   }
 
   private void finish() {
-    Mdc.clear();
-    locals = null;
-    if (threadLocals != null) {
-      threadLocals.clear();
-      threadLocals = null;
+    try {
+      Mdc.clear();
+      locals = null;
+      if (threadLocals != null) {
+        threadLocals.clear();
+        threadLocals = null;
+      }
+      CarriedContexts contexts = scheduler.contexts();
+      if (!contexts.isEmpty()) {
+        contexts.takeOff();
+      }
+    } finally {
+      // Whatever the clean-up met (the heap running out, say), the run learns that this ended.
+      state = DONE;
+      currentWait = null;
+      WaitTimer.Slot slot = timeoutSlot;
+      if (slot != null) {
+        timeoutSlot = null;
+        scheduler.retireTimeouts(slot);
+      }
+      scheduler.done(this);
     }
-    CarriedContexts contexts = scheduler.contexts();
-    if (!contexts.isEmpty()) {
-      contexts.takeOff();
-    }
-    state = DONE;
-    currentWait = null;
-    WaitTimer.Slot slot = timeoutSlot;
-    if (slot != null) {
-      timeoutSlot = null;
-      scheduler.retireTimeouts(slot);
-    }
-    scheduler.done(this);
   }
 }

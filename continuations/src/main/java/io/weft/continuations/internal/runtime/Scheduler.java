@@ -3,6 +3,7 @@ package io.weft.continuations.internal.runtime;
 import io.weft.continuations.runtime.spi.WaitTimeouts;
 import io.weft.continuations.spi.LoopThread;
 import io.weft.continuations.spi.SuspendingConnector;
+import io.weft.transport.spi.HeapExhaustion;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -39,6 +40,9 @@ public final class Scheduler {
   private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
 
   private final ConcurrentLinkedQueue<Fiber> ready = new ConcurrentLinkedQueue<>();
+  /** Ready fibers that found no heap for a queue node, linked through {@link Fiber#strandedNext}. */
+  private final java.util.concurrent.atomic.AtomicReference<Fiber> stranded =
+      new java.util.concurrent.atomic.AtomicReference<>();
   /** The timer thread; null when the caller drives this scheduler (see {@link #driven}). */
   private final WaitTimer timer;
   /** The caller's timer when it drives this scheduler; null otherwise. */
@@ -197,7 +201,7 @@ public final class Scheduler {
 
     private void loop() {
       while (!stopping) {
-        Fiber fiber = ready.poll();
+        Fiber fiber = poll();
         if (fiber == null) {
           fiber = idle(this);
           if (fiber == null) {
@@ -207,7 +211,7 @@ public final class Scheduler {
         try {
           fiber.runSlice();
         } catch (Throwable t) {
-          log.error("fiber {} escaped its frame", fiber.index(), t);
+          escaped(fiber, t, "a scheduler worker");
         }
       }
     }
@@ -217,7 +221,7 @@ public final class Scheduler {
   private Fiber idle(Worker worker) {
     for (int i = 0; i < SPINS; i++) {
       Thread.onSpinWait();
-      Fiber fiber = ready.poll();
+      Fiber fiber = poll();
       if (fiber != null || stopping) {
         return fiber;
       }
@@ -226,18 +230,50 @@ public final class Scheduler {
       worker.parked.set(true);
       idle.incrementAndGet();
       // Parked first, then look: an enqueue either sees this worker parked or is seen here.
-      Fiber fiber = ready.poll();
+      Fiber fiber = poll();
       if (fiber == null && !stopping) {
         do {
           LockSupport.park(this);
         } while (worker.parked.get() && !stopping);
-        fiber = ready.poll();
+        fiber = poll();
       }
       if (worker.parked.compareAndSet(true, false)) {
         idle.decrementAndGet();
       } // else an enqueue claimed this worker and counted it out; its unpark is spare
       if (fiber != null || stopping) {
         return stopping ? requeue(fiber) : fiber;
+      }
+    }
+  }
+
+  /** The next ready fiber: from the ready queue, else from the stranded list; null if none. */
+  private Fiber poll() {
+    Fiber fiber = ready.poll();
+    if (fiber != null || stranded.get() == null) {
+      return fiber;
+    }
+    // Taken whole, never popped one by one: a Treiber pop could meet the same fiber stranded
+    // again (ABA) and hand it to two workers.
+    Fiber first = stranded.getAndSet(null);
+    if (first == null) {
+      return null;
+    }
+    for (Fiber f = first.strandedNext; f != null; ) {
+      Fiber next = f.strandedNext;
+      f.strandedNext = null;
+      enqueue(f);
+      f = next;
+    }
+    first.strandedNext = null;
+    return first;
+  }
+
+  private void strand(Fiber fiber) {
+    for (;;) {
+      Fiber head = stranded.get();
+      fiber.strandedNext = head;
+      if (stranded.compareAndSet(head, fiber)) {
+        return;
       }
     }
   }
@@ -320,7 +356,21 @@ public final class Scheduler {
     try {
       fiber.runSlice();
     } catch (Throwable t) {
+      escaped(fiber, t, "a session resumed in place");
+    }
+  }
+
+  /**
+   * What escaped a fiber's slice: logged, unless the heap has no room for that, in which case it
+   * is the heap running out, and the runs under way end (see {@link HeapExhaustion}); either way
+   * the thread goes on serving the other fibers.
+   */
+  private static void escaped(Fiber fiber, Throwable t, String where) {
+    HeapExhaustion.report(t, where);
+    try {
       log.error("fiber {} escaped its frame", fiber.index(), t);
+    } catch (OutOfMemoryError e) {
+      // No room to say it: the report above has said what matters.
     }
   }
 
@@ -330,7 +380,13 @@ public final class Scheduler {
       drivenReady.addLast(fiber);
       return;
     }
-    ready.add(fiber);
+    try {
+      ready.add(fiber);
+    } catch (OutOfMemoryError e) {
+      // No heap for a queue node: the fiber waits on a list threaded through itself instead,
+      // which a worker takes whole; a fiber lost here would never run, and its run never end.
+      strand(fiber);
+    }
     if (idle.get() > 0) {
       for (Worker worker : workers) {
         if (worker.parked.get() && worker.parked.compareAndSet(true, false)) {
@@ -384,19 +440,36 @@ public final class Scheduler {
    * is woken for it. Anywhere else it goes to the workers.
    */
   void done(Fiber fiber) {
-    Fiber next = takeNext();
-    if (next != null) {
-      // Only a session whose connector suspends: a blocking connect must never run on an event
-      // loop, where it is refused (and a run with a blocking connector starts on the workers).
-      LoopThread loop = onEventLoops ? LoopThread.current() : null;
-      if (loop != null && next.connector() instanceof SuspendingConnector
-          && loop.isRunningSession() && next.readyOnThisThread()) {
-        fiber.successor(next);
-      } else {
-        next.wake0();
+    // Each turn counts one fiber as ended: fiber, then any that could not be queued.
+    for (;;) {
+      Fiber next = takeNext();
+      try {
+        if (next != null) {
+          // Only a session whose connector suspends: a blocking connect must never run on an event
+          // loop, where it is refused (and a run with a blocking connector starts on the workers).
+          LoopThread loop = onEventLoops ? LoopThread.current() : null;
+          if (loop != null && next.connector() instanceof SuspendingConnector
+              && loop.isRunningSession() && next.readyOnThisThread()) {
+            fiber.successor(next);
+          } else {
+            next.wake0();
+          }
+        }
+        allDone.countDown();
+        return;
+      } catch (OutOfMemoryError e) {
+        // The heap had no room to queue the next fiber (it is in no queue, and never will be):
+        // it ends here, failed with the error, and admits the one after it in its turn, so that
+        // the run's count of ended fibers stays right. A successor stays fiber's: the
+        // thread that ran it is the one that looks for one.
+        allDone.countDown();
+        if (next == null) {
+          return;
+        }
+        next.failed(e);
+        HeapExhaustion.report(e, "the scheduler admitting a session");
       }
     }
-    allDone.countDown();
   }
 
   /**
@@ -406,7 +479,12 @@ public final class Scheduler {
   public void cancel() {
     cancelled = true;
     for (Fiber fiber : batch) {
-      fiber.cancel();
+      try {
+        fiber.cancel();
+      } catch (OutOfMemoryError e) {
+        // One fiber's wake-up finding no heap must not spare the others; an aborted run cancels
+        // again while it waits.
+      }
     }
   }
 

@@ -3,6 +3,7 @@ package io.weft.continuations.internal.runtime;
 import io.weft.continuations.spi.SessionCancelledException;
 import io.weft.continuations.spi.Suspend;
 import io.weft.transport.Transport;
+import io.weft.transport.spi.HeapExhaustion;
 import java.io.IOException;
 import org.apache.commons.javaflow.core.StackRecorder;
 
@@ -40,7 +41,16 @@ public final class SessionFrame implements Runnable {
         // The engine's own unwinding on terminate(): not a failure of the session.
         throw (Error) failure;
       }
-      session.failed(cancelled(unwrapped(failure)));
+      Throwable outcome = failure;
+      try {
+        outcome = cancelled(unwrapped(failure));
+      } catch (OutOfMemoryError e) {
+        // No room to wrap it: the failure as it came.
+      }
+      session.failed(outcome);
+      // Once the outcome is in: the abort that may follow cancels the other sessions, and this
+      // one keeps the error it met.
+      HeapExhaustion.report(failure, "a session");
     } finally {
       if (transport != null) {
         transport.close();

@@ -1,5 +1,6 @@
 package io.weft.continuations.internal.runtime;
 
+import io.weft.transport.spi.HeapExhaustion;
 import io.weft.transport.spi.Ticker;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -195,6 +196,7 @@ final class WaitTimer {
       try {
         passUntilStopped();
       } catch (RuntimeException | Error e) {
+        HeapExhaustion.report(e, "the wait timer");
         LOG.error("the wait timer's pass failed; passing again in a tick", e);
         LockSupport.parkNanos(this, TICK_NANOS);
       }

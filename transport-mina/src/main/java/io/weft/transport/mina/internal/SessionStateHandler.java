@@ -1,5 +1,6 @@
 package io.weft.transport.mina.internal;
 
+import io.weft.transport.spi.HeapExhaustion;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import org.apache.mina.core.buffer.IoBuffer;
@@ -39,7 +40,9 @@ public final class SessionStateHandler extends IoHandlerAdapter {
       state.onMessage(input);
     } catch (OutOfMemoryError e) {
       // Growing this session's buffer failed. Fail the session, whose buffer then goes, rather
-      // than let the error end this I/O thread and strand every other session it serves.
+      // than let the error end this I/O thread and strand every other session it serves; if the
+      // heap itself ran out, the runs under way end too.
+      HeapExhaustion.report(e, "a MINA I/O thread buffering input");
       LOG.debug("session {}: out of memory buffering input", session, e);
       state.onFailure(new IOException("out of memory buffering input: " + e.getMessage(), e));
       session.closeNow();

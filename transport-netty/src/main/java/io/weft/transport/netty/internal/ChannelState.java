@@ -16,6 +16,7 @@ import io.weft.transport.StartTlsInjectionException;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.TransportClosedException;
 import io.weft.transport.spi.ConnectionState;
+import io.weft.transport.spi.HeapExhaustion;
 import io.weft.transport.spi.Tls;
 import java.io.IOException;
 import java.net.SocketException;
@@ -127,6 +128,7 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
         toRun = onInput(buf);
       } catch (OutOfMemoryError e) {
         buf.release();
+        HeapExhaustion.report(e, "a Netty event loop buffering input");
         // Growing this session's buffer failed. Fail the session, whose buffer then goes, rather
         // than let the error reach the event loop, which serves every other session too.
         LOG.debug("channel {}: out of memory buffering input", ctx.channel(), e);

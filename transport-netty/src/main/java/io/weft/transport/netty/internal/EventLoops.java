@@ -2,6 +2,7 @@ package io.weft.transport.netty.internal;
 
 import io.weft.continuations.spi.LoopThread;
 import io.weft.transport.BlockingOperationException;
+import io.weft.transport.spi.HeapExhaustion;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -20,7 +21,16 @@ public final class EventLoops {
   public static ThreadFactory threads(String prefix) {
     AtomicInteger count = new AtomicInteger();
     return runnable -> {
-      Thread thread = new NettyLoopThread(runnable, prefix + count.incrementAndGet());
+      Runnable reporting = () -> {
+        try {
+          runnable.run();
+        } catch (RuntimeException | Error e) {
+          // The loop ends: if the heap ran out, so must the runs that wait on it.
+          HeapExhaustion.report(e, "a Netty event loop, which dies of it");
+          throw e;
+        }
+      };
+      Thread thread = new NettyLoopThread(reporting, prefix + count.incrementAndGet());
       thread.setDaemon(true);
       return thread;
     };

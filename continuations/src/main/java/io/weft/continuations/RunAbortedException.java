@@ -1,0 +1,37 @@
+package io.weft.continuations;
+
+/**
+ * A run that Weft ended before its sessions did, because the heap ran out: thrown by
+ * {@link SessionRunner#run} once every session has ended (those under way cancelled, with a
+ * {@link io.weft.continuations.spi.SessionCancelledException} or as {@code CANCELLED}), or once
+ * the runner's close wait has passed since the abort, whichever comes first: a session whose
+ * thread met the heap's end again in its own failure handling may never say that it ended, and
+ * an aborted run does not wait for it for ever. The message says why, and how many sessions
+ * were left behind, if any; {@link #result()} holds what the sessions did up to then (one left
+ * behind counts as {@code CANCELLED}).
+ */
+public final class RunAbortedException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  /** The outcomes when the run ended; not serialized. */
+  private final transient RunResult<?> result;
+
+  RunAbortedException(String reason, int unended, long graceMillis, RunResult<?> result) {
+    super("the run was aborted: " + reason + "; the sessions under way were cancelled"
+        + (unended == 0 ? "" : unended < 0
+            ? ", and the run's own thread met the heap's end too, before it could gather their outcomes"
+            : ", and " + unended + " of them had not ended " + graceMillis
+                + " ms later (the runner's close wait): they were left behind"));
+    this.result = result;
+  }
+
+  /**
+   * The outcome of every session, as far as each got; null when the run's own thread met the
+   * heap's end too, before it could gather them (the message says so).
+   *
+   * @return the run's result, or null
+   */
+  public RunResult<?> result() {
+    return result;
+  }
+}

@@ -1,0 +1,237 @@
+package io.weft.protocols.isolation;
+
+import io.weft.continuations.ContinuationClassLoader;
+import io.weft.continuations.Mode;
+import io.weft.continuations.Outcome;
+import io.weft.continuations.RunAbortedException;
+import io.weft.continuations.RunResult;
+import io.weft.continuations.SessionRunner;
+import io.weft.transport.Connector;
+import io.weft.transport.SessionTask;
+import io.weft.transport.Transport;
+import io.weft.transport.mina.SuspendingMinaConnector;
+import io.weft.transport.netty.SuspendingNettyConnector;
+import io.weft.transport.socket.SocketConnector;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A run sized to exhaust a small heap, for {@link RunOutOfHeapTest}'s child JVM, in the mode
+ * named by its argument (a {@link RunOutOfHeapTest.Case}). Three runs, each with a runner and a
+ * connector of its own:
+ * <ul>
+ *   <li>the bystander: sessions that wait for a line their server never sends;
+ *   <li>the hog, started once every bystander session is connected: sessions that wait for their
+ *       server's "go" (sent once all of them are connected), then hold {@code HOG_BYTES} each in
+ *       {@value #CHUNK}-byte pieces and wait for a line that never comes. Together they hold far
+ *       more than the heap; the sessions that find no room fail with an {@code OutOfMemoryError}.
+ *       In {@code SYNC}, one session at a time, a hog holds more than the heap by itself;
+ *   <li>after both have ended: a small run against a server that answers, which must succeed.
+ * </ul>
+ * Without Weft's abort the hog and the bystander would wait for ever. Prints how each run ended
+ * (with its outcomes by status) and exits as weft-load does: 3 if a run was aborted (its message
+ * on standard error), 0 if not.
+ */
+public final class OutOfHeapRun {
+  static final int CHUNK = 64 * 1024;
+  static final int AFTER_SESSIONS = 8;
+  private static final long CLOSE_WAIT_SECONDS = 30;
+
+  private OutOfHeapRun() {}
+
+  public static void main(String[] args) throws Exception {
+    RunOutOfHeapTest.Case c = RunOutOfHeapTest.Case.valueOf(args[0]);
+    boolean sync = c.mode.kind() == Mode.Kind.SYNC;
+    // SYNC runs one session at a time: one connection each; the rest are cancelled unstarted.
+    int hogs = sync ? 3 : 600;
+    int hogBytes = sync ? 1024 * 1024 * 1024 : 256 * 1024;
+    int bystanders = sync ? 3 : 50;
+    int bystandersConnected = sync ? 1 : bystanders;
+    InetAddress loopback = InetAddress.getLoopbackAddress();
+    boolean aborted = false;
+    try (ServerSocket silent = new ServerSocket(0, 1024, loopback);
+         ServerSocket gate = new ServerSocket(0, 1024, loopback);
+         ServerSocket answering = new ServerSocket(0, 1024, loopback)) {
+      CountDownLatch bystandersIn = new CountDownLatch(bystandersConnected);
+      serve("silent-server", () -> holdOpen(silent, bystandersIn));
+      serve("gate-server", () -> goOnceAllIn(gate, sync ? 1 : hogs));
+      serve("answering-server", () -> answer(answering));
+
+      // One instrumenting loader for the three runs: its analysis is made once, before the heap fills.
+      ContinuationClassLoader loader = c.mode.kind() == Mode.Kind.CONTINUATIONS
+          ? new ContinuationClassLoader(OutOfHeapRun.class.getClassLoader(), List.of(OutOfHeapRun.class.getPackageName()))
+          : null;
+      String[] bystanderEnd = new String[1];
+      Thread bystander = new Thread(
+          () -> bystanderEnd[0] = run("bystander", c, loader, silent, Waiter.class, bystanders), "bystander-run");
+      bystander.start();
+      bystandersIn.await();
+      String hogEnd = run("hog", c, loader, gate, Hog.class, hogs, hogBytes);
+      bystander.join();
+      System.out.println(hogEnd);
+      System.out.println(bystanderEnd[0]);
+      aborted = hogEnd.contains("aborted") || bystanderEnd[0].contains("aborted");
+      System.out.println(run("after", c, loader, answering, Hog.class, AFTER_SESSIONS, CHUNK));
+    }
+    System.exit(aborted ? 3 : 0);
+  }
+
+  /**
+   * One run of {@code sessions} sessions of {@code task}, with a runner and connector of its own;
+   * returns how it ended.
+   */
+  private static String run(String name, RunOutOfHeapTest.Case c, ContinuationClassLoader loader, ServerSocket server,
+      Class<? extends SessionTask<Integer>> task, int sessions, Object... args) {
+    try (Connector connector = connector(c)) {
+      SessionRunner.Builder builder = SessionRunner.builder().mode(c.mode).connector(connector)
+          .address(new InetSocketAddress(server.getInetAddress(), server.getLocalPort()))
+          .closeWait(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
+      if (loader != null) {
+        builder.classLoader(loader);
+      }
+      try (SessionRunner runner = builder.build()) {
+        RunResult<Integer> result = runner.run(task, sessions, args);
+        return name + ": returned, " + byStatus(result);
+      } catch (RunAbortedException e) {
+        System.err.println(name + ": " + e.getMessage());
+        if (e.getMessage().contains("had not ended")) {
+          printSessionThreads();
+        }
+        return name + ": aborted, " + byStatus(e.result());
+      }
+    } catch (Exception | OutOfMemoryError e) {
+      return name + ": threw " + e;
+    }
+  }
+
+  /** Where the session threads still alive are, for the test's failure message. */
+  private static void printSessionThreads() {
+    int shown = 0;
+    for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
+      if (e.getKey().getName().startsWith("weft-") && shown++ < 6) {
+        System.err.println("still alive: " + e.getKey().getName() + " " + e.getKey().getState());
+        StackTraceElement[] stack = e.getValue();
+        for (int i = 0; i < Math.min(stack.length, 14); i++) {
+          System.err.println("    at " + stack[i]);
+        }
+      }
+    }
+  }
+
+  private static Connector connector(RunOutOfHeapTest.Case c) {
+    switch (c) {
+      case CONTINUATIONS_MINA:
+        return SuspendingMinaConnector.tcp();
+      case CONTINUATIONS_NETTY:
+        return SuspendingNettyConnector.tcp();
+      default:
+        return new SocketConnector();
+    }
+  }
+
+  private static String byStatus(RunResult<?> result) {
+    if (result == null) {
+      return "outcomes not gathered";
+    }
+    Map<Outcome.Status, Integer> counts = new TreeMap<>();
+    for (Outcome<?> outcome : result.outcomes()) {
+      counts.merge(outcome.status(), 1, Integer::sum);
+    }
+    return result.outcomes().size() + " outcomes: " + counts;
+  }
+
+  private static void serve(String name, Runnable server) {
+    Thread thread = new Thread(server, name);
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  /** Accepts for ever, and never says a word. */
+  private static void holdOpen(ServerSocket server, CountDownLatch connected) {
+    List<Socket> sockets = new ArrayList<>();
+    try {
+      for (;;) {
+        sockets.add(server.accept());
+        connected.countDown();
+      }
+    } catch (IOException e) {
+      // Closed as the process ends.
+    }
+  }
+
+  /** Accepts {@code count} connections, then tells them all to go; holds them open, says no more. */
+  private static void goOnceAllIn(ServerSocket server, int count) {
+    List<Socket> sockets = new ArrayList<>(count);
+    try {
+      while (sockets.size() < count) {
+        sockets.add(server.accept());
+      }
+      byte[] go = "go\r\n".getBytes(StandardCharsets.US_ASCII);
+      for (Socket socket : sockets) {
+        OutputStream out = socket.getOutputStream();
+        out.write(go);
+        out.flush();
+      }
+      for (;;) {
+        sockets.add(server.accept());
+      }
+    } catch (IOException e) {
+      // Closed as the process ends.
+    }
+  }
+
+  /** Tells every connection to go and then that it is over. */
+  private static void answer(ServerSocket server) {
+    List<Socket> sockets = new ArrayList<>();
+    try {
+      byte[] reply = "go\r\nend\r\n".getBytes(StandardCharsets.US_ASCII);
+      for (;;) {
+        Socket socket = server.accept();
+        sockets.add(socket);
+        socket.getOutputStream().write(reply);
+        socket.getOutputStream().flush();
+      }
+    } catch (IOException e) {
+      // Closed as the process ends.
+    }
+  }
+
+  /** Waits for a line. */
+  public static final class Waiter implements SessionTask<Integer> {
+    @Override
+    public Integer run(Transport transport, int index) throws IOException {
+      return transport.readLineStrict(16).length();
+    }
+  }
+
+  /** Waits for "go", holds {@code bytes} in {@link #CHUNK}-byte pieces, then waits for another line. */
+  public static final class Hog implements SessionTask<Integer> {
+    private final int bytes;
+
+    public Hog(Integer bytes) {
+      this.bytes = bytes;
+    }
+
+    @Override
+    public Integer run(Transport transport, int index) throws IOException {
+      transport.readLineStrict(16);
+      List<byte[]> held = new ArrayList<>();
+      for (long n = 0; n < bytes; n += CHUNK) {
+        held.add(new byte[CHUNK]);
+      }
+      transport.readLineStrict(16);
+      return held.size();
+    }
+  }
+}

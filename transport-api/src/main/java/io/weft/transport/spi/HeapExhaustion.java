@@ -1,0 +1,114 @@
+package io.weft.transport.spi;
+
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What Weft does when the heap runs out: a small reserve, given back to the heap at the first
+ * {@link OutOfMemoryError} that a Weft-owned thread (an I/O thread, the wait timer, a scheduler
+ * worker, a session) sees, so that what follows (failing sessions, logging, unwinding a run) has
+ * room to run; and the runs watching, told at once, so that they cancel their sessions and end
+ * rather than leave the process to thrash in full GCs with waits that nothing will ever end.
+ *
+ * <p>Only the heap running out counts ({@code Java heap space}, {@code GC overhead limit
+ * exceeded}): an array over the VM's limit, or a buffer refusing to pass 2 GiB, is one caller's
+ * failure and leaves the heap as it was.
+ *
+ * <p>Lifecycle: the reserve is taken when the class loads and again by each {@link #watch} after
+ * a release, if the heap has room for it then.
+ */
+public final class HeapExhaustion {
+  /** The bytes held back for the aftermath; small next to any heap a run can use. */
+  static final int RESERVE_BYTES = 2 * 1024 * 1024;
+
+  private static final Logger LOG = LoggerFactory.getLogger(HeapExhaustion.class);
+  private static final CopyOnWriteArrayList<Consumer<String>> WATCHERS = new CopyOnWriteArrayList<>();
+
+  @SuppressWarnings("unused") // held, never read: its point is to be let go
+  private static volatile byte[] reserve = new byte[RESERVE_BYTES];
+
+  private HeapExhaustion() {}
+
+  /**
+   * Whether {@code failure}, or one of its causes, says the heap ran out.
+   *
+   * @param failure any throwable, or null
+   * @return true for an {@link OutOfMemoryError} about the heap itself
+   */
+  public static boolean isHeapExhausted(Throwable failure) {
+    int depth = 0;
+    for (Throwable t = failure; t != null && depth < 16; t = t.getCause(), depth++) {
+      if (t instanceof OutOfMemoryError) {
+        String message = t.getMessage();
+        return message != null
+            && (message.startsWith("Java heap space") || message.startsWith("GC overhead limit exceeded"));
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Reports a failure that the current thread met in {@code what} (a constant: the words are put
+   * together only once the reserve is back, since the heap may have no room for them before). If
+   * it is the heap running out, gives the reserve back and tells every watcher why; otherwise does
+   * nothing. Never throws: it is called from the catch blocks of threads that must go on or die
+   * cleanly.
+   *
+   * @param failure what the thread met
+   * @param what where, for the reason's words: "a session", "a MINA I/O thread", ...
+   * @return true if it was the heap running out
+   */
+  public static boolean report(Throwable failure, String what) {
+    if (!isHeapExhausted(failure)) {
+      return false;
+    }
+    boolean first = reserve != null;
+    reserve = null;
+    try {
+      String reason = "the heap ran out (" + failure + ", met by " + what + " on thread "
+          + Thread.currentThread().getName() + ")";
+      if (first) {
+        // Once: the hundreds of sessions failing with it would otherwise say the same.
+        LOG.error("{}: failing the runs under way", reason);
+      }
+      for (Consumer<String> watcher : WATCHERS) {
+        try {
+          watcher.accept(reason);
+        } catch (RuntimeException | Error e) {
+          // One watcher failing must not keep the others from hearing.
+        }
+      }
+    } catch (RuntimeException | Error e) {
+      // Even the words did not fit: the watchers, if any, learn it from the next report.
+    }
+    return true;
+  }
+
+  /**
+   * Has {@code onExhausted} told the reason whenever the heap runs out, until the returned handle
+   * is closed; takes the reserve again if an earlier exhaustion gave it back and the heap has
+   * room for it now.
+   *
+   * @param onExhausted told the reason, on the thread that saw the error; must not block
+   * @return the handle that ends the watch
+   */
+  public static Watch watch(Consumer<String> onExhausted) {
+    if (reserve == null) {
+      try {
+        reserve = new byte[RESERVE_BYTES];
+      } catch (OutOfMemoryError e) {
+        // Still no room: the run goes ahead without one, and ends as soon as the heap runs out.
+      }
+    }
+    WATCHERS.add(onExhausted);
+    return () -> WATCHERS.remove(onExhausted);
+  }
+
+  /** A watch begun by {@link #watch}; closing it ends it. */
+  public interface Watch extends AutoCloseable {
+    @Override
+    void close();
+  }
+}
