@@ -38,6 +38,8 @@ public final class Metrics {
   private final LongAdder backoffs = new LongAdder();
   private final LongAdder cleanIterations = new LongAdder();
   private final LongAdder backoffNanos = new LongAdder();
+  private final LongAdder pacedConnects = new LongAdder();
+  private final LongAdder pacingNanos = new LongAdder();
 
   private static final long UNSET = Long.MIN_VALUE;
 
@@ -119,6 +121,22 @@ public final class Metrics {
   /** Errors so far, all operations. */
   public long errors() {
     return errors.sum();
+  }
+
+  /** A connect took a turn of the run's pacing, to be made after {@code waitNanos}. */
+  void paced(long waitNanos) {
+    pacedConnects.increment();
+    pacingNanos.add(waitNanos);
+  }
+
+  /** Connects that took a turn of the run's pacing (first connects, reconnects after failures). */
+  public long pacedConnects() {
+    return pacedConnects.sum();
+  }
+
+  /** The time paced connects waited for their turn, in nanoseconds. */
+  public long pacingNanos() {
+    return pacingNanos.sum();
   }
 
   /** A user backs off for {@code nanos} after a failed connect. */

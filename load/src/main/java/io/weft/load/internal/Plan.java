@@ -59,7 +59,9 @@ public final class Plan {
    * first, in nanoseconds. On the system clock, as the wait itself is.
    */
   public long connectWaitNanos() {
-    return pacer.reserve();
+    long wait = pacer.reserve();
+    metrics.paced(wait);
+    return wait;
   }
 
   /**
