@@ -195,6 +195,10 @@ public final class Metrics {
     final String name;
     final Recorder latency = new Recorder(3);
     final Recorder service;
+    /** From the last send within the operation to the first byte after it (see SessionOps). */
+    final Recorder server = new Recorder(3);
+    /** The operation's time less {@link #server}: the client's own part. */
+    final Recorder client = new Recorder(3);
     final ConcurrentHashMap<String, LongAdder> errors = new ConcurrentHashMap<>();
 
     Op(String name, boolean withServiceTime) {

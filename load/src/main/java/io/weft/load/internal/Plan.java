@@ -173,6 +173,15 @@ public final class Plan {
     metrics.iterationEnded();
   }
 
+  /**
+   * A user's new connection, or null once it has none: its replies are timed with the run's
+   * clock when the transport can ({@link io.weft.transport.spi.ReplyTiming}).
+   */
+  public void connected(OpRecorder ops, io.weft.transport.Transport transport) {
+    ((SessionOps) ops).replies(transport instanceof io.weft.transport.spi.ReplyTiming
+        ? (io.weft.transport.spi.ReplyTiming) transport : null);
+  }
+
   /** The iteration that ran ended without an exception. */
   public void succeeded() {
     metrics.iterationSucceeded();

@@ -179,6 +179,7 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
       }
       failedConnects = 0;
       current = t;
+      plan.connected(ops, t);
       try {
         user.connected(t, ops);
         return true;
@@ -235,6 +236,7 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
       if (current != null) {
         current.close();
         current = null;
+        plan.connected(ops, null);
       }
     }
   }
