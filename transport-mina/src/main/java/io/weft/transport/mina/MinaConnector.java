@@ -3,6 +3,7 @@ package io.weft.transport.mina;
 import io.weft.transport.Connector;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
+import io.weft.transport.spi.ConnectorBuilder;
 import io.weft.transport.spi.ConnectorCore;
 import io.weft.transport.spi.Ticker;
 import io.weft.transport.spi.Tls;
@@ -16,7 +17,6 @@ import io.weft.transport.mina.internal.TlsFilter;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -75,23 +75,20 @@ public final class MinaConnector implements Connector {
   /** Why this connector can no longer serve: one of its threads died. Null while it can. */
   private volatile String broken;
 
-  private MinaConnector(Builder builder, boolean vmPipe) {
+  private MinaConnector(TlsSettings tls, int inboundLimit, int processorCount, boolean vmPipe) {
     this.vmPipe = vmPipe;
-    this.inboundLimit = builder.inboundLimit;
-    if (vmPipe && builder.tls != null) {
+    this.inboundLimit = inboundLimit;
+    if (vmPipe && tls != null) {
       throw new IllegalStateException("TLS needs TCP; the in-VM pipe has no host to verify");
     }
-    this.core = new Core(builder.tls);
+    this.core = new Core(tls);
     int id = IDS.incrementAndGet();
     this.threads = Executors.newCachedThreadPool(daemonThreads("weft-mina-" + id + "-", this::threadDied, counts));
     if (vmPipe) {
       this.processors = null;
       this.connector = new VmPipeConnector(threads);
     } else {
-      int count = builder.processorCount > 0
-          ? builder.processorCount
-          : Runtime.getRuntime().availableProcessors() + 1;
-      this.processors = new SimpleIoProcessorPool<>(NioProcessor.class, threads, count, null);
+      this.processors = new SimpleIoProcessorPool<>(NioProcessor.class, threads, processorCount, null);
       NioSocketConnector nio = new NioSocketConnector(threads, processors);
       nio.getSessionConfig().setTcpNoDelay(true);
       this.connector = nio;
@@ -336,40 +333,13 @@ public final class MinaConnector implements Connector {
     };
   }
 
-  /** Options for a {@link MinaConnector}; build with {@link #tcp()} or {@link #vmPipe()}. */
-  public static final class Builder {
-    private int inboundLimit = SessionState.DEFAULT_INBOUND_LIMIT;
-    private int processorCount;
-    private TlsSettings tls;
-
+  /**
+   * Options for a {@link MinaConnector}: those of every connector ({@link ConnectorBuilder#tls},
+   * {@link ConnectorBuilder#inboundBufferLimit}) and MINA's processor count; build with
+   * {@link #tcp()} or {@link #vmPipe()}. TLS is TCP only: {@link #vmPipe()} refuses it.
+   */
+  public static final class Builder extends ConnectorBuilder<Builder> {
     private Builder() {}
-
-    /**
-     * Every connect does a TLS handshake as {@code tls} says before it returns (implicit TLS).
-     * TCP only: {@link #vmPipe()} refuses it.
-     *
-     * @param tls the TLS settings of every connect
-     * @return this builder
-     */
-    public Builder tls(TlsSettings tls) {
-      this.tls = Objects.requireNonNull(tls, "tls");
-      return this;
-    }
-
-    /**
-     * Bytes a session may buffer unread before reading from the peer is suspended (resumed
-     * when the reader has drained it below half). Default 64 KiB.
-     *
-     * @param bytes the limit in bytes, at least 2
-     * @return this builder
-     */
-    public Builder inboundBufferLimit(int bytes) {
-      if (bytes < 2) {
-        throw new IllegalArgumentException("bytes < 2: " + bytes);
-      }
-      this.inboundLimit = bytes;
-      return this;
-    }
 
     /**
      * NIO processor threads for TCP; default (0) is MINA's, one more than the cores. Ignored
@@ -377,13 +347,10 @@ public final class MinaConnector implements Connector {
      *
      * @param count the number of processor threads; 0 for MINA's default
      * @return this builder
+     * @throws IllegalArgumentException if {@code count < 0}
      */
     public Builder processorCount(int count) {
-      if (count < 0) {
-        throw new IllegalArgumentException("count < 0: " + count);
-      }
-      this.processorCount = count;
-      return this;
+      return ioThreads(count);
     }
 
     /**
@@ -392,16 +359,22 @@ public final class MinaConnector implements Connector {
      * @return a new connector, which the caller closes
      */
     public MinaConnector tcp() {
-      return new MinaConnector(this, false);
+      return build(false);
     }
 
     /**
      * Builds an in-VM pipe connector with these options.
      *
      * @return a new connector, which the caller closes
+     * @throws IllegalStateException if TLS was asked for
      */
     public MinaConnector vmPipe() {
-      return new MinaConnector(this, true);
+      return build(true);
+    }
+
+    private MinaConnector build(boolean vmPipe) {
+      return new MinaConnector(tlsSettings(), inboundLimitBytes(),
+          ioThreadsOr(Runtime.getRuntime().availableProcessors() + 1), vmPipe);
     }
   }
 }

@@ -1,15 +1,13 @@
 package io.weft.transport.mina;
 
 import io.weft.continuations.spi.SuspendingConnects;
-import io.weft.continuations.spi.SuspendingConnector;
+import io.weft.continuations.spi.AbstractSuspendingConnector;
 import io.weft.continuations.spi.SuspendingWaits;
 import io.weft.transport.Timeout;
-import io.weft.transport.TlsSettings;
 import io.weft.transport.mina.internal.ThreadCounts;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.util.concurrent.TimeUnit;
 import org.apache.commons.javaflow.api.continuable;
 import org.apache.mina.transport.vmpipe.VmPipeAddress;
 
@@ -45,14 +43,17 @@ import org.apache.mina.transport.vmpipe.VmPipeAddress;
  * <p>Counters ({@link #immediate()}, {@link #spun()}, {@link #suspends()}) tell how waits
  * ended, for tuning: kept per I/O thread (other threads: striped adders), summed when read.
  */
-public final class SuspendingMinaConnector implements SuspendingConnector {
+public final class SuspendingMinaConnector extends AbstractSuspendingConnector {
   private final MinaConnector mina;
-  private final SuspendingWaits waits;
 
   private SuspendingMinaConnector(MinaConnector mina, long spinNanos) {
+    super(mina.core(), waits(mina.counts(), spinNanos));
     this.mina = mina;
-    ThreadCounts counts = mina.counts();
-    this.waits = new SuspendingWaits(spinNanos, counts.counter(0), counts.counter(1), counts.counter(2));
+  }
+
+  /** Counted in slots of MINA's own threads (see ThreadCounts), so its I/O threads share no counter. */
+  private static SuspendingWaits waits(ThreadCounts counts, long spinNanos) {
+    return new SuspendingWaits(spinNanos, counts.counter(0), counts.counter(1), counts.counter(2));
   }
 
   /**
@@ -93,64 +94,16 @@ public final class SuspendingMinaConnector implements SuspendingConnector {
   @Override
   @continuable
   public SuspendingMinaTransport connect(SocketAddress remote, Timeout timeout) throws IOException {
+    SuspendingWaits waits = waits();
     return SuspendingConnects.connect(mina.core(), waits, remote, timeout, (state, t, start, forget, address) ->
         new SuspendingMinaTransport(state, t, start, forget, address, waits));
   }
 
-  /**
-   * How many transports this connector opened that are still open (or connecting).
-   *
-   * @return the number of open transports
-   */
-  public int openCount() {
-    return mina.openCount();
-  }
 
-  /**
-   * Waits that were not needed: data already buffered, or a future already done.
-   *
-   * @return the count of waits that did not wait
-   */
-  public long immediate() {
-    return waits.immediate().sum();
-  }
 
-  /**
-   * Waits that ended during the brief spin before suspending.
-   *
-   * @return the count of waits that ended while spinning
-   */
-  public long spun() {
-    return waits.spun().sum();
-  }
 
-  /**
-   * Calls to {@code Suspend.await}: suspensions in a continuation (bar the rare one woken
-   * during its own registration), blocked waits elsewhere.
-   *
-   * @return the count of calls to {@code Suspend.await}
-   */
-  public long suspends() {
-    return waits.suspends().sum();
-  }
 
-  /**
-   * The spin before suspending, in nanoseconds; 0 when off.
-   *
-   * @return the spin in nanoseconds
-   */
-  public long spinBeforeSuspendNanos() {
-    return waits.spinNanos();
-  }
 
-  /**
-   * Closes every transport still open, disposes MINA and waits (up to 10 s) for its threads to
-   * end. A second call does nothing.
-   */
-  @Override
-  public void close() {
-    mina.close();
-  }
 
   /**
    * As {@link MinaConnector#isBroken()}: one of its threads died, and it refuses to connect.
@@ -161,47 +114,28 @@ public final class SuspendingMinaConnector implements SuspendingConnector {
     return mina.isBroken();
   }
 
-  /**
-   * True once {@link #close()} has been called.
-   *
-   * @return true if the connector is closed
-   */
-  public boolean isClosed() {
-    return mina.isClosed();
-  }
 
   @Override
   public String toString() {
     return "Suspending" + mina;
   }
 
-  /** Options for a {@link SuspendingMinaConnector}; build with {@link #tcp()} or {@link #vmPipe()}. */
-  public static final class Builder {
-    private final MinaConnector.Builder mina = MinaConnector.builder();
-    private long spinNanos;
+  /**
+   * Options for a {@link SuspendingMinaConnector}: those of every suspending connector
+   * ({@link AbstractSuspendingConnector.Builder#tls}, {@link AbstractSuspendingConnector.Builder#inboundBufferLimit},
+   * {@link AbstractSuspendingConnector.Builder#spinBeforeSuspend}) and MINA's processor count;
+   * build with {@link #tcp()} or {@link #vmPipe()}.
+   */
+  public static final class Builder extends AbstractSuspendingConnector.Builder<Builder> {
+    private final MinaConnector.Builder mina;
 
-    private Builder() {}
-
-    /**
-     * As {@link MinaConnector.Builder#inboundBufferLimit}. Default 64 KiB.
-     *
-     * @param bytes the limit in bytes, at least 2
-     * @return this builder
-     */
-    public Builder inboundBufferLimit(int bytes) {
-      mina.inboundBufferLimit(bytes);
-      return this;
+    private Builder() {
+      this(MinaConnector.builder());
     }
 
-    /**
-     * As {@link MinaConnector.Builder#tls}: every connect does a TLS handshake, suspending.
-     *
-     * @param tls the TLS settings of every connect
-     * @return this builder
-     */
-    public Builder tls(TlsSettings tls) {
-      mina.tls(tls);
-      return this;
+    private Builder(MinaConnector.Builder mina) {
+      super(mina);
+      this.mina = mina;
     }
 
     /**
@@ -210,31 +144,10 @@ public final class SuspendingMinaConnector implements SuspendingConnector {
      *
      * @param count the number of processor threads; 0 for MINA's default
      * @return this builder
+     * @throws IllegalArgumentException if {@code count < 0}
      */
     public Builder processorCount(int count) {
       mina.processorCount(count);
-      return this;
-    }
-
-    /**
-     * Before suspending, spin for up to {@code time} waiting for the future to complete or the
-     * data to arrive (yielding the CPU now and then). The 2008 experiment's trick: a reply due
-     * within a few microseconds costs less to spin for than a suspend and resume. Spinning
-     * burns a worker's time that other ready sessions could use, so it is off by default (0).
-     * A session resumed on an I/O thread (the default, unless the runner's mode says
-     * {@code resumeOnWorkers()}) never spins: there the spin would hold up the reads it waits
-     * for. So the spin applies to blocking callers and to sessions run on the runner's workers.
-     *
-     * @throws IllegalArgumentException if {@code time < 0}
-     * @param time the longest spin; 0 for none
-     * @param unit the unit of {@code time}
-     * @return this builder
-     */
-    public Builder spinBeforeSuspend(long time, TimeUnit unit) {
-      if (time < 0L) {
-        throw new IllegalArgumentException("time < 0: " + time);
-      }
-      this.spinNanos = unit.toNanos(time);
       return this;
     }
 
@@ -244,16 +157,17 @@ public final class SuspendingMinaConnector implements SuspendingConnector {
      * @return a new connector, which the caller closes
      */
     public SuspendingMinaConnector tcp() {
-      return new SuspendingMinaConnector(mina.tcp(), spinNanos);
+      return new SuspendingMinaConnector(mina.tcp(), spinNanos());
     }
 
     /**
      * Builds an in-VM pipe connector with these options.
      *
      * @return a new connector, which the caller closes
+     * @throws IllegalStateException if TLS was asked for
      */
     public SuspendingMinaConnector vmPipe() {
-      return new SuspendingMinaConnector(mina.vmPipe(), spinNanos);
+      return new SuspendingMinaConnector(mina.vmPipe(), spinNanos());
     }
   }
 }

@@ -12,6 +12,7 @@ import io.netty.util.concurrent.Future;
 import io.weft.transport.Connector;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
+import io.weft.transport.spi.ConnectorBuilder;
 import io.weft.transport.spi.ConnectorCore;
 import io.weft.transport.spi.Ticker;
 import io.weft.transport.spi.Tls;
@@ -20,7 +21,6 @@ import io.weft.transport.netty.internal.EventLoops;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -60,10 +60,10 @@ public final class NettyConnector implements Connector {
   private final int threads;
   private final Core core;
 
-  NettyConnector(Builder builder, int defaultThreads, String kind) {
-    this.inboundLimit = builder.inboundLimit;
-    this.core = new Core(builder.tls);
-    this.threads = builder.eventLoopThreads > 0 ? builder.eventLoopThreads : defaultThreads;
+  private NettyConnector(TlsSettings tls, int inboundLimit, int threads, String kind) {
+    this.inboundLimit = inboundLimit;
+    this.core = new Core(tls);
+    this.threads = threads;
     this.group = new NioEventLoopGroup(threads, EventLoops.threads("weft-netty-" + kind + IDS.incrementAndGet() + "-"));
     this.bootstrap = new Bootstrap()
         .group(group)
@@ -237,39 +237,13 @@ public final class NettyConnector implements Connector {
         + "}";
   }
 
-  /** Options for a {@link NettyConnector}; build with {@link #tcp()}. */
-  public static final class Builder {
-    private int inboundLimit = ChannelState.DEFAULT_INBOUND_LIMIT;
-    private int eventLoopThreads;
-    private TlsSettings tls;
-
+  /**
+   * Options for a {@link NettyConnector}: those of every connector ({@link ConnectorBuilder#tls},
+   * {@link ConnectorBuilder#inboundBufferLimit}) and Netty's event-loop count; build with
+   * {@link #tcp()}.
+   */
+  public static final class Builder extends ConnectorBuilder<Builder> {
     Builder() {}
-
-    /**
-     * Every connect does a TLS handshake as {@code tls} says before it returns (implicit TLS).
-     *
-     * @param tls the TLS settings of every connect
-     * @return this builder
-     */
-    public Builder tls(TlsSettings tls) {
-      this.tls = Objects.requireNonNull(tls, "tls");
-      return this;
-    }
-
-    /**
-     * Bytes a session may buffer unread before reading from the peer is turned off (turned on
-     * again when the reader has drained it below half). Default 64 KiB.
-     *
-     * @param bytes the limit in bytes, at least 2
-     * @return this builder
-     */
-    public Builder inboundBufferLimit(int bytes) {
-      if (bytes < 2) {
-        throw new IllegalArgumentException("bytes < 2: " + bytes);
-      }
-      this.inboundLimit = bytes;
-      return this;
-    }
 
     /**
      * Event-loop threads; default (0) one per available processor for this blocking connector:
@@ -277,13 +251,10 @@ public final class NettyConnector implements Connector {
      *
      * @param count the number of event-loop threads; 0 for the default
      * @return this builder
+     * @throws IllegalArgumentException if {@code count < 0}
      */
     public Builder eventLoopThreads(int count) {
-      if (count < 0) {
-        throw new IllegalArgumentException("count < 0: " + count);
-      }
-      this.eventLoopThreads = count;
-      return this;
+      return ioThreads(count);
     }
 
     /**
@@ -292,7 +263,12 @@ public final class NettyConnector implements Connector {
      * @return a new connector, which the caller closes
      */
     public NettyConnector tcp() {
-      return new NettyConnector(this, Runtime.getRuntime().availableProcessors(), "");
+      return build(Runtime.getRuntime().availableProcessors(), "");
+    }
+
+    /** The connector with {@code defaultThreads} event loops unless told otherwise, its threads named by {@code kind}. */
+    NettyConnector build(int defaultThreads, String kind) {
+      return new NettyConnector(tlsSettings(), inboundLimitBytes(), ioThreadsOr(defaultThreads), kind);
     }
   }
 }

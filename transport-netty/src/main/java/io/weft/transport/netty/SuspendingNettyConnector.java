@@ -1,14 +1,12 @@
 package io.weft.transport.netty;
 
 import io.weft.continuations.spi.SuspendingConnects;
-import io.weft.continuations.spi.SuspendingConnector;
+import io.weft.continuations.spi.AbstractSuspendingConnector;
 import io.weft.continuations.spi.SuspendingWaits;
 import io.weft.transport.Timeout;
-import io.weft.transport.TlsSettings;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.commons.javaflow.api.continuable;
 
@@ -39,13 +37,12 @@ import org.apache.commons.javaflow.api.continuable;
  * }
  * }</pre>
  */
-public final class SuspendingNettyConnector implements SuspendingConnector {
+public final class SuspendingNettyConnector extends AbstractSuspendingConnector {
   private final NettyConnector netty;
-  private final SuspendingWaits waits;
 
   private SuspendingNettyConnector(NettyConnector netty, long spinNanos) {
+    super(netty.core(), new SuspendingWaits(spinNanos, new LongAdder(), new LongAdder(), new LongAdder()));
     this.netty = netty;
-    this.waits = new SuspendingWaits(spinNanos, new LongAdder(), new LongAdder(), new LongAdder());
   }
 
   /**
@@ -77,18 +74,11 @@ public final class SuspendingNettyConnector implements SuspendingConnector {
   @Override
   @continuable
   public SuspendingNettyTransport connect(SocketAddress remote, Timeout timeout) throws IOException {
+    SuspendingWaits waits = waits();
     return SuspendingConnects.connect(netty.core(), waits, remote, timeout, (state, t, start, forget, address) ->
         new SuspendingNettyTransport(state, t, start, forget, address, waits));
   }
 
-  /**
-   * How many transports this connector opened that are still open (or connecting).
-   *
-   * @return the number of open transports
-   */
-  public int openCount() {
-    return netty.openCount();
-  }
 
   /**
    * The number of event-loop threads this connector runs.
@@ -99,93 +89,33 @@ public final class SuspendingNettyConnector implements SuspendingConnector {
     return netty.eventLoopThreads();
   }
 
-  /**
-   * Waits that were not needed: data already buffered, or a future already done.
-   *
-   * @return the count of waits that did not wait
-   */
-  public long immediate() {
-    return waits.immediate().sum();
-  }
 
-  /**
-   * Waits that ended during the brief spin before suspending.
-   *
-   * @return the count of waits that ended while spinning
-   */
-  public long spun() {
-    return waits.spun().sum();
-  }
 
-  /**
-   * The spin before suspending, in nanoseconds; 0 when off.
-   *
-   * @return the spin in nanoseconds
-   */
-  public long spinBeforeSuspendNanos() {
-    return waits.spinNanos();
-  }
 
-  /**
-   * Calls to {@code Suspend.await}: suspensions in a continuation (bar the rare one woken during
-   * its own registration), blocked waits elsewhere.
-   *
-   * @return the count of calls to {@code Suspend.await}
-   */
-  public long suspends() {
-    return waits.suspends().sum();
-  }
 
-  /**
-   * Closes every transport still open, shuts the event loops down and waits (up to 10 s) for
-   * them to end. A second call does nothing.
-   */
-  @Override
-  public void close() {
-    netty.close();
-  }
 
-  /**
-   * True once {@link #close()} has been called.
-   *
-   * @return true if the connector is closed
-   */
-  public boolean isClosed() {
-    return netty.isClosed();
-  }
 
   @Override
   public String toString() {
     return "Suspending" + netty;
   }
 
-  /** Options for a {@link SuspendingNettyConnector}; build with {@link #tcp()}. */
-  public static final class Builder {
-    private final NettyConnector.Builder netty = NettyConnector.builder();
-    private long spinNanos;
+  /**
+   * Options for a {@link SuspendingNettyConnector}: those of every suspending connector
+   * ({@link AbstractSuspendingConnector.Builder#tls}, {@link AbstractSuspendingConnector.Builder#inboundBufferLimit},
+   * {@link AbstractSuspendingConnector.Builder#spinBeforeSuspend}) and Netty's event-loop count;
+   * build with {@link #tcp()}.
+   */
+  public static final class Builder extends AbstractSuspendingConnector.Builder<Builder> {
+    private final NettyConnector.Builder netty;
 
-    private Builder() {}
-
-    /**
-     * As {@link NettyConnector.Builder#inboundBufferLimit}. Default 64 KiB.
-     *
-     * @param bytes the limit in bytes, at least 2
-     * @return this builder
-     */
-    public Builder inboundBufferLimit(int bytes) {
-      netty.inboundBufferLimit(bytes);
-      return this;
+    private Builder() {
+      this(NettyConnector.builder());
     }
 
-    /**
-     * As {@link NettyConnector.Builder#tls}: every connect does a TLS handshake, suspending.
-     *
-     * @param tls the TLS settings of every connect
-     * @return this builder
-     */
-    public Builder tls(TlsSettings tls) {
-      netty.tls(tls);
-      return this;
+    private Builder(NettyConnector.Builder netty) {
+      super(netty);
+      this.netty = netty;
     }
 
     /**
@@ -193,29 +123,10 @@ public final class SuspendingNettyConnector implements SuspendingConnector {
      *
      * @param count the number of event-loop threads; 0 for the default
      * @return this builder
+     * @throws IllegalArgumentException if {@code count < 0}
      */
     public Builder eventLoopThreads(int count) {
       netty.eventLoopThreads(count);
-      return this;
-    }
-
-    /**
-     * Before suspending, spin for up to {@code time} waiting for the future to complete or the
-     * data to arrive (yielding the CPU now and then), as {@code SuspendingMinaConnector}'s option
-     * of the same name: off by default (0), and never on an event loop, where the spin would hold
-     * up the reads it waits for. So it applies to blocking callers and to sessions run on the
-     * runner's workers ({@code resumeOnWorkers()}).
-     *
-     * @throws IllegalArgumentException if {@code time < 0}
-     * @param time the longest spin; 0 for none
-     * @param unit the unit of {@code time}
-     * @return this builder
-     */
-    public Builder spinBeforeSuspend(long time, TimeUnit unit) {
-      if (time < 0L) {
-        throw new IllegalArgumentException("time < 0: " + time);
-      }
-      this.spinNanos = unit.toNanos(time);
       return this;
     }
 
@@ -225,7 +136,7 @@ public final class SuspendingNettyConnector implements SuspendingConnector {
      * @return a new connector, which the caller closes
      */
     public SuspendingNettyConnector tcp() {
-      return new SuspendingNettyConnector(new NettyConnector(netty, 1, "c"), spinNanos);
+      return new SuspendingNettyConnector(netty.build(1, "c"), spinNanos());
     }
   }
 }

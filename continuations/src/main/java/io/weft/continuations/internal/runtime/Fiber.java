@@ -83,6 +83,8 @@ public final class Fiber extends SessionContext implements SuspendableSession {
   private Object[] carried;
   /** The thread-locals the session used through rewritten code, made on first use. */
   private ThreadLocalSwap threadLocals;
+  /** This session's place with the scheduler's wait timer, made at its first timed wait. */
+  private WaitTimer.Slot timeoutSlot;
 
   public Fiber(int index, Connector connector, SocketAddress address, Timeout timeout,
       SessionTask<?> task, Scheduler scheduler, boolean debugFrames) {
@@ -129,7 +131,7 @@ public final class Fiber extends SessionContext implements SuspendableSession {
       return wait;
     }
     if (timeoutNanos != Deadlines.FOREVER) {
-      scheduler.armTimeout(wait, timeoutNanos);
+      scheduler.armTimeout(this, wait, timeoutNanos);
     }
     currentWait = wait;
     suspended++;
@@ -336,6 +338,16 @@ public final class Fiber extends SessionContext implements SuspendableSession {
     }
   }
 
+  /** This session's place with the wait timer; made on first use, by the thread that runs it. */
+  WaitTimer.Slot timeoutSlot() {
+    WaitTimer.Slot slot = timeoutSlot;
+    if (slot == null) {
+      slot = new WaitTimer.Slot();
+      timeoutSlot = slot;
+    }
+    return slot;
+  }
+
   /** This session's {@code SessionLocal} values. */
   public Map<Object, Object> locals() {
     Map<Object, Object> m = locals;
@@ -369,6 +381,11 @@ public final class Fiber extends SessionContext implements SuspendableSession {
     }
     state = DONE;
     currentWait = null;
+    WaitTimer.Slot slot = timeoutSlot;
+    if (slot != null) {
+      timeoutSlot = null;
+      scheduler.retireTimeouts(slot);
+    }
     scheduler.done(this);
   }
 }

@@ -376,11 +376,18 @@ public final class Scheduler {
     return timer;
   }
 
-  void armTimeout(Wait wait, long timeoutNanos) {
+  void armTimeout(Fiber fiber, Wait wait, long timeoutNanos) {
     if (timeouts != null) {
       timeouts.arm(wait, timeoutNanos);
     } else {
-      timer.add(wait, timeoutNanos);
+      timer.arm(fiber.timeoutSlot(), wait, timeoutNanos);
+    }
+  }
+
+  /** {@code slot}'s fiber has ended: the timer lets go of it. */
+  void retireTimeouts(WaitTimer.Slot slot) {
+    if (timer != null) {
+      timer.retire(slot);
     }
   }
 

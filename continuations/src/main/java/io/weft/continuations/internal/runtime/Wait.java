@@ -8,9 +8,9 @@ import java.lang.invoke.VarHandle;
 /**
  * One wait of one fiber. Of the three ways it can end (woken, timed out, cancelled) the first
  * wins by a compare-and-set; the others are ignored, so a late I/O wake-up after a timeout, or a
- * timer after a wake-up, never makes a fiber ready twice. A wait with a timeout is also its own
- * entry in the scheduler's {@link WaitTimer}; ending it early leaves the entry for the timer to
- * drop.
+ * timer after a wake-up, never makes a fiber ready twice. A wait with a timeout is its fiber's
+ * current wait in the fiber's {@link WaitTimer.Slot}; ending it early leaves the slot as it is,
+ * for the timer to look at when it comes to it.
  *
  * <p>State transitions (every one a compare-and-set, so each state is left at most once):
  * <pre>
@@ -28,8 +28,7 @@ import java.lang.invoke.VarHandle;
  * would cost a fence on every wait; the field's publication to other threads rides on the
  * registration's own hand-off (the wake-up reaches this object only through it).
  */
-public final class Wait extends WaitTimer.Entry
-    implements Runnable, SuspendableSession.PendingWait {
+public final class Wait implements WaitTimer.Timed, Runnable, SuspendableSession.PendingWait {
   static final int ARMING = 0;
   static final int ARMED = 1;
   static final int WOKEN_INLINE = 2;
@@ -85,8 +84,9 @@ public final class Wait extends WaitTimer.Entry
     }
   }
 
+  /** For the timer: {@link #isPending()}. */
   @Override
-  boolean pending() {
+  public boolean pending() {
     return state == ARMED;
   }
 
@@ -108,8 +108,9 @@ public final class Wait extends WaitTimer.Entry
     return fiber.index();
   }
 
+  /** For the timer: {@link #timeOut()}. */
   @Override
-  void expire() {
+  public void expire() {
     timeOut();
   }
 

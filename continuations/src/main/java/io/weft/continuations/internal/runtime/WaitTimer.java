@@ -3,73 +3,95 @@ package io.weft.continuations.internal.runtime;
 import io.weft.transport.spi.Ticker;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.Arrays;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The timeouts of a scheduler's waits: one thread, and a deadline list that costs a wait that
- * ends in time almost nothing. Arming is an append to a lock-free list (no lock, no heap sift,
- * no task object, not even a clock read); a wait that is woken or cancelled is not removed but
- * dropped by the timer thread when it next passes by, so ending a wait costs nothing here.
+ * The timeouts of a scheduler's waits: one thread, and a lazily re-armed deadline per session, so
+ * that a wait that ends in time costs the timer nothing at all: no entry appended, none removed.
  *
- * <p>Waits are kept in FIFO lanes, one per timeout length (lengths within about 3% of each
- * other share a lane). The timer thread gives each new entry its deadline when it first sees
- * it: its own clock, read after the entry was appended, so no earlier than the arming, plus
- * the timeout. While any wait is pending it passes every {@link #TICK_NANOS} (and at the
- * earliest pending deadline): it stamps the new entries, drops settled ones from each lane's
- * head and fires expired ones, and stops at a lane's first pending entry, since the deadlines
- * behind it come later. Every
- * {@value #SWEEP_TICKS} ticks it walks each lane to its end, dropping settled entries that sit
- * behind a long wait and firing expired ones behind a later deadline. So a wait never fires
- * early; it fires late by up to a tick plus scheduling latency, and by at most
- * {@link #MAX_LATE_NANOS} when waits of slightly different lengths share a lane; a settled entry
- * stays on the list for at most a sweep interval. With no pending wait the thread sleeps until
- * the next one is armed.
+ * <p>Each session owns one {@link Slot}, which goes to the timer at its first timed wait and
+ * stays there while the session keeps waiting. Arming a wait writes the slot's deadline (one
+ * clock read) and its current wait; that is all, as long as the timer holds the slot filed by a
+ * deadline no later than the new one. The timer thread keeps its slots in a min-heap of its own,
+ * ordered by the deadline ({@code key}) each had when the timer last filed it. A session's
+ * later waits have later deadlines unless they are shorter, and a shorter one hands its slot
+ * over again to be moved up, so the heap's order is safe to act on lazily: when a slot's key
+ * comes, the timer fires its wait if that wait is still pending and due, files the slot by the
+ * later deadline of a wait armed since, or lets the slot go if no wait is pending (the
+ * session's next timed wait hands it over again). So a session that keeps waiting costs the
+ * timer one heap step per timeout length, not one per wait.
  *
- * <p>Lifecycle: the thread starts with the timer; {@link #shutdown} ends it without firing
- * what is still pending; {@link #isTerminated} says when it is gone.
+ * <p>Slots reach the timer through a lock-free queue, read at every pass; while any slot is held
+ * the timer passes every {@link #TICK_NANOS} and at the earliest recorded deadline, and with
+ * none it sleeps until a slot arrives. A wait never fires early (its deadline is its arming
+ * thread's clock, read before the wait is published to the timer, plus the timeout); it fires
+ * late by at most a tick plus the timer thread's wake-up latency ({@link #MAX_LATE_NANOS}). A
+ * session that ends {@linkplain #retire retires} its slot, which the timer then drops at its next
+ * pass, so nothing of an ended session stays with the timer for longer than a tick.
  *
- * <p>Time is read only from the {@link Ticker} given at construction (the system's unless a
- * test gives one it steps by hand, or a simulation one of virtual time); the thread's sleeps
- * between passes are real time either way, at most a tick while a wait is pending.
+ * <p>Handing a slot back and forth is a handshake on its {@code filed} flag (0: the timer does
+ * not hold it; 1: it does, or it is on its way): the arming thread publishes its wait and then
+ * reads the flag; the timer clears the flag and then reads the wait. With both volatile, at
+ * least one of them sees the other's write, so a pending wait is never left without its slot
+ * held (Dekker's pattern); whichever wins the flag's compare-and-set files the slot once.
+ *
+ * <p>Lifecycle: the thread starts with the timer; {@link #shutdown} ends it without firing what
+ * is still pending; {@link #isTerminated} says when it is gone.
+ *
+ * <p>Time is read only from the {@link Ticker} given at construction (the system's unless a test
+ * gives one it steps by hand, or a simulation one of virtual time), by the arming threads and by
+ * the timer thread alike; the thread's sleeps between passes are real time either way, at most
+ * a tick while a slot is held.
  */
 final class WaitTimer {
-  /** How often the timer thread passes while waits are pending. */
+  /** How often the timer thread passes while it holds slots. */
   static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
-  /** Every this many ticks, a full walk of every lane. */
-  static final int SWEEP_TICKS = 10;
-  /** The latest a pending wait fires after its timeout, scheduling latency aside. */
-  static final long MAX_LATE_NANOS = TICK_NANOS * (SWEEP_TICKS + 1);
+  /** The latest a pending wait fires after its deadline, scheduling latency aside. */
+  static final long MAX_LATE_NANOS = TICK_NANOS;
   /** Longer timeouts are capped here, so that deadlines never overflow. */
   private static final long MAX_TIMEOUT_NANOS = Long.MAX_VALUE >>> 2;
 
-  /** What the timer holds: one wait's timeout, its deadline once stamped, its link in a lane. */
-  abstract static class Entry {
-    /** Written before the entry is appended. */
-    long timeout;
-    /** Timer thread only: set when it first sees the entry. */
-    long deadline;
-    /** Timer thread only. */
-    boolean stamped;
-    volatile Entry next;
-
+  /** A wait as the timer sees it. */
+  interface Timed {
     /** True while the wait has not ended (woken, cancelled or timed out). */
-    abstract boolean pending();
+    boolean pending();
 
-    /** Ends the wait as timed out; called on the timer thread once the timeout has passed. */
-    abstract void expire();
+    /** Ends the wait as timed out; called on the timer thread once its deadline has passed. */
+    void expire();
   }
 
-  private static final VarHandle TAIL;
-  private static final VarHandle NEXT;
+  /**
+   * One session's place with the timer, re-armed for each of its timed waits. Only the session
+   * (one thread at a time) arms and retires it; the rest is the timer thread's.
+   */
+  static final class Slot {
+    /** The current wait's deadline: written by the arming thread before {@link #current}. */
+    long deadline;
+    /** The current (or last) timed wait; null once retired. */
+    volatile Timed current;
+    volatile boolean retired;
+    /** 1 while the timer holds this slot or it is queued for the timer; see the class javadoc. */
+    @SuppressWarnings("unused") // through FILED
+    volatile int filed;
+    /**
+     * The deadline the timer orders this slot by: written by the timer thread only, read by the
+     * arming thread, which hands the slot over again when its new deadline is earlier.
+     */
+    volatile long key;
+    /** Timer thread only: the slot's place in the heap, -1 when not there. */
+    int heapIndex = -1;
+  }
+
+  private static final VarHandle FILED;
 
   static {
     try {
-      TAIL = MethodHandles.lookup().findVarHandle(Lane.class, "tail", Entry.class);
-      NEXT = MethodHandles.lookup().findVarHandle(Entry.class, "next", Entry.class);
+      FILED = MethodHandles.lookup().findVarHandle(Slot.class, "filed", int.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -77,15 +99,13 @@ final class WaitTimer {
 
   private static final Logger LOG = LoggerFactory.getLogger(WaitTimer.class);
 
-  private final ConcurrentHashMap<Long, Lane> lanes = new ConcurrentHashMap<>();
   private final Ticker clock;
   private final Thread thread;
-  /**
-   * The lane used last: waits of a run mostly share one timeout length. Arming threads race to
-   * set it, harmlessly; volatile so that a lane made on another thread is seen whole.
-   */
-  private volatile Lane recent;
-  /** The timer thread sleeps until woken: no wait was pending at its last pass. */
+  /** Slots handed to the timer: at a session's first timed wait, again when given back, and at retirement. */
+  private final ConcurrentLinkedQueue<Slot> arrivals = new ConcurrentLinkedQueue<>();
+  /** Timer thread only. */
+  private final SlotHeap heap = new SlotHeap();
+  /** The timer thread sleeps until woken: it held no slot at its last pass. */
   private volatile boolean idle;
   private volatile boolean stopped;
   /** Passes completed. Written by the timer thread only; read by tests that step the clock. */
@@ -104,33 +124,38 @@ final class WaitTimer {
   }
 
   /**
-   * Arms a timeout of {@code timeoutNanos} (> 0) for {@code entry}: unless it has ended by then,
-   * its {@link Entry#expire()} runs on the timer thread once that time has passed. Any thread.
+   * Arms a timeout of {@code timeoutNanos} (> 0) for {@code wait}, now {@linkplain Timed#pending
+   * pending}, in the session's {@code slot}: unless it has ended by then, its
+   * {@link Timed#expire()} runs on the timer thread once that time has passed. Only the thread
+   * that runs the session, one wait at a time: a slot's earlier wait has ended before it arms
+   * the next.
    */
-  void add(Entry entry, long timeoutNanos) {
-    long timeout = Math.min(timeoutNanos, MAX_TIMEOUT_NANOS);
-    entry.timeout = timeout;
-    long key = laneKey(timeout);
-    Lane lane = recent;
-    if (lane == null || lane.key != key) {
-      lane = lanes.computeIfAbsent(key, Lane::new);
-      recent = lane;
-    }
-    lane.append(entry);
-    // A timer that sleeps with waits pending passes within a tick anyway. One that sleeps
-    // idle re-checks the lanes after saying so, so this misses nothing.
-    if (idle) {
-      LockSupport.unpark(thread);
+  void arm(Slot slot, Timed wait, long timeoutNanos) {
+    long deadline = clock.nanoTime() + Math.min(timeoutNanos, MAX_TIMEOUT_NANOS);
+    slot.deadline = deadline;
+    slot.current = wait;
+    // Filed with a deadline no later than this one: the timer comes to it in time. Otherwise
+    // (not filed, or filed for later: this wait is shorter than the last) hand it over.
+    if (slot.filed == 0 ? FILED.compareAndSet(slot, 0, 1) : deadline - slot.key < 0L) {
+      arrivals.offer(slot);
+      // A timer that holds slots passes within a tick anyway; an idle one re-checks the
+      // arrivals after saying so, so this misses nothing.
+      if (idle) {
+        LockSupport.unpark(thread);
+      }
     }
   }
 
   /**
-   * Timeout lengths that share a lane: the same top 6 significant bits, so lengths within
-   * 1/32 of each other; the spread caps how far out of order deadlines come in a lane.
+   * The session that owns {@code slot} has ended: it arms no more, and the timer drops the slot
+   * at its next pass. Only the session's thread.
    */
-  static long laneKey(long timeoutNanos) {
-    int shift = Math.max(0, 58 - Long.numberOfLeadingZeros(timeoutNanos));
-    return ((long) shift << 8) | (timeoutNanos >>> shift);
+  void retire(Slot slot) {
+    slot.current = null;
+    slot.retired = true;
+    if (slot.filed != 0) {
+      arrivals.offer(slot);
+    }
   }
 
   /** Ends the timer thread; pending waits never fire. Returns at once. */
@@ -152,6 +177,11 @@ final class WaitTimer {
     return passes;
   }
 
+  /** Slots the timer holds now; for tests, read between passes. */
+  int held() {
+    return heap.size;
+  }
+
   /** Has the timer thread pass now rather than at its next tick. */
   void wakeUp() {
     LockSupport.unpark(thread);
@@ -159,8 +189,8 @@ final class WaitTimer {
 
   private void run() {
     // A pass that fails (an OutOfMemoryError, say) must not end the thread: every pending wait
-    // would then never time out, and a run with such a wait would never return. Its entries are
-    // still on the lanes, so the next pass, a tick later, fires them as due.
+    // would then never time out, and a run with such a wait would never return. The slot whose
+    // wait failed to expire is still at the heap's top, so the next pass, a tick later, fires it.
     while (!stopped) {
       try {
         passUntilStopped();
@@ -172,161 +202,172 @@ final class WaitTimer {
   }
 
   private void passUntilStopped() {
-    long lastTick = clock.nanoTime();
-    int ticks = 0;
     while (!stopped) {
       long now = clock.nanoTime();
-      boolean sweep = false;
-      if (now - lastTick >= TICK_NANOS) {
-        lastTick = now;
-        sweep = ++ticks % SWEEP_TICKS == 0;
-      }
-      boolean pending = false;
-      long next = 0L;
-      for (Lane lane : lanes.values()) {
-        if (lane.pass(now, sweep, clock)) {
-          if (!pending || lane.earliest - next < 0L) {
-            next = lane.earliest;
-          }
-          pending = true;
-        }
-      }
+      takeArrivals();
+      expireDue(now);
       passes++;
-      if (!pending) {
+      if (heap.size == 0) {
         idle = true;
-        // An entry appended after the pass: its thread may have seen idle still false. Pass
-        // again at the next tick, not at once, so that a stream of waits that end at once
-        // cannot keep this thread busy.
-        if (!arrivedSincePass()) {
+        // A slot that arrived after the pass: its thread may have seen idle still false.
+        if (arrivals.isEmpty()) {
           LockSupport.park(this);
-          idle = false;
-          continue;
         }
         idle = false;
-        next = lastTick + TICK_NANOS;
+        continue;
       }
-      long nextTick = lastTick + TICK_NANOS;
-      if (nextTick - next < 0L) {
-        next = nextTick;
-      }
-      long wait = next - clock.nanoTime();
+      long wait = Math.min(TICK_NANOS, heap.top().key - now);
       if (wait > 0L) {
         LockSupport.parkNanos(this, wait);
       }
     }
   }
 
-  private boolean arrivedSincePass() {
-    for (Lane lane : lanes.values()) {
-      if (lane.tail != lane.stampedTo) {
-        return true;
+  /** Files the slots handed over since the last pass, and drops the retired ones. */
+  private void takeArrivals() {
+    for (Slot slot; (slot = arrivals.poll()) != null; ) {
+      if (slot.retired) {
+        if (slot.heapIndex >= 0) {
+          heap.remove(slot);
+        }
+      } else {
+        slot.filed = 1;
+        file(slot);
       }
     }
-    return false;
   }
 
   /**
-   * A FIFO of entries: many appending threads, one reader (the timer thread). The append is
-   * Vyukov's intrusive MPSC queue: swap the tail, then link the old tail to the new entry. Its
-   * hazard, the window between those two steps: the tail already names the new entry while the
-   * old tail's {@code next} is still null, so the reader sees the list end early ("the bubble").
-   * The timer thread only ever treats a null {@code next} as "nothing more yet": it stamps and
-   * fires what it can reach, and the entry behind the bubble is reached on a later pass, so an
-   * entry is never lost and never fired before its deadline, only seen a pass later.
+   * Orders {@code slot} by its current deadline, in the heap or into it. Dekker's pattern with
+   * {@link #arm}: the key is published before the wait is read again, so either this sees a
+   * wait armed meanwhile, or that wait's arming sees this key and hands the slot over again.
    */
-  private static final class Lane {
-    final long key;
-    /** A permanent sentinel; the entries follow it. */
-    private final Entry head = new Entry() {
-      @Override
-      boolean pending() {
-        return false;
+  private void file(Slot slot) {
+    for (;;) {
+      Timed wait = slot.current;
+      slot.key = slot.deadline;
+      if (slot.current == wait) {
+        break;
       }
+    }
+    if (slot.heapIndex >= 0) {
+      heap.update(slot);
+    } else {
+      heap.add(slot);
+    }
+  }
 
-      @Override
-      void expire() {
+  /**
+   * Deals with every slot whose recorded deadline has come: fires its wait if still pending and
+   * due, moves it to a later deadline armed since, or gives it back if no wait is pending.
+   */
+  private void expireDue(long now) {
+    while (heap.size > 0) {
+      Slot slot = heap.top();
+      if (slot.key - now > 0L) {
+        return;
       }
-    };
-    @SuppressWarnings("unused") // through TAIL
-    volatile Entry tail = head;
-    /** Timer thread only: the last entry stamped (possibly since dropped: its links still lead on). */
-    Entry stampedTo = head;
-    /** Timer thread only: the earliest pending deadline found by the last pass. */
-    long earliest;
-
-    Lane(long key) {
-      this.key = key;
-    }
-
-    void append(Entry entry) {
-      Entry prev = (Entry) TAIL.getAndSet(this, entry);
-      // Release is enough: the timer reads next as a volatile, the swap above was the fence.
-      NEXT.setRelease(prev, entry);
-    }
-
-    /**
-     * Stamps the entries appended since the last pass, fires expired entries and unlinks
-     * settled ones, from the head up to the first pending entry not yet due, or to the end when
-     * sweeping; one walk does both where they overlap. Returns true if a pending entry remains,
-     * its deadline in {@link #earliest}.
-     */
-    boolean pass(long now, boolean sweep, Ticker clock) {
-      // Stamp up to the tail read here, with the clock read after it: every entry up to that
-      // tail was armed before, so a deadline from it is never early. Later ones: next pass.
-      Entry end = tail;
-      boolean stampedAll = end == stampedTo;
-      long armedBefore = stampedAll ? 0L : clock.nanoTime();
-      boolean pending = false;
-      Entry prev = head;
-      Entry cur = prev.next;
-      while (cur != null) {
-        if (!cur.stamped) {
-          if (stampedAll) {
-            break;
-          }
-          stamp(cur, armedBefore);
-          stampedAll = cur == end;
-        }
-        Entry after = cur.next;
-        if (cur.pending() && cur.deadline - now <= 0L) {
-          cur.expire();
-        }
-        if (!cur.pending()) {
-          if (after == null) {
-            break; // the last entry stays linked: appending threads link to it
-          }
-          prev.next = after;
-          cur = after;
+      Timed wait = slot.current;
+      long deadline = slot.deadline;
+      // Read after the deadline: a wait still pending now is the one that deadline belongs to
+      // (its session arms no other until it ends).
+      if (wait != null && wait.pending()) {
+        if (deadline - now > 0L) {
+          file(slot);
           continue;
         }
-        if (!pending || cur.deadline - earliest < 0L) {
-          earliest = cur.deadline;
-        }
-        pending = true;
-        if (!sweep) {
-          break;
-        }
-        prev = cur;
-        cur = after;
+        wait.expire();
       }
-      // Stopped at a pending entry: stamp the rest (its links lead on even if since dropped).
-      for (Entry last = stampedTo; !stampedAll && last != end; ) {
-        Entry e = last.next;
-        if (e == null) {
-          break; // appended, not linked yet
-        }
-        if (!e.stamped) {
-          stamp(e, armedBefore);
-        }
-        last = e;
+      heap.remove(slot);
+      slot.filed = 0;
+      // Dekker's other half: the session may have armed again without seeing the flag clear.
+      Timed again = slot.current;
+      if (again != null && again.pending() && !slot.retired && FILED.compareAndSet(slot, 0, 1)) {
+        file(slot);
       }
-      return pending;
+    }
+  }
+
+  /** A binary min-heap of slots by {@link Slot#key}, each slot knowing its index; timer thread only. */
+  private static final class SlotHeap {
+    private Slot[] slots = new Slot[64];
+    int size;
+
+    Slot top() {
+      return slots[0];
     }
 
-    private void stamp(Entry e, long armedBefore) {
-      e.deadline = armedBefore + e.timeout;
-      e.stamped = true;
-      stampedTo = e;
+    void add(Slot slot) {
+      if (size == slots.length) {
+        slots = Arrays.copyOf(slots, size * 2);
+      }
+      siftUp(size++, slot);
+    }
+
+    /** Puts {@code slot}, whose key has changed, back in order. */
+    void update(Slot slot) {
+      int i = slot.heapIndex;
+      siftUp(i, slot);
+      if (slots[i] == slot) {
+        siftDown(i, slot);
+      }
+    }
+
+    void remove(Slot slot) {
+      removeAt(slot.heapIndex);
+    }
+
+    private void removeAt(int i) {
+      Slot gone = slots[i];
+      gone.heapIndex = -1;
+      Slot last = slots[--size];
+      slots[size] = null;
+      if (i < size) {
+        siftDown(i, last);
+        if (slots[i] == last) {
+          siftUp(i, last);
+        }
+      }
+      if (slots.length > 64 && size < slots.length / 4) {
+        slots = Arrays.copyOf(slots, slots.length / 2);
+      }
+    }
+
+    private void siftUp(int i, Slot slot) {
+      while (i > 0) {
+        int parent = (i - 1) >>> 1;
+        Slot p = slots[parent];
+        if (slot.key - p.key >= 0L) {
+          break;
+        }
+        place(i, p);
+        i = parent;
+      }
+      place(i, slot);
+    }
+
+    private void siftDown(int i, Slot slot) {
+      int half = size >>> 1;
+      while (i < half) {
+        int child = 2 * i + 1;
+        Slot c = slots[child];
+        int right = child + 1;
+        if (right < size && slots[right].key - c.key < 0L) {
+          child = right;
+          c = slots[child];
+        }
+        if (slot.key - c.key <= 0L) {
+          break;
+        }
+        place(i, c);
+        i = child;
+      }
+      place(i, slot);
+    }
+
+    private void place(int i, Slot slot) {
+      slots[i] = slot;
+      slot.heapIndex = i;
     }
   }
 }

@@ -48,17 +48,36 @@ class WaitTimerTest {
     }
   }
 
-  /** A wait as the timer sees it: pending until settled or expired, whichever comes first. */
-  private class TestEntry extends WaitTimer.Entry {
+  /**
+   * A session's waits as the timer sees them: one slot, re-armed for each wait; a wait is pending
+   * until settled or expired, whichever comes first.
+   */
+  private class TestEntry implements WaitTimer.Timed {
+    final WaitTimer.Slot slot;
     final AtomicInteger state = new AtomicInteger(); // 0 pending, 1 settled, 2 timed out
     final AtomicInteger expireCalls = new AtomicInteger();
     volatile long armedAt;
+    volatile long timeout;
     volatile long firedAt;
 
-    /** Arms this entry on {@code timer}, noting the clock first. */
+    TestEntry() {
+      this(new WaitTimer.Slot());
+    }
+
+    /** The next wait of the session whose previous wait was {@code previous}. */
+    TestEntry(TestEntry previous) {
+      this(previous.slot);
+    }
+
+    private TestEntry(WaitTimer.Slot slot) {
+      this.slot = slot;
+    }
+
+    /** Arms this wait in its slot on {@code timer}, noting the clock first. */
     TestEntry arm(long timeoutNanos) {
       armedAt = clock.nanoTime();
-      timer.add(this, timeoutNanos);
+      timeout = timeoutNanos;
+      timer.arm(slot, this, timeoutNanos);
       return this;
     }
 
@@ -67,12 +86,12 @@ class WaitTimerTest {
     }
 
     @Override
-    boolean pending() {
+    public boolean pending() {
       return state.get() == 0;
     }
 
     @Override
-    void expire() {
+    public void expire() {
       expireCalls.incrementAndGet();
       if (state.compareAndSet(0, 2)) {
         firedAt = clock.nanoTime();
@@ -159,13 +178,72 @@ class WaitTimerTest {
   }
 
   @Test
-  void shorterWaitBehindALongerOneInTheSameLaneStillFires() {
-    long longer = 1_000 * MS;
-    long shorter = 990 * MS;
-    assertEquals(WaitTimer.laneKey(longer), WaitTimer.laneKey(shorter), "test premise: one lane");
-    TestEntry first = new TestEntry().arm(longer);
-    TestEntry second = new TestEntry().arm(shorter);
+  void shorterWaitBehindALongerOneStillFiresFirst() {
+    TestEntry first = new TestEntry().arm(1_000 * MS);
+    TestEntry second = new TestEntry().arm(990 * MS);
     assertEachFiresInBounds(List.of(second, first), MS);
+  }
+
+  @Test
+  void aSessionsLaterWaitFiresAtItsOwnDeadlineNotTheFirstOnes() {
+    TestEntry first = new TestEntry().arm(50 * MS);
+    letTheTimerSeeTheNewEntries();
+    stepTo(first.due() - 20 * MS);
+    assertTrue(first.settle());
+    TestEntry second = new TestEntry(first).arm(50 * MS);
+    stepTo(first.due());
+    assertEquals(0, second.expireCalls.get(), "fired at the first wait's deadline");
+    stepTo(second.due() - 1);
+    assertEquals(0, second.expireCalls.get(), "fired a nanosecond before its deadline");
+    assertFiresInBounds(second);
+    assertEquals(0, first.expireCalls.get(), "the settled first wait was fired");
+  }
+
+  @Test
+  void aSessionThatKeepsWaitingIsFiledOnceAndItsStalledWaitStillFires() {
+    TestEntry wait = new TestEntry().arm(30 * MS);
+    letTheTimerSeeTheNewEntries();
+    // Many waits that end in time, each armed a millisecond after the last: past the first
+    // deadline, so the timer meets the slot while a later wait is pending and moves it on.
+    for (int i = 0; i < 100; i++) {
+      assertTrue(wait.settle());
+      wait = new TestEntry(wait).arm(30 * MS);
+      stepTo(clock.nanoTime() + MS);
+      assertEquals(1, timer.held(), "one slot per session, however many waits");
+    }
+    assertFiresInBounds(wait);
+  }
+
+  @Test
+  void aShorterWaitAfterALongerOneFiresAtItsOwnEarlierDeadline() {
+    TestEntry longer = new TestEntry().arm(10_000 * MS);
+    letTheTimerSeeTheNewEntries();
+    assertTrue(longer.settle());
+    TestEntry shorter = new TestEntry(longer).arm(300 * MS);
+    assertFiresInBounds(shorter);
+  }
+
+  @Test
+  void aRetiredSlotIsDroppedAtTheNextPassAndNeverFires() {
+    TestEntry wait = new TestEntry().arm(30 * MS);
+    letTheTimerSeeTheNewEntries();
+    assertEquals(1, timer.held());
+    timer.retire(wait.slot);
+    letTheTimerSeeTheNewEntries();
+    assertEquals(0, timer.held(), "a retired slot stayed with the timer");
+    stepTo(wait.due() + WaitTimer.MAX_LATE_NANOS + MS);
+    assertEquals(0, wait.expireCalls.get(), "a retired slot's wait was fired");
+  }
+
+  @Test
+  void aSlotGivenBackWithNothingPendingIsFiledAgainByTheNextWait() {
+    TestEntry first = new TestEntry().arm(20 * MS);
+    letTheTimerSeeTheNewEntries();
+    assertTrue(first.settle());
+    stepTo(first.due());
+    assertEquals(0, timer.held(), "a slot with nothing pending stayed with the timer");
+    TestEntry second = new TestEntry(first).arm(20 * MS);
+    assertFiresInBounds(second);
   }
 
   @Test
@@ -244,7 +322,7 @@ class WaitTimerTest {
   void anErrorInAPassDoesNotEndTheTimerAndLaterWaitsStillFire() {
     TestEntry failing = new TestEntry() {
       @Override
-      void expire() {
+      public void expire() {
         if (expireCalls.getAndIncrement() == 0) {
           throw new OutOfMemoryError("injected: an allocation on the timer thread failed");
         }
