@@ -1,19 +1,28 @@
 #!/usr/bin/env bash
-# The weft-load targets, each printed MET or MISSED with its figure:
-#   1. weft-load redis >= 0.8x redis-benchmark's requests/s at N = 100, 1,000, 10,000 connections
-#      (20 requests per connection, no pipelining), against the same redis-server, in this run;
-#   2. weft-load http >= 0.8x wrk's requests/s against nginx at 100 and 1,000 connections (10 s each,
-#      weft-load after a 2 s warm-up);
+# The weft-load targets, each printed MET or MISSED with its figure. The speed rows run weft-load and
+# the C tool in turn for each row (interleaved, same server, same run), and give two figures apart:
+#   whole run:    weft-load's measured window with no warm-up (its first connect to its last reply,
+#                 the connect ramp and a cold JIT included) against the C tool's own figure, which also
+#                 spans its connects; JVM start and the rewrite, before the window, are printed apart;
+#   steady state: weft-load after a warm-up (--warmup) against the C tool over the same duration.
+#   1. weft-load redis >= 0.8x redis-benchmark's GET/s at N = 100, 1,000, 10,000 connections (whole
+#      run: 20 requests per connection; steady state: a longer run), no pipelining, same redis-server;
+#   2. weft-load http >= 0.8x wrk's requests/s against nginx at N = 100, 1,000, 10,000 connections,
+#      keep-alive, and with Connection: close (a new connection per request; wrk -H 'Connection: close');
 #   3. 100,000 concurrent line users in continuations(1) within 1 GB of heap, summary and report made;
 #   4. recording one timed operation <= 100 ns (JMH, RecordingBenchmark).
 # Run it alone on a quiet machine: ./load/run-targets.sh [--smoke]
 # --smoke runs every step tiny (N = 10/20, 1,000 users, short JMH), to check the script works.
+# WEFT_LOAD_MODE (default continuations:2, one event loop per core of a 2-core machine, as wrk -t 2),
+# WEFT_TARGETS (default "redis http line jmh") and DUR (seconds of each measured window, default 5).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SMOKE=0
 [ "${1:-}" = "--smoke" ] && SMOKE=1
-MODE="${WEFT_LOAD_MODE:-continuations:1}"
+MODE="${WEFT_LOAD_MODE:-continuations:2}"
+TARGETS="${WEFT_TARGETS:-redis http line jmh}"
+DUR="${DUR:-5}"
 JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 OUT="$(mktemp -d /tmp/weft-load-targets.XXXXXX)"
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
@@ -33,33 +42,76 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 # summary's total count also holds the users' connects, timed as the operation "connect").
 rate() { python3 -c 'import json,sys; s=json.load(open(sys.argv[1]+"/summary.json")); print("%.0f" % (s["operations"][sys.argv[2]]["count"]/s["seconds"]))' "$1" "$2"; }
 verdict() { # name ours theirs
-  python3 -c 'import sys; n,o,t=sys.argv[1],float(sys.argv[2]),float(sys.argv[3]); r=o/t if t else 0; print("%-44s %s  weft-load %.0f/s, peer %.0f/s, %.2fx (>= 0.8x)" % (n, "MET   " if r>=0.8 else "MISSED", o, t, r))' "$@"
+  python3 -c 'import sys; n,o,t=sys.argv[1],float(sys.argv[2]),float(sys.argv[3]); r=o/t if t else 0; print("%-48s %s  weft-load %.0f/s, peer %.0f/s, %.2fx (>= 0.8x)" % (n, "MET   " if r>=0.8 else "MISSED", o, t, r))' "$@"
 }
 RESULTS=()
+STARTS=()
+SPLITS=()
+RPID=; NPID=
+trap 'for p in $RPID $NPID; do kill "$p" 2>/dev/null || true; done' EXIT
+want() { case " $TARGETS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+BACKLOG="$(cat /proc/sys/net/core/somaxconn 2>/dev/null || echo 4096)"
+if [ $SMOKE = 1 ]; then NS="10 20"; DUR=2; WARM=1s; else NS="100 1000 10000"; WARM=5s; fi
+# weft NAME ARGS...: one weft-load run into $OUT/NAME, its process's wall time kept for startup().
+weft() {
+  local name="$1"; shift
+  local t0; t0="$(date +%s%3N)"
+  "$JAVA" -jar "$JAR" "$@" --mode "$MODE" --connect-rate 20000 --connect-burst 1000 -q -o "$OUT/$name" > "$OUT/$name.txt" 2>&1 || true
+  echo $(( $(date +%s%3N) - t0 )) > "$OUT/$name.wallms"
+}
+# startup LABEL DIR: the process's wall time outside the measured window (JVM start, class loading,
+# the rewrite, and the reports written at the end), printed apart from the figures.
+startup() {
+  python3 -c 'import json,sys; s=json.load(open(sys.argv[2]+"/summary.json")); w=int(open(sys.argv[2]+".wallms").read())/1000.0; print("%-44s %.2f s of %.2f s outside the measured window" % (sys.argv[1], w-s["seconds"], w))' "$1" "$2"
+}
+# split LABEL DIR OP: the operation's latency, server time and client's own time (p50 / p99).
+split() {
+  python3 -c '
+import json,sys
+s=json.load(open(sys.argv[2]+"/summary.json")); o=s["operations"][sys.argv[3]]
+f=lambda k: "%7.1f / %7.1f us" % (o[k]["p50"]/1e3, o[k]["p99"]/1e3) if k in o else "-"
+print("%-44s latency %s   server %s   client %s" % (sys.argv[1], f("latencyNanos"), f("serverNanos"), f("clientNanos")))
+' "$1" "$2" "$3"
+}
+redisbench() { # PORT N REQUESTS: redis-benchmark's GET/s
+  redis-benchmark -p "$1" -c "$2" -n "$3" -t get -q 2>/dev/null | tr '\r' '\n' \
+    | sed -n 's/.*GET: \([0-9.]*\) requests per second.*/\1/p' | tail -n1
+}
 
 # ---- 1. redis
+if want redis; then
 RPORT="$(free_port)"
 # The accept queue as deep as the kernel allows: at the default 511 a burst of 10,000 connects
 # drops SYNs, and each dropped one waits a 1 s retransmit, in both drivers' figures.
-BACKLOG="$(cat /proc/sys/net/core/somaxconn 2>/dev/null || echo 4096)"
 redis-server --port "$RPORT" --bind 127.0.0.1 --save '' --appendonly no --maxclients 30000 --daemonize no \
   --tcp-backlog "$BACKLOG" \
   --logfile "$OUT/redis.log" &
 RPID=$!
-trap 'kill $RPID 2>/dev/null || true; [ -n "${NPID:-}" ] && kill $NPID 2>/dev/null || true' EXIT
 for _ in $(seq 50); do redis-cli -p "$RPORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
 redis-cli -p "$RPORT" set key value >/dev/null
-if [ $SMOKE = 1 ]; then NS="10 20"; else NS="100 1000 10000"; fi
+# Calibration: one user sending PING, which Redis answers at once: the client's own time is the
+# driver's overhead per operation (wrk2 reports its calibration apart the same way).
+weft "redis-calibration" redis -t "127.0.0.1:$RPORT" -u 1 --warmup "$WARM" -d "${DUR}s" -c 'PING'
+SPLITS+=("$(split "calibration: redis PING, 1 user" "$OUT/redis-calibration" PING)")
 for N in $NS; do
-  REQ=$((20 * N))
-  THEIRS="$(redis-benchmark -p "$RPORT" -c "$N" -n "$REQ" -t get -q 2>/dev/null | tr '\r' '\n' \
-    | sed -n 's/.*GET: \([0-9.]*\) requests per second.*/\1/p' | tail -n1)"
-  "$JAVA" -jar "$JAR" redis -t "127.0.0.1:$RPORT" --mode "$MODE" --connect-rate 20000 --connect-burst 1000 -u "$N" -n 20 -c 'GET key' -q \
-    -o "$OUT/redis-$N" > "$OUT/redis-$N.txt"
-  RESULTS+=("$(verdict "redis GET, $N connections, 20 requests each" "$(rate "$OUT/redis-$N" GET)" "$THEIRS")")
+  # Whole run: 20 requests per connection, connects included, for both.
+  THEIRS="$(redisbench "$RPORT" "$N" $((20 * N)))"
+  weft "redis-$N-whole" redis -t "127.0.0.1:$RPORT" -u "$N" -n 20 -c 'GET key'
+  RESULTS+=("$(verdict "redis GET, N=$N, 20 req/conn, whole run" "$(rate "$OUT/redis-$N-whole" GET)" "$THEIRS")")
+  STARTS+=("$(startup "redis N=$N" "$OUT/redis-$N-whole")")
+  # Steady state: weft-load after its warm-up; redis-benchmark for about as many requests as
+  # weft-load's window held (its figure spans its connects, a small share of a long run).
+  weft "redis-$N-steady" redis -t "127.0.0.1:$RPORT" -u "$N" --warmup "$WARM" -d "${DUR}s" -c 'GET key'
+  OURS="$(rate "$OUT/redis-$N-steady" GET)"
+  THEIRS="$(redisbench "$RPORT" "$N" "$(python3 -c "import sys; print(max(int(float(sys.argv[1])*$DUR), 20*$N))" "$OURS")")"
+  RESULTS+=("$(verdict "redis GET, N=$N, steady state" "$OURS" "$THEIRS")")
+  SPLITS+=("$(split "redis GET, N=$N, steady state" "$OUT/redis-$N-steady" GET)")
 done
+kill "$RPID" 2>/dev/null || true; RPID=
+fi
 
 # ---- 2. http
+if want http; then
 NPORT="$(free_port)"
 mkdir -p "$OUT/nginx/logs" "$OUT/nginx/html"
 printf 'hello from nginx\n' > "$OUT/nginx/html/index.html"
@@ -70,7 +122,7 @@ daemon off;
 error_log $OUT/nginx/logs/error.log;
 pid $OUT/nginx/nginx.pid;
 worker_rlimit_nofile 65536;
-events { worker_connections 20000; }
+events { worker_connections 30000; }
 http {
   access_log off;
   keepalive_requests 100000000;
@@ -80,15 +132,24 @@ CONF
 "$(command -v nginx || echo /usr/sbin/nginx)" -p "$OUT/nginx" -c "$OUT/nginx/nginx.conf" &
 NPID=$!
 for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$NPORT") 2>/dev/null && break; sleep 0.1; done
-if [ $SMOKE = 1 ]; then CS="10 20"; DUR=2s; else CS="100 1000"; DUR=10s; fi
-for C in $CS; do
-  THEIRS="$(wrk -t 2 -c "$C" -d "$DUR" "http://127.0.0.1:$NPORT/" | sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p')"
-  # weft-load gets a 2 s warm-up (the JIT) before its DUR; wrk, in C, needs none.
-  "$JAVA" -jar "$JAR" http -t "127.0.0.1:$NPORT" --mode "$MODE" --connect-rate 20000 --connect-burst 1000 -u "$C" --warmup 2s -d "$DUR" -q -o "$OUT/http-$C" > "$OUT/http-$C.txt"
-  RESULTS+=("$(verdict "http GET /, $C connections, $DUR" "$(rate "$OUT/http-$C" GET)" "$THEIRS")")
+for KA in keep-alive close; do
+  if [ $KA = close ]; then WRKH=(-H 'Connection: close'); WEFTH=(--no-keep-alive); else WRKH=(); WEFTH=(); fi
+  for C in $NS; do
+    THEIRS="$(wrk -t 2 -c "$C" -d "${DUR}s" "${WRKH[@]}" "http://127.0.0.1:$NPORT/" | sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p')"
+    weft "http-$KA-$C-whole" http -t "127.0.0.1:$NPORT" "${WEFTH[@]}" -u "$C" -d "${DUR}s"
+    RESULTS+=("$(verdict "http GET /, $KA, N=$C, whole run" "$(rate "$OUT/http-$KA-$C-whole" GET)" "$THEIRS")")
+    STARTS+=("$(startup "http $KA N=$C" "$OUT/http-$KA-$C-whole")")
+    weft "http-$KA-$C-steady" http -t "127.0.0.1:$NPORT" "${WEFTH[@]}" -u "$C" --warmup "$WARM" -d "${DUR}s"
+    THEIRS="$(wrk -t 2 -c "$C" -d "${DUR}s" "${WRKH[@]}" "http://127.0.0.1:$NPORT/" | sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p')"
+    RESULTS+=("$(verdict "http GET /, $KA, N=$C, steady state" "$(rate "$OUT/http-$KA-$C-steady" GET)" "$THEIRS")")
+    SPLITS+=("$(split "http GET /, $KA, N=$C, steady state" "$OUT/http-$KA-$C-steady" GET)")
+  done
 done
+kill "$NPID" 2>/dev/null || true; NPID=
+fi
 
 # ---- 3. 100,000 concurrent line users, continuations(1), 1 GB heap
+if want line; then
 if [ $SMOKE = 1 ]; then U=1000; else U=100000; fi
 if "$JAVA" -Xmx1g -jar "$JAR" line --in-vm --mode continuations:1 -u "$U" -n 3 --think 2s --timeout 60s -q \
     -o "$OUT/line-$U" > "$OUT/line-$U.txt" 2>&1 \
@@ -98,8 +159,10 @@ if "$JAVA" -Xmx1g -jar "$JAR" line --in-vm --mode continuations:1 -u "$U" -n 3 -
 else
   RESULTS+=("$(printf '%-44s MISSED  see %s' "$U concurrent line users, continuations(1)" "$OUT/line-$U.txt")")
 fi
+fi
 
 # ---- 4. recording cost
+if want jmh; then
 if [ $SMOKE = 1 ]; then JARGS='RecordingBenchmark -f 1 -wi 1 -i 1 -w 200ms -r 200ms'; else JARGS='RecordingBenchmark'; fi
 ./mvnw -B -q -pl load -am test-compile exec:exec -Dexec.executable=java -Djmh.args="$JARGS -rf json -rff $OUT/jmh.json" > "$OUT/jmh.txt" 2>&1
 RESULTS+=("$(python3 -c '
@@ -111,7 +174,18 @@ for b in json.load(open(sys.argv[1])):
     e=e if isinstance(e,(int,float)) and e==e else 0.0
     print("%-44s %s  %.1f +- %.1f ns per timed operation (<= 100 ns)" % ("recording, "+name, "MET   " if s<=100 else "MISSED", s, e))
 ' "$OUT/jmh.json")")
+fi
 
 echo
 echo "weft-load targets ($([ $SMOKE = 1 ] && echo 'SMOKE RUN: tiny sizes, figures mean nothing' || echo full))"
 for r in "${RESULTS[@]}"; do echo "$r"; done
+if [ ${#STARTS[@]} -gt 0 ]; then
+  echo
+  echo "weft-load start-up (JVM start, class loading, rewrite), apart from the figures above"
+  for r in "${STARTS[@]}"; do echo "$r"; done
+fi
+if [ ${#SPLITS[@]} -gt 0 ]; then
+  echo
+  echo "weft-load latency, server time (last send to first byte) and client's own time, p50 / p99"
+  for r in "${SPLITS[@]}"; do echo "$r"; done
+fi

@@ -99,6 +99,22 @@ class ModesTest {
     assertTrue(r.summary().at("/seconds").asDouble() >= 0.2, r::toString);
   }
 
+  @ParameterizedTest
+  @ValueSource(ints = {1, 2})
+  void continuationsOfKRunTheUsersOnKEventLoopsOverTcp(int k) throws Exception {
+    // One connection per iteration: Netty hands each new channel to the next loop in turn.
+    Runs r = Runs.run(new File(dir.toFile(), "loops"), "run", "io.weft.load.testscenario.OneShotEchoScenario",
+        "-t", target, "--mode", "continuations:" + k, "-u", "4", "-n", "5", "--connect-rate", "0", "-q");
+    assertEquals(0, r.exit, r::toString);
+    java.util.Set<String> loops = new java.util.TreeSet<>();
+    r.summary().at("/operations").fieldNames().forEachRemaining(op -> {
+      if (op.startsWith("on_weft-netty-")) {
+        loops.add(op);
+      }
+    });
+    assertEquals(k, loops.size(), r::toString);
+  }
+
   @org.junit.jupiter.api.Test
   void aScenarioThatWaitsThroughALambdaFailsTheRunInContinuationModeNamingTheFrame() throws Exception {
     // An echo that answers 300 ms late: each read must wait, so it suspends through the lambda

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.weft.transport.spi.ReplyTiming;
 import java.io.EOFException;
 import java.io.IOException;
 import java.time.Duration;
@@ -24,6 +25,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -128,6 +130,47 @@ public abstract class TransportContract {
       assertEquals("pong", transport.readLineStrict(100));
       assertTrue(transport.isOpen());
       server.close();
+    }
+  }
+
+  @Test
+  public void timesTheReplyFromTheLastSendToTheFirstByteAfterIt() throws Exception {
+    try (Transport transport = connect(TEN_SECONDS)) {
+      Peer.Connection server = peer.accept(PEER_WAIT);
+      assertTrue(transport instanceof ReplyTiming, transport::toString);
+      ReplyTiming timing = (ReplyTiming) transport;
+      AtomicLong now = new AtomicLong(1_000L);
+      timing.timeReplies(now::get);
+      assertEquals(ReplyTiming.NONE, timing.sentNanos());
+      transport.writeLine("request");
+      assertEquals(ReplyTiming.NONE, timing.sentNanos(), "buffered, not sent");
+      transport.flush();
+      assertEquals(1_000L, timing.sentNanos());
+      assertEquals("request", server.readLine(PEER_WAIT));
+      assertEquals(ReplyTiming.NONE, timing.firstByteNanos(), "no reply yet");
+      now.set(1_400L);
+      server.send("reply\r\n".getBytes(UTF_8));
+      assertEquals("reply", transport.readLineStrict(64));
+      assertEquals(1_400L, timing.firstByteNanos());
+      // Later bytes, and the reads, leave the first byte where it was.
+      now.set(9_000L);
+      server.send("more\r\n".getBytes(UTF_8));
+      assertEquals("more", transport.readLineStrict(64));
+      assertEquals(1_400L, timing.firstByteNanos());
+      assertEquals(1_000L, timing.sentNanos());
+      // The next send starts the next exchange.
+      now.set(10_000L);
+      transport.writeLine("again");
+      transport.flush();
+      assertEquals(10_000L, timing.sentNanos());
+      assertEquals(ReplyTiming.NONE, timing.firstByteNanos());
+      assertEquals("again", server.readLine(PEER_WAIT));
+      // Stopped, it stamps nothing.
+      timing.timeReplies(null);
+      transport.writeLine("untimed");
+      transport.flush();
+      assertEquals(ReplyTiming.NONE, timing.sentNanos());
+      assertEquals("untimed", server.readLine(PEER_WAIT));
     }
   }
 

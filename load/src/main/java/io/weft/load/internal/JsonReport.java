@@ -34,6 +34,10 @@ public final class JsonReport {
       if (op.service != null) {
         o.put("serviceNanos", figures(op.service));
       }
+      if (op.server != null) {
+        o.put("serverNanos", figures(op.server));
+        o.put("clientNanos", figures(op.client));
+      }
       if (op.corrected != null) {
         o.put("correctedNanos", figures(op.corrected));
         o.put("expectedIntervalNanos", op.expectedIntervalNanos);

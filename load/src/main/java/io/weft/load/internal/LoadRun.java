@@ -115,7 +115,7 @@ public final class LoadRun {
       }
       hlog = new File(spec.outDir, HLOG);
     }
-    try (Connector connector = connector(continuations, spec.vmPipe)) {
+    try (Connector connector = connector(continuations ? spec.mode.workers() : 0, spec.vmPipe)) {
       Plan plan = new Plan(spec.scenarioClass, spec.params, connector, spec.addresses, timeout, metrics, arrivals,
           open ? 0L : spec.iterations, open ? 0L : spec.thinkNanos, spec.pacing());
       // The users connect for themselves (paced, timed, retried): the runner opens nothing.
@@ -188,6 +188,10 @@ public final class LoadRun {
               + " doubling to " + Durations.format(Plan.BACKOFF_MAX_NANOS) + "), "
               + Durations.format(metrics.backoffNanos()) + " in all");
         }
+        if (spec.pacing() != ConnectPacing.NONE) {
+          results.info.put("paced connects", metrics.pacedConnects() + " (first connects and reconnects after a failure), "
+              + Durations.format(metrics.pacingNanos()) + " waited in all");
+        }
         reporter.finish(clock.nanoTime(), spec.expectedIntervalNanos);
       }
     }
@@ -259,11 +263,17 @@ public final class LoadRun {
 
   /**
    * Continuations over TCP run on transport-netty, which beat transport-mina at every N of the
-   * peers benchmark (round trips/s and CPU per round trip); the in-VM pipe is MINA's.
+   * peers benchmark (round trips/s and CPU per round trip); the in-VM pipe is MINA's. Its event
+   * loops are where the users run (each is resumed on its connection's loop), so
+   * {@code continuations:K} gets K of them: with one, K had no effect over TCP, and that one
+   * thread made every connect, write and close system call of the run.
+   *
+   * @param continuations the mode's workers in continuation mode, 0 in the other modes
    */
-  private static Connector connector(boolean continuations, boolean vmPipe) {
-    if (continuations) {
-      return vmPipe ? SuspendingMinaConnector.vmPipe() : SuspendingNettyConnector.tcp();
+  private static Connector connector(int continuations, boolean vmPipe) {
+    if (continuations > 0) {
+      return vmPipe ? SuspendingMinaConnector.vmPipe()
+          : SuspendingNettyConnector.builder().eventLoopThreads(continuations).tcp();
     }
     return vmPipe ? MinaConnector.vmPipe() : new SocketConnector();
   }

@@ -91,14 +91,23 @@ public final class LogMerge {
     r.info.put(r.open() ? "max sessions" : "users", Long.toString(r.users));
     TreeMap<Long, Histogram> all = new TreeMap<>();
     for (Map.Entry<String, TreeMap<Long, Histogram>> e : byTag.entrySet()) {
-      boolean service = e.getKey().startsWith("service:");
-      Results.Op op = r.op(service ? e.getKey().substring("service:".length()) : e.getKey());
+      String tag = e.getKey();
+      boolean service = tag.startsWith("service:");
+      boolean server = tag.startsWith(Reporter.SERVER);
+      boolean client = tag.startsWith(Reporter.CLIENT);
+      Results.Op op = r.op(service || server || client ? tag.substring(tag.indexOf(':') + 1) : tag);
       for (Map.Entry<Long, Histogram> b : e.getValue().entrySet()) {
         if (service) {
           if (op.service == null) {
             op.service = new Histogram(3);
           }
           op.service.add(b.getValue());
+        } else if (server || client) {
+          if (op.server == null) {
+            op.server = new Histogram(3);
+            op.client = new Histogram(3);
+          }
+          (server ? op.server : op.client).add(b.getValue());
         } else {
           op.latency.add(b.getValue());
           long errors = intervalErrors.getOrDefault(e.getKey(), new TreeMap<>()).getOrDefault(b.getKey(), 0L);

@@ -38,6 +38,8 @@ public final class Metrics {
   private final LongAdder backoffs = new LongAdder();
   private final LongAdder cleanIterations = new LongAdder();
   private final LongAdder backoffNanos = new LongAdder();
+  private final LongAdder pacedConnects = new LongAdder();
+  private final LongAdder pacingNanos = new LongAdder();
 
   private static final long UNSET = Long.MIN_VALUE;
 
@@ -121,6 +123,22 @@ public final class Metrics {
     return errors.sum();
   }
 
+  /** A connect took a turn of the run's pacing, to be made after {@code waitNanos}. */
+  void paced(long waitNanos) {
+    pacedConnects.increment();
+    pacingNanos.add(waitNanos);
+  }
+
+  /** Connects that took a turn of the run's pacing (first connects, reconnects after failures). */
+  public long pacedConnects() {
+    return pacedConnects.sum();
+  }
+
+  /** The time paced connects waited for their turn, in nanoseconds. */
+  public long pacingNanos() {
+    return pacingNanos.sum();
+  }
+
   /** A user backs off for {@code nanos} after a failed connect. */
   void backedOff(long nanos) {
     backoffs.increment();
@@ -177,6 +195,10 @@ public final class Metrics {
     final String name;
     final Recorder latency = new Recorder(3);
     final Recorder service;
+    /** From the last send within the operation to the first byte after it (see SessionOps). */
+    final Recorder server = new Recorder(3);
+    /** The operation's time less {@link #server}: the client's own part. */
+    final Recorder client = new Recorder(3);
     final ConcurrentHashMap<String, LongAdder> errors = new ConcurrentHashMap<>();
 
     Op(String name, boolean withServiceTime) {

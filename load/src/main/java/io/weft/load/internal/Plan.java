@@ -59,7 +59,9 @@ public final class Plan {
    * first, in nanoseconds. On the system clock, as the wait itself is.
    */
   public long connectWaitNanos() {
-    return pacer.reserve();
+    long wait = pacer.reserve();
+    metrics.paced(wait);
+    return wait;
   }
 
   /**
@@ -169,6 +171,15 @@ public final class Plan {
 
   public void end() {
     metrics.iterationEnded();
+  }
+
+  /**
+   * A user's new connection, or null once it has none: its replies are timed with the run's
+   * clock when the transport can ({@link io.weft.transport.spi.ReplyTiming}).
+   */
+  public void connected(OpRecorder ops, io.weft.transport.Transport transport) {
+    ((SessionOps) ops).replies(transport instanceof io.weft.transport.spi.ReplyTiming
+        ? (io.weft.transport.spi.ReplyTiming) transport : null);
   }
 
   /** The iteration that ran ended without an exception. */

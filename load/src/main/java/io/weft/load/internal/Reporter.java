@@ -22,6 +22,10 @@ import org.HdrHistogram.HistogramLogWriter;
 public final class Reporter {
   /** Comment lines of the interval log that carry what the histograms do not: errors and the run. */
   public static final String COMMENT = "weft-load ";
+  /** The interval log's tag prefix of an operation's server time. */
+  public static final String SERVER = "server:";
+  /** The interval log's tag prefix of an operation's client's own time. */
+  public static final String CLIENT = "client:";
 
   private final Metrics metrics;
   private final Results results;
@@ -77,6 +81,18 @@ public final class Reporter {
       if (errors > 0 && log != null) {
         // The histograms carry no errors: each interval's go beside them, so merged shards keep them.
         log.outputComment(COMMENT + "interval-errors " + m.name + " " + String.format(Locale.ROOT, "%.3f", from) + " " + errors);
+      }
+      Histogram server = m.server.getIntervalHistogram();
+      Histogram client = m.client.getIntervalHistogram();
+      if (server.getTotalCount() > 0 || op.server != null) {
+        if (op.server == null) {
+          op.server = new Histogram(3);
+          op.client = new Histogram(3);
+        }
+        op.server.add(server);
+        op.client.add(client);
+        write(SERVER + m.name, from, to, server);
+        write(CLIENT + m.name, from, to, client);
       }
       if (m.service != null) {
         Histogram s = m.service.getIntervalHistogram();

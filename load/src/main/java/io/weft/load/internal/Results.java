@@ -46,6 +46,13 @@ public final class Results {
     public final Histogram latency = new Histogram(3);
     /** Open model: service time, from the operation's own start; else null. */
     public Histogram service;
+    /**
+     * Server time, from the last send in an operation to the first byte after it, for the
+     * operations that had both; null when none had (a transport that does not time replies).
+     */
+    public Histogram server;
+    /** The operation's time less {@link #server}, for the same operations; null with it. */
+    public Histogram client;
     /** Closed model: {@link #latency} corrected for coordinated omission; else null. */
     public Histogram corrected;
     /** Closed model: the expected interval {@link #corrected} was made with, in nanoseconds. */

@@ -1,12 +1,19 @@
 package io.weft.load.internal;
 
 import io.weft.load.record.OpRecorder;
+import io.weft.transport.spi.ReplyTiming;
 import java.util.HashMap;
 
 /**
  * One session's {@link OpRecorder}: a timer per operation name, the lag of the current
  * iteration (how late it started after its intended start; 0 in the closed model), and the
  * operation running now, to which an exception is charged.
+ *
+ * <p>When the session's transport times its replies ({@link ReplyTiming}), an operation whose
+ * last send and the first byte after it both fall inside it also records the server's time
+ * (that first byte less that send) and the client's own (the operation's time less the
+ * server's). For an operation of one request and its reply that is the server's time plus the
+ * network's; of several exchanges, the last one's.
  */
 final class SessionOps implements OpRecorder {
   private final Metrics metrics;
@@ -15,10 +22,19 @@ final class SessionOps implements OpRecorder {
   private final HashMap<String, Metrics.Op> ops = new HashMap<>();
   private long lagNanos;
   private SessionTimer running;
+  private ReplyTiming replies;
 
   SessionOps(Metrics metrics) {
     this.metrics = metrics;
     this.ticker = metrics.ticker();
+  }
+
+  /** The transport the session uses now, timed with this session's clock; null for none. */
+  void replies(ReplyTiming replies) {
+    if (replies != null) {
+      replies.timeReplies(ticker);
+    }
+    this.replies = replies;
   }
 
   /** Called by the driver before each iteration. */
@@ -47,7 +63,10 @@ final class SessionOps implements OpRecorder {
 
   @Override
   public void stop(String name, long startNanos) {
-    record(op(name), ticker.nanoTime() - startNanos);
+    long now = ticker.nanoTime();
+    Metrics.Op op = op(name);
+    record(op, now - startNanos);
+    recordServer(op, startNanos, now);
   }
 
   @Override
@@ -93,6 +112,22 @@ final class SessionOps implements OpRecorder {
     }
   }
 
+  /** The server's and the client's part of an operation that ran from {@code start} to {@code end}. */
+  void recordServer(Metrics.Op op, long start, long end) {
+    ReplyTiming r = replies;
+    if (r == null || !metrics.recording()) {
+      return;
+    }
+    long sent = r.sentNanos();
+    long first = r.firstByteNanos();
+    if (sent == ReplyTiming.NONE || first == ReplyTiming.NONE || sent - start < 0L || end - first < 0L) {
+      return;
+    }
+    long server = first - sent;
+    op.server.recordValue(server);
+    op.client.recordValue(Math.max(0L, end - start - server));
+  }
+
   private static final class SessionTimer implements Timer {
     final SessionOps session;
     final Metrics.Op op;
@@ -108,7 +143,9 @@ final class SessionOps implements OpRecorder {
     public void stop() {
       if (running) {
         running = false;
-        session.record(op, session.ticker.nanoTime() - startNanos);
+        long now = session.ticker.nanoTime();
+        session.record(op, now - startNanos);
+        session.recordServer(op, startNanos, now);
       }
     }
   }

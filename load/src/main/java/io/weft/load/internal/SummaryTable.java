@@ -19,6 +19,10 @@ public final class SummaryTable {
       table(r, out, "latency corrected for coordinated omission (HdrHistogram, expected interval per user "
           + (r.expectedIntervalNanos >= 0 ? Durations.format(r.expectedIntervalNanos) : "users x run / count") + ")", 2);
     }
+    if (r.ops.values().stream().anyMatch(op -> op.server != null)) {
+      table(r, out, "server time (from the last send in each operation to the first byte after it)", 3);
+      table(r, out, "client's own time (each of those operations less its server time)", 4);
+    }
     boolean any = false;
     for (Results.Op op : r.ops.values()) {
       for (Map.Entry<String, Long> e : op.errors.entrySet()) {
@@ -50,7 +54,8 @@ public final class SummaryTable {
     out.printf(Locale.ROOT, "  %-16s %10s %10s %9s %9s %9s %9s %9s %9s %8s%s%n",
         "operation", "count", "rate/s", "min", "p50", "p90", "p99", "p99.9", "max", "errors", which == 2 ? "  interval" : "");
     for (Results.Op op : r.ops.values()) {
-      Histogram h = which == 0 ? op.latency : which == 1 ? op.service : op.corrected;
+      Histogram h = which == 0 ? op.latency : which == 1 ? op.service : which == 2 ? op.corrected
+          : which == 3 ? op.server : op.client;
       if (h == null) {
         continue;
       }

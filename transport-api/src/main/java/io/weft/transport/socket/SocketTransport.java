@@ -16,6 +16,9 @@ import io.weft.transport.spi.FailurePolicy;
 import io.weft.transport.spi.InboundBuffer;
 import io.weft.transport.spi.OutboundBuffer;
 import io.weft.transport.spi.ReadArguments;
+import io.weft.transport.spi.ReplyStamps;
+import io.weft.transport.spi.ReplyTiming;
+import io.weft.transport.spi.Ticker;
 import io.weft.transport.spi.Tls;
 import io.weft.transport.spi.WriteWatchdog;
 import java.io.IOException;
@@ -50,9 +53,12 @@ import javax.net.ssl.SSLSocket;
  * connector has {@link TlsSettings}, or from {@link #startTls(TlsSettings)}. The handshake is
  * bounded like a read, through the socket's timeout.
  *
+ * <p>Asked to ({@link ReplyTiming}), it stamps each send just before its write and the first
+ * bytes after it when the reader's socket read returns them.
+ *
  * <p>Open one with {@link #connect(SocketAddress, Timeout)} or a {@link SocketConnector}.
  */
-public final class SocketTransport implements Transport {
+public final class SocketTransport implements Transport, ReplyTiming {
   private static final int READ_CHUNK = 8 * 1024;
 
   /** The plain socket, or the TLS socket layered over it once upgraded (closing it closes both). */
@@ -69,6 +75,7 @@ public final class SocketTransport implements Transport {
   private final long sessionStartNanos;
   private final InboundBuffer inbound = new InboundBuffer(READ_CHUNK);
   private final OutboundBuffer outbound = new OutboundBuffer(1024);
+  private final ReplyStamps replies = new ReplyStamps();
   private final BlockingReads reads = new BlockingReads(inbound, new SocketWaiter());
   private final SocketConnector owner;
   private volatile Timeout timeout;
@@ -226,7 +233,9 @@ public final class SocketTransport implements Transport {
       }
       try {
         socket.setSoTimeout(Deadlines.toSoTimeoutMillis(wait));
-        inbound.readFrom(in, READ_CHUNK);
+        if (inbound.readFrom(in, READ_CHUNK) > 0) {
+          replies.arrived();
+        }
       } catch (SocketTimeoutException e) {
         TransportTimeoutException t =
             Deadlines.readTimedOut(timeout, sessionStartNanos, wait, awaited, inbound.describeUnread());
@@ -284,6 +293,21 @@ public final class SocketTransport implements Transport {
   }
 
   @Override
+  public void timeReplies(Ticker ticker) {
+    replies.ticker(ticker);
+  }
+
+  @Override
+  public long sentNanos() {
+    return replies.sentNanos();
+  }
+
+  @Override
+  public long firstByteNanos() {
+    return replies.firstByteNanos();
+  }
+
+  @Override
   public void flush() throws IOException {
     checkOpen();
     send();
@@ -314,6 +338,7 @@ public final class SocketTransport implements Transport {
     if (armed) {
       writeTimer.arm(wait);
     }
+    replies.sending();
     IOException failure = null;
     try {
       out.write(outbound.array(), 0, size);

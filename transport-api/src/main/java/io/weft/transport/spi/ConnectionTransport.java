@@ -29,7 +29,7 @@ import javax.net.ssl.SSLSession;
  * @param <F> the library's future type
  * @param <S> the library's state type
  */
-public abstract class ConnectionTransport<F, S extends ConnectionState<F, ?>> implements Transport {
+public abstract class ConnectionTransport<F, S extends ConnectionState<F, ?>> implements Transport, ReplyTiming {
   /** The connection's state. */
   protected final S state;
   private final long sessionStartNanos;
@@ -143,9 +143,27 @@ public abstract class ConnectionTransport<F, S extends ConnectionState<F, ?>> im
    */
   protected final F startSend() throws IOException {
     state.checkWritable("flush");
+    state.replies.sending();
     F written = state.send(outbound.array(), outbound.size());
     outbound.clear();
     return written;
+  }
+
+  // ---- Reply timing: stamped where the bytes are handed on and where they arrive.
+
+  @Override
+  public final void timeReplies(Ticker ticker) {
+    state.replies.ticker(ticker);
+  }
+
+  @Override
+  public final long sentNanos() {
+    return state.replies.sentNanos();
+  }
+
+  @Override
+  public final long firstByteNanos() {
+    return state.replies.firstByteNanos();
   }
 
   // ---- TLS: the steps around the wait, which each subclass does its own way.

@@ -95,6 +95,9 @@ public abstract class InboundState<M> implements Inbound {
   /** Bytes the pending read needs buffered (0 when none is pending): the limit is lifted to it. */
   private int wanted;
 
+  /** The reply-timing stamps of the transport over this state (see {@link ReplyTiming}). */
+  final ReplyStamps replies = new ReplyStamps();
+
   /** True once the connection has closed, whoever closed it; or once it has failed. */
   private volatile boolean ended;
   /** True while a reader waits for input in any way: spinning, blocked or suspended. */
@@ -194,6 +197,7 @@ public abstract class InboundState<M> implements Inbound {
         toRun = takeWakeup();
       } else {
         arrived = true;
+        replies.arrived();
         int size = inbound.size();
         if (size > highWaterMark) {
           highWaterMark = size;

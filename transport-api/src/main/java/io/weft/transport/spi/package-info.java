@@ -15,6 +15,9 @@
  * {@link io.weft.transport.spi.FailurePolicy} (which failures close a transport),
  * {@link io.weft.transport.spi.ConnectFailures}, {@link io.weft.transport.spi.ConnectorCore} (the
  * steps of a connect) and {@link io.weft.transport.spi.Ticker}, the one clock Weft's waits read.
+ * {@link io.weft.transport.spi.ReplyTiming}, which every connection transport and the socket
+ * transport implement (with {@link io.weft.transport.spi.ReplyStamps}), is for tools rather
+ * than transports: a load driver reads from it when a request left and its reply's first byte came.
  *
  * <p>For transport authors, not for protocol code: a protocol knows only {@code io.weft.transport}
  * and never needs a type from here. Threads: each class says which of its methods an I/O thread

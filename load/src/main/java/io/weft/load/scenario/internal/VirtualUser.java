@@ -146,15 +146,24 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
 
     /** An open transport that {@code connected} has seen, or false (a connect error counted). */
     boolean ensure() throws Exception {
+      // A user's first connect and every reconnect after a failure take a turn of the run's
+      // pacing: those are the bursts (the ramp, a server restart) that overflow a listen queue.
+      // A reconnect after a connection that ended cleanly (the scenario closed it, as
+      // Connection: close does) is not paced: it follows the server's own pace, since the user
+      // has just been served, as wrk's and redis-benchmark's reconnects do.
+      boolean paced = true;
       if (current != null) {
         if (current.isOpen()) {
           return true;
         }
         close();
+        paced = false;
       }
-      long wait = plan.connectWaitNanos();
-      if (wait > 0L) {
-        Suspend.await(Plan.NEVER, wait);
+      if (paced) {
+        long wait = plan.connectWaitNanos();
+        if (wait > 0L) {
+          Suspend.await(Plan.NEVER, wait);
+        }
       }
       Transport t;
       try {
@@ -170,6 +179,7 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
       }
       failedConnects = 0;
       current = t;
+      plan.connected(ops, t);
       try {
         user.connected(t, ops);
         return true;
@@ -226,6 +236,7 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
       if (current != null) {
         current.close();
         current = null;
+        plan.connected(ops, null);
       }
     }
   }
