@@ -6,8 +6,6 @@ import java.net.SocketException;
 import java.nio.charset.Charset;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The inbound half of a connection's state, which a transport over an I/O library (MINA, Netty)
@@ -58,9 +56,7 @@ import org.slf4j.LoggerFactory;
  *
  * @param <M> the type of the library's inbound messages
  */
-public abstract class InboundState<M> implements Inbound {
-  private static final Logger LOG = LoggerFactory.getLogger(InboundState.class);
-
+public abstract class InboundState<M> extends InboundWakeups implements Inbound {
   /** The inbound limit used when none is given: 64 KiB. */
   public static final int DEFAULT_INBOUND_LIMIT = 64 * 1024;
 
@@ -74,22 +70,15 @@ public abstract class InboundState<M> implements Inbound {
 
   private static final int INITIAL_CAPACITY = 512;
 
-  /** Guards the buffer and every field marked so; subclasses take it for their TLS steps. */
-  protected final ReentrantLock lock = new ReentrantLock();
   /** The received bytes; guarded by {@link #lock}. */
   protected final InboundBuffer inbound = new InboundBuffer(INITIAL_CAPACITY);
   private final int inboundLimit;
   private final int resumeBelow;
   private final ReadSuspension suspension;
 
-  // Guarded by lock; volatile only so that inputArrived() can look without it.
-  private volatile boolean arrived;
 
   /** What ended the connection, or null; guarded by {@link #lock}. */
   protected IOException failure;
-  // Guarded by lock.
-  private Runnable wakeup;
-  private Runnable endWakeup;
   /** Guarded by lock; read by {@link ConnectionState#highWaterMark()}. */
   int highWaterMark;
   /** Bytes the pending read needs buffered (0 when none is pending): the limit is lifted to it. */
@@ -98,11 +87,6 @@ public abstract class InboundState<M> implements Inbound {
   /** The reply-timing stamps of the transport over this state (see {@link ReplyTiming}). */
   final ReplyStamps replies = new ReplyStamps();
 
-  /** True once the connection has closed, whoever closed it; or once it has failed. */
-  private volatile boolean ended;
-  /** True while a reader waits for input in any way: spinning, blocked or suspended. */
-  private volatile boolean readerWaiting;
-  private volatile String closedBecause;
 
   /**
    * An empty buffer, reading from the peer on.
@@ -147,23 +131,16 @@ public abstract class InboundState<M> implements Inbound {
    */
   protected abstract IOException append(M message);
 
+  @Override
+  final boolean inputEnded() {
+    return failure != null || inbound.isEof();
+  }
+
   // ---- For subclasses.
 
   /** Marks suspension of reads useless on this connection (no backpressure to give). */
   protected final void notSuspendable() {
     suspension.impossible();
-  }
-
-  /**
-   * Under the lock: throws if this state is closed.
-   *
-   * @throws TransportClosedException if it is
-   */
-  protected final void checkOpen() throws TransportClosedException {
-    String because = closedBecause;
-    if (because != null) {
-      throw new TransportClosedException("transport is closed: " + because);
-    }
   }
 
   // ---- The I/O side: called by the subclass on whichever thread delivers the event.
@@ -263,35 +240,6 @@ public abstract class InboundState<M> implements Inbound {
     }
     runWakeup(toRun);
     runWakeup(end);
-  }
-
-  private Runnable takeEndWakeup() {
-    Runnable toRun = endWakeup;
-    endWakeup = null;
-    return toRun;
-  }
-
-  private Runnable takeWakeup() {
-    Runnable toRun = wakeup;
-    wakeup = null;
-    return toRun;
-  }
-
-  /**
-   * Runs a wake-up taken from this state, if any; one that throws is logged, not passed on, so
-   * that an I/O thread survives a broken wake-up.
-   *
-   * @param toRun the wake-up from {@link #onInput}, or null
-   */
-  protected static void runWakeup(Runnable toRun) {
-    if (toRun == null) {
-      return;
-    }
-    try {
-      toRun.run();
-    } catch (RuntimeException | Error e) {
-      LOG.error("a wake-up failed; its session may never resume", e);
-    }
   }
 
   // ---- The reader's side.
@@ -454,134 +402,6 @@ public abstract class InboundState<M> implements Inbound {
     return new IOException("connection failed: " + f, f);
   }
 
-  /**
-   * Marks the start and the end of a reader's wait (blocked, spinning or suspended). Only
-   * {@link #isReaderWaiting} reads it. Called by the reading thread.
-   *
-   * @param waiting true as the wait starts, false once it has ended
-   */
-  public final void readerWaiting(boolean waiting) {
-    readerWaiting = waiting;
-  }
-
-  /**
-   * True while a reader waits for input: blocked, spinning or suspended. For tests that must
-   * act only once a read is pending, and for diagnostics.
-   *
-   * @return the flag last set by {@link #readerWaiting}
-   */
-  public final boolean isReaderWaiting() {
-    return readerWaiting;
-  }
-
-  /**
-   * Registers {@code wakeup} to run once, when
-   * input next arrives (see the class javadoc), and returns true; or returns false, without
-   * registering anything, when input has already arrived and the caller should poll again now.
-   *
-   * <p>The wake-up runs on the thread that delivers the event (an I/O thread; for MINA's in-VM
-   * pipe the peer's writing thread), or the thread that calls {@link #close}. It runs outside
-   * this object's lock and must be quick and must not block: make a session ready, or resume it
-   * right there on a loop thread. It runs at most once per registration.
-   *
-   * @param wakeup what to run when input arrives
-   * @return true if registered; false if the caller should poll again now
-   * @throws IllegalArgumentException if {@code wakeup} is null
-   * @throws IllegalStateException if a wake-up is already registered
-   */
-  public final boolean wakeWhenReadable(Runnable wakeup) {
-    if (wakeup == null) {
-      throw new IllegalArgumentException("wakeup == null");
-    }
-    lock.lock();
-    try {
-      if (arrived || closedBecause != null || failure != null || inbound.isEof()) {
-        return false;
-      }
-      if (this.wakeup != null) {
-        throw new IllegalStateException("a read wake-up is already registered");
-      }
-      this.wakeup = wakeup;
-      return true;
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /**
-   * True when input has arrived (see the class javadoc) or this state is closed: a poll now
-   * would not answer "need more" for the same reason as the last one. Takes no lock, never
-   * waits; for a caller that spins briefly before it waits.
-   *
-   * @return true when a poll is worth trying again
-   */
-  public final boolean inputArrived() {
-    return arrived || closedBecause != null;
-  }
-
-  /**
-   * Forgets the wake-up registered with {@link #wakeWhenReadable}, if any: the wait it served
-   * has ended another way (timed out), and its owner may register a new one. Never waits.
-   */
-  public final void cancelWakeup() {
-    lock.lock();
-    try {
-      wakeup = null;
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /**
-   * Whether the connection has closed or failed, whoever ended it. Takes no lock; never waits.
-   *
-   * @return true once it has
-   */
-  public final boolean hasEnded() {
-    return ended || closedBecause != null;
-  }
-
-  /**
-   * Registers {@code wakeup} to run once when the connection closes or fails, whoever ends it,
-   * and returns true; or returns false, registering nothing, if it has already ended. For a
-   * wait on a library future (a write, a connect, a handshake), which the close itself does not
-   * always complete. The same rules as {@link #wakeWhenReadable}: quick, never blocking, at most
-   * once.
-   *
-   * @param wakeup what to run when the connection ends
-   * @return true if registered; false if it has already ended
-   * @throws IllegalArgumentException if {@code wakeup} is null
-   * @throws IllegalStateException if one is already registered
-   */
-  public final boolean wakeWhenEnded(Runnable wakeup) {
-    if (wakeup == null) {
-      throw new IllegalArgumentException("wakeup == null");
-    }
-    lock.lock();
-    try {
-      if (ended || closedBecause != null) {
-        return false;
-      }
-      if (endWakeup != null) {
-        throw new IllegalStateException("an end wake-up is already registered");
-      }
-      endWakeup = wakeup;
-      return true;
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /** Forgets the wake-up registered with {@link #wakeWhenEnded}, if any. Never waits. */
-  public final void cancelEndWakeup() {
-    lock.lock();
-    try {
-      endWakeup = null;
-    } finally {
-      lock.unlock();
-    }
-  }
-
   // ---- Closing.
 
   /**
@@ -612,24 +432,6 @@ public abstract class InboundState<M> implements Inbound {
     runWakeup(toRun);
     runWakeup(end);
     return true;
-  }
-
-  /**
-   * Whether {@link #close} has been called. Takes no lock.
-   *
-   * @return true once it has
-   */
-  public final boolean isClosed() {
-    return closedBecause != null;
-  }
-
-  /**
-   * Why this was closed. Takes no lock.
-   *
-   * @return the reason given to the first {@link #close}, or null while open
-   */
-  public final String closedBecause() {
-    return closedBecause;
   }
 
   // ---- Read suspension.

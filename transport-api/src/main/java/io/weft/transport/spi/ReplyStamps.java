@@ -15,6 +15,9 @@ public final class ReplyStamps {
   private volatile long sent = ReplyTiming.NONE;
   private volatile long firstByte = ReplyTiming.NONE;
 
+  /** Stamps that stamp nothing until a clock is set ({@link #ticker}). */
+  public ReplyStamps() {}
+
   /**
    * As {@link ReplyTiming#timeReplies}: clears both stamps and starts or stops stamping.
    *
