@@ -346,7 +346,12 @@ public final class ClassRewriter {
     return out;
   }
 
-  private static byte[] addMarker(byte[] bytes, Set<String> methods, List<Problem> problems) {
+  /**
+   * {@code bytes} with Weft's {@code Rewritten} mark ({@link #MARKER}) naming {@code methods}
+   * (name and descriptor each) and the {@code problems} reachable from the class; also for the
+   * classes the runtime makes and has rewritten (suspending lambdas).
+   */
+  public static byte[] addMarker(byte[] bytes, Set<String> methods, List<Problem> problems) {
     ClassReader reader = new ClassReader(bytes);
     ClassWriter writer = new ClassWriter(reader, 0);
     reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {

@@ -1,5 +1,6 @@
 package io.weft.continuations.internal.runtime;
 
+import io.weft.continuations.internal.rewrite.ClassRewriter;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,10 +11,11 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandleInfo;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.util.List;
+import java.util.Set;
 import org.apache.commons.javaflow.providers.core.ContinuableClassTransformationFactory;
 import org.apache.commons.javaflow.spi.ResourceLoader;
 import org.apache.commons.javaflow.spi.ResourceTransformer;
-import org.objectweb.asm.AnnotationVisitor;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassVisitor;
 import org.objectweb.asm.ClassWriter;
@@ -34,7 +36,6 @@ import org.objectweb.asm.Type;
  */
 public final class SuspendingLambdas {
   private static final String CONTINUABLE = "Lorg/apache/commons/javaflow/api/continuable;";
-  private static final String REWRITTEN = "Lio/weft/continuations/internal/rewrite/Rewritten;";
   /** The bootstrap's owner and descriptor, for the rewrite. */
   public static final String INTERNAL_NAME = "io/weft/continuations/internal/runtime/SuspendingLambdas";
   public static final String BOOTSTRAP_DESCRIPTOR = "(Ljava/lang/invoke/MethodHandles$Lookup;Ljava/lang/String;"
@@ -280,20 +281,6 @@ public final class SuspendingLambdas {
         return null;
       }
     }, ClassReader.SKIP_CODE);
-    ClassReader reader = new ClassReader(bytes);
-    ClassWriter writer = new ClassWriter(reader, 0);
-    reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
-      @Override
-      public void visit(int version, int access, String n, String sig, String superName, String[] itfs) {
-        super.visit(version, access, n, sig, superName, itfs);
-        AnnotationVisitor marker = super.visitAnnotation(REWRITTEN, true);
-        AnnotationVisitor list = marker.visitArray("methods");
-        list.visit(null, sam[0]);
-        list.visitEnd();
-        marker.visitArray("problems").visitEnd();
-        marker.visitEnd();
-      }
-    }, 0);
-    return writer.toByteArray();
+    return ClassRewriter.addMarker(bytes, Set.of(sam[0]), List.of());
   }
 }
