@@ -15,6 +15,7 @@ import io.weft.continuations.testclient.shapes.FunctionShape;
 import io.weft.continuations.testclient.shapes.InheritableShape;
 import io.weft.continuations.testclient.shapes.InnerRecordEnumShape;
 import io.weft.continuations.testclient.shapes.InterfaceShape;
+import io.weft.continuations.testclient.shapes.JdkInterfacesShape;
 import io.weft.continuations.testclient.shapes.LambdaShape;
 import io.weft.continuations.testclient.shapes.LibraryContextShape;
 import io.weft.continuations.testclient.shapes.MdcShape;
@@ -139,8 +140,11 @@ class ClientShapesTest {
       Case.works(LambdaShape.class).debug(),
       Case.works(MethodRefShape.class),
       Case.works(MethodRefShape.class).debug(),
-      // A Function: JavaFlow instruments no call through a JDK type, so refused at load time.
-      Case.caught(FunctionShape.class, FunctionShape.class.getName()));
+      // JDK functional interfaces called only by the client's code: the calls are marked for the engine.
+      Case.works(FunctionShape.class),
+      Case.works(FunctionShape.class).debug(),
+      Case.works(JdkInterfacesShape.class),
+      Case.works(JdkInterfacesShape.class).debug());
 
   /** How the task classes are rewritten. */
   enum Route { LOADER, REWRITE_TOOL }
@@ -221,7 +225,7 @@ class ClientShapesTest {
     for (Class<?> type : List.of(SessionLockShape.class, SessionLocalShape.class, MdcShape.class,
         ThreadLocalShape.class, RequestContextShape.class, InheritableShape.class, LibraryContextShape.class,
         SynchronizedShape.class, SynchronizedThrowingShape.class, LambdaShape.class, MethodRefShape.class,
-        FunctionShape.class)) {
+        FunctionShape.class, JdkInterfacesShape.class)) {
       all.add(Arguments.of(type.getSimpleName(), type, Mode.THREADS));
       all.add(Arguments.of(type.getSimpleName(), type, Mode.VIRTUAL_THREADS));
     }

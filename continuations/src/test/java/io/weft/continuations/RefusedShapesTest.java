@@ -86,6 +86,10 @@ class RefusedShapesTest {
         P + "StreamLambdaTask" + RUN,
         "StreamLambdaTask.run (line 16) → StreamLambdaTask.lambda$run$0 (line 16)"
         + " → StreamLambdaTask.exchange (line 21) → Transport.writeLine"});
+    SHAPES.put("ComposedFunctionTask", new String[] {
+        P + "ComposedFunctionTask" + RUN,
+        "ComposedFunctionTask.run (line 15)"
+        + " → ComposedFunctionTask.lambda$run$0 (line 17) → Transport.writeLine"});
     SHAPES.put("JdkInterfaceTask", new String[] {
         P + "JdkInterfaceTask" + RUN,
         "JdkInterfaceTask.run (line 16) → java.util.concurrent.Callable.call"
@@ -107,7 +111,9 @@ class RefusedShapesTest {
   static final Map<String, String> LAMBDA_REASONS = Map.of(
       "LambdaTask", "it is handed to java.util.List.sort (line 17 of LambdaTask.run), which is not rewritten",
       "EscapingLambdaTask", "it is handed to java.util.Optional.map (line 29 of EscapingLambdaTask.run)",
-      "StreamLambdaTask", "it is handed to java.util.stream.Stream.map (line 16 of StreamLambdaTask.run)");
+      "StreamLambdaTask", "it is handed to java.util.stream.Stream.map (line 16 of StreamLambdaTask.run)",
+      "ComposedFunctionTask",
+      "it is handed to java.util.function.Function.andThen (line 24 of ComposedFunctionTask.run), which is not rewritten");
 
   private static final Path TEST_CLASSES = ChildJvm.codeSource(RefusedShapesTest.class);
 

@@ -12,6 +12,7 @@ import io.weft.continuations.testclient.LineTesterTask;
 import io.weft.continuations.testclient.shapes.BridgeGenericShape;
 import io.weft.continuations.testclient.shapes.DeepChainShape;
 import io.weft.continuations.testclient.shapes.FunctionShape;
+import io.weft.continuations.testclient.shapes.JdkInterfacesShape;
 import io.weft.continuations.testclient.shapes.InheritableShape;
 import io.weft.continuations.testclient.shapes.LambdaShape;
 import io.weft.continuations.testclient.shapes.LibraryContextShape;
@@ -79,7 +80,8 @@ public final class AgentChild {
     for (Class<? extends Shape> shape : List.of(DeepChainShape.class, BridgeGenericShape.class,
         SessionLockShape.class, ReflectionShape.class, OutsideLastShape.class, ThreadLocalShape.class,
         RequestContextShape.class, InheritableShape.class, LibraryContextShape.class, SynchronizedShape.class,
-        SynchronizedThrowingShape.class, LambdaShape.class, MethodRefShape.class, FunctionShape.class)) {
+        SynchronizedThrowingShape.class, LambdaShape.class, MethodRefShape.class, FunctionShape.class,
+        JdkInterfacesShape.class)) {
       System.out.println("shape " + shape.getSimpleName() + ": " + shape(shape, sessions));
     }
   }

@@ -23,10 +23,10 @@ final class CallGraph {
   private final LambdaProxies proxies;
   private final Map<MethodRef, List<Edge>> edges = new HashMap<>();
 
-  CallGraph(ClassIndex index, Waits waits) {
+  CallGraph(ClassIndex index, Waits waits, LambdaProxies proxies) {
     this.index = index;
     this.waits = waits;
-    this.proxies = new LambdaProxies(index);
+    this.proxies = proxies;
   }
 
   List<Edge> edges(MethodInfo m) {

@@ -43,7 +43,8 @@ import org.slf4j.LoggerFactory;
  * that can suspend (and {@link Guard#onEntry()} in front of their code, {@link Guard#onReturn()}
  * in front of each of their returns), turn the monitors held across a suspend into session
  * monitors ({@link SessionMonitorPass}), point the lambdas that can suspend at a factory of
- * rewritten classes ({@link LambdaBridges}), let Tascalate
+ * rewritten classes ({@link LambdaBridges}) and mark the calls that reach them through a JDK
+ * interface for the engine ({@link InterfaceCallSites}), let Tascalate
  * JavaFlow's transformer rewrite them, and mark the result {@link Rewritten}.
  *
  * <p>The engine reads every class it reasons about through this rewriter, as marked bytes: so
@@ -64,6 +65,8 @@ public final class ClassRewriter {
   private final List<String> prefixes;
   private final SuspendableAnalysis analysis;
   private final Map<String, Set<MethodRef>> marks = new HashMap<>();
+  /** Calls through a type that is not rewritten that can reach a suspending lambda. */
+  private final Set<MethodRef> outsideCalls;
   private final Set<String> changed = java.util.concurrent.ConcurrentHashMap.newKeySet();
   /** Set by {@link #splitLoaders}: the classes that reach the parent's through accessors. */
   private volatile Set<String> accessing = Set.of();
@@ -89,6 +92,7 @@ public final class ClassRewriter {
     }
     changed.addAll(marks.keySet());
     changed.addAll(analysis.changedClasses());
+    this.outsideCalls = analysis.callsThroughOutsideTypes();
     this.source = source;
     this.transformer = new ContinuableClassTransformationFactory().createTransformer(new EngineView());
   }
@@ -423,9 +427,14 @@ public final class ClassRewriter {
 
       @Override
       public MethodVisitor visitMethod(int access, String mname, String desc, String sig, String[] ex) {
-        MethodVisitor mv = redirects.apply(super.visitMethod(access, mname, desc, sig, ex), analysis::declaring);
+        boolean marked = toMark.contains(MethodRef.of(internal, mname, desc));
+        MethodVisitor mv = super.visitMethod(access, mname, desc, sig, ex);
+        if (marked && inScope) {
+          mv = InterfaceCallSites.wrap(mv, access, mname, desc, sig, ex, outsideCalls);
+        }
+        mv = redirects.apply(mv, analysis::declaring);
         mv = lambdas == null ? mv : lambdas.wrap(mv, MethodRef.of(internal, mname, desc));
-        if (!toMark.contains(MethodRef.of(internal, mname, desc))) {
+        if (!marked) {
           return mv;
         }
         mv.visitAnnotation(SuspendableAnalysis.CONTINUABLE, false).visitEnd();

@@ -39,12 +39,13 @@ import org.objectweb.asm.tree.analysis.SourceValue;
  *       not a protected method of another package's class (the JDK calls those through a method
  *       handle);
  *   <li>no argument or result needs a primitive widening;
- *   <li>the interface method is declared only by rewritten types: JavaFlow instruments no call
- *       through a JDK type ({@code Function}, {@code Comparator}, {@code Runnable}), so a lambda for
- *       one cannot suspend wherever it is called from. For such a lambda the refusal says where it
- *       is handed to code that is not rewritten (followed from where it is made, through locals,
- *       captures and the rewritten methods it is passed to), or that it is called through the JDK
- *       type.
+ *   <li>where the interface method is declared by a type that is not rewritten (a JDK one:
+ *       {@code Function}, {@code Supplier}, {@code Runnable}, {@code Callable}), the lambda is only
+ *       ever called through that method by rewritten code, which the rewrite marks for the engine
+ *       ({@link InterfaceCallSites}). Followed from where it is made, through locals, captures and
+ *       the rewritten methods it is passed to; the refusal says where it is handed to code that is
+ *       not rewritten ({@code List.sort}, a stream, {@code Function.andThen}) or where the analysis
+ *       loses it (a field, a return).
  * </ul>
  *
  * One instance per analysis; not thread-safe.
@@ -107,9 +108,7 @@ final class LambdaProxies {
     }
     String samName = site.factory().name();
     String samDesc = site.samType().getDescriptor();
-    String escape = escape(creator.ref, site, samName, samDesc, new HashSet<>());
-    return escape != null ? escape : "it is called through " + CallGraph.dotted(site.iface()) + ", and the engine"
-        + " rewrites no call through a JDK type";
+    return escape(creator.ref, site, samName, samDesc, new HashSet<>());
   }
 
   private static boolean widens(Type from, Type to) {

@@ -65,8 +65,9 @@ public final class SuspendableAnalysis {
     this.rules = rules;
     this.index = new ClassIndex(classBytes, inScopeNames, rules.redirects());
     this.waits = new Waits(index);
-    this.suspendables = new Suspendables(index, waits);
-    CallGraph graph = new CallGraph(index, waits);
+    LambdaProxies proxies = new LambdaProxies(index);
+    this.suspendables = new Suspendables(index, waits, proxies);
+    CallGraph graph = new CallGraph(index, waits, proxies);
     Set<String> lambdas = new HashSet<>();
     Set<String> hosts = new HashSet<>();
     for (ClassInfo c : index.inScope()) {
@@ -145,6 +146,17 @@ public final class SuspendableAnalysis {
   public Set<String> suspendingLambdas() {
     synchronized (walk) {
       return suspendingLambdas;
+    }
+  }
+
+  /**
+   * The interface calls, as named in the instruction, that the rewrite marks for the engine in
+   * the methods it marks ({@link InterfaceCallSites}): calls through a type that is not rewritten
+   * ({@code Function.apply}) that can reach a lambda whose body can suspend.
+   */
+  Set<MethodRef> callsThroughOutsideTypes() {
+    synchronized (walk) {
+      return Set.copyOf(suspendables.callsThroughOutsideTypes());
     }
   }
 

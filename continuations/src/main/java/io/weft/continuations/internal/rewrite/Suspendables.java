@@ -1,9 +1,11 @@
 package io.weft.continuations.internal.rewrite;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.objectweb.asm.Opcodes;
@@ -16,25 +18,29 @@ import org.objectweb.asm.Opcodes;
  * with its override, since a call through the supertype is rewritten only if the supertype's
  * method is marked too. A lambda or method reference implements its interface method as a class
  * would: a call of that method can suspend when the body of some lambda made for it can, and the
- * interface method is marked; the rewrite then makes that lambda's class a rewritten one.
+ * interface method is marked; the rewrite then makes that lambda's class a rewritten one. Where a
+ * type that is not rewritten declares the interface method ({@code Function.apply}), the lambda
+ * counts only if {@link LambdaProxies} finds it called through that method by rewritten code
+ * alone, and such calls are {@link #callsThroughOutsideTypes() marked for the engine} instead.
  */
 final class Suspendables {
   private final ClassIndex index;
   private final Waits waits;
   private final Set<MethodRef> suspendable = new LinkedHashSet<>();
-  private final List<MethodInfo.LambdaSite> lambdas = new ArrayList<>();
+  private final LambdaProxies proxies;
+  private final Map<MethodInfo.LambdaSite, MethodInfo> lambdas = new HashMap<>();
+  /** Per lambda of an interface that is not rewritten: whether its class can be made a rewritten one. */
+  private final Map<MethodInfo.LambdaSite, Boolean> rewritable = new HashMap<>();
+  private final Set<MethodRef> throughOutside = new LinkedHashSet<>();
 
-  Suspendables(ClassIndex index, Waits waits) {
+  Suspendables(ClassIndex index, Waits waits, LambdaProxies proxies) {
     this.index = index;
     this.waits = waits;
+    this.proxies = proxies;
     for (ClassInfo c : index.inScope()) {
       for (MethodInfo m : c.methods()) {
         for (MethodInfo.LambdaSite lambda : m.lambdas) {
-          // A lambda of an interface that is not rewritten never suspends (the engine instruments
-          // no call through a JDK type), so it makes no call through that interface suspendable.
-          if (index.inScope(lambda.iface()) != null) {
-            lambdas.add(lambda);
-          }
+          lambdas.put(lambda, m);
         }
       }
     }
@@ -73,6 +79,16 @@ final class Suspendables {
 
   boolean contains(MethodRef m) {
     return suspendable.contains(m);
+  }
+
+  /**
+   * The interface calls (as named in the instruction) that can reach a lambda whose body can
+   * suspend, where the interface method is declared by a type that is not rewritten: the engine
+   * instruments a call by its callee's mark, and never one through a JDK type, so the rewrite
+   * marks these call sites for it ({@link InterfaceCallSites}).
+   */
+  Set<MethodRef> callsThroughOutsideTypes() {
+    return throughOutside;
   }
 
   private void fixpoint() {
@@ -131,6 +147,8 @@ final class Suspendables {
         MethodInfo declared = index.resolve(call.target());
         if (declared != null && index.inScope(declared.ref.owner()) != null) {
           suspendable.add(declared.ref);
+        } else {
+          throughOutside.add(call.target());
         }
         return true;
       }
@@ -146,7 +164,8 @@ final class Suspendables {
 
   /** Does some lambda whose body can suspend implement the interface method {@code call} names? */
   private boolean lambdaCanSuspend(CallSite call) {
-    for (MethodInfo.LambdaSite lambda : lambdas) {
+    for (Map.Entry<MethodInfo.LambdaSite, MethodInfo> made : lambdas.entrySet()) {
+      MethodInfo.LambdaSite lambda = made.getKey();
       if (!lambda.factory().name().equals(call.name())
           || !lambda.samType().getDescriptor().equals(call.target().desc())) {
         continue;
@@ -157,11 +176,22 @@ final class Suspendables {
           continue;
         }
       }
-      if (bodyCanSuspend(lambda)) {
+      if (bodyCanSuspend(lambda) && canBeRewritten(made.getValue(), lambda)) {
         return true;
       }
     }
     return false;
+  }
+
+  /**
+   * A lambda of an interface that is not rewritten passes a suspend only when every call of it
+   * is a rewritten one; otherwise it is refused where it is made, and makes no call suspendable.
+   */
+  private boolean canBeRewritten(MethodInfo creator, MethodInfo.LambdaSite lambda) {
+    if (index.inScope(lambda.iface()) != null) {
+      return true;
+    }
+    return rewritable.computeIfAbsent(lambda, l -> proxies.refusal(creator, l) == null);
   }
 
   /** Does {@code owner} declare or inherit {@code m}'s signature as suspendable? */

@@ -33,7 +33,7 @@ public final class FrameChecker {
           + " (SessionRunner.Builder.instrument, or the packages given to the Rewrite tool or the"
           + " agent when the runner is alreadyRewritten()); call the Transport directly from instrumented"
           + " code, never through JDK code (java.io readers and streams, lambdas or method"
-          + " references through java.util.function or streams, reflection or method handles), which"
+          + " references handed to JDK methods such as List.sort or streams, reflection or method handles), which"
           + " can never suspend; a library transport must be rewritten by the JavaFlow build step."
           + " Or run this task in THREADS or VIRTUAL_THREADS mode.";
 

@@ -1,0 +1,124 @@
+package io.weft.continuations.internal.rewrite;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.Type;
+import org.objectweb.asm.TypeReference;
+import org.objectweb.asm.tree.AbstractInsnNode;
+import org.objectweb.asm.tree.InsnList;
+import org.objectweb.asm.tree.LabelNode;
+import org.objectweb.asm.tree.LocalVariableAnnotationNode;
+import org.objectweb.asm.tree.MethodInsnNode;
+import org.objectweb.asm.tree.MethodNode;
+import org.objectweb.asm.tree.VarInsnNode;
+
+/**
+ * The rewrite's part for calls through an interface that is not rewritten ({@code Function.apply},
+ * {@code Supplier.get}, {@code Runnable.run}, {@code Callable.call}) that can reach a lambda whose
+ * body can suspend, in one method the rewrite marks.
+ *
+ * <p>JavaFlow decides a call site by its callee's mark and never instruments a call whose owner is
+ * a {@code java.*} type. It does instrument, whatever the owner, a virtual or interface call whose
+ * receiver is loaded from a local variable carrying its {@code @ccs} ("continuable call site")
+ * annotation; it finds that receiver by walking back from the call over the instructions that push
+ * its arguments. So each such call here gets its receiver and arguments stored in fresh locals
+ * and loaded again just before the call, the receiver's local annotated {@code @ccs} over those
+ * few instructions, and the result stored and loaded again, so that no other call's walk back ends
+ * on the annotated load. The engine then saves and restores the call like any other; the lambda's
+ * class is one the rewrite made rewritten ({@code SuspendingLambdas}), and any other implementation
+ * is called as before (nothing is captured through it).
+ */
+final class InterfaceCallSites {
+  /** JavaFlow's {@code @ccs}, meta-annotated as a continuable annotation. */
+  static final String CCS = "Lorg/apache/commons/javaflow/api/ccs;";
+
+  private InterfaceCallSites() {}
+
+  /**
+   * {@code next} behind a pass that marks the calls to {@code targets} (as named in the
+   * instruction) in the method being visited; {@code next} itself when there are none to mark.
+   */
+  static MethodVisitor wrap(MethodVisitor next, int access, String name, String desc, String signature,
+      String[] exceptions, Set<MethodRef> targets) {
+    if (targets.isEmpty() || (access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) != 0) {
+      return next;
+    }
+    return new MethodNode(Opcodes.ASM9, access, name, desc, signature, exceptions) {
+      @Override
+      public void visitEnd() {
+        mark(this, targets);
+        accept(next);
+      }
+    };
+  }
+
+  /** Marks the calls to {@code targets} in {@code method}; true if there were any. */
+  static boolean mark(MethodNode method, Set<MethodRef> targets) {
+    List<MethodInsnNode> calls = new ArrayList<>();
+    int widest = 0;
+    for (AbstractInsnNode insn : method.instructions) {
+      if (insn.getOpcode() == Opcodes.INVOKEINTERFACE) {
+        MethodInsnNode call = (MethodInsnNode) insn;
+        if (targets.contains(MethodRef.of(call.owner, call.name, call.desc))) {
+          calls.add(call);
+          widest = Math.max(widest, Type.getArgumentTypes(call.desc).length);
+        }
+      }
+    }
+    if (calls.isEmpty()) {
+      return false;
+    }
+    // JavaFlow takes a local numbered up to the call's argument count for a parameter, whose
+    // annotations it reads elsewhere: the receiver's local is numbered above both.
+    int receiver = Math.max(method.maxLocals, widest + 1);
+    int top = receiver + 1;
+    for (MethodInsnNode call : calls) {
+      top = Math.max(top, spill(method, call, receiver));
+    }
+    method.maxLocals = Math.max(method.maxLocals, top);
+    return true;
+  }
+
+  /** Rewrites one call as the class comment says; returns the first local number it leaves free. */
+  private static int spill(MethodNode method, MethodInsnNode call, int receiver) {
+    Type[] args = Type.getArgumentTypes(call.desc);
+    int[] slots = new int[args.length];
+    int next = receiver + 1;
+    for (int i = 0; i < args.length; i++) {
+      slots[i] = next;
+      next += args[i].getSize();
+    }
+    InsnList before = new InsnList();
+    for (int i = args.length - 1; i >= 0; i--) {
+      before.add(new VarInsnNode(args[i].getOpcode(Opcodes.ISTORE), slots[i]));
+    }
+    before.add(new VarInsnNode(Opcodes.ASTORE, receiver));
+    LabelNode start = new LabelNode();
+    before.add(start);
+    before.add(new VarInsnNode(Opcodes.ALOAD, receiver));
+    for (int i = 0; i < args.length; i++) {
+      before.add(new VarInsnNode(args[i].getOpcode(Opcodes.ILOAD), slots[i]));
+    }
+    method.instructions.insertBefore(call, before);
+    InsnList after = new InsnList();
+    LabelNode end = new LabelNode();
+    after.add(end);
+    Type result = Type.getReturnType(call.desc);
+    if (result.getSort() != Type.VOID) {
+      after.add(new VarInsnNode(result.getOpcode(Opcodes.ISTORE), next));
+      after.add(new VarInsnNode(result.getOpcode(Opcodes.ILOAD), next));
+      next += result.getSize();
+    }
+    method.instructions.insert(call, after);
+    if (method.invisibleLocalVariableAnnotations == null) {
+      method.invisibleLocalVariableAnnotations = new ArrayList<>();
+    }
+    method.invisibleLocalVariableAnnotations.add(new LocalVariableAnnotationNode(
+        TypeReference.newTypeReference(TypeReference.LOCAL_VARIABLE).getValue(), null,
+        new LabelNode[] {start}, new LabelNode[] {end}, new int[] {receiver}, CCS));
+    return next;
+  }
+}
