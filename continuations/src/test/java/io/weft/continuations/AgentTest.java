@@ -62,6 +62,7 @@ class AgentTest {
         "FunctionShape", "JdkInterfacesShape")) {
       assertTrue(child.out().contains("shape " + threadLocals + ": same as SYNC"), child.toString());
     }
+    assertTrue(child.out().contains("shape ProxyShape: not instrumented, named jdk.proxy"), child.toString());
     assertTrue(refusedOrNamed(child.out(), "ReflectionShape", "io.weft.continuations.testclient.shapes.ReflectionShape"),
         child.toString());
     assertTrue(refusedOrNamed(child.out(), "OutsideLastShape", "io.weft.continuations.testoutside.OutsideReads"),

@@ -25,6 +25,7 @@ import io.weft.continuations.testclient.shapes.OutsideDeepLastShape;
 import io.weft.continuations.testclient.shapes.OutsideFirstShape;
 import io.weft.continuations.testclient.shapes.OutsideLastShape;
 import io.weft.continuations.testclient.shapes.PrimitivesShape;
+import io.weft.continuations.testclient.shapes.ProxyShape;
 import io.weft.continuations.testclient.shapes.ReentrantLockShape;
 import io.weft.continuations.testclient.shapes.ReflectionShape;
 import io.weft.continuations.testclient.shapes.RequestContextShape;
@@ -144,7 +145,9 @@ class ClientShapesTest {
       Case.works(FunctionShape.class),
       Case.works(FunctionShape.class).debug(),
       Case.works(JdkInterfacesShape.class),
-      Case.works(JdkInterfacesShape.class).debug());
+      Case.works(JdkInterfacesShape.class).debug(),
+      // A JDK proxy swallows the suspend: caught when the session resumes, before the handler runs again.
+      Case.caught(ProxyShape.class, "jdk.proxy"));
 
   /** How the task classes are rewritten. */
   enum Route { LOADER, REWRITE_TOOL }
@@ -225,7 +228,7 @@ class ClientShapesTest {
     for (Class<?> type : List.of(SessionLockShape.class, SessionLocalShape.class, MdcShape.class,
         ThreadLocalShape.class, RequestContextShape.class, InheritableShape.class, LibraryContextShape.class,
         SynchronizedShape.class, SynchronizedThrowingShape.class, LambdaShape.class, MethodRefShape.class,
-        FunctionShape.class, JdkInterfacesShape.class)) {
+        FunctionShape.class, JdkInterfacesShape.class, ProxyShape.class)) {
       all.add(Arguments.of(type.getSimpleName(), type, Mode.THREADS));
       all.add(Arguments.of(type.getSimpleName(), type, Mode.VIRTUAL_THREADS));
     }

@@ -18,6 +18,7 @@ import io.weft.continuations.testclient.shapes.LambdaShape;
 import io.weft.continuations.testclient.shapes.LibraryContextShape;
 import io.weft.continuations.testclient.shapes.MethodRefShape;
 import io.weft.continuations.testclient.shapes.OutsideLastShape;
+import io.weft.continuations.testclient.shapes.ProxyShape;
 import io.weft.continuations.testclient.shapes.ReflectionShape;
 import io.weft.continuations.testclient.shapes.RequestContextShape;
 import io.weft.continuations.testclient.shapes.SessionLockShape;
@@ -81,7 +82,7 @@ public final class AgentChild {
         SessionLockShape.class, ReflectionShape.class, OutsideLastShape.class, ThreadLocalShape.class,
         RequestContextShape.class, InheritableShape.class, LibraryContextShape.class, SynchronizedShape.class,
         SynchronizedThrowingShape.class, LambdaShape.class, MethodRefShape.class, FunctionShape.class,
-        JdkInterfacesShape.class)) {
+        JdkInterfacesShape.class, ProxyShape.class)) {
       System.out.println("shape " + shape.getSimpleName() + ": " + shape(shape, sessions));
     }
   }

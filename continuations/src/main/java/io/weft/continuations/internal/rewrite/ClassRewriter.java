@@ -45,7 +45,8 @@ import org.slf4j.LoggerFactory;
  * monitors ({@link SessionMonitorPass}), point the lambdas that can suspend at a factory of
  * rewritten classes ({@link LambdaBridges}) and mark the calls that reach them through a JDK
  * interface for the engine ({@link InterfaceCallSites}), let Tascalate
- * JavaFlow's transformer rewrite them, and mark the result {@link Rewritten}.
+ * JavaFlow's transformer rewrite them, add the resume-time check to its restore code
+ * ({@link ResumeChecks}), and mark the result {@link Rewritten}.
  *
  * <p>The engine reads every class it reasons about through this rewriter, as marked bytes: so
  * {@code Transport}'s waiting methods look {@code @continuable} to it, and calls through that
@@ -67,6 +68,8 @@ public final class ClassRewriter {
   private final Map<String, Set<MethodRef>> marks = new HashMap<>();
   /** Calls through a type that is not rewritten that can reach a suspending lambda. */
   private final Set<MethodRef> outsideCalls;
+  /** Virtual and interface calls that can suspend and reach an override the analysis did not see. */
+  private final Set<MethodRef> checkedCalls;
   private final Set<String> changed = java.util.concurrent.ConcurrentHashMap.newKeySet();
   /** Set by {@link #splitLoaders}: the classes that reach the parent's through accessors. */
   private volatile Set<String> accessing = Set.of();
@@ -93,6 +96,7 @@ public final class ClassRewriter {
     changed.addAll(marks.keySet());
     changed.addAll(analysis.changedClasses());
     this.outsideCalls = analysis.callsThroughOutsideTypes();
+    this.checkedCalls = analysis.callsCheckedOnResume();
     this.source = source;
     this.transformer = new ContinuableClassTransformationFactory().createTransformer(new EngineView());
   }
@@ -255,7 +259,7 @@ public final class ClassRewriter {
     synchronized (transformLock) {
       out = transformer.transform(marked, internal);
     }
-    byte[] bytes = out == null ? marked : out;
+    byte[] bytes = out == null ? marked : inPrefixes(internal) ? ResumeChecks.apply(out, checkedCalls) : out;
     Set<String> methods = RewrittenMethods.scan(bytes);
     if (out == null && !RewrittenMethods.scan(original).isEmpty()) {
       // JavaFlow's own build step rewrote some methods and marked the class @Skip, so the engine
@@ -415,7 +419,15 @@ public final class ClassRewriter {
       @Override
       public void visitEnd() {
         if (lambdas != null) {
-          lambdas.emit(cv);
+          // The bridges call a method reference's target, through dynamic dispatch for most:
+          // their calls are prepared as the class's own are.
+          lambdas.emit(new ClassVisitor(Opcodes.ASM9, cv) {
+            @Override
+            public MethodVisitor visitMethod(int access, String mname, String desc, String sig, String[] ex) {
+              return InterfaceCallSites.wrap(super.visitMethod(access, mname, desc, sig, ex), access, mname, desc,
+                  sig, ex, checkedCalls, outsideCalls);
+            }
+          });
         }
         super.visitEnd();
       }
@@ -430,7 +442,7 @@ public final class ClassRewriter {
         boolean marked = toMark.contains(MethodRef.of(internal, mname, desc));
         MethodVisitor mv = super.visitMethod(access, mname, desc, sig, ex);
         if (marked && inScope) {
-          mv = InterfaceCallSites.wrap(mv, access, mname, desc, sig, ex, outsideCalls);
+          mv = InterfaceCallSites.wrap(mv, access, mname, desc, sig, ex, checkedCalls, outsideCalls);
         }
         mv = redirects.apply(mv, analysis::declaring);
         mv = lambdas == null ? mv : lambdas.wrap(mv, MethodRef.of(internal, mname, desc));

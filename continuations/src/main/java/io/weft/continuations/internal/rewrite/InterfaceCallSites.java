@@ -9,6 +9,7 @@ import org.objectweb.asm.Type;
 import org.objectweb.asm.TypeReference;
 import org.objectweb.asm.tree.AbstractInsnNode;
 import org.objectweb.asm.tree.InsnList;
+import org.objectweb.asm.tree.InsnNode;
 import org.objectweb.asm.tree.LabelNode;
 import org.objectweb.asm.tree.LocalVariableAnnotationNode;
 import org.objectweb.asm.tree.MethodInsnNode;
@@ -16,20 +17,24 @@ import org.objectweb.asm.tree.MethodNode;
 import org.objectweb.asm.tree.VarInsnNode;
 
 /**
- * The rewrite's part for calls through an interface that is not rewritten ({@code Function.apply},
- * {@code Supplier.get}, {@code Runnable.run}, {@code Callable.call}) that can reach a lambda whose
- * body can suspend, in one method the rewrite marks.
+ * The rewrite's part for the virtual and interface calls that can suspend, in one method the
+ * rewrite marks: each gets its receiver (and arguments) stored in fresh locals and loaded again
+ * just before the call, so that the receiver is in a local the engine saves with the frame, which
+ * {@link ResumeChecks} compares at each resume with the object that captured itself there. The
+ * locals holding references are cleared after the call, so that later captures need not save them.
  *
- * <p>JavaFlow decides a call site by its callee's mark and never instruments a call whose owner is
- * a {@code java.*} type. It does instrument, whatever the owner, a virtual or interface call whose
- * receiver is loaded from a local variable carrying its {@code @ccs} ("continuable call site")
- * annotation; it finds that receiver by walking back from the call over the instructions that push
- * its arguments. So each such call here gets its receiver and arguments stored in fresh locals
- * and loaded again just before the call, the receiver's local annotated {@code @ccs} over those
- * few instructions, and the result stored and loaded again, so that no other call's walk back ends
- * on the annotated load. The engine then saves and restores the call like any other; the lambda's
- * class is one the rewrite made rewritten ({@code SuspendingLambdas}), and any other implementation
- * is called as before (nothing is captured through it).
+ * <p>Calls through an interface that is not rewritten ({@code Function.apply}, {@code Supplier.get},
+ * {@code Runnable.run}, {@code Callable.call}) that can reach a lambda whose body can suspend are
+ * also marked for the engine. JavaFlow decides a call site by its callee's mark and never
+ * instruments a call whose owner is a {@code java.*} type. It does instrument, whatever the owner, a
+ * virtual or interface call whose receiver is loaded from a local variable carrying its
+ * {@code @ccs} ("continuable call site") annotation; it finds that receiver by walking back from the
+ * call over the instructions that push its arguments. So the receiver's local of such a call is
+ * annotated {@code @ccs} over the few instructions that load it and call, and the result is stored
+ * and loaded again, so that no other call's walk back ends on the annotated load. The engine then
+ * saves and restores the call like any other; the lambda's class is one the rewrite made rewritten
+ * ({@code SuspendingLambdas}), and any other implementation is called as before (nothing is
+ * captured through it).
  */
 final class InterfaceCallSites {
   /** JavaFlow's {@code @ccs}, meta-annotated as a continuable annotation. */
@@ -38,31 +43,33 @@ final class InterfaceCallSites {
   private InterfaceCallSites() {}
 
   /**
-   * {@code next} behind a pass that marks the calls to {@code targets} (as named in the
-   * instruction) in the method being visited; {@code next} itself when there are none to mark.
+   * {@code next} behind a pass that prepares the calls to {@code checked} and {@code marked} (as
+   * named in the instruction) in the method being visited, marking those to {@code marked} for the
+   * engine; {@code next} itself when there are none.
    */
   static MethodVisitor wrap(MethodVisitor next, int access, String name, String desc, String signature,
-      String[] exceptions, Set<MethodRef> targets) {
-    if (targets.isEmpty() || (access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) != 0) {
+      String[] exceptions, Set<MethodRef> checked, Set<MethodRef> marked) {
+    if ((checked.isEmpty() && marked.isEmpty()) || (access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) != 0) {
       return next;
     }
     return new MethodNode(Opcodes.ASM9, access, name, desc, signature, exceptions) {
       @Override
       public void visitEnd() {
-        mark(this, targets);
+        prepare(this, checked, marked);
         accept(next);
       }
     };
   }
 
-  /** Marks the calls to {@code targets} in {@code method}; true if there were any. */
-  static boolean mark(MethodNode method, Set<MethodRef> targets) {
+  /** Prepares the calls to {@code checked} and {@code marked} in {@code method}; true if there were any. */
+  static boolean prepare(MethodNode method, Set<MethodRef> checked, Set<MethodRef> marked) {
     List<MethodInsnNode> calls = new ArrayList<>();
     int widest = 0;
     for (AbstractInsnNode insn : method.instructions) {
-      if (insn.getOpcode() == Opcodes.INVOKEINTERFACE) {
+      if (insn.getOpcode() == Opcodes.INVOKEINTERFACE || insn.getOpcode() == Opcodes.INVOKEVIRTUAL) {
         MethodInsnNode call = (MethodInsnNode) insn;
-        if (targets.contains(MethodRef.of(call.owner, call.name, call.desc))) {
+        MethodRef target = MethodRef.of(call.owner, call.name, call.desc);
+        if (checked.contains(target) || marked.contains(target)) {
           calls.add(call);
           widest = Math.max(widest, Type.getArgumentTypes(call.desc).length);
         }
@@ -76,14 +83,17 @@ final class InterfaceCallSites {
     int receiver = Math.max(method.maxLocals, widest + 1);
     int top = receiver + 1;
     for (MethodInsnNode call : calls) {
-      top = Math.max(top, spill(method, call, receiver));
+      boolean ccs = marked.contains(MethodRef.of(call.owner, call.name, call.desc));
+      top = Math.max(top, spill(method, call, receiver, ccs));
     }
     method.maxLocals = Math.max(method.maxLocals, top);
+    // The null that clears the receiver's local goes on top of the call's result.
+    method.maxStack += 1;
     return true;
   }
 
   /** Rewrites one call as the class comment says; returns the first local number it leaves free. */
-  private static int spill(MethodNode method, MethodInsnNode call, int receiver) {
+  private static int spill(MethodNode method, MethodInsnNode call, int receiver, boolean ccs) {
     Type[] args = Type.getArgumentTypes(call.desc);
     int[] slots = new int[args.length];
     int next = receiver + 1;
@@ -107,12 +117,23 @@ final class InterfaceCallSites {
     LabelNode end = new LabelNode();
     after.add(end);
     Type result = Type.getReturnType(call.desc);
-    if (result.getSort() != Type.VOID) {
+    if (ccs && result.getSort() != Type.VOID) {
       after.add(new VarInsnNode(result.getOpcode(Opcodes.ISTORE), next));
       after.add(new VarInsnNode(result.getOpcode(Opcodes.ILOAD), next));
       next += result.getSize();
     }
+    after.add(new InsnNode(Opcodes.ACONST_NULL));
+    after.add(new VarInsnNode(Opcodes.ASTORE, receiver));
+    for (int i = 0; i < args.length; i++) {
+      if (args[i].getSort() == Type.OBJECT || args[i].getSort() == Type.ARRAY) {
+        after.add(new InsnNode(Opcodes.ACONST_NULL));
+        after.add(new VarInsnNode(Opcodes.ASTORE, slots[i]));
+      }
+    }
     method.instructions.insert(call, after);
+    if (!ccs) {
+      return next;
+    }
     if (method.invisibleLocalVariableAnnotations == null) {
       method.invisibleLocalVariableAnnotations = new ArrayList<>();
     }

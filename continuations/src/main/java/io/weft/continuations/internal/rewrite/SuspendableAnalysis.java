@@ -150,6 +150,30 @@ public final class SuspendableAnalysis {
   }
 
   /**
+   * The virtual and interface calls, as named in the instruction, that can suspend and can reach
+   * an override the analysis does not see (a class found by name at run time, a JDK proxy): the
+   * rewrite keeps their receiver in a local ({@link InterfaceCallSites}) and checks it at each
+   * resume ({@link ResumeChecks}). A private or final method, or one of a final class, is left out:
+   * the call can reach only the method the analysis saw.
+   */
+  Set<MethodRef> callsCheckedOnResume() {
+    synchronized (walk) {
+      Set<MethodRef> out = new HashSet<>();
+      for (MethodRef call : suspendables.dispatchedCalls()) {
+        MethodInfo declared = index.resolve(call);
+        ClassInfo owner = index.info(call.owner());
+        boolean bound = declared != null
+            && ((declared.access & (Opcodes.ACC_PRIVATE | Opcodes.ACC_FINAL | Opcodes.ACC_STATIC)) != 0
+                || (owner != null && (owner.access & Opcodes.ACC_FINAL) != 0));
+        if (!bound) {
+          out.add(call);
+        }
+      }
+      return Set.copyOf(out);
+    }
+  }
+
+  /**
    * The interface calls, as named in the instruction, that the rewrite marks for the engine in
    * the methods it marks ({@link InterfaceCallSites}): calls through a type that is not rewritten
    * ({@code Function.apply}) that can reach a lambda whose body can suspend.

@@ -32,6 +32,7 @@ final class Suspendables {
   /** Per lambda of an interface that is not rewritten: whether its class can be made a rewritten one. */
   private final Map<MethodInfo.LambdaSite, Boolean> rewritable = new HashMap<>();
   private final Set<MethodRef> throughOutside = new LinkedHashSet<>();
+  private final Set<MethodRef> dispatched = new LinkedHashSet<>();
 
   Suspendables(ClassIndex index, Waits waits, LambdaProxies proxies) {
     this.index = index;
@@ -91,6 +92,14 @@ final class Suspendables {
     return throughOutside;
   }
 
+  /**
+   * The virtual and interface calls (as named in the instruction) that can suspend: those the
+   * engine saves and restores by calling the method again on the object that captured itself.
+   */
+  Set<MethodRef> dispatchedCalls() {
+    return dispatched;
+  }
+
   private void fixpoint() {
     boolean changed = true;
     while (changed) {
@@ -131,8 +140,28 @@ final class Suspendables {
   }
 
   private boolean isSuspendableCall(CallSite call) {
+    boolean can = canSuspend(call);
+    if (can && (call.opcode() == Opcodes.INVOKEVIRTUAL || call.opcode() == Opcodes.INVOKEINTERFACE)) {
+      dispatched.add(call.target());
+    }
+    return can;
+  }
+
+  private boolean canSuspend(CallSite call) {
     if (call.target().isInitializer()) {
       return false;
+    }
+    // A call through a type that is not rewritten must be marked for the engine whenever a lambda
+    // that can suspend can be behind it, even if a class of the client's that can suspend also
+    // implements the method (a Callable of its own): so the lambdas are asked first.
+    if (call.opcode() == Opcodes.INVOKEINTERFACE && lambdaCanSuspend(call)) {
+      MethodInfo declared = index.resolve(call.target());
+      if (declared != null && index.inScope(declared.ref.owner()) != null) {
+        suspendable.add(declared.ref);
+      } else {
+        throughOutside.add(call.target());
+      }
+      return true;
     }
     if (resolvesSuspendable(call.owner(), call.target(), new HashSet<>())) {
       return true;
@@ -143,18 +172,10 @@ final class Suspendables {
           return true;
         }
       }
-      if (call.opcode() == Opcodes.INVOKEINTERFACE && lambdaCanSuspend(call)) {
-        MethodInfo declared = index.resolve(call.target());
-        if (declared != null && index.inScope(declared.ref.owner()) != null) {
-          suspendable.add(declared.ref);
-        } else {
-          throughOutside.add(call.target());
-        }
-        return true;
-      }
     }
     return false;
   }
+
 
   /** True if the body of {@code lambda} (of an in-scope class) can suspend. */
   boolean bodyCanSuspend(MethodInfo.LambdaSite lambda) {

@@ -187,6 +187,16 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
   }
 
   /**
+   * A resume found a frame that was not rewritten where a rewritten one had captured itself
+   * ({@link Guard#onResume}): the error that ends the session. From now on every suspend of this
+   * run is checked, so the frame is named while it is on the stack.
+   */
+  NotInstrumentedError resumedInto(NotInstrumentedError e) {
+    scheduler.probeEverySuspend();
+    return recorded(e);
+  }
+
+  /**
    * The session's outcome is the first such error, whatever the session's code does with it
    * (reflection wraps it, a {@code catch (Exception e)} around that swallows it).
    */

@@ -1,5 +1,6 @@
 package io.weft.continuations.internal.runtime;
 
+import io.weft.continuations.NotInstrumentedError;
 import org.apache.commons.javaflow.core.StackRecorder;
 
 /**
@@ -9,7 +10,8 @@ import org.apache.commons.javaflow.core.StackRecorder;
  * a frame which was not rewritten swallowed the suspend and carried on. The class rewriter calls
  * {@link #onEntry()} first thing in every method it rewrites and {@link #onReturn()} before each
  * of its returns; {@link CheckedTransport} calls {@link #onEntry()} on entry to every transport
- * operation. Each costs one thread-local read.
+ * operation. Each costs one thread-local read. {@link #onResume} is the check at a resume, which
+ * catches a swallowed suspend that the others cannot see before any code runs twice.
  */
 public final class Guard {
   public static final String INTERNAL_NAME = "io/weft/continuations/internal/runtime/Guard";
@@ -28,6 +30,36 @@ public final class Guard {
     if (recorder != null && recorder.isCapturing) {
       throw swallowed(recorder);
     }
+  }
+
+  /**
+   * The resume-time check, in the engine's restore code of a rewritten method just before it calls
+   * again the method it had called when it was captured: {@code restored} is the object the engine
+   * kept for that call (the last one that captured itself), {@code receiver} the object the method
+   * called then (restored from the method's own locals), {@code method} the name and descriptor
+   * called. They are the same object, and the call reaches a rewritten method, unless a frame that
+   * was not rewritten swallowed the suspend: then the session ends here, before that frame's code
+   * runs a second time or is skipped.
+   */
+  public static void onResume(Object restored, Object receiver, String method) {
+    if (restored != receiver || receiver == null || !ResumeTargets.passesResume(receiver.getClass(), method)) {
+      throw resumedInto(receiver, method);
+    }
+  }
+
+  private static Error resumedInto(Object receiver, String method) {
+    String name = method.substring(0, method.indexOf('('));
+    Class<?> declaring = receiver == null ? null : ResumeTargets.declaring(receiver.getClass(), method);
+    String className = declaring != null ? declaring.getName() : receiver != null ? receiver.getClass().getName() : null;
+    StackRecorder recorder = StackRecorder.get();
+    Object context = recorder == null ? null : recorder.getContext();
+    Fiber fiber = context instanceof Fiber ? (Fiber) context : null;
+    NotInstrumentedError e = new NotInstrumentedError(className, name, "session "
+        + (fiber == null ? -1 : fiber.index()) + " suspended inside " + className + "." + name
+        + ", which is not rewritten for continuations: it carried on as if its call had returned, and"
+        + " resuming the session would run its code a second time (or skip it). The session ended there."
+        + FrameChecker.FIX);
+    return fiber == null ? e : fiber.resumedInto(e);
   }
 
   private static Error swallowed(StackRecorder recorder) {

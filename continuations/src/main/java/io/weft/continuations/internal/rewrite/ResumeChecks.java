@@ -1,0 +1,142 @@
+package io.weft.continuations.internal.rewrite;
+
+import io.weft.continuations.internal.runtime.Guard;
+import java.util.Set;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.Type;
+import org.objectweb.asm.tree.AbstractInsnNode;
+import org.objectweb.asm.tree.ClassNode;
+import org.objectweb.asm.tree.InsnList;
+import org.objectweb.asm.tree.InsnNode;
+import org.objectweb.asm.tree.JumpInsnNode;
+import org.objectweb.asm.tree.LdcInsnNode;
+import org.objectweb.asm.tree.MethodInsnNode;
+import org.objectweb.asm.tree.MethodNode;
+import org.objectweb.asm.tree.VarInsnNode;
+
+/**
+ * The resume-time check, added to what JavaFlow's transformer wrote: no body runs twice.
+ *
+ * <p>A frame the engine did not rewrite (an override the analysis never saw: a class found by name
+ * at run time, a JDK proxy) can swallow a suspend made below it and return to its rewritten caller,
+ * which then captures itself as if the call had suspended. At the resume the caller calls the
+ * method again on the object the engine kept for it, the last one that captured itself: if that is
+ * the swallowing object, its code runs a second time; if another, the swallowing frame is skipped
+ * and its caller goes on with a result it never made. So, in the engine's restore code of every
+ * call {@link InterfaceCallSites} prepared, just before that object is used, {@link Guard#onResume}
+ * checks that it is the receiver of the original call (kept in a local the engine restored) and that
+ * the method it dispatches the call to was rewritten (or is a compiler bridge, which only passes
+ * the call on); otherwise the session ends there with a {@code NotInstrumentedError} naming the
+ * class, before any of its code runs again. Nothing is added to the path that does not suspend.
+ */
+final class ResumeChecks {
+  private static final String RECORDER = "org/apache/commons/javaflow/core/StackRecorder";
+  private static final String ON_RESUME = "(Ljava/lang/Object;Ljava/lang/Object;Ljava/lang/String;)V";
+
+  private ResumeChecks() {}
+
+  /**
+   * {@code bytes} (JavaFlow's output for an in-scope class) with the check before each restored call
+   * to {@code checked} that {@link InterfaceCallSites} prepared; the same array when there is none.
+   */
+  static byte[] apply(byte[] bytes, Set<MethodRef> checked) {
+    if (checked.isEmpty()) {
+      return bytes;
+    }
+    ClassNode node = new ClassNode();
+    new ClassReader(bytes).accept(node, 0);
+    boolean changed = false;
+    for (MethodNode method : node.methods) {
+      for (AbstractInsnNode insn : method.instructions.toArray()) {
+        if (insn instanceof MethodInsnNode && ((MethodInsnNode) insn).owner.equals(RECORDER)
+            && ((MethodInsnNode) insn).name.equals("popReference")) {
+          changed |= check(method, (MethodInsnNode) insn, checked);
+        }
+      }
+    }
+    if (!changed) {
+      return bytes;
+    }
+    ClassWriter writer = new ClassWriter(ClassWriter.COMPUTE_MAXS);
+    node.accept(writer);
+    return writer.toByteArray();
+  }
+
+  /**
+   * Adds the check at one restored call, if it is one to check. The engine's restore code for a
+   * call is {@code popReference; checkcast; <a default per argument>; goto <the call>}; the call
+   * as {@link InterfaceCallSites} left it is {@code astore r; aload r; <argument loads>; call}.
+   * Anything else (a call it did not prepare: the bridges of method references) is left as it is.
+   */
+  private static boolean check(MethodNode method, MethodInsnNode pop, Set<MethodRef> checked) {
+    AbstractInsnNode cast = real(pop.getNext());
+    if (cast == null || cast.getOpcode() != Opcodes.CHECKCAST) {
+      return false;
+    }
+    AbstractInsnNode at = real(cast.getNext());
+    while (at != null && at.getOpcode() >= Opcodes.ACONST_NULL && at.getOpcode() <= Opcodes.DCONST_1) {
+      at = real(at.getNext());
+    }
+    if (at == null || at.getOpcode() != Opcodes.GOTO) {
+      return false;
+    }
+    AbstractInsnNode target = real(((JumpInsnNode) at).label);
+    if (!(target instanceof MethodInsnNode)) {
+      return false;
+    }
+    MethodInsnNode call = (MethodInsnNode) target;
+    int receiver = checked.contains(MethodRef.of(call.owner, call.name, call.desc)) ? receiverLocal(call) : -1;
+    if (receiver < 0) {
+      return false;
+    }
+    InsnList guard = new InsnList();
+    guard.add(new InsnNode(Opcodes.DUP));
+    guard.add(new VarInsnNode(Opcodes.ALOAD, receiver));
+    guard.add(new LdcInsnNode(call.name + call.desc));
+    guard.add(new MethodInsnNode(Opcodes.INVOKESTATIC, Guard.INTERNAL_NAME, "onResume", ON_RESUME, false));
+    method.instructions.insertBefore(cast, guard);
+    return true;
+  }
+
+  /**
+   * The local {@link InterfaceCallSites} loaded the receiver of {@code call} from: before the call
+   * come the loads of its arguments, and before those the receiver's; -1 if the code is otherwise.
+   */
+  private static int receiverLocal(MethodInsnNode call) {
+    Type[] args = Type.getArgumentTypes(call.desc);
+    AbstractInsnNode at = call;
+    for (int i = args.length - 1; i >= 0; i--) {
+      at = realBefore(at);
+      if (!(at instanceof VarInsnNode) || at.getOpcode() != args[i].getOpcode(Opcodes.ILOAD)) {
+        return -1;
+      }
+    }
+    AbstractInsnNode load = realBefore(at);
+    if (!(load instanceof VarInsnNode) || load.getOpcode() != Opcodes.ALOAD) {
+      return -1;
+    }
+    int local = ((VarInsnNode) load).var;
+    AbstractInsnNode store = realBefore(load);
+    return store instanceof VarInsnNode && store.getOpcode() == Opcodes.ASTORE && ((VarInsnNode) store).var == local
+        ? local : -1;
+  }
+
+  /** {@code insn} or the first instruction after it that is not a label, line number or frame. */
+  private static AbstractInsnNode real(AbstractInsnNode insn) {
+    AbstractInsnNode at = insn;
+    while (at != null && at.getOpcode() < 0) {
+      at = at.getNext();
+    }
+    return at;
+  }
+
+  private static AbstractInsnNode realBefore(AbstractInsnNode insn) {
+    AbstractInsnNode at = insn.getPrevious();
+    while (at != null && at.getOpcode() < 0) {
+      at = at.getPrevious();
+    }
+    return at;
+  }
+}
