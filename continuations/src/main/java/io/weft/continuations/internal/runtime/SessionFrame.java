@@ -53,7 +53,13 @@ public final class SessionFrame implements Runnable {
       HeapExhaustion.report(failure, "a session");
     } finally {
       if (transport != null) {
-        transport.close();
+        try {
+          transport.close();
+        } catch (OutOfMemoryError e) {
+          // The session has its outcome; the run is told, and its connector's close closes
+          // what this one could not.
+          HeapExhaustion.report(e, "a session closing its transport");
+        }
         session.released();
       }
     }

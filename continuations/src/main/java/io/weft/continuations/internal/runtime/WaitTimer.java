@@ -196,8 +196,14 @@ final class WaitTimer {
       try {
         passUntilStopped();
       } catch (RuntimeException | Error e) {
-        HeapExhaustion.report(e, "the wait timer");
-        LOG.error("the wait timer's pass failed; passing again in a tick", e);
+        if (!HeapExhaustion.report(e, "the wait timer")) {
+          try {
+            LOG.error("the wait timer's pass failed; passing again in a tick", e);
+          } catch (OutOfMemoryError noRoom) {
+            // The heap ran out after all; the report has told the runs.
+            HeapExhaustion.report(noRoom, "the wait timer");
+          }
+        }
         LockSupport.parkNanos(this, TICK_NANOS);
       }
     }
