@@ -14,10 +14,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Only the heap running out counts ({@code Java heap space}, {@code GC overhead limit
  * exceeded}): an array over the VM's limit, or a buffer refusing to pass 2 GiB, is one caller's
- * failure and leaves the heap as it was.
+ * failure and leaves the heap as it was. So does a heap whose old generation is still over 95%
+ * full after a collection (see {@code CollectionUsageWatch}): such a JVM may collect again and
+ * again for minutes without ever throwing the error, and the runs end as if it had.
  *
  * <p>Lifecycle: the reserve is taken when the class loads and again by each {@link #watch} after
- * a release, if the heap has room for it then.
+ * a release, if the heap has room for it then; the first {@link #watch} sets the old
+ * generation's collection-usage threshold, for the rest of the JVM's life.
  */
 public final class HeapExhaustion {
   /** The bytes held back for the aftermath; small next to any heap a run can use. */
@@ -28,6 +31,8 @@ public final class HeapExhaustion {
 
   @SuppressWarnings("unused") // held, never read: its point is to be let go
   private static volatile byte[] reserve = new byte[RESERVE_BYTES];
+  /** Whether this exhaustion has been logged (reset with the reserve). */
+  private static volatile boolean said;
 
   private HeapExhaustion() {}
 
@@ -64,26 +69,44 @@ public final class HeapExhaustion {
     if (!isHeapExhausted(failure)) {
       return false;
     }
-    boolean first = reserve != null;
+    // Let go first: the words below need room.
+    reserve = null;
+    String reason = null;
+    try {
+      reason = "the heap ran out (" + failure + ", met by " + what + " on thread "
+          + Thread.currentThread().getName() + ")";
+    } catch (RuntimeException | Error e) {
+      // Even the words did not fit: the watchers learn it from the next report.
+    }
+    if (reason != null) {
+      exhausted(reason);
+    }
+    return true;
+  }
+
+  /**
+   * The heap has run out, for {@code reason}: gives the reserve back, says so once, and tells
+   * every watcher. Never throws.
+   */
+  static void exhausted(String reason) {
+    boolean first = !said;
+    said = true;
     reserve = null;
     try {
-      String reason = "the heap ran out (" + failure + ", met by " + what + " on thread "
-          + Thread.currentThread().getName() + ")";
       if (first) {
         // Once: the hundreds of sessions failing with it would otherwise say the same.
         LOG.error("{}: failing the runs under way", reason);
       }
-      for (Consumer<String> watcher : WATCHERS) {
-        try {
-          watcher.accept(reason);
-        } catch (RuntimeException | Error e) {
-          // One watcher failing must not keep the others from hearing.
-        }
-      }
     } catch (RuntimeException | Error e) {
-      // Even the words did not fit: the watchers, if any, learn it from the next report.
+      // No room to log it: the watchers below are what matters.
     }
-    return true;
+    for (Consumer<String> watcher : WATCHERS) {
+      try {
+        watcher.accept(reason);
+      } catch (RuntimeException | Error e) {
+        // One watcher failing must not keep the others from hearing.
+      }
+    }
   }
 
   /**
@@ -95,9 +118,11 @@ public final class HeapExhaustion {
    * @return the handle that ends the watch
    */
   public static Watch watch(Consumer<String> onExhausted) {
+    CollectionUsageWatch.install();
     if (reserve == null) {
       try {
         reserve = new byte[RESERVE_BYTES];
+        said = false;
       } catch (OutOfMemoryError e) {
         // Still no room: the run goes ahead without one, and ends as soon as the heap runs out.
       }
