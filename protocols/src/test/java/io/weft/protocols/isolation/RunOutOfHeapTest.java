@@ -10,7 +10,6 @@ import io.weft.testsupport.ChildJvm;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -26,9 +25,6 @@ import org.junit.jupiter.params.provider.EnumSource;
  * session's end lost to a second {@code OutOfMemoryError}, the child would wait (for ever, or the
  * runner's 30 s close wait) and the watchdog or the assertions fail the test.
  */
-@EnabledIfSystemProperty(named = "weft.heapExhaustionTests", matches = "true",
-    disabledReason = "fails now and then in THREADS and CONTINUATIONS over MINA (sessions not accounted for);"
-        + " run it with -Dweft.heapExhaustionTests=true")
 class RunOutOfHeapTest {
   /** A watchdog only: the child normally ends in seconds. */
   private static final Duration WATCHDOG = Duration.ofSeconds(240);
@@ -59,7 +55,10 @@ class RunOutOfHeapTest {
         OutOfHeapRun.class.getName(), c.name());
     String all = child.toString();
     assertEquals(3, child.exit(), all);
-    assertTrue(child.err().contains("hog: the run was aborted: the heap ran out (java.lang.OutOfMemoryError: Java heap space"),
+    // The first to tell: a thread meeting the error, or the old generation still nearly full
+    // after a collection (see HeapFullAfterCollectionTest); either way the same abort.
+    assertTrue(child.err().contains("hog: the run was aborted: the heap ran out (java.lang.OutOfMemoryError: Java heap space")
+        || child.err().contains("% full after a collection") && child.err().contains("hog: the run was aborted: the heap ran out ("),
         all);
     assertTrue(child.err().contains("bystander: the run was aborted: the heap ran out"), all);
     assertFalse(child.err().contains("had not ended"), all);
