@@ -48,10 +48,9 @@ class ReplyFuzzTest {
   private static final com.sun.management.ThreadMXBean THREADS =
       (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
-  private static final Worst REDIS = new Worst("RedisClient", "element", RedisClient.ALLOCATION_PER_ELEMENT,
-      RespElements::count);
-  private static final Worst HTTP = new Worst("HttpClient", "chunk", HttpClient.ALLOCATION_PER_CHUNK, HttpChunks::count);
-  private static final Worst SMTP = new Worst("SmtpClient", "element", 0, null);
+  private static final Worst REDIS = Worst.redis();
+  private static final Worst HTTP = Worst.http();
+  private static final Worst SMTP = Worst.smtp();
 
   @FuzzTest(maxDuration = "60s")
   void redisReply(byte[] input) {
@@ -73,7 +72,7 @@ class ReplyFuzzTest {
     smtp(input, SMTP);
   }
 
-  private static void redis(byte[] input, Worst worst) {
+  static void redis(byte[] input, Worst worst) {
     for (InMemoryTransport transport : transports(input)) {
       RedisClient redis = new RedisClient(transport);
       while (measure(worst, input, transport, () -> redis.call("GET", "k"))) {
@@ -82,7 +81,7 @@ class ReplyFuzzTest {
     }
   }
 
-  private static void http(byte[] input, Worst worst) {
+  static void http(byte[] input, Worst worst) {
     for (InMemoryTransport transport : transports(input)) {
       HttpClient http = new HttpClient(transport, "fuzz.test");
       boolean head = input.length > 0 && (input[0] & 1) == 1;
@@ -93,7 +92,7 @@ class ReplyFuzzTest {
     }
   }
 
-  private static void smtp(byte[] input, Worst worst) {
+  static void smtp(byte[] input, Worst worst) {
     for (InMemoryTransport transport : transports(input)) {
       SmtpClient smtp = new SmtpClient(transport);
       List<Step> steps = List.of(smtp::greeting, () -> smtp.hello("client.test"), () -> smtp.mailFrom("a@test"),
@@ -178,7 +177,7 @@ class ReplyFuzzTest {
   }
 
   /** The largest allocation per received byte one client was seen to make. */
-  private static final class Worst {
+  static final class Worst {
     final String client;
     /** What the bound's per-element term counts: "element" (RESP), "chunk" (HTTP). */
     final String element;
@@ -188,6 +187,18 @@ class ReplyFuzzTest {
     final Counter elements;
     private final AtomicReference<long[]> worst = new AtomicReference<>();
     private final AtomicReference<long[]> worstPerElement = new AtomicReference<>();
+
+    static Worst redis() {
+      return new Worst("RedisClient", "element", RedisClient.ALLOCATION_PER_ELEMENT, RespElements::count);
+    }
+
+    static Worst http() {
+      return new Worst("HttpClient", "chunk", HttpClient.ALLOCATION_PER_CHUNK, HttpChunks::count);
+    }
+
+    static Worst smtp() {
+      return new Worst("SmtpClient", "element", 0, null);
+    }
 
     Worst(String client, String element, long perElement, Counter elements) {
       this.client = client;
