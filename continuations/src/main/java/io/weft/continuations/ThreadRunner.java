@@ -104,7 +104,7 @@ final class ThreadRunner extends ModeRunner {
           // comes back here, or the run would wait for it for ever.
           permits.release();
           context.cancel();
-          if (!HeapExhaustion.report(e, "the run's thread starting a session")) {
+          if (!HeapExhaustion.report(e, RunControl.STARTING_A_SESSION)) {
             throw e;
           }
         }

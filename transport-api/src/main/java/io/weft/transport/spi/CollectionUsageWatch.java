@@ -27,6 +27,16 @@ final class CollectionUsageWatch {
   static final String PERCENT_PROPERTY = "io.weft.transport.heapFullAfterCollectionPercent";
   static final int DEFAULT_PERCENT = 95;
 
+  /**
+   * The reason when the words do not fit. Not a constant, so that its literal is made as the
+   * class loads: a literal's first use may allocate it, and here that is when the heap is full.
+   */
+  private static final String NEARLY_FULL;
+
+  static {
+    NEARLY_FULL = "the heap ran out (its old generation still nearly full after a collection)";
+  }
+
   private static boolean installed;
 
   private CollectionUsageWatch() {}
@@ -64,7 +74,7 @@ final class CollectionUsageWatch {
     if (!MemoryNotificationInfo.MEMORY_COLLECTION_THRESHOLD_EXCEEDED.equals(notification.getType())) {
       return;
     }
-    String reason = "the heap ran out (its old generation still nearly full after a collection)";
+    String reason = NEARLY_FULL;
     try {
       MemoryNotificationInfo info = MemoryNotificationInfo.from((CompositeData) notification.getUserData());
       MemoryUsage usage = info.getUsage();

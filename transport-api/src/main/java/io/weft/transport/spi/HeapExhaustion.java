@@ -1,6 +1,6 @@
 package io.weft.transport.spi;
 
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.Arrays;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,7 +27,16 @@ public final class HeapExhaustion {
   static final int RESERVE_BYTES = 2 * 1024 * 1024;
 
   private static final Logger LOG = LoggerFactory.getLogger(HeapExhaustion.class);
-  private static final CopyOnWriteArrayList<Consumer<String>> WATCHERS = new CopyOnWriteArrayList<>();
+  /** Copied on every change, read without a lock or an iterator. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static volatile Consumer<String>[] watchers = new Consumer[0];
+  /** The reason when not even the words fit; assigned here, not a constant, so it is made now. */
+  private static final String UNSAID;
+
+  static {
+    UNSAID = "the heap ran out (" + "java.lang.OutOfMemoryError, with no room to say more)";
+    reason(new OutOfMemoryError(UNSAID), UNSAID);
+  }
 
   @SuppressWarnings("unused") // held, never read: its point is to be let go
   private static volatile byte[] reserve = new byte[RESERVE_BYTES];
@@ -71,41 +80,52 @@ public final class HeapExhaustion {
     }
     // Let go first: the words below need room.
     reserve = null;
-    String reason = null;
+    String reason = UNSAID;
     try {
-      reason = "the heap ran out (" + failure + ", met by " + what + " on thread "
-          + Thread.currentThread().getName() + ")";
+      reason = reason(failure, what);
     } catch (RuntimeException | Error e) {
-      // Even the words did not fit: the watchers learn it from the next report.
+      // Even the words did not fit: the watchers hear the reason without them.
     }
-    if (reason != null) {
-      exhausted(reason);
-    }
+    exhausted(reason);
     return true;
   }
 
   /**
+   * The words for a report. Also run once as the class loads, with room to spare: the first
+   * run of a piece of code resolves its string literals and links its concatenations, which
+   * allocates, and the real first run comes when the heap has no room.
+   */
+  private static String reason(Throwable failure, String what) {
+    StringBuilder words = new StringBuilder(160);
+    words.append("the heap ran out (").append(failure).append(", met by ").append(what).append(" on thread ")
+        .append(Thread.currentThread().getName()).append(')');
+    return words.toString();
+  }
+
+  /**
    * The heap has run out, for {@code reason}: gives the reserve back, says so once, and tells
-   * every watcher. Never throws.
+   * every watcher. Never throws, and allocates nothing before the watchers have heard (they
+   * are an array, not an iterator).
    */
   static void exhausted(String reason) {
     boolean first = !said;
     said = true;
     reserve = null;
-    try {
-      if (first) {
-        // Once: the hundreds of sessions failing with it would otherwise say the same.
-        LOG.error("{}: failing the runs under way", reason);
-      }
-    } catch (RuntimeException | Error e) {
-      // No room to log it: the watchers below are what matters.
-    }
-    for (Consumer<String> watcher : WATCHERS) {
+    Consumer<String>[] told = watchers;
+    for (int i = 0; i < told.length; i++) {
       try {
-        watcher.accept(reason);
+        told[i].accept(reason);
       } catch (RuntimeException | Error e) {
         // One watcher failing must not keep the others from hearing.
       }
+    }
+    try {
+      if (first) {
+        // Once: the hundreds of sessions failing with it would otherwise say the same.
+        LOG.error("{}: failed the runs under way", reason);
+      }
+    } catch (RuntimeException | Error e) {
+      // No room to log it: the watchers have heard.
     }
   }
 
@@ -127,8 +147,24 @@ public final class HeapExhaustion {
         // Still no room: the run goes ahead without one, and ends as soon as the heap runs out.
       }
     }
-    WATCHERS.add(onExhausted);
-    return () -> WATCHERS.remove(onExhausted);
+    synchronized (HeapExhaustion.class) {
+      Consumer<String>[] now = Arrays.copyOf(watchers, watchers.length + 1);
+      now[now.length - 1] = onExhausted;
+      watchers = now;
+    }
+    return () -> unwatch(onExhausted);
+  }
+
+  private static synchronized void unwatch(Consumer<String> onExhausted) {
+    Consumer<String>[] now = watchers;
+    for (int i = 0; i < now.length; i++) {
+      if (now[i] == onExhausted) {
+        Consumer<String>[] less = Arrays.copyOf(now, now.length - 1);
+        System.arraycopy(now, i + 1, less, i, now.length - i - 1);
+        watchers = less;
+        return;
+      }
+    }
   }
 
   /** A watch begun by {@link #watch}; closing it ends it. */

@@ -62,6 +62,13 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
     }
   }
 
+  /** For the report of a failed clean-up; not a constant, so that its literal is made as the class loads. */
+  private static final String ENDING;
+
+  static {
+    ENDING = "a session ending";
+  }
+
   /** NEW (0) at first; a field with a VarHandle rather than an AtomicInteger: one object less per session. */
   private volatile int state;
   private final Scheduler scheduler;
@@ -399,7 +406,7 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
       }
     } catch (OutOfMemoryError e) {
       // The outcome is recorded; what is left of the clean-up goes with the fiber.
-      HeapExhaustion.report(e, "a session ending");
+      HeapExhaustion.report(e, ENDING);
     } finally {
       state = DONE;
       currentWait = null;
@@ -411,7 +418,7 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
         }
       } catch (OutOfMemoryError e) {
         // The timer drops a retired slot at its next look at it all the same.
-        HeapExhaustion.report(e, "a session ending");
+        HeapExhaustion.report(e, ENDING);
       } finally {
         scheduler.done(this);
       }
