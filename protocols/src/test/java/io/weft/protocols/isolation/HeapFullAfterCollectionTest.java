@@ -39,6 +39,6 @@ class HeapFullAfterCollectionTest {
         && child.err().contains("% full after a collection: "), all);
     assertTrue(child.out().contains("aborted, " + FullHeapRun.SESSIONS + " outcomes, " + FullHeapRun.SESSIONS
         + " cancelled"), all);
-    assertFalse(child.err().contains("OutOfMemoryError"), all);
+    assertFalse(child.err().contains("java.lang.OutOfMemoryError"), all);
   }
 }
