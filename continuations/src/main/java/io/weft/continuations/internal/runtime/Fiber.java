@@ -241,15 +241,28 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
     return next;
   }
 
-  /** Called once per ended wait, from any thread. */
+  /**
+   * Called once per ended wait, from any thread: by the one thread whose compare-and-set ended
+   * that wait (see {@link Wait}).
+   *
+   * <p>{@code PARKED -> READY} is a release store, not a compare-and-set: only the waker of the
+   * wait the fiber is parked on can see PARKED, and nothing else writes the state until that
+   * waker has. The fiber parks only at the end of a slice that armed exactly one wait it has not
+   * resumed at (runSlice's account fails the session otherwise), so while it is parked that wait
+   * is the one whose ending has not yet reached this method; each earlier wait's waker made its
+   * transition (to READY or RUNNING_WOKEN) before the fiber could run on past that wait, and a
+   * waker that comes late, or lost its wait's compare-and-set, never gets here for it. The
+   * slice's own {@code RUNNING -> PARKED} is from RUNNING, and {@link #trimCapturedStack} only
+   * reads. The store is published to the thread that runs the fiber next by the hand-off in
+   * {@link Scheduler#ready} (this thread, or the ready queue's).
+   */
   void wake() {
     for (;;) {
       int s = state;
       if (s == PARKED) {
-        if (STATE.compareAndSet(this, PARKED, READY)) {
-          scheduler.ready(this);
-          return;
-        }
+        STATE.setRelease(this, READY);
+        scheduler.ready(this);
+        return;
       } else if (s == RUNNING) {
         if (STATE.compareAndSet(this, RUNNING, RUNNING_WOKEN)) {
           return;
@@ -338,8 +351,9 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
     }
     continuation = next;
     if (!STATE.compareAndSet(this, RUNNING, PARKED)) {
-      // Woken while still unwinding: ready again at once.
-      state = READY;
+      // Woken while still unwinding: ready again at once. A release store, as in wake: the
+      // one waker has made its transition (to RUNNING_WOKEN), and the queue publishes this.
+      STATE.setRelease(this, READY);
       scheduler.enqueue(this);
     }
   }
