@@ -8,6 +8,7 @@ import io.weft.continuations.testing.YieldingConnector;
 import io.weft.transport.Timeout;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -36,6 +37,28 @@ class ManyWorkersTest {
             .filter(n -> n.startsWith("weft-worker-") || n.equals("weft-timer"))
             .collect(Collectors.toList());
         assertEquals(List.of(), left, "threads left after the run");
+      }
+    }
+  }
+
+  @Test
+  void aWaitWokenByTwoThreadsAndTheTimerAtOnceResumesItsSessionOnce() throws Exception {
+    // Each wake-up is run by two waker threads, while the session may still be unwinding its
+    // suspend, and a 1 µs timeout sets the timer against them: every wait has up to three
+    // endings racing, of which exactly one may make the fiber ready. A second would run the
+    // session on two threads at once, which fails it or mixes up its echoes.
+    int sessions = 200;
+    int lines = 50;
+    try (YieldingConnector connector = new YieldingConnector(2, TimeUnit.MICROSECONDS.toNanos(1));
+         SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(2)).connector(connector)
+             .address(InetSocketAddress.createUnresolved("yield", 1)).timeout(Timeout.NONE)
+             .instrument(SessionRunnerTest.CLIENT).build()) {
+      for (int round = 0; round < 3; round++) {
+        RunResult<String> result = runner.run(LineTesterTask.class, sessions, lines);
+        assertTrue(result.allSucceeded(), result.failures().toString());
+        for (Outcome<String> outcome : result.outcomes()) {
+          assertTrue(outcome.value().startsWith(outcome.index() + ":" + lines + ":"), outcome.value());
+        }
       }
     }
   }

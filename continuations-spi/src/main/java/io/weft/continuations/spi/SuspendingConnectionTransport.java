@@ -26,8 +26,8 @@ import org.apache.commons.javaflow.api.continuable;
  *
  * <p>Fast path: a read that finds its data buffered, or a flush whose bytes went to the socket at
  * once or whose future is already done, returns without suspending. A read's suspend path is
- * {@code readLine} → {@link SuspendingReads#readLine} → this transport's waiter →
- * {@link SuspendingWaits#awaitInput} → {@link Suspend#await}.
+ * {@code readLine} → {@link SuspendingReads#readLine} → this transport's waiter (which takes
+ * {@link SuspendingWaits#awaitInput}'s steps itself) → {@link Suspend#await}.
  *
  * <p>Lifecycle: made by its connector once the connect is done; closed by its owner, by a
  * failure that ends it, or by the connector. Its waiting methods carry {@code @continuable} and
@@ -100,16 +100,40 @@ public abstract class SuspendingConnectionTransport<F> extends ConnectionTranspo
   }
 
   /**
-   * How this transport's reads wait: through the connector's {@link SuspendingWaits}, called
-   * straight from here so that the loop adds no frame of its own to the suspend path; and the
-   * registration of the reader's wake-up with the state, made once.
+   * How this transport's reads wait: {@link SuspendingWaits#awaitInput}'s steps, with the
+   * connector's waits and counters, taken in this frame and ending in {@link Suspend#await}, so
+   * that neither the loop nor the wait adds a rewritten frame of its own to the suspend path; and
+   * the registration of the reader's wake-up with the state, made once.
    */
   private final class SuspendingWaiter extends ReadWaiter implements SuspendingReads.Waiter, WaitRegistration {
     @Override
     @continuable
     public void awaitInput(long awaited) throws IOException {
       long wait = readWaitNanos(awaited);
-      if (!waits.awaitInput(state, this, wait)) {
+      long start = SuspendingWaits.beginInputWait(state);
+      boolean arrived = false;
+      // No finally: a suspension unwinds this frame without running one, and it is no end.
+      try {
+        if (waits.spunForInput(state, start, wait)) {
+          arrived = true;
+        } else {
+          for (long left = waits.firstLeft(start, wait); left > 0L; left = SuspendingWaits.left(wait, start)) {
+            long slice = waits.slice(state, left);
+            if (Suspend.await(this, slice)) {
+              arrived = true;
+              break;
+            }
+            if (!SuspendingWaits.nextSlice(state, slice, left)) {
+              break;
+            }
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        state.readerWaiting(false);
+        throw e;
+      }
+      state.readerWaiting(false);
+      if (!arrived) {
         throw readTimedOut(wait, awaited);
       }
     }

@@ -24,8 +24,9 @@ import org.apache.commons.javaflow.api.continuable;
  *
  * <p>Every method that can reach {@code Suspend.await} carries {@code @continuable} and is
  * rewritten by this module's build; nothing here suspends in a lambda (the registration lambdas
- * only register). A read's wait is one frame between the transport's waiter and
- * {@code Suspend.await}.
+ * only register). {@code SuspendingConnectionTransport}'s read waiter takes {@link #awaitInput}'s
+ * steps in its own frame and calls {@code Suspend.await} from there: one rewritten frame fewer on
+ * every read that suspends.
  */
 public final class SuspendingWaits {
   private static final int SPINS_PER_YIELD = 64;
@@ -168,35 +169,23 @@ public final class SuspendingWaits {
   @continuable
   public boolean awaitInput(ConnectionState<?, ?> state, WaitRegistration reader, long nanos)
       throws IOException {
-    state.checkMaySuspend("input");
-    state.readerWaiting(true);
-    boolean arrived;
+    // SuspendingConnectionTransport's waiter takes these same steps in its own frame.
+    long start = beginInputWait(state);
+    boolean arrived = false;
     // No finally: a suspension unwinds this frame without running one, and it is no end.
     try {
-      long start = System.nanoTime();
-      if (maySpin() && spinUntilInput(state, start, nanos)) {
-        spun.increment();
+      if (spunForInput(state, start, nanos)) {
         arrived = true;
       } else {
-        for (;;) {
-          long left = left(nanos, start);
-          if (left <= 0L) {
-            arrived = false;
-            break;
-          }
-          boolean sliced = left > ConnectionState.REASSERT_NANOS && state.needsReassertion();
-          suspends.increment();
-          if (Suspend.await(reader, sliced ? ConnectionState.REASSERT_NANOS : left)) {
+        for (long left = firstLeft(start, nanos); left > 0L; left = left(nanos, start)) {
+          long slice = slice(state, left);
+          if (Suspend.await(reader, slice)) {
             arrived = true;
             break;
           }
-          // The timed-out wake-up is still registered with the state; a new one replaces it.
-          state.cancelWakeup();
-          if (!sliced) {
-            arrived = false;
+          if (!nextSlice(state, slice, left)) {
             break;
           }
-          state.reassertTraffic();
         }
       }
     } catch (IOException | RuntimeException e) {
@@ -205,6 +194,60 @@ public final class SuspendingWaits {
     }
     state.readerWaiting(false);
     return arrived;
+  }
+
+  // The steps of a wait for input, for awaitInput and for the transport waiter that takes them
+  // in its own frame. None suspends, so none is a frame on the suspend path.
+
+  /** Checks that the caller may wait and marks the reader as waiting; returns the wait's start. */
+  static long beginInputWait(ConnectionState<?, ?> state) {
+    state.checkMaySuspend("input");
+    state.readerWaiting(true);
+    return System.nanoTime();
+  }
+
+  /** Spins for input first, where maySpin says so; true (and counted) if it came. */
+  boolean spunForInput(ConnectionState<?, ?> state, long start, long nanos) {
+    if (maySpin() && spinUntilInput(state, start, nanos)) {
+      spun.increment();
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * The wait left for the first suspend: after a spin, what the spin left; otherwise the whole
+   * wait, read from the clock no second time (the nanoseconds since the start only make it end
+   * that much later, never early; a clock read costs 25-100 ns, and the suspend reads the clock
+   * again for its deadline).
+   */
+  long firstLeft(long start, long nanos) {
+    return maySpin() ? left(nanos, start) : nanos;
+  }
+
+  /**
+   * The timeout of the next suspend, of a wait with {@code left} to go: all of it, or at most
+   * {@code ConnectionState.REASSERT_NANOS} where the connection's read interest must be
+   * re-asserted now and then. Counts the suspend.
+   */
+  long slice(ConnectionState<?, ?> state, long left) {
+    suspends.increment();
+    return left > ConnectionState.REASSERT_NANOS && state.needsReassertion()
+        ? ConnectionState.REASSERT_NANOS : left;
+  }
+
+  /**
+   * After a suspend of {@code slice} that timed out: forgets its wake-up (still registered with
+   * the state; a new one replaces it) and, if it was only a slice of the {@code left} the wait had,
+   * re-asserts the read interest and returns true to suspend again; false when the wait is over.
+   */
+  static boolean nextSlice(ConnectionState<?, ?> state, long slice, long left) {
+    state.cancelWakeup();
+    if (slice == left) {
+      return false;
+    }
+    state.reassertTraffic();
+    return true;
   }
 
   /**
@@ -217,7 +260,7 @@ public final class SuspendingWaits {
     return spinNanos > 0L && !(Thread.currentThread() instanceof LoopThread);
   }
 
-  private static long left(long nanos, long start) {
+  static long left(long nanos, long start) {
     return nanos == Deadlines.FOREVER ? Deadlines.FOREVER : nanos - (System.nanoTime() - start);
   }
 

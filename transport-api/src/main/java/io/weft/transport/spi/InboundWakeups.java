@@ -1,6 +1,8 @@
 package io.weft.transport.spi;
 
 import io.weft.transport.TransportClosedException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,6 +17,15 @@ import org.slf4j.LoggerFactory;
  */
 abstract class InboundWakeups {
   private static final Logger LOG = LoggerFactory.getLogger(InboundWakeups.class);
+  private static final VarHandle READER_WAITING;
+
+  static {
+    try {
+      READER_WAITING = MethodHandles.lookup().findVarHandle(InboundWakeups.class, "readerWaiting", boolean.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
 
   /** Guards the buffer and every field marked so; subclasses take it for their TLS steps. */
   protected final ReentrantLock lock = new ReentrantLock();
@@ -55,7 +66,10 @@ abstract class InboundWakeups {
    * @param waiting true as the wait starts, false once it has ended
    */
   public final void readerWaiting(boolean waiting) {
-    readerWaiting = waiting;
+    // A release store, not a volatile one: nothing is ordered by this flag but what a poller of
+    // isReaderWaiting sees, so the full fence a volatile store costs (two per read that waits)
+    // buys nothing.
+    READER_WAITING.setRelease(this, waiting);
   }
 
   /**

@@ -9,6 +9,7 @@ import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
 import io.weft.transport.spi.Deadlines;
+import io.weft.transport.spi.HeapExhaustion;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.net.SocketAddress;
@@ -59,6 +60,13 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
+  }
+
+  /** For the report of a failed clean-up; not a constant, so that its literal is made as the class loads. */
+  private static final String ENDING;
+
+  static {
+    ENDING = "a session ending";
   }
 
   /** NEW (0) at first; a field with a VarHandle rather than an AtomicInteger: one object less per session. */
@@ -243,15 +251,28 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
     return next;
   }
 
-  /** Called once per ended wait, from any thread. */
+  /**
+   * Called once per ended wait, from any thread: by the one thread whose compare-and-set ended
+   * that wait (see {@link Wait}).
+   *
+   * <p>{@code PARKED -> READY} is a release store, not a compare-and-set: only the waker of the
+   * wait the fiber is parked on can see PARKED, and nothing else writes the state until that
+   * waker has. The fiber parks only at the end of a slice that armed exactly one wait it has not
+   * resumed at (runSlice's account fails the session otherwise), so while it is parked that wait
+   * is the one whose ending has not yet reached this method; each earlier wait's waker made its
+   * transition (to READY or RUNNING_WOKEN) before the fiber could run on past that wait, and a
+   * waker that comes late, or lost its wait's compare-and-set, never gets here for it. The
+   * slice's own {@code RUNNING -> PARKED} is from RUNNING, and {@link #trimCapturedStack} only
+   * reads. The store is published to the thread that runs the fiber next by the hand-off in
+   * {@link Scheduler#ready} (this thread, or the ready queue's).
+   */
   void wake() {
     for (;;) {
       int s = state;
       if (s == PARKED) {
-        if (STATE.compareAndSet(this, PARKED, READY)) {
-          scheduler.ready(this);
-          return;
-        }
+        STATE.setRelease(this, READY);
+        scheduler.ready(this);
+        return;
       } else if (s == RUNNING) {
         if (STATE.compareAndSet(this, RUNNING, RUNNING_WOKEN)) {
           return;
@@ -278,14 +299,21 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
    * later, by a volatile write, so it sees RUNNING (or later) through that write.
    */
   void runSlice() {
+    if (continuation == null && cancelled) {
+      Throwable failure;
+      try {
+        failure = cancelledException();
+      } catch (OutOfMemoryError e) {
+        // Cancelled all the same (its outcome says so); the error is what there was room for.
+        failure = e;
+      }
+      failed(failure);
+      finish();
+      return;
+    }
     Continuation next;
     try {
       if (continuation == null) {
-        if (cancelled) {
-          failed(cancelledException());
-          finish();
-          return;
-        }
         STATE.setRelease(this, RUNNING);
         next = Continuation.startWith(frame, this, true);
       } else {
@@ -333,8 +361,9 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
     }
     continuation = next;
     if (!STATE.compareAndSet(this, RUNNING, PARKED)) {
-      // Woken while still unwinding: ready again at once.
-      state = READY;
+      // Woken while still unwinding: ready again at once. A release store, as in wake: the
+      // one waker has made its transition (to RUNNING_WOKEN), and the queue publishes this.
+      STATE.setRelease(this, READY);
       scheduler.enqueue(this);
     }
   }
@@ -382,6 +411,11 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
     return swap;
   }
 
+  /**
+   * Ends this fiber, once, on the thread that ran its last slice; never throws. The run's count
+   * of ended fibers ({@link Scheduler#done}) comes last and whatever happens before it: the heap
+   * may have run out, and every step before it can allocate (the MDC, a timer queue node).
+   */
   private void finish() {
     try {
       Mdc.clear();
@@ -394,16 +428,24 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
       if (!contexts.isEmpty()) {
         contexts.takeOff();
       }
+    } catch (OutOfMemoryError e) {
+      // The outcome is recorded; what is left of the clean-up goes with the fiber.
+      HeapExhaustion.report(e, ENDING);
     } finally {
-      // Whatever the clean-up met (the heap running out, say), the run learns that this ended.
       state = DONE;
       currentWait = null;
       WaitTimer.Slot slot = timeoutSlot;
-      if (slot != null) {
-        timeoutSlot = null;
-        scheduler.retireTimeouts(slot);
+      timeoutSlot = null;
+      try {
+        if (slot != null) {
+          scheduler.retireTimeouts(slot);
+        }
+      } catch (OutOfMemoryError e) {
+        // The timer drops a retired slot at its next look at it all the same.
+        HeapExhaustion.report(e, ENDING);
+      } finally {
+        scheduler.done(this);
       }
-      scheduler.done(this);
     }
   }
 }

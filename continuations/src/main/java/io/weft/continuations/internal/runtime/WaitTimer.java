@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
  * the timer passes every {@link #TICK_NANOS} and at the earliest recorded deadline, and with
  * none it sleeps until a slot arrives. A wait never fires early (its deadline is its arming
  * thread's clock, read before the wait is published to the timer, plus the timeout); it fires
- * late by at most a tick plus the timer thread's wake-up latency ({@link #MAX_LATE_NANOS}). A
+ * late by at most a tick, plus {@link #SLACK_NANOS} for a wait a little shorter than its
+ * session's previous one, plus the timer thread's wake-up latency ({@link #MAX_LATE_NANOS}). A
  * session that ends {@linkplain #retire retires} its slot, which the timer then drops at its next
  * pass, so nothing of an ended session stays with the timer for longer than a tick.
  *
@@ -52,8 +53,15 @@ import org.slf4j.LoggerFactory;
 final class WaitTimer {
   /** How often the timer thread passes while it holds slots. */
   static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+  /**
+   * How much earlier than the deadline its slot is filed by a wait's deadline may be without
+   * handing the slot over again. A wait bounded by its session's deadline has the same deadline
+   * as the session's last one, give or take the nanoseconds between two clock reads: without this
+   * slack every other such wait would hand its slot over.
+   */
+  static final long SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
   /** The latest a pending wait fires after its deadline, scheduling latency aside. */
-  static final long MAX_LATE_NANOS = TICK_NANOS;
+  static final long MAX_LATE_NANOS = TICK_NANOS + SLACK_NANOS;
   /** Longer timeouts are capped here, so that deadlines never overflow. */
   private static final long MAX_TIMEOUT_NANOS = Long.MAX_VALUE >>> 2;
 
@@ -99,6 +107,12 @@ final class WaitTimer {
   }
 
   private static final Logger LOG = LoggerFactory.getLogger(WaitTimer.class);
+  /** For the report; not a constant, so that its literal is made as the class loads, not when the heap is full. */
+  private static final String TIMER;
+
+  static {
+    TIMER = "the wait timer";
+  }
 
   private final Ticker clock;
   private final Thread thread;
@@ -111,6 +125,8 @@ final class WaitTimer {
   private volatile boolean stopped;
   /** Passes completed. Written by the timer thread only; read by tests that step the clock. */
   private volatile long passes;
+  /** Slots taken from the arrivals and filed; timer thread only, read by tests between passes. */
+  private long filings;
 
   WaitTimer(String name) {
     this(name, Ticker.system());
@@ -135,9 +151,9 @@ final class WaitTimer {
     long deadline = clock.nanoTime() + Math.min(timeoutNanos, MAX_TIMEOUT_NANOS);
     slot.deadline = deadline;
     slot.current = wait;
-    // Filed with a deadline no later than this one: the timer comes to it in time. Otherwise
-    // (not filed, or filed for later: this wait is shorter than the last) hand it over.
-    if (slot.filed == 0 ? FILED.compareAndSet(slot, 0, 1) : deadline - slot.key < 0L) {
+    // Filed by a deadline no later than this one (give or take the slack): the timer comes to
+    // it in time. Otherwise (not filed, or filed for later: this wait is shorter) hand it over.
+    if (slot.filed == 0 ? FILED.compareAndSet(slot, 0, 1) : slot.key - deadline > SLACK_NANOS) {
       arrivals.offer(slot);
       // A timer that holds slots passes within a tick anyway; an idle one re-checks the
       // arrivals after saying so, so this misses nothing.
@@ -178,6 +194,11 @@ final class WaitTimer {
     return passes;
   }
 
+  /** Slots handed over and filed so far; for tests, read between passes. */
+  long filings() {
+    return filings;
+  }
+
   /** Slots the timer holds now; for tests, read between passes. */
   int held() {
     return heap.size;
@@ -196,8 +217,14 @@ final class WaitTimer {
       try {
         passUntilStopped();
       } catch (RuntimeException | Error e) {
-        HeapExhaustion.report(e, "the wait timer");
-        LOG.error("the wait timer's pass failed; passing again in a tick", e);
+        if (!HeapExhaustion.report(e, TIMER)) {
+          try {
+            LOG.error("the wait timer's pass failed; passing again in a tick", e);
+          } catch (OutOfMemoryError noRoom) {
+            // The heap ran out after all; the report has told the runs.
+            HeapExhaustion.report(noRoom, TIMER);
+          }
+        }
         LockSupport.parkNanos(this, TICK_NANOS);
       }
     }
@@ -235,6 +262,7 @@ final class WaitTimer {
       } else {
         slot.filed = 1;
         file(slot);
+        filings++;
       }
     }
   }

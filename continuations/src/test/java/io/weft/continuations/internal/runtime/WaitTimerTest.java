@@ -224,6 +224,23 @@ class WaitTimerTest {
   }
 
   @Test
+  void waitsBoundedByOneSessionDeadlineHandTheSlotOverOnceAndTheLastStillFires() {
+    // Each wait ends at the same deadline, give or take a microsecond either way, as waits
+    // bounded by a session deadline do (two clock reads apart): the slot is filed once.
+    long deadline = clock.nanoTime() + 40 * MS;
+    TestEntry wait = new TestEntry().arm(40 * MS);
+    letTheTimerSeeTheNewEntries();
+    for (int i = 0; i < 100; i++) {
+      assertTrue(wait.settle());
+      long jitter = (i % 2 == 0 ? -1 : 1) * TimeUnit.MICROSECONDS.toNanos(1);
+      wait = new TestEntry(wait).arm(deadline + jitter - clock.nanoTime());
+    }
+    letTheTimerSeeTheNewEntries();
+    assertEquals(1, timer.filings(), "the slot was handed over again for a deadline a microsecond earlier");
+    assertFiresInBounds(wait);
+  }
+
+  @Test
   void aRetiredSlotIsDroppedAtTheNextPassAndNeverFires() {
     TestEntry wait = new TestEntry().arm(30 * MS);
     letTheTimerSeeTheNewEntries();
