@@ -1,11 +1,8 @@
 package io.weft.continuations;
 
-import io.weft.continuations.internal.runtime.CheckedTransport;
 import io.weft.continuations.internal.rewrite.ClassRewriter;
 import io.weft.continuations.internal.rewrite.RedirectRules;
 import io.weft.continuations.internal.rewrite.RewriteRules;
-import io.weft.continuations.internal.rewrite.RewritingClassLoader;
-import io.weft.continuations.internal.runtime.SessionFrame;
 import io.weft.continuations.internal.rewrite.SuspendableAnalysis;
 import io.weft.continuations.rewrite.spi.CallRedirects;
 import java.util.Collection;
@@ -43,8 +40,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ContinuationClassLoader extends RewritingClassLoader {
   private static final Logger log = LoggerFactory.getLogger(ContinuationClassLoader.class);
-  private static final String FRAME = SessionFrame.class.getName().replace('.', '/');
-  private static final String CHECKED = CheckedTransport.class.getName().replace('.', '/');
 
   static {
     registerAsParallelCapable();
@@ -156,7 +151,7 @@ public final class ContinuationClassLoader extends RewritingClassLoader {
   }
 
   @Override
-  protected boolean definesHere(String internal) {
+  boolean definesHere(String internal) {
     return childFirst.contains(internal);
   }
 }

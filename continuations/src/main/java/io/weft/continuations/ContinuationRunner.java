@@ -1,7 +1,6 @@
 package io.weft.continuations;
 
 import io.weft.continuations.internal.rewrite.ClassRewriter;
-import io.weft.continuations.internal.rewrite.FrameLoader;
 import io.weft.continuations.internal.rewrite.Rewritten;
 import io.weft.continuations.internal.rewrite.SuspendableAnalysis;
 import io.weft.continuations.internal.runtime.CarriedContexts;

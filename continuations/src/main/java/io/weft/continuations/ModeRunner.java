@@ -65,9 +65,14 @@ abstract class ModeRunner {
 
   final <T> RunResult<T> result(List<? extends SessionContext> contexts, long startNanos, RunControl control) {
     long wall = System.nanoTime() - startNanos;
-    // After an abort the heap may still be full of what other sessions are giving back.
-    return control.makeWhileAborted(() -> new RunResult<>(settings.mode(), outcomes(contexts), wall),
-        settings.closeWaitMillis());
+    for (;;) {
+      try {
+        return new RunResult<>(settings.mode(), outcomes(contexts), wall);
+      } catch (OutOfMemoryError e) {
+        // After an abort the heap may still be full of what other sessions are giving back.
+        control.waitForHeap(e, settings.closeWaitMillis());
+      }
+    }
   }
 
   @SuppressWarnings("unchecked")

@@ -17,6 +17,21 @@ import java.util.concurrent.locks.LockSupport;
  * close wait; what has not ended by then is counted ({@link #unended()}) and left behind.
  */
 final class RunControl {
+  /**
+   * Where the runners met the heap's end, for the report. Not constants, so that their
+   * literals are made as this class loads: a literal's first use allocates, and here that would
+   * be when the heap has no room.
+   */
+  static final String RUN_THREAD;
+  static final String STARTING_A_SESSION;
+  static final String A_SESSION;
+
+  static {
+    RUN_THREAD = "a run's own thread";
+    STARTING_A_SESSION = "the run's thread starting a session";
+    A_SESSION = "a session";
+  }
+
   /** How often a run's waiting thread looks for an abort: it only waits, so this costs nothing. */
   private static final long ABORT_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
@@ -88,7 +103,7 @@ final class RunControl {
           return true;
         }
       } catch (OutOfMemoryError e) {
-        HeapExhaustion.report(e, "a run's own thread");
+        HeapExhaustion.report(e, RUN_THREAD);
         LockSupport.parkNanos(this, slice);
       }
       if (abortedBecause != null) {
@@ -112,22 +127,17 @@ final class RunControl {
   }
 
   /**
-   * Makes what {@code make} makes, trying again while the heap has no room for it, up to the
-   * abort's grace, if the run was aborted: the sessions of this run and of others are still
-   * giving their heap back. Throws the error as it came otherwise.
+   * After {@code e}, met making something the run's end needs: waits a little for the heap if
+   * the run was aborted and the abort's grace has not run out (the sessions of this run and of
+   * others are still giving their heap back), for the caller to try again; throws {@code e}
+   * otherwise.
    */
-  <T> T makeWhileAborted(java.util.function.Supplier<T> make, long graceMillis) {
-    for (;;) {
-      try {
-        return make.get();
-      } catch (OutOfMemoryError e) {
-        if (abortedBecause == null
-            || System.nanoTime() - abortedAtNanos > TimeUnit.MILLISECONDS.toNanos(graceMillis)) {
-          throw e;
-        }
-        LockSupport.parkNanos(this, ABORT_POLL_NANOS);
-      }
+  void waitForHeap(OutOfMemoryError e, long graceMillis) {
+    if (abortedBecause == null
+        || System.nanoTime() - abortedAtNanos > TimeUnit.MILLISECONDS.toNanos(graceMillis)) {
+      throw e;
     }
+    LockSupport.parkNanos(this, ABORT_POLL_NANOS);
   }
 
   /** Records that {@code count} sessions had not ended when the abort's grace ran out. */

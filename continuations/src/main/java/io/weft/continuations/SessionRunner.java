@@ -129,27 +129,40 @@ public final class SessionRunner implements AutoCloseable {
       RunResult<T> result = modeRunner.run(taskClass, sessions, constructorArgs, run);
       String aborted = run.abortedBecause();
       if (aborted != null) {
-        throw run.makeWhileAborted(
-            () -> new RunAbortedException(aborted, run.unended(), settings.closeWaitMillis(), result),
-            settings.closeWaitMillis());
+        throw aborted(run, aborted, run.unended(), result);
       }
       return result;
     } catch (OutOfMemoryError e) {
       // Met on this thread (rewriting the task, making its sessions, waiting for them): if it is
       // the heap running out, the other runs under way end too, as if a session had met it, and
       // this one ends as an aborted run, without the outcomes it had no room to gather.
-      HeapExhaustion.report(e, "a run's own thread");
+      HeapExhaustion.report(e, RunControl.RUN_THREAD);
       String aborted = run.abortedBecause();
       if (aborted == null) {
         throw e;
       }
-      throw run.makeWhileAborted(() -> new RunAbortedException(aborted, -1, settings.closeWaitMillis(), null),
-          settings.closeWaitMillis());
+      throw aborted(run, aborted, -1, null);
     } finally {
       watch.close();
       synchronized (lock) {
         current = null;
         lock.notifyAll();
+      }
+    }
+  }
+
+  /**
+   * The exception an aborted run throws, made again while the heap has no room for it (its
+   * class may load, its message's concatenation link, here for the first time), up to the
+   * abort's grace: the sessions are still giving their heap back. No lambda: making one can
+   * need room too.
+   */
+  private RunAbortedException aborted(RunControl run, String reason, int unended, RunResult<?> result) {
+    for (;;) {
+      try {
+        return new RunAbortedException(reason, unended, settings.closeWaitMillis(), result);
+      } catch (OutOfMemoryError e) {
+        run.waitForHeap(e, settings.closeWaitMillis());
       }
     }
   }

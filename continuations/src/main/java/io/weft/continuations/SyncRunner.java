@@ -37,7 +37,7 @@ final class SyncRunner extends ModeRunner {
       } catch (OutOfMemoryError e) {
         // Out of the session's own failure handling: if the heap ran out, the run is aborted
         // (the sessions after this one are cancelled); any other kind is the caller's to see.
-        if (!HeapExhaustion.report(e, "a session")) {
+        if (!HeapExhaustion.report(e, RunControl.A_SESSION)) {
           throw e;
         }
       }

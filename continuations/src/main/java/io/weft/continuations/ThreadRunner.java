@@ -5,12 +5,9 @@ import io.weft.continuations.internal.runtime.SessionFrame;
 import io.weft.transport.SessionTask;
 import io.weft.transport.spi.HeapExhaustion;
 import io.weft.transport.spi.VirtualThreads;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * {@code THREADS} and {@code VIRTUAL_THREADS}: a thread per session, platform or virtual, at most
@@ -36,32 +33,56 @@ final class ThreadRunner extends ModeRunner {
     int maxInFlight = settings.maxInFlight();
     int all = maxInFlight <= 0 ? Integer.MAX_VALUE : maxInFlight;
     Semaphore permits = new Semaphore(all);
-    // The session threads still running, for cancel's interrupt: a finished one leaves, so that
-    // a long run keeps no Thread per finished session. Guarded by itself.
-    Set<Thread> threads = new HashSet<>();
-    // The thread that ended last. Each ending thread joins the one before it, so joining the
-    // last one waits for them all without keeping them.
-    AtomicReference<Thread> lastEnded = new AtomicReference<>();
+    // The session threads still running, by session index, for cancel's interrupt: a finished
+    // one empties its slot, so that a long run keeps no Thread per finished session. Slot 0 of
+    // lastEnded is the thread that ended last: each ending thread joins the one before it, so
+    // joining the last one waits for them all without keeping them. Both guarded by running.
+    Thread[] running = new Thread[sessions];
+    Thread[] lastEnded = new Thread[1];
+    // Made now, while the heap has room: an aborted run's last steps must not need any.
+    RunControl.TimedWait onePermit = nanos -> permits.tryAcquire(nanos, TimeUnit.NANOSECONDS);
+    RunControl.TimedWait allPermits = nanos -> permits.tryAcquire(all, nanos, TimeUnit.NANOSECONDS);
+    RunControl.TimedWait lastJoined = nanos -> {
+      Thread last;
+      synchronized (running) {
+        last = lastEnded[0];
+      }
+      if (last != null) {
+        TimeUnit.NANOSECONDS.timedJoin(last, nanos);
+      }
+      return last == null || !last.isAlive();
+    };
     control.onCancel(() -> {
-      // One session's close failing (the heap ran out, say) must not spare the others.
-      for (SessionContext c : contexts) {
+      // Indexed loops, no iterator: this runs again and again while an aborted run waits, on a
+      // heap that may have no room; one session's close failing must not spare the others.
+      for (int i = 0; i < contexts.size(); i++) {
         try {
-          c.cancel();
+          contexts.get(i).cancel();
         } catch (OutOfMemoryError e) {
-          // An aborted run cancels again while it waits (see RunControl).
+          // Again at the next look (see RunControl).
         }
       }
-      synchronized (threads) {
-        for (Thread t : threads) {
-          t.interrupt();
+      synchronized (running) {
+        for (Thread t : running) {
+          if (t != null) {
+            t.interrupt();
+          }
         }
       }
     });
     long grace = settings.closeWaitMillis();
     try {
       for (SessionContext context : contexts) {
-        if (control.isCancelled()
-            || !control.awaitSessions(nanos -> permits.tryAcquire(nanos, TimeUnit.NANOSECONDS), grace)) {
+        if (control.isCancelled()) {
+          context.cancel();
+          continue;
+        }
+        // Everything the session needs is made before its permit is taken: between taking it
+        // and the thread's start nothing may fail unnoticed, or the run would wait for a
+        // session that never ran.
+        Runnable body = sessionBody(context, permits, running, lastEnded);
+        String name = "weft-session-" + context.index();
+        if (!control.awaitSessions(onePermit, grace)) {
           context.cancel();
           continue;
         }
@@ -70,66 +91,65 @@ final class ThreadRunner extends ModeRunner {
           context.cancel();
           continue;
         }
-        // Set under the lock by the thread ending; its registration below looks at it.
-        boolean[] ended = new boolean[1];
-        Runnable body = () -> {
-          try {
-            new SessionFrame(context).run();
-          } finally {
-            // The permit first, with nothing before it that allocates or can fail: this runs when
-            // the session failed, perhaps of the heap running out, and an error before the
-            // release would keep the run waiting for this session.
-            Thread before = lastEnded.getAndSet(Thread.currentThread());
-            permits.release();
-            synchronized (threads) {
-              ended[0] = true;
-              threads.remove(Thread.currentThread());
-            }
-            joinQuietly(before);
-          }
-        };
-        Thread thread;
         try {
-          String name = "weft-session-" + context.index();
           if (virtual) {
-            thread = VirtualThreads.start(name, body);
+            VirtualThreads.start(name, body);
           } else {
-            thread = new Thread(body, name);
+            Thread thread = new Thread(body, name);
             thread.setDaemon(true);
             thread.start();
           }
         } catch (OutOfMemoryError e) {
-          // No session thread: its permit comes back here, or the run would wait for it for ever.
+          // The thread did not start (a start that throws leaves it unstarted): its permit
+          // comes back here, or the run would wait for it for ever.
           permits.release();
           context.cancel();
-          if (!HeapExhaustion.report(e, "the run's thread starting a session")) {
+          if (!HeapExhaustion.report(e, RunControl.STARTING_A_SESSION)) {
             throw e;
-          }
-          continue;
-        }
-        synchronized (threads) {
-          if (!ended[0]) {
-            threads.add(thread);
           }
         }
       }
     } finally {
       // Every session has ended once all permits are back; then the last thread to end has
       // joined the one before it, and so on. An aborted run waits only so long (see RunControl).
-      if (control.awaitSessions(nanos -> permits.tryAcquire(all, nanos, TimeUnit.NANOSECONDS), grace)) {
+      if (control.awaitSessions(allPermits, grace)) {
         permits.release(all);
-        Thread last = lastEnded.get();
-        if (last != null) {
-          control.awaitSessions(nanos -> {
-            TimeUnit.NANOSECONDS.timedJoin(last, nanos);
-            return !last.isAlive();
-          }, grace);
-        }
+        control.awaitSessions(lastJoined, grace);
       } else {
         control.unended(all - permits.availablePermits());
       }
     }
     return result(contexts, start, control);
+  }
+
+  /**
+   * What a session's thread runs: the session, then its end, which must not be lost whatever the
+   * session met. The end allocates nothing and calls nothing that can fail before the permit is
+   * back (a monitor, array slots, the release): it runs when the session failed, perhaps because
+   * the heap ran out, and an error before the release would keep the run waiting for a session
+   * whose thread is gone.
+   */
+  private static Runnable sessionBody(SessionContext context, Semaphore permits, Thread[] running,
+      Thread[] lastEnded) {
+    int slot = context.index();
+    return () -> {
+      Thread self = Thread.currentThread();
+      try {
+        synchronized (running) {
+          running[slot] = self;
+        }
+        new SessionFrame(context).run();
+      } finally {
+        Thread before;
+        synchronized (running) {
+          running[slot] = null;
+          before = lastEnded[0];
+          lastEnded[0] = self;
+        }
+        permits.release();
+        joinQuietly(before);
+      }
+    };
   }
 
   /**

@@ -7,7 +7,9 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
@@ -31,14 +33,7 @@ class BomTest {
     assertEquals(child(root.getDocumentElement(), "version"), child(bom.getDocumentElement(), "version"),
         "weft-bom has no parent, so its version is written in it: keep it equal to weft-parent's");
 
-    Set<String> published = new TreeSet<>();
-    for (Element module : elements(root.getDocumentElement(), "modules", "module")) {
-      String artifactId = child(parse(ROOT.resolve(module.getTextContent().trim()).resolve("pom.xml"))
-          .getDocumentElement(), "artifactId");
-      if (!UNPUBLISHED.contains(artifactId)) {
-        published.add(artifactId);
-      }
-    }
+    Set<String> published = publishedModules().keySet();
     Set<String> managed = new TreeSet<>();
     for (Element dependency : elements(bom.getDocumentElement(), "dependencyManagement", "dependencies", "dependency")) {
       assertEquals("io.weft", child(dependency, "groupId"));
@@ -47,6 +42,24 @@ class BomTest {
     }
     assertEquals(published, managed, "weft-bom/pom.xml must list every published module (a module that is not"
         + " published belongs in BomTest.UNPUBLISHED)");
+  }
+
+  /**
+   * The reactor's published modules (all but {@link #UNPUBLISHED}), artifact id to directory.
+   *
+   * @return every published module, sorted by artifact id
+   */
+  static Map<String, Path> publishedModules() throws Exception {
+    Document root = parse(ROOT.resolve("pom.xml"));
+    Map<String, Path> published = new TreeMap<>();
+    for (Element module : elements(root.getDocumentElement(), "modules", "module")) {
+      Path dir = ROOT.resolve(module.getTextContent().trim());
+      String artifactId = child(parse(dir.resolve("pom.xml")).getDocumentElement(), "artifactId");
+      if (!UNPUBLISHED.contains(artifactId)) {
+        published.put(artifactId, dir);
+      }
+    }
+    return published;
   }
 
   private static Document parse(Path pom) throws Exception {

@@ -57,6 +57,7 @@ public final class ChildJvm {
       // No input: closing it gives the child end of stream at once.
     }
     if (!process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
+      threadDump(process);
       process.destroyForcibly().waitFor();
       throw new AssertionError("child JVM still running after " + limit.toSeconds() + " s: " + command + "\n"
           + read(out) + read(err));
@@ -96,6 +97,22 @@ public final class ChildJvm {
       return Paths.get(c.getProtectionDomain().getCodeSource().getLocation().toURI());
     } catch (URISyntaxException e) {
       throw new IllegalStateException("no code source path for " + c, e);
+    }
+  }
+
+  /**
+   * Has a child that overran its limit print its threads' stacks into its standard output
+   * (SIGQUIT, as {@code kill -3} sends), so that the failure shows where it was stuck; gives it
+   * a few seconds to, and does nothing where there is no {@code kill}.
+   */
+  private static void threadDump(Process process) throws InterruptedException {
+    try {
+      Process kill = new ProcessBuilder("kill", "-3", Long.toString(process.pid())).start();
+      kill.waitFor(5, TimeUnit.SECONDS);
+      // Not a wait for an outcome: the dump is written by the time the child would have ended.
+      process.waitFor(3, TimeUnit.SECONDS);
+    } catch (IOException e) {
+      // No kill command here: the failure goes without the dump.
     }
   }
 

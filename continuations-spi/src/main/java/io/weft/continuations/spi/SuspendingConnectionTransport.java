@@ -15,8 +15,8 @@ import java.util.function.Consumer;
 import org.apache.commons.javaflow.api.continuable;
 
 /**
- * A {@link Transport} over an I/O library's connection state (transport-api's internal
- * {@code ConnectionState}) that never blocks a thread in {@code CONTINUATIONS} mode: each wait
+ * A {@link Transport} over an I/O library's connection state (transport-api's SPI
+ * {@link ConnectionState}) that never blocks a thread in {@code CONTINUATIONS} mode: each wait
  * on one of the library's futures or on inbound data suspends the running continuation through
  * {@link SuspendingWaits} and {@link Suspend#await}, and the I/O event that ends the wait makes
  * the session ready again. Off a continuation (SYNC, THREADS, plain code) the same waits block,
@@ -34,10 +34,8 @@ import org.apache.commons.javaflow.api.continuable;
  * are rewritten by this module's build.
  *
  * @param <F> the library's future type
- * @param <S> the library's state type
  */
-public abstract class SuspendingConnectionTransport<F, S extends ConnectionState<F, ?>>
-    extends ConnectionTransport<F, S> {
+public abstract class SuspendingConnectionTransport<F> extends ConnectionTransport<F> {
   private final SuspendingWaits waits;
   private final SuspendingReads reads;
 
@@ -50,8 +48,9 @@ public abstract class SuspendingConnectionTransport<F, S extends ConnectionState
    * @param forget tells the connector that this transport closed
    * @param remote the peer's address
    * @param waits the connector's waits
+   * @param <S> the library's state type
    */
-  protected SuspendingConnectionTransport(S state, Timeout timeout, long sessionStartNanos,
+  protected <S extends ConnectionState<F, ?>> SuspendingConnectionTransport(S state, Timeout timeout, long sessionStartNanos,
       Consumer<? super S> forget, SocketAddress remote, SuspendingWaits waits) {
     super(state, timeout, sessionStartNanos, forget, remote);
     this.waits = waits;

@@ -36,7 +36,7 @@ public final class SuspendingConnects {
    *     session
    */
   @continuable
-  public static <F, S extends ConnectionState<F, ?>, T extends SuspendingConnectionTransport<F, S>> T connect(
+  public static <F, S extends ConnectionState<F, ?>, T extends SuspendingConnectionTransport<F>> T connect(
       ConnectorCore<F, S> core, SuspendingWaits waits, SocketAddress remote, Timeout timeout,
       ConnectorCore.Opener<S, T> opener) throws IOException {
     Objects.requireNonNull(remote, "remote");

@@ -85,7 +85,7 @@ public final class Agent {
     public byte[] transform(ClassLoader loader, String className, Class<?> redefined,
         ProtectionDomain domain, byte[] bytes) {
       if (loader == null || className == null || redefined != null || !inPrefixes(className)
-          || loader instanceof RewrittenMethods.Record) {
+          || RewrittenMethods.keepsRecord(loader)) {
         // The boot loader, a redefinition, someone else's class, or a Weft loader that rewrites
         // for itself.
         return null;

@@ -35,6 +35,13 @@ import java.util.List;
  * field allocates beyond its bytes) and its body (with the chunk-size lines of a chunked
  * body). Going over a limit is a {@link ProtocolViolationException} naming it and quoting the
  * input; a length over the body limit is refused before any of the body is read.
+ *
+ * <p>What reading a response allocates, garbage included, is at most 2 × its bytes +
+ * {@value #ALLOCATION_PER_CHUNK} per chunk of a chunked body + 64 KiB (checked by the fuzz tests):
+ * each chunk-size line is read as a {@code String}, about 40 bytes beyond its own for a one-byte
+ * chunk ({@code 1\r\nx\r\n}, 6 bytes on the wire), so no bound in bytes alone holds for a body of
+ * many tiny chunks. The chunks' bytes themselves are kept in a few segments however small the
+ * chunks are.
  * <table>
  *   <caption>Limits and their defaults</caption>
  *   <tr><th>limit</th><th>default</th><th>least accepted</th></tr>
@@ -53,6 +60,8 @@ import java.util.List;
  * another; LF ends the line.
  */
 public final class HttpClient {
+  /** What reading a response may allocate per chunk beyond 2 × its bytes (see the class javadoc). */
+  public static final int ALLOCATION_PER_CHUNK = 64;
   /** Longest status, header or chunk-size line accepted, in bytes. */
   public static final int DEFAULT_MAX_LINE_BYTES = 8 * 1024;
   /** Largest header section (status line, fields, and chunked trailers) accepted, in bytes. */

@@ -30,7 +30,9 @@ import org.junit.jupiter.api.AfterAll;
  *       taken from that buffer by the reply, whichever is more), and for RESP
  *       {@link RedisClient#ALLOCATION_PER_ELEMENT} more per element of the reply, as RedisClient
  *       documents: an element can be as short as 3 bytes ({@code +\r\n}), and no Java object that
- *       stands for it costs 6 bytes (elements counted by {@link RespElements}).</li>
+ *       stands for it costs 6 bytes (elements counted by {@link RespElements}); for HTTP
+ *       {@link HttpClient#ALLOCATION_PER_CHUNK} more per chunk of a chunked body, as HttpClient
+ *       documents (chunks counted by {@link HttpChunks}).</li>
  * </ul>
  *
  * <p>{@code ./mvnw verify} runs each target over its committed corpus
@@ -46,9 +48,9 @@ class ReplyFuzzTest {
   private static final com.sun.management.ThreadMXBean THREADS =
       (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
-  private static final Worst REDIS = new Worst("RedisClient", RedisClient.ALLOCATION_PER_ELEMENT);
-  private static final Worst HTTP = new Worst("HttpClient", 0);
-  private static final Worst SMTP = new Worst("SmtpClient", 0);
+  private static final Worst REDIS = Worst.redis();
+  private static final Worst HTTP = Worst.http();
+  private static final Worst SMTP = Worst.smtp();
 
   @FuzzTest(maxDuration = "60s")
   void redisReply(byte[] input) {
@@ -70,7 +72,7 @@ class ReplyFuzzTest {
     smtp(input, SMTP);
   }
 
-  private static void redis(byte[] input, Worst worst) {
+  static void redis(byte[] input, Worst worst) {
     for (InMemoryTransport transport : transports(input)) {
       RedisClient redis = new RedisClient(transport);
       while (measure(worst, input, transport, () -> redis.call("GET", "k"))) {
@@ -79,7 +81,7 @@ class ReplyFuzzTest {
     }
   }
 
-  private static void http(byte[] input, Worst worst) {
+  static void http(byte[] input, Worst worst) {
     for (InMemoryTransport transport : transports(input)) {
       HttpClient http = new HttpClient(transport, "fuzz.test");
       boolean head = input.length > 0 && (input[0] & 1) == 1;
@@ -90,7 +92,7 @@ class ReplyFuzzTest {
     }
   }
 
-  private static void smtp(byte[] input, Worst worst) {
+  static void smtp(byte[] input, Worst worst) {
     for (InMemoryTransport transport : transports(input)) {
       SmtpClient smtp = new SmtpClient(transport);
       List<Step> steps = List.of(smtp::greeting, () -> smtp.hello("client.test"), () -> smtp.mailFrom("a@test"),
@@ -117,6 +119,11 @@ class ReplyFuzzTest {
 
   private static InMemoryTransport[] transports(byte[] input) {
     return new InMemoryTransport[] {InMemoryTransport.of(input), InMemoryTransport.oneByteAtATime(input)};
+  }
+
+  /** Counts the elements (or chunks) in the bytes {@code [from, to)} of the input that a reply took. */
+  interface Counter {
+    long count(byte[] input, int from, int to);
   }
 
   interface Step {
@@ -149,12 +156,13 @@ class ReplyFuzzTest {
     }
     if (worst != null) {
       long elements = worst.perElement == 0 ? 0
-          : RespElements.count(input, input.length - unreadBefore, input.length - unreadAfter);
+          : worst.elements.count(input, input.length - unreadBefore, input.length - unreadAfter);
       long bound = 2 * received + worst.perElement * elements + SLACK;
       if (allocated > bound) {
         fail(worst.client + " allocated " + allocated + " bytes for a reply that received " + received + " bytes"
             + (worst.perElement == 0 ? ", over 2 x bytes + 64 KiB"
-                : " in " + elements + " elements, over 2 x bytes + " + worst.perElement + " x elements + 64 KiB"));
+                : " in " + elements + " " + worst.element + "s, over 2 x bytes + " + worst.perElement + " x "
+                    + worst.element + "s + 64 KiB"));
       }
       worst.record(allocated, received, elements);
     }
@@ -169,16 +177,34 @@ class ReplyFuzzTest {
   }
 
   /** The largest allocation per received byte one client was seen to make. */
-  private static final class Worst {
+  static final class Worst {
     final String client;
+    /** What the bound's per-element term counts: "element" (RESP), "chunk" (HTTP). */
+    final String element;
     /** What the bound allows per element of a reply beyond its bytes; 0 for no such term. */
     final long perElement;
+    /** Counts a reply's elements in the bytes it took; null when perElement is 0. */
+    final Counter elements;
     private final AtomicReference<long[]> worst = new AtomicReference<>();
     private final AtomicReference<long[]> worstPerElement = new AtomicReference<>();
 
-    Worst(String client, long perElement) {
+    static Worst redis() {
+      return new Worst("RedisClient", "element", RedisClient.ALLOCATION_PER_ELEMENT, RespElements::count);
+    }
+
+    static Worst http() {
+      return new Worst("HttpClient", "chunk", HttpClient.ALLOCATION_PER_CHUNK, HttpChunks::count);
+    }
+
+    static Worst smtp() {
+      return new Worst("SmtpClient", "element", 0, null);
+    }
+
+    Worst(String client, String element, long perElement, Counter elements) {
       this.client = client;
+      this.element = element;
       this.perElement = perElement;
+      this.elements = elements;
     }
 
     void record(long allocated, long received, long elements) {
@@ -210,8 +236,8 @@ class ReplyFuzzTest {
       long[] per = worstPerElement.get();
       if (per != null) {
         line += String.format(Locale.ROOT,
-            "; largest allocation per element beyond 2 x bytes %.1f (%d bytes for %d elements in %d bytes)",
-            (double) per[0] / per[1], per[2], per[1], per[3]);
+            "; largest allocation per %s beyond 2 x bytes %.1f (%d bytes for %d %ss in %d bytes)",
+            element, (double) per[0] / per[1], per[2], per[1], element, per[3]);
       }
       return line;
     }

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.weft.protocols.PerModeTest;
 import io.weft.protocols.ModeCase;
 import io.weft.protocols.RealServers;
 import io.weft.protocols.SessionMode;
@@ -41,13 +42,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -63,8 +59,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @ParameterizedClass(name = "{0}")
 @MethodSource("modes")
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class HttpClientTest {
+class HttpClientTest extends PerModeTest {
   /** Every mode, with as many sessions at scale as it and the real server take here. */
   static Stream<ModeCase> modes() {
     return ModeCase.all(200, 500, 1000, 1000);
@@ -74,9 +69,6 @@ class HttpClientTest {
   private static final Duration SCRIPT_WAIT = Duration.ofSeconds(10);
   private static final int BIG_FILE_BYTES = 1024 * 1024 + 17;
 
-  @Parameter
-  ModeCase modeCase;
-  private SessionMode mode;
   private HttpServer jdkServer;
   private ExecutorService jdkExecutor;
   private final Set<String> remotes = ConcurrentHashMap.newKeySet();
@@ -116,11 +108,6 @@ class HttpClientTest {
     jdkServer.start();
   }
 
-  @BeforeEach
-  void modeRunsOnThisJdk() {
-    Assumptions.assumeTrue(mode.available(), mode::unavailableReason);
-  }
-
   @AfterAll
   void stop() {
     if (nginx != null) {
@@ -128,17 +115,6 @@ class HttpClientTest {
     }
     jdkServer.stop(0);
     jdkExecutor.shutdownNow();
-  }
-
-  /** Opens the mode of this invocation of the class; the servers are shared by every mode. */
-  @BeforeParameterizedClassInvocation
-  void openMode() {
-    mode = modeCase.factory().get();
-  }
-
-  @AfterParameterizedClassInvocation
-  void closeMode() {
-    mode.close();
   }
 
   private void echo(HttpExchange exchange) throws IOException {

@@ -100,19 +100,49 @@ public final class OutOfHeapRun {
       if (loader != null) {
         builder.classLoader(loader);
       }
+      Object end;
       try (SessionRunner runner = builder.build()) {
-        RunResult<Integer> result = runner.run(task, sessions, args);
-        return name + ": returned, " + byStatus(result);
+        end = runner.run(task, sessions, args);
       } catch (RunAbortedException e) {
-        System.err.println(name + ": " + e.getMessage());
-        if (e.getMessage().contains("had not ended")) {
-          printSessionThreads();
-        }
-        return name + ": aborted, " + byStatus(e.result());
+        end = e;
       }
+      return said(name, end);
     } catch (Exception | OutOfMemoryError e) {
-      return name + ": threw " + e;
+      return said(name, e);
     }
+  }
+
+  /**
+   * How a run ended, in words. This harness's own words need heap too, and the other run's
+   * sessions may still be giving theirs back: a full collection, then again, a bounded number
+   * of times (the first use of a concatenation or a literal allocates).
+   */
+  private static String said(String name, Object end) {
+    OutOfMemoryError last = null;
+    for (int i = 0; i < 20; i++) {
+      try {
+        return describe(name, end);
+      } catch (OutOfMemoryError e) {
+        last = e;
+        System.gc();
+      }
+    }
+    throw last;
+  }
+
+  private static String describe(String name, Object end) {
+    if (end instanceof RunAbortedException) {
+      RunAbortedException e = (RunAbortedException) end;
+      System.err.println(name + ": " + e.getMessage());
+      if (e.getMessage().contains("had not ended")) {
+        printSessionThreads();
+      }
+      return name + ": aborted, " + byStatus(e.result());
+    }
+    if (end instanceof RunResult) {
+      return name + ": returned, " + byStatus((RunResult<?>) end);
+    }
+    return name + ": threw " + end;
   }
 
   /** Where the session threads still alive are, for the test's failure message. */

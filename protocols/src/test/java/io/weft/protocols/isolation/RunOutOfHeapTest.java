@@ -10,7 +10,6 @@ import io.weft.testsupport.ChildJvm;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -24,12 +23,13 @@ import org.junit.jupiter.params.provider.EnumSource;
  * if the run's own thread met the heap's end too, saying that it could not gather the outcomes),
  * so the child exits 3; then a new run in the same JVM succeeds. Without the abort, or with a
  * session's end lost to a second {@code OutOfMemoryError}, the child would wait (for ever, or the
- * runner's 30 s close wait) and the watchdog or the assertions fail the test.
+ * runner's 30 s close wait) and the watchdog or the assertions fail the test. The VIRTUAL_THREADS
+ * and CONTINUATIONS cases run only with {@code -Dweft.heapExhaustionTests=true} for now (see the
+ * assumption).
  */
-@EnabledIfSystemProperty(named = "weft.heapExhaustionTests", matches = "true",
-    disabledReason = "fails now and then in THREADS and CONTINUATIONS over MINA (sessions not accounted for);"
-        + " run it with -Dweft.heapExhaustionTests=true")
 class RunOutOfHeapTest {
+  /** System property that runs the VIRTUAL_THREADS and CONTINUATIONS cases too (see the assumption below). */
+  static final String CONTINUATIONS_PROPERTY = "weft.heapExhaustionTests";
   /** A watchdog only: the child normally ends in seconds. */
   private static final Duration WATCHDOG = Duration.ofSeconds(240);
 
@@ -55,11 +55,20 @@ class RunOutOfHeapTest {
   void aRunThatExhaustsTheHeapIsAbortedWithTheReasonAndEverySessionAccountedFor(Case c) throws Exception {
     int jdk = Runtime.version().feature();
     assumeTrue(c != Case.VIRTUAL_THREADS || jdk >= 21, "VIRTUAL_THREADS needs JDK 21 or later; this is JDK " + jdk);
+    assumeTrue(c == Case.SYNC || c == Case.THREADS || Boolean.getBoolean(CONTINUATIONS_PROPERTY),
+        c + " runs only with -D" + CONTINUATIONS_PROPERTY + "=true: on JDK 25 its child was seen thrashing in G1"
+            + " for minutes with no OutOfMemoryError and no full collection, so neither the error nor the"
+            + " collection-usage threshold ends the runs (and an AbstractQueuedSynchronizer wait out of heap"
+            + " parks past its deadline there); CONTINUATIONS on JDK 17 was last seen failing before this"
+            + " session's fixes of the ending paths");
     ChildJvm.Result child = ChildJvm.run(dir, WATCHDOG, List.of("-Xmx96m", "-Xss256k"),
         OutOfHeapRun.class.getName(), c.name());
     String all = child.toString();
     assertEquals(3, child.exit(), all);
-    assertTrue(child.err().contains("hog: the run was aborted: the heap ran out (java.lang.OutOfMemoryError: Java heap space"),
+    // The first to tell: a thread meeting the error, or the old generation still nearly full
+    // after a collection (see HeapFullAfterCollectionTest); either way the same abort.
+    assertTrue(child.err().contains("hog: the run was aborted: the heap ran out (java.lang.OutOfMemoryError: Java heap space")
+        || child.err().contains("% full after a collection") && child.err().contains("hog: the run was aborted: the heap ran out ("),
         all);
     assertTrue(child.err().contains("bystander: the run was aborted: the heap ran out"), all);
     assertFalse(child.err().contains("had not ended"), all);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.weft.protocols.PerModeTest;
 import io.weft.protocols.ModeCase;
 import io.weft.protocols.SessionMode;
 import io.weft.testsupport.PostgresServerProcess;
@@ -27,11 +28,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -44,8 +41,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @ParameterizedClass(name = "{0}")
 @MethodSource("modes")
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class PgClientTest {
+class PgClientTest extends PerModeTest {
   static Stream<ModeCase> modes() {
     return Stream.concat(ModeCase.all(20, 50, 100, 100),
         Stream.of(new ModeCase("CONTINUATIONS(1)/Netty", () -> SessionMode.continuationsOverNetty(1), 100)));
@@ -55,25 +51,7 @@ class PgClientTest {
   private static final TestPki PKI = TestPki.create("Weft PostgreSQL test CA");
   private static final TestPki OTHER_PKI = TestPki.create("Some other CA");
 
-  @Parameter
-  ModeCase modeCase;
-  private SessionMode mode;
   private PostgresServerProcess pg;
-
-  @BeforeParameterizedClassInvocation
-  void openMode() {
-    mode = modeCase.factory().get();
-  }
-
-  @AfterParameterizedClassInvocation
-  void closeMode() {
-    mode.close();
-  }
-
-  @BeforeEach
-  void modeRunsOnThisJdk() {
-    Assumptions.assumeTrue(mode.available(), mode::unavailableReason);
-  }
 
   @AfterAll
   void closeServer() {

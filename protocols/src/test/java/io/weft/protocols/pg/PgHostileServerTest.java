@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.weft.protocols.PerModeTest;
 import io.weft.protocols.ModeCase;
 import io.weft.protocols.SessionMode;
 import io.weft.testsupport.ScriptedServer;
@@ -18,11 +19,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -37,8 +33,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @ParameterizedClass(name = "{0}")
 @MethodSource("modes")
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class PgHostileServerTest {
+class PgHostileServerTest extends PerModeTest {
   /** Every mode: SYNC, THREADS, VIRTUAL_THREADS, and continuations over MINA and over Netty. */
   static Stream<ModeCase> modes() {
     return Stream.concat(ModeCase.all(1, 1, 1, 1),
@@ -47,24 +42,6 @@ class PgHostileServerTest {
 
   private static final Timeout TEN_SECONDS = Timeout.of(10, TimeUnit.SECONDS);
 
-  @Parameter
-  ModeCase modeCase;
-  private SessionMode mode;
-
-  @BeforeParameterizedClassInvocation
-  void openMode() {
-    mode = modeCase.factory().get();
-  }
-
-  @AfterParameterizedClassInvocation
-  void closeMode() {
-    mode.close();
-  }
-
-  @BeforeEach
-  void modeRunsOnThisJdk() {
-    Assumptions.assumeTrue(mode.available(), mode::unavailableReason);
-  }
 
   /** The StartupMessage the client sends as user "u" to database "d". */
   static int startupLength() {

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.weft.protocols.PerModeTest;
 import io.weft.protocols.ModeCase;
 import io.weft.protocols.RealServers;
 import io.weft.protocols.SessionMode;
@@ -29,12 +30,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -50,8 +46,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @ParameterizedClass(name = "{0}")
 @MethodSource("modes")
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class RedisClientTest {
+class RedisClientTest extends PerModeTest {
   /** Every mode, with as many sessions at scale as it and the real server take here. */
   static Stream<ModeCase> modes() {
     return ModeCase.all(200, 500, 2000, 2000);
@@ -62,26 +57,7 @@ class RedisClientTest {
   private static final Duration SCRIPT_WAIT = Duration.ofSeconds(10);
 
 
-  @Parameter
-  ModeCase modeCase;
-  private SessionMode mode;
   private RedisServerProcess redis;
-
-  /** Opens the mode of this invocation of the class; the servers are shared by every mode. */
-  @BeforeParameterizedClassInvocation
-  void openMode() {
-    mode = modeCase.factory().get();
-  }
-
-  @AfterParameterizedClassInvocation
-  void closeMode() {
-    mode.close();
-  }
-
-  @BeforeEach
-  void modeRunsOnThisJdk() {
-    Assumptions.assumeTrue(mode.available(), mode::unavailableReason);
-  }
 
   @AfterAll
   void closeAll() {

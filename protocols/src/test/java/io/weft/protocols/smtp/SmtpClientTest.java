@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.icegreen.greenmail.junit5.GreenMailExtension;
 import com.icegreen.greenmail.util.ServerSetupTest;
+import io.weft.protocols.PerModeTest;
 import io.weft.protocols.ModeCase;
 import io.weft.protocols.SessionMode;
 import io.weft.testsupport.ScriptedServer;
@@ -33,13 +34,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -56,8 +52,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @ParameterizedClass(name = "{0}")
 @MethodSource("modes")
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class SmtpClientTest {
+class SmtpClientTest extends PerModeTest {
   /** Every mode, with as many sessions at scale as it and the real server take here. */
   static Stream<ModeCase> modes() {
     return ModeCase.all(100, 500, 1000, 1000);
@@ -69,25 +64,6 @@ class SmtpClientTest {
   @RegisterExtension
   static final GreenMailExtension GREEN_MAIL = new GreenMailExtension(ServerSetupTest.SMTP.dynamicPort());
 
-  @Parameter
-  ModeCase modeCase;
-  private SessionMode mode;
-
-  /** Opens the mode of this invocation of the class; the servers are shared by every mode. */
-  @BeforeParameterizedClassInvocation
-  void openMode() {
-    mode = modeCase.factory().get();
-  }
-
-  @AfterParameterizedClassInvocation
-  void closeMode() {
-    mode.close();
-  }
-
-  @BeforeEach
-  void modeRunsOnThisJdk() {
-    Assumptions.assumeTrue(mode.available(), mode::unavailableReason);
-  }
 
 
   private static InetSocketAddress greenMail() {

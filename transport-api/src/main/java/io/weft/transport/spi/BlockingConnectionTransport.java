@@ -21,10 +21,8 @@ import java.util.function.Consumer;
  * protocol code.
  *
  * @param <F> the library's future type
- * @param <S> the library's state type
  */
-public abstract class BlockingConnectionTransport<F, S extends ConnectionState<F, ?>>
-    extends ConnectionTransport<F, S> {
+public abstract class BlockingConnectionTransport<F> extends ConnectionTransport<F> {
   private final BlockingWaits waits;
   private final BlockingReads reads;
 
@@ -37,8 +35,9 @@ public abstract class BlockingConnectionTransport<F, S extends ConnectionState<F
    * @param forget tells the connector that this transport closed
    * @param remote the peer's address
    * @param waits the connector's waits
+   * @param <S> the library's state type
    */
-  protected BlockingConnectionTransport(S state, Timeout timeout, long sessionStartNanos,
+  protected <S extends ConnectionState<F, ?>> BlockingConnectionTransport(S state, Timeout timeout, long sessionStartNanos,
       Consumer<? super S> forget, SocketAddress remote, BlockingWaits waits) {
     super(state, timeout, sessionStartNanos, forget, remote);
     this.waits = waits;

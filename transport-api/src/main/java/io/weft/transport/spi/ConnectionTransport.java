@@ -27,13 +27,12 @@ import javax.net.ssl.SSLSession;
  * closed by its owner, by a failure its {@link FailurePolicy} says ends it, or by the connector.
  *
  * @param <F> the library's future type
- * @param <S> the library's state type
  */
-public abstract class ConnectionTransport<F, S extends ConnectionState<F, ?>> implements Transport, ReplyTiming {
+public abstract class ConnectionTransport<F> implements Transport, ReplyTiming {
   /** The connection's state. */
-  protected final S state;
+  protected final ConnectionState<F, ?> state;
   private final long sessionStartNanos;
-  private final Consumer<? super S> forget;
+  private final Runnable forget;
   private final SocketAddress remote;
   private final OutboundBuffer outbound = new OutboundBuffer(256);
   private volatile Timeout timeout;
@@ -46,13 +45,14 @@ public abstract class ConnectionTransport<F, S extends ConnectionState<F, ?>> im
    * @param sessionStartNanos when the session started, for its deadline
    * @param forget tells the connector that this transport closed (it stops tracking the state)
    * @param remote the peer's address
+   * @param <S> the library's state type
    */
-  protected ConnectionTransport(S state, Timeout timeout, long sessionStartNanos, Consumer<? super S> forget,
-      SocketAddress remote) {
+  protected <S extends ConnectionState<F, ?>> ConnectionTransport(S state, Timeout timeout, long sessionStartNanos,
+      Consumer<? super S> forget, SocketAddress remote) {
     this.state = state;
     this.timeout = timeout;
     this.sessionStartNanos = sessionStartNanos;
-    this.forget = forget;
+    this.forget = () -> forget.accept(state);
     this.remote = remote;
   }
 
@@ -333,7 +333,7 @@ public abstract class ConnectionTransport<F, S extends ConnectionState<F, ?>> im
    */
   protected final void close(String because) {
     if (state.close(because)) {
-      forget.accept(state);
+      forget.run();
     }
   }
 

@@ -147,7 +147,7 @@ public abstract class ConnectorCore<F, S extends ConnectionState<F, ?>> {
    * @return the transport
    * @throws IOException why the connect failed
    */
-  public final <T extends BlockingConnectionTransport<F, S>> T connect(SocketAddress remote, Timeout timeout,
+  public final <T extends BlockingConnectionTransport<F>> T connect(SocketAddress remote, Timeout timeout,
       Opener<S, T> opener) throws IOException {
     Objects.requireNonNull(remote, "remote");
     Objects.requireNonNull(timeout, "timeout");

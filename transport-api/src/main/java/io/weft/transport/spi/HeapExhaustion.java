@@ -1,6 +1,6 @@
 package io.weft.transport.spi;
 
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.Arrays;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,20 +14,34 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Only the heap running out counts ({@code Java heap space}, {@code GC overhead limit
  * exceeded}): an array over the VM's limit, or a buffer refusing to pass 2 GiB, is one caller's
- * failure and leaves the heap as it was.
+ * failure and leaves the heap as it was. So does a heap whose old generation is still over 95%
+ * full after a collection (see {@code CollectionUsageWatch}): such a JVM may collect again and
+ * again for minutes without ever throwing the error, and the runs end as if it had.
  *
  * <p>Lifecycle: the reserve is taken when the class loads and again by each {@link #watch} after
- * a release, if the heap has room for it then.
+ * a release, if the heap has room for it then; the first {@link #watch} sets the old
+ * generation's collection-usage threshold, for the rest of the JVM's life.
  */
 public final class HeapExhaustion {
   /** The bytes held back for the aftermath; small next to any heap a run can use. */
   static final int RESERVE_BYTES = 2 * 1024 * 1024;
 
   private static final Logger LOG = LoggerFactory.getLogger(HeapExhaustion.class);
-  private static final CopyOnWriteArrayList<Consumer<String>> WATCHERS = new CopyOnWriteArrayList<>();
+  /** Copied on every change, read without a lock or an iterator. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static volatile Consumer<String>[] watchers = new Consumer[0];
+  /** The reason when not even the words fit; assigned here, not a constant, so it is made now. */
+  private static final String UNSAID;
+
+  static {
+    UNSAID = "the heap ran out (" + "java.lang.OutOfMemoryError, with no room to say more)";
+    reason(new OutOfMemoryError(UNSAID), UNSAID);
+  }
 
   @SuppressWarnings("unused") // held, never read: its point is to be let go
   private static volatile byte[] reserve = new byte[RESERVE_BYTES];
+  /** Whether this exhaustion has been logged (reset with the reserve). */
+  private static volatile boolean said;
 
   private HeapExhaustion() {}
 
@@ -64,26 +78,55 @@ public final class HeapExhaustion {
     if (!isHeapExhausted(failure)) {
       return false;
     }
-    boolean first = reserve != null;
+    // Let go first: the words below need room.
     reserve = null;
+    String reason = UNSAID;
     try {
-      String reason = "the heap ran out (" + failure + ", met by " + what + " on thread "
-          + Thread.currentThread().getName() + ")";
+      reason = reason(failure, what);
+    } catch (RuntimeException | Error e) {
+      // Even the words did not fit: the watchers hear the reason without them.
+    }
+    exhausted(reason);
+    return true;
+  }
+
+  /**
+   * The words for a report. Also run once as the class loads, with room to spare: the first
+   * run of a piece of code resolves its string literals and links its concatenations, which
+   * allocates, and the real first run comes when the heap has no room.
+   */
+  private static String reason(Throwable failure, String what) {
+    StringBuilder words = new StringBuilder(160);
+    words.append("the heap ran out (").append(failure).append(", met by ").append(what).append(" on thread ")
+        .append(Thread.currentThread().getName()).append(')');
+    return words.toString();
+  }
+
+  /**
+   * The heap has run out, for {@code reason}: gives the reserve back, says so once, and tells
+   * every watcher. Never throws, and allocates nothing before the watchers have heard (they
+   * are an array, not an iterator).
+   */
+  static void exhausted(String reason) {
+    boolean first = !said;
+    said = true;
+    reserve = null;
+    Consumer<String>[] told = watchers;
+    for (int i = 0; i < told.length; i++) {
+      try {
+        told[i].accept(reason);
+      } catch (RuntimeException | Error e) {
+        // One watcher failing must not keep the others from hearing.
+      }
+    }
+    try {
       if (first) {
         // Once: the hundreds of sessions failing with it would otherwise say the same.
-        LOG.error("{}: failing the runs under way", reason);
-      }
-      for (Consumer<String> watcher : WATCHERS) {
-        try {
-          watcher.accept(reason);
-        } catch (RuntimeException | Error e) {
-          // One watcher failing must not keep the others from hearing.
-        }
+        LOG.error("{}: failed the runs under way", reason);
       }
     } catch (RuntimeException | Error e) {
-      // Even the words did not fit: the watchers, if any, learn it from the next report.
+      // No room to log it: the watchers have heard.
     }
-    return true;
   }
 
   /**
@@ -95,15 +138,33 @@ public final class HeapExhaustion {
    * @return the handle that ends the watch
    */
   public static Watch watch(Consumer<String> onExhausted) {
+    CollectionUsageWatch.install();
     if (reserve == null) {
       try {
         reserve = new byte[RESERVE_BYTES];
+        said = false;
       } catch (OutOfMemoryError e) {
         // Still no room: the run goes ahead without one, and ends as soon as the heap runs out.
       }
     }
-    WATCHERS.add(onExhausted);
-    return () -> WATCHERS.remove(onExhausted);
+    synchronized (HeapExhaustion.class) {
+      Consumer<String>[] now = Arrays.copyOf(watchers, watchers.length + 1);
+      now[now.length - 1] = onExhausted;
+      watchers = now;
+    }
+    return () -> unwatch(onExhausted);
+  }
+
+  private static synchronized void unwatch(Consumer<String> onExhausted) {
+    Consumer<String>[] now = watchers;
+    for (int i = 0; i < now.length; i++) {
+      if (now[i] == onExhausted) {
+        Consumer<String>[] less = Arrays.copyOf(now, now.length - 1);
+        System.arraycopy(now, i + 1, less, i, now.length - i - 1);
+        watchers = less;
+        return;
+      }
+    }
   }
 
   /** A watch begun by {@link #watch}; closing it ends it. */

@@ -73,8 +73,18 @@ public final class MinaConnector implements Connector {
   private final Core core;
   /** Counters this connector's own threads keep in slots of their own (see ThreadCounts). */
   private final ThreadCounts counts = new ThreadCounts();
-  /** Why this connector is broken when there was no room to say more. */
-  private static final String THREAD_DIED = "a MINA thread died";
+  /**
+   * Why this connector is broken when there was no room to say more, and where its thread met
+   * the heap's end. Not constants, so that their literals are made as the class loads: a
+   * literal's first use may allocate it, and here that is when the heap has run out.
+   */
+  private static final String THREAD_DIED;
+  private static final String DIES;
+
+  static {
+    THREAD_DIED = "a MINA thread died";
+    DIES = "a MINA thread, which dies of it";
+  }
 
   /** Why this connector can no longer serve: one of its threads died. Null while it can. */
   private volatile String broken;
@@ -340,8 +350,12 @@ public final class MinaConnector implements Connector {
         try {
           runnable.run();
         } catch (RuntimeException | Error e) {
-          HeapExhaustion.report(e, "a MINA thread, which dies of it");
-          died.accept(Thread.currentThread(), e);
+          try {
+            HeapExhaustion.report(e, DIES);
+          } finally {
+            // Whatever the report met: the connector must learn that its thread is gone.
+            died.accept(Thread.currentThread(), e);
+          }
           throw e;
         }
       }, prefix + count.incrementAndGet(), counts);

@@ -17,15 +17,15 @@ import org.apache.mina.core.future.IoFuture;
  * This is what {@code SYNC} and {@code THREADS} modes run on MINA; its sibling
  * {@link SuspendingMinaTransport} suspends a continuation instead.
  *
- * <p>Inbound bytes are buffered by Weft's own handler in a bounded per-session buffer (see
- * {@link SessionState}); a read waits only when that buffer cannot satisfy it. A flush writes
+ * <p>Inbound bytes are buffered by Weft's own handler in a bounded per-session buffer (its bound is
+ * {@code Builder.inboundBufferLimit}); a read waits only when that buffer cannot satisfy it. A flush writes
  * one {@code IoBuffer} and waits for its {@code WriteFuture}.
  *
  * <p>Every wait refuses at once, with {@link io.weft.transport.BlockingOperationException}, to
  * run on a MINA I/O thread, where it could never end. Open one with {@link MinaConnector#connect};
  * closing the connector closes it.
  */
-public final class MinaTransport extends BlockingConnectionTransport<IoFuture, SessionState> {
+public final class MinaTransport extends BlockingConnectionTransport<IoFuture> {
   MinaTransport(SessionState state, Timeout timeout, long sessionStartNanos, Consumer<? super SessionState> forget,
       SocketAddress remote, BlockingWaits waits) {
     super(state, timeout, sessionStartNanos, forget, remote, waits);
@@ -37,6 +37,6 @@ public final class MinaTransport extends BlockingConnectionTransport<IoFuture, S
 
   /** The per-session state; for tests in this module. */
   SessionState state() {
-    return state;
+    return (SessionState) state;
   }
 }

@@ -29,7 +29,7 @@ import org.apache.mina.core.future.IoFuture;
  * run on a MINA I/O thread outside a session. Open one with {@link SuspendingMinaConnector#connect};
  * closing the connector closes it. Its waiting methods are rewritten at build time.
  */
-public final class SuspendingMinaTransport extends SuspendingConnectionTransport<IoFuture, SessionState> {
+public final class SuspendingMinaTransport extends SuspendingConnectionTransport<IoFuture> {
   SuspendingMinaTransport(SessionState state, Timeout timeout, long sessionStartNanos,
       Consumer<? super SessionState> forget, SocketAddress remote, SuspendingWaits waits) {
     super(state, timeout, sessionStartNanos, forget, remote, waits);
@@ -42,6 +42,6 @@ public final class SuspendingMinaTransport extends SuspendingConnectionTransport
 
   /** The per-session state; for tests in this module. */
   SessionState state() {
-    return state;
+    return (SessionState) state;
   }
 }

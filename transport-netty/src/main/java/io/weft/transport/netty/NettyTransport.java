@@ -17,8 +17,8 @@ import java.util.function.Consumer;
  * {@link Timeout}. This is what {@code SYNC} and {@code THREADS} modes run on Netty; its sibling
  * {@link SuspendingNettyTransport} suspends a continuation instead.
  *
- * <p>Inbound bytes are copied by Weft's own handler into a bounded per-channel buffer (see
- * {@link ChannelState}); a read waits only when that buffer cannot satisfy it. A flush writes one
+ * <p>Inbound bytes are copied by Weft's own handler into a bounded per-channel buffer (its bound is
+ * {@code Builder.inboundBufferLimit}); a read waits only when that buffer cannot satisfy it. A flush writes one
  * pooled direct buffer and waits for its write future: when it returns the bytes are in the
  * operating system's socket buffer, and a failure to send them is thrown by the flush itself.
  *
@@ -26,7 +26,7 @@ import java.util.function.Consumer;
  * run on an event-loop thread, where it could never end. Open one with
  * {@link NettyConnector#connect}; closing the connector closes it.
  */
-public final class NettyTransport extends BlockingConnectionTransport<Future<?>, ChannelState> {
+public final class NettyTransport extends BlockingConnectionTransport<Future<?>> {
   NettyTransport(ChannelState state, Timeout timeout, long sessionStartNanos, Consumer<? super ChannelState> forget,
       SocketAddress remote, BlockingWaits waits) {
     super(state, timeout, sessionStartNanos, forget, remote, waits);
@@ -38,6 +38,6 @@ public final class NettyTransport extends BlockingConnectionTransport<Future<?>,
 
   /** The per-channel state; for tests in this module. */
   ChannelState state() {
-    return state;
+    return (ChannelState) state;
   }
 }

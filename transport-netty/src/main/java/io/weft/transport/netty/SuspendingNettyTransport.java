@@ -33,7 +33,7 @@ import org.apache.commons.javaflow.api.continuable;
  * {@link SuspendingNettyConnector#connect}; closing the connector closes it. Its waiting methods
  * are rewritten at build time.
  */
-public final class SuspendingNettyTransport extends SuspendingConnectionTransport<Future<?>, ChannelState> {
+public final class SuspendingNettyTransport extends SuspendingConnectionTransport<Future<?>> {
   SuspendingNettyTransport(ChannelState state, Timeout timeout, long sessionStartNanos,
       Consumer<? super ChannelState> forget, SocketAddress remote, SuspendingWaits waits) {
     super(state, timeout, sessionStartNanos, forget, remote, waits);
@@ -46,6 +46,6 @@ public final class SuspendingNettyTransport extends SuspendingConnectionTranspor
 
   /** The per-channel state; for tests in this module. */
   ChannelState state() {
-    return state;
+    return (ChannelState) state;
   }
 }

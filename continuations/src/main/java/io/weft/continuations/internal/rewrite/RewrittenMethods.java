@@ -2,8 +2,12 @@ package io.weft.continuations.internal.rewrite;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
+import java.util.WeakHashMap;
+import java.util.function.Function;
 import org.apache.commons.javaflow.core.Skip;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassVisitor;
@@ -20,18 +24,21 @@ import org.objectweb.asm.Opcodes;
 public final class RewrittenMethods {
   private static final String RECORDER = "org/apache/commons/javaflow/core/StackRecorder";
 
-  /** Implemented by a class loader that keeps its own record of what it rewrote. */
-  public interface Record {
-    /** Method names + descriptors rewritten in {@code className}, or null if not defined here. */
-    Set<String> rewrittenMethods(String className);
-  }
+  /**
+   * The records of the class loaders that keep their own record of what they rewrote: for each,
+   * class name to method names + descriptors rewritten (null if not defined there). Weak keys, and
+   * a record that does not refer to its loader, so a loader no longer used is collected.
+   */
+  private static final Map<ClassLoader, Function<String, Set<String>>> RECORDS =
+      Collections.synchronizedMap(new WeakHashMap<>());
 
   private static final ClassValue<Set<String>> CACHE = new ClassValue<>() {
     @Override
     protected Set<String> computeValue(Class<?> type) {
       ClassLoader loader = type.getClassLoader();
-      if (loader instanceof Record) {
-        Set<String> own = ((Record) loader).rewrittenMethods(type.getName());
+      Function<String, Set<String>> record = loader == null ? null : RECORDS.get(loader);
+      if (record != null) {
+        Set<String> own = record.apply(type.getName());
         if (own != null) {
           return own;
         }
@@ -55,6 +62,22 @@ public final class RewrittenMethods {
   };
 
   private RewrittenMethods() {}
+
+  /**
+   * Keeps {@code record} as what {@code loader} rewrote, read before any mark or class file.
+   *
+   * @param loader a loader that defines rewritten classes itself
+   * @param record class name to the method names + descriptors rewritten there, or null if the
+   *     class is not defined by {@code loader}; must not refer to {@code loader}
+   */
+  public static void keepRecord(ClassLoader loader, Function<String, Set<String>> record) {
+    RECORDS.put(loader, record);
+  }
+
+  /** True if {@code loader} keeps its own record of what it rewrote ({@link #keepRecord}). */
+  public static boolean keepsRecord(ClassLoader loader) {
+    return RECORDS.containsKey(loader);
+  }
 
   /** True if {@code method + descriptor} of {@code type} was rewritten to suspend. */
   public static boolean isRewritten(Class<?> type, String method, String descriptor) {

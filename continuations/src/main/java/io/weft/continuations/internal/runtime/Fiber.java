@@ -9,6 +9,7 @@ import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
 import io.weft.transport.spi.Deadlines;
+import io.weft.transport.spi.HeapExhaustion;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.net.SocketAddress;
@@ -59,6 +60,13 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
+  }
+
+  /** For the report of a failed clean-up; not a constant, so that its literal is made as the class loads. */
+  private static final String ENDING;
+
+  static {
+    ENDING = "a session ending";
   }
 
   /** NEW (0) at first; a field with a VarHandle rather than an AtomicInteger: one object less per session. */
@@ -268,14 +276,21 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
    * later, by a volatile write, so it sees RUNNING (or later) through that write.
    */
   void runSlice() {
+    if (continuation == null && cancelled) {
+      Throwable failure;
+      try {
+        failure = cancelledException();
+      } catch (OutOfMemoryError e) {
+        // Cancelled all the same (its outcome says so); the error is what there was room for.
+        failure = e;
+      }
+      failed(failure);
+      finish();
+      return;
+    }
     Continuation next;
     try {
       if (continuation == null) {
-        if (cancelled) {
-          failed(cancelledException());
-          finish();
-          return;
-        }
         STATE.setRelease(this, RUNNING);
         next = Continuation.startWith(frame, this, true);
       } else {
@@ -372,6 +387,11 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
     return swap;
   }
 
+  /**
+   * Ends this fiber, once, on the thread that ran its last slice; never throws. The run's count
+   * of ended fibers ({@link Scheduler#done}) comes last and whatever happens before it: the heap
+   * may have run out, and every step before it can allocate (the MDC, a timer queue node).
+   */
   private void finish() {
     try {
       Mdc.clear();
@@ -384,16 +404,24 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
       if (!contexts.isEmpty()) {
         contexts.takeOff();
       }
+    } catch (OutOfMemoryError e) {
+      // The outcome is recorded; what is left of the clean-up goes with the fiber.
+      HeapExhaustion.report(e, ENDING);
     } finally {
-      // Whatever the clean-up met (the heap running out, say), the run learns that this ended.
       state = DONE;
       currentWait = null;
       WaitTimer.Slot slot = timeoutSlot;
-      if (slot != null) {
-        timeoutSlot = null;
-        scheduler.retireTimeouts(slot);
+      timeoutSlot = null;
+      try {
+        if (slot != null) {
+          scheduler.retireTimeouts(slot);
+        }
+      } catch (OutOfMemoryError e) {
+        // The timer drops a retired slot at its next look at it all the same.
+        HeapExhaustion.report(e, ENDING);
+      } finally {
+        scheduler.done(this);
       }
-      scheduler.done(this);
     }
   }
 }

@@ -40,9 +40,23 @@ public final class Scheduler {
   private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
 
   private final ConcurrentLinkedQueue<Fiber> ready = new ConcurrentLinkedQueue<>();
-  /** Ready fibers that found no heap for a queue node, linked through {@link Fiber#strandedNext}. */
-  private final java.util.concurrent.atomic.AtomicReference<Fiber> stranded =
-      new java.util.concurrent.atomic.AtomicReference<>();
+  /**
+   * Ready fibers that found no heap for a queue node, linked through {@link Fiber#strandedNext};
+   * written under {@link #strandedLock}. A monitor, not an atomic: this path runs only when the
+   * heap is full, and an atomic's first use (linking its VarHandle call) allocates.
+   */
+  private volatile Fiber stranded;
+  private final Object strandedLock = new Object();
+  /** Where a failure was met, for the report; not constants, so that their literals are made as the class loads. */
+  private static final String WORKER;
+  private static final String IN_PLACE;
+  private static final String ADMITTING;
+
+  static {
+    WORKER = "a scheduler worker";
+    IN_PLACE = "a session resumed in place";
+    ADMITTING = "the scheduler admitting a session";
+  }
   /** The timer thread; null when the caller drives this scheduler (see {@link #driven}). */
   private final WaitTimer timer;
   /** The caller's timer when it drives this scheduler; null otherwise. */
@@ -211,7 +225,7 @@ public final class Scheduler {
         try {
           fiber.runSlice();
         } catch (Throwable t) {
-          escaped(fiber, t, "a scheduler worker");
+          escaped(fiber, t, WORKER);
         }
       }
     }
@@ -249,12 +263,14 @@ public final class Scheduler {
   /** The next ready fiber: from the ready queue, else from the stranded list; null if none. */
   private Fiber poll() {
     Fiber fiber = ready.poll();
-    if (fiber != null || stranded.get() == null) {
+    if (fiber != null || stranded == null) {
       return fiber;
     }
-    // Taken whole, never popped one by one: a Treiber pop could meet the same fiber stranded
-    // again (ABA) and hand it to two workers.
-    Fiber first = stranded.getAndSet(null);
+    Fiber first;
+    synchronized (strandedLock) {
+      first = stranded;
+      stranded = null;
+    }
     if (first == null) {
       return null;
     }
@@ -269,12 +285,9 @@ public final class Scheduler {
   }
 
   private void strand(Fiber fiber) {
-    for (;;) {
-      Fiber head = stranded.get();
-      fiber.strandedNext = head;
-      if (stranded.compareAndSet(head, fiber)) {
-        return;
-      }
+    synchronized (strandedLock) {
+      fiber.strandedNext = stranded;
+      stranded = fiber;
     }
   }
 
@@ -356,7 +369,7 @@ public final class Scheduler {
     try {
       fiber.runSlice();
     } catch (Throwable t) {
-      escaped(fiber, t, "a session resumed in place");
+      escaped(fiber, t, IN_PLACE);
     }
   }
 
@@ -467,7 +480,7 @@ public final class Scheduler {
           return;
         }
         next.failed(e);
-        HeapExhaustion.report(e, "the scheduler admitting a session");
+        HeapExhaustion.report(e, ADMITTING);
       }
     }
   }
@@ -478,7 +491,11 @@ public final class Scheduler {
    */
   public void cancel() {
     cancelled = true;
-    for (Fiber fiber : batch) {
+    List<Fiber> fibers = batch;
+    // Indexed, no iterator: this runs again and again while an aborted run waits, on a heap
+    // that may have no room.
+    for (int i = 0; i < fibers.size(); i++) {
+      Fiber fiber = fibers.get(i);
       try {
         fiber.cancel();
       } catch (OutOfMemoryError e) {

@@ -51,10 +51,30 @@ public class SessionContext {
     return pacer == null ? 0L : pacer.reserve();
   }
 
-  /** True for the engine's own stack-unwinding signal, which sessions must let through. */
+  private static final String CONTINUATION_DEATH_NAME = "org.apache.commons.javaflow.core.ContinuationDeath";
+  /** The engine's stack-unwinding signal's class (package-private in JavaFlow), or null if absent. */
+  private static final Class<?> CONTINUATION_DEATH = continuationDeath();
+
+  private static Class<?> continuationDeath() {
+    try {
+      return Class.forName(CONTINUATION_DEATH_NAME, false, SessionContext.class.getClassLoader());
+    } catch (ClassNotFoundException | LinkageError e) {
+      return null;
+    }
+  }
+
+  /**
+   * True for the engine's own stack-unwinding signal, which sessions must let through. Allocates
+   * nothing for the errors a session ends with when the heap has run out (a class's name is
+   * made on its first call, which may be that moment): the class is compared, and the name only
+   * for an error from another copy of the engine.
+   */
   public static boolean isContinuationDeath(Throwable t) {
-    return t instanceof Error
-        && t.getClass().getName().equals("org.apache.commons.javaflow.core.ContinuationDeath");
+    if (!(t instanceof Error) || t instanceof VirtualMachineError) {
+      return false;
+    }
+    Class<?> c = t.getClass();
+    return c == CONTINUATION_DEATH || c.getName().equals(CONTINUATION_DEATH_NAME);
   }
 
   public int index() {

@@ -17,6 +17,19 @@ import org.apache.commons.javaflow.core.StackRecorder;
  * must be direct interface calls for the engine to rewrite them.
  */
 public final class SessionFrame implements Runnable {
+  /**
+   * Where the failures reported below were met. Not constants, so that their literals are made
+   * as this class loads: a literal's first use allocates, and here that is when the heap has run
+   * out, in the report that must tell the runs.
+   */
+  private static final String A_SESSION;
+  private static final String CLOSING;
+
+  static {
+    A_SESSION = "a session";
+    CLOSING = "a session closing its transport";
+  }
+
   private final SessionContext session;
 
   public SessionFrame(SessionContext session) {
@@ -50,11 +63,18 @@ public final class SessionFrame implements Runnable {
       session.failed(outcome);
       // Once the outcome is in: the abort that may follow cancels the other sessions, and this
       // one keeps the error it met.
-      HeapExhaustion.report(failure, "a session");
+      HeapExhaustion.report(failure, A_SESSION);
     } finally {
       if (transport != null) {
-        transport.close();
-        session.released();
+        try {
+          transport.close();
+        } catch (OutOfMemoryError e) {
+          // The session has its outcome; the run is told, and its connector's close closes
+          // what this one could not.
+          HeapExhaustion.report(e, CLOSING);
+        } finally {
+          session.released();
+        }
       }
     }
     StackRecorder recorder = StackRecorder.get();

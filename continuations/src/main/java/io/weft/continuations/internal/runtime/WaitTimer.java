@@ -99,6 +99,12 @@ final class WaitTimer {
   }
 
   private static final Logger LOG = LoggerFactory.getLogger(WaitTimer.class);
+  /** For the report; not a constant, so that its literal is made as the class loads, not when the heap is full. */
+  private static final String TIMER;
+
+  static {
+    TIMER = "the wait timer";
+  }
 
   private final Ticker clock;
   private final Thread thread;
@@ -196,8 +202,14 @@ final class WaitTimer {
       try {
         passUntilStopped();
       } catch (RuntimeException | Error e) {
-        HeapExhaustion.report(e, "the wait timer");
-        LOG.error("the wait timer's pass failed; passing again in a tick", e);
+        if (!HeapExhaustion.report(e, TIMER)) {
+          try {
+            LOG.error("the wait timer's pass failed; passing again in a tick", e);
+          } catch (OutOfMemoryError noRoom) {
+            // The heap ran out after all; the report has told the runs.
+            HeapExhaustion.report(noRoom, TIMER);
+          }
+        }
         LockSupport.parkNanos(this, TICK_NANOS);
       }
     }

@@ -109,18 +109,30 @@ class RewritePassesTest {
     return new SuspendableAnalysis(internal -> ClassRewriter.bytes(loader, internal), names, rules);
   }
 
-  /** Defines what the rewriter changes, as the continuation loader does. */
-  private static final class PassLoader extends RewritingClassLoader {
+  /** Defines what the rewriter changes, rewritten, as the continuation loader does. */
+  private static final class PassLoader extends ClassLoader {
+    private final ClassRewriter rewriter;
     private final Set<String> here;
 
     PassLoader(ClassLoader parent, ClassRewriter rewriter) {
-      super("passes", parent, rewriter);
+      super("passes", parent);
+      this.rewriter = rewriter;
       this.here = rewriter.analysis().classesToRewrite();
     }
 
     @Override
-    protected boolean definesHere(String internal) {
-      return here.contains(internal);
+    protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+      if (!here.contains(name.replace('.', '/'))) {
+        return super.loadClass(name, resolve);
+      }
+      synchronized (getClassLoadingLock(name)) {
+        Class<?> loaded = findLoadedClass(name);
+        if (loaded != null) {
+          return loaded;
+        }
+        byte[] bytes = rewriter.rewriteFrom(getParent(), name).bytes();
+        return defineClass(name, bytes, 0, bytes.length);
+      }
     }
   }
 }

@@ -19,6 +19,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class SessionStateHandler extends IoHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(SessionStateHandler.class);
+  /** For the report; not a constant, so that its literal is made as the class loads, not when the heap is full. */
+  private static final String BUFFERING;
+
+  static {
+    BUFFERING = "a MINA I/O thread buffering input";
+  }
 
   @Override
   public void messageReceived(IoSession session, Object message) {
@@ -42,10 +48,15 @@ public final class SessionStateHandler extends IoHandlerAdapter {
       // Growing this session's buffer failed. Fail the session, whose buffer then goes, rather
       // than let the error end this I/O thread and strand every other session it serves; if the
       // heap itself ran out, the runs under way end too.
-      HeapExhaustion.report(e, "a MINA I/O thread buffering input");
-      LOG.debug("session {}: out of memory buffering input", session, e);
-      state.onFailure(new IOException("out of memory buffering input: " + e.getMessage(), e));
-      session.closeNow();
+      try {
+        HeapExhaustion.report(e, BUFFERING);
+        LOG.debug("session {}: out of memory buffering input", session, e);
+        state.onFailure(new IOException("out of memory buffering input: " + e.getMessage(), e));
+      } catch (OutOfMemoryError noRoom) {
+        // No room to say why: the close ends the session's waits all the same.
+      } finally {
+        session.closeNow();
+      }
     } finally {
       IoThreads.exitReceiving(previous);
     }

@@ -49,6 +49,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
   private static final Logger LOG = LoggerFactory.getLogger(ChannelState.class);
+  /** For the report; not a constant, so that its literal is made as the class loads, not when the heap is full. */
+  private static final String BUFFERING;
+
+  static {
+    BUFFERING = "a Netty event loop buffering input";
+  }
 
   /** The name of the TLS handler in a channel's pipeline. */
   public static final String TLS_HANDLER = "weft-tls";
@@ -128,12 +134,17 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
         toRun = onInput(buf);
       } catch (OutOfMemoryError e) {
         buf.release();
-        HeapExhaustion.report(e, "a Netty event loop buffering input");
         // Growing this session's buffer failed. Fail the session, whose buffer then goes, rather
         // than let the error reach the event loop, which serves every other session too.
-        LOG.debug("channel {}: out of memory buffering input", ctx.channel(), e);
-        onFailure(new IOException("out of memory buffering input: " + e.getMessage(), e));
-        ctx.close();
+        try {
+          HeapExhaustion.report(e, BUFFERING);
+          LOG.debug("channel {}: out of memory buffering input", ctx.channel(), e);
+          onFailure(new IOException("out of memory buffering input: " + e.getMessage(), e));
+        } catch (OutOfMemoryError noRoom) {
+          // No room to say why: the close ends the session's waits all the same.
+        } finally {
+          ctx.close();
+        }
         return;
       }
       // Released before the wake-up, which may run the session right here: its next write can

@@ -15,6 +15,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * and refuses to block it. Not API.
  */
 public final class EventLoops {
+  /** For the report; not a constant, so that its literal is made as the class loads, not when the heap is full. */
+  private static final String DIES;
+
+  static {
+    DIES = "a Netty event loop, which dies of it";
+  }
+
   private EventLoops() {}
 
   /** A factory of daemon event-loop threads named {@code prefix1}, {@code prefix2}, ... */
@@ -26,7 +33,7 @@ public final class EventLoops {
           runnable.run();
         } catch (RuntimeException | Error e) {
           // The loop ends: if the heap ran out, so must the runs that wait on it.
-          HeapExhaustion.report(e, "a Netty event loop, which dies of it");
+          HeapExhaustion.report(e, DIES);
           throw e;
         }
       };

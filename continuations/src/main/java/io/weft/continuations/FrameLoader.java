@@ -1,7 +1,7 @@
-package io.weft.continuations.internal.rewrite;
+package io.weft.continuations;
 
-import io.weft.continuations.internal.runtime.CheckedTransport;
-import io.weft.continuations.internal.runtime.SessionFrame;
+import io.weft.continuations.internal.rewrite.ClassRewriter;
+import io.weft.continuations.internal.rewrite.SuspendableAnalysis;
 import java.util.List;
 import java.util.Set;
 
@@ -11,19 +11,19 @@ import java.util.Set;
  * build tool or the agent) and come from the ordinary class loader. Everything else comes from
  * the parent unchanged. One per runner.
  */
-public final class FrameLoader extends RewritingClassLoader {
+final class FrameLoader extends RewritingClassLoader {
   static {
     registerAsParallelCapable();
   }
 
-  public FrameLoader(ClassLoader parent) {
+  FrameLoader(ClassLoader parent) {
     super("weft-frames", parent, new ClassRewriter(List.of(),
         new SuspendableAnalysis(internal -> ClassRewriter.bytes(parent, internal), Set.of()),
         ClassRewriter.weftFrames(parent), parent));
   }
 
   @Override
-  protected boolean definesHere(String internal) {
-    return internal.equals(ClassRewriter.FRAME) || internal.equals(ClassRewriter.CHECKED);
+  boolean definesHere(String internal) {
+    return internal.equals(FRAME) || internal.equals(CHECKED);
   }
 }

@@ -1,27 +1,38 @@
-package io.weft.continuations.internal.rewrite;
+package io.weft.continuations;
 
+import io.weft.continuations.internal.rewrite.ClassRewriter;
+import io.weft.continuations.internal.rewrite.RewrittenMethods;
+import io.weft.continuations.internal.runtime.CheckedTransport;
+import io.weft.continuations.internal.runtime.SessionFrame;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A class loader that defines some classes itself, rewritten by a {@link ClassRewriter} from the
- * parent's class files, records which of their methods run rewritten, and delegates every other
- * class to the parent. The runtime loaders ({@code ContinuationClassLoader},
- * {@link FrameLoader}) differ only in which classes they define here.
+ * parent's class files, records which of their methods run rewritten (kept with
+ * {@link RewrittenMethods#keepRecord}), and delegates every other class to the parent. The
+ * runtime loaders ({@link ContinuationClassLoader}, {@link FrameLoader}) differ only in which
+ * classes they define here. Package-private, so that the public loader's type names nothing
+ * internal.
  */
-public abstract class RewritingClassLoader extends ClassLoader implements RewrittenMethods.Record {
+abstract class RewritingClassLoader extends ClassLoader {
+  /** Weft's own frames on the suspend path, which every runtime loader defines rewritten. */
+  static final String FRAME = SessionFrame.class.getName().replace('.', '/');
+  static final String CHECKED = CheckedTransport.class.getName().replace('.', '/');
+
   static {
     registerAsParallelCapable();
   }
 
   /** Rewrites the classes this loader defines. */
-  protected final ClassRewriter rewriter;
+  final ClassRewriter rewriter;
   private final Map<String, Set<String>> rewritten = new ConcurrentHashMap<>();
 
-  protected RewritingClassLoader(String name, ClassLoader parent, ClassRewriter rewriter) {
+  RewritingClassLoader(String name, ClassLoader parent, ClassRewriter rewriter) {
     super(name, parent);
     this.rewriter = rewriter;
+    RewrittenMethods.keepRecord(this, rewritten::get);
   }
 
   /**
@@ -30,12 +41,7 @@ public abstract class RewritingClassLoader extends ClassLoader implements Rewrit
    * @param internal a JVM internal class name, such as {@code com/example/Client}
    * @return true if this loader defines the class
    */
-  protected abstract boolean definesHere(String internal);
-
-  @Override
-  public final Set<String> rewrittenMethods(String className) {
-    return rewritten.get(className);
-  }
+  abstract boolean definesHere(String internal);
 
   @Override
   protected final Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {

@@ -1,0 +1,117 @@
+package io.weft.protocols.isolation;
+
+import io.weft.continuations.Mode;
+import io.weft.continuations.Outcome;
+import io.weft.continuations.RunAbortedException;
+import io.weft.continuations.RunResult;
+import io.weft.continuations.SessionRunner;
+import io.weft.transport.socket.SocketConnector;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * For {@link HeapFullAfterCollectionTest}'s child JVM: a run of sessions waiting on a server that
+ * never answers, while the main thread fills the heap a step at a time, each step followed by a
+ * full collection ({@code System.gc()}), until the old generation is over its collection-usage
+ * threshold after one; then it holds what it made and waits for the run to end. Nothing here
+ * runs out of heap: only the threshold can end the run. Prints how the run ended and exits 3
+ * if it was aborted, 0 if not.
+ */
+public final class FullHeapRun {
+  static final int SESSIONS = 20;
+  private static final int STEP_BYTES = 1024 * 1024;
+  private static final int PIECE = 16 * 1024;
+
+  private FullHeapRun() {}
+
+  public static void main(String[] args) throws Exception {
+    MemoryPoolMXBean old = oldGeneration();
+    InetAddress loopback = InetAddress.getLoopbackAddress();
+    String[] end = new String[1];
+    try (ServerSocket silent = new ServerSocket(0, 64, loopback); SocketConnector connector = new SocketConnector()) {
+      CountDownLatch connected = new CountDownLatch(SESSIONS);
+      Thread server = new Thread(() -> holdOpen(silent, connected), "silent-server");
+      server.setDaemon(true);
+      server.start();
+      SessionRunner runner = SessionRunner.builder().mode(Mode.THREADS).connector(connector)
+          .address(new InetSocketAddress(loopback, silent.getLocalPort())).closeWait(30, TimeUnit.SECONDS).build();
+      Thread run = new Thread(() -> end[0] = run(runner), "waiting-run");
+      run.start();
+      connected.await();
+      List<byte[]> held = new ArrayList<>();
+      int steps = 0;
+      // The run's watch set the threshold when the run began. Bounded by the heap: each step
+      // keeps what it made, so the threshold is crossed long before the heap is full.
+      while (!old.isCollectionUsageThresholdExceeded()) {
+        for (int made = 0; made < STEP_BYTES; made += PIECE) {
+          held.add(new byte[PIECE]);
+        }
+        steps++;
+        System.gc();
+      }
+      run.join();
+      System.out.println("filled " + steps + " steps of " + STEP_BYTES + " bytes, " + held.size() + " pieces held");
+      System.out.println(end[0]);
+      held.clear();
+      runner.close();
+    }
+    System.exit(end[0].startsWith("aborted") ? 3 : 0);
+  }
+
+  private static String run(SessionRunner runner) {
+    try {
+      RunResult<Integer> result = runner.run(OutOfHeapRun.Waiter.class, SESSIONS);
+      return "returned, " + counts(result);
+    } catch (RunAbortedException e) {
+      System.err.println(e.getMessage());
+      return "aborted, " + counts(e.result());
+    } catch (Exception e) {
+      return "threw " + e;
+    }
+  }
+
+  private static String counts(RunResult<?> result) {
+    if (result == null) {
+      return "outcomes not gathered";
+    }
+    int cancelled = 0;
+    for (Outcome<?> o : result.outcomes()) {
+      if (o.status() == Outcome.Status.CANCELLED) {
+        cancelled++;
+      }
+    }
+    return result.outcomes().size() + " outcomes, " + cancelled + " cancelled";
+  }
+
+  /** The heap pool the threshold is set on: the one with a usage threshold (eden and survivors have none). */
+  private static MemoryPoolMXBean oldGeneration() {
+    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+      if (pool.getType() == MemoryType.HEAP && pool.isUsageThresholdSupported()
+          && pool.isCollectionUsageThresholdSupported()) {
+        return pool;
+      }
+    }
+    throw new IllegalStateException("no heap pool with a collection-usage threshold");
+  }
+
+  private static void holdOpen(ServerSocket server, CountDownLatch connected) {
+    List<Socket> sockets = new ArrayList<>();
+    try {
+      for (;;) {
+        sockets.add(server.accept());
+        connected.countDown();
+      }
+    } catch (java.io.IOException e) {
+      // Closed as the process ends.
+    }
+  }
+}
