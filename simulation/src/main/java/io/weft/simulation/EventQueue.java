@@ -1,60 +1,85 @@
 package io.weft.simulation;
 
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.PriorityQueue;
 
 /**
  * The queue of future events, ordered by time, then by the order they were queued in: the order
  * of a priority queue, at the cost of a FIFO for most events.
  *
- * <p>Most events are queued a fixed delay from now: every segment over a link with a fixed
- * latency, every session's timer with one timeout. Time only moves forward, so events queued with
- * the same delay are queued in their order, and a FIFO per delay (a lane) holds them sorted. Up to
- * {@value #LANES} delays have a lane at a time, an empty lane taking the next new delay; the other
- * events (latency draws from a distribution, a start spread, a retry, while the lanes are busy) go
- * to a binary heap. The next event is the least of the
- * heap's head and the lanes' heads, so the order is exactly the heap's alone, and so is the log
- * and its hash. (Weft's {@code WaitTimer} keeps one FIFO per timeout for the same reason.)
+ * <p>Sequence numbers only grow, and time only moves forward, so most events are queued no
+ * earlier than an event queued before them: every segment over a link with a fixed latency, every
+ * session's timer with one timeout, every segment held back by a partition until it heals. A FIFO
+ * (a lane) whose events are appended only when no earlier than its last one holds them sorted. An
+ * event goes to the lane whose last event is the latest not after it (so the lanes stay apart: one
+ * for the 50 ms segments, one for the 30 s timers), else to an empty lane; up to {@value #LANES}
+ * lanes. A run queued at once ({@link #addSorted}: the start events, drawn at random times) is
+ * sorted once and is a lane of its own. The other events go to a binary heap. The next event is
+ * the least of the heap's head and the lanes' heads, so the order is exactly the heap's alone, and
+ * so is the log and its hash. (Weft's {@code WaitTimer} keeps one FIFO per timeout for the same
+ * reason.)
  */
 final class EventQueue {
   private static final int LANES = 4;
 
   private final PriorityQueue<World.Event> heap = new PriorityQueue<>();
-  private final long[] delays = new long[LANES];
   @SuppressWarnings("unchecked")
   private final ArrayDeque<World.Event>[] lanes = new ArrayDeque[LANES];
+  /** The time of each lane's last event: what may be appended to it. */
+  private final long[] lastTimes = new long[LANES];
   private int laneCount;
+  /** The sorted run and its next event; null when none is left. */
+  private World.Event[] run;
+  private int runNext;
   private int size;
 
-  /** Queues {@code event}, whose time and sequence are set, queued at {@code now}. */
-  void add(World.Event event, long now) {
+  /** Queues {@code event}, whose time and sequence are set. */
+  void add(World.Event event) {
     size++;
-    long delay = event.time - now;
+    long time = event.time;
+    int best = -1;
     int empty = -1;
     for (int i = 0; i < laneCount; i++) {
-      if (delays[i] == delay) {
-        lanes[i].addLast(event);
-        return;
-      }
-      if (empty < 0 && lanes[i].isEmpty()) {
-        empty = i;
+      if (lanes[i].isEmpty()) {
+        if (empty < 0) {
+          empty = i;
+        }
+      } else if (lastTimes[i] <= time && (best < 0 || lastTimes[i] > lastTimes[best])) {
+        best = i;
       }
     }
-    if (empty >= 0) {
-      // An empty lane takes the new delay: the start of a run (random start times) does not
-      // keep the lanes from the delays that follow.
-      delays[empty] = delay;
-      lanes[empty].addLast(event);
+    if (best < 0 && empty < 0 && laneCount < LANES) {
+      empty = laneCount;
+      lanes[laneCount++] = new ArrayDeque<>();
+    }
+    int lane = best >= 0 ? best : empty;
+    if (lane < 0) {
+      heap.add(event);
       return;
     }
-    if (laneCount < LANES) {
-      delays[laneCount] = delay;
-      ArrayDeque<World.Event> lane = new ArrayDeque<>();
-      lane.addLast(event);
-      lanes[laneCount++] = lane;
+    lanes[lane].addLast(event);
+    lastTimes[lane] = time;
+  }
+
+  /**
+   * Queues {@code events}, whose times and sequences are set, at once: they are sorted here, and
+   * the array is the queue's from now on.
+   */
+  void addSorted(World.Event[] events) {
+    if (run != null) {
+      for (World.Event e : events) {
+        add(e);
+      }
       return;
     }
-    heap.add(event);
+    Arrays.sort(events);
+    size += events.length;
+    run = events;
+    runNext = 0;
+    if (events.length == 0) {
+      run = null;
+    }
   }
 
   /** Puts back an event just taken with {@link #poll}, which must come first again. */
@@ -73,6 +98,16 @@ final class EventQueue {
         best = head;
         from = i;
       }
+    }
+    World.Event[] r = run;
+    if (r != null && (best == null || r[runNext].compareTo(best) < 0)) {
+      World.Event next = r[runNext];
+      r[runNext++] = null;
+      if (runNext == r.length) {
+        run = null;
+      }
+      size--;
+      return next;
     }
     if (best == null) {
       return null;

@@ -200,14 +200,15 @@ public final class Simulation {
     List<World.Slot> clients = new ArrayList<>(sessions);
     int[] ended = new int[1];
     Runnable onEnd = () -> ended[0]++;
+    World.Event[] starts = startSpreadNanos > 0L ? new World.Event[sessions] : null;
     for (int i = 0; i < sessions; i++) {
       DrivenSession fiber = world.scheduler.session(world.nextIndex(), connectors[i % connectors.length],
           addresses.get(i % addresses.size()), timeout, task);
       World.Slot slot = world.add(fiber, true);
       slot.onEnd = onEnd;
       clients.add(slot);
-      if (startSpreadNanos > 0L) {
-        world.at(world.random.nextLong(startSpreadNanos), new World.Event() {
+      if (starts != null) {
+        starts[i] = world.stamp(world.random.nextLong(startSpreadNanos), new World.Event() {
           @Override
           void fire() {
             world.start(slot);
@@ -216,6 +217,9 @@ public final class Simulation {
       } else {
         world.start(slot);
       }
+    }
+    if (starts != null) {
+      world.atAll(starts);
     }
     boolean finished = world.run(() -> ended[0] == sessions, virtualLimitNanos);
     int stuck = sessions - ended[0];

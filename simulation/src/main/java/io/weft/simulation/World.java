@@ -6,6 +6,8 @@ import io.weft.continuations.runtime.spi.DrivenSession;
 import io.weft.continuations.runtime.spi.SessionWait;
 import io.weft.continuations.runtime.spi.WaitTimeouts;
 import io.weft.transport.spi.Ticker;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.SplittableRandom;
 
@@ -43,10 +45,26 @@ final class World implements Ticker, WaitTimeouts {
   private long sequence;
   /** The slot of the session running now, or null between slices. */
   private Slot running;
-  /** Slices run so far; -1 between slices. Read by the {@link BlockWatch}. */
+  /**
+   * The number of the slice running, -1 between slices; with {@link #runningIndex}, read by the
+   * {@link BlockWatch}. Written with release stores: the watcher samples every 100 ms and needs
+   * to see them in order, not at once, and a volatile store would cost a fence three times a slice.
+   */
   private volatile long slice = -1L;
   private long slices;
   private volatile int runningIndex = -1;
+  private static final VarHandle SLICE;
+  private static final VarHandle RUNNING_INDEX;
+
+  static {
+    try {
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      SLICE = lookup.findVarHandle(World.class, "slice", long.class);
+      RUNNING_INDEX = lookup.findVarHandle(World.class, "runningIndex", int.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
   private volatile BlockedSessionError blocked;
 
   World(long seed, boolean shuffle, EventLog log, ContinuationClassLoader loader) {
@@ -95,9 +113,26 @@ final class World implements Ticker, WaitTimeouts {
 
   /** Queues {@code event} for {@code time}, or for now if that has passed. */
   void at(long time, Event event) {
+    queue.add(stamp(time, event));
+  }
+
+  /**
+   * Gives {@code event} its time ({@code time}, or now if that has passed) and its place among
+   * the events queued at that time, as {@link #at} does, without queueing it: for {@link #atAll}.
+   */
+  Event stamp(long time, Event event) {
     event.time = Math.max(time, now);
     event.sequence = sequence++;
-    queue.add(event, now);
+    return event;
+  }
+
+  /**
+   * Queues {@code events}, each given its time by {@link #stamp}, at once: the same order as
+   * {@link #at} one by one, for one sort instead of a heap entry each (a run's start events,
+   * drawn at random times). The array is the queue's from now on.
+   */
+  void atAll(Event[] events) {
+    queue.addSorted(events);
   }
 
   /** One session: its fiber, its armed wait and deadline, its connection, what ends it. */
@@ -290,12 +325,12 @@ final class World implements Ticker, WaitTimeouts {
     Slot slot = slots.get(fiber.index());
     log.add(now, EventLog.RUN, fiber.index(), 0, 0);
     running = slot;
-    runningIndex = fiber.index();
-    slice = slices++;
+    RUNNING_INDEX.setRelease(this, fiber.index());
+    SLICE.setRelease(this, slices++);
     try {
       scheduler.runSlice(fiber);
     } finally {
-      slice = -1L;
+      SLICE.setRelease(this, -1L);
       running = null;
     }
     BlockedSessionError error = blocked;

@@ -44,8 +44,8 @@ public final class SimulationBenchmark {
 
   public static void main(String[] args) {
     String what = args.length > 0 ? args[0] : "wall";
-    System.out.printf(Locale.ROOT, "# JDK %s, %d cores, max heap %d MiB, load average %.2f%n", Runtime.version(),
-        Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20,
+    System.out.printf(Locale.ROOT, "# JDK %s, %d cores, max heap %d MiB, GC %s, load average %.2f%n", Runtime.version(),
+        Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20, collectors(),
         ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     if (what.equals("heap")) {
       heap(args.length > 1 ? Integer.parseInt(args[1]) : 1_000_000);
@@ -103,8 +103,17 @@ public final class SimulationBenchmark {
     System.out.printf(Locale.ROOT, "# load average at the end %.2f%n",
         ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     boolean met = result.allSucceeded() && wall < WALL_TARGET_SECONDS;
-    System.out.printf(Locale.ROOT, "# target: simulation of %d sessions x 20 round trips < %.0f s wall: %s (%.2f s)%n",
-        sessions, WALL_TARGET_SECONDS, met ? "MET" : "MISSED", wall);
+    System.out.printf(Locale.ROOT, "# target: simulation of %d sessions x 20 round trips < %.0f s wall: %s (%.2f s, %s)%n",
+        sessions, WALL_TARGET_SECONDS, met ? "MET" : "MISSED", wall, collectors());
+  }
+
+  /** The collectors of this JVM, as it names them: which GC the figure was taken with. */
+  private static String collectors() {
+    StringBuilder names = new StringBuilder();
+    for (java.lang.management.GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+      names.append(names.length() == 0 ? "" : " + ").append(gc.getName());
+    }
+    return names.toString();
   }
 
   private static long liveHeapAfterGc() {

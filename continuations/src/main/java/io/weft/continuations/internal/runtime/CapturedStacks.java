@@ -13,6 +13,12 @@ import org.apache.commons.javaflow.core.StackRecorder;
  * bytes each. The next capture along the same path pushes as many values as the last one, which
  * fit the trimmed arrays exactly; a deeper one grows them again, as JavaFlow always does.
  *
+ * <p>One reference more than the stack holds: after a capture, {@code StackRecorder.execute} pops
+ * the bottom frame's own reference (the {@code Runnable} it ran), so a suspended stack holds one
+ * reference less than the capture pushed. Trimmed to what it holds, the reference array was
+ * regrown (doubled and copied) by the bottom frame at every capture, and copied again by the trim
+ * after it: the largest allocation site of a busy simulation.
+ *
  * <p>JavaFlow has no API for this: the fields are read through private lookups, which the class
  * path grants (JavaFlow's jars are not named modules there). Where they are not granted, or the
  * fields are not the ones of the pinned version, trimming is off and nothing else changes.
@@ -66,12 +72,18 @@ final class CapturedStacks {
     return RECORDER != null;
   }
 
-  /** Trims the arrays of {@code suspended}'s captured stack to what they hold. */
-  static void trim(Continuation suspended) {
+  /**
+   * Trims the arrays of {@code suspended}'s captured stack to what they hold, the reference array
+   * to one more (see the class javadoc).
+   *
+   * @return how many of the three arrays were copied: 0 once a wait at the same place trimmed them
+   */
+  static int trim(Continuation suspended) {
     if (RECORDER == null) {
-      return;
+      return 0;
     }
     Stack stack = (StackRecorder) RECORDER.get(suspended);
+    int copied = 0;
     int p = 0;
     for (VarHandle top : PRIMITIVE_TOPS) {
       p += (int) top.get(stack);
@@ -79,16 +91,20 @@ final class CapturedStacks {
     long[] primitives = (long[]) PSTACK.get(stack);
     if (primitives.length > p) {
       PSTACK.set(stack, java.util.Arrays.copyOf(primitives, p));
+      copied++;
     }
     int o = (int) OTOP.get(stack);
     Object[] objects = (Object[]) OSTACK.get(stack);
     if (objects.length > o) {
       OSTACK.set(stack, java.util.Arrays.copyOf(objects, o));
+      copied++;
     }
-    int r = (int) RTOP.get(stack);
+    int r = (int) RTOP.get(stack) + 1;
     Object[] references = (Object[]) RSTACK.get(stack);
     if (references.length > r) {
       RSTACK.set(stack, java.util.Arrays.copyOf(references, r));
+      copied++;
     }
+    return copied;
   }
 }
