@@ -117,8 +117,8 @@ class ModesTest {
 
   @org.junit.jupiter.api.Test
   void aScenarioThatWaitsThroughALambdaFailsTheRunInContinuationModeNamingTheFrame() throws Exception {
-    // An echo that answers 300 ms late: each read must wait, so it suspends through the lambda
-    // (a read that finds its data already there would just return, exactly as in SYNC).
+    // An echo that answers 300 ms late: each read must wait, so it would suspend through the JDK
+    // frame that calls the lambda (a read that finds its data already there would just return).
     try (EchoServer slow = EchoServer.builder().delay(300, TimeUnit.MILLISECONDS).startTcp()) {
       String slowTarget = "127.0.0.1:" + ((java.net.InetSocketAddress) slow.address()).getPort();
       java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();

@@ -3,9 +3,15 @@ package io.weft.load.testscenario;
 import io.weft.load.record.OpRecorder;
 import io.weft.load.scenario.Scenario;
 import io.weft.transport.Transport;
-import java.util.concurrent.Callable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Optional;
 
-/** A scenario that reads through a JDK interface (a lambda as a Callable): it cannot suspend there. */
+/**
+ * A scenario that reads inside a lambda handed to JDK code ({@code Optional.map}): the JDK's frame
+ * between the iteration and the read cannot suspend. (A lambda that only the scenario's own code
+ * calls, a {@code Callable} say, does suspend.)
+ */
 public final class LambdaScenario implements Scenario {
   private Transport transport;
 
@@ -18,7 +24,12 @@ public final class LambdaScenario implements Scenario {
   public void iteration(OpRecorder ops) throws Exception {
     transport.writeLine("hello");
     transport.flush();
-    Callable<String> read = () -> transport.readLineStrict(256);
-    read.call();
+    Optional.of(transport).map(t -> {
+      try {
+        return t.readLineStrict(256);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }).orElseThrow();
   }
 }
