@@ -44,6 +44,15 @@ import org.junit.jupiter.api.AfterAll;
  */
 class ReplyFuzzTest {
   private static final long SLACK = 64 * 1024;
+  /**
+   * Fuzzing mode ({@code JAZZER_FUZZ} set): Jazzer's hooks allocate on the measured thread too, so
+   * there the allocation is recorded and printed but not held to the bound (an input over it only
+   * because of the hooks was once reported as a finding). The bound is checked without Jazzer: by
+   * {@code verify} over the committed corpus, and by {@code .ci/fuzz}'s replay of the corpus it
+   * generated ({@link ReplyAllocationsTest}).
+   */
+  private static final boolean FUZZING = System.getenv("JAZZER_FUZZ") != null
+      && !System.getenv("JAZZER_FUZZ").isEmpty();
   private static final int RATIO_FROM_BYTES = 256;
   private static final com.sun.management.ThreadMXBean THREADS =
       (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -158,7 +167,7 @@ class ReplyFuzzTest {
       long elements = worst.perElement == 0 ? 0
           : worst.elements.count(input, input.length - unreadBefore, input.length - unreadAfter);
       long bound = 2 * received + worst.perElement * elements + SLACK;
-      if (allocated > bound) {
+      if (allocated > bound && !FUZZING) {
         fail(worst.client + " allocated " + allocated + " bytes for a reply that received " + received + " bytes"
             + (worst.perElement == 0 ? ", over 2 x bytes + 64 KiB"
                 : " in " + elements + " " + worst.element + "s, over 2 x bytes + " + worst.perElement + " x "
