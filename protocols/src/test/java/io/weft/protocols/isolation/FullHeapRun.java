@@ -6,9 +6,6 @@ import io.weft.continuations.RunAbortedException;
 import io.weft.continuations.RunResult;
 import io.weft.continuations.SessionRunner;
 import io.weft.transport.socket.SocketConnector;
-import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -21,20 +18,20 @@ import java.util.concurrent.TimeUnit;
 /**
  * For {@link HeapFullAfterCollectionTest}'s child JVM: a run of sessions waiting on a server that
  * never answers, while the main thread fills the heap a step at a time, each step followed by a
- * full collection ({@code System.gc()}), until the old generation is over its collection-usage
- * threshold after one; then it holds what it made and waits for the run to end. Nothing here
- * runs out of heap: only the threshold can end the run. Prints how the run ended and exits 3
- * if it was aborted, 0 if not.
+ * full collection ({@code System.gc()}), until one leaves the heap over the threshold; then it
+ * holds what it made and waits for the run to end. Nothing here runs out of heap: only the
+ * collection watch can end the run. Prints how the run ended and exits 3 if it was aborted, 0 if
+ * not.
  */
 public final class FullHeapRun {
   static final int SESSIONS = 20;
-  private static final int STEP_BYTES = 1024 * 1024;
-  private static final int PIECE = 16 * 1024;
+  /** The threshold the test sets ({@code io.weft.transport.heapFullAfterCollectionPercent}). */
+  static final int PERCENT = 80;
 
   private FullHeapRun() {}
 
   public static void main(String[] args) throws Exception {
-    MemoryPoolMXBean old = oldGeneration();
+    long threshold = Runtime.getRuntime().maxMemory() / 100 * PERCENT;
     InetAddress loopback = InetAddress.getLoopbackAddress();
     String[] end = new String[1];
     try (ServerSocket silent = new ServerSocket(0, 64, loopback); SocketConnector connector = new SocketConnector()) {
@@ -48,18 +45,11 @@ public final class FullHeapRun {
       run.start();
       connected.await();
       List<byte[]> held = new ArrayList<>();
-      int steps = 0;
-      // The run's watch set the threshold when the run began. Bounded by the heap: each step
-      // keeps what it made, so the threshold is crossed long before the heap is full.
-      while (!old.isCollectionUsageThresholdExceeded()) {
-        for (int made = 0; made < STEP_BYTES; made += PIECE) {
-          held.add(new byte[PIECE]);
-        }
-        steps++;
-        System.gc();
-      }
+      // Bounded by the heap: each step keeps what it made, so the threshold is crossed long
+      // before the heap is full.
+      int steps = LateNoticeRun.fillUntilOverThreshold(held, LateNoticeRun.heapPools(), threshold);
       run.join();
-      System.out.println("filled " + steps + " steps of " + STEP_BYTES + " bytes, " + held.size() + " pieces held");
+      System.out.println("filled " + steps + " steps of 1 MiB, " + held.size() + " pieces held");
       System.out.println(end[0]);
       held.clear();
       runner.close();
@@ -90,17 +80,6 @@ public final class FullHeapRun {
       }
     }
     return result.outcomes().size() + " outcomes, " + cancelled + " cancelled";
-  }
-
-  /** The heap pool the threshold is set on: the one with a usage threshold (eden and survivors have none). */
-  private static MemoryPoolMXBean oldGeneration() {
-    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-      if (pool.getType() == MemoryType.HEAP && pool.isUsageThresholdSupported()
-          && pool.isCollectionUsageThresholdSupported()) {
-        return pool;
-      }
-    }
-    throw new IllegalStateException("no heap pool with a collection-usage threshold");
   }
 
   private static void holdOpen(ServerSocket server, CountDownLatch connected) {

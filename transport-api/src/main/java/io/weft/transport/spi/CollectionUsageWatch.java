@@ -1,10 +1,15 @@
 package io.weft.transport.spi;
 
+import com.sun.management.GarbageCollectionNotificationInfo;
+import com.sun.management.GcInfo;
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryNotificationInfo;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.lang.management.MemoryUsage;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import javax.management.Notification;
 import javax.management.NotificationEmitter;
 import javax.management.openmbean.CompositeData;
@@ -12,20 +17,28 @@ import javax.management.openmbean.CompositeData;
 /**
  * The heap running out without an {@link OutOfMemoryError}: a JVM whose live data nearly fills
  * the heap collects again and again, each collection freeing a little, and may go on so for
- * minutes before (or instead of) throwing. The old generation's usage right after a collection
- * says it: over {@value #DEFAULT_PERCENT}% of its maximum (system property
- * {@value #PERCENT_PROPERTY}, 1 to 100; 0 turns this off), the heap counts as exhausted, exactly
- * as if a thread had met the error.
+ * minutes before (or instead of) throwing. The heap's use right after a full collection says it:
+ * over {@value #DEFAULT_PERCENT}% of its maximum (system property {@value #PERCENT_PROPERTY}, 1 to
+ * 100; 0 turns this off), the heap counts as exhausted, exactly as if a thread had met the error.
  *
- * <p>Read through the JVM's collection-usage threshold on each heap pool that has a usage
- * threshold (the old generation: eden and survivor spaces have none, and are empty or
- * legitimately full after a collection), and its notification, which the JVM sends on its own
- * notification thread after the collection that crosses it. Only collections that the JVM
- * reports for that pool count (with G1: mixed and full collections).
+ * <p>Read from the collectors' notifications ({@code com.sun.management}, module
+ * {@code jdk.management}), which the JVM sends on its own notification thread some time after
+ * each collection: late, when that thread is slow to run, so possibly after the runs it concerns
+ * have ended and others begun. So each notification is judged by its collection's number (the
+ * collector's count of collections, the collection included): it tells only the watches that
+ * began while that collector had done fewer ({@link #isCurrent}). A full collection that found
+ * the heap full before a run began says nothing about that run's heap: the data it found may
+ * have been freed since (an aborted run's), and only a later collection can tell.
+ *
+ * <p>A full collection is one the JVM reports as {@value #FULL_COLLECTION} (Serial, Parallel,
+ * G1): young and mixed collections leave the old generation's garbage uncounted, so their
+ * figures say nothing about live data.
  */
 final class CollectionUsageWatch {
   static final String PERCENT_PROPERTY = "io.weft.transport.heapFullAfterCollectionPercent";
   static final int DEFAULT_PERCENT = 95;
+  /** How the JVM names the end of a collection of the whole heap, in its notification. */
+  static final String FULL_COLLECTION = "end of major GC";
 
   /**
    * The reason when the words do not fit. Not a constant, so that its literal is made as the
@@ -34,57 +47,129 @@ final class CollectionUsageWatch {
   private static final String NEARLY_FULL;
 
   static {
-    NEARLY_FULL = "the heap ran out (its old generation still nearly full after a collection)";
+    NEARLY_FULL = "the heap ran out (still nearly full after a full collection)";
   }
 
+  private static final long[] NONE = new long[0];
+
   private static boolean installed;
+  /** The collectors listened to, by index (the handback of their notifications); empty when off. */
+  private static volatile GarbageCollectorMXBean[] collectors = new GarbageCollectorMXBean[0];
+  private static String[] heapPools = new String[0];
+  private static long heapMax;
+  private static int percent;
 
   private CollectionUsageWatch() {}
 
-  /** Sets the thresholds and listens, once per JVM; does nothing if the JVM cannot tell. */
+  /** Listens to every collector, once per JVM; does nothing if the JVM cannot tell or it is off. */
   static synchronized void install() {
     if (installed) {
       return;
     }
     installed = true;
-    int percent = Integer.getInteger(PERCENT_PROPERTY, DEFAULT_PERCENT);
-    if (percent <= 0 || percent > 100) {
+    int p = Integer.getInteger(PERCENT_PROPERTY, DEFAULT_PERCENT);
+    long max = Runtime.getRuntime().maxMemory();
+    if (p <= 0 || p > 100 || max <= 0 || max == Long.MAX_VALUE) {
       return;
     }
-    boolean any = false;
+    List<String> pools = new ArrayList<>();
     for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-      if (pool.getType() != MemoryType.HEAP || !pool.isUsageThresholdSupported()
-          || !pool.isCollectionUsageThresholdSupported()) {
-        continue;
+      if (pool.getType() == MemoryType.HEAP) {
+        pools.add(pool.getName());
       }
-      long max = pool.getUsage().getMax();
-      if (max <= 0) {
-        continue;
+    }
+    percent = p;
+    heapMax = max;
+    heapPools = pools.toArray(new String[0]);
+    List<GarbageCollectorMXBean> heard = new ArrayList<>();
+    for (GarbageCollectorMXBean collector : ManagementFactory.getGarbageCollectorMXBeans()) {
+      if (collector instanceof NotificationEmitter) {
+        ((NotificationEmitter) collector).addNotificationListener(CollectionUsageWatch::collected, null,
+            Integer.valueOf(heard.size()));
+        heard.add(collector);
       }
-      pool.setCollectionUsageThreshold(max / 100 * percent);
-      any = true;
     }
-    if (any && ManagementFactory.getMemoryMXBean() instanceof NotificationEmitter) {
-      ((NotificationEmitter) ManagementFactory.getMemoryMXBean())
-          .addNotificationListener(CollectionUsageWatch::collected, null, null);
+    collectors = heard.toArray(new GarbageCollectorMXBean[0]);
+  }
+
+  /**
+   * The collections each collector listened to has completed by now, by index: what a watch
+   * beginning now compares later notifications with ({@link #isCurrent}). Empty when off.
+   */
+  static long[] collectionsNow() {
+    GarbageCollectorMXBean[] now = collectors;
+    if (now.length == 0) {
+      return NONE;
     }
+    long[] counts = new long[now.length];
+    for (int i = 0; i < now.length; i++) {
+      counts[i] = now[i].getCollectionCount();
+    }
+    return counts;
+  }
+
+  /**
+   * Whether collection number {@code id} of collector {@code collector} completed after a watch
+   * that began with {@code collectionsAtStart} ({@link #collectionsNow}): only then may it end
+   * that watch's runs. Allocates nothing.
+   */
+  static boolean isCurrent(long[] collectionsAtStart, int collector, long id) {
+    return collector >= collectionsAtStart.length || id > collectionsAtStart[collector];
+  }
+
+  /** Whether {@code used} bytes after a full collection, of {@code max}, are over {@code percent}%. */
+  static boolean stillFull(long used, long max, int percent) {
+    return percent > 0 && used >= max / 100 * percent;
+  }
+
+  /** The heap's bytes in use after the collection {@code info} describes. */
+  static long heapUsedAfter(GcInfo info, String[] pools) {
+    Map<String, MemoryUsage> after = info.getMemoryUsageAfterGc();
+    long used = 0;
+    for (String pool : pools) {
+      MemoryUsage usage = after.get(pool);
+      if (usage != null) {
+        used += usage.getUsed();
+      }
+    }
+    return used;
   }
 
   private static void collected(Notification notification, Object handback) {
-    if (!MemoryNotificationInfo.MEMORY_COLLECTION_THRESHOLD_EXCEEDED.equals(notification.getType())) {
+    if (!GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(notification.getType())
+        || !(notification.getUserData() instanceof CompositeData)) {
+      return;
+    }
+    CompositeData data = (CompositeData) notification.getUserData();
+    // Read before the whole of it is parsed: most collections are young ones, and this runs after each.
+    if (!FULL_COLLECTION.equals(data.get("gcAction"))) {
+      return;
+    }
+    int collector = (Integer) handback;
+    long id;
+    long used;
+    String name;
+    try {
+      GarbageCollectionNotificationInfo info = GarbageCollectionNotificationInfo.from(data);
+      id = info.getGcInfo().getId();
+      used = heapUsedAfter(info.getGcInfo(), heapPools);
+      name = info.getGcName();
+    } catch (RuntimeException | OutOfMemoryError e) {
+      // No room to read it: a full heap's next collection, or a thread's error, will say it.
+      return;
+    }
+    if (!stillFull(used, heapMax, percent)) {
       return;
     }
     String reason = NEARLY_FULL;
     try {
-      MemoryNotificationInfo info = MemoryNotificationInfo.from((CompositeData) notification.getUserData());
-      MemoryUsage usage = info.getUsage();
-      reason = "the heap ran out (" + info.getPoolName() + " still " + usage.getUsed() * 100 / usage.getMax()
-          + "% full after a collection: " + mib(usage.getUsed()) + " of " + mib(usage.getMax())
+      reason = "the heap ran out (still " + used * 100 / heapMax + "% full after a full collection (" + name
+          + "): " + mib(used) + " of " + mib(heapMax)
           + "; the JVM would collect again and again before it threw OutOfMemoryError)";
     } catch (RuntimeException | OutOfMemoryError e) {
       // The constant says enough.
     }
-    HeapExhaustion.exhausted(reason);
+    HeapExhaustion.exhaustedByCollection(reason, collector, id);
   }
 
   private static String mib(long bytes) {

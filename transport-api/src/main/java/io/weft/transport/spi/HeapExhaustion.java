@@ -14,13 +14,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Only the heap running out counts ({@code Java heap space}, {@code GC overhead limit
  * exceeded}): an array over the VM's limit, or a buffer refusing to pass 2 GiB, is one caller's
- * failure and leaves the heap as it was. So does a heap whose old generation is still over 95%
- * full after a collection (see {@code CollectionUsageWatch}): such a JVM may collect again and
- * again for minutes without ever throwing the error, and the runs end as if it had.
+ * failure and leaves the heap as it was. A heap still over 95% full after a full collection
+ * counts too (see {@code CollectionUsageWatch}): such a JVM may collect again and again for
+ * minutes without ever throwing the error, and the runs end as if it had; but only the watches
+ * that began before that collection hear it.
  *
  * <p>Lifecycle: the reserve is taken when the class loads and again by each {@link #watch} after
- * a release, if the heap has room for it then; the first {@link #watch} sets the old
- * generation's collection-usage threshold, for the rest of the JVM's life.
+ * a release, if the heap has room for it then; the first {@link #watch} begins listening to the
+ * collectors' notifications, for the rest of the JVM's life.
  */
 public final class HeapExhaustion {
   /** The bytes held back for the aftermath; small next to any heap a run can use. */
@@ -28,8 +29,7 @@ public final class HeapExhaustion {
 
   private static final Logger LOG = LoggerFactory.getLogger(HeapExhaustion.class);
   /** Copied on every change, read without a lock or an iterator. */
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  private static volatile Consumer<String>[] watchers = new Consumer[0];
+  private static volatile Watcher[] watchers = new Watcher[0];
   /** The reason when not even the words fit; assigned here, not a constant, so it is made now. */
   private static final String UNSAID;
 
@@ -108,13 +108,39 @@ public final class HeapExhaustion {
    * are an array, not an iterator).
    */
   static void exhausted(String reason) {
+    tell(reason, -1, 0);
+  }
+
+  /**
+   * A full collection, number {@code id} of collector {@code collector}, left the heap over the
+   * threshold: as {@link #exhausted}, but only for the watchers that began before it completed
+   * (a late notification must not end a run that began after the heap it saw was freed); does
+   * nothing if there is none.
+   */
+  static void exhaustedByCollection(String reason, int collector, long id) {
+    tell(reason, collector, id);
+  }
+
+  /** Tells the watchers that {@code collector}'s collection {@code id} concerns (every one if negative). */
+  private static void tell(String reason, int collector, long id) {
+    Watcher[] told = watchers;
+    if (collector >= 0) {
+      boolean any = false;
+      for (int i = 0; i < told.length && !any; i++) {
+        any = CollectionUsageWatch.isCurrent(told[i].collectionsAtStart, collector, id);
+      }
+      if (!any) {
+        return;
+      }
+    }
     boolean first = !said;
     said = true;
     reserve = null;
-    Consumer<String>[] told = watchers;
     for (int i = 0; i < told.length; i++) {
       try {
-        told[i].accept(reason);
+        if (collector < 0 || CollectionUsageWatch.isCurrent(told[i].collectionsAtStart, collector, id)) {
+          told[i].onExhausted.accept(reason);
+        }
       } catch (RuntimeException | Error e) {
         // One watcher failing must not keep the others from hearing.
       }
@@ -139,6 +165,7 @@ public final class HeapExhaustion {
    */
   public static Watch watch(Consumer<String> onExhausted) {
     CollectionUsageWatch.install();
+    Watcher watcher = new Watcher(onExhausted, CollectionUsageWatch.collectionsNow());
     if (reserve == null) {
       try {
         reserve = new byte[RESERVE_BYTES];
@@ -148,22 +175,33 @@ public final class HeapExhaustion {
       }
     }
     synchronized (HeapExhaustion.class) {
-      Consumer<String>[] now = Arrays.copyOf(watchers, watchers.length + 1);
-      now[now.length - 1] = onExhausted;
+      Watcher[] now = Arrays.copyOf(watchers, watchers.length + 1);
+      now[now.length - 1] = watcher;
       watchers = now;
     }
-    return () -> unwatch(onExhausted);
+    return () -> unwatch(watcher);
   }
 
-  private static synchronized void unwatch(Consumer<String> onExhausted) {
-    Consumer<String>[] now = watchers;
+  private static synchronized void unwatch(Watcher watcher) {
+    Watcher[] now = watchers;
     for (int i = 0; i < now.length; i++) {
-      if (now[i] == onExhausted) {
-        Consumer<String>[] less = Arrays.copyOf(now, now.length - 1);
+      if (now[i] == watcher) {
+        Watcher[] less = Arrays.copyOf(now, now.length - 1);
         System.arraycopy(now, i + 1, less, i, now.length - i - 1);
         watchers = less;
         return;
       }
+    }
+  }
+
+  /** One watch: whom to tell, and how many collections each collector had completed as it began. */
+  private static final class Watcher {
+    final Consumer<String> onExhausted;
+    final long[] collectionsAtStart;
+
+    Watcher(Consumer<String> onExhausted, long[] collectionsAtStart) {
+      this.onExhausted = onExhausted;
+      this.collectionsAtStart = collectionsAtStart;
     }
   }
 
