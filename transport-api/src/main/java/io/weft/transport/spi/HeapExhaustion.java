@@ -127,7 +127,8 @@ public final class HeapExhaustion {
     if (collector >= 0) {
       boolean any = false;
       for (int i = 0; i < told.length && !any; i++) {
-        any = CollectionUsageWatch.isCurrent(told[i].collectionsAtStart, collector, id);
+        Watcher watcher = told[i];
+        any = watcher != null && CollectionUsageWatch.isCurrent(watcher.collectionsAtStart, collector, id);
       }
       if (!any) {
         return;
@@ -137,9 +138,14 @@ public final class HeapExhaustion {
     said = true;
     reserve = null;
     for (int i = 0; i < told.length; i++) {
+      // A slot emptied in place by a watch that ended with no room to copy the array.
+      Watcher watcher = told[i];
+      if (watcher == null) {
+        continue;
+      }
       try {
-        if (collector < 0 || CollectionUsageWatch.isCurrent(told[i].collectionsAtStart, collector, id)) {
-          told[i].onExhausted.accept(reason);
+        if (collector < 0 || CollectionUsageWatch.isCurrent(watcher.collectionsAtStart, collector, id)) {
+          watcher.onExhausted.accept(reason);
         }
       } catch (RuntimeException | Error e) {
         // One watcher failing must not keep the others from hearing.
@@ -186,9 +192,15 @@ public final class HeapExhaustion {
     Watcher[] now = watchers;
     for (int i = 0; i < now.length; i++) {
       if (now[i] == watcher) {
-        Watcher[] less = Arrays.copyOf(now, now.length - 1);
-        System.arraycopy(now, i + 1, less, i, now.length - i - 1);
-        watchers = less;
+        try {
+          Watcher[] less = Arrays.copyOf(now, now.length - 1);
+          System.arraycopy(now, i + 1, less, i, now.length - i - 1);
+          watchers = less;
+        } catch (OutOfMemoryError e) {
+          // An aborted run ends here, perhaps with the heap still full: its end must not turn
+          // into this error. The slot is emptied in place instead (tell() skips it).
+          now[i] = null;
+        }
         return;
       }
     }
