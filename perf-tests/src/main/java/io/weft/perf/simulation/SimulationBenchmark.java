@@ -94,12 +94,15 @@ public final class SimulationBenchmark {
         .timeout(Timeout.of(30, TimeUnit.SECONDS))
         .startWithin(1, TimeUnit.SECONDS)
         .build();
+    RunCost cost = RunCost.start();
     SimulationResult<Integer> result = sim.run(RoundTrips.class, sessions, SERVER, 20);
+    cost.stop();
     System.out.println(result.summary());
     double wall = result.wallNanos() / 1e9;
     System.out.printf(Locale.ROOT, "wall: %d sessions x 20 round trips, 50 ms latency, 30 s timeout, partition"
             + " from 1.5 s to 6.5 s: %.2f s wall for %.1f s virtual; %d succeeded%n",
         sessions, wall, result.virtualNanos() / 1e9, result.count(io.weft.continuations.Outcome.Status.SUCCEEDED));
+    System.out.println(cost.describe(sessions));
     System.out.printf(Locale.ROOT, "# load average at the end %.2f%n",
         ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     boolean met = result.allSucceeded() && wall < WALL_TARGET_SECONDS;
