@@ -15,8 +15,9 @@ import java.lang.invoke.VarHandle;
 import java.net.SocketAddress;
 import java.util.IdentityHashMap;
 import java.util.Map;
-import org.apache.commons.javaflow.api.Continuation;
+import org.apache.commons.javaflow.core.ResumeParameter;
 import org.apache.commons.javaflow.core.StackRecorder;
+import org.apache.commons.javaflow.core.SuspendResult;
 
 /**
  * One session run as a continuation, and the state machine that lets it be woken from any thread
@@ -74,7 +75,16 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
   private final Scheduler scheduler;
   private final boolean debugFrames;
   private Runnable frame;
-  private Continuation continuation;
+  /**
+   * The session's captured stack while it is suspended between slices; null before its first
+   * slice, while a slice runs, and once it has ended. Held and resumed directly rather than
+   * through JavaFlow's {@code Continuation}, which makes a new single-shot {@code Continuation}
+   * at every suspend (kept alive as long as the session waits, so a young collection copies one
+   * per waiting session) and a new {@code ResumeParameter} at every resume (see {@link #execute}).
+   */
+  private StackRecorder continuation;
+  /** What every slice is resumed with: this fiber, the session that {@code Suspend} finds; made at the first slice. */
+  private ResumeParameter resumeWith;
   private volatile Wait currentWait;
   /** Waits this fiber suspended on, and of those the ones it resumed at: the suspend token. */
   private int suspended;
@@ -299,7 +309,7 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
    * later, by a volatile write, so it sees RUNNING (or later) through that write.
    */
   void runSlice() {
-    if (continuation == null && cancelled) {
+    if (resumeWith == null && cancelled) {
       Throwable failure;
       try {
         failure = cancelledException();
@@ -311,16 +321,17 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
       finish();
       return;
     }
-    Continuation next;
+    StackRecorder next;
     try {
-      if (continuation == null) {
+      if (resumeWith == null) {
         STATE.setRelease(this, RUNNING);
-        next = Continuation.startWith(frame, this, true);
+        resumeWith = ResumeParameter.value(this);
+        next = execute(new StackRecorder(frame), resumeWith);
       } else {
         STATE.setRelease(this, RUNNING);
-        Continuation c = continuation;
+        StackRecorder c = continuation;
         continuation = null;
-        next = c.resume(this);
+        next = execute(c, resumeWith);
       }
     } catch (Throwable engineFailure) {
       failed(engineFailure);
@@ -335,7 +346,7 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
         // outcome, and it must not run on.
         failedHard(swallow != null ? swallow : FrameChecker.swallowedSuspend(index()));
         if (next != null) {
-          next.terminate();
+          next.execute(ResumeParameter.exit());
         }
         finish();
         return;
@@ -352,7 +363,7 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
       // code releases the lock on the thread that holds it.
       failAtResume = held;
       try {
-        next = next.resume(this);
+        next = execute(next, resumeWith);
       } catch (Throwable engineFailure) {
         failed(engineFailure);
         finish();
@@ -369,13 +380,33 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
   }
 
   /**
+   * Runs {@code stack} (started, or resumed where it suspended) until it suspends or ends: what
+   * JavaFlow's single-shot {@code Continuation.startWith} and {@code resume} do, without their
+   * new {@code Continuation} per suspend and {@code ResumeParameter} per resume. The fiber's own
+   * state machine already makes sure a stack is resumed once per suspend, which is what the
+   * single-shot {@code Continuation} checks.
+   *
+   * @return {@code stack}, suspended; or null when the session's code ended
+   */
+  private static StackRecorder execute(StackRecorder stack, ResumeParameter with) {
+    SuspendResult result = stack.execute(with);
+    if (result == SuspendResult.EXIT || result == SuspendResult.CANCEL) {
+      return null;
+    }
+    if (result == SuspendResult.AGAIN) {
+      throw new IllegalStateException("Single-shot continuation may not be re-tried");
+    }
+    return stack;
+  }
+
+  /**
    * Trims the captured stack of this suspended fiber to what it holds (see
    * {@link CapturedStacks}): for a driven scheduler whose many sessions spend their life waiting.
    * Only on the thread that drives the fiber, between its slices.
    */
   @Override
   public void trimCapturedStack() {
-    Continuation c = continuation;
+    StackRecorder c = continuation;
     if (c != null && state == PARKED) {
       CapturedStacks.trim(c);
     }
