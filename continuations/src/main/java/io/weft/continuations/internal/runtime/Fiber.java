@@ -76,11 +76,12 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
   private final boolean debugFrames;
   private Runnable frame;
   /**
-   * The session's captured stack while it is suspended between slices; null before its first
-   * slice, while a slice runs, and once it has ended. Held and resumed directly rather than
-   * through JavaFlow's {@code Continuation}, which makes a new single-shot {@code Continuation}
-   * at every suspend (kept alive as long as the session waits, so a young collection copies one
-   * per waiting session) and a new {@code ResumeParameter} at every resume (see {@link #execute}).
+   * The session's captured stack, from its first slice until it ends (then null, so that what
+   * it held goes): set once, so the slices store nothing into this long-lived object. Held and
+   * resumed directly rather than through JavaFlow's {@code Continuation}, which makes a new
+   * single-shot {@code Continuation} at every suspend (kept alive as long as the session waits,
+   * so a young collection copies one per waiting session) and a new {@code ResumeParameter} at
+   * every resume (see {@link #execute}).
    */
   private StackRecorder continuation;
   /** What every slice is resumed with: this fiber, the session that {@code Suspend} finds; made at the first slice. */
@@ -326,12 +327,11 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
       if (resumeWith == null) {
         STATE.setRelease(this, RUNNING);
         resumeWith = ResumeParameter.value(this);
-        next = execute(new StackRecorder(frame), resumeWith);
+        continuation = new StackRecorder(frame);
+        next = execute(continuation, resumeWith);
       } else {
         STATE.setRelease(this, RUNNING);
-        StackRecorder c = continuation;
-        continuation = null;
-        next = execute(c, resumeWith);
+        next = execute(continuation, resumeWith);
       }
     } catch (Throwable engineFailure) {
       failed(engineFailure);
@@ -370,7 +370,7 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
         return;
       }
     }
-    continuation = next;
+    // Suspended: next is the fiber's own stack, kept in continuation since its first slice.
     if (!STATE.compareAndSet(this, RUNNING, PARKED)) {
       // Woken while still unwinding: ready again at once. A release store, as in wake: the
       // one waker has made its transition (to RUNNING_WOKEN), and the queue publishes this.
@@ -464,6 +464,7 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
       HeapExhaustion.report(e, ENDING);
     } finally {
       state = DONE;
+      continuation = null;
       currentWait = null;
       WaitTimer.Slot slot = timeoutSlot;
       timeoutSlot = null;
