@@ -2,6 +2,7 @@ package io.weft.continuations.internal.runtime;
 
 import io.weft.continuations.NotInstrumentedError;
 import io.weft.continuations.runtime.spi.DrivenSession;
+import io.weft.continuations.runtime.spi.ReleasingRegistration;
 import io.weft.continuations.spi.SessionCancelledException;
 import io.weft.continuations.spi.SuspendableSession;
 import io.weft.continuations.spi.WaitRegistration;
@@ -87,6 +88,11 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
   /** What every slice is resumed with: this fiber, the session that {@code Suspend} finds; made at the first slice. */
   private ResumeParameter resumeWith;
   private volatile Wait currentWait;
+  /**
+   * A driven scheduler's fiber: the wait its timed waits on a {@link ReleasingRegistration} take
+   * over one after the other (see {@link #newWait}); null until the first such wait.
+   */
+  private Wait reusableWait;
   /** Waits this fiber suspended on, and of those the ones it resumed at: the suspend token. */
   private int suspended;
   private int resumedAt;
@@ -143,7 +149,7 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
         throw recorded(e);
       }
     }
-    Wait wait = new Wait(this);
+    Wait wait = newWait(registration, timeoutNanos);
     registration.register(wait);
     if (timeoutNanos == 0L) {
       wait.compareAndSet(Wait.ARMING, Wait.POLLED);
@@ -168,6 +174,32 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
     if (cancelled) {
       wait.cancel();
     }
+    return wait;
+  }
+
+  /**
+   * The wait for a new {@link #arm}: a new one, or under a driven scheduler the fiber's reusable
+   * one, when no one can still run it. A wait's object is the wake-up its registration holds and
+   * what the timer times out, so it is reused only when both let go of it when it ended: the
+   * registration by its contract ({@link ReleasingRegistration}; and only such registrations
+   * ever held this object), the driven scheduler's timer by timing a wait out at its latest arm
+   * ({@code WaitTimeouts}), which a timed wait always makes (a poll, timeout 0, never reuses: it is
+   * not armed, and its registration may keep the wake-up). On the scheduler's one thread no
+   * late waker can race the reuse. One object less per wait, and no new object for the
+   * collector to copy while the session waits.
+   */
+  private Wait newWait(WaitRegistration registration, long timeoutNanos) {
+    if (timeoutNanos == Deadlines.FOREVER || timeoutNanos == 0L || !(registration instanceof ReleasingRegistration)
+        || !scheduler.isDriven()) {
+      return new Wait(this);
+    }
+    Wait wait = reusableWait;
+    if (wait != null && wait.isOver()) {
+      wait.rearm();
+      return wait;
+    }
+    wait = new Wait(this);
+    reusableWait = wait;
     return wait;
   }
 
@@ -466,6 +498,7 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
       state = DONE;
       continuation = null;
       currentWait = null;
+      reusableWait = null;
       WaitTimer.Slot slot = timeoutSlot;
       timeoutSlot = null;
       try {

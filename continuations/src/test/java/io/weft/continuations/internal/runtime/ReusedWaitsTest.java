@@ -1,0 +1,144 @@
+package io.weft.continuations.internal.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import io.weft.continuations.ContinuationClassLoader;
+import io.weft.continuations.runtime.spi.ReleasingRegistration;
+import io.weft.continuations.spi.Suspend;
+import io.weft.continuations.spi.WaitRegistration;
+import io.weft.continuations.testclient.LineTesterTask;
+import io.weft.transport.Connector;
+import io.weft.transport.SessionTask;
+import io.weft.transport.Timeout;
+import io.weft.transport.TlsSettings;
+import io.weft.transport.Transport;
+import io.weft.transport.spi.Deadlines;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.charset.Charset;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLSession;
+import org.apache.commons.javaflow.api.continuable;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * A driven scheduler's session hands its timed waits on a {@link ReleasingRegistration} one
+ * wake-up object, armed again for each wait; every other wait (a registration that may keep its
+ * wake-up, a wait without a timeout) gets a new one, as under any other scheduler. Either way
+ * every wait is armed with the timer and the session runs to its end.
+ */
+class ReusedWaitsTest {
+  private static final String CLIENT = "io.weft.continuations.testclient";
+  private static final int LINES = 5;
+
+  @ParameterizedTest(name = "releasing={0}, timed={1}: {2} wake-up objects")
+  @CsvSource({"true, true, 1", "false, true, 5", "true, false, 5"})
+  void wakeUpObjectsForFiveWaits(boolean releasing, boolean timed, int objects) throws Exception {
+    long timeoutNanos = timed ? TimeUnit.SECONDS.toNanos(30) : Deadlines.FOREVER;
+    List<Runnable> registered = new ArrayList<>();
+    List<Object> armed = new ArrayList<>();
+    Scheduler scheduler = Scheduler.driven((wait, nanos) -> armed.add(wait));
+    ContinuationClassLoader loader = new ContinuationClassLoader(getClass().getClassLoader(), List.of(CLIENT));
+    SessionTask<?> task = (SessionTask<?>) loader.loadClass(LineTesterTask.class.getName())
+        .getConstructor(int.class).newInstance(LINES);
+    Fiber fiber = new Fiber(0, new WaitingEcho(registered, releasing, timeoutNanos),
+        InetSocketAddress.createUnresolved("echo", 7), Timeout.NONE, task, scheduler, false);
+    Runnable frame = (Runnable) Class.forName(SessionFrame.class.getName(), true, loader)
+        .getConstructor(SessionContext.class).newInstance(fiber);
+    scheduler.start(fiber, frame);
+    scheduler.drive(() -> {
+      for (Fiber f = scheduler.pollReady(); f != null; f = scheduler.pollReady()) {
+        scheduler.runSlice(f);
+        if (!f.isFinished()) {
+          registered.get(registered.size() - 1).run();
+        }
+      }
+    });
+
+    assertNull(fiber.failure(), () -> "the session failed: " + fiber.failure());
+    assertEquals("0:" + LINES + ":" + (LINES * "session 0 line 0".length()), fiber.value());
+    assertEquals(LINES, registered.size(), "one registration per line read");
+    Set<Runnable> distinct = Collections.newSetFromMap(new IdentityHashMap<>());
+    distinct.addAll(registered);
+    assertEquals(objects, distinct.size(), "distinct wake-up objects among the registrations");
+    assertEquals(timed ? registered : List.of(), armed, "the waits armed with the timer, in order");
+  }
+
+  /** A transport whose every read waits once through its registration, then echoes the last line written. */
+  private static final class WaitingEcho implements Connector {
+    private final List<Runnable> registered;
+    private final boolean releasing;
+    private final long timeoutNanos;
+
+    WaitingEcho(List<Runnable> registered, boolean releasing, long timeoutNanos) {
+      this.registered = registered;
+      this.releasing = releasing;
+      this.timeoutNanos = timeoutNanos;
+    }
+
+    @Override
+    public Transport connect(SocketAddress remote, Timeout timeout) {
+      return new Echo();
+    }
+
+    @Override
+    public void close() {}
+
+    private final class Echo implements Transport {
+      private String last;
+
+      @continuable
+      private String awaitLine() throws IOException {
+        // The test runs each wake-up once, and a releasing registration holds nothing after it.
+        WaitRegistration registration = releasing
+            ? (ReleasingRegistration) registered::add : (WaitRegistration) registered::add;
+        Suspend.await(registration, timeoutNanos);
+        return last;
+      }
+
+      @Override
+      @continuable
+      public String readLine(int limit) throws IOException {
+        return awaitLine();
+      }
+
+      @Override
+      @continuable
+      public String readLineStrict(int limit) throws IOException {
+        return awaitLine();
+      }
+
+      @Override public String readLine(int limit, Charset charset) { throw new UnsupportedOperationException(); }
+      @Override public String readLineStrict(int limit, Charset charset) { throw new UnsupportedOperationException(); }
+      @Override public void readFully(byte[] dst, int offset, int length) { throw new UnsupportedOperationException(); }
+      @Override public byte[] readBytes(int byteCount) { throw new UnsupportedOperationException(); }
+      @Override public int read(byte[] dst, int offset, int length) { throw new UnsupportedOperationException(); }
+      @Override public void write(byte[] src, int offset, int length) { throw new UnsupportedOperationException(); }
+      @Override public void write(byte[] src) { throw new UnsupportedOperationException(); }
+      @Override public void write(String text) { throw new UnsupportedOperationException(); }
+      @Override public void write(String text, Charset charset) { throw new UnsupportedOperationException(); }
+
+      @Override
+      public void writeLine(String line) {
+        last = line;
+      }
+
+      @Override public void flush() {}
+      @Override public void startTls(TlsSettings settings) { throw new IllegalStateException("no TLS here"); }
+      @Override public Optional<SSLSession> tlsSession() { return Optional.empty(); }
+      @Override public Timeout timeout() { return Timeout.NONE; }
+      @Override public void timeout(Timeout timeout) {}
+      @Override public boolean isOpen() { return true; }
+      @Override public void close() {}
+    }
+  }
+}
