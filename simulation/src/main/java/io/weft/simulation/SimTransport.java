@@ -17,7 +17,6 @@ import java.net.SocketAddress;
 import java.net.SocketException;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
 import javax.net.ssl.SSLSession;
@@ -242,12 +241,12 @@ final class SimTransport implements Transport, SuspendingReads.Waiter, Releasing
     try {
       checkReset();
       long wait = VirtualDeadlines.waitNanos(world, timeout, sessionStartNanos, "flush");
-      byte[] bytes = Arrays.copyOf(outbound.array(), outbound.size());
-      outbound.clear();
       if (end.outputShut) {
+        outbound.clear();
         throw new SocketException("Socket output is shutdown");
       }
-      net.send(end, bytes);
+      net.send(end, outbound.array(), outbound.size());
+      outbound.clear();
       long start = world.nanoTime();
       while (!end.windowOpen()) {
         long left = wait == Long.MAX_VALUE ? wait : wait - (world.nanoTime() - start);
