@@ -89,10 +89,12 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
   private ResumeParameter resumeWith;
   private volatile Wait currentWait;
   /**
-   * A driven scheduler's fiber: the wait its timed waits on a {@link ReleasingRegistration} take
-   * over one after the other (see {@link #newWait}); null until the first such wait.
+   * A driven scheduler's fiber: the wait that its waits on a {@link ReleasingRegistration} take
+   * over one after the other (see {@link #newWait}), one for timed waits and one for waits
+   * without a timeout; null until the first such wait.
    */
-  private Wait reusableWait;
+  private Wait reusableTimed;
+  private Wait reusableUntimed;
   /** Waits this fiber suspended on, and of those the ones it resumed at: the suspend token. */
   private int suspended;
   private int resumedAt;
@@ -178,28 +180,34 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
   }
 
   /**
-   * The wait for a new {@link #arm}: a new one, or under a driven scheduler the fiber's reusable
-   * one, when no one can still run it. A wait's object is the wake-up its registration holds and
-   * what the timer times out, so it is reused only when both let go of it when it ended: the
-   * registration by its contract ({@link ReleasingRegistration}; and only such registrations
-   * ever held this object), the driven scheduler's timer by timing a wait out at its latest arm
-   * ({@code WaitTimeouts}), which a timed wait always makes (a poll, timeout 0, never reuses: it is
-   * not armed, and its registration may keep the wake-up). On the scheduler's one thread no
-   * late waker can race the reuse. One object less per wait, and no new object for the
-   * collector to copy while the session waits.
+   * The wait for a new {@link #arm}: a new one, or under a driven scheduler one of the fiber's
+   * reusable ones, when no one can still run it. A wait's object is the wake-up its registration
+   * holds and what the timer times out, so it is reused only when both let go of it when it
+   * ended: the registration by its contract ({@link ReleasingRegistration}; and only such
+   * registrations ever held this object), the driven scheduler's timer by timing a wait out at
+   * its latest arm ({@code WaitTimeouts}), which a timed wait always makes. A wait without a
+   * timeout makes no arm, so it never takes over an object the timer has seen (an event of the
+   * timer may still come for it): such waits share an object of their own. A poll (timeout 0)
+   * never reuses: its registration may keep the wake-up. On the scheduler's one thread no late
+   * waker can race the reuse. One object less per wait, and no new object for the collector to
+   * copy while the session waits.
    */
   private Wait newWait(WaitRegistration registration, long timeoutNanos) {
-    if (timeoutNanos == Deadlines.FOREVER || timeoutNanos == 0L || !(registration instanceof ReleasingRegistration)
-        || !scheduler.isDriven()) {
+    if (timeoutNanos == 0L || !(registration instanceof ReleasingRegistration) || !scheduler.isDriven()) {
       return new Wait(this);
     }
-    Wait wait = reusableWait;
+    boolean timed = timeoutNanos != Deadlines.FOREVER;
+    Wait wait = timed ? reusableTimed : reusableUntimed;
     if (wait != null && wait.isOver()) {
       wait.rearm();
       return wait;
     }
     wait = new Wait(this);
-    reusableWait = wait;
+    if (timed) {
+      reusableTimed = wait;
+    } else {
+      reusableUntimed = wait;
+    }
     return wait;
   }
 
@@ -498,7 +506,8 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
       state = DONE;
       continuation = null;
       currentWait = null;
-      reusableWait = null;
+      reusableTimed = null;
+      reusableUntimed = null;
       WaitTimer.Slot slot = timeoutSlot;
       timeoutSlot = null;
       try {

@@ -7,9 +7,10 @@ package io.weft.continuations.runtime.spi;
  * that drives the scheduler, while a session's slice runs.
  *
  * <p>The same {@link SessionWait} can be armed again, for a later wait of its session, once the
- * wait it stood for has ended (see {@link ReleasingRegistration}); only a wait with a timeout is
- * handed an earlier wait's object, so every such reuse comes through {@link #arm}. A timer that
- * keeps a wait must therefore time it out at the deadline of its latest arm, not an earlier one.
+ * wait it stood for has ended (see {@link ReleasingRegistration}); a wait with a timeout is
+ * handed only the object of an earlier wait with a timeout, so every reuse of an object this
+ * timer has seen comes through {@link #arm}. A timer that keeps a wait must therefore time it
+ * out at the deadline of its latest arm, not an earlier one.
  */
 @FunctionalInterface
 public interface WaitTimeouts {

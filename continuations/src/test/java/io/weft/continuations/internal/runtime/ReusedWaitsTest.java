@@ -1,6 +1,7 @@
 package io.weft.continuations.internal.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.weft.continuations.ContinuationClassLoader;
@@ -31,19 +32,26 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * A driven scheduler's session hands its timed waits on a {@link ReleasingRegistration} one
- * wake-up object, armed again for each wait; every other wait (a registration that may keep its
- * wake-up, a wait without a timeout) gets a new one, as under any other scheduler. Either way
- * every wait is armed with the timer and the session runs to its end.
+ * A driven scheduler's session hands its waits on a {@link ReleasingRegistration} one wake-up
+ * object, armed again for each wait: one for its timed waits and another for its waits without a
+ * timeout, so that the timer never sees an object that a wait without a timeout takes over (it
+ * would time that wait out at the earlier wait's deadline). A registration that may keep its
+ * wake-up gets a new object every time, as under any other scheduler. Either way every timed wait
+ * is armed with the timer and the session runs to its end.
  */
 class ReusedWaitsTest {
   private static final String CLIENT = "io.weft.continuations.testclient";
   private static final int LINES = 5;
 
-  @ParameterizedTest(name = "releasing={0}, timed={1}: {2} wake-up objects")
-  @CsvSource({"true, true, 1", "false, true, 5", "true, false, 5"})
-  void wakeUpObjectsForFiveWaits(boolean releasing, boolean timed, int objects) throws Exception {
-    long timeoutNanos = timed ? TimeUnit.SECONDS.toNanos(30) : Deadlines.FOREVER;
+  @ParameterizedTest(name = "releasing={0}, timeouts {1}: {2} wake-up objects")
+  @CsvSource({"true, timed, 1", "true, forever, 1", "true, alternating, 2",
+      "false, timed, 5", "false, forever, 5", "false, alternating, 5"})
+  void wakeUpObjectsForFiveWaits(boolean releasing, String timeouts, int objects) throws Exception {
+    long[] timeoutNanos = new long[LINES];
+    for (int i = 0; i < LINES; i++) {
+      boolean timed = timeouts.equals("timed") || (timeouts.equals("alternating") && i % 2 == 0);
+      timeoutNanos[i] = timed ? TimeUnit.SECONDS.toNanos(30) : Deadlines.FOREVER;
+    }
     List<Runnable> registered = new ArrayList<>();
     List<Object> armed = new ArrayList<>();
     Scheduler scheduler = Scheduler.driven((wait, nanos) -> armed.add(wait));
@@ -70,16 +78,28 @@ class ReusedWaitsTest {
     Set<Runnable> distinct = Collections.newSetFromMap(new IdentityHashMap<>());
     distinct.addAll(registered);
     assertEquals(objects, distinct.size(), "distinct wake-up objects among the registrations");
-    assertEquals(timed ? registered : List.of(), armed, "the waits armed with the timer, in order");
+    List<Runnable> timed = new ArrayList<>();
+    Set<Runnable> untimed = Collections.newSetFromMap(new IdentityHashMap<>());
+    for (int i = 0; i < LINES; i++) {
+      if (timeoutNanos[i] != Deadlines.FOREVER) {
+        timed.add(registered.get(i));
+      } else {
+        untimed.add(registered.get(i));
+      }
+    }
+    assertEquals(timed, armed, "the timed waits, armed with the timer in order");
+    for (Object wait : armed) {
+      assertFalse(untimed.contains(wait), "a wait without a timeout took over an object the timer has seen");
+    }
   }
 
   /** A transport whose every read waits once through its registration, then echoes the last line written. */
   private static final class WaitingEcho implements Connector {
     private final List<Runnable> registered;
     private final boolean releasing;
-    private final long timeoutNanos;
+    private final long[] timeoutNanos;
 
-    WaitingEcho(List<Runnable> registered, boolean releasing, long timeoutNanos) {
+    WaitingEcho(List<Runnable> registered, boolean releasing, long[] timeoutNanos) {
       this.registered = registered;
       this.releasing = releasing;
       this.timeoutNanos = timeoutNanos;
@@ -101,7 +121,7 @@ class ReusedWaitsTest {
         // The test runs each wake-up once, and a releasing registration holds nothing after it.
         WaitRegistration registration = releasing
             ? (ReleasingRegistration) registered::add : (WaitRegistration) registered::add;
-        Suspend.await(registration, timeoutNanos);
+        Suspend.await(registration, timeoutNanos[registered.size()]);
         return last;
       }
 
