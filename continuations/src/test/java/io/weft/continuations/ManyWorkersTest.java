@@ -23,15 +23,9 @@ class ManyWorkersTest {
     int sessions = 400;
     int lines = 100;
     try (YieldingConnector connector = new YieldingConnector();
-         SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(4)).connector(connector)
-             .address(InetSocketAddress.createUnresolved("yield", 1)).timeout(Timeout.NONE)
-             .instrument(SessionRunnerTest.CLIENT).build()) {
+         SessionRunner runner = runner(connector, Mode.continuations(4))) {
       for (int round = 0; round < 3; round++) {
-        RunResult<String> result = runner.run(LineTesterTask.class, sessions, lines);
-        assertTrue(result.allSucceeded(), result.failures().toString());
-        for (Outcome<String> outcome : result.outcomes()) {
-          assertTrue(outcome.value().startsWith(outcome.index() + ":" + lines + ":"), outcome.value());
-        }
+        runAndCheckEchoes(runner, sessions, lines);
         List<String> left = Thread.getAllStackTraces().keySet().stream()
             .filter(Thread::isAlive).map(Thread::getName)
             .filter(n -> n.startsWith("weft-worker-") || n.equals("weft-timer"))
@@ -50,16 +44,26 @@ class ManyWorkersTest {
     int sessions = 200;
     int lines = 50;
     try (YieldingConnector connector = new YieldingConnector(2, TimeUnit.MICROSECONDS.toNanos(1));
-         SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(2)).connector(connector)
-             .address(InetSocketAddress.createUnresolved("yield", 1)).timeout(Timeout.NONE)
-             .instrument(SessionRunnerTest.CLIENT).build()) {
+         SessionRunner runner = runner(connector, Mode.continuations(2))) {
       for (int round = 0; round < 3; round++) {
-        RunResult<String> result = runner.run(LineTesterTask.class, sessions, lines);
-        assertTrue(result.allSucceeded(), result.failures().toString());
-        for (Outcome<String> outcome : result.outcomes()) {
-          assertTrue(outcome.value().startsWith(outcome.index() + ":" + lines + ":"), outcome.value());
-        }
+        runAndCheckEchoes(runner, sessions, lines);
       }
+    }
+  }
+
+  private static SessionRunner runner(YieldingConnector connector, Mode mode) {
+    return SessionRunner.builder().mode(mode).connector(connector)
+        .address(InetSocketAddress.createUnresolved("yield", 1)).timeout(Timeout.NONE)
+        .instrument(SessionRunnerTest.CLIENT).build();
+  }
+
+  /** Every session succeeded and echoed its own lines (a mixed-up resume echoes another's). */
+  private static void runAndCheckEchoes(SessionRunner runner, int sessions, int lines)
+      throws InterruptedException {
+    RunResult<String> result = runner.run(LineTesterTask.class, sessions, lines);
+    assertTrue(result.allSucceeded(), result.failures().toString());
+    for (Outcome<String> outcome : result.outcomes()) {
+      assertTrue(outcome.value().startsWith(outcome.index() + ":" + lines + ":"), outcome.value());
     }
   }
 }

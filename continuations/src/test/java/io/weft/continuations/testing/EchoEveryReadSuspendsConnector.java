@@ -4,18 +4,14 @@ import io.weft.continuations.internal.runtime.Wait;
 import io.weft.continuations.spi.Suspend;
 import io.weft.continuations.spi.SuspendingConnector;
 import io.weft.transport.Timeout;
-import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
 import io.weft.transport.spi.Deadlines;
 import java.io.IOException;
 import java.net.SocketAddress;
-import java.nio.charset.Charset;
 import java.util.ArrayDeque;
-import java.util.Optional;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
-import javax.net.ssl.SSLSession;
 import org.apache.commons.javaflow.api.continuable;
 
 /**
@@ -72,7 +68,7 @@ public final class EchoEveryReadSuspendsConnector implements SuspendingConnector
     waker.interrupt();
   }
 
-  final class EchoTransport implements Transport {
+  final class EchoTransport extends LinesOnlyTransport {
     private final ArrayDeque<String> lines = new ArrayDeque<>();
     private boolean closed;
 
@@ -93,16 +89,6 @@ public final class EchoEveryReadSuspendsConnector implements SuspendingConnector
       return readLine(limit);
     }
 
-    @Override public String readLine(int limit, Charset charset) { throw new UnsupportedOperationException(); }
-    @Override public String readLineStrict(int limit, Charset charset) { throw new UnsupportedOperationException(); }
-    @Override public void readFully(byte[] dst, int offset, int length) { throw new UnsupportedOperationException(); }
-    @Override public byte[] readBytes(int byteCount) { throw new UnsupportedOperationException(); }
-    @Override public int read(byte[] dst, int offset, int length) { throw new UnsupportedOperationException(); }
-    @Override public void write(byte[] src, int offset, int length) { throw new UnsupportedOperationException(); }
-    @Override public void write(byte[] src) { throw new UnsupportedOperationException(); }
-    @Override public void write(String text) { throw new UnsupportedOperationException(); }
-    @Override public void write(String text, Charset charset) { throw new UnsupportedOperationException(); }
-
     @Override
     public void writeLine(String line) throws IOException {
       if (closed) {
@@ -110,12 +96,6 @@ public final class EchoEveryReadSuspendsConnector implements SuspendingConnector
       }
       lines.add(line);
     }
-
-    @Override public void flush() {}
-    @Override public void startTls(TlsSettings settings) { throw new IllegalStateException("no TLS here"); }
-    @Override public Optional<SSLSession> tlsSession() { return Optional.empty(); }
-    @Override public Timeout timeout() { return Timeout.NONE; }
-    @Override public void timeout(Timeout timeout) {}
 
     @Override
     public boolean isOpen() {

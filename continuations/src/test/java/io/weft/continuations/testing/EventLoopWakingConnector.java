@@ -4,21 +4,17 @@ import io.weft.continuations.spi.EventLoopThread;
 import io.weft.continuations.spi.Suspend;
 import io.weft.continuations.spi.SuspendingConnector;
 import io.weft.transport.Timeout;
-import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import io.weft.transport.spi.Deadlines;
 import java.io.IOException;
 import java.net.SocketAddress;
-import java.nio.charset.Charset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import javax.net.ssl.SSLSession;
 import org.apache.commons.javaflow.api.continuable;
 
 /**
@@ -95,7 +91,7 @@ public final class EventLoopWakingConnector implements SuspendingConnector {
     }
   }
 
-  final class WakingTransport implements Transport {
+  final class WakingTransport extends LinesOnlyTransport {
     private final AtomicReference<Thread> owner = new AtomicReference<>();
     private String last;
 
@@ -137,29 +133,11 @@ public final class EventLoopWakingConnector implements SuspendingConnector {
       return read();
     }
 
-    @Override public String readLine(int limit, Charset charset) { throw new UnsupportedOperationException(); }
-    @Override public String readLineStrict(int limit, Charset charset) { throw new UnsupportedOperationException(); }
-    @Override public void readFully(byte[] dst, int offset, int length) { throw new UnsupportedOperationException(); }
-    @Override public byte[] readBytes(int byteCount) { throw new UnsupportedOperationException(); }
-    @Override public int read(byte[] dst, int offset, int length) { throw new UnsupportedOperationException(); }
-    @Override public void write(byte[] src, int offset, int length) { throw new UnsupportedOperationException(); }
-    @Override public void write(byte[] src) { throw new UnsupportedOperationException(); }
-    @Override public void write(String text) { throw new UnsupportedOperationException(); }
-    @Override public void write(String text, Charset charset) { throw new UnsupportedOperationException(); }
-
     @Override
     public void writeLine(String line) {
       // The session's first action on this transport: from here it owns it until it suspends.
       owner.compareAndSet(null, Thread.currentThread());
       last = line;
     }
-
-    @Override public void flush() {}
-    @Override public void startTls(TlsSettings settings) { throw new IllegalStateException("no TLS here"); }
-    @Override public Optional<SSLSession> tlsSession() { return Optional.empty(); }
-    @Override public Timeout timeout() { return Timeout.NONE; }
-    @Override public void timeout(Timeout timeout) {}
-    @Override public boolean isOpen() { return true; }
-    @Override public void close() {}
   }
 }

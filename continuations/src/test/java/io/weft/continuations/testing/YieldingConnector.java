@@ -4,17 +4,13 @@ import io.weft.continuations.spi.Suspend;
 import io.weft.continuations.spi.SuspendingConnector;
 import io.weft.continuations.spi.WaitRegistration;
 import io.weft.transport.Timeout;
-import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import io.weft.transport.spi.Deadlines;
 import java.io.IOException;
 import java.net.SocketAddress;
-import java.nio.charset.Charset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.LinkedBlockingQueue;
-import javax.net.ssl.SSLSession;
 import org.apache.commons.javaflow.api.continuable;
 
 /**
@@ -76,7 +72,7 @@ public final class YieldingConnector implements SuspendingConnector {
     wakers.forEach(Thread::interrupt);
   }
 
-  final class YieldingTransport implements Transport {
+  final class YieldingTransport extends LinesOnlyTransport {
     private String last;
 
     @Override
@@ -93,27 +89,9 @@ public final class YieldingConnector implements SuspendingConnector {
       return last;
     }
 
-    @Override public String readLine(int limit, Charset charset) { throw new UnsupportedOperationException(); }
-    @Override public String readLineStrict(int limit, Charset charset) { throw new UnsupportedOperationException(); }
-    @Override public void readFully(byte[] dst, int offset, int length) { throw new UnsupportedOperationException(); }
-    @Override public byte[] readBytes(int byteCount) { throw new UnsupportedOperationException(); }
-    @Override public int read(byte[] dst, int offset, int length) { throw new UnsupportedOperationException(); }
-    @Override public void write(byte[] src, int offset, int length) { throw new UnsupportedOperationException(); }
-    @Override public void write(byte[] src) { throw new UnsupportedOperationException(); }
-    @Override public void write(String text) { throw new UnsupportedOperationException(); }
-    @Override public void write(String text, Charset charset) { throw new UnsupportedOperationException(); }
-
     @Override
     public void writeLine(String line) {
       last = line;
     }
-
-    @Override public void flush() {}
-    @Override public void startTls(TlsSettings settings) { throw new IllegalStateException("no TLS here"); }
-    @Override public Optional<SSLSession> tlsSession() { return Optional.empty(); }
-    @Override public Timeout timeout() { return Timeout.NONE; }
-    @Override public void timeout(Timeout timeout) {}
-    @Override public boolean isOpen() { return true; }
-    @Override public void close() {}
   }
 }

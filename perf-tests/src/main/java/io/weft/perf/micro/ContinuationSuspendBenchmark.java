@@ -61,6 +61,16 @@ public class ContinuationSuspendBenchmark extends AbstractMicrobenchmark {
   @Param({"false"})
   public boolean threadLocal;
 
+  /**
+   * true: each of the {@code depth} frames calls the next through an interface of the task's
+   * ({@code Turns}) rather than a private method, so every resume dispatches a virtual
+   * call again: the figure includes the resume-time check that the object called is the one the
+   * frame saved and that the method it reaches was rewritten. Not in the default set: run with
+   * {@code -p throughInterface=false,true} to compare.
+   */
+  @Param({"false"})
+  public boolean throughInterface;
+
   private ContinuationPingPong pair;
   private SessionRunner runner;
   private Thread runThread;
@@ -82,7 +92,8 @@ public class ContinuationSuspendBenchmark extends AbstractMicrobenchmark {
     long waitNanos = waitTimeoutMs == 0L ? Deadlines.FOREVER : TimeUnit.MILLISECONDS.toNanos(waitTimeoutMs);
     runThread = new Thread(() -> {
       try {
-        result = runner.run(PingPongTask.class, 2, pair, depth, waitNanos, synchronizedWait, threadLocal);
+        result = runner.run(PingPongTask.class, 2, pair, depth, waitNanos, synchronizedWait, threadLocal,
+            throughInterface);
         pair.ended(result.allSucceeded() ? "both sessions returned" : "failed: " + result.failures());
       } catch (Throwable t) {
         runFailure = t;

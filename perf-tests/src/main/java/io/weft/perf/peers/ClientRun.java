@@ -3,8 +3,8 @@ package io.weft.perf.peers;
 import org.HdrHistogram.Histogram;
 
 /**
- * What one client's run did: round trips completed, sessions that failed (with the first
- * failure), the wall time from the first session's start to the last one's end, and either the
+ * What one client's run did: round trips completed, sessions that failed (with what they failed
+ * with, how many of each, and the first), the wall time from the first session's start to the last one's end, and either the
  * round-trip latency histogram (in-process clients) or the figures an external client reports
  * about itself (null where not known).
  */

@@ -69,7 +69,7 @@ final class NettyCallbackClient implements PeerClient {
     });
     run.sessions.await(workload.timeoutNanos, TimeUnit.NANOSECONDS);
     long wall = System.nanoTime() - start;
-    return ClientRun.inProcess(run.sessions.failed(), run.sessions.firstFailure(), wall, run.roundTrips.interval());
+    return ClientRun.inProcess(run.sessions.failed(), run.sessions.failureSummary(), wall, run.roundTrips.interval());
   }
 
   /** On the event loop: connects the next session, if any is left. */

@@ -144,10 +144,11 @@ public final class PeersBenchmark implements Callable<Integer> {
     List<PeerClient> chosen = new ArrayList<>();
     List<PeersRow> rows = new ArrayList<>();
     Map<String, String> environment = new LinkedHashMap<>();
-    // Every session of a run may still be connected while the next connects: room for both. The
-    // accept queue as deep as the kernel allows (Redis's default, 511, drops N=10,000's connects).
+    // Every session of a run may still be connected, as the server counts, while the next
+    // connects: room for both, and for the INCR counter's own connection. The accept queue as
+    // deep as the kernel allows (Redis's default, 511, drops N=10,000's connects).
     int backlog = CostMeter.somaxconn();
-    List<String> redisOptions = List.of("--maxclients", Integer.toString(Math.max(maxN * 2, 128)),
+    List<String> redisOptions = List.of("--maxclients", Integer.toString(Math.max(maxN * 2 + 1, 128)),
         "--tcp-backlog", Integer.toString(backlog));
     try (RedisServerProcess redis = RedisServerProcess.start(binary, redisOptions);
          ServerIncrCounter counter = new ServerIncrCounter(redis.address());

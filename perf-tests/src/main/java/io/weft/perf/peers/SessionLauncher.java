@@ -3,19 +3,18 @@ package io.weft.perf.peers;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The hand-written clients' session bookkeeping: hands out session numbers (N at the start,
  * then one for each session that ends, so N stay in flight until none are left), counts the
- * ended sessions and keeps the failed ones' count and the first failure. Thread-safe.
+ * ended sessions and keeps the failed ones' count and what they failed with. Thread-safe.
  */
 final class SessionLauncher {
   private final int total;
   private final AtomicInteger next = new AtomicInteger();
   private final CountDownLatch ended;
   private final AtomicInteger failed = new AtomicInteger();
-  private final AtomicReference<String> firstFailure = new AtomicReference<>();
+  private final FailureKinds failures = new FailureKinds();
 
   SessionLauncher(int total) {
     this.total = total;
@@ -32,7 +31,7 @@ final class SessionLauncher {
   void ended(int session, Throwable failure) {
     if (failure != null) {
       failed.incrementAndGet();
-      firstFailure.compareAndSet(null, "session " + session + ": " + failure);
+      failures.add(session, failure);
     }
     ended.countDown();
   }
@@ -47,7 +46,7 @@ final class SessionLauncher {
     }
     long missing = ended.getCount();
     failed.addAndGet((int) missing);
-    firstFailure.compareAndSet(null, missing + " sessions still running after " + unit.toMillis(timeout) + " ms");
+    failures.addUnended(missing, "still running after " + unit.toMillis(timeout) + " ms");
     return false;
   }
 
@@ -55,7 +54,8 @@ final class SessionLauncher {
     return failed.get();
   }
 
-  String firstFailure() {
-    return firstFailure.get();
+  /** What the failed sessions failed with, how many of each; null if none failed. */
+  String failureSummary() {
+    return failures.summary();
   }
 }

@@ -47,7 +47,7 @@ final class SocketVirtualThreadClient implements PeerClient {
     }
     sessions.await(workload.timeoutNanos, TimeUnit.NANOSECONDS);
     long wall = System.nanoTime() - start;
-    return ClientRun.inProcess(sessions.failed(), sessions.firstFailure(), wall, roundTrips.interval());
+    return ClientRun.inProcess(sessions.failed(), sessions.failureSummary(), wall, roundTrips.interval());
   }
 
   private static void startNext(PeerWorkload workload, SessionLauncher sessions, RoundTrips roundTrips) {

@@ -109,17 +109,16 @@ final class WeftRunnerClient implements PeerClient {
         workload.requestsPerSession, workload.keys, roundTrips);
     long wall = System.nanoTime() - start;
     int failed = 0;
-    String firstFailure = null;
+    FailureKinds failures = new FailureKinds();
     for (Outcome<Integer> o : result.outcomes()) {
       if (o.status() != Outcome.Status.SUCCEEDED
           || !Integer.valueOf(workload.requestsPerSession).equals(o.value())) {
         failed++;
-        if (firstFailure == null) {
-          firstFailure = "session " + o.index() + ": " + (o.failure() != null ? o.failure() : o.status());
-        }
+        failures.add(o.index(), o.failure() != null ? o.failure()
+            : o.status() == Outcome.Status.SUCCEEDED ? "succeeded with " + o.value() + " round trips" : o.status());
       }
     }
-    return ClientRun.inProcess(failed, firstFailure, wall, roundTrips.interval());
+    return ClientRun.inProcess(failed, failures.summary(), wall, roundTrips.interval());
   }
 
   private SessionRunner runner(PeerWorkload workload) {

@@ -34,6 +34,7 @@ import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLSession;
 import javax.net.ssl.SSLSocket;
 
@@ -60,6 +61,15 @@ import javax.net.ssl.SSLSocket;
  */
 public final class SocketTransport implements Transport, ReplyTiming {
   private static final int READ_CHUNK = 8 * 1024;
+  /**
+   * The longest one socket read blocks before it looks whether its transport was closed. A close
+   * normally ends a blocked read at once (the JDK signals the reader), but a close that fails half
+   * way does not: when the heap runs out inside the JDK's socket close, after it has marked the
+   * socket closing and before it signals the reader, the read stays blocked and every later close
+   * returns at once. So a read waits in slices of this length; a read's timeout is unchanged (the
+   * slices add up to it), and a read with data to come pays nothing.
+   */
+  static final long READ_SLICE_NANOS = TimeUnit.SECONDS.toNanos(5);
 
   /** The plain socket, or the TLS socket layered over it once upgraded (closing it closes both). */
   private volatile Socket socket;
@@ -82,6 +92,10 @@ public final class SocketTransport implements Transport, ReplyTiming {
   private volatile String closedBecause;
   /** True once the socket itself is closed; {@link #closedBecause} is set first. */
   private volatile boolean socketClosed;
+  /** {@link #READ_SLICE_NANOS}, shorter in tests. */
+  long readSliceNanos = READ_SLICE_NANOS;
+  /** Read slices that ended with nothing read (for tests: a read in its third slice has seen two). */
+  volatile int emptyReadSlices;
 
   SocketTransport(Socket socket, Timeout timeout, long sessionStartNanos, SocketConnector owner)
       throws IOException {
@@ -231,21 +245,33 @@ public final class SocketTransport implements Transport, ReplyTiming {
       } catch (TransportTimeoutException e) {
         throw Deadlines.readTimedOut(timeout, sessionStartNanos, 0L, awaited, inbound.describeUnread());
       }
-      try {
-        socket.setSoTimeout(Deadlines.toSoTimeoutMillis(wait));
-        if (inbound.readFrom(in, READ_CHUNK) > 0) {
-          replies.arrived();
+      long end = wait == Deadlines.FOREVER ? 0L : System.nanoTime() + wait;
+      for (;;) {
+        long left = wait == Deadlines.FOREVER ? Deadlines.FOREVER : Math.max(1L, end - System.nanoTime());
+        boolean lastSlice = left != Deadlines.FOREVER && left <= readSliceNanos;
+        try {
+          socket.setSoTimeout(Deadlines.toSoTimeoutMillis(lastSlice ? left : readSliceNanos));
+          if (inbound.readFrom(in, READ_CHUNK) > 0) {
+            replies.arrived();
+          }
+          return;
+        } catch (SocketTimeoutException e) {
+          if (closedBecause != null) {
+            throw new TransportClosedException("transport closed during read: " + closedBecause, e);
+          }
+          if (lastSlice) {
+            TransportTimeoutException t =
+                Deadlines.readTimedOut(timeout, sessionStartNanos, wait, awaited, inbound.describeUnread());
+            t.initCause(e);
+            throw t;
+          }
+          emptyReadSlices++;
+        } catch (SocketException e) {
+          if (closedBecause != null) {
+            throw new TransportClosedException("transport closed during read: " + closedBecause, e);
+          }
+          throw e;
         }
-      } catch (SocketTimeoutException e) {
-        TransportTimeoutException t =
-            Deadlines.readTimedOut(timeout, sessionStartNanos, wait, awaited, inbound.describeUnread());
-        t.initCause(e);
-        throw t;
-      } catch (SocketException e) {
-        if (closedBecause != null) {
-          throw new TransportClosedException("transport closed during read: " + closedBecause, e);
-        }
-        throw e;
       }
     }
 

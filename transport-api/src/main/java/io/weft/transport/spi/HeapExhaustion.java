@@ -113,6 +113,9 @@ public final class HeapExhaustion {
     reserve = null;
     Consumer<String>[] told = watchers;
     for (int i = 0; i < told.length; i++) {
+      if (told[i] == null) {
+        continue;
+      }
       try {
         told[i].accept(reason);
       } catch (RuntimeException | Error e) {
@@ -159,9 +162,15 @@ public final class HeapExhaustion {
     Consumer<String>[] now = watchers;
     for (int i = 0; i < now.length; i++) {
       if (now[i] == onExhausted) {
-        Consumer<String>[] less = Arrays.copyOf(now, now.length - 1);
-        System.arraycopy(now, i + 1, less, i, now.length - i - 1);
-        watchers = less;
+        try {
+          Consumer<String>[] less = Arrays.copyOf(now, now.length - 1);
+          System.arraycopy(now, i + 1, less, i, now.length - i - 1);
+          watchers = less;
+        } catch (OutOfMemoryError e) {
+          // An aborted run ends here, perhaps with the heap still full: its end must not turn
+          // into this error. The slot is emptied in place instead (exhausted() skips it).
+          now[i] = null;
+        }
         return;
       }
     }

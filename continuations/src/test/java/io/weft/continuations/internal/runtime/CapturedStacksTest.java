@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.weft.continuations.ContinuationClassLoader;
 import io.weft.continuations.spi.Suspend;
 import io.weft.continuations.testclient.LineTesterTask;
+import io.weft.continuations.testing.LinesOnlyTransport;
 import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
-import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import io.weft.transport.spi.Deadlines;
 import java.io.IOException;
@@ -18,12 +18,9 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.nio.charset.Charset;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
-import javax.net.ssl.SSLSession;
 import org.apache.commons.javaflow.api.continuable;
 import org.apache.commons.javaflow.core.StackRecorder;
 import org.junit.jupiter.api.Test;
@@ -92,7 +89,7 @@ class CapturedStacksTest {
     @Override
     public void close() {}
 
-    private final class WakeThenEcho implements Transport {
+    private final class WakeThenEcho extends LinesOnlyTransport {
       private String last;
 
       @Override
@@ -109,28 +106,10 @@ class CapturedStacksTest {
         return last;
       }
 
-      @Override public String readLine(int limit, Charset charset) { throw new UnsupportedOperationException(); }
-      @Override public String readLineStrict(int limit, Charset charset) { throw new UnsupportedOperationException(); }
-      @Override public void readFully(byte[] dst, int offset, int length) { throw new UnsupportedOperationException(); }
-      @Override public byte[] readBytes(int byteCount) { throw new UnsupportedOperationException(); }
-      @Override public int read(byte[] dst, int offset, int length) { throw new UnsupportedOperationException(); }
-      @Override public void write(byte[] src, int offset, int length) { throw new UnsupportedOperationException(); }
-      @Override public void write(byte[] src) { throw new UnsupportedOperationException(); }
-      @Override public void write(String text) { throw new UnsupportedOperationException(); }
-      @Override public void write(String text, Charset charset) { throw new UnsupportedOperationException(); }
-
       @Override
       public void writeLine(String line) {
         last = line;
       }
-
-      @Override public void flush() {}
-      @Override public void startTls(TlsSettings settings) { throw new IllegalStateException("no TLS here"); }
-      @Override public Optional<SSLSession> tlsSession() { return Optional.empty(); }
-      @Override public Timeout timeout() { return Timeout.NONE; }
-      @Override public void timeout(Timeout timeout) {}
-      @Override public boolean isOpen() { return true; }
-      @Override public void close() {}
     }
   }
 }

@@ -12,12 +12,14 @@ import java.io.IOException;
  * Each waits for its turn {@code depth} frames down, through {@link Suspend#await}; the runner
  * loads this class through its continuation class loader, which rewrites every method here.
  */
-public final class PingPongTask implements SessionTask<String> {
+public final class PingPongTask implements SessionTask<String>, Turns {
   private final ContinuationPingPong pair;
   private final int depth;
   private final long waitNanos;
   private final boolean synchronizedWait;
   private final boolean threadLocal;
+  private final boolean throughInterface;
+  private final Turns turns = this;
   private static final ThreadLocal<Integer> WHO = new ThreadLocal<>();
   /** One monitor per session, so a synchronized wait never meets the other session's. */
   private final Object[] monitors = {new Object(), new Object(), new Object()};
@@ -28,14 +30,16 @@ public final class PingPongTask implements SessionTask<String> {
    * @param synchronizedWait true to wait inside a {@code synchronized} block on the session's own
    *     monitor (a session monitor once rewritten, never contended)
    * @param threadLocal true to set a thread-local before each wait and check it after
+   * @param throughInterface true for each frame to call the next through {@link Turns}
    */
   public PingPongTask(ContinuationPingPong pair, Integer depth, Long waitNanos, Boolean synchronizedWait,
-      Boolean threadLocal) {
+      Boolean threadLocal, Boolean throughInterface) {
     this.pair = pair;
     this.depth = depth;
     this.waitNanos = waitNanos;
     this.synchronizedWait = synchronizedWait;
     this.threadLocal = threadLocal;
+    this.throughInterface = throughInterface;
   }
 
   @Override
@@ -68,12 +72,16 @@ public final class PingPongTask implements SessionTask<String> {
   }
 
   /** Suspends {@code frames} frames down until it is {@code who}'s turn; false once stopped. */
-  private boolean awaitTurn(int frames, int who) throws IOException {
+  @Override
+  public boolean awaitTurn(int frames, int who) throws IOException {
     if (frames > 1) {
       // The synchronized wait takes the last frame's place, so the depth is the same. It is a method
       // of its own: one whose region can suspend runs interpreted (the JIT compilers refuse the
       // engine's capture and restore of its monitor), and would slow the plain wait if it were here.
-      return frames == 2 && synchronizedWait ? awaitTurnLocked(who) : awaitTurn(frames - 1, who);
+      if (frames == 2 && synchronizedWait) {
+        return awaitTurnLocked(who);
+      }
+      return throughInterface ? turns.awaitTurn(frames - 1, who) : awaitTurn(frames - 1, who);
     }
     while (pair.turn() != who) {
       if (pair.stopped()) {

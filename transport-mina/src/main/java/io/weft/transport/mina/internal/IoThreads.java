@@ -152,6 +152,25 @@ public final class IoThreads {
   }
 
   /**
+   * Closes {@code session}. Closed from a connector's own thread while it delivers that session's
+   * input (a continuation resumed by its reply that ends there), the socket is closed at once
+   * (see {@link NioProcessor#closeHere}); anywhere else MINA closes it in its processor's next
+   * turn, as {@link IoSession#closeNow()} always does.
+   */
+  public static void close(IoSession session) {
+    Thread t = Thread.currentThread();
+    if (t instanceof MinaIoThread) {
+      MinaIoThread io = (MinaIoThread) t;
+      NioProcessor loop = io.loop;
+      if (io.receiving == session && loop != null && session instanceof NioSession
+          && loop.closeHere((NioSession) session)) {
+        return;
+      }
+    }
+    session.closeNow();
+  }
+
+  /**
    * Hands {@code message} to MINA for {@code session}. Written from a connector's own thread, a
    * processor that is delivering input on that thread skips waking its selector: it flushes in
    * the same turn of its loop anyway (see {@link NioProcessor}).

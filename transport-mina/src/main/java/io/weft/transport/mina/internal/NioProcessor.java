@@ -5,6 +5,7 @@ import java.net.SocketException;
 import java.util.concurrent.Executor;
 import org.apache.mina.core.buffer.IoBuffer;
 import org.apache.mina.core.filterchain.IoFilter;
+import org.apache.mina.core.service.AbstractIoService;
 import org.apache.mina.transport.socket.nio.NioSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -96,6 +97,46 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
       // write() has already reported the failure to the session's state and closed it.
       return 0;
     }
+  }
+
+  /**
+   * Closes {@code session}'s socket now, from this processor's own thread while it delivers the
+   * session's input: the close a continuation makes when its reply ends it there. Returns false,
+   * doing nothing, where it does not apply (another thread, a filter such as TLS on the session,
+   * a write under way, a session already closing); the caller then closes it as MINA does.
+   *
+   * <p>Why: MINA's {@code closeNow()} only queues the session for removal, and its processor
+   * closes the socket at the end of its loop's turn, after every other session it delivers to in
+   * that turn. A runner admits the next session as this one ends, on this thread, and MINA's
+   * connect sends its SYN at once from the calling thread; so without this the server saw the
+   * next connection before this one's FIN, up to a whole turn's worth of sessions more than the
+   * runner's {@code maxInFlight}, and a server that counts its clients (redis-server's
+   * {@code maxclients}) refused connections that Netty's and the socket transport's sessions,
+   * which close their socket inside {@code close()}, never made it refuse.
+   *
+   * <p>How: as MINA's own removal does, on this same thread, only earlier: MINA's close first
+   * (the session marked closing, its queued writes dropped, its removal queued), then this
+   * processor's {@code destroy} (key cancelled, channel closed: the JDK shuts a registered
+   * channel's output at once, so the peer reads end of stream now, and frees the descriptor at
+   * the next select), then the end of the session reported to MINA's listeners and filter chain
+   * (its close future, the handler's {@code sessionClosed}). MINA's removal, later in the turn,
+   * finds the key cancelled and skips the session; reporting its end twice is harmless too, since
+   * MINA reports only a session it still manages.
+   */
+  boolean closeHere(NioSession session) {
+    if (session.isClosing() || session.getCurrentWriteRequest() != null || hasFilter(session)
+        || getState(session) != org.apache.mina.core.session.SessionState.OPENED) {
+      return false;
+    }
+    session.closeNow();
+    try {
+      destroy(session);
+    } catch (Exception e) {
+      // As MINA's removal does with a failure to close: the session is reported ended anyway.
+      LOG.debug("session {}: close failed", session, e);
+    }
+    ((AbstractIoService) session.getService()).getListeners().fireSessionDestroyed(session);
+    return true;
   }
 
   /**

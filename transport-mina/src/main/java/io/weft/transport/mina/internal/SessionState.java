@@ -262,7 +262,7 @@ public final class SessionState extends ConnectionState<IoFuture, ByteBuffer> {
     IoSession s = session;
     session = null;
     if (s != null) {
-      s.closeNow();
+      IoThreads.close(s);
     }
   }
 

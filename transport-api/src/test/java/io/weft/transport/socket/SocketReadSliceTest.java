@@ -1,0 +1,134 @@
+package io.weft.transport.socket;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weft.transport.Timeout;
+import io.weft.transport.TransportClosedException;
+import io.weft.transport.TransportTimeoutException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A socket read waits in slices ({@link SocketTransport#READ_SLICE_NANOS}, 20 ms here), so that a
+ * read whose transport was closed by a close that could not wake it still ends: when the heap runs
+ * out inside the JDK's socket close after it marked the socket closing and before it signalled the
+ * reader, the read stays blocked and every later close returns at once (seen in RunOutOfHeapTest's
+ * THREADS case: two sessions left blocked in a socket read of a run that was aborted). The slices
+ * change nothing else: a read gets data that comes slices later, and its timeout is one wait.
+ */
+class SocketReadSliceTest {
+  private static final long SLICE = TimeUnit.MILLISECONDS.toNanos(20);
+
+  private ServerSocket server;
+  private Socket accepted;
+  private final CompletableFuture<Socket> peer = new CompletableFuture<>();
+
+  @BeforeEach
+  void listen() throws IOException {
+    server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+    Thread acceptor = new Thread(() -> {
+      try {
+        peer.complete(server.accept());
+      } catch (IOException e) {
+        peer.completeExceptionally(e);
+      }
+    }, "slice-test-acceptor");
+    acceptor.setDaemon(true);
+    acceptor.start();
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    server.close();
+    if (accepted != null) {
+      accepted.close();
+    }
+  }
+
+  private SocketTransport transport(Socket socket, Timeout timeout) throws Exception {
+    socket.connect(server.getLocalSocketAddress());
+    accepted = peer.get();
+    SocketTransport transport = new SocketTransport(socket, timeout, System.nanoTime(), null);
+    transport.readSliceNanos = SLICE;
+    return transport;
+  }
+
+  @Test
+  void aLineThatComesSlicesLaterIsRead() throws Exception {
+    SocketTransport transport = transport(new Socket(), Timeout.NONE);
+    CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> {
+      try {
+        return transport.readLine(100);
+      } catch (IOException e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    while (transport.emptyReadSlices < 2) {
+      Thread.onSpinWait();
+    }
+    OutputStream out = accepted.getOutputStream();
+    out.write("late\r\n".getBytes(StandardCharsets.US_ASCII));
+    out.flush();
+    assertEquals("late", line.get());
+    transport.close();
+  }
+
+  @Test
+  void aReadTimeoutLongerThanASliceEndsAsOneWait() throws Exception {
+    SocketTransport transport = transport(new Socket(), Timeout.of(200, TimeUnit.MILLISECONDS));
+    TransportTimeoutException e = assertThrows(TransportTimeoutException.class, () -> transport.readLine(100));
+    assertTrue(e.getMessage().startsWith("read timed out after 200 ms waiting for a line"), e.getMessage());
+    assertTrue(transport.emptyReadSlices >= 1, "slices before the timeout: " + transport.emptyReadSlices);
+  }
+
+  @Test
+  void aReadWhoseCloseCouldNotWakeItEndsAtItsNextSlice() throws Exception {
+    CloseFailsSocket socket = new CloseFailsSocket();
+    SocketTransport transport = transport(socket, Timeout.NONE);
+    CompletableFuture<String> read = CompletableFuture.supplyAsync(() -> {
+      try {
+        return transport.readLine(100);
+      } catch (IOException e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    while (transport.emptyReadSlices < 1) {
+      Thread.onSpinWait();
+    }
+    assertThrows(OutOfMemoryError.class, transport::close);
+    ExecutionException ended = assertThrows(ExecutionException.class, read::get);
+    assertTrue(ended.getCause().getCause() instanceof TransportClosedException, ended.toString());
+    assertEquals("transport closed during read: closed by its owner", ended.getCause().getCause().getMessage());
+    socket.failCloses = false;
+    socket.close();
+  }
+
+  /**
+   * A real loopback socket whose close fails as the JDK's does when the heap runs out half way
+   * through it: nothing signals the blocked reader, and no later close does either.
+   */
+  private static final class CloseFailsSocket extends Socket {
+    volatile boolean failCloses = true;
+
+    @Override
+    public synchronized void close() throws IOException {
+      if (failCloses) {
+        throw new OutOfMemoryError("as the JDK's socket close meets a full heap");
+      }
+      super.close();
+    }
+  }
+}
