@@ -9,24 +9,21 @@ import io.weft.continuations.runtime.spi.ReleasingRegistration;
 import io.weft.continuations.spi.Suspend;
 import io.weft.continuations.spi.WaitRegistration;
 import io.weft.continuations.testclient.LineTesterTask;
+import io.weft.continuations.testing.LinesOnlyTransport;
 import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
-import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import io.weft.transport.spi.Deadlines;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.nio.charset.Charset;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.SSLSession;
 import org.apache.commons.javaflow.api.continuable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -113,7 +110,7 @@ class ReusedWaitsTest {
     @Override
     public void close() {}
 
-    private final class Echo implements Transport {
+    private final class Echo extends LinesOnlyTransport {
       private String last;
 
       @continuable
@@ -137,28 +134,11 @@ class ReusedWaitsTest {
         return awaitLine();
       }
 
-      @Override public String readLine(int limit, Charset charset) { throw new UnsupportedOperationException(); }
-      @Override public String readLineStrict(int limit, Charset charset) { throw new UnsupportedOperationException(); }
-      @Override public void readFully(byte[] dst, int offset, int length) { throw new UnsupportedOperationException(); }
-      @Override public byte[] readBytes(int byteCount) { throw new UnsupportedOperationException(); }
-      @Override public int read(byte[] dst, int offset, int length) { throw new UnsupportedOperationException(); }
-      @Override public void write(byte[] src, int offset, int length) { throw new UnsupportedOperationException(); }
-      @Override public void write(byte[] src) { throw new UnsupportedOperationException(); }
-      @Override public void write(String text) { throw new UnsupportedOperationException(); }
-      @Override public void write(String text, Charset charset) { throw new UnsupportedOperationException(); }
-
       @Override
       public void writeLine(String line) {
         last = line;
       }
 
-      @Override public void flush() {}
-      @Override public void startTls(TlsSettings settings) { throw new IllegalStateException("no TLS here"); }
-      @Override public Optional<SSLSession> tlsSession() { return Optional.empty(); }
-      @Override public Timeout timeout() { return Timeout.NONE; }
-      @Override public void timeout(Timeout timeout) {}
-      @Override public boolean isOpen() { return true; }
-      @Override public void close() {}
     }
   }
 }
