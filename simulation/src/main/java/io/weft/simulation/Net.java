@@ -26,6 +26,10 @@ final class Net {
   private final Map<String, Path> paths = new HashMap<>();
   private final List<Path> pathsInOrder = new ArrayList<>();
   private final Map<String, Listener> listeners = new HashMap<>();
+  private final InFlightBytes inFlight = new InFlightBytes();
+  /** Segments that have arrived, for the next ones to be sent (see {@link Segment}). */
+  private Segment freeSegments;
+  private int freeSegmentCount;
   private long nextConn;
 
   Net(World world, Link defaultLink, Map<String, Link> links) {
@@ -277,28 +281,69 @@ final class Net {
   private static final int FIN = 1;
   private static final int RST = 2;
 
-  private final class Segment extends World.Event {
-    private final Endpoint to;
-    private final int kind;
-    private final byte[] data;
+  /** Empty segments kept for reuse at most (arrivals and sends alternate: a few are enough). */
+  private static final int KEPT_SEGMENTS = 1024;
 
-    Segment(Endpoint to, int kind, byte[] data) {
-      this.to = to;
-      this.kind = kind;
-      this.data = data;
-    }
+  /**
+   * One segment in flight: what it is, for which side, and where its bytes are. Used again once
+   * it has arrived: a segment is one event, taken off the queue once, and nothing keeps it after
+   * it fired; a busy run has about one in flight per session, so a new one per send was one more
+   * object per round trip to allocate, and to copy when in flight across a young collection.
+   */
+  private final class Segment extends World.Event {
+    private Endpoint to;
+    private int kind;
+    private InFlightBytes.Chunk chunk;
+    private int offset;
+    private int length;
+    private Segment nextFree;
 
     @Override
     void fire() {
-      arrived(to, kind, data);
+      Endpoint end = to;
+      int k = kind;
+      InFlightBytes.Chunk c = chunk;
+      int off = offset;
+      int len = length;
+      to = null;
+      chunk = null;
+      if (freeSegmentCount < KEPT_SEGMENTS) {
+        nextFree = freeSegments;
+        freeSegments = this;
+        freeSegmentCount++;
+      }
+      try {
+        arrived(end, k, c, off, len);
+      } finally {
+        if (c != null) {
+          inFlight.release(c);
+        }
+      }
     }
   }
 
-  /** Sends {@code data} (owned from now on) from {@code from} to its peer. */
-  void send(Endpoint from, byte[] data) {
-    from.sent += data.length;
-    world.log.add(world.now(), EventLog.SEND, from.conn, from.side, data.length);
-    transmit(from, DATA, data);
+  private Segment segment(Endpoint to, int kind, InFlightBytes.Chunk chunk, int length) {
+    Segment s = freeSegments;
+    if (s == null) {
+      s = new Segment();
+    } else {
+      freeSegments = s.nextFree;
+      s.nextFree = null;
+      freeSegmentCount--;
+    }
+    s.to = to;
+    s.kind = kind;
+    s.chunk = chunk;
+    s.offset = chunk == null ? 0 : chunk.used - length;
+    s.length = length;
+    return s;
+  }
+
+  /** Sends {@code length} bytes of {@code src} (copied now) from {@code from} to its peer. */
+  void send(Endpoint from, byte[] src, int length) {
+    from.sent += length;
+    world.log.add(world.now(), EventLog.SEND, from.conn, from.side, length);
+    transmit(from, DATA, src, length);
   }
 
   /** Half-closes {@code from}'s sending side: its FIN follows the bytes already sent. */
@@ -307,7 +352,7 @@ final class Net {
       return;
     }
     from.outputShut = true;
-    transmit(from, FIN, null);
+    transmit(from, FIN, null, 0);
   }
 
   /**
@@ -338,34 +383,35 @@ final class Net {
       return;
     }
     from.reset = true;
-    transmit(from, RST, null);
+    transmit(from, RST, null, 0);
     from.wakeReader();
     from.wakeFlusher();
   }
 
-  private void transmit(Endpoint from, int kind, byte[] data) {
+  private void transmit(Endpoint from, int kind, byte[] src, int length) {
     if (from.blackHoled) {
-      world.log.add(world.now(), EventLog.DROP, from.conn, from.side, data == null ? -kind : data.length);
+      world.log.add(world.now(), EventLog.DROP, from.conn, from.side, kind == DATA ? length : -kind);
       return;
     }
-    long arrival = from.path.arrival(world, from.fromA, data == null ? 0 : data.length);
+    long arrival = from.path.arrival(world, from.fromA, length);
     if (arrival < 0L) {
-      world.log.add(world.now(), EventLog.DROP, from.conn, from.side, data == null ? -kind : data.length);
+      world.log.add(world.now(), EventLog.DROP, from.conn, from.side, kind == DATA ? length : -kind);
       return;
     }
     arrival = Math.max(arrival, from.lastArrival);
     from.lastArrival = arrival;
-    world.at(arrival, new Segment(from.peer, kind, data));
+    InFlightBytes.Chunk chunk = kind == DATA ? inFlight.put(src, 0, length) : null;
+    world.at(arrival, segment(from.peer, kind, chunk, length));
   }
 
-  private void arrived(Endpoint to, int kind, byte[] data) {
+  private void arrived(Endpoint to, int kind, InFlightBytes.Chunk chunk, int offset, int length) {
     if (to.reset) {
       return; // a reset connection takes nothing more
     }
     switch (kind) {
       case DATA:
         if (to.closed) {
-          world.log.add(world.now(), EventLog.SEND_TO_CLOSED, to.conn, to.side, data.length);
+          world.log.add(world.now(), EventLog.SEND_TO_CLOSED, to.conn, to.side, length);
           reset(to);
           return;
         }
@@ -374,9 +420,9 @@ final class Net {
           resetBoth(to);
           return;
         }
-        to.inbound.append(data, 0, data.length);
-        to.delivered += data.length;
-        world.log.add(world.now(), EventLog.DELIVER, to.conn, to.side, data.length);
+        to.inbound.append(chunk.bytes, offset, length);
+        to.delivered += length;
+        world.log.add(world.now(), EventLog.DELIVER, to.conn, to.side, length);
         to.wakeReader();
         break;
       case FIN:

@@ -1,8 +1,8 @@
 package io.weft.simulation;
 
+import io.weft.continuations.runtime.spi.ReleasingRegistration;
 import io.weft.continuations.spi.Suspend;
 import io.weft.continuations.spi.SuspendingReads;
-import io.weft.continuations.spi.WaitRegistration;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsHandshakeException;
 import io.weft.transport.TlsSettings;
@@ -17,7 +17,6 @@ import java.net.SocketAddress;
 import java.net.SocketException;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
 import javax.net.ssl.SSLSession;
@@ -34,7 +33,7 @@ import org.apache.commons.javaflow.api.continuable;
  * once at most {@link Endpoint#WINDOW} of what this side sent is unread by the peer, or the peer
  * waits to read: so a flush to a peer that never reads times out, as over TCP.
  */
-final class SimTransport implements Transport, SuspendingReads.Waiter, WaitRegistration {
+final class SimTransport implements Transport, SuspendingReads.Waiter, ReleasingRegistration {
   private final World world;
   private final Net net;
   final Endpoint end;
@@ -127,7 +126,9 @@ final class SimTransport implements Transport, SuspendingReads.Waiter, WaitRegis
   }
 
   // How a read waits: the transport is its own SuspendingReads.Waiter (one object less per
-  // connection), registered as the side's reader, woken by a segment, FIN, reset or close.
+  // connection), registered as the side's reader, woken by a segment, FIN, reset or close. It
+  // holds one wake-up, which a wake clears and which awaitInput clears when the wait times out or
+  // fails: a ReleasingRegistration, so the session's read waits share one wake-up object.
 
   @Override
   @continuable
@@ -240,12 +241,12 @@ final class SimTransport implements Transport, SuspendingReads.Waiter, WaitRegis
     try {
       checkReset();
       long wait = VirtualDeadlines.waitNanos(world, timeout, sessionStartNanos, "flush");
-      byte[] bytes = Arrays.copyOf(outbound.array(), outbound.size());
-      outbound.clear();
       if (end.outputShut) {
+        outbound.clear();
         throw new SocketException("Socket output is shutdown");
       }
-      net.send(end, bytes);
+      net.send(end, outbound.array(), outbound.size());
+      outbound.clear();
       long start = world.nanoTime();
       while (!end.windowOpen()) {
         long left = wait == Long.MAX_VALUE ? wait : wait - (world.nanoTime() - start);

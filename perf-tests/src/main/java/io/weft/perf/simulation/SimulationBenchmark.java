@@ -30,9 +30,15 @@ import java.util.concurrent.TimeUnit;
  *       middle of the run. Target: under 10 s on 2 cores.
  * </ul>
  *
+ * <p>{@code wall} also prints what the run cost besides wall time ({@code cost:} bytes allocated
+ * on the simulation's thread, collections, process CPU time), figures that a loaded machine
+ * barely changes. Its wall figure is meant with the collector that docs/simulation.md recommends
+ * for simulation runs, the throughput collector; the benchmark does not choose one itself: the
+ * target line names the collector the JVM ran with, and a run with another says so.
+ *
  * <pre>
  * java -Xmx3g -cp perf-tests.jar io.weft.perf.simulation.SimulationBenchmark heap
- * java -Xmx3g -cp perf-tests.jar io.weft.perf.simulation.SimulationBenchmark wall
+ * java -Xmx3g -XX:+UseParallelGC -cp perf-tests.jar io.weft.perf.simulation.SimulationBenchmark wall
  * </pre>
  */
 public final class SimulationBenchmark {
@@ -94,17 +100,24 @@ public final class SimulationBenchmark {
         .timeout(Timeout.of(30, TimeUnit.SECONDS))
         .startWithin(1, TimeUnit.SECONDS)
         .build();
+    RunCost cost = RunCost.start();
     SimulationResult<Integer> result = sim.run(RoundTrips.class, sessions, SERVER, 20);
+    cost.stop();
     System.out.println(result.summary());
     double wall = result.wallNanos() / 1e9;
     System.out.printf(Locale.ROOT, "wall: %d sessions x 20 round trips, 50 ms latency, 30 s timeout, partition"
             + " from 1.5 s to 6.5 s: %.2f s wall for %.1f s virtual; %d succeeded%n",
         sessions, wall, result.virtualNanos() / 1e9, result.count(io.weft.continuations.Outcome.Status.SUCCEEDED));
+    System.out.println(cost.describe(sessions));
     System.out.printf(Locale.ROOT, "# load average at the end %.2f%n",
         ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     boolean met = result.allSucceeded() && wall < WALL_TARGET_SECONDS;
     System.out.printf(Locale.ROOT, "# target: simulation of %d sessions x 20 round trips < %.0f s wall: %s (%.2f s, %s)%n",
         sessions, WALL_TARGET_SECONDS, met ? "MET" : "MISSED", wall, collectors());
+    if (!collectors().startsWith("PS ")) {
+      System.out.println("# collector: docs/simulation.md recommends -XX:+UseParallelGC for simulation runs (one"
+          + " thread's batch job); this figure was taken with " + collectors());
+    }
   }
 
   /** The collectors of this JVM, as it names them: which GC the figure was taken with. */

@@ -2,9 +2,7 @@ package io.weft.continuations.internal.runtime;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import org.apache.commons.javaflow.api.Continuation;
 import org.apache.commons.javaflow.core.Stack;
-import org.apache.commons.javaflow.core.StackRecorder;
 
 /**
  * Trims the arrays of a suspended continuation's captured stack to what they hold. JavaFlow's
@@ -24,7 +22,7 @@ import org.apache.commons.javaflow.core.StackRecorder;
  * fields are not the ones of the pinned version, trimming is off and nothing else changes.
  */
 final class CapturedStacks {
-  private static final VarHandle RECORDER;
+  private static final boolean ENABLED;
   private static final VarHandle PSTACK;
   private static final VarHandle OSTACK;
   private static final VarHandle RSTACK;
@@ -33,7 +31,7 @@ final class CapturedStacks {
   private static final VarHandle RTOP;
 
   static {
-    VarHandle recorder = null;
+    boolean found = false;
     VarHandle pstack = null;
     VarHandle ostack = null;
     VarHandle rstack = null;
@@ -41,9 +39,7 @@ final class CapturedStacks {
     VarHandle otop = null;
     VarHandle rtop = null;
     try {
-      MethodHandles.Lookup c = MethodHandles.privateLookupIn(Continuation.class, MethodHandles.lookup());
       MethodHandles.Lookup s = MethodHandles.privateLookupIn(Stack.class, MethodHandles.lookup());
-      recorder = c.findVarHandle(Continuation.class, "stackRecorder", StackRecorder.class);
       pstack = s.findVarHandle(Stack.class, "pstack", long[].class);
       ostack = s.findVarHandle(Stack.class, "ostack", Object[].class);
       rstack = s.findVarHandle(Stack.class, "rstack", Object[].class);
@@ -53,10 +49,11 @@ final class CapturedStacks {
       };
       otop = s.findVarHandle(Stack.class, "oTop", int.class);
       rtop = s.findVarHandle(Stack.class, "rTop", int.class);
+      found = true;
     } catch (ReflectiveOperationException | RuntimeException e) {
-      recorder = null;
+      found = false;
     }
-    RECORDER = recorder;
+    ENABLED = found;
     PSTACK = pstack;
     OSTACK = ostack;
     RSTACK = rstack;
@@ -69,20 +66,19 @@ final class CapturedStacks {
 
   /** True when the fields were found: {@link #trim} does something. */
   static boolean enabled() {
-    return RECORDER != null;
+    return ENABLED;
   }
 
   /**
-   * Trims the arrays of {@code suspended}'s captured stack to what they hold, the reference array
+   * Trims the arrays of the suspended {@code stack} to what they hold, the reference array
    * to one more (see the class javadoc).
    *
    * @return how many of the three arrays were copied: 0 once a wait at the same place trimmed them
    */
-  static int trim(Continuation suspended) {
-    if (RECORDER == null) {
+  static int trim(Stack stack) {
+    if (!ENABLED) {
       return 0;
     }
-    Stack stack = (StackRecorder) RECORDER.get(suspended);
     int copied = 0;
     int p = 0;
     for (VarHandle top : PRIMITIVE_TOPS) {

@@ -2,6 +2,7 @@ package io.weft.continuations.internal.runtime;
 
 import io.weft.continuations.NotInstrumentedError;
 import io.weft.continuations.runtime.spi.DrivenSession;
+import io.weft.continuations.runtime.spi.ReleasingRegistration;
 import io.weft.continuations.spi.SessionCancelledException;
 import io.weft.continuations.spi.SuspendableSession;
 import io.weft.continuations.spi.WaitRegistration;
@@ -15,8 +16,9 @@ import java.lang.invoke.VarHandle;
 import java.net.SocketAddress;
 import java.util.IdentityHashMap;
 import java.util.Map;
-import org.apache.commons.javaflow.api.Continuation;
+import org.apache.commons.javaflow.core.ResumeParameter;
 import org.apache.commons.javaflow.core.StackRecorder;
+import org.apache.commons.javaflow.core.SuspendResult;
 
 /**
  * One session run as a continuation, and the state machine that lets it be woken from any thread
@@ -74,8 +76,25 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
   private final Scheduler scheduler;
   private final boolean debugFrames;
   private Runnable frame;
-  private Continuation continuation;
+  /**
+   * The session's captured stack, from its first slice until it ends (then null, so that what
+   * it held goes): set once, so the slices store nothing into this long-lived object. Held and
+   * resumed directly rather than through JavaFlow's {@code Continuation}, which makes a new
+   * single-shot {@code Continuation} at every suspend (kept alive as long as the session waits,
+   * so a young collection copies one per waiting session) and a new {@code ResumeParameter} at
+   * every resume (see {@link #execute}).
+   */
+  private StackRecorder continuation;
+  /** What every slice is resumed with: this fiber, the session that {@code Suspend} finds; made at the first slice. */
+  private ResumeParameter resumeWith;
   private volatile Wait currentWait;
+  /**
+   * A driven scheduler's fiber: the wait that its waits on a {@link ReleasingRegistration} take
+   * over one after the other (see {@link #newWait}), one for timed waits and one for waits
+   * without a timeout; null until the first such wait.
+   */
+  private Wait reusableTimed;
+  private Wait reusableUntimed;
   /** Waits this fiber suspended on, and of those the ones it resumed at: the suspend token. */
   private int suspended;
   private int resumedAt;
@@ -132,7 +151,7 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
         throw recorded(e);
       }
     }
-    Wait wait = new Wait(this);
+    Wait wait = newWait(registration, timeoutNanos);
     registration.register(wait);
     if (timeoutNanos == 0L) {
       wait.compareAndSet(Wait.ARMING, Wait.POLLED);
@@ -156,6 +175,38 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
     }
     if (cancelled) {
       wait.cancel();
+    }
+    return wait;
+  }
+
+  /**
+   * The wait for a new {@link #arm}: a new one, or under a driven scheduler one of the fiber's
+   * reusable ones, when no one can still run it. A wait's object is the wake-up its registration
+   * holds and what the timer times out, so it is reused only when both let go of it when it
+   * ended: the registration by its contract ({@link ReleasingRegistration}; and only such
+   * registrations ever held this object), the driven scheduler's timer by timing a wait out at
+   * its latest arm ({@code WaitTimeouts}), which a timed wait always makes. A wait without a
+   * timeout makes no arm, so it never takes over an object the timer has seen (an event of the
+   * timer may still come for it): such waits share an object of their own. A poll (timeout 0)
+   * never reuses: its registration may keep the wake-up. On the scheduler's one thread no late
+   * waker can race the reuse. One object less per wait, and no new object for the collector to
+   * copy while the session waits.
+   */
+  private Wait newWait(WaitRegistration registration, long timeoutNanos) {
+    if (timeoutNanos == 0L || !(registration instanceof ReleasingRegistration) || !scheduler.isDriven()) {
+      return new Wait(this);
+    }
+    boolean timed = timeoutNanos != Deadlines.FOREVER;
+    Wait wait = timed ? reusableTimed : reusableUntimed;
+    if (wait != null && wait.isOver()) {
+      wait.rearm();
+      return wait;
+    }
+    wait = new Wait(this);
+    if (timed) {
+      reusableTimed = wait;
+    } else {
+      reusableUntimed = wait;
     }
     return wait;
   }
@@ -299,7 +350,7 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
    * later, by a volatile write, so it sees RUNNING (or later) through that write.
    */
   void runSlice() {
-    if (continuation == null && cancelled) {
+    if (resumeWith == null && cancelled) {
       Throwable failure;
       try {
         failure = cancelledException();
@@ -311,16 +362,16 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
       finish();
       return;
     }
-    Continuation next;
+    StackRecorder next;
     try {
-      if (continuation == null) {
+      if (resumeWith == null) {
         STATE.setRelease(this, RUNNING);
-        next = Continuation.startWith(frame, this, true);
+        resumeWith = ResumeParameter.value(this);
+        continuation = new StackRecorder(frame);
+        next = execute(continuation, resumeWith);
       } else {
         STATE.setRelease(this, RUNNING);
-        Continuation c = continuation;
-        continuation = null;
-        next = c.resume(this);
+        next = execute(continuation, resumeWith);
       }
     } catch (Throwable engineFailure) {
       failed(engineFailure);
@@ -335,7 +386,7 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
         // outcome, and it must not run on.
         failedHard(swallow != null ? swallow : FrameChecker.swallowedSuspend(index()));
         if (next != null) {
-          next.terminate();
+          next.execute(ResumeParameter.exit());
         }
         finish();
         return;
@@ -352,14 +403,14 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
       // code releases the lock on the thread that holds it.
       failAtResume = held;
       try {
-        next = next.resume(this);
+        next = execute(next, resumeWith);
       } catch (Throwable engineFailure) {
         failed(engineFailure);
         finish();
         return;
       }
     }
-    continuation = next;
+    // Suspended: next is the fiber's own stack, kept in continuation since its first slice.
     if (!STATE.compareAndSet(this, RUNNING, PARKED)) {
       // Woken while still unwinding: ready again at once. A release store, as in wake: the
       // one waker has made its transition (to RUNNING_WOKEN), and the queue publishes this.
@@ -369,13 +420,33 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
   }
 
   /**
+   * Runs {@code stack} (started, or resumed where it suspended) until it suspends or ends: what
+   * JavaFlow's single-shot {@code Continuation.startWith} and {@code resume} do, without their
+   * new {@code Continuation} per suspend and {@code ResumeParameter} per resume. The fiber's own
+   * state machine already makes sure a stack is resumed once per suspend, which is what the
+   * single-shot {@code Continuation} checks.
+   *
+   * @return {@code stack}, suspended; or null when the session's code ended
+   */
+  private static StackRecorder execute(StackRecorder stack, ResumeParameter with) {
+    SuspendResult result = stack.execute(with);
+    if (result == SuspendResult.EXIT || result == SuspendResult.CANCEL) {
+      return null;
+    }
+    if (result == SuspendResult.AGAIN) {
+      throw new IllegalStateException("Single-shot continuation may not be re-tried");
+    }
+    return stack;
+  }
+
+  /**
    * Trims the captured stack of this suspended fiber to what it holds (see
    * {@link CapturedStacks}): for a driven scheduler whose many sessions spend their life waiting.
    * Only on the thread that drives the fiber, between its slices.
    */
   @Override
   public void trimCapturedStack() {
-    Continuation c = continuation;
+    StackRecorder c = continuation;
     if (c != null && state == PARKED) {
       CapturedStacks.trim(c);
     }
@@ -433,7 +504,10 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
       HeapExhaustion.report(e, ENDING);
     } finally {
       state = DONE;
+      continuation = null;
       currentWait = null;
+      reusableTimed = null;
+      reusableUntimed = null;
       WaitTimer.Slot slot = timeoutSlot;
       timeoutSlot = null;
       try {

@@ -7,7 +7,6 @@ import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
-import org.apache.commons.javaflow.api.Continuation;
 import org.apache.commons.javaflow.core.Stack;
 
 /**
@@ -22,7 +21,6 @@ import org.apache.commons.javaflow.core.Stack;
  * few thousand suspends take minutes. This scan costs microseconds and only in debug mode.
  */
 final class HeldLocks {
-  private static final Field RECORDER;
   private static final Field OBJECTS;
   private static final Field OBJECTS_TOP;
   private static final Field REFERENCES;
@@ -30,7 +28,6 @@ final class HeldLocks {
 
   static {
     try {
-      RECORDER = accessible(Continuation.class.getDeclaredField("stackRecorder"));
       OBJECTS = accessible(Stack.class.getDeclaredField("ostack"));
       OBJECTS_TOP = accessible(Stack.class.getDeclaredField("oTop"));
       REFERENCES = accessible(Stack.class.getDeclaredField("rstack"));
@@ -42,11 +39,10 @@ final class HeldLocks {
 
   private HeldLocks() {}
 
-  /** The error that ends the session if {@code suspended} keeps a lock this thread holds, or null. */
-  static NotInstrumentedError find(Continuation suspended, int session) {
+  /** The error that ends the session if the suspended {@code stack} keeps a lock this thread holds, or null. */
+  static NotInstrumentedError find(Stack stack, int session) {
     Object held;
     try {
-      Stack stack = (Stack) RECORDER.get(suspended);
       Map<Object, Boolean> seen = new IdentityHashMap<>();
       held = scan((Object[]) OBJECTS.get(stack), OBJECTS_TOP.getInt(stack), seen);
       if (held == null) {

@@ -431,6 +431,11 @@ public final class Scheduler {
     return timer;
   }
 
+  /** True for a {@link #driven} scheduler: its fibers run only on the one thread that drives it. */
+  boolean isDriven() {
+    return drivenReady != null;
+  }
+
   void armTimeout(Fiber fiber, Wait wait, long timeoutNanos) {
     if (timeouts != null) {
       timeouts.arm(wait, timeoutNanos);

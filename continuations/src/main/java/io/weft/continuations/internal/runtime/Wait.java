@@ -62,6 +62,25 @@ public final class Wait
     return state;
   }
 
+  /**
+   * True when this wait has ended and a wait of its fiber can take it over ({@link #rearm}): it
+   * went through a registration and is over, woken, timed out or cancelled. Not while it is
+   * ARMING (a registration that threw may still hold it) or ARMED.
+   */
+  boolean isOver() {
+    int s = state;
+    return s != ARMING && s != ARMED;
+  }
+
+  /**
+   * Makes this ended wait new again, for its fiber's next wait: only under a driven scheduler, on
+   * its one thread, and only once no registration still holds it (see {@code Fiber.arm}). A plain
+   * store: nothing on another thread reads it.
+   */
+  void rearm() {
+    STATE.set(this, ARMING);
+  }
+
   boolean compareAndSet(int expected, int next) {
     return STATE.compareAndSet(this, expected, next);
   }

@@ -5,6 +5,12 @@ package io.weft.continuations.runtime.spi;
  * that waits with a timeout arms it here, and the caller calls {@link SessionWait#timeOut()} once
  * that much of its time has passed (a wait that ended meanwhile ignores it). Called on the thread
  * that drives the scheduler, while a session's slice runs.
+ *
+ * <p>The same {@link SessionWait} can be armed again, for a later wait of its session, once the
+ * wait it stood for has ended (see {@link ReleasingRegistration}); a wait with a timeout is
+ * handed only the object of an earlier wait with a timeout, so every reuse of an object this
+ * timer has seen comes through {@link #arm}. A timer that keeps a wait must therefore time it
+ * out at the deadline of its latest arm, not an earlier one.
  */
 @FunctionalInterface
 public interface WaitTimeouts {

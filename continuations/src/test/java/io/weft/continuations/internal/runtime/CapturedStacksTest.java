@@ -21,8 +21,8 @@ import java.net.SocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.commons.javaflow.api.Continuation;
 import org.apache.commons.javaflow.api.continuable;
+import org.apache.commons.javaflow.core.StackRecorder;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,8 +36,8 @@ class CapturedStacksTest {
 
   @Test
   void javaFlowsStackFieldsAreFound() {
-    assertTrue(CapturedStacks.enabled(), "JavaFlow's Stack fields (pstack, ostack, rstack, the tops) or"
-        + " Continuation.stackRecorder were not found: the pinned version changed them");
+    assertTrue(CapturedStacks.enabled(), "JavaFlow's Stack fields (pstack, ostack, rstack, the tops) were not"
+        + " found: the pinned version changed them");
   }
 
   @Test
@@ -53,14 +53,14 @@ class CapturedStacksTest {
     Runnable frame = (Runnable) Class.forName(SessionFrame.class.getName(), true, loader)
         .getConstructor(SessionContext.class).newInstance(fiber);
     VarHandle continuation = MethodHandles.privateLookupIn(Fiber.class, MethodHandles.lookup())
-        .findVarHandle(Fiber.class, "continuation", Continuation.class);
+        .findVarHandle(Fiber.class, "continuation", StackRecorder.class);
     List<Integer> copied = new ArrayList<>();
     scheduler.start(fiber, frame);
     scheduler.drive(() -> {
       for (Fiber f = scheduler.pollReady(); f != null; f = scheduler.pollReady()) {
         scheduler.runSlice(f);
         if (!f.isFinished()) {
-          copied.add(CapturedStacks.trim((Continuation) continuation.get(f)));
+          copied.add(CapturedStacks.trim((StackRecorder) continuation.get(f)));
           wakes.remove().run();
         }
       }
