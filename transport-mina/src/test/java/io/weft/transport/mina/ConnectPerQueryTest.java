@@ -12,9 +12,7 @@ import io.weft.continuations.SessionRunner;
 import io.weft.transport.Connector;
 import io.weft.transport.Timeout;
 import io.weft.transport.mina.testclient.EchoLinesTask;
-import io.weft.transport.netty.SuspendingNettyConnector;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -39,22 +37,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * did, and with the close inside the session's end both happen in that order on one thread.
  */
 @ParameterizedClass(name = "{0}")
-@EnumSource(ConnectPerQueryTest.Loops.class)
+@EnumSource(SuspendingLoops.class)
 class ConnectPerQueryTest {
-  /** The suspending connectors whose I/O threads resume, and end, the sessions. */
-  enum Loops {
-    MINA(SuspendingMinaConnector::tcp),
-    NETTY(SuspendingNettyConnector::tcp);
-
-    final Supplier<Connector> connectors;
-
-    Loops(Supplier<Connector> connectors) {
-      this.connectors = connectors;
-    }
-  }
-
   @Parameter
-  Loops loops;
+  SuspendingLoops loops;
 
   private static final String CLIENT = "io.weft.transport.mina.testclient";
   private static final int IN_FLIGHT = 50;

@@ -14,7 +14,6 @@ import io.weft.transport.Timeout;
 import io.weft.transport.mina.testclient.BlockingFromLoopTask;
 import io.weft.transport.mina.testclient.FlushThenCloseTask;
 import io.weft.transport.mina.testclient.WhereResumedTask;
-import io.weft.transport.netty.SuspendingNettyConnector;
 import io.weft.transport.netty.NettyConnector;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -30,7 +29,6 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -47,22 +45,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * {@link io.weft.transport.BlockingOperationException} instead of blocking it.
  */
 @ParameterizedClass(name = "{0}")
-@EnumSource(IoThreadResumeTest.Loops.class)
+@EnumSource(SuspendingLoops.class)
 class IoThreadResumeTest {
-  /** The suspending connectors whose I/O threads resume sessions. */
-  enum Loops {
-    MINA(SuspendingMinaConnector::tcp),
-    NETTY(SuspendingNettyConnector::tcp);
-
-    final Supplier<Connector> connectors;
-
-    Loops(Supplier<Connector> connectors) {
-      this.connectors = connectors;
-    }
-  }
-
   @Parameter
-  Loops loops;
+  SuspendingLoops loops;
 
   private static final String CLIENT = "io.weft.transport.mina.testclient";
   private static final int SESSIONS = 50;
