@@ -135,11 +135,13 @@ final class OpenConnectionsServer implements AutoCloseable {
         if (c.in.get(p) == '\n') {
           ByteBuffer reply = c.in.duplicate();
           reply.position(lineStart).limit(p + 1);
+          // Counted before the write: once the echo is sent, the client may end its session and
+          // the run, and the test read this count, before this thread gets past the write.
+          linesEchoed++;
           c.channel.write(reply);
           if (reply.hasRemaining()) {
             throw new IOException("an echo of " + (p + 1 - lineStart) + " bytes did not fit the socket");
           }
-          linesEchoed++;
           lineStart = p + 1;
         }
       }
