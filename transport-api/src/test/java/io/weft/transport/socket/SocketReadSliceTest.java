@@ -66,9 +66,8 @@ class SocketReadSliceTest {
     return transport;
   }
 
-  @Test
-  void aLineThatComesSlicesLaterIsRead() throws Exception {
-    SocketTransport transport = transport(new Socket(), Timeout.NONE);
+  /** A line read on another thread, returned once it has waited through {@code slices} empty slices. */
+  private static CompletableFuture<String> readingPast(SocketTransport transport, int slices) {
     CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> {
       try {
         return transport.readLine(100);
@@ -76,9 +75,16 @@ class SocketReadSliceTest {
         throw new IllegalStateException(e);
       }
     });
-    while (transport.emptyReadSlices < 2) {
+    while (transport.emptyReadSlices < slices) {
       Thread.onSpinWait();
     }
+    return line;
+  }
+
+  @Test
+  void aLineThatComesSlicesLaterIsRead() throws Exception {
+    SocketTransport transport = transport(new Socket(), Timeout.NONE);
+    CompletableFuture<String> line = readingPast(transport, 2);
     OutputStream out = accepted.getOutputStream();
     out.write("late\r\n".getBytes(StandardCharsets.US_ASCII));
     out.flush();
@@ -98,16 +104,7 @@ class SocketReadSliceTest {
   void aReadWhoseCloseCouldNotWakeItEndsAtItsNextSlice() throws Exception {
     CloseFailsSocket socket = new CloseFailsSocket();
     SocketTransport transport = transport(socket, Timeout.NONE);
-    CompletableFuture<String> read = CompletableFuture.supplyAsync(() -> {
-      try {
-        return transport.readLine(100);
-      } catch (IOException e) {
-        throw new IllegalStateException(e);
-      }
-    });
-    while (transport.emptyReadSlices < 1) {
-      Thread.onSpinWait();
-    }
+    CompletableFuture<String> read = readingPast(transport, 1);
     assertThrows(OutOfMemoryError.class, transport::close);
     ExecutionException ended = assertThrows(ExecutionException.class, read::get);
     assertTrue(ended.getCause().getCause() instanceof TransportClosedException, ended.toString());
