@@ -4,13 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.weft.continuations.testclient.shapes.CachedSiteShape;
 import io.weft.continuations.testclient.shapes.ProxyShape;
 import io.weft.continuations.testing.EchoEveryReadSuspendsConnector;
 import io.weft.transport.Timeout;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.function.Predicate;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -21,6 +24,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * through the proxy is caught where the session resumes: before the handler runs a second time or
  * is skipped. Every session then fails with {@code NotInstrumentedError} naming the proxy's class,
  * entered its body once and never returned from it.
+ *
+ * <p>Each restored call remembers the last receiver class that passed its check. {@link
+ * CachedSiteShape} makes every exchange at one call site, first through rewritten classes (one, or
+ * three in turn), then through an object that swallows the suspend there: a proxy whose class is
+ * made after the site has remembered another, or a class of the same name defined again, not
+ * rewritten, by another loader. Both are caught as before; three classes in turn resume correctly.
  */
 class ResumeCheckTest {
   private static final int SESSIONS = 200;
@@ -29,11 +38,41 @@ class ResumeCheckTest {
   @ValueSource(ints = {1, 2})
   void aProxyThatSwallowedASuspendIsCaughtAtTheResumeBeforeItsCodeRunsAgain(int workers) throws Exception {
     AtomicIntegerArray runs = new AtomicIntegerArray(2 * SESSIONS);
+    caughtInEverySession(workers, runs, name -> name.startsWith("jdk.proxy"), ProxyShape.class, runs);
+  }
+
+  @ParameterizedTest(name = "continuations({0}), {1}, megamorphic {2}")
+  @CsvSource({"1, proxy, false", "2, proxy, false", "1, proxy, true", "2, proxy, true",
+      "1, otherLoader, false", "2, otherLoader, false", "1, otherLoader, true", "2, otherLoader, true"})
+  void aCallSiteThatRememberedARewrittenClassStillCatchesAnotherThatSwallowed(int workers, String odd,
+      boolean megamorphic) throws Exception {
+    AtomicIntegerArray runs = new AtomicIntegerArray(2 * SESSIONS);
+    String first = CachedSiteShape.First.class.getName();
+    Predicate<String> named = odd.equals("proxy") ? name -> name.startsWith("jdk.proxy") : first::equals;
+    caughtInEverySession(workers, runs, named, CachedSiteShape.class, runs, odd, megamorphic);
+  }
+
+  @ParameterizedTest(name = "continuations({0})")
+  @ValueSource(ints = {1, 2})
+  void aCallSiteThatSeesThreeRewrittenClassesInTurnResumesEachIntoItself(int workers) throws Exception {
+    AtomicIntegerArray runs = new AtomicIntegerArray(2 * SESSIONS);
     try (EchoEveryReadSuspendsConnector connector = new EchoEveryReadSuspendsConnector();
-         SessionRunner runner = SessionRunner.builder().connector(connector)
-             .address(InetSocketAddress.createUnresolved("proxy", 1)).timeout(Timeout.of(60, TimeUnit.SECONDS))
-             .mode(Mode.continuations(workers)).instrument(SessionRunnerTest.CLIENT).build()) {
-      RunResult<String> result = runner.run(ProxyShape.class, SESSIONS, runs);
+         SessionRunner runner = runner(connector, workers)) {
+      RunResult<String> result = runner.run(CachedSiteShape.class, SESSIONS, runs, "none", true);
+      for (int i = 0; i < SESSIONS; i++) {
+        assertEquals(CachedSiteShape.expected(i, true), result.outcome(i).value(), "session " + i);
+        assertEquals(1, runs.get(2 * i), "session " + i + " entered its body once");
+        assertEquals(1, runs.get(2 * i + 1), "session " + i + " returned once");
+      }
+      assertEquals(0, connector.openTransports());
+    }
+  }
+
+  private static void caughtInEverySession(int workers, AtomicIntegerArray runs, Predicate<String> named,
+      Class<? extends io.weft.transport.SessionTask<String>> shape, Object... args) throws Exception {
+    try (EchoEveryReadSuspendsConnector connector = new EchoEveryReadSuspendsConnector();
+         SessionRunner runner = runner(connector, workers)) {
+      RunResult<String> result = runner.run(shape, SESSIONS, args);
       int atResume = 0;
       for (int n = 0; n < SESSIONS; n++) {
         int i = n;
@@ -41,15 +80,21 @@ class ResumeCheckTest {
         assertEquals(Outcome.Status.FAILED, o.status(), () -> "session " + i + ": " + o);
         NotInstrumentedError e = assertInstanceOf(NotInstrumentedError.class, o.failure(),
             () -> "session " + i + ": " + o.failure());
-        assertTrue(e.className() != null && e.className().startsWith("jdk.proxy"), e.getMessage());
+        assertTrue(e.className() != null && named.test(e.className()), e.getMessage());
         assertEquals(1, runs.get(2 * i), "session " + i + " entered its body once");
         assertEquals(0, runs.get(2 * i + 1), "session " + i + " never returned from its body");
         if (e.getMessage().contains("would run its code a second time")) {
           atResume++;
         }
       }
-      assertTrue(atResume >= 1, "the first suspend through the proxy is caught at its resume");
+      assertTrue(atResume >= 1, "the first suspend through the odd object is caught at its resume");
       assertEquals(0, connector.openTransports());
     }
+  }
+
+  private static SessionRunner runner(EchoEveryReadSuspendsConnector connector, int workers) {
+    return SessionRunner.builder().connector(connector)
+        .address(InetSocketAddress.createUnresolved("resume-check", 1)).timeout(Timeout.of(60, TimeUnit.SECONDS))
+        .mode(Mode.continuations(workers)).instrument(SessionRunnerTest.CLIENT).build();
   }
 }

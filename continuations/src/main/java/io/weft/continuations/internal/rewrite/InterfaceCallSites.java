@@ -21,7 +21,8 @@ import org.objectweb.asm.tree.VarInsnNode;
  * rewrite marks: each gets its receiver (and arguments) stored in fresh locals and loaded again
  * just before the call, so that the receiver is in a local the engine saves with the frame, which
  * {@link ResumeChecks} compares at each resume with the object that captured itself there. The
- * locals holding references are cleared after the call, so that later captures need not save them.
+ * arguments' locals are cleared once the arguments are loaded again, and the receiver's after the
+ * call, so that a capture through the call saves one local more and later captures none.
  *
  * <p>Calls through an interface that is not rewritten ({@code Function.apply}, {@code Supplier.get},
  * {@code Runnable.run}, {@code Callable.call}) that can reach a lambda whose body can suspend are
@@ -112,6 +113,15 @@ final class InterfaceCallSites {
     for (int i = 0; i < args.length; i++) {
       before.add(new VarInsnNode(args[i].getOpcode(Opcodes.ILOAD), slots[i]));
     }
+    if (!ccs) {
+      // The arguments are on the stack now: their locals hold null, which the engine neither saves
+      // at a capture nor restores from the saved frame, so only the receiver costs anything there.
+      // (A call marked @ccs keeps the loads next to the call: the engine walks back over them.)
+      for (int i = 0; i < args.length; i++) {
+        before.add(new InsnNode(Opcodes.ACONST_NULL));
+        before.add(new VarInsnNode(Opcodes.ASTORE, slots[i]));
+      }
+    }
     method.instructions.insertBefore(call, before);
     InsnList after = new InsnList();
     LabelNode end = new LabelNode();
@@ -124,7 +134,7 @@ final class InterfaceCallSites {
     }
     after.add(new InsnNode(Opcodes.ACONST_NULL));
     after.add(new VarInsnNode(Opcodes.ASTORE, receiver));
-    for (int i = 0; i < args.length; i++) {
+    for (int i = 0; ccs && i < args.length; i++) {
       if (args[i].getSort() == Type.OBJECT || args[i].getSort() == Type.ARRAY) {
         after.add(new InsnNode(Opcodes.ACONST_NULL));
         after.add(new VarInsnNode(Opcodes.ASTORE, slots[i]));

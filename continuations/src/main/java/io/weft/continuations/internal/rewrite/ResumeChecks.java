@@ -4,12 +4,14 @@ import io.weft.continuations.internal.runtime.Guard;
 import java.util.Set;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.Handle;
 import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.Type;
 import org.objectweb.asm.tree.AbstractInsnNode;
 import org.objectweb.asm.tree.ClassNode;
 import org.objectweb.asm.tree.InsnList;
 import org.objectweb.asm.tree.InsnNode;
+import org.objectweb.asm.tree.InvokeDynamicInsnNode;
 import org.objectweb.asm.tree.JumpInsnNode;
 import org.objectweb.asm.tree.LdcInsnNode;
 import org.objectweb.asm.tree.MethodInsnNode;
@@ -29,11 +31,18 @@ import org.objectweb.asm.tree.VarInsnNode;
  * checks that it is the receiver of the original call (kept in a local the engine restored) and that
  * the method it dispatches the call to was rewritten (or is a compiler bridge, which only passes
  * the call on); otherwise the session ends there with a {@code NotInstrumentedError} naming the
- * class, before any of its code runs again. Nothing is added to the path that does not suspend.
+ * class, before any of its code runs again. Each check is an {@code invokedynamic} site of its own
+ * ({@link Guard#resumeSite}) that remembers the last receiver class that passed there, so that a
+ * resume through a call that keeps meeting one class compares two objects and two classes; a class
+ * file older than Java 7 calls {@link Guard#onResume} directly. Nothing is added to the path that
+ * does not suspend.
  */
 final class ResumeChecks {
   private static final String RECORDER = "org/apache/commons/javaflow/core/StackRecorder";
   private static final String ON_RESUME = "(Ljava/lang/Object;Ljava/lang/Object;Ljava/lang/String;)V";
+  private static final String SITE_CHECK = "(Ljava/lang/Object;Ljava/lang/Object;)V";
+  private static final Handle SITE = new Handle(Opcodes.H_INVOKESTATIC, Guard.INTERNAL_NAME, "resumeSite",
+      Guard.RESUME_SITE_BOOTSTRAP, false);
 
   private ResumeChecks() {}
 
@@ -47,12 +56,14 @@ final class ResumeChecks {
     }
     ClassNode node = new ClassNode();
     new ClassReader(bytes).accept(node, 0);
+    // A class file from before invokedynamic calls the check itself, without the per-site cache.
+    boolean sites = (node.version & 0xFFFF) >= Opcodes.V1_7;
     boolean changed = false;
     for (MethodNode method : node.methods) {
       for (AbstractInsnNode insn : method.instructions.toArray()) {
         if (insn instanceof MethodInsnNode && ((MethodInsnNode) insn).owner.equals(RECORDER)
             && ((MethodInsnNode) insn).name.equals("popReference")) {
-          changed |= check(method, (MethodInsnNode) insn, checked);
+          changed |= check(method, (MethodInsnNode) insn, checked, sites);
         }
       }
     }
@@ -67,10 +78,11 @@ final class ResumeChecks {
   /**
    * Adds the check at one restored call, if it is one to check. The engine's restore code for a
    * call is {@code popReference; checkcast; <a default per argument>; goto <the call>}; the call
-   * as {@link InterfaceCallSites} left it is {@code astore r; aload r; <argument loads>; call}.
+   * as {@link InterfaceCallSites} left it is {@code astore r; aload r; <argument loads>; <the
+   * arguments' locals cleared>; call}.
    * Anything else (a call it did not prepare: the bridges of method references) is left as it is.
    */
-  private static boolean check(MethodNode method, MethodInsnNode pop, Set<MethodRef> checked) {
+  private static boolean check(MethodNode method, MethodInsnNode pop, Set<MethodRef> checked, boolean sites) {
     AbstractInsnNode cast = real(pop.getNext());
     if (cast == null || cast.getOpcode() != Opcodes.CHECKCAST) {
       return false;
@@ -94,8 +106,13 @@ final class ResumeChecks {
     InsnList guard = new InsnList();
     guard.add(new InsnNode(Opcodes.DUP));
     guard.add(new VarInsnNode(Opcodes.ALOAD, receiver));
-    guard.add(new LdcInsnNode(call.name + call.desc));
-    guard.add(new MethodInsnNode(Opcodes.INVOKESTATIC, Guard.INTERNAL_NAME, "onResume", ON_RESUME, false));
+    if (sites) {
+      // A call site of its own, which remembers the last receiver class that passed there.
+      guard.add(new InvokeDynamicInsnNode("onResume", SITE_CHECK, SITE, call.name + call.desc));
+    } else {
+      guard.add(new LdcInsnNode(call.name + call.desc));
+      guard.add(new MethodInsnNode(Opcodes.INVOKESTATIC, Guard.INTERNAL_NAME, "onResume", ON_RESUME, false));
+    }
     method.instructions.insertBefore(cast, guard);
     return true;
   }
@@ -107,6 +124,10 @@ final class ResumeChecks {
   private static int receiverLocal(MethodInsnNode call) {
     Type[] args = Type.getArgumentTypes(call.desc);
     AbstractInsnNode at = call;
+    // The arguments' locals cleared after their loads, one {@code aconst_null; astore} each.
+    for (int i = 0; i < args.length && isNullStore(realBefore(at)); i++) {
+      at = realBefore(realBefore(at));
+    }
     for (int i = args.length - 1; i >= 0; i--) {
       at = realBefore(at);
       if (!(at instanceof VarInsnNode) || at.getOpcode() != args[i].getOpcode(Opcodes.ILOAD)) {
@@ -121,6 +142,11 @@ final class ResumeChecks {
     AbstractInsnNode store = realBefore(load);
     return store instanceof VarInsnNode && store.getOpcode() == Opcodes.ASTORE && ((VarInsnNode) store).var == local
         ? local : -1;
+  }
+
+  private static boolean isNullStore(AbstractInsnNode insn) {
+    return insn != null && insn.getOpcode() == Opcodes.ASTORE && realBefore(insn) != null
+        && realBefore(insn).getOpcode() == Opcodes.ACONST_NULL;
   }
 
   /** {@code insn} or the first instruction after it that is not a label, line number or frame. */

@@ -1,6 +1,10 @@
 package io.weft.continuations.internal.runtime;
 
 import io.weft.continuations.NotInstrumentedError;
+import java.lang.invoke.CallSite;
+import java.lang.invoke.ConstantCallSite;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import org.apache.commons.javaflow.core.StackRecorder;
 
 /**
@@ -11,10 +15,15 @@ import org.apache.commons.javaflow.core.StackRecorder;
  * {@link #onEntry()} first thing in every method it rewrites and {@link #onReturn()} before each
  * of its returns; {@link CheckedTransport} calls {@link #onEntry()} on entry to every transport
  * operation. Each costs one thread-local read. {@link #onResume} is the check at a resume, which
- * catches a swallowed suspend that the others cannot see before any code runs twice.
+ * catches a swallowed suspend that the others cannot see before any code runs twice; rewritten code
+ * reaches it through a call site of its own ({@link #resumeSite}), which skips the class lookup for
+ * the receiver class that last passed there.
  */
 public final class Guard {
   public static final String INTERNAL_NAME = "io/weft/continuations/internal/runtime/Guard";
+  /** The descriptor of {@link #resumeSite}, the bootstrap of the resume-time check's call sites. */
+  public static final String RESUME_SITE_BOOTSTRAP = "(Ljava/lang/invoke/MethodHandles$Lookup;Ljava/lang/String;"
+      + "Ljava/lang/invoke/MethodType;Ljava/lang/String;)Ljava/lang/invoke/CallSite;";
 
   private Guard() {}
 
@@ -45,6 +54,15 @@ public final class Guard {
     if (restored != receiver || receiver == null || !ResumeTargets.passesResume(receiver.getClass(), method)) {
       throw resumedInto(receiver, method);
     }
+  }
+
+  /**
+   * The bootstrap of one restored call's check, {@code (Object restored, Object receiver)void}: the
+   * check of {@link #onResume} for {@code method}, with a cache of its own of the last receiver class
+   * that passed ({@link ResumeSite}), so that each site pays the class lookup once per class it sees.
+   */
+  public static CallSite resumeSite(MethodHandles.Lookup caller, String name, MethodType type, String method) {
+    return new ConstantCallSite(ResumeSite.CHECK.bindTo(new ResumeSite(method)).asType(type));
   }
 
   private static Error resumedInto(Object receiver, String method) {
