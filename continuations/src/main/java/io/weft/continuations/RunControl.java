@@ -58,6 +58,8 @@ final class RunControl {
   private volatile String abortedBecause;
   private volatile long abortedAtNanos;
   private volatile int unended;
+  /** The run's thread while it waits in {@link #awaitSessions(Check, long)}, for {@link #wake()}. */
+  private volatile Thread waiter;
 
   /**
    * Where the abort is: RUNNING -> ABORT_CANCELLING (the first abort, which sets the reason) ->
@@ -116,6 +118,67 @@ final class RunControl {
   @FunctionalInterface
   interface TimedWait {
     boolean await(long nanos) throws InterruptedException;
+  }
+
+  /** What a run waits for, looked at without blocking and without allocating. */
+  @FunctionalInterface
+  interface Check {
+    boolean done();
+  }
+
+  /**
+   * Wakes the run's thread if it waits in {@link #awaitSessions(Check, long)}: what it waits
+   * for may have happened. Allocates nothing; any thread.
+   */
+  void wake() {
+    Thread t = waiter;
+    if (t != null) {
+      LockSupport.unpark(t);
+    }
+  }
+
+  /**
+   * As {@link #awaitSessions(TimedWait, long)}, but needing no heap at all: looks at
+   * {@code ended} whenever {@link #wake()} is called (and at every look), and parks in between.
+   * A timed wait of {@code java.util.concurrent} makes a queue node each time; when there is no
+   * room for it, JDK 17 throws, but later JDKs ({@code AbstractQueuedSynchronizer.acquireOnOOME},
+   * in JDK 25) wait until they acquire, past the wait's deadline and past the abort's grace.
+   *
+   * @return true if {@code ended} said so; false if the grace ran out first
+   * @throws InterruptedException if the waiting thread is interrupted
+   */
+  boolean awaitSessions(Check ended, long graceMillis) throws InterruptedException {
+    waiter = Thread.currentThread();
+    try {
+      long cancelledAt = 0L;
+      boolean cancelledHere = false;
+      for (;;) {
+        if (ended.done()) {
+          return true;
+        }
+        if (Thread.interrupted()) {
+          throw new InterruptedException();
+        }
+        long slice = ABORT_POLL_NANOS;
+        if (abortedBecause != null) {
+          long now = System.nanoTime();
+          long left = abortedAtNanos + TimeUnit.MILLISECONDS.toNanos(graceMillis) - now;
+          if (left <= 0L) {
+            return false;
+          }
+          // Not at every wake-up: every session's end wakes this thread.
+          if (!cancelledHere || now - cancelledAt >= ABORT_POLL_NANOS) {
+            cancelAgain();
+            cancelledAt = now;
+            cancelledHere = true;
+          }
+          slice = Math.min(slice, left);
+        }
+        LockSupport.parkNanos(this, slice);
+      }
+    } finally {
+      waiter = null;
+    }
   }
 
   /**
