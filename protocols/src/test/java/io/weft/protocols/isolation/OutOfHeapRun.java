@@ -188,7 +188,10 @@ public final class OutOfHeapRun {
     for (Outcome<?> outcome : result.outcomes()) {
       counts.merge(outcome.status(), 1, Integer::sum);
       if (outcome.status() == Outcome.Status.FAILED) {
-        failures.merge(outcome.failure().getClass().getName(), 1, Integer::sum);
+        Throwable failure = outcome.failure();
+        // An OutOfMemoryError with its kind ("Java heap space"); anything else by its class.
+        failures.merge(failure instanceof OutOfMemoryError ? failure.toString() : failure.getClass().getName(), 1,
+            Integer::sum);
       }
     }
     // What the failed sessions met, on its own line: the test compares the first line as it is.
