@@ -126,9 +126,9 @@ final class ThreadRunner extends ModeRunner {
   /**
    * What a session's thread runs: the session, then its end, which must not be lost whatever the
    * session met. The end allocates nothing and calls nothing that can fail before the permit is
-   * back (a monitor, array slots, the release, then the run's thread woken): it runs when the session failed, perhaps because
-   * the heap ran out, and an error before the release would keep the run waiting for a session
-   * whose thread is gone.
+   * back (a monitor, array slots, the release; then the run's thread is woken): it runs when the
+   * session failed, perhaps because the heap ran out, and an error before the release would keep
+   * the run waiting for a session whose thread is gone.
    */
   private static Runnable sessionBody(SessionContext context, Semaphore permits, Thread[] running,
       Thread[] lastEnded, RunControl control) {
