@@ -2,6 +2,7 @@ package io.weft.continuations;
 
 import io.weft.transport.spi.HeapExhaustion;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -15,6 +16,14 @@ import java.util.concurrent.locks.LockSupport;
  * it a second time, in its own failure handling, may never say that it ended. From the abort on,
  * the mode's waits for its sessions ({@link #awaitSessions}) share one grace period, the runner's
  * close wait; what has not ended by then is counted ({@link #unended()}) and left behind.
+ *
+ * <p>An abort cancels once, not once per report: when the heap runs out, hundreds of sessions
+ * fail with it together and each reports it to every run under way. Were each report to run the
+ * cancel (which goes over every session of the run, under the runner's locks), the sessions'
+ * own ends would queue behind hundreds of passes, in a JVM busy collecting, and the run would
+ * outlast its grace. A cancel that threw is owed, and the next report makes it; one whose
+ * sessions were not all reached (the actions go on past a session's failure) is made again by
+ * the run's own thread, at every look of {@link #awaitSessions}.
  */
 final class RunControl {
   /**
@@ -35,19 +44,49 @@ final class RunControl {
   /** How often a run's waiting thread looks for an abort: it only waits, so this costs nothing. */
   private static final long ABORT_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
+  /** Not aborted. */
+  private static final int RUNNING = 0;
+  /** Aborted, and one caller is cancelling for it. */
+  private static final int ABORT_CANCELLING = 1;
+  /** Aborted, and the abort's cancel has run to its end. */
+  private static final int ABORT_CANCELLED = 2;
+  /** Aborted, and the abort's cancel threw: the next {@link #abort} makes it. */
+  private static final int ABORT_CANCEL_OWED = 3;
+
   private volatile boolean cancelled;
   private volatile Runnable onCancel;
   private volatile String abortedBecause;
   private volatile long abortedAtNanos;
   private volatile int unended;
+  /** The run's thread while it waits in {@link #awaitSessions(Check, long)}, for {@link #wake()}. */
+  private volatile Thread waiter;
 
-  /** Cancels the run for {@code reason}, which {@link #abortedBecause()} then gives; the first reason stays. */
+  /**
+   * Where the abort is: RUNNING -> ABORT_CANCELLING (the first abort, which sets the reason) ->
+   * ABORT_CANCELLED, or ABORT_CANCEL_OWED if its cancel threw; ABORT_CANCEL_OWED ->
+   * ABORT_CANCELLING (the next abort). Made with the run, so that an abort needs no heap.
+   */
+  private final AtomicInteger abortState = new AtomicInteger(RUNNING);
+
+  /**
+   * Cancels the run for {@code reason}, which {@link #abortedBecause()} then gives; the first
+   * reason stays. Only the first call cancels (or a later one, if the cancel before it threw):
+   * see the class comment.
+   */
   void abort(String reason) {
-    if (abortedBecause == null) {
+    if (abortState.compareAndSet(RUNNING, ABORT_CANCELLING)) {
       abortedAtNanos = System.nanoTime();
       abortedBecause = reason;
+    } else if (!abortState.compareAndSet(ABORT_CANCEL_OWED, ABORT_CANCELLING)) {
+      return;
     }
-    cancel();
+    boolean done = false;
+    try {
+      cancel();
+      done = true;
+    } finally {
+      abortState.set(done ? ABORT_CANCELLED : ABORT_CANCEL_OWED);
+    }
   }
 
   /** Why the run was aborted, or null. */
@@ -79,6 +118,67 @@ final class RunControl {
   @FunctionalInterface
   interface TimedWait {
     boolean await(long nanos) throws InterruptedException;
+  }
+
+  /** What a run waits for, looked at without blocking and without allocating. */
+  @FunctionalInterface
+  interface Check {
+    boolean done();
+  }
+
+  /**
+   * Wakes the run's thread if it waits in {@link #awaitSessions(Check, long)}: what it waits
+   * for may have happened. Allocates nothing; any thread.
+   */
+  void wake() {
+    Thread t = waiter;
+    if (t != null) {
+      LockSupport.unpark(t);
+    }
+  }
+
+  /**
+   * As {@link #awaitSessions(TimedWait, long)}, but needing no heap at all: looks at
+   * {@code ended} whenever {@link #wake()} is called (and at every look), and parks in between.
+   * A timed wait of {@code java.util.concurrent} makes a queue node each time; when there is no
+   * room for it, JDK 17 throws, but later JDKs ({@code AbstractQueuedSynchronizer.acquireOnOOME},
+   * in JDK 25) wait until they acquire, past the wait's deadline and past the abort's grace.
+   *
+   * @return true if {@code ended} said so; false if the grace ran out first
+   * @throws InterruptedException if the waiting thread is interrupted
+   */
+  boolean awaitSessions(Check ended, long graceMillis) throws InterruptedException {
+    waiter = Thread.currentThread();
+    try {
+      long cancelledAt = 0L;
+      boolean cancelledHere = false;
+      for (;;) {
+        if (ended.done()) {
+          return true;
+        }
+        if (Thread.interrupted()) {
+          throw new InterruptedException();
+        }
+        long slice = ABORT_POLL_NANOS;
+        if (abortedBecause != null) {
+          long now = System.nanoTime();
+          long left = abortedAtNanos + TimeUnit.MILLISECONDS.toNanos(graceMillis) - now;
+          if (left <= 0L) {
+            return false;
+          }
+          // Not at every wake-up: every session's end wakes this thread.
+          if (!cancelledHere || now - cancelledAt >= ABORT_POLL_NANOS) {
+            cancelAgain();
+            cancelledAt = now;
+            cancelledHere = true;
+          }
+          slice = Math.min(slice, left);
+        }
+        LockSupport.parkNanos(this, slice);
+      }
+    } finally {
+      waiter = null;
+    }
   }
 
   /**

@@ -39,9 +39,10 @@ final class ThreadRunner extends ModeRunner {
     // joining the last one waits for them all without keeping them. Both guarded by running.
     Thread[] running = new Thread[sessions];
     Thread[] lastEnded = new Thread[1];
-    // Made now, while the heap has room: an aborted run's last steps must not need any.
-    RunControl.TimedWait onePermit = nanos -> permits.tryAcquire(nanos, TimeUnit.NANOSECONDS);
-    RunControl.TimedWait allPermits = nanos -> permits.tryAcquire(all, nanos, TimeUnit.NANOSECONDS);
+    // Made now, while the heap has room: an aborted run's last steps must not need any. The
+    // permits are looked at, not waited for: a session's end wakes this thread (see RunControl).
+    RunControl.Check onePermit = permits::tryAcquire;
+    RunControl.Check allPermits = () -> permits.tryAcquire(all);
     RunControl.TimedWait lastJoined = nanos -> {
       Thread last;
       synchronized (running) {
@@ -80,7 +81,7 @@ final class ThreadRunner extends ModeRunner {
         // Everything the session needs is made before its permit is taken: between taking it
         // and the thread's start nothing may fail unnoticed, or the run would wait for a
         // session that never ran.
-        Runnable body = sessionBody(context, permits, running, lastEnded);
+        Runnable body = sessionBody(context, permits, running, lastEnded, control);
         String name = "weft-session-" + context.index();
         if (!control.awaitSessions(onePermit, grace)) {
           context.cancel();
@@ -125,12 +126,12 @@ final class ThreadRunner extends ModeRunner {
   /**
    * What a session's thread runs: the session, then its end, which must not be lost whatever the
    * session met. The end allocates nothing and calls nothing that can fail before the permit is
-   * back (a monitor, array slots, the release): it runs when the session failed, perhaps because
-   * the heap ran out, and an error before the release would keep the run waiting for a session
-   * whose thread is gone.
+   * back (a monitor, array slots, the release; then the run's thread is woken): it runs when the
+   * session failed, perhaps because the heap ran out, and an error before the release would keep
+   * the run waiting for a session whose thread is gone.
    */
   private static Runnable sessionBody(SessionContext context, Semaphore permits, Thread[] running,
-      Thread[] lastEnded) {
+      Thread[] lastEnded, RunControl control) {
     int slot = context.index();
     return () -> {
       Thread self = Thread.currentThread();
@@ -147,6 +148,7 @@ final class ThreadRunner extends ModeRunner {
           lastEnded[0] = self;
         }
         permits.release();
+        control.wake();
         joinQuietly(before);
       }
     };

@@ -142,6 +142,15 @@ public final class OutOfHeapRun {
     if (end instanceof RunResult) {
       return name + ": returned, " + byStatus((RunResult<?>) end);
     }
+    if (end instanceof Throwable) {
+      // Where it came from, for the test's failure message: Weft's run(), or this harness's own
+      // steps around it (closing the connector, saying how the run ended).
+      StackTraceElement[] stack = ((Throwable) end).getStackTrace();
+      System.err.println(name + ": threw " + end);
+      for (int i = 0; i < Math.min(stack.length, 12); i++) {
+        System.err.println("    at " + stack[i]);
+      }
+    }
     return name + ": threw " + end;
   }
 
@@ -175,10 +184,18 @@ public final class OutOfHeapRun {
       return "outcomes not gathered";
     }
     Map<Outcome.Status, Integer> counts = new TreeMap<>();
+    Map<String, Integer> failures = new TreeMap<>();
     for (Outcome<?> outcome : result.outcomes()) {
       counts.merge(outcome.status(), 1, Integer::sum);
+      if (outcome.status() == Outcome.Status.FAILED) {
+        Throwable failure = outcome.failure();
+        // An OutOfMemoryError with its kind ("Java heap space"); anything else by its class.
+        failures.merge(failure instanceof OutOfMemoryError ? failure.toString() : failure.getClass().getName(), 1,
+            Integer::sum);
+      }
     }
-    return result.outcomes().size() + " outcomes: " + counts;
+    // What the failed sessions met, on its own line: the test compares the first line as it is.
+    return result.outcomes().size() + " outcomes: " + counts + (failures.isEmpty() ? "" : "\n  failed with " + failures);
   }
 
   private static void serve(String name, Runnable server) {

@@ -1,0 +1,214 @@
+package io.weft.continuations;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An abort cancels a run once, however many threads report the heap's end: the reports of
+ * hundreds of failing sessions must not each go over every session of every run. A cancel that
+ * threw is made by the next report; the run's own thread cancels again at every look while it
+ * waits for its sessions after an abort, and not before one. The wait that looks instead of
+ * blocking needs no heap: a full heap cannot keep it past the abort's grace.
+ */
+class RunControlTest {
+  /** A grace that no test here can outlast. */
+  private static final long GRACE_MILLIS = TimeUnit.DAYS.toMillis(1);
+
+  @Test
+  void anAbortReportedByManyThreadsAtOnceCancelsOnceAndKeepsOneReason() throws Exception {
+    RunControl control = new RunControl();
+    AtomicInteger cancels = new AtomicInteger();
+    control.onCancel(cancels::incrementAndGet);
+    int reporters = 32;
+    CountDownLatch go = new CountDownLatch(1);
+    List<String> reasons = new ArrayList<>();
+    List<Thread> threads = new ArrayList<>();
+    for (int i = 0; i < reporters; i++) {
+      String reason = "the heap ran out (reported by " + i + ")";
+      reasons.add(reason);
+      Thread t = new Thread(() -> {
+        try {
+          go.await();
+        } catch (InterruptedException e) {
+          return;
+        }
+        control.abort(reason);
+      }, "reporter-" + i);
+      t.start();
+      threads.add(t);
+    }
+    go.countDown();
+    for (Thread t : threads) {
+      t.join();
+    }
+    assertEquals(1, cancels.get());
+    assertTrue(control.isCancelled());
+    String kept = control.abortedBecause();
+    assertTrue(reasons.contains(kept), kept);
+
+    for (int i = 0; i < 100; i++) {
+      control.abort("a later report " + i);
+    }
+    assertEquals(1, cancels.get());
+    assertSame(kept, control.abortedBecause());
+  }
+
+  @Test
+  void anAbortsCancelThatThrewIsMadeByTheNextReportAndThenNoMore() {
+    RunControl control = new RunControl();
+    AtomicInteger cancels = new AtomicInteger();
+    control.onCancel(() -> {
+      if (cancels.incrementAndGet() == 1) {
+        throw new OutOfMemoryError("Java heap space");
+      }
+    });
+    assertThrows(OutOfMemoryError.class, () -> control.abort("first"));
+    assertEquals(1, cancels.get());
+    control.abort("second");
+    assertEquals(2, cancels.get());
+    control.abort("third");
+    assertEquals(2, cancels.get());
+    assertEquals("first", control.abortedBecause());
+  }
+
+  @Test
+  void aCancelByTheCallerAlwaysRunsAndAnAbortAfterItStillCancelsOnce() {
+    RunControl control = new RunControl();
+    AtomicInteger cancels = new AtomicInteger();
+    control.onCancel(cancels::incrementAndGet);
+    control.cancel();
+    control.cancel();
+    assertEquals(2, cancels.get());
+    control.abort("the heap ran out");
+    control.abort("the heap ran out again");
+    assertEquals(3, cancels.get());
+    assertEquals("the heap ran out", control.abortedBecause());
+  }
+
+  @Test
+  void aRunsOwnThreadCancelsAgainAtEveryLookAfterAnAbortButNotBefore() throws Exception {
+    RunControl control = new RunControl();
+    AtomicInteger cancels = new AtomicInteger();
+    control.onCancel(cancels::incrementAndGet);
+    AtomicInteger looks = new AtomicInteger();
+    // What it waits for happens at the third look; the wait itself never waits.
+    RunControl.TimedWait thirdLook = nanos -> looks.incrementAndGet() % 3 == 0;
+
+    assertTrue(control.awaitSessions(thirdLook, GRACE_MILLIS));
+    assertEquals(3, looks.get());
+    assertEquals(0, cancels.get());
+
+    control.abort("the heap ran out");
+    assertEquals(1, cancels.get());
+    assertTrue(control.awaitSessions(thirdLook, GRACE_MILLIS));
+    assertEquals(6, looks.get());
+    // The abort's cancel, then one after each of the two looks that found the sessions not ended.
+    assertEquals(3, cancels.get());
+  }
+
+  @Test
+  void aWaitThatLooksAllocatesNothingPerLookEvenAfterAnAbort() throws Exception {
+    java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
+    assumeTrue(bean instanceof com.sun.management.ThreadMXBean, "no com.sun.management.ThreadMXBean here");
+    com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) bean;
+    assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled(),
+        "this JVM does not count a thread's allocation");
+    RunControl control = new RunControl();
+    control.onCancel(() -> { });
+    // After an abort: the path taken with the heap full, which also cancels again.
+    control.abort("the heap ran out");
+    long[] looksLeft = new long[1];
+    // Wakes its own thread, so that every look comes at once: as a run's thread is woken by
+    // every session's end.
+    RunControl.Check lastLook = () -> {
+      if (--looksLeft[0] <= 0L) {
+        return true;
+      }
+      control.wake();
+      return false;
+    };
+    long self = Thread.currentThread().getId();
+    looks(control, lastLook, looksLeft, 1_000);
+    long before = threads.getThreadAllocatedBytes(self);
+    looks(control, lastLook, looksLeft, 10);
+    long few = threads.getThreadAllocatedBytes(self) - before;
+    before = threads.getThreadAllocatedBytes(self);
+    looks(control, lastLook, looksLeft, 20_000);
+    long many = threads.getThreadAllocatedBytes(self) - before;
+    // 19,990 looks more; one object each would be 320,000 bytes or more.
+    assertTrue(many - few < 1024, "10 looks allocated " + few + " bytes, 20,000 looks " + many);
+  }
+
+  private static void looks(RunControl control, RunControl.Check check, long[] looksLeft, long looks)
+      throws InterruptedException {
+    looksLeft[0] = looks;
+    assertTrue(control.awaitSessions(check, GRACE_MILLIS));
+  }
+
+  @Test
+  void aWaitThatLooksCancelsAgainAfterAnAbortNotBeforeAndEndsWithTheGrace() throws Exception {
+    RunControl control = new RunControl();
+    AtomicInteger cancels = new AtomicInteger();
+    control.onCancel(cancels::incrementAndGet);
+    AtomicInteger looks = new AtomicInteger();
+    RunControl.Check thirdLook = () -> {
+      if (looks.incrementAndGet() % 3 == 0) {
+        return true;
+      }
+      control.wake();
+      return false;
+    };
+    assertTrue(control.awaitSessions(thirdLook, GRACE_MILLIS));
+    assertEquals(3, looks.get());
+    assertEquals(0, cancels.get());
+
+    control.abort("the heap ran out");
+    assertEquals(1, cancels.get());
+    assertTrue(control.awaitSessions(thirdLook, GRACE_MILLIS));
+    assertEquals(6, looks.get());
+    assertTrue(cancels.get() >= 2, "the waiting thread did not cancel again: " + cancels.get());
+
+    // A grace that has run out: what it waits for is looked at once more, then it gives up.
+    RunControl.Check never = () -> {
+      looks.incrementAndGet();
+      return false;
+    };
+    assertFalse(control.awaitSessions(never, 0L));
+    assertEquals(7, looks.get());
+  }
+
+  @Test
+  void aWaitThatLooksEndsOnceWhatItWaitsForHappenedOnOtherThreads() throws Exception {
+    RunControl control = new RunControl();
+    AtomicInteger ended = new AtomicInteger();
+    int sessions = 8;
+    List<Thread> threads = new ArrayList<>();
+    for (int i = 0; i < sessions; i++) {
+      Thread t = new Thread(() -> {
+        ended.incrementAndGet();
+        control.wake();
+      }, "session-" + i);
+      threads.add(t);
+    }
+    for (Thread t : threads) {
+      t.start();
+    }
+    assertTrue(control.awaitSessions(() -> ended.get() == sessions, GRACE_MILLIS));
+    assertEquals(sessions, ended.get());
+    for (Thread t : threads) {
+      t.join();
+    }
+  }
+}
