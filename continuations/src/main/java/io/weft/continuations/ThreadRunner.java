@@ -40,6 +40,9 @@ final class ThreadRunner extends ModeRunner {
     Thread[] running = new Thread[sessions];
     Thread[] lastEnded = new Thread[1];
     // Made now, while the heap has room: an aborted run's last steps must not need any.
+    // A session's permit comes back when its thread ends and its connection's close has been
+    // reported, whichever is last: the close's report frees it through this.
+    Runnable freed = permits::release;
     RunControl.TimedWait onePermit = nanos -> permits.tryAcquire(nanos, TimeUnit.NANOSECONDS);
     RunControl.TimedWait allPermits = nanos -> permits.tryAcquire(all, nanos, TimeUnit.NANOSECONDS);
     RunControl.TimedWait lastJoined = nanos -> {
@@ -80,6 +83,7 @@ final class ThreadRunner extends ModeRunner {
         // Everything the session needs is made before its permit is taken: between taking it
         // and the thread's start nothing may fail unnoticed, or the run would wait for a
         // session that never ran.
+        context.whenFreedByClose(freed);
         Runnable body = sessionBody(context, permits, running, lastEnded);
         String name = "weft-session-" + context.index();
         if (!control.awaitSessions(onePermit, grace)) {
@@ -124,7 +128,8 @@ final class ThreadRunner extends ModeRunner {
 
   /**
    * What a session's thread runs: the session, then its end, which must not be lost whatever the
-   * session met. The end allocates nothing and calls nothing that can fail before the permit is
+   * session met. Its permit comes back here, or, if its transport's close is reported later,
+   * from that report. The end allocates nothing and calls nothing that can fail before the permit is
    * back (a monitor, array slots, the release): it runs when the session failed, perhaps because
    * the heap ran out, and an error before the release would keep the run waiting for a session
    * whose thread is gone.
@@ -146,7 +151,9 @@ final class ThreadRunner extends ModeRunner {
           before = lastEnded[0];
           lastEnded[0] = self;
         }
-        permits.release();
+        if (context.taskEnded()) {
+          permits.release();
+        }
         joinQuietly(before);
       }
     };
