@@ -51,31 +51,37 @@ import org.junit.jupiter.params.provider.EnumSource;
 @EnumSource(ConnectPerQueryTest.Case.class)
 class ConnectPerQueryTest {
   enum Case {
-    CONTINUATIONS_ON_MINA_LOOPS(Mode.continuations(1), SuspendingMinaConnector::tcp),
-    CONTINUATIONS_ON_NETTY_LOOPS(Mode.continuations(1), SuspendingNettyConnector::tcp),
-    RESUMED_ON_WORKERS_MINA(Mode.continuations(1).resumeOnWorkers(), SuspendingMinaConnector::tcp),
-    RESUMED_ON_WORKERS_NETTY(Mode.continuations(1).resumeOnWorkers(), SuspendingNettyConnector::tcp),
-    CONTINUATIONS_BLOCKING_MINA(Mode.continuations(1), MinaConnector::tcp),
-    CONTINUATIONS_BLOCKING_NETTY(Mode.continuations(1), NettyConnector::tcp),
-    THREADS_MINA(Mode.THREADS, MinaConnector::tcp),
-    THREADS_NETTY(Mode.THREADS, NettyConnector::tcp),
-    THREADS_SOCKET(Mode.THREADS, SocketConnector::new),
-    VIRTUAL_THREADS_MINA(Mode.VIRTUAL_THREADS, MinaConnector::tcp),
-    VIRTUAL_THREADS_NETTY(Mode.VIRTUAL_THREADS, NettyConnector::tcp),
-    SYNC_MINA(Mode.SYNC, MinaConnector::tcp),
-    SYNC_NETTY(Mode.SYNC, NettyConnector::tcp);
+    CONTINUATIONS_ON_MINA_LOOPS(Mode.continuations(1), SuspendingMinaConnector::tcp, true),
+    CONTINUATIONS_ON_NETTY_LOOPS(Mode.continuations(1), SuspendingNettyConnector::tcp, true),
+    RESUMED_ON_WORKERS_MINA(Mode.continuations(1).resumeOnWorkers(), SuspendingMinaConnector::tcp, false),
+    RESUMED_ON_WORKERS_NETTY(Mode.continuations(1).resumeOnWorkers(), SuspendingNettyConnector::tcp, false),
+    CONTINUATIONS_BLOCKING_MINA(Mode.continuations(1), MinaConnector::tcp, false),
+    CONTINUATIONS_BLOCKING_NETTY(Mode.continuations(1), NettyConnector::tcp, false),
+    THREADS_MINA(Mode.THREADS, MinaConnector::tcp, false),
+    THREADS_NETTY(Mode.THREADS, NettyConnector::tcp, false),
+    THREADS_SOCKET(Mode.THREADS, SocketConnector::new, false),
+    VIRTUAL_THREADS_MINA(Mode.VIRTUAL_THREADS, MinaConnector::tcp, false),
+    VIRTUAL_THREADS_NETTY(Mode.VIRTUAL_THREADS, NettyConnector::tcp, false),
+    SYNC_MINA(Mode.SYNC, MinaConnector::tcp, false),
+    SYNC_NETTY(Mode.SYNC, NettyConnector::tcp, false);
 
     final Mode mode;
     final Supplier<Connector> connectors;
+    final boolean endsOnLoops;
 
-    Case(Mode mode, Supplier<Connector> connectors) {
+    Case(Mode mode, Supplier<Connector> connectors, boolean endsOnLoops) {
       this.mode = mode;
       this.connectors = connectors;
+      this.endsOnLoops = endsOnLoops;
     }
 
-    /** SYNC has one session in flight whatever maxInFlight says. */
+    /**
+     * Many in flight where sessions end on the I/O loops, which end many in one turn (what
+     * showed MINA's late close there); two elsewhere, so that a close that lingers past the next
+     * connect shows in the count; SYNC has one whatever maxInFlight says.
+     */
     int inFlight() {
-      return mode == Mode.SYNC ? 1 : IN_FLIGHT;
+      return mode == Mode.SYNC ? 1 : endsOnLoops ? 50 : 2;
     }
 
     /** SYNC runs its sessions one after another: fewer of them. */
@@ -88,7 +94,6 @@ class ConnectPerQueryTest {
   Case c;
 
   private static final String CLIENT = "io.weft.transport.mina.testclient";
-  private static final int IN_FLIGHT = 50;
   private static final int RUNS = 3;
 
   private Connector connector;
@@ -119,7 +124,7 @@ class ConnectPerQueryTest {
     int sessions = c.sessions();
     try (SessionRunner runner = SessionRunner.builder().mode(c.mode).connector(connector)
         .allowBlockingConnector(true).address(server.address()).connectPacing(ConnectPacing.NONE)
-        .maxInFlight(IN_FLIGHT).timeout(Timeout.of(60, TimeUnit.SECONDS)).instrument(CLIENT).build()) {
+        .maxInFlight(c.inFlight()).timeout(Timeout.of(60, TimeUnit.SECONDS)).instrument(CLIENT).build()) {
       for (int run = 1; run <= RUNS; run++) {
         server.resetPeak();
         RunResult<String> result = runner.run(EchoLinesTask.class, sessions, 1);
