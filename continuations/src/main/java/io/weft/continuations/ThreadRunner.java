@@ -41,6 +41,12 @@ final class ThreadRunner extends ModeRunner {
     Thread[] lastEnded = new Thread[1];
     // Made now, while the heap has room: an aborted run's last steps must not need any. The
     // permits are looked at, not waited for: a session's end wakes this thread (see RunControl).
+    // A session's permit comes back when its thread ends and its connection's close has been
+    // reported, whichever is last: the close's report frees it through this.
+    Runnable freed = () -> {
+      permits.release();
+      control.wake();
+    };
     RunControl.Check onePermit = permits::tryAcquire;
     RunControl.Check allPermits = () -> permits.tryAcquire(all);
     RunControl.TimedWait lastJoined = nanos -> {
@@ -81,6 +87,7 @@ final class ThreadRunner extends ModeRunner {
         // Everything the session needs is made before its permit is taken: between taking it
         // and the thread's start nothing may fail unnoticed, or the run would wait for a
         // session that never ran.
+        context.whenFreedByClose(freed);
         Runnable body = sessionBody(context, permits, running, lastEnded, control);
         String name = "weft-session-" + context.index();
         if (!control.awaitSessions(onePermit, grace)) {
@@ -125,8 +132,9 @@ final class ThreadRunner extends ModeRunner {
 
   /**
    * What a session's thread runs: the session, then its end, which must not be lost whatever the
-   * session met. The end allocates nothing and calls nothing that can fail before the permit is
-   * back (a monitor, array slots, the release; then the run's thread is woken): it runs when the
+   * session met. Its permit comes back here, or, if its transport's close is reported later,
+   * from that report. The end allocates nothing and calls nothing that can fail before the permit
+   * is back (a monitor, array slots, the release; then the run's thread is woken): it runs when the
    * session failed, perhaps because the heap ran out, and an error before the release would keep
    * the run waiting for a session whose thread is gone.
    */
@@ -147,8 +155,10 @@ final class ThreadRunner extends ModeRunner {
           before = lastEnded[0];
           lastEnded[0] = self;
         }
-        permits.release();
-        control.wake();
+        if (context.taskEnded()) {
+          permits.release();
+          control.wake();
+        }
         joinQuietly(before);
       }
     };

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.weft.transport.spi.ReplyTiming;
+import io.weft.transport.spi.ReportsClose;
 import java.io.EOFException;
 import java.io.IOException;
 import java.time.Duration;
@@ -117,6 +118,30 @@ public abstract class TransportContract {
     Transport transport = connect(TEN_SECONDS);
     transport.timeout(timeout);
     return transport;
+  }
+
+  /**
+   * A runner holds a session's place until its transport reports the connection closed (see
+   * {@link ReportsClose}): every transport over a socket reports it after close(), to one
+   * watcher, and the peer then sees the connection's end.
+   */
+  @Test
+  public void reportsItsConnectionClosedOnceItIsClosed() throws Exception {
+    Transport transport = connect(TEN_SECONDS);
+    Peer.Connection server = peer.accept(PEER_WAIT);
+    assertTrue(transport instanceof ReportsClose, transport + " does not report its close");
+    ReportsClose reports = (ReportsClose) transport;
+    CountDownLatch reported = new CountDownLatch(1);
+    reports.whenClosed(reported::countDown);
+    assertThrows(IllegalStateException.class, () -> reports.whenClosed(() -> { }), "a second watcher");
+    transport.writeLine("last");
+    transport.flush();
+    assertEquals("last", server.readLine(PEER_WAIT));
+    assertEquals(1, reported.getCount(), "reported closed while open");
+    transport.close();
+    assertTrue(reported.await(PEER_WAIT.toSeconds(), TimeUnit.SECONDS), "the close was never reported");
+    assertNull(server.readLine(PEER_WAIT), "the peer saw no end of stream");
+    server.close();
   }
 
   @Test

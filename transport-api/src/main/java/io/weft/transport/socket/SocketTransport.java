@@ -10,6 +10,7 @@ import io.weft.transport.TransportClosedException;
 import io.weft.transport.TransportTimeoutException;
 
 import io.weft.transport.spi.BlockingReads;
+import io.weft.transport.spi.CloseNotice;
 import io.weft.transport.spi.ConnectFailures;
 import io.weft.transport.spi.Deadlines;
 import io.weft.transport.spi.FailurePolicy;
@@ -18,6 +19,7 @@ import io.weft.transport.spi.OutboundBuffer;
 import io.weft.transport.spi.ReadArguments;
 import io.weft.transport.spi.ReplyStamps;
 import io.weft.transport.spi.ReplyTiming;
+import io.weft.transport.spi.ReportsClose;
 import io.weft.transport.spi.Ticker;
 import io.weft.transport.spi.Tls;
 import io.weft.transport.spi.WriteWatchdog;
@@ -59,7 +61,7 @@ import javax.net.ssl.SSLSocket;
  *
  * <p>Open one with {@link #connect(SocketAddress, Timeout)} or a {@link SocketConnector}.
  */
-public final class SocketTransport implements Transport, ReplyTiming {
+public final class SocketTransport implements Transport, ReplyTiming, ReportsClose {
   private static final int READ_CHUNK = 8 * 1024;
   /**
    * The longest one socket read blocks before it looks whether its transport was closed. A close
@@ -92,6 +94,7 @@ public final class SocketTransport implements Transport, ReplyTiming {
   private volatile String closedBecause;
   /** True once the socket itself is closed; {@link #closedBecause} is set first. */
   private volatile boolean socketClosed;
+  private final CloseNotice closeNotice = new CloseNotice();
   /** {@link #READ_SLICE_NANOS}, shorter in tests. */
   long readSliceNanos = READ_SLICE_NANOS;
   /** Read slices that ended with nothing read (for tests: a read in its third slice has seen two). */
@@ -545,6 +548,13 @@ public final class SocketTransport implements Transport, ReplyTiming {
     if (owner != null) {
       owner.forget(this);
     }
+    closeNotice.closed();
+  }
+
+  /** The socket is closed inside {@code close()}: the watcher runs there, on the closer's thread. */
+  @Override
+  public void whenClosed(Runnable closed) {
+    closeNotice.register(closed);
   }
 
   private void checkOpen() throws TransportClosedException {

@@ -32,6 +32,8 @@ import javax.net.ssl.SSLSession;
 public abstract class ConnectionState<F, M> extends InboundState<M> {
   /** The negotiated session once a TLS handshake has completed; set by the subclass. */
   protected volatile SSLSession tlsSession;
+  /** Who waits for the library's connection to be closed, and whether it is (see ReportsClose). */
+  private final CloseNotice closeNotice = new CloseNotice();
 
   /**
    * The state of a connection not yet connected.
@@ -44,6 +46,36 @@ public abstract class ConnectionState<F, M> extends InboundState<M> {
    */
   protected ConnectionState(int inboundLimit, boolean reassertsTraffic) {
     super(inboundLimit, reassertsTraffic);
+  }
+
+  // ---- The connection's close, as the library reports it (see ReportsClose).
+
+  /**
+   * Runs {@code closed} once the library's connection is closed (its socket closed, not merely
+   * asked to close), or at once if it is. At most one watcher; call only once attached.
+   *
+   * @param closed what to run, once; quick, never blocking
+   * @throws IllegalStateException if a watcher was already registered
+   */
+  public final void whenDisconnected(Runnable closed) {
+    if (closeNotice.register(closed)) {
+      watchDisconnect();
+    }
+  }
+
+  /**
+   * Has the library call {@link #disconnected()} once its connection is closed, at once if it
+   * is: a listener on its close future. Called once, by the first {@link #whenDisconnected}.
+   */
+  protected abstract void watchDisconnect();
+
+  /**
+   * The library's connection is closed; or the connector will never learn that it is, and opens
+   * no new connection (one of its threads died, or it is closed). Runs the watcher, once. Any
+   * thread.
+   */
+  public final void disconnected() {
+    closeNotice.closed();
   }
 
   // ---- The hooks each library fills in.

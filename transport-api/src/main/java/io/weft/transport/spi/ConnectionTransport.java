@@ -28,7 +28,7 @@ import javax.net.ssl.SSLSession;
  *
  * @param <F> the library's future type
  */
-public abstract class ConnectionTransport<F> implements Transport, ReplyTiming {
+public abstract class ConnectionTransport<F> implements Transport, ReplyTiming, ReportsClose {
   /** The connection's state. */
   protected final ConnectionState<F, ?> state;
   private final long sessionStartNanos;
@@ -335,6 +335,11 @@ public abstract class ConnectionTransport<F> implements Transport, ReplyTiming {
     if (state.close(because)) {
       forget.run();
     }
+  }
+
+  @Override
+  public final void whenClosed(Runnable closed) {
+    state.whenDisconnected(closed);
   }
 
   /**

@@ -299,7 +299,9 @@ public abstract class ConnectorCore<F, S extends ConnectionState<F, ?>> {
 
   /**
    * Closes every tracked connection with {@code because}, and stops tracking them; the connector
-   * stays open. For a connector that can no longer serve them (one of its threads died).
+   * stays open. For a connector that can no longer serve them (one of its threads died), and
+   * on close. Each connection's close watcher ({@link ReportsClose}) hears at once, whether or
+   * not the library gets to close it: the connector opens no new connection now.
    *
    * @param because why, for later operations' messages
    */
@@ -307,6 +309,8 @@ public abstract class ConnectorCore<F, S extends ConnectionState<F, ?>> {
     for (S state : new ArrayList<>(live)) {
       state.close(because);
       live.remove(state);
+      // The library may never close it now (a dead thread); whoever waits for that must not.
+      state.disconnected();
     }
   }
 

@@ -12,6 +12,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketAddress;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.mina.core.filterchain.IoFilterAdapter;
 import org.apache.mina.core.session.IoSession;
@@ -42,6 +43,11 @@ class MinaThreadDeathTest {
         }
       });
       MinaTransportBehaviourTest.awaitUntil(bystander.state()::isReaderWaiting);
+      // The dead processor never closes its sessions' channels, so their close futures never
+      // complete: the connector reports them closed itself, or a runner would wait for ever.
+      CountDownLatch reportedClosed = new CountDownLatch(2);
+      doomed.whenClosed(reportedClosed::countDown);
+      bystander.whenClosed(reportedClosed::countDown);
 
       doomed.state().session().getFilterChain().addFirst("fault", new IoFilterAdapter() {
         @Override
@@ -55,6 +61,7 @@ class MinaThreadDeathTest {
       assertTrue(ended instanceof TransportClosedException, String.valueOf(ended));
       assertTrue(ended.getMessage().contains("died: java.lang.OutOfMemoryError: injected"), ended.getMessage());
       assertFalse(bystander.isOpen());
+      assertTrue(reportedClosed.await(20, TimeUnit.SECONDS), "closes reported: " + (2 - reportedClosed.getCount()));
       assertTrue(connector.isBroken());
       TransportClosedException refused = assertThrows(TransportClosedException.class,
           () -> connector.connect(address, Timeout.NONE));

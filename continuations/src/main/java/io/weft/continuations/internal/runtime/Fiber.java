@@ -518,8 +518,21 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
         // The timer drops a retired slot at its next look at it all the same.
         HeapExhaustion.report(e, ENDING);
       } finally {
-        scheduler.done(this);
+        // Its connection's close, if still to be reported, frees its place instead (freedByClose).
+        if (taskEnded()) {
+          scheduler.done(this, true);
+        }
       }
     }
+  }
+
+  /**
+   * The close of this fiber's connection was reported after the fiber ended, on the reporting
+   * thread (an I/O thread at the end of its turn, a loop's task, a closer): the fiber's place
+   * goes to the next one now.
+   */
+  @Override
+  protected void freedByClose() {
+    scheduler.done(this, false);
   }
 }

@@ -452,12 +452,15 @@ public final class Scheduler {
   }
 
   /**
-   * {@code fiber} has ended: admits the next fiber of the batch. Ended on an event loop (it ran
-   * there, woken where its bytes arrived), the next one, if its connector suspends, starts on that
-   * loop right after it, as a Netty client opens its next channel from its event loop: no worker
-   * is woken for it. Anywhere else it goes to the workers.
+   * {@code fiber} has ended and its connection is closed, as its transport reported (see
+   * SessionContext's holds): admits the next fiber of the batch. Called on the thread that ran
+   * the fiber's last slice ({@code onItsThread}) when the close came first, as it does when it
+   * completes inside the close; else on the thread that reported the close. Ended on an event
+   * loop (it ran there, woken where its bytes arrived), the next one, if its connector suspends,
+   * starts on that loop right after it, as a Netty client opens its next channel from its event
+   * loop: no worker is woken for it. Anywhere else it goes to the workers.
    */
-  void done(Fiber fiber) {
+  void done(Fiber fiber, boolean onItsThread) {
     // Each turn counts one fiber as ended: fiber, then any that could not be queued.
     for (;;) {
       Fiber next = takeNext();
@@ -465,7 +468,8 @@ public final class Scheduler {
         if (next != null) {
           // Only a session whose connector suspends: a blocking connect must never run on an event
           // loop, where it is refused (and a run with a blocking connector starts on the workers).
-          LoopThread loop = onEventLoops ? LoopThread.current() : null;
+          // Only on the thread that ran fiber: that thread's loop in ready() takes the successor.
+          LoopThread loop = onEventLoops && onItsThread ? LoopThread.current() : null;
           if (loop != null && next.connector() instanceof SuspendingConnector
               && loop.isRunningSession() && next.readyOnThisThread()) {
             fiber.successor(next);

@@ -6,7 +6,9 @@ import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
+import io.weft.transport.spi.ReportsClose;
 import java.net.SocketAddress;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * What one session needs and what it ended with; the same in every mode. {@link SessionFrame}
@@ -24,6 +26,19 @@ public class SessionContext {
   private volatile boolean finished;
   private Object value;
   private Throwable failure;
+  private static final AtomicIntegerFieldUpdater<SessionContext> HOLDS =
+      AtomicIntegerFieldUpdater.newUpdater(SessionContext.class, "holds");
+  /**
+   * What still holds this session's place among the run's {@code maxInFlight}: its task, and,
+   * over a transport that reports its close ({@link ReportsClose}), its connection until that
+   * close is reported. A server counts connections, and an I/O library may close a socket
+   * after {@code close()} returns: freeing the place at the task's end would let the next
+   * session's connect reach the server first. An updater, not a VarHandle: the task's end may
+   * come when the heap has run out, and a VarHandle's first call may allocate.
+   */
+  private volatile int holds = 1;
+  /** What frees the place when the close is reported after the task's end; null for nothing. */
+  private Runnable freedByClose;
 
   public SessionContext(int index, Connector connector, SocketAddress address, Timeout timeout, SessionTask<?> task) {
     this.index = index;
@@ -97,11 +112,59 @@ public class SessionContext {
     return task;
   }
 
-  /** The session's transport is open; a cancel from now on closes it. */
+  /**
+   * The session's transport is open; a cancel from now on closes it. Over a transport that
+   * reports its close, the session's place is held until it does.
+   */
   public void opened(Transport transport) {
     this.transport = transport;
+    if (transport instanceof ReportsClose) {
+      holds = 2;
+      try {
+        ((ReportsClose) transport).whenClosed(this::connectionClosed);
+      } catch (RuntimeException | Error e) {
+        // Not watched: the task's end frees the place, as over a transport that does not report.
+        HOLDS.decrementAndGet(this);
+        throw e;
+      }
+    }
     if (cancelled) {
       transport.close();
+    }
+  }
+
+  /**
+   * What frees this session's place in the run when its connection's close is reported after
+   * its task ended: on the thread that reports it (a library's I/O thread, or whichever closed
+   * it). Set before the session starts.
+   */
+  public void whenFreedByClose(Runnable freed) {
+    this.freedByClose = freed;
+  }
+
+  /**
+   * The session's task has ended (the session frame has closed its transport), on the session's
+   * own thread: true if that frees its place, false if its connection's close is still to be
+   * reported (that report frees it then). Allocates nothing.
+   */
+  public final boolean taskEnded() {
+    return HOLDS.decrementAndGet(this) == 0;
+  }
+
+  private void connectionClosed() {
+    if (HOLDS.decrementAndGet(this) == 0) {
+      freedByClose();
+    }
+  }
+
+  /**
+   * The connection's close, reported after the task ended, has freed this session's place; runs
+   * on the reporting thread. By default runs what {@link #whenFreedByClose} set.
+   */
+  protected void freedByClose() {
+    Runnable freed = freedByClose;
+    if (freed != null) {
+      freed.run();
     }
   }
 

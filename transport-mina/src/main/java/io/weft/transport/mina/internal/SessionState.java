@@ -54,6 +54,8 @@ public final class SessionState extends ConnectionState<IoFuture, ByteBuffer> {
   public static final AttributeKey KEY = new AttributeKey(SessionState.class, "state");
 
   private volatile IoSession session;
+  /** The session's close future, kept once attached: {@link #session} is forgotten at the close. */
+  private volatile IoFuture closeFuture;
   /** The TCP session's read buffer size as MINA configured it (see attach); 0 for the pipe. */
   private volatile int minaReadBufferSize;
   private volatile int minaMinReadBufferSize;
@@ -91,10 +93,26 @@ public final class SessionState extends ConnectionState<IoFuture, ByteBuffer> {
     } else {
       notSuspendable();
     }
+    this.closeFuture = session.getCloseFuture();
     this.session = session;
     if (isClosed()) {
       this.session = null;
       session.closeNow();
+    }
+  }
+
+  /**
+   * MINA's close future is done once the processor has closed the session's channel (at the
+   * end of its turn, or inside the close on the processor's own thread, see IoThreads.close)
+   * and told the session's handler.
+   */
+  @Override
+  protected void watchDisconnect() {
+    IoFuture f = closeFuture;
+    if (f == null) {
+      disconnected();
+    } else {
+      f.addListener(done -> disconnected());
     }
   }
 

@@ -3,6 +3,7 @@ package io.weft.transport.netty.internal;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -60,6 +61,8 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
   public static final String TLS_HANDLER = "weft-tls";
 
   private volatile Channel channel;
+  /** The channel's close future, kept once attached: {@link #channel} is forgotten at the close. */
+  private volatile ChannelFuture closeFuture;
 
   /** Done once the TLS handshake has ended, either way; null while none has started. */
   private volatile Future<?> handshake;
@@ -79,10 +82,25 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
    * closed closes the channel at once: the connect was abandoned.
    */
   public void attach(Channel channel) {
+    this.closeFuture = channel.closeFuture();
     this.channel = channel;
     if (isClosed()) {
       this.channel = null;
       channel.close();
+    }
+  }
+
+  /**
+   * Netty's close future is done once the channel's socket is closed: inside the close on the
+   * channel's event loop, in the loop's next task for a close from another thread.
+   */
+  @Override
+  protected void watchDisconnect() {
+    ChannelFuture f = closeFuture;
+    if (f == null) {
+      disconnected();
+    } else {
+      f.addListener((ChannelFutureListener) done -> disconnected());
     }
   }
 
