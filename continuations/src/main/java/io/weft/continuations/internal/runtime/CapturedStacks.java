@@ -19,14 +19,19 @@ import org.apache.commons.javaflow.core.Stack;
  *
  * <p>JavaFlow has no API for this: the fields are read through private lookups, which the class
  * path grants (JavaFlow's jars are not named modules there). Where they are not granted, or the
- * fields are not the ones of the pinned version, trimming is off and nothing else changes.
+ * fields are not the ones of the pinned version, trimming is off and nothing else changes. Each
+ * handle is a static final field of its own: the JIT folds only such a handle into a plain field
+ * access (one read from an array went through the generic invoker at every trim).
  */
 final class CapturedStacks {
   private static final boolean ENABLED;
   private static final VarHandle PSTACK;
   private static final VarHandle OSTACK;
   private static final VarHandle RSTACK;
-  private static final VarHandle[] PRIMITIVE_TOPS;
+  private static final VarHandle DTOP;
+  private static final VarHandle FTOP;
+  private static final VarHandle LTOP;
+  private static final VarHandle ITOP;
   private static final VarHandle OTOP;
   private static final VarHandle RTOP;
 
@@ -35,7 +40,10 @@ final class CapturedStacks {
     VarHandle pstack = null;
     VarHandle ostack = null;
     VarHandle rstack = null;
-    VarHandle[] tops = null;
+    VarHandle dtop = null;
+    VarHandle ftop = null;
+    VarHandle ltop = null;
+    VarHandle itop = null;
     VarHandle otop = null;
     VarHandle rtop = null;
     try {
@@ -43,10 +51,10 @@ final class CapturedStacks {
       pstack = s.findVarHandle(Stack.class, "pstack", long[].class);
       ostack = s.findVarHandle(Stack.class, "ostack", Object[].class);
       rstack = s.findVarHandle(Stack.class, "rstack", Object[].class);
-      tops = new VarHandle[] {
-        s.findVarHandle(Stack.class, "dTop", int.class), s.findVarHandle(Stack.class, "fTop", int.class),
-        s.findVarHandle(Stack.class, "lTop", int.class), s.findVarHandle(Stack.class, "iTop", int.class),
-      };
+      dtop = s.findVarHandle(Stack.class, "dTop", int.class);
+      ftop = s.findVarHandle(Stack.class, "fTop", int.class);
+      ltop = s.findVarHandle(Stack.class, "lTop", int.class);
+      itop = s.findVarHandle(Stack.class, "iTop", int.class);
       otop = s.findVarHandle(Stack.class, "oTop", int.class);
       rtop = s.findVarHandle(Stack.class, "rTop", int.class);
       found = true;
@@ -57,7 +65,10 @@ final class CapturedStacks {
     PSTACK = pstack;
     OSTACK = ostack;
     RSTACK = rstack;
-    PRIMITIVE_TOPS = tops;
+    DTOP = dtop;
+    FTOP = ftop;
+    LTOP = ltop;
+    ITOP = itop;
     OTOP = otop;
     RTOP = rtop;
   }
@@ -80,10 +91,7 @@ final class CapturedStacks {
       return 0;
     }
     int copied = 0;
-    int p = 0;
-    for (VarHandle top : PRIMITIVE_TOPS) {
-      p += (int) top.get(stack);
-    }
+    int p = (int) DTOP.get(stack) + (int) FTOP.get(stack) + (int) LTOP.get(stack) + (int) ITOP.get(stack);
     long[] primitives = (long[]) PSTACK.get(stack);
     if (primitives.length > p) {
       PSTACK.set(stack, java.util.Arrays.copyOf(primitives, p));

@@ -15,7 +15,9 @@ import javax.net.ssl.SSLSession;
  *
  * <p>Like {@link SessionFrame}, the {@code ContinuationClassLoader} defines its own copy and
  * rewrites it: only there does the engine see {@code Transport}'s methods marked, so only there
- * are the calls to the delegate rewritten. Costs one extra frame on each suspend path.
+ * are the calls to the delegate rewritten. Costs one extra frame on each suspend path; a transport
+ * that makes the check itself ({@link io.weft.continuations.runtime.spi.SelfCheckingTransport})
+ * is not wrapped.
  */
 public final class CheckedTransport implements Transport {
   private final Transport delegate;

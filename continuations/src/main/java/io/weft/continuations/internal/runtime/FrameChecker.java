@@ -1,6 +1,7 @@
 package io.weft.continuations.internal.runtime;
 
 import io.weft.continuations.internal.rewrite.RewrittenMethods;
+import io.weft.continuations.runtime.spi.SelfCheckingTransport;
 import io.weft.continuations.NotInstrumentedError;
 import io.weft.continuations.spi.Suspend;
 import java.lang.StackWalker.Option;
@@ -227,6 +228,7 @@ public final class FrameChecker {
 
   private static boolean isWeftTop(Class<?> type) {
     return type == FrameChecker.class || type == Fiber.class || type == Suspend.class
-        || type == Guard.class || type.getName().startsWith("io.weft.continuations.Session");
+        || type == Guard.class || type == SelfCheckingTransport.class
+        || type.getName().startsWith("io.weft.continuations.Session");
   }
 }

@@ -1,5 +1,6 @@
 package io.weft.continuations.internal.runtime;
 
+import io.weft.continuations.runtime.spi.SelfCheckingTransport;
 import io.weft.continuations.spi.SessionCancelledException;
 import io.weft.continuations.spi.Suspend;
 import io.weft.transport.Transport;
@@ -46,7 +47,10 @@ public final class SessionFrame implements Runnable {
       }
       transport = session.connector().connect(session.address(), session.timeout());
       session.opened(transport);
-      Transport forTask = session.checked() ? new CheckedTransport(transport) : transport;
+      // A transport that makes the entry check itself is handed over as it is: one frame less on
+      // every suspend and resume.
+      Transport forTask = session.checked() && !(transport instanceof SelfCheckingTransport)
+          ? new CheckedTransport(transport) : transport;
       Object value = session.task().run(forTask, session.index());
       session.succeeded(value);
     } catch (Throwable failure) {
