@@ -46,8 +46,9 @@ final class ResumeSite {
    * The same for a class from any other loader, held weakly so that this site does not keep that
    * loader alive. Compared with {@link WeakReference#refersTo} (a JIT intrinsic from JDK 17 on),
    * which reads the referent without keeping it alive, unlike {@code get} and its barrier: the
-   * receiver holds its class, so the answer cannot change under the comparison. Also written without ordering: a thread that sees the reference
-   * before its referent sees null, which no class equals, and takes the full check.
+   * receiver holds its class, so the answer cannot change under the comparison. Also written
+   * without ordering: a thread that sees the reference before its referent sees null, which no
+   * class equals, and takes the full check.
    */
   private WeakReference<Class<?>> passedElsewhere = NONE;
 
