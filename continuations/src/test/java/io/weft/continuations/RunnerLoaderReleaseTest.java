@@ -55,8 +55,8 @@ class RunnerLoaderReleaseTest {
     try (EchoEveryReadSuspendsConnector connector = new EchoEveryReadSuspendsConnector()) {
       ClassLoader loader;
       try (SessionRunner runner = SessionRunner.builder().connectPacing(ConnectPacing.NONE).mode(Mode.continuations(1))
-          .connector(connector).address(InetSocketAddress.createUnresolved("loader-release", 1)).timeout(Timeout.of(30, TimeUnit.SECONDS)).alreadyRewritten()
-          .build()) {
+          .connector(connector).address(InetSocketAddress.createUnresolved("loader-release", 1))
+          .timeout(Timeout.of(30, TimeUnit.SECONDS)).alreadyRewritten().build()) {
         RunResult<ClassLoader> result = runner.run(task, SESSIONS);
         assertTrue(result.allSucceeded(), result.failures().stream().limit(3).toList().toString());
         loader = result.outcome(0).value();
