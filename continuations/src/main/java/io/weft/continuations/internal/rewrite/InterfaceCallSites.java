@@ -1,6 +1,8 @@
 package io.weft.continuations.internal.rewrite;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Set;
 import org.objectweb.asm.MethodVisitor;
@@ -10,11 +12,17 @@ import org.objectweb.asm.TypeReference;
 import org.objectweb.asm.tree.AbstractInsnNode;
 import org.objectweb.asm.tree.InsnList;
 import org.objectweb.asm.tree.InsnNode;
+import org.objectweb.asm.tree.IincInsnNode;
 import org.objectweb.asm.tree.LabelNode;
 import org.objectweb.asm.tree.LocalVariableAnnotationNode;
 import org.objectweb.asm.tree.MethodInsnNode;
 import org.objectweb.asm.tree.MethodNode;
 import org.objectweb.asm.tree.VarInsnNode;
+import org.objectweb.asm.tree.analysis.Analyzer;
+import org.objectweb.asm.tree.analysis.AnalyzerException;
+import org.objectweb.asm.tree.analysis.Frame;
+import org.objectweb.asm.tree.analysis.SourceInterpreter;
+import org.objectweb.asm.tree.analysis.SourceValue;
 
 /**
  * The rewrite's part for the virtual and interface calls that can suspend, in one method the
@@ -22,7 +30,10 @@ import org.objectweb.asm.tree.VarInsnNode;
  * just before the call, so that the receiver is in a local the engine saves with the frame, which
  * {@link ResumeChecks} compares at each resume with the object that captured itself there. The
  * arguments' locals are cleared once the arguments are loaded again, and the receiver's after the
- * call, so that a capture through the call saves one local more and later captures none.
+ * call, so that a capture through the call saves one local more and later captures none. A
+ * receiver that already is in such a local, {@code this} or a parameter the method never assigns,
+ * gets no copy: the call loads it from there again, and the engine restores that local with the
+ * frame anyway, to the value it had at the call, since nothing in the method stores to it.
  *
  * <p>Calls through an interface that is not rewritten ({@code Function.apply}, {@code Supplier.get},
  * {@code Runnable.run}, {@code Callable.call}) that can reach a lambda whose body can suspend are
@@ -83,9 +94,11 @@ final class InterfaceCallSites {
     // annotations it reads elsewhere: the receiver's local is numbered above both.
     int receiver = Math.max(method.maxLocals, widest + 1);
     int top = receiver + 1;
-    for (MethodInsnNode call : calls) {
+    int[] own = ownReceivers(method, calls, checked, marked);
+    for (int i = 0; i < calls.size(); i++) {
+      MethodInsnNode call = calls.get(i);
       boolean ccs = marked.contains(MethodRef.of(call.owner, call.name, call.desc));
-      top = Math.max(top, spill(method, call, receiver, ccs));
+      top = Math.max(top, spill(method, call, receiver, ccs, own[i]));
     }
     method.maxLocals = Math.max(method.maxLocals, top);
     // The null that clears the receiver's local goes on top of the call's result.
@@ -93,8 +106,61 @@ final class InterfaceCallSites {
     return true;
   }
 
-  /** Rewrites one call as the class comment says; returns the first local number it leaves free. */
-  private static int spill(MethodNode method, MethodInsnNode call, int receiver, boolean ccs) {
+  /**
+   * For each call, the local its receiver is loaded from, if that is {@code this} or a parameter
+   * the method never stores to and the call is only checked (not marked {@code @ccs}, whose
+   * receiver the engine must find in a local of its own); -1 for every other call, or for all of
+   * them if the method's code cannot be analysed.
+   */
+  private static int[] ownReceivers(MethodNode method, List<MethodInsnNode> calls, Set<MethodRef> checked,
+      Set<MethodRef> marked) {
+    int[] own = new int[calls.size()];
+    Arrays.fill(own, -1);
+    if (method.name.equals("<init>")) {
+      return own;
+    }
+    int params = (method.access & Opcodes.ACC_STATIC) != 0 ? 0 : 1;
+    for (Type arg : Type.getArgumentTypes(method.desc)) {
+      params += arg.getSize();
+    }
+    BitSet stored = new BitSet();
+    for (AbstractInsnNode insn : method.instructions) {
+      if (insn instanceof VarInsnNode && insn.getOpcode() >= Opcodes.ISTORE && insn.getOpcode() <= Opcodes.ASTORE) {
+        stored.set(((VarInsnNode) insn).var);
+      } else if (insn instanceof IincInsnNode) {
+        stored.set(((IincInsnNode) insn).var);
+      }
+    }
+    Frame<SourceValue>[] frames;
+    try {
+      frames = new Analyzer<>(new SourceInterpreter()).analyze("java/lang/Object", method);
+    } catch (AnalyzerException e) {
+      return own;
+    }
+    for (int i = 0; i < calls.size(); i++) {
+      MethodInsnNode call = calls.get(i);
+      Frame<SourceValue> frame = frames[method.instructions.indexOf(call)];
+      if (frame == null || marked.contains(MethodRef.of(call.owner, call.name, call.desc))
+          || !checked.contains(MethodRef.of(call.owner, call.name, call.desc))) {
+        continue;
+      }
+      SourceValue value = frame.getStack(frame.getStackSize() - Type.getArgumentTypes(call.desc).length - 1);
+      if (value.insns.size() == 1 && value.insns.iterator().next() instanceof VarInsnNode) {
+        VarInsnNode load = (VarInsnNode) value.insns.iterator().next();
+        if (load.getOpcode() == Opcodes.ALOAD && load.var < params && !stored.get(load.var)) {
+          own[i] = load.var;
+        }
+      }
+    }
+    return own;
+  }
+
+  /**
+   * Rewrites one call as the class comment says; returns the first local number it leaves free.
+   * {@code own}: the local the receiver already is in ({@link #ownReceivers}), or -1 to copy it to
+   * {@code receiver}.
+   */
+  private static int spill(MethodNode method, MethodInsnNode call, int receiver, boolean ccs, int own) {
     Type[] args = Type.getArgumentTypes(call.desc);
     int[] slots = new int[args.length];
     int next = receiver + 1;
@@ -106,10 +172,12 @@ final class InterfaceCallSites {
     for (int i = args.length - 1; i >= 0; i--) {
       before.add(new VarInsnNode(args[i].getOpcode(Opcodes.ISTORE), slots[i]));
     }
-    before.add(new VarInsnNode(Opcodes.ASTORE, receiver));
+    // The receiver: into a local of its own, or dropped and loaded again from the one it came from
+    // ({@code pop; aload}: how ResumeChecks tells which local to compare).
+    before.add(own < 0 ? new VarInsnNode(Opcodes.ASTORE, receiver) : new InsnNode(Opcodes.POP));
     LabelNode start = new LabelNode();
     before.add(start);
-    before.add(new VarInsnNode(Opcodes.ALOAD, receiver));
+    before.add(new VarInsnNode(Opcodes.ALOAD, own < 0 ? receiver : own));
     for (int i = 0; i < args.length; i++) {
       before.add(new VarInsnNode(args[i].getOpcode(Opcodes.ILOAD), slots[i]));
     }
@@ -132,8 +200,10 @@ final class InterfaceCallSites {
       after.add(new VarInsnNode(result.getOpcode(Opcodes.ILOAD), next));
       next += result.getSize();
     }
-    after.add(new InsnNode(Opcodes.ACONST_NULL));
-    after.add(new VarInsnNode(Opcodes.ASTORE, receiver));
+    if (own < 0) {
+      after.add(new InsnNode(Opcodes.ACONST_NULL));
+      after.add(new VarInsnNode(Opcodes.ASTORE, receiver));
+    }
     for (int i = 0; ccs && i < args.length; i++) {
       if (args[i].getSort() == Type.OBJECT || args[i].getSort() == Type.ARRAY) {
         after.add(new InsnNode(Opcodes.ACONST_NULL));

@@ -119,7 +119,10 @@ final class ResumeChecks {
 
   /**
    * The local {@link InterfaceCallSites} loaded the receiver of {@code call} from: before the call
-   * come the loads of its arguments, and before those the receiver's; -1 if the code is otherwise.
+   * come the loads of its arguments, and before those the receiver's, after either its store
+   * there ({@code astore r; aload r}: a local of the receiver's own) or the drop of the receiver
+   * that was on the stack ({@code pop; aload r}: {@code this} or a parameter the method never
+   * assigns); -1 if the code is otherwise.
    */
   private static int receiverLocal(MethodInsnNode call) {
     Type[] args = Type.getArgumentTypes(call.desc);
@@ -140,6 +143,9 @@ final class ResumeChecks {
     }
     int local = ((VarInsnNode) load).var;
     AbstractInsnNode store = realBefore(load);
+    if (store != null && store.getOpcode() == Opcodes.POP) {
+      return local;
+    }
     return store instanceof VarInsnNode && store.getOpcode() == Opcodes.ASTORE && ((VarInsnNode) store).var == local
         ? local : -1;
   }
