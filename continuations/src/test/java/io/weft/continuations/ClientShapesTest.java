@@ -26,6 +26,7 @@ import io.weft.continuations.testclient.shapes.OutsideFirstShape;
 import io.weft.continuations.testclient.shapes.OutsideLastShape;
 import io.weft.continuations.testclient.shapes.PrimitivesShape;
 import io.weft.continuations.testclient.shapes.ProxyShape;
+import io.weft.continuations.testclient.shapes.ReceiverShape;
 import io.weft.continuations.testclient.shapes.ReentrantLockShape;
 import io.weft.continuations.testclient.shapes.ReflectionShape;
 import io.weft.continuations.testclient.shapes.RequestContextShape;
@@ -110,6 +111,8 @@ class ClientShapesTest {
   static final List<Case> SHAPES = List.of(
       Case.works(DeepChainShape.class),
       Case.works(InterfaceShape.class),
+      // Overridable calls through this, a parameter never assigned and one assigned in the call.
+      Case.works(ReceiverShape.class),
       Case.works(BridgeGenericShape.class),
       Case.works(BridgeGenericShape.class).debug(),
       Case.works(DeepChainShape.class).debug(),
