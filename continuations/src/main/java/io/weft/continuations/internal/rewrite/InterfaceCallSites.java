@@ -173,7 +173,7 @@ final class InterfaceCallSites {
       before.add(new VarInsnNode(args[i].getOpcode(Opcodes.ISTORE), slots[i]));
     }
     // The receiver: into a local of its own, or dropped and loaded again from the one it came from
-    // ({@code pop; aload}: how ResumeChecks tells which local to compare).
+    // (pop; aload: how ResumeChecks tells which local to compare).
     before.add(own < 0 ? new VarInsnNode(Opcodes.ASTORE, receiver) : new InsnNode(Opcodes.POP));
     LabelNode start = new LabelNode();
     before.add(start);
