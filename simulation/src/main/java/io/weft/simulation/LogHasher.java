@@ -2,7 +2,6 @@ package io.weft.simulation;
 
 import java.security.MessageDigest;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -13,8 +12,11 @@ import java.util.concurrent.locks.LockSupport;
  * megabytes (32 bytes an event), a few per cent of that thread's time, which a second core does
  * alongside; the digest is the one the simulation's thread would have taken.
  *
- * <p>The simulation's thread never waits inside {@link #hand}: a buffer is recycled once hashed,
- * or a new one made. So that a hashing thread kept off its core cannot make the log's buffers grow
+ * <p>The simulation's thread never waits inside {@link #hand}, and seldom wakes the hashing thread
+ * (a wake-up is a system call, and on a busy machine it can cost the waker its core): the hashing
+ * thread looks for full buffers every {@value #LOOK_MILLIS} ms and hashes all it finds; only a
+ * backlog of {@value #WAKE_AT} buffers wakes it at once. A buffer is recycled once hashed, or a
+ * new one made. So that a hashing thread kept off its core cannot make the log's buffers grow
  * without bound, the simulation waits in {@link #keepUp}, which {@link World} calls between
  * events, never inside a session's slice (where the {@link BlockWatch} would take a wait for a
  * blocked session).
@@ -22,12 +24,14 @@ import java.util.concurrent.locks.LockSupport;
 final class LogHasher {
   /** Filled buffers not yet hashed past which {@link #keepUp} waits: 4 MiB of 64 KiB buffers. */
   static final int MAX_BEHIND = 64;
-
-  private static final byte[] END = new byte[0];
+  /** Filled buffers not yet hashed at which {@link #hand} wakes the hashing thread. */
+  static final int WAKE_AT = 16;
+  /** How often an idle hashing thread looks for full buffers. */
+  static final long LOOK_MILLIS = 2;
 
   private final MessageDigest sha;
   private final int bufferSize;
-  private final LinkedBlockingQueue<byte[]> full = new LinkedBlockingQueue<>();
+  private final ConcurrentLinkedQueue<byte[]> full = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedQueue<byte[]> free = new ConcurrentLinkedQueue<>();
   /** Buffers handed over, counted on the simulation's thread only. */
   private long handed;
@@ -35,6 +39,8 @@ final class LogHasher {
   private final Thread thread;
   private final Thread owner = Thread.currentThread();
   private volatile boolean ownerWaits;
+  /** Set once every buffer is handed over: the thread ends when it has hashed them. */
+  private volatile boolean ended;
   private volatile boolean abandoned;
   private volatile Throwable failure;
   private boolean joined;
@@ -50,10 +56,14 @@ final class LogHasher {
 
   private void hashAll() {
     try {
-      for (;;) {
-        byte[] b = full.take();
-        if (b == END || abandoned) {
-          return;
+      while (!abandoned) {
+        byte[] b = full.poll();
+        if (b == null) {
+          if (ended && full.isEmpty()) {
+            return;
+          }
+          LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(LOOK_MILLIS));
+          continue;
         }
         sha.update(b, 0, b.length);
         free.add(b);
@@ -72,6 +82,9 @@ final class LogHasher {
   byte[] hand(byte[] buffer) {
     handed++;
     full.add(buffer);
+    if (handed - hashed.get() >= WAKE_AT) {
+      LockSupport.unpark(thread);
+    }
     byte[] next = free.poll();
     return next != null ? next : new byte[bufferSize];
   }
@@ -103,7 +116,8 @@ final class LogHasher {
    */
   void finish() {
     if (!joined) {
-      full.add(END);
+      ended = true;
+      LockSupport.unpark(thread);
       join();
     }
     rethrow();
@@ -113,7 +127,7 @@ final class LogHasher {
   void abandon() {
     if (!joined) {
       abandoned = true;
-      full.add(END);
+      LockSupport.unpark(thread);
       join();
     }
   }
