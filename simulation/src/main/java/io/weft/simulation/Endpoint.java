@@ -37,6 +37,14 @@ final class Endpoint implements WaitRegistration {
   long wanted;
   Runnable readerWake;
   Runnable flusherWake;
+  /**
+   * What the peer had taken of this side's bytes when last looked at ({@code delivered} less what
+   * is still buffered): only grows, so while {@link #sent} exceeds it by at most the window, a flush
+   * may return without looking at the peer, whose memory a run of many sessions has long evicted.
+   */
+  long peerTakenSeen;
+  /** True from the time the peer's flusher registers until this side finds it no longer waiting. */
+  boolean peerFlusherMayWait;
   /** A server side's neighbours in its listener's list of open connections. */
   Endpoint prevOpen;
   Endpoint nextOpen;
@@ -64,10 +72,12 @@ final class Endpoint implements WaitRegistration {
    * this side has ended. A peer that closed takes nothing more: the flush waits for its reset.
    */
   boolean windowOpen() {
-    if (reset || closed) {
+    if (reset || closed || sent - peerTakenSeen <= WINDOW) {
       return true;
     }
-    long unconsumed = sent - (peer.delivered - peer.inbound.size());
+    long taken = peer.delivered - peer.inbound.size();
+    peerTakenSeen = taken;
+    long unconsumed = sent - taken;
     long window = peer.readerWaiting ? Math.max(WINDOW, peer.wanted) : WINDOW;
     return unconsumed <= window;
   }
@@ -76,6 +86,7 @@ final class Endpoint implements WaitRegistration {
   @Override
   public void register(Runnable wake) {
     flusherWake = wake;
+    peer.peerFlusherMayWait = true;
   }
 
   void wakeReader() {
@@ -96,7 +107,12 @@ final class Endpoint implements WaitRegistration {
 
   /** This side took bytes or began to wait for them: a flush of the peer's may go on. */
   void readProgress() {
-    if (peer.flusherWake != null && peer.windowOpen()) {
+    if (!peerFlusherMayWait) {
+      return; // the peer's flusher has not registered since it was last seen not waiting
+    }
+    if (peer.flusherWake == null) {
+      peerFlusherMayWait = false;
+    } else if (peer.windowOpen()) {
       peer.wakeFlusher();
     }
   }

@@ -12,6 +12,10 @@ import java.util.List;
  * record is a virtual time, a kind and three numbers; the run's SHA-256 is taken over their fixed
  * binary form, as they happen, so that a run of millions of events costs no text. With the log
  * kept (for a replay) the records are also stored, and {@link #render} turns one into a line.
+ *
+ * <p>The records fill 64 KiB buffers. A run that fills one hands its full buffers, in order, to a
+ * {@link LogHasher}, whose thread hashes them while the simulation goes on; a short run (under
+ * 2,048 records) hashes on the caller's thread at the end, and starts no thread.
  */
 final class EventLog {
   static final int START = 0;
@@ -46,9 +50,12 @@ final class EventLog {
   /** Writes a long into the buffer in one store, big-endian. */
   private static final java.lang.invoke.VarHandle LONGS =
       java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.BIG_ENDIAN);
+  private static final int BUFFER = RECORD * 2048;
   private final MessageDigest sha;
-  private final byte[] buffer = new byte[RECORD * 4096];
+  private byte[] buffer = new byte[BUFFER];
   private int used;
+  /** Hashes the full buffers; null until the first one fills. */
+  private LogHasher hasher;
   private long count;
   private final boolean keep;
   private long[] kept = new long[0];
@@ -69,7 +76,10 @@ final class EventLog {
   /** Appends a record: 32 bytes to the hash, time (8), a (8), b (8), c's low 7 bytes and the kind. */
   void add(long time, int kind, long a, long b, long c) {
     if (used == buffer.length) {
-      sha.update(buffer, 0, used);
+      if (hasher == null) {
+        hasher = new LogHasher(sha, BUFFER);
+      }
+      buffer = hasher.hand(buffer);
       used = 0;
     }
     // Big-endian, as the record was always written: c's low 7 bytes, then the kind.
@@ -100,9 +110,40 @@ final class EventLog {
     return keep;
   }
 
-  /** The SHA-256 of every record so far, in hex; no record may follow. */
+  /**
+   * True when the hashing thread has fallen so far behind that {@link #keepUp} should wait for
+   * it; for the simulation's thread between events.
+   */
+  boolean behind() {
+    return hasher != null && hasher.behind();
+  }
+
+  /** Waits for the hashing thread to catch up (see {@link LogHasher#keepUp}); never inside a slice. */
+  void keepUp() {
+    if (hasher != null) {
+      hasher.keepUp();
+    }
+  }
+
+  /** True while a hashing thread runs for this log. */
+  boolean hashing() {
+    return hasher != null && hasher.running();
+  }
+
+  /** Ends the hashing thread of a run that ends without a digest (it failed); no record may follow. */
+  void abandon() {
+    if (hasher != null && digest == null) {
+      hasher.abandon();
+      digest = "";
+    }
+  }
+
+  /** The SHA-256 of every record so far, in hex; no record may follow. Empty once abandoned. */
   String sha256() {
     if (digest == null) {
+      if (hasher != null) {
+        hasher.finish();
+      }
       sha.update(buffer, 0, used);
       used = 0;
       digest = HexFormat.of().formatHex(sha.digest());

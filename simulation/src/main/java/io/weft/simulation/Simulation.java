@@ -166,6 +166,7 @@ public final class Simulation {
     try (BlockWatch watch = new BlockWatch(world)) {
       return runIn(world, net, taskClass, sessions, List.copyOf(addresses), args, wallStart);
     } finally {
+      world.log.abandon(); // a run that failed leaves no hashing thread behind; after a result, nothing to do
       world.leave();
     }
   }
@@ -239,6 +240,7 @@ public final class Simulation {
     for (int i = 0; i < conns.length; i++) {
       conns[i] = clients.get(i).conn;
     }
+    world.log.sha256(); // the digest's last buffers are part of the run's wall time
     return new SimulationResult<>(seed, outcomes, conns, stuck, world.log, virtual, System.nanoTime() - wallStart,
         replayCommand);
   }

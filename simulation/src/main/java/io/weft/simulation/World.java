@@ -292,6 +292,9 @@ final class World implements Ticker, WaitTimeouts {
       }
       now = event.time;
       event.fire();
+      if (log.behind()) {
+        log.keepUp(); // between events: no slice runs, so the BlockWatch takes no wait here for a blocked session
+      }
     }
   }
 
