@@ -69,7 +69,9 @@ public final class FirstCloseFailsConnector implements Connector {
     }
 
     @Override public String readLine(int limit) throws IOException { return socket.readLine(limit); }
-    @Override public String readLine(int limit, Charset charset) throws IOException { return socket.readLine(limit, charset); }
+    @Override public String readLine(int limit, Charset charset) throws IOException {
+      return socket.readLine(limit, charset);
+    }
     @Override public String readLineStrict(int limit) throws IOException { return socket.readLineStrict(limit); }
     @Override public String readLineStrict(int limit, Charset charset) throws IOException {
       return socket.readLineStrict(limit, charset);
