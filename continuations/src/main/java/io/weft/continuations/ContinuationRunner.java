@@ -15,7 +15,6 @@ import java.lang.reflect.Constructor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.apache.commons.javaflow.core.Skip;
 
@@ -105,9 +104,13 @@ final class ContinuationRunner extends ModeRunner {
     try {
       // Cancelling the scheduler first is fine: it cancels each fiber as it admits it.
       control.onCancel(scheduler::cancel);
-      CountDownLatch done = scheduler.runAll(fibers, fiber -> newFrame(frameConstructor, fiber));
-      // An aborted run waits only so long (see RunControl).
-      if (!control.awaitSessions(nanos -> done.await(nanos, TimeUnit.NANOSECONDS), settings.closeWaitMillis())) {
+      // The fibers' end is looked at, not waited for (the latch's timed wait needs a queue node:
+      // see RunControl), and the last fiber's end wakes this thread. An aborted run waits only
+      // so long.
+      Runnable allEnded = control::wake;
+      CountDownLatch done = scheduler.runAll(fibers, fiber -> newFrame(frameConstructor, fiber), allEnded);
+      RunControl.Check ended = () -> done.getCount() == 0L;
+      if (!control.awaitSessions(ended, settings.closeWaitMillis())) {
         control.unended((int) done.getCount());
       }
     } finally {

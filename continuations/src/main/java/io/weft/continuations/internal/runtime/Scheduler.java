@@ -81,6 +81,8 @@ public final class Scheduler {
   private final InheritedValues inherited = new InheritedValues();
   private volatile CarriedContexts contexts = CarriedContexts.NONE;
   private CountDownLatch allDone = new CountDownLatch(0);
+  /** What {@link #runAll} was told to run once its batch has ended; set before the batch starts. */
+  private Runnable whenAllEnded;
   private volatile boolean cancelled;
   private volatile boolean stopping;
   /**
@@ -300,12 +302,17 @@ public final class Scheduler {
 
   /**
    * Starts the fibers, at most maxInFlight at a time, and returns a latch for their end. Call
-   * once per scheduler.
+   * once per scheduler. {@code allEnded} runs once the latch is at zero, on the thread that
+   * counted the last fiber (perhaps twice, if two fibers end together): a waiter that looks at
+   * the latch's count instead of waiting on it is woken by it. It must be quick, never block and
+   * allocate nothing: it may run when the heap has run out.
    */
-  public CountDownLatch runAll(List<Fiber> fibers, java.util.function.Function<Fiber, Runnable> frames) {
+  public CountDownLatch runAll(List<Fiber> fibers, java.util.function.Function<Fiber, Runnable> frames,
+      Runnable allEnded) {
     for (Fiber fiber : fibers) {
       fiber.frame(frames.apply(fiber));
     }
+    whenAllEnded = allEnded;
     allDone = new CountDownLatch(fibers.size());
     batch = fibers;
     // Each ending fiber admits one more, so however these interleave with ends, no more than
@@ -477,19 +484,31 @@ public final class Scheduler {
             next.wake0();
           }
         }
-        allDone.countDown();
+        counted();
         return;
       } catch (OutOfMemoryError e) {
         // The heap had no room to queue the next fiber (it is in no queue, and never will be):
         // it ends here, failed with the error, and admits the one after it in its turn, so that
         // the run's count of ended fibers stays right. A successor stays fiber's: the
         // thread that ran it is the one that looks for one.
-        allDone.countDown();
+        counted();
         if (next == null) {
           return;
         }
         next.failed(e);
         HeapExhaustion.report(e, ADMITTING);
+      }
+    }
+  }
+
+  /** Counts one fiber of the batch as ended; after the last, tells whoever {@link #runAll} was told to. */
+  private void counted() {
+    CountDownLatch latch = allDone;
+    latch.countDown();
+    if (latch.getCount() == 0L) {
+      Runnable allEnded = whenAllEnded;
+      if (allEnded != null) {
+        allEnded.run();
       }
     }
   }

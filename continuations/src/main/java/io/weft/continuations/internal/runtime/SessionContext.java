@@ -89,7 +89,23 @@ public class SessionContext {
       return false;
     }
     Class<?> c = t.getClass();
-    return c == CONTINUATION_DEATH || c.getName().equals(CONTINUATION_DEATH_NAME);
+    if (c == CONTINUATION_DEATH) {
+      return true;
+    }
+    // The engine's signal extends Error itself: a LinkageError (a class whose initialisation
+    // ran out of heap) or an AssertionError is let go without its name, which it may not have
+    // made yet.
+    if (c.getSuperclass() != Error.class) {
+      return false;
+    }
+    try {
+      return c.getName().equals(CONTINUATION_DEATH_NAME);
+    } catch (OutOfMemoryError e) {
+      // No room to name a class never named before: taken for the session's own error. Only
+      // another copy of the engine's signal could be mistaken so, when the heap has run out,
+      // and that session then ends FAILED with it in a run that the heap's end aborts anyway.
+      return false;
+    }
   }
 
   public int index() {
@@ -225,13 +241,16 @@ public class SessionContext {
 
   /**
    * Marks the session cancelled and closes its transport, if open, from any thread. A session
-   * that has already ended keeps its outcome: the cancel came after it.
+   * that has already ended keeps its outcome: the cancel came after it. But a transport it still
+   * holds is closed: the session frame forgets its transport once it has closed it, and keeps
+   * it when that close failed for want of heap, which leaves the connection's close unreported
+   * and the session's place in the run held (an aborted run cancels again and again while it
+   * waits for its sessions).
    */
   public void cancel() {
-    if (finished) {
-      return;
+    if (!finished) {
+      cancelled = true;
     }
-    cancelled = true;
     Transport t = transport;
     if (t != null) {
       t.close();

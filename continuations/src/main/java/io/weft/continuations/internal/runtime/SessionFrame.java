@@ -72,12 +72,13 @@ public final class SessionFrame implements Runnable {
       if (transport != null) {
         try {
           transport.close();
-        } catch (OutOfMemoryError e) {
-          // The session has its outcome; the run is told, and its connector's close closes
-          // what this one could not.
-          HeapExhaustion.report(e, CLOSING);
-        } finally {
           session.released();
+        } catch (OutOfMemoryError e) {
+          // The session has its outcome, and the run is told. The transport stays with the
+          // session: a close that failed part of the way has not reported the connection
+          // closed, which holds the session's place in the run, and the aborted run's cancels
+          // close it again (see SessionContext.cancel).
+          HeapExhaustion.report(e, CLOSING);
         }
       }
     }

@@ -1,0 +1,81 @@
+package io.weft.continuations;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weft.continuations.testing.FirstCloseFailsConnector;
+import io.weft.testsupport.EchoServer;
+import io.weft.transport.SessionTask;
+import io.weft.transport.Timeout;
+import io.weft.transport.Transport;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * A session whose transport's close fails for want of heap does not keep its place in the run:
+ * that close has not reported the connection closed (which frees the place, see
+ * {@code ReportsClose}), so the aborted run's cancels close it again, and the run ends with every
+ * session accounted for and every connection closed, long before its close wait. Before, the
+ * session forgot its transport, nothing closed it until the run's connector was closed after
+ * the run, and the run waited out its close wait and left the sessions behind (seen in
+ * RunOutOfHeapTest's THREADS child: "45 of them had not ended 30000 ms later").
+ */
+class FailedCloseTest {
+  private static final int SESSIONS = 3;
+  /** Far longer than the run takes when it works: without the second close it waits all of it. */
+  private static final long CLOSE_WAIT_SECONDS = 60;
+
+  static List<Mode> modes() {
+    List<Mode> modes = new ArrayList<>(List.of(Mode.SYNC, Mode.THREADS));
+    if (Runtime.version().feature() >= 21) {
+      modes.add(Mode.VIRTUAL_THREADS);
+    }
+    return modes;
+  }
+
+  @ParameterizedTest
+  @MethodSource("modes")
+  void aCloseThatRanOutOfHeapIsMadeAgainAndTheAbortedRunLeavesNoSessionBehind(Mode mode) throws Exception {
+    try (EchoServer tcp = EchoServer.tcp(); FirstCloseFailsConnector connector = new FirstCloseFailsConnector();
+         SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector).address(tcp.address())
+             .timeout(Timeout.of(30, TimeUnit.SECONDS)).closeWait(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS).build()) {
+      RunAbortedException e = assertThrows(RunAbortedException.class, () -> runner.run(Echo.class, SESSIONS));
+      assertTrue(e.getMessage().startsWith("the run was aborted: the heap ran out (java.lang.OutOfMemoryError:"
+          + " Java heap space, met by a session closing its transport on thread "), e.getMessage());
+      assertFalse(e.getMessage().contains("had not ended"), e.getMessage());
+      // Every connection closed before run() returned, by the run itself: the connector is
+      // closed only after this.
+      assertEquals(0, connector.openTransports());
+      RunResult<?> result = e.result();
+      assertEquals(SESSIONS, result.outcomes().size());
+      // A session ended with its echo before the abort, or was cancelled by it (SYNC: the first
+      // session's close fails once it has its echo, and the others are cancelled unstarted).
+      for (int i = 0; i < SESSIONS; i++) {
+        Outcome<?> outcome = result.outcome(i);
+        assertTrue(outcome.status() == Outcome.Status.CANCELLED
+            || outcome.status() == Outcome.Status.SUCCEEDED && ("session " + i).equals(outcome.value()),
+            i + ": " + outcome);
+      }
+      if (mode.kind() == Mode.Kind.SYNC) {
+        assertEquals(Outcome.Status.SUCCEEDED, result.outcome(0).status());
+      }
+      assertTrue(connector.failedCloses() >= 1, "failed closes: " + connector.failedCloses());
+    }
+  }
+
+  /** Exchanges one line with the echo server. */
+  public static final class Echo implements SessionTask<String> {
+    @Override
+    public String run(Transport transport, int index) throws IOException {
+      transport.writeLine("session " + index);
+      transport.flush();
+      return transport.readLineStrict(64);
+    }
+  }
+}
