@@ -59,10 +59,19 @@ public abstract class ConnectionState<F, M> extends InboundState<M> {
    *
    * @param closed what to run, once; quick, never blocking
    * @throws IllegalStateException if a watcher was already registered
+   * @throws RuntimeException what the library's listener registration threw (an
+   *     {@code OutOfMemoryError} too), after {@code closed} has run
    */
   public final void whenDisconnected(Runnable closed) {
     if (closeNotice.register(closed)) {
-      watchDisconnect();
+      try {
+        watchDisconnect();
+      } catch (RuntimeException | Error e) {
+        // No listener, or not sure of one: report the close now rather than leave a watcher
+        // that may never hear it (the caller falls back to what it does without a report).
+        closeNotice.closed();
+        throw e;
+      }
     }
   }
 
