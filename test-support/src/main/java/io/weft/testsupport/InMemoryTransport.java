@@ -63,6 +63,15 @@ public final class InMemoryTransport implements Transport {
     return oneByteAtATime(script.getBytes(StandardCharsets.UTF_8));
   }
 
+  /**
+   * Forgets what the client has written and flushed so far: a harness that measures what a client
+   * allocates per reply calls it before each, or the record of a long run's requests would grow
+   * (and its growth be counted) inside the measured reads.
+   */
+  public void forgetWritten() {
+    flushed.reset();
+  }
+
   /** What the client has written and flushed so far, as UTF-8. */
   public String written() {
     return flushed.toString(StandardCharsets.UTF_8);

@@ -62,7 +62,8 @@ public final class Guard {
    * that passed ({@link ResumeSite}), so that each site pays the class lookup once per class it sees.
    */
   public static CallSite resumeSite(MethodHandles.Lookup caller, String name, MethodType type, String method) {
-    return new ConstantCallSite(ResumeSite.CHECK.bindTo(new ResumeSite(method)).asType(type));
+    return new ConstantCallSite(ResumeSite.CHECK.bindTo(new ResumeSite(method, caller.lookupClass().getClassLoader()))
+        .asType(type));
   }
 
   private static Error resumedInto(Object receiver, String method) {
