@@ -98,7 +98,7 @@ class MinaThreadDeathTest {
         @Override
         public void messageReceived(NextFilter next, IoSession session, Object message) throws Exception {
           processorHeld.countDown();
-          closed.await();
+          closed.await(60, TimeUnit.SECONDS);
           throw new StackOverflowError("injected: the processor dies before its next turn");
         }
       });

@@ -3,6 +3,7 @@ package io.weft.transport.mina.testclient;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Transport;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Closes its transport while the connector's one I/O processor is held (by the test, inside a
@@ -23,7 +24,9 @@ public final class CloseBeforeProcessorDiesTask implements SessionTask<String> {
   @Override
   public String run(Transport transport, int index) throws InterruptedException {
     connected.countDown();
-    processorHeld.await();
+    if (!processorHeld.await(60, TimeUnit.SECONDS)) {
+      throw new IllegalStateException("the test never held the I/O processor");
+    }
     transport.close();
     closed.countDown();
     return "closed";
