@@ -94,6 +94,10 @@ class MinaThreadDeathTest {
       CountDownLatch connected = new CountDownLatch(1);
       CountDownLatch processorHeld = new CountDownLatch(1);
       CountDownLatch closed = new CountDownLatch(1);
+      // The dying processor's closeAll may still be closing this one when the run returns (the
+      // run waits only for its own session's report): its report says it is untracked.
+      CountDownLatch doomedReported = new CountDownLatch(1);
+      doomed.whenClosed(doomedReported::countDown);
       doomed.state().session().getFilterChain().addFirst("fault", new IoFilterAdapter() {
         @Override
         public void messageReceived(NextFilter next, IoSession session, Object message) throws Exception {
@@ -125,6 +129,7 @@ class MinaThreadDeathTest {
         Outcome<String> second = result.outcomes().get(1);
         assertTrue(second.failure() instanceof TransportClosedException, String.valueOf(second.failure()));
         assertTrue(connector.isBroken());
+        assertTrue(doomedReported.await(20, TimeUnit.SECONDS), "the other transport on the dead processor reported closed");
         assertEquals(0, connector.openCount());
         sessionPeer.close();
       }
