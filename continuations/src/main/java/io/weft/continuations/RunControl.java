@@ -148,7 +148,35 @@ final class RunControl {
    * @throws InterruptedException if the waiting thread is interrupted
    */
   boolean awaitSessions(Check ended, long graceMillis) throws InterruptedException {
+    return await(ended, graceMillis, true);
+  }
+
+  /**
+   * As {@link #awaitSessions(Check, long)}, but an interrupt does not end it: the wait goes on
+   * for {@code graceMillis} at most from the interrupt (or the abort's grace, whichever ends
+   * first), and the thread's interrupt status is set again when it returns. For SYNC, whose run
+   * never threw for an interrupt: the flag there is its sessions' business (a task may leave it
+   * set), and a close reported a processor turn late must not turn it into a lost run.
+   *
+   * @return true if {@code ended} said so; false if a grace ran out first
+   */
+  boolean awaitSessionsUninterruptibly(Check ended, long graceMillis) {
+    try {
+      return await(ended, graceMillis, false);
+    } catch (InterruptedException e) {
+      throw new AssertionError("an uninterruptible wait threw for an interrupt", e);
+    }
+  }
+
+  /**
+   * The wait of both: with {@code interruptible}, throws at an interrupt; without, takes the
+   * interrupt, keeps waiting for the grace at most, and sets the status again before it returns.
+   */
+  private boolean await(Check ended, long graceMillis, boolean interruptible) throws InterruptedException {
     waiter = Thread.currentThread();
+    long graceNanos = TimeUnit.MILLISECONDS.toNanos(graceMillis);
+    boolean interrupted = false;
+    long interruptedAtNanos = 0L;
     try {
       long cancelledAt = 0L;
       boolean cancelledHere = false;
@@ -156,13 +184,26 @@ final class RunControl {
         if (ended.done()) {
           return true;
         }
-        if (Thread.interrupted()) {
-          throw new InterruptedException();
-        }
         long slice = ABORT_POLL_NANOS;
+        if (Thread.interrupted()) {
+          if (interruptible) {
+            throw new InterruptedException();
+          }
+          if (!interrupted) {
+            interrupted = true;
+            interruptedAtNanos = System.nanoTime();
+          }
+        }
+        if (interrupted) {
+          long left = interruptedAtNanos + graceNanos - System.nanoTime();
+          if (left <= 0L) {
+            return false;
+          }
+          slice = Math.min(slice, left);
+        }
         if (abortedBecause != null) {
           long now = System.nanoTime();
-          long left = abortedAtNanos + TimeUnit.MILLISECONDS.toNanos(graceMillis) - now;
+          long left = abortedAtNanos + graceNanos - now;
           if (left <= 0L) {
             return false;
           }
@@ -178,6 +219,9 @@ final class RunControl {
       }
     } finally {
       waiter = null;
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

@@ -104,7 +104,10 @@ public final class SessionRunner implements AutoCloseable {
    * @param sessions how many sessions to run, at least 0
    * @param constructorArgs the arguments of the task's constructor
    * @return one outcome per session, with the run's wall-clock time
-   * @throws InterruptedException if the calling thread is interrupted while it waits for the sessions
+   * @throws InterruptedException if the calling thread is interrupted while it waits for the sessions;
+   *     never in {@code SYNC}, where the calling thread runs them: there the interrupt status is
+   *     the sessions' (a task may leave it set), a wait for a session's close report goes on for
+   *     the close wait at most after an interrupt, and the status is kept
    */
   public <T> RunResult<T> run(Class<? extends SessionTask<T>> taskClass, int sessions, Object... constructorArgs)
       throws InterruptedException {

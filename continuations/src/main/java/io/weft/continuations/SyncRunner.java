@@ -56,8 +56,9 @@ final class SyncRunner extends ModeRunner {
           throw e;
         }
       }
-      // An aborted run waits only so long (see RunControl).
-      if (!context.taskEnded() && !control.awaitSessions(closed, settings.closeWaitMillis())) {
+      // An aborted run waits only so long (see RunControl); an interrupt, which the caller's
+      // thread may carry from its sessions, does not end the wait early nor the run.
+      if (!context.taskEnded() && !control.awaitSessionsUninterruptibly(closed, settings.closeWaitMillis())) {
         control.unended(1);
       }
     }

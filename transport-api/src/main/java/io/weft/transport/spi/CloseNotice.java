@@ -47,6 +47,16 @@ public final class CloseNotice {
   }
 
   /**
+   * Whether a watcher is registered and {@link #closed()} has not been called.
+   *
+   * @return true while a registered watcher waits
+   */
+  public boolean isWatched() {
+    Runnable w = watcher;
+    return w != null && w != CLOSED;
+  }
+
+  /**
    * Whether {@link #closed()} has been called.
    *
    * @return true once the connection is closed

@@ -8,6 +8,7 @@ import io.weft.transport.TransportClosedException;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.SocketAddress;
+import java.util.Collection;
 import javax.net.ssl.SSLSession;
 
 /**
@@ -34,6 +35,8 @@ public abstract class ConnectionState<F, M> extends InboundState<M> {
   protected volatile SSLSession tlsSession;
   /** Who waits for the library's connection to be closed, and whether it is (see ReportsClose). */
   private final CloseNotice closeNotice = new CloseNotice();
+  /** The connector's set of tracked states, which this one leaves once reported closed. */
+  private volatile Collection<?> tracker;
 
   /**
    * The state of a connection not yet connected.
@@ -56,10 +59,19 @@ public abstract class ConnectionState<F, M> extends InboundState<M> {
    *
    * @param closed what to run, once; quick, never blocking
    * @throws IllegalStateException if a watcher was already registered
+   * @throws RuntimeException what the library's listener registration threw (an
+   *     {@code OutOfMemoryError} too), after {@code closed} has run
    */
   public final void whenDisconnected(Runnable closed) {
     if (closeNotice.register(closed)) {
-      watchDisconnect();
+      try {
+        watchDisconnect();
+      } catch (RuntimeException | Error e) {
+        // No listener, or not sure of one: report the close now rather than leave a watcher
+        // that may never hear it (the caller falls back to what it does without a report).
+        closeNotice.closed();
+        throw e;
+      }
     }
   }
 
@@ -75,7 +87,26 @@ public abstract class ConnectionState<F, M> extends InboundState<M> {
    * thread.
    */
   public final void disconnected() {
+    // Untracked before the watcher runs: whoever it wakes sees the connector's count without it.
+    Collection<?> t = tracker;
+    if (t != null) {
+      t.remove(this);
+    }
     closeNotice.closed();
+  }
+
+  /**
+   * Whether a watcher waits for this connection's close and has not yet heard it.
+   *
+   * @return true between {@link #whenDisconnected} and {@link #disconnected()}
+   */
+  public final boolean isCloseWatched() {
+    return closeNotice.isWatched();
+  }
+
+  /** The connector tracks this state in {@code tracked} until it is reported closed. */
+  final void trackIn(Collection<?> tracked) {
+    this.tracker = tracked;
   }
 
   // ---- The hooks each library fills in.

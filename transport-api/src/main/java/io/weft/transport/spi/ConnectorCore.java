@@ -33,7 +33,14 @@ import java.util.function.Consumer;
  */
 public abstract class ConnectorCore<F, S extends ConnectionState<F, ?>> {
   private final Set<S> live = ConcurrentHashMap.newKeySet();
-  private final Consumer<S> forgetClosed = live::remove;
+  // A closed transport's state stays tracked while a watcher waits for its close (see
+  // ReportsClose): the library closes the socket later, and if its thread dies first, only
+  // closeAll can report that close.
+  private final Consumer<S> forgetClosed = state -> {
+    if (!state.isCloseWatched()) {
+      live.remove(state);
+    }
+  };
   private final TlsSettings tls;
   private final BlockingWaits waits;
   private volatile boolean closed;
@@ -192,6 +199,7 @@ public abstract class ConnectorCore<F, S extends ConnectionState<F, ?>> {
       throw new TransportClosedException("connector is broken: " + why);
     }
     S state = newState();
+    state.trackIn(live);
     live.add(state);
     if (closed) {
       abandon(state, "connector closed during connect");
@@ -289,7 +297,9 @@ public abstract class ConnectorCore<F, S extends ConnectionState<F, ?>> {
   // ---- Closing.
 
   /**
-   * How many connections this connector opened that are still open (or connecting).
+   * How many connections this connector opened that are still open (or connecting), with
+   * those closed by their transport whose close a watcher ({@link ReportsClose}) waits for and
+   * the library has not yet reported.
    *
    * @return the number of tracked connections
    */

@@ -87,10 +87,17 @@ class MinaTransportBehaviourTest {
     server.close();
   }
 
-  /** Spins (yielding) until {@code condition} holds; the test's own timeout bounds it. */
+  /**
+   * Looks at {@code condition} a millisecond apart until it holds; fails if it does not within
+   * a minute (a wrong outcome fails in bounded time, never spins for ever).
+   */
   static void awaitUntil(java.util.function.BooleanSupplier condition) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (!condition.getAsBoolean()) {
-      Thread.yield();
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError("a condition the test waits for did not hold within 60 s");
+      }
+      java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
     }
   }
 

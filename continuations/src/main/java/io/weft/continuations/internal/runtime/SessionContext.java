@@ -28,6 +28,8 @@ public class SessionContext {
   private Throwable failure;
   private static final AtomicIntegerFieldUpdater<SessionContext> HOLDS =
       AtomicIntegerFieldUpdater.newUpdater(SessionContext.class, "holds");
+  private static final AtomicIntegerFieldUpdater<SessionContext> CLOSE_HOLD =
+      AtomicIntegerFieldUpdater.newUpdater(SessionContext.class, "closeHold");
   /**
    * What still holds this session's place among the run's {@code maxInFlight}: its task, and,
    * over a transport that reports its close ({@link ReportsClose}), its connection until that
@@ -37,6 +39,12 @@ public class SessionContext {
    * come when the heap has run out, and a VarHandle's first call may allocate.
    */
   private volatile int holds = 1;
+  /**
+   * 1 while the connection's close holds the place: released once, by the close's report or by
+   * a watcher's registration that failed, whichever comes first (a transport may have run or
+   * kept the watcher before it threw).
+   */
+  private volatile int closeHold;
   /** What frees the place when the close is reported after the task's end; null for nothing. */
   private Runnable freedByClose;
 
@@ -136,11 +144,15 @@ public class SessionContext {
     this.transport = transport;
     if (transport instanceof ReportsClose) {
       holds = 2;
+      closeHold = 1;
       try {
         ((ReportsClose) transport).whenClosed(this::connectionClosed);
       } catch (RuntimeException | Error e) {
-        // Not watched: the task's end frees the place, as over a transport that does not report.
-        HOLDS.decrementAndGet(this);
+        // Not watched: the task's end frees the place, as over a transport that does not report;
+        // a watcher the transport kept anyway then finds the close's hold released.
+        if (CLOSE_HOLD.compareAndSet(this, 1, 0)) {
+          HOLDS.decrementAndGet(this);
+        }
         throw e;
       }
     }
@@ -168,7 +180,7 @@ public class SessionContext {
   }
 
   private void connectionClosed() {
-    if (HOLDS.decrementAndGet(this) == 0) {
+    if (CLOSE_HOLD.compareAndSet(this, 1, 0) && HOLDS.decrementAndGet(this) == 0) {
       freedByClose();
     }
   }
