@@ -14,8 +14,8 @@ import java.util.List;
  * kept (for a replay) the records are also stored, and {@link #render} turns one into a line.
  *
  * <p>The records fill 64 KiB buffers. A run that fills one hands its full buffers, in order, to a
- * {@link LogHasher}, whose thread hashes them while the simulation goes on; a short run (under
- * 2,048 records) hashes on the caller's thread at the end, and starts no thread.
+ * {@link LogHasher}, whose thread hashes them while the simulation goes on; a short run (2,048
+ * records or fewer) hashes on the caller's thread at the end, and starts no thread.
  */
 final class EventLog {
   static final int START = 0;

@@ -49,7 +49,9 @@ final class LogHasher {
   LogHasher(MessageDigest sha, int bufferSize) {
     this.sha = sha;
     this.bufferSize = bufferSize;
-    this.thread = new Thread(this::hashAll, "weft-simulation-log-hash");
+    // No inheritable thread-locals: the thread may be made inside a session's slice, where the
+    // session's own values are swapped in.
+    this.thread = new Thread(null, this::hashAll, "weft-simulation-log-hash", 0, false);
     thread.setDaemon(true);
     thread.start();
   }
@@ -96,9 +98,11 @@ final class LogHasher {
 
   /**
    * Waits until the hashing thread is at most half {@link #MAX_BEHIND} behind; for the simulation's
-   * thread between events. An interrupt ends no wait here and is left set for whoever asks.
+   * thread between events. An interrupt ends no wait here and is left set for whoever asks (it is
+   * taken for the wait, which would otherwise not park, and set again after).
    */
   void keepUp() {
+    boolean interrupted = Thread.interrupted();
     ownerWaits = true;
     try {
       while (handed - hashed.get() > MAX_BEHIND / 2 && failure == null && thread.isAlive()) {
@@ -106,6 +110,9 @@ final class LogHasher {
       }
     } finally {
       ownerWaits = false;
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
     rethrow();
   }
@@ -147,6 +154,9 @@ final class LogHasher {
       }
     }
     joined = true;
+    // The result keeps the log, and the log this hasher: let the buffers go.
+    full.clear();
+    free.clear();
     if (interrupted) {
       Thread.currentThread().interrupt();
     }

@@ -218,6 +218,7 @@ public final class Simulation {
       } else {
         world.start(slot);
       }
+      world.keepUpWithLog();
     }
     if (starts != null) {
       world.atAll(starts);

@@ -292,9 +292,17 @@ final class World implements Ticker, WaitTimeouts {
       }
       now = event.time;
       event.fire();
-      if (log.behind()) {
-        log.keepUp(); // between events: no slice runs, so the BlockWatch takes no wait here for a blocked session
-      }
+      keepUpWithLog();
+    }
+  }
+
+  /**
+   * Lets the log's hashing thread catch up if it has fallen far behind; only between slices and
+   * events, where no slice runs and so the BlockWatch takes no wait for a blocked session.
+   */
+  void keepUpWithLog() {
+    if (log.behind()) {
+      log.keepUp();
     }
   }
 
@@ -320,6 +328,7 @@ final class World implements Ticker, WaitTimeouts {
       }
       for (int i = 0; i < round.size(); i++) {
         runSlice(round.get(i));
+        keepUpWithLog();
       }
     }
   }
