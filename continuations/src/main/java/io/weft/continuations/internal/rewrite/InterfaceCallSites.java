@@ -126,7 +126,11 @@ final class InterfaceCallSites {
     BitSet stored = new BitSet();
     for (AbstractInsnNode insn : method.instructions) {
       if (insn instanceof VarInsnNode && insn.getOpcode() >= Opcodes.ISTORE && insn.getOpcode() <= Opcodes.ASTORE) {
-        stored.set(((VarInsnNode) insn).var);
+        int var = ((VarInsnNode) insn).var;
+        stored.set(var);
+        if (insn.getOpcode() == Opcodes.LSTORE || insn.getOpcode() == Opcodes.DSTORE) {
+          stored.set(var + 1); // a two-slot value overwrites the next slot too
+        }
       } else if (insn instanceof IincInsnNode) {
         stored.set(((IincInsnNode) insn).var);
       }

@@ -79,7 +79,8 @@ final class ResumeChecks {
    * Adds the check at one restored call, if it is one to check. The engine's restore code for a
    * call is {@code popReference; checkcast; <a default per argument>; goto <the call>}; the call
    * as {@link InterfaceCallSites} left it is {@code astore r; aload r; <argument loads>; <the
-   * arguments' locals cleared>; call}.
+   * arguments' locals cleared>; call}, or {@code pop; aload r; ...} where the receiver already is
+   * local {@code r} (this, or a parameter the method never assigns) and no copy was made.
    * Anything else (a call it did not prepare: the bridges of method references) is left as it is.
    */
   private static boolean check(MethodNode method, MethodInsnNode pop, Set<MethodRef> checked, boolean sites) {
