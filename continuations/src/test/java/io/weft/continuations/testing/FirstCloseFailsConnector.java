@@ -11,21 +11,38 @@ import java.net.SocketAddress;
 import java.nio.charset.Charset;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import javax.net.ssl.SSLSession;
 
 /**
  * Real loopback TCP transports ({@link SocketConnector}'s) whose first {@code close()} fails as
  * a close does when the heap runs out part of the way through it: with
  * {@code OutOfMemoryError: Java heap space}, the socket still open and its close not reported.
- * Every later close is the socket transport's own.
+ * Or, made with {@link #failingWith}, with another error. Every later close is the socket
+ * transport's own.
  */
 public final class FirstCloseFailsConnector implements Connector {
   private final SocketConnector sockets = new SocketConnector();
   private final AtomicInteger failedCloses = new AtomicInteger();
+  private final Supplier<RuntimeException> failure;
+
+  /** Each transport's first close fails for want of heap. */
+  public FirstCloseFailsConnector() {
+    this(null);
+  }
+
+  private FirstCloseFailsConnector(Supplier<RuntimeException> failure) {
+    this.failure = failure;
+  }
+
+  /** Each transport's first close throws what {@code failure} makes. */
+  public static FirstCloseFailsConnector failingWith(Supplier<RuntimeException> failure) {
+    return new FirstCloseFailsConnector(failure);
+  }
 
   @Override
   public Transport connect(SocketAddress remote, Timeout timeout) throws IOException {
-    return new FirstCloseFails(sockets.connect(remote, timeout), failedCloses);
+    return new FirstCloseFails(sockets.connect(remote, timeout), failedCloses, failure);
   }
 
   /** How many closes failed so far. */
@@ -46,11 +63,13 @@ public final class FirstCloseFailsConnector implements Connector {
   private static final class FirstCloseFails implements Transport, ReportsClose {
     private final Transport socket;
     private final AtomicInteger failedCloses;
+    private final Supplier<RuntimeException> failure;
     private boolean failed;
 
-    FirstCloseFails(Transport socket, AtomicInteger failedCloses) {
+    FirstCloseFails(Transport socket, AtomicInteger failedCloses, Supplier<RuntimeException> failure) {
       this.socket = socket;
       this.failedCloses = failedCloses;
+      this.failure = failure;
     }
 
     @Override
@@ -58,6 +77,9 @@ public final class FirstCloseFailsConnector implements Connector {
       if (!failed) {
         failed = true;
         failedCloses.incrementAndGet();
+        if (failure != null) {
+          throw failure.get();
+        }
         throw new OutOfMemoryError("Java heap space");
       }
       socket.close();

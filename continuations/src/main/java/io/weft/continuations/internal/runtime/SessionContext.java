@@ -179,6 +179,17 @@ public class SessionContext {
     return HOLDS.decrementAndGet(this) == 0;
   }
 
+  /**
+   * The session frame's close of the transport threw (not for want of heap): its close may never
+   * be reported, so the place is held by the task alone from now on, as over a transport that
+   * does not report its close.
+   */
+  public void closeFailed() {
+    if (CLOSE_HOLD.compareAndSet(this, 1, 0)) {
+      HOLDS.decrementAndGet(this);
+    }
+  }
+
   private void connectionClosed() {
     if (CLOSE_HOLD.compareAndSet(this, 1, 0) && HOLDS.decrementAndGet(this) == 0) {
       freedByClose();
@@ -266,6 +277,9 @@ public class SessionContext {
     Transport t = transport;
     if (t != null) {
       t.close();
+      if (finished) {
+        transport = null; // closed this time: a finished session holds none of its buffers
+      }
     }
   }
 }

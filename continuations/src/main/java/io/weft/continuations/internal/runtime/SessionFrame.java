@@ -7,6 +7,8 @@ import io.weft.transport.Transport;
 import io.weft.transport.spi.HeapExhaustion;
 import java.io.IOException;
 import org.apache.commons.javaflow.core.StackRecorder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The bottom frame of every session: connect, run the task, close, record the outcome.
@@ -18,6 +20,7 @@ import org.apache.commons.javaflow.core.StackRecorder;
  * must be direct interface calls for the engine to rewrite them.
  */
 public final class SessionFrame implements Runnable {
+  private static final Logger LOG = LoggerFactory.getLogger(SessionFrame.class);
   /**
    * Where the failures reported below were met. Not constants, so that their literals are made
    * as this class loads: a literal's first use allocates, and here that is when the heap has run
@@ -79,6 +82,21 @@ public final class SessionFrame implements Runnable {
           // closed, which holds the session's place in the run, and the aborted run's cancels
           // close it again (see SessionContext.cancel).
           HeapExhaustion.report(e, CLOSING);
+        } catch (RuntimeException e) {
+          // A close that failed otherwise may never report the connection closed, and nothing
+          // would close it again in a run that goes on: the task's end frees the session's place,
+          // as over a transport that does not report its close. The session keeps the outcome
+          // its task gave, in every mode alike (in SYNC the error would otherwise end the run).
+          session.closeFailed();
+          Throwable failure = session.failure();
+          if (failure != null && failure != e) {
+            failure.addSuppressed(e);
+          } else {
+            LOG.warn("closing session {}'s transport failed after its task ended", session.index(), e);
+          }
+        } catch (Error e) {
+          session.closeFailed();
+          throw e;
         }
       }
     }
