@@ -249,6 +249,15 @@ public final class MinaConnector implements Connector {
     return core.tls();
   }
 
+  /**
+   * Messages written through MINA's own write path (its queue and its processor's flush) for this
+   * connector's sessions, from MINA's statistics; a write made inline on a session's own
+   * processor never reaches that path. For tests.
+   */
+  long writtenThroughMina() {
+    return connector.getStatistics().getWrittenMessages();
+  }
+
   /** The counters of waits on this connector's transports, counted per thread. */
   ThreadCounts counts() {
     return counts;

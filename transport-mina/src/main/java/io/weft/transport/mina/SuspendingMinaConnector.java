@@ -105,6 +105,11 @@ public final class SuspendingMinaConnector extends AbstractSuspendingConnector {
 
 
 
+  /** The MINA connector under this one: for tests of this package. */
+  MinaConnector mina() {
+    return mina;
+  }
+
   /**
    * As {@link MinaConnector#isBroken()}: one of its threads died, and it refuses to connect.
    *

@@ -2,6 +2,7 @@ package io.weft.transport.mina.internal;
 
 import io.weft.transport.BlockingOperationException;
 import io.weft.transport.NonBlockingThread;
+import org.apache.mina.core.future.ConnectFuture;
 import org.apache.mina.core.future.WriteFuture;
 import org.apache.mina.core.session.IoSession;
 import org.apache.mina.transport.socket.nio.NioSession;
@@ -135,7 +136,8 @@ public final class IoThreads {
 
   /**
    * Writes the first {@code length} bytes of {@code src} to {@code session}'s socket at once when
-   * the current thread is the session's own I/O thread delivering input and nothing is queued
+   * the current thread is the session's own I/O thread delivering its input (or completing its
+   * connect, see {@link #wakeConnected}) and nothing is queued
    * before them (see {@link NioProcessor#writeNow}); returns how many went, 0 when none could.
    */
   public static int writeNow(IoSession session, byte[] src, int length) {
@@ -145,10 +147,40 @@ public final class IoThreads {
     }
     MinaIoThread io = (MinaIoThread) t;
     NioProcessor loop = io.loop;
-    if (io.receiving != session || loop == null || !(session instanceof NioSession)) {
+    if (!io.serves(session) || loop == null || !(session instanceof NioSession)) {
       return 0;
     }
     return loop.writeNow((NioSession) session, src, length);
+  }
+
+  /**
+   * Runs {@code wake}, the wake-up of a wait for {@code connect}. Where MINA completes the connect
+   * on the new session's own processor thread, inside its adding of the session (see
+   * {@link NioProcessor#init}), the continuation resumed here is, for {@link #writeNow}, served by
+   * this thread as if it delivered the session's input: its first request goes to the socket at
+   * once rather than through MINA's write queue, the processor's flush and one more suspend on the
+   * write's future. Sound for the same reasons: this thread runs the only loop that flushes the
+   * session, so nothing else writes its socket meanwhile, and {@link NioProcessor#writeNow} still
+   * writes only with nothing queued before, no filter and an open session. Only writes change:
+   * a close here is MINA's own (see {@link #close}), not the one made inside a delivery.
+   */
+  public static void wakeConnected(ConnectFuture connect, Runnable wake) {
+    Thread t = Thread.currentThread();
+    if (t instanceof MinaIoThread && connect.isConnected()) {
+      MinaIoThread io = (MinaIoThread) t;
+      IoSession session = connect.getSession();
+      if (io.adding == session && io.opening == null) {
+        io.adding = null;
+        io.opening = session;
+        try {
+          wake.run();
+        } finally {
+          io.opening = null;
+        }
+        return;
+      }
+    }
+    wake.run();
   }
 
   /**

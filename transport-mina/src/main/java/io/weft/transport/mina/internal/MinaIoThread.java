@@ -22,12 +22,32 @@ public final class MinaIoThread extends EventLoopThread {
    * NioProcessor.wakeup and writeNow).
    */
   Object receiving;
+  /**
+   * The session this processor's thread last registered (NioProcessor.init), until its connect
+   * future's listeners run: MINA completes that future on this same thread, a little later in
+   * the same call, and {@link IoThreads#wakeConnected} looks for it here. Null once taken.
+   */
+  Object adding;
+  /**
+   * The session whose connect completion this thread runs now (the session's own processor,
+   * inside MINA's adding of it), or null: its continuation, resumed here, may write inline (see
+   * NioProcessor.writeNow), as one resumed by its input may.
+   */
+  Object opening;
   /** True while a session on this thread hands a write to MINA (see NioProcessor.wakeup). */
   boolean writing;
   /** The counters this thread counts in {@link #count}, its own slots; null if none. */
   ThreadCounts counts;
   /** Written by this thread only; read, racily, by {@link ThreadCounts} sums. */
   final long[] count = new long[ThreadCounts.SLOTS];
+
+  /**
+   * True if this thread may write {@code session}'s bytes to its socket itself: it delivers the
+   * session's input or completes its connect, on the session's own processor.
+   */
+  boolean serves(Object session) {
+    return receiving == session || opening == session;
+  }
 
   /** Bytes one direct write or read through this thread's own buffer can carry. */
   static final int DIRECT_BYTES = 16 * 1024;

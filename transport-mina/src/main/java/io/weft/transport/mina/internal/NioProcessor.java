@@ -70,7 +70,8 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
 
   /**
    * Writes {@code length} bytes of {@code src} to {@code session}'s socket now, from this
-   * processor's own thread while it delivers input, if nothing is queued before them: as Netty
+   * processor's own thread while it delivers the session's input or completes its connect (see
+   * {@link IoThreads#wakeConnected}), if nothing is queued before them: as Netty
    * writes on its event loop, with no write request, no future and no later turn of the loop.
    * Returns how many bytes went to the kernel: 0 when it may not write now (another thread, a
    * write queued or in progress, a filter such as TLS on the session, a session closing), fewer
@@ -83,7 +84,7 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
       return 0;
     }
     MinaIoThread io = (MinaIoThread) t;
-    if (io.loop != this || io.receiving != session || session.isClosing() || !session.isConnected()
+    if (io.loop != this || !io.serves(session) || session.isClosing() || !session.isConnected()
         || session.isWriteSuspended() || session.getCurrentWriteRequest() != null
         || !session.getWriteRequestQueue().isEmpty(session)
         || hasFilter(session)) {
@@ -96,6 +97,24 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
     } catch (IOException e) {
       // write() has already reported the failure to the session's state and closed it.
       return 0;
+    }
+  }
+
+  /**
+   * Registers {@code session}'s channel, on this processor's own thread (MINA's adding of a new
+   * session, in its loop's turn). Records on the thread that it runs this processor's loop and
+   * which session it is adding: MINA then completes the session's connect future on this same
+   * thread, in the same turn and before its flush, and a continuation resumed by that completion
+   * may write its first request inline (see {@link IoThreads#wakeConnected}).
+   */
+  @Override
+  protected void init(NioSession session) throws Exception {
+    super.init(session);
+    Thread t = Thread.currentThread();
+    if (t instanceof MinaIoThread) {
+      MinaIoThread io = (MinaIoThread) t;
+      io.loop = this;
+      io.adding = session;
     }
   }
 

@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import javax.net.ssl.SSLSession;
 import org.apache.mina.core.buffer.IoBuffer;
+import org.apache.mina.core.future.ConnectFuture;
 import org.apache.mina.core.future.DefaultIoFuture;
 import org.apache.mina.core.future.IoFuture;
 import org.apache.mina.core.future.WriteFuture;
@@ -272,7 +273,11 @@ public final class SessionState extends ConnectionState<IoFuture, ByteBuffer> {
   @Override
   public void wakeWhenDone(IoFuture future, Runnable wake) {
     // addListener on a future that is done already runs the listener inline.
-    future.addListener(done -> wake.run());
+    if (future instanceof ConnectFuture) {
+      future.addListener(done -> IoThreads.wakeConnected((ConnectFuture) done, wake));
+    } else {
+      future.addListener(done -> wake.run());
+    }
   }
 
   @Override
