@@ -218,9 +218,9 @@ public final class SessionState extends ConnectionState<IoFuture, ByteBuffer> {
   // ---- Sending.
 
   /**
-   * {@inheritDoc} Written at once only by the session's own I/O thread delivering its input,
-   * with nothing queued before (see {@link IoThreads#writeNow}); what it could not write goes
-   * to MINA as one {@code IoBuffer}.
+   * {@inheritDoc} Written at once only by the session's own I/O thread delivering its input or
+   * completing its connect, with nothing queued before (see {@link IoThreads#writeNow}); what it
+   * could not write goes to MINA as one {@code IoBuffer}.
    */
   @Override
   public IoFuture send(byte[] src, int length) throws IOException {
