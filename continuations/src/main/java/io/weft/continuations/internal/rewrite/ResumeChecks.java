@@ -9,6 +9,7 @@ import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.Type;
 import org.objectweb.asm.tree.AbstractInsnNode;
 import org.objectweb.asm.tree.ClassNode;
+import org.objectweb.asm.tree.FieldInsnNode;
 import org.objectweb.asm.tree.InsnList;
 import org.objectweb.asm.tree.InsnNode;
 import org.objectweb.asm.tree.InvokeDynamicInsnNode;
@@ -16,6 +17,7 @@ import org.objectweb.asm.tree.JumpInsnNode;
 import org.objectweb.asm.tree.LdcInsnNode;
 import org.objectweb.asm.tree.MethodInsnNode;
 import org.objectweb.asm.tree.MethodNode;
+import org.objectweb.asm.tree.TypeInsnNode;
 import org.objectweb.asm.tree.VarInsnNode;
 
 /**
@@ -42,6 +44,10 @@ final class ResumeChecks {
   private static final String ON_RESUME = "(Ljava/lang/Object;Ljava/lang/Object;Ljava/lang/String;)V";
   private static final String SITE_CHECK = "(Ljava/lang/Object;Ljava/lang/Object;)V";
   private static final Handle SITE = new Handle(Opcodes.H_INVOKESTATIC, Guard.INTERNAL_NAME, "resumeSite",
+      Guard.RESUME_SITE_BOOTSTRAP, false);
+  private static final String ON_CAPTURE = "(L" + RECORDER + ";Ljava/lang/Object;Ljava/lang/String;)V";
+  private static final String CAPTURE_SITE_CHECK = "(L" + RECORDER + ";Ljava/lang/Object;)V";
+  private static final Handle CAPTURE_SITE = new Handle(Opcodes.H_INVOKESTATIC, Guard.INTERNAL_NAME, "captureSite",
       Guard.RESUME_SITE_BOOTSTRAP, false);
 
   private ResumeChecks() {}
@@ -104,6 +110,9 @@ final class ResumeChecks {
     if (receiver < 0) {
       return false;
     }
+    if (Guard.CHECKS_AT_CAPTURE && checkAtCapture(method, pop, (TypeInsnNode) cast, call, receiver, sites)) {
+      return true;
+    }
     InsnList guard = new InsnList();
     guard.add(new InsnNode(Opcodes.DUP));
     guard.add(new VarInsnNode(Opcodes.ALOAD, receiver));
@@ -116,6 +125,158 @@ final class ResumeChecks {
     }
     method.instructions.insertBefore(cast, guard);
     return true;
+  }
+
+  /**
+   * The check made where the frame captures itself, if the engine's code is as expected; false,
+   * with nothing changed, otherwise.
+   *
+   * <p>Why the top of the reference stack at the capture is the object the restore will call: at
+   * a capture each rewritten instance method pushes its own {@code this} on the engine's reference
+   * stack, and nothing else; at a restore each frame pops one reference, the object to call again,
+   * after its own values (which live on the other stacks). The capture runs from the innermost frame
+   * out, the restore from the outermost in, and {@code StackRecorder.execute} pops the bottom
+   * frame's own reference itself. So when every frame between the bottom and this one is rewritten
+   * and each of their calls reached a rewritten instance method, the frames outside this one pop,
+   * before its restore, exactly the references they pushed after its capture, and the stack being
+   * last in, first out, this frame pops the reference that was on top when it began to capture: the
+   * {@code this} its callee pushed. A frame outside that did not keep to this (a call into code that
+   * was not rewritten) is itself a checked call, whose own capture check refuses it first. Nothing
+   * touches the reference stack between the capture and the restore. So the check at the capture
+   * compares the same two objects as the check at the resume did, one suspend earlier.
+   *
+   * <p>Then the receiver's own local (a copy) need not be saved with the frame: its push at the
+   * capture and its pop at the restore are dropped, and the restore stores the reference it pops
+   * there instead (the same object, as the capture's check proved), for the next capture through the
+   * call. A receiver in {@code this} or a parameter is saved with the frame anyway, and stays.
+   */
+  private static boolean checkAtCapture(MethodNode method, MethodInsnNode pop, TypeInsnNode cast,
+      MethodInsnNode call, int receiver, boolean sites) {
+    // The capture code right after the call: aload rec; ifnull; aload rec; getfield isCapturing; ifeq.
+    AbstractInsnNode load = real(call.getNext());
+    if (!(load instanceof VarInsnNode) || load.getOpcode() != Opcodes.ALOAD) {
+      return false;
+    }
+    int recorder = ((VarInsnNode) load).var;
+    AbstractInsnNode ifNull = real(load.getNext());
+    AbstractInsnNode load2 = ifNull == null ? null : real(ifNull.getNext());
+    AbstractInsnNode capturing = load2 == null ? null : real(load2.getNext());
+    AbstractInsnNode ifNot = capturing == null ? null : real(capturing.getNext());
+    if (ifNull == null || ifNull.getOpcode() != Opcodes.IFNULL || !isLoad(load2, recorder)
+        || !(capturing instanceof FieldInsnNode) || !((FieldInsnNode) capturing).name.equals("isCapturing")
+        || ifNot == null || ifNot.getOpcode() != Opcodes.IFEQ) {
+      return false;
+    }
+    boolean copy = real(realBefore(receiverLoad(call))) instanceof VarInsnNode;
+    AbstractInsnNode[] push = null;
+    AbstractInsnNode[] restore = null;
+    if (copy) {
+      push = receiverPush(ifNot, recorder, receiver);
+      restore = receiverPop(pop, recorder, receiver, cast.desc);
+      if (push == null || restore == null) {
+        return false;
+      }
+    }
+    InsnList guard = new InsnList();
+    guard.add(new VarInsnNode(Opcodes.ALOAD, recorder));
+    guard.add(new VarInsnNode(Opcodes.ALOAD, receiver));
+    if (sites) {
+      guard.add(new InvokeDynamicInsnNode("onCapture", CAPTURE_SITE_CHECK, CAPTURE_SITE, call.name + call.desc));
+    } else {
+      guard.add(new LdcInsnNode(call.name + call.desc));
+      guard.add(new MethodInsnNode(Opcodes.INVOKESTATIC, Guard.INTERNAL_NAME, "onCapture", ON_CAPTURE, false));
+    }
+    // First thing in the capture, before this frame pushes its own this.
+    method.instructions.insert(ifNot, guard);
+    if (copy) {
+      for (AbstractInsnNode insn : push) {
+        method.instructions.remove(insn);
+      }
+      for (AbstractInsnNode insn : restore) {
+        method.instructions.remove(insn);
+      }
+      InsnList keep = new InsnList();
+      keep.add(new InsnNode(Opcodes.DUP));
+      keep.add(new VarInsnNode(Opcodes.ASTORE, receiver));
+      method.instructions.insert(cast, keep);
+    }
+    return true;
+  }
+
+  /**
+   * In the capture code that starts after {@code from}, up to its return, the push of local
+   * {@code receiver} ({@code aload rec; aload receiver; invokevirtual pushObject}); null if there is
+   * not exactly one.
+   */
+  private static AbstractInsnNode[] receiverPush(AbstractInsnNode from, int recorder, int receiver) {
+    AbstractInsnNode[] found = null;
+    for (AbstractInsnNode at = real(from.getNext()); at != null; at = real(at.getNext())) {
+      if (at.getOpcode() >= Opcodes.IRETURN && at.getOpcode() <= Opcodes.RETURN) {
+        return found;
+      }
+      if (at.getOpcode() == Opcodes.GOTO || at instanceof JumpInsnNode) {
+        return null;
+      }
+      AbstractInsnNode value = real(at.getNext());
+      AbstractInsnNode push = value == null ? null : real(value.getNext());
+      if (isLoad(at, recorder) && isLoad(value, receiver) && isRecorderCall(push, "pushObject")) {
+        if (found != null) {
+          return null;
+        }
+        found = new AbstractInsnNode[] {at, value, push};
+      }
+    }
+    return null;
+  }
+
+  /**
+   * In the restore code before {@code pop} (back to the end of the previous restore block or the
+   * switch), the restore of local {@code receiver} ({@code aload rec; invokevirtual popObject;
+   * checkcast type; astore receiver}); null if there is not exactly one, or its type is not {@code type}.
+   */
+  private static AbstractInsnNode[] receiverPop(MethodInsnNode pop, int recorder, int receiver, String type) {
+    AbstractInsnNode[] found = null;
+    for (AbstractInsnNode at = realBefore(pop); at != null; at = realBefore(at)) {
+      if (at.getOpcode() == Opcodes.GOTO || at instanceof JumpInsnNode || at.getOpcode() == Opcodes.TABLESWITCH
+          || at.getOpcode() == Opcodes.LOOKUPSWITCH) {
+        return found;
+      }
+      if (at.getOpcode() == Opcodes.ASTORE && ((VarInsnNode) at).var == receiver) {
+        AbstractInsnNode checkcast = realBefore(at);
+        AbstractInsnNode popObject = checkcast == null ? null : realBefore(checkcast);
+        AbstractInsnNode load = popObject == null ? null : realBefore(popObject);
+        if (found != null || checkcast == null || checkcast.getOpcode() != Opcodes.CHECKCAST
+            || !((TypeInsnNode) checkcast).desc.equals(type) || !isRecorderCall(popObject, "popObject")
+            || !isLoad(load, recorder)) {
+          return null;
+        }
+        found = new AbstractInsnNode[] {load, popObject, checkcast, at};
+        at = load;
+      }
+    }
+    return null;
+  }
+
+  /** The instruction that loads the receiver of {@code call} as {@link #receiverLocal} found it. */
+  private static AbstractInsnNode receiverLoad(MethodInsnNode call) {
+    Type[] args = Type.getArgumentTypes(call.desc);
+    AbstractInsnNode at = call;
+    for (int i = 0; i < args.length && isNullStore(realBefore(at)); i++) {
+      at = realBefore(realBefore(at));
+    }
+    for (int i = args.length - 1; i >= 0; i--) {
+      at = realBefore(at);
+    }
+    return realBefore(at);
+  }
+
+  private static boolean isLoad(AbstractInsnNode insn, int local) {
+    return insn != null && insn.getOpcode() == Opcodes.ALOAD && ((VarInsnNode) insn).var == local;
+  }
+
+  private static boolean isRecorderCall(AbstractInsnNode insn, String name) {
+    return insn instanceof MethodInsnNode && ((MethodInsnNode) insn).owner.equals(RECORDER)
+        && ((MethodInsnNode) insn).name.equals(name);
   }
 
   /**

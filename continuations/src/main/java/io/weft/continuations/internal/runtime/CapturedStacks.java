@@ -5,7 +5,9 @@ import java.lang.invoke.VarHandle;
 import org.apache.commons.javaflow.core.Stack;
 
 /**
- * Trims the arrays of a suspended continuation's captured stack to what they hold. JavaFlow's
+ * Reads JavaFlow's captured stack: the top of its reference stack for the capture-time check
+ * ({@link #topReference}), and trims the arrays of a suspended continuation's stack to what they
+ * hold. JavaFlow's
  * {@code Stack} doubles an array that fills as a suspend captures the frames, so a session that
  * waits keeps up to twice the room its frames need: with a million sessions waiting, a few hundred
  * bytes each. The next capture along the same path pushes as many values as the last one, which
@@ -19,7 +21,8 @@ import org.apache.commons.javaflow.core.Stack;
  *
  * <p>JavaFlow has no API for this: the fields are read through private lookups, which the class
  * path grants (JavaFlow's jars are not named modules there). Where they are not granted, or the
- * fields are not the ones of the pinned version, trimming is off and nothing else changes. Each
+ * fields are not the ones of the pinned version, trimming is off, the rewriter checks at the resume
+ * instead of at the capture, and nothing else changes. Each
  * handle is a static final field of its own: the JIT folds only such a handle into a plain field
  * access (one read from an array went through the generic invoker at every trim).
  */
@@ -78,6 +81,25 @@ final class CapturedStacks {
   /** True when the fields were found: {@link #trim} does something. */
   static boolean enabled() {
     return ENABLED;
+  }
+
+  /**
+   * The reference on top of {@code stack}'s reference stack, null if it is empty: while a frame
+   * captures itself right after its call returned, the {@code this} the callee pushed when it
+   * captured itself, which is the reference the frame's own restore code will pop as the object to
+   * call again (see {@code ResumeChecks}).
+   *
+   * @throws IllegalStateException if the fields were not found ({@link #enabled} is false): a class
+   *     rewritten with the check at the capture cannot run its check without them
+   */
+  static Object topReference(Stack stack) {
+    if (!ENABLED) {
+      throw new IllegalStateException("the capture-time check cannot read JavaFlow's reference stack"
+          + " (org.apache.commons.javaflow.core.Stack's fields are not open to Weft, or not those of 2.7.8):"
+          + " rewrite the classes again on this runtime, which then checks at the resume instead");
+    }
+    int top = (int) RTOP.get(stack);
+    return top == 0 ? null : ((Object[]) RSTACK.get(stack))[top - 1];
   }
 
   /**

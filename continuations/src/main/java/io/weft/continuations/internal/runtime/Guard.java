@@ -15,15 +15,22 @@ import org.apache.commons.javaflow.core.StackRecorder;
  * {@link #onEntry()} first thing in every method it rewrites and {@link #onReturn()} before each
  * of its returns; {@link CheckedTransport} calls {@link #onEntry()} on entry to every transport
  * operation. Each costs one thread-local read. {@link #onResume} is the check at a resume, which
- * catches a swallowed suspend that the others cannot see before any code runs twice; rewritten code
- * reaches it through a call site of its own ({@link #resumeSite}), which skips the class lookup for
- * the receiver class that last passed there.
+ * catches a swallowed suspend that the others cannot see before any code runs twice; {@link
+ * #onCapture} makes the same check one suspend earlier, while the frame captures itself. Rewritten
+ * code reaches either through a call site of its own ({@link #captureSite}, {@link #resumeSite}),
+ * which skips the class lookup for the receiver class that last passed there.
  */
 public final class Guard {
   public static final String INTERNAL_NAME = "io/weft/continuations/internal/runtime/Guard";
-  /** The descriptor of {@link #resumeSite}, the bootstrap of the resume-time check's call sites. */
+  /** The descriptor of {@link #captureSite} and {@link #resumeSite}, the bootstraps of the check's call sites. */
   public static final String RESUME_SITE_BOOTSTRAP = "(Ljava/lang/invoke/MethodHandles$Lookup;Ljava/lang/String;"
       + "Ljava/lang/invoke/MethodType;Ljava/lang/String;)Ljava/lang/invoke/CallSite;";
+
+  /**
+   * True when {@link #captureSite} can read JavaFlow's reference stack: the rewriter then checks a
+   * restored call while the frame captures itself, and otherwise in its restore code.
+   */
+  public static final boolean CHECKS_AT_CAPTURE = CapturedStacks.enabled();
 
   private Guard() {}
 
@@ -64,6 +71,26 @@ public final class Guard {
   public static CallSite resumeSite(MethodHandles.Lookup caller, String name, MethodType type, String method) {
     return new ConstantCallSite(ResumeSite.CHECK.bindTo(new ResumeSite(method, caller.lookupClass().getClassLoader()))
         .asType(type));
+  }
+
+  /**
+   * The check of {@link #onResume}, made while a rewritten method captures itself right after the
+   * call returned ({@code recorder.isCapturing}): the object its restore code will pop and call again
+   * is then on top of the recorder's reference stack, so it is compared there with {@code receiver}
+   * and no copy of the receiver need be saved with the frame.
+   */
+  public static void onCapture(StackRecorder recorder, Object receiver, String method) {
+    onResume(CapturedStacks.topReference(recorder), receiver, method);
+  }
+
+  /**
+   * The bootstrap of one call's check at the capture, {@code (StackRecorder recorder, Object
+   * receiver)void}: {@link #onCapture} for {@code method}, with the per-site cache of {@link
+   * #resumeSite}.
+   */
+  public static CallSite captureSite(MethodHandles.Lookup caller, String name, MethodType type, String method) {
+    return new ConstantCallSite(ResumeSite.CHECK_AT_CAPTURE.bindTo(new ResumeSite(method,
+        caller.lookupClass().getClassLoader())).asType(type));
   }
 
   private static Error resumedInto(Object receiver, String method) {

@@ -4,10 +4,11 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.ref.WeakReference;
+import org.apache.commons.javaflow.core.Stack;
 
 /**
- * One restored call's resume-time check, bound into the rewritten method by {@link
- * Guard#resumeSite}: it remembers the last receiver class that passed there, so that a resume
+ * One restored call's check, bound into the rewritten method by {@link Guard#captureSite} (made
+ * while the frame captures itself) or {@link Guard#resumeSite} (made in its restore code): it remembers the last receiver class that passed there, so that a resume
  * through a call that keeps seeing objects of one class compares two classes instead of looking the
  * dispatched method up. Anything else (the first resume, another class, a class of the same name
  * from another loader, a restored object that is not the receiver) takes {@link Guard#onResume},
@@ -22,12 +23,16 @@ import java.lang.ref.WeakReference;
 final class ResumeSite {
   /** {@link #check}, for {@link Guard#resumeSite} to bind to a site's own object. */
   static final MethodHandle CHECK;
+  /** {@link #checkAtCapture}, for {@link Guard#captureSite} to bind to a site's own object. */
+  static final MethodHandle CHECK_AT_CAPTURE;
   private static final WeakReference<Class<?>> NONE = new WeakReference<>(null);
 
   static {
     try {
       CHECK = MethodHandles.lookup().findVirtual(ResumeSite.class, "check",
           MethodType.methodType(void.class, Object.class, Object.class));
+      CHECK_AT_CAPTURE = MethodHandles.lookup().findVirtual(ResumeSite.class, "checkAtCapture",
+          MethodType.methodType(void.class, Stack.class, Object.class));
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -55,6 +60,15 @@ final class ResumeSite {
   ResumeSite(String method, ClassLoader home) {
     this.method = method;
     this.home = home;
+  }
+
+  /**
+   * The same check one suspend earlier, while the frame captures itself right after the call
+   * returned: the object its restore code will pop is then on top of the recorder's reference stack
+   * ({@link CapturedStacks#topReference}).
+   */
+  void checkAtCapture(Stack recorder, Object receiver) {
+    check(CapturedStacks.topReference(recorder), receiver);
   }
 
   void check(Object restored, Object receiver) {
