@@ -9,7 +9,11 @@ import io.weft.continuations.testclient.shapes.ProxyShape;
 import io.weft.continuations.testing.EchoEveryReadSuspendsConnector;
 import io.weft.transport.Timeout;
 import java.net.InetSocketAddress;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.Predicate;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -17,7 +21,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The resume-time check: a suspend swallowed by an object the load-time walk cannot see (a JDK
+ * The resume check: a suspend swallowed by an object the load-time walk cannot see (a JDK
  * proxy of the client's interface, whose handler calls the real object by reflection) returns to
  * rewritten code, which captures itself as if the call had suspended. The stack walk of a run's
  * first suspends is spent on plain exchanges first ({@link ProxyShape}), so the first suspend
@@ -39,6 +43,46 @@ class ResumeCheckTest {
   void aProxyThatSwallowedASuspendIsCaughtAtTheResumeBeforeItsCodeRunsAgain(int workers) throws Exception {
     AtomicIntegerArray runs = new AtomicIntegerArray(2 * SESSIONS);
     caughtInEverySession(workers, runs, name -> name.startsWith("jdk.proxy"), ProxyShape.class, runs);
+  }
+
+  /**
+   * The check is made while the frame that called the proxy captures itself, so the session ends
+   * there, before it suspends: the read under the proxy is never woken here, and a check made only
+   * at the resume (or none) would leave the sessions suspended for ever. The wait for the run is
+   * bounded so that such a run fails instead of hanging the build; the runner's close then cancels it.
+   */
+  @ParameterizedTest(name = "continuations({0})")
+  @ValueSource(ints = {1, 2})
+  void aProxyThatSwallowedASuspendEndsTheSessionBeforeItSuspends(int workers) throws Exception {
+    AtomicIntegerArray runs = new AtomicIntegerArray(2 * SESSIONS);
+    ExecutorService background = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "resume-check-run");
+      t.setDaemon(true);
+      return t;
+    });
+    try (EchoEveryReadSuspendsConnector connector = EchoEveryReadSuspendsConnector.neverWaking("q");
+         SessionRunner runner = runner(connector, workers)) {
+      Future<RunResult<String>> run = background.submit(() -> runner.run(ProxyShape.class, SESSIONS, runs));
+      RunResult<String> result;
+      try {
+        result = run.get(60, TimeUnit.SECONDS);
+      } catch (TimeoutException e) {
+        throw new AssertionError("sessions still suspended under the proxy after 60 s: the swallowed suspend"
+            + " was not caught while the caller captured itself", e);
+      }
+      for (int n = 0; n < SESSIONS; n++) {
+        int i = n;
+        Outcome<String> o = result.outcome(i);
+        NotInstrumentedError e = assertInstanceOf(NotInstrumentedError.class, o.failure(),
+            () -> "session " + i + ": " + o);
+        assertTrue(e.className() != null && e.className().startsWith("jdk.proxy"), e.getMessage());
+        assertEquals(1, runs.get(2 * i), "session " + i + " entered its body once");
+        assertEquals(0, runs.get(2 * i + 1), "session " + i + " never returned from its body");
+      }
+      assertEquals(0, connector.openTransports());
+    } finally {
+      background.shutdownNow();
+    }
   }
 
   @ParameterizedTest(name = "continuations({0}), {1}, megamorphic {2}")

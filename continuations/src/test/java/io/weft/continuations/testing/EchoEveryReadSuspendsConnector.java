@@ -25,8 +25,23 @@ public final class EchoEveryReadSuspendsConnector implements SuspendingConnector
   private final AtomicInteger waits = new AtomicInteger();
   private final AtomicInteger open = new AtomicInteger();
   private final Thread waker;
+  /** A read whose next line starts with this is never woken; null for none. */
+  private final String neverWoken;
 
   public EchoEveryReadSuspendsConnector() {
+    this(null);
+  }
+
+  /**
+   * One whose read of a line that starts with {@code prefix} suspends and is never woken (the
+   * session's end, or the runner's close, ends it): for a test that the session ended before it.
+   */
+  public static EchoEveryReadSuspendsConnector neverWaking(String prefix) {
+    return new EchoEveryReadSuspendsConnector(prefix);
+  }
+
+  private EchoEveryReadSuspendsConnector(String neverWoken) {
+    this.neverWoken = neverWoken;
     waker = new Thread(() -> {
       try {
         for (;;) {
@@ -79,7 +94,12 @@ public final class EchoEveryReadSuspendsConnector implements SuspendingConnector
         throw new TransportClosedException("closed");
       }
       waits.incrementAndGet();
-      Suspend.await(wakes::add, Deadlines.FOREVER);
+      String next = lines.peek();
+      if (neverWoken != null && next != null && next.startsWith(neverWoken)) {
+        Suspend.await(wait -> { }, Deadlines.FOREVER);
+      } else {
+        Suspend.await(wakes::add, Deadlines.FOREVER);
+      }
       return lines.poll();
     }
 
