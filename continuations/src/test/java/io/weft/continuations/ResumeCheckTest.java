@@ -21,12 +21,13 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The resume check: a suspend swallowed by an object the load-time walk cannot see (a JDK
+ * The check of a restored call: a suspend swallowed by an object the load-time walk cannot see (a JDK
  * proxy of the client's interface, whose handler calls the real object by reflection) returns to
  * rewritten code, which captures itself as if the call had suspended. The stack walk of a run's
  * first suspends is spent on plain exchanges first ({@link ProxyShape}), so the first suspend
- * through the proxy is caught where the session resumes: before the handler runs a second time or
- * is skipped. Every session then fails with {@code NotInstrumentedError} naming the proxy's class,
+ * through the proxy is caught by the check of the call into the proxy, made where its caller captures
+ * itself (or, where JavaFlow's reference stack cannot be read, where it resumes): before the handler
+ * runs a second time or is skipped. Every session then fails with {@code NotInstrumentedError} naming the proxy's class,
  * entered its body once and never returned from it.
  *
  * <p>Each restored call remembers the last receiver class that passed its check. {@link

@@ -27,8 +27,9 @@ import org.objectweb.asm.tree.analysis.SourceValue;
 /**
  * The rewrite's part for the virtual and interface calls that can suspend, in one method the
  * rewrite marks: each gets its receiver (and arguments) stored in fresh locals and loaded again
- * just before the call, so that the receiver is in a local the engine saves with the frame, which
- * {@link ResumeChecks} compares at each resume with the object that captured itself there. The
+ * just before the call, so that the receiver is in a local that {@link ResumeChecks} compares, where
+ * the frame captures itself after the call, with the object the engine will call again at the resume
+ * (where that check cannot be made at the capture, at the resume, the engine saving the local). The
  * arguments' locals are cleared once the arguments are loaded again, and the receiver's after the
  * call, so that a capture through the call saves one local more and later captures none. A
  * receiver that already is in such a local, {@code this} or a parameter the method never assigns,

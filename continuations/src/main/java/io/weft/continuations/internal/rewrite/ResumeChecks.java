@@ -21,23 +21,26 @@ import org.objectweb.asm.tree.TypeInsnNode;
 import org.objectweb.asm.tree.VarInsnNode;
 
 /**
- * The resume-time check, added to what JavaFlow's transformer wrote: no body runs twice.
+ * The check of a restored call, added to what JavaFlow's transformer wrote: no body runs twice.
  *
  * <p>A frame the engine did not rewrite (an override the analysis never saw: a class found by name
  * at run time, a JDK proxy) can swallow a suspend made below it and return to its rewritten caller,
  * which then captures itself as if the call had suspended. At the resume the caller calls the
  * method again on the object the engine kept for it, the last one that captured itself: if that is
  * the swallowing object, its code runs a second time; if another, the swallowing frame is skipped
- * and its caller goes on with a result it never made. So, in the engine's restore code of every
- * call {@link InterfaceCallSites} prepared, just before that object is used, {@link Guard#onResume}
- * checks that it is the receiver of the original call (kept in a local the engine restored) and that
- * the method it dispatches the call to was rewritten (or is a compiler bridge, which only passes
- * the call on); otherwise the session ends there with a {@code NotInstrumentedError} naming the
- * class, before any of its code runs again. Each check is an {@code invokedynamic} site of its own
- * ({@link Guard#resumeSite}) that remembers the last receiver class that passed there, so that a
- * resume through a call that keeps meeting one class compares two objects and two classes; a class
- * file older than Java 7 calls {@link Guard#onResume} directly. Nothing is added to the path that
- * does not suspend.
+ * and its caller goes on with a result it never made. So, where the caller of every call {@link
+ * InterfaceCallSites} prepared captures itself after that call, {@link Guard#onCapture} checks that
+ * the object the engine will call again (then on top of its reference stack: see {@link
+ * #checkAtCapture}) is the receiver of the call (kept in a local) and that the method it dispatches
+ * the call to was rewritten (or is a compiler bridge, which only passes the call on); otherwise the
+ * session ends there with a {@code NotInstrumentedError} naming the class, before it suspends, so
+ * before any of that class's code can run again. Where that cannot be done, the same check ({@link
+ * Guard#onResume}) goes into the engine's restore code of the call, just before that object is used,
+ * against the receiver's local, which the engine then saves and restores. Each check is an {@code
+ * invokedynamic} site of its own ({@link Guard#captureSite}, {@link Guard#resumeSite}) that remembers
+ * the last receiver class that passed there, so that a call that keeps meeting one class compares two
+ * objects and two classes; a class file older than Java 7 calls the check directly. Nothing is added
+ * to the path that does not suspend.
  */
 final class ResumeChecks {
   private static final String RECORDER = "org/apache/commons/javaflow/core/StackRecorder";
