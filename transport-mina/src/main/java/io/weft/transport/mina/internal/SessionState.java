@@ -55,6 +55,8 @@ public final class SessionState extends ConnectionState<IoFuture, ByteBuffer> {
   public static final AttributeKey KEY = new AttributeKey(SessionState.class, "state");
 
   private volatile IoSession session;
+  /** The session while its close is under way, and after a close that threw: closed again by the next. */
+  private volatile IoSession unclosed;
   /** The session's close future, kept once attached: {@link #session} is forgotten at the close. */
   private volatile IoFuture closeFuture;
   /** The TCP session's read buffer size as MINA configured it (see attach); 0 for the pipe. */
@@ -285,7 +287,21 @@ public final class SessionState extends ConnectionState<IoFuture, ByteBuffer> {
     IoSession s = session;
     session = null;
     if (s != null) {
+      unclosed = s;
       IoThreads.close(s);
+      unclosed = null;
+      return;
+    }
+    s = unclosed;
+    if (s != null) {
+      // The close before this one threw (a filter's close, or the heap running out in MINA's):
+      // MINA marks a session closing before its filters close it, so closeNow would now return
+      // at once. Hand the session to its processor, as the chain's head filter would have: the
+      // processor closes the channel and completes the close future, which reports the close.
+      @SuppressWarnings("unchecked") // MINA hands out its processor as a raw type
+      IoProcessor<IoSession> processor = ((AbstractIoSession) s).getProcessor();
+      processor.remove(s);
+      unclosed = null;
     }
   }
 
