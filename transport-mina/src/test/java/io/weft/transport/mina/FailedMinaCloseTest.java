@@ -20,6 +20,7 @@ import java.net.SocketAddress;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.apache.mina.core.filterchain.IoFilterAdapter;
 import org.apache.mina.core.session.IoSession;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -48,7 +49,8 @@ class FailedMinaCloseTest {
   // A hang fails the test instead of blocking the build.
   @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
   void aCloseThatRanOutOfHeapInMinaIsMadeAgainAndTheAbortedRunLeavesNoSessionBehind(Mode mode) throws Exception {
-    try (EchoServer tcp = EchoServer.tcp(); FailingCloses connector = new FailingCloses(MinaConnector.tcp());
+    try (EchoServer tcp = EchoServer.tcp(); FailingCloses connector = new FailingCloses(MinaConnector.tcp(),
+             () -> new OutOfMemoryError("Java heap space"));
          SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector).address(tcp.address())
              .timeout(Timeout.of(30, TimeUnit.SECONDS)).closeWait(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS).build()) {
       RunAbortedException e = assertThrows(RunAbortedException.class, () -> runner.run(Echo.class, SESSIONS));
@@ -70,13 +72,42 @@ class FailedMinaCloseTest {
     }
   }
 
-  /** MinaConnector's transports, each with a filter whose first close fails for want of heap. */
+  /**
+   * A filter's close that throws an {@code Exception} does not make the close throw: MINA hands
+   * it to the handler, returns as if the session were closed, and never closes it. The transport
+   * closes it through the processor, so the close is reported and the session's place freed; the
+   * run goes on with no abort. Before, the session kept its place for ever, and with
+   * {@code maxInFlight(1)} the next session was never admitted: the run did not return.
+   */
+  @ParameterizedTest
+  @MethodSource("modes")
+  @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aFiltersCloseThatThrowsAnExceptionStillClosesTheSessionAndFreesItsPlace(Mode mode) throws Exception {
+    try (EchoServer tcp = EchoServer.tcp(); FailingCloses connector = new FailingCloses(MinaConnector.tcp(),
+             () -> new IllegalStateException("close refused by a filter"));
+         SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector).address(tcp.address())
+             .maxInFlight(1).timeout(Timeout.of(30, TimeUnit.SECONDS)).closeWait(30, TimeUnit.SECONDS).build()) {
+      RunResult<String> result = runner.run(Echo.class, SESSIONS);
+      assertEquals(SESSIONS, connector.failedCloses.get());
+      assertEquals(0, connector.mina.openCount());
+      assertEquals(SESSIONS, result.outcomes().size());
+      for (int i = 0; i < SESSIONS; i++) {
+        Outcome<String> outcome = result.outcome(i);
+        assertEquals(Outcome.Status.SUCCEEDED, outcome.status(), i + ": " + outcome);
+        assertEquals("session " + i, outcome.value());
+      }
+    }
+  }
+
+  /** MinaConnector's transports, each with a filter whose first close throws what {@code failure} makes. */
   private static final class FailingCloses implements Connector {
     final MinaConnector mina;
     final AtomicInteger failedCloses = new AtomicInteger();
+    final Supplier<Throwable> failure;
 
-    FailingCloses(MinaConnector mina) {
+    FailingCloses(MinaConnector mina, Supplier<Throwable> failure) {
       this.mina = mina;
+      this.failure = failure;
     }
 
     @Override
@@ -90,7 +121,11 @@ class FailedMinaCloseTest {
           if (!failed) {
             failed = true;
             failedCloses.incrementAndGet();
-            throw new OutOfMemoryError("Java heap space");
+            Throwable t = failure.get();
+            if (t instanceof Error) {
+              throw (Error) t;
+            }
+            throw (Exception) t;
           }
           next.filterClose(session);
         }
