@@ -65,11 +65,8 @@ final class ThreadRunner extends ModeRunner {
       for (int i = 0; i < contexts.size(); i++) {
         try {
           contexts.get(i).cancel();
-        } catch (RuntimeException | Error e) {
-          // Out of heap: again at the next look (see RunControl). Anything else (a transport's
-          // close that throws, a class whose initialisation ran out of heap): that session ends
-          // at its own pace, and the sessions after it must not be spared the cancel, at this
-          // look or any later one.
+        } catch (OutOfMemoryError e) {
+          // Again at the next look (see RunControl).
         }
       }
       synchronized (running) {

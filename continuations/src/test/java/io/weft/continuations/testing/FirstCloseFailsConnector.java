@@ -25,33 +25,24 @@ public final class FirstCloseFailsConnector implements Connector {
   private final SocketConnector sockets = new SocketConnector();
   private final AtomicInteger failedCloses = new AtomicInteger();
   private final Supplier<RuntimeException> failure;
-  /** How many of the transports made next fail their first close; the rest are the socket's own. */
-  private final AtomicInteger failing;
 
   /** Each transport's first close fails for want of heap. */
   public FirstCloseFailsConnector() {
-    this(null, Integer.MAX_VALUE);
+    this(null);
   }
 
-  private FirstCloseFailsConnector(Supplier<RuntimeException> failure, int failing) {
+  private FirstCloseFailsConnector(Supplier<RuntimeException> failure) {
     this.failure = failure;
-    this.failing = new AtomicInteger(failing);
   }
 
   /** Each transport's first close throws what {@code failure} makes. */
   public static FirstCloseFailsConnector failingWith(Supplier<RuntimeException> failure) {
-    return new FirstCloseFailsConnector(failure, Integer.MAX_VALUE);
-  }
-
-  /** Only the first transport made fails its first close, with what {@code failure} makes. */
-  public static FirstCloseFailsConnector firstTransportFailingWith(Supplier<RuntimeException> failure) {
-    return new FirstCloseFailsConnector(failure, 1);
+    return new FirstCloseFailsConnector(failure);
   }
 
   @Override
   public Transport connect(SocketAddress remote, Timeout timeout) throws IOException {
-    Transport socket = sockets.connect(remote, timeout);
-    return failing.getAndDecrement() > 0 ? new FirstCloseFails(socket, failedCloses, failure) : socket;
+    return new FirstCloseFails(sockets.connect(remote, timeout), failedCloses, failure);
   }
 
   /** How many closes failed so far. */

@@ -533,9 +533,9 @@ public final class Scheduler {
       Fiber fiber = fibers.get(i);
       try {
         fiber.cancel();
-      } catch (RuntimeException | Error e) {
-        // One fiber's cancel failing (its wake-up finding no heap, its transport's close
-        // throwing) must not spare the others; an aborted run cancels again while it waits.
+      } catch (OutOfMemoryError e) {
+        // One fiber's wake-up finding no heap must not spare the others; an aborted run cancels
+        // again while it waits.
       }
     }
   }
