@@ -15,14 +15,48 @@ public final class RunAbortedException extends RuntimeException {
 
   /** The outcomes when the run ended; not serialized. */
   private final transient RunResult<?> result;
+  /** Why, for the message of one made ahead (see {@link #madeAhead}); null otherwise. */
+  private volatile String reasonLater;
 
   RunAbortedException(String reason, int unended, long graceMillis, RunResult<?> result) {
-    super("the run was aborted: " + reason + "; the sessions under way were cancelled"
+    super(message(reason, unended, graceMillis));
+    this.result = result;
+  }
+
+  private RunAbortedException() {
+    // No stack trace and no suppression: nothing to make when it is thrown with the heap full.
+    super(null, null, false, false);
+    this.result = null;
+  }
+
+  /**
+   * One made while there is room, with no stack trace, to be thrown by a run's thread that has
+   * none left to make its own: its outcomes not gathered, its reason given by
+   * {@link #because}, its message made when asked for (by then the sessions have given their
+   * heap back, or the asker meets the error itself).
+   */
+  static RunAbortedException madeAhead() {
+    return new RunAbortedException();
+  }
+
+  /** Sets the reason of one {@link #madeAhead}; allocates nothing. */
+  RunAbortedException because(String reason) {
+    reasonLater = reason;
+    return this;
+  }
+
+  @Override
+  public String getMessage() {
+    String made = super.getMessage();
+    return made != null ? made : message(reasonLater, -1, 0);
+  }
+
+  private static String message(String reason, int unended, long graceMillis) {
+    return "the run was aborted: " + reason + "; the sessions under way were cancelled"
         + (unended == 0 ? "" : unended < 0
             ? ", and the run's own thread met the heap's end too, before it could gather their outcomes"
             : ", and " + unended + " of them had not ended " + graceMillis
-                + " ms later (the runner's close wait): they were left behind"));
-    this.result = result;
+                + " ms later (the runner's close wait): they were left behind");
   }
 
   /**

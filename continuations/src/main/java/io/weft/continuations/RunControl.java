@@ -67,6 +67,8 @@ final class RunControl {
    * ABORT_CANCELLING (the next abort). Made with the run, so that an abort needs no heap.
    */
   private final AtomicInteger abortState = new AtomicInteger(RUNNING);
+  /** What the run throws if its thread has no room to make the exception of an abort. */
+  private final RunAbortedException madeAhead = RunAbortedException.madeAhead();
 
   /**
    * Cancels the run for {@code reason}, which {@link #abortedBecause()} then gives; the first
@@ -282,6 +284,15 @@ final class RunControl {
       throw e;
     }
     LockSupport.parkNanos(this, ABORT_POLL_NANOS);
+  }
+
+  /**
+   * The exception, made with the run, that says it was aborted for {@code reason} without its
+   * outcomes: for a run's thread that found no room to make one within the abort's grace.
+   * Allocates nothing.
+   */
+  RunAbortedException abortedWithNoRoom(String reason) {
+    return madeAhead.because(reason);
   }
 
   /** Records that {@code count} sessions had not ended when the abort's grace ran out. */

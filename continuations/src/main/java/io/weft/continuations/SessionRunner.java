@@ -139,7 +139,12 @@ public final class SessionRunner implements AutoCloseable {
       // Met on this thread (rewriting the task, making its sessions, waiting for them): if it is
       // the heap running out, the other runs under way end too, as if a session had met it, and
       // this one ends as an aborted run, without the outcomes it had no room to gather.
-      HeapExhaustion.report(e, RunControl.RUN_THREAD);
+      try {
+        HeapExhaustion.report(e, RunControl.RUN_THREAD);
+      } catch (OutOfMemoryError again) {
+        // Its telling found no room either: this run ends as aborted all the same if it was, and
+        // the other runs' sessions meet the heap's end themselves.
+      }
       String aborted = run.abortedBecause();
       if (aborted == null) {
         throw e;
@@ -158,14 +163,20 @@ public final class SessionRunner implements AutoCloseable {
    * The exception an aborted run throws, made again while the heap has no room for it (its
    * class may load, its message's concatenation link, here for the first time), up to the
    * abort's grace: the sessions are still giving their heap back. No lambda: making one can
-   * need room too.
+   * need room too. Past the grace: the one made with the run, which says the outcomes were not
+   * gathered (before, the run threw the bare {@code OutOfMemoryError}, often the JVM's own
+   * preallocated one, with no frames and no word of the abort).
    */
   private RunAbortedException aborted(RunControl run, String reason, int unended, RunResult<?> result) {
     for (;;) {
       try {
         return new RunAbortedException(reason, unended, settings.closeWaitMillis(), result);
       } catch (OutOfMemoryError e) {
-        run.waitForHeap(e, settings.closeWaitMillis());
+        try {
+          run.waitForHeap(e, settings.closeWaitMillis());
+        } catch (OutOfMemoryError gaveUp) {
+          return run.abortedWithNoRoom(reason);
+        }
       }
     }
   }

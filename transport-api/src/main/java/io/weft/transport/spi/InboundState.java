@@ -87,6 +87,16 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
   /** The reply-timing stamps of the transport over this state (see {@link ReplyTiming}). */
   final ReplyStamps replies = new ReplyStamps();
 
+  private static final int DISCONNECTING = 1;
+  private static final int DISCONNECTED = 2;
+  private static final int DISCONNECT_FAILED = 3;
+  /**
+   * 0 (open), then {@code DISCONNECTING} while the first close calls {@link #disconnect}, then
+   * {@code DISCONNECTED}; or {@code DISCONNECT_FAILED} if it threw, from which the next close
+   * moves it to {@code DISCONNECTING} again. Moved out of 0 or {@code DISCONNECT_FAILED} under the
+   * lock; set after the call by the one thread that made it.
+   */
+  private volatile int disconnectStep;
 
   /**
    * An empty buffer, reading from the peer on.
@@ -118,7 +128,11 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
    */
   protected abstract boolean suspendReading(boolean suspend);
 
-  /** Closes the library's connection without flushing and forgets it; once, outside the lock. */
+  /**
+   * Closes the library's connection without flushing and forgets it; outside the lock. Called
+   * once, and again by a later {@link #close} only if it threw (the heap ran out in the library's
+   * close, say): then it must close what the failed call left open.
+   */
   protected abstract void disconnect();
 
   /**
@@ -407,30 +421,45 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
   /**
    * Closes this state and its connection (without flushing), wakes any waiting reader or
    * registered wake-up, and discards buffered input. Returns false if it was already closed.
-   * Safe from any thread, I/O threads included: it never waits.
+   * Safe from any thread, I/O threads included: it never waits. If the library's close throws,
+   * this throws it, the state stays closed, and the next call closes the connection again (the
+   * connection's close is then still to be reported, see {@link ReportsClose}).
    *
    * @param because why, which every later operation's {@link TransportClosedException} names
-   * @return true if this call closed it; false if it was already closed
+   * @return true if this call closed it, or closed the connection a failed close had left open;
+   *     false if it was already closed
    */
   public final boolean close(String because) {
-    Runnable toRun;
-    Runnable end;
+    Runnable toRun = null;
+    Runnable end = null;
     lock.lock();
     try {
       if (closedBecause != null) {
-        return false;
+        if (disconnectStep != DISCONNECT_FAILED) {
+          return false;
+        }
+      } else {
+        closedBecause = because;
+        inbound.clear();
+        toRun = takeWakeup();
+        end = takeEndWakeup();
       }
-      closedBecause = because;
-      inbound.clear();
-      toRun = takeWakeup();
-      end = takeEndWakeup();
+      disconnectStep = DISCONNECTING;
     } finally {
       lock.unlock();
     }
-    // A finished transport may stay reachable from its owner's code; its connection need not.
-    disconnect();
-    runWakeup(toRun);
-    runWakeup(end);
+    try {
+      // A finished transport may stay reachable from its owner's code; its connection need not.
+      disconnect();
+      disconnectStep = DISCONNECTED;
+    } catch (RuntimeException | Error e) {
+      disconnectStep = DISCONNECT_FAILED;
+      throw e;
+    } finally {
+      // Woken whether or not the library managed its part: a reader sees the state closed.
+      runWakeup(toRun);
+      runWakeup(end);
+    }
     return true;
   }
 

@@ -83,6 +83,8 @@ public final class Scheduler {
   private CountDownLatch allDone = new CountDownLatch(0);
   /** What {@link #runAll} was told to run once its batch has ended; set before the batch starts. */
   private Runnable whenAllEnded;
+  /** Set by the one thread that runs {@link #whenAllEnded}; made with the batch, so setting it needs no heap. */
+  private AtomicBoolean endTold = new AtomicBoolean();
   private volatile boolean cancelled;
   private volatile boolean stopping;
   /**
@@ -302,10 +304,11 @@ public final class Scheduler {
 
   /**
    * Starts the fibers, at most maxInFlight at a time, and returns a latch for their end. Call
-   * once per scheduler. {@code allEnded} runs once the latch is at zero, on the thread that
-   * counted the last fiber (perhaps twice, if two fibers end together): a waiter that looks at
-   * the latch's count instead of waiting on it is woken by it. It must be quick, never block and
-   * allocate nothing: it may run when the heap has run out.
+   * once per scheduler. {@code allEnded} runs once, after the latch is at zero, on a thread that
+   * counted one of the last fibers: a waiter that looks at the latch's count instead of waiting on
+   * it is woken by it. It must be quick, never block and allocate nothing: it may run when the
+   * heap has run out. An {@code OutOfMemoryError} it throws is dropped (the waiter must look again
+   * on its own, as a parked one does when its park times out).
    */
   public CountDownLatch runAll(List<Fiber> fibers, java.util.function.Function<Fiber, Runnable> frames,
       Runnable allEnded) {
@@ -313,6 +316,7 @@ public final class Scheduler {
       fiber.frame(frames.apply(fiber));
     }
     whenAllEnded = allEnded;
+    endTold = new AtomicBoolean();
     allDone = new CountDownLatch(fibers.size());
     batch = fibers;
     // Each ending fiber admits one more, so however these interleave with ends, no more than
@@ -468,6 +472,21 @@ public final class Scheduler {
    * loop: no worker is woken for it. Anywhere else it goes to the workers.
    */
   void done(Fiber fiber, boolean onItsThread) {
+    countEnds(fiber, onItsThread);
+    // Outside countEnds' catch: a hook whose wake-up found no heap must not be taken for a failed
+    // admission and run again.
+    Runnable allEnded = whenAllEnded;
+    if (allEnded != null && allDone.getCount() == 0L && endTold.compareAndSet(false, true)) {
+      try {
+        allEnded.run();
+      } catch (OutOfMemoryError e) {
+        // Its waiter parks for a bounded time and looks at the count again.
+      }
+    }
+  }
+
+  /** Counts fiber, and any fiber it could not admit for want of heap, as ended. */
+  private void countEnds(Fiber fiber, boolean onItsThread) {
     // Each turn counts one fiber as ended: fiber, then any that could not be queued.
     for (;;) {
       Fiber next = takeNext();
@@ -484,31 +503,19 @@ public final class Scheduler {
             next.wake0();
           }
         }
-        counted();
+        allDone.countDown();
         return;
       } catch (OutOfMemoryError e) {
         // The heap had no room to queue the next fiber (it is in no queue, and never will be):
         // it ends here, failed with the error, and admits the one after it in its turn, so that
         // the run's count of ended fibers stays right. A successor stays fiber's: the
         // thread that ran it is the one that looks for one.
-        counted();
+        allDone.countDown();
         if (next == null) {
           return;
         }
         next.failed(e);
         HeapExhaustion.report(e, ADMITTING);
-      }
-    }
-  }
-
-  /** Counts one fiber of the batch as ended; after the last, tells whoever {@link #runAll} was told to. */
-  private void counted() {
-    CountDownLatch latch = allDone;
-    latch.countDown();
-    if (latch.getCount() == 0L) {
-      Runnable allEnded = whenAllEnded;
-      if (allEnded != null) {
-        allEnded.run();
       }
     }
   }

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
  * {@link Scheduler#runAll}'s end hook: the continuation runner's thread looks at the latch's
  * count instead of waiting on it (a timed latch wait needs a queue node, and on a full heap a
  * later JDK waits for it past the wait's deadline), so the last fiber's end must wake it. The
- * hook runs once the whole batch has ended, not before (two fibers ending together may both
- * run it).
+ * hook runs once the whole batch has ended, not before, and once only: also when its wake-up
+ * ran out of heap (unparking a virtual thread allocates).
  */
 class SchedulerRunAllTest {
   private static final int FIBERS = 5;
@@ -50,5 +50,31 @@ class SchedulerRunAllTest {
     } finally {
       scheduler.shutdown(5_000);
     }
+  }
+
+  @Test
+  void anEndHookThatRunsOutOfHeapIsNotRunAgain() throws Exception {
+    Scheduler scheduler = new Scheduler(2, 1, "run-all-oom-test");
+    AtomicInteger hookRuns = new AtomicInteger();
+    CompletableFuture<Void> hookRan = new CompletableFuture<>();
+    try (PipeConnector unused = new PipeConnector()) {
+      List<Fiber> fibers = new ArrayList<>();
+      for (int i = 0; i < FIBERS; i++) {
+        fibers.add(new Fiber(i, unused, InetSocketAddress.createUnresolved("nowhere", 1), Timeout.NONE, null,
+            scheduler, false));
+      }
+      CountDownLatch done = scheduler.runAll(fibers, fiber -> () -> { }, () -> {
+        hookRan.complete(null);
+        if (hookRuns.incrementAndGet() == 1) {
+          throw new OutOfMemoryError("unable to create a wake-up: test");
+        }
+      });
+      hookRan.get(30, TimeUnit.SECONDS);
+      assertEquals(0L, done.getCount());
+    } finally {
+      // Joins the workers: the fiber ends, and whatever they ran after the hook, are over.
+      scheduler.shutdown(5_000);
+    }
+    assertEquals(1, hookRuns.get());
   }
 }

@@ -55,6 +55,12 @@ public final class SessionState extends ConnectionState<IoFuture, ByteBuffer> {
   public static final AttributeKey KEY = new AttributeKey(SessionState.class, "state");
 
   private volatile IoSession session;
+  /** The session while its close is under way, and after a close that threw: closed again by the next. */
+  private volatile IoSession unclosed;
+  /** The thread inside the session's close, while it is. */
+  private volatile Thread closer;
+  /** MINA reported a failure to the closing thread inside its close (see {@link #failed}). */
+  private volatile boolean failedInsideClose;
   /** The session's close future, kept once attached: {@link #session} is forgotten at the close. */
   private volatile IoFuture closeFuture;
   /** The TCP session's read buffer size as MINA configured it (see attach); 0 for the pipe. */
@@ -285,7 +291,43 @@ public final class SessionState extends ConnectionState<IoFuture, ByteBuffer> {
     IoSession s = session;
     session = null;
     if (s != null) {
-      IoThreads.close(s);
+      unclosed = s;
+      closer = Thread.currentThread();
+      try {
+        IoThreads.close(s);
+      } finally {
+        closer = null;
+      }
+      if (!failedInsideClose) {
+        unclosed = null;
+        return;
+      }
+      // A filter's close threw an Exception: MINA handed it to the handler and returned as if
+      // the session were closed, which it never will be. Closed below instead.
+    }
+    s = unclosed;
+    // Not once the processor has closed it: a session removed twice would be counted out of its
+    // processor's sessions twice.
+    if (s != null && !s.getCloseFuture().isClosed()) {
+      // The close before this one failed (an Error from a filter's close, which MINA throws: the
+      // heap ran out, say; or an Exception, which it does not): MINA marks a session closing
+      // before its filters close it, so closeNow would now return at once. Hand the session to
+      // its processor, as the chain's head filter would have: the processor closes the channel
+      // and completes the close future, which reports the close.
+      @SuppressWarnings("unchecked") // MINA hands out its processor as a raw type
+      IoProcessor<IoSession> processor = ((AbstractIoSession) s).getProcessor();
+      processor.remove(s);
+    }
+    unclosed = null;
+  }
+
+  /**
+   * MINA reports {@code session}'s failure to the handler: when that happens on the thread that
+   * is closing it, inside the close, a filter's close threw, and the close will not complete.
+   */
+  void failed(IoSession session) {
+    if (closer == Thread.currentThread() && unclosed == session) {
+      failedInsideClose = true;
     }
   }
 

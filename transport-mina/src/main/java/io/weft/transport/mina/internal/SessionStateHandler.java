@@ -101,6 +101,7 @@ public final class SessionStateHandler extends IoHandlerAdapter {
     boolean previous = IoThreads.enter();
     try {
       if (state != null) {
+        state.failed(session);
         state.onFailure(cause);
       }
     } finally {

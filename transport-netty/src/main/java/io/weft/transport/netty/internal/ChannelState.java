@@ -50,6 +50,21 @@ import org.slf4j.LoggerFactory;
  */
 public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
   private static final Logger LOG = LoggerFactory.getLogger(ChannelState.class);
+
+  /**
+   * A close that the pipeline failed (a handler's close threw; Netty fails the close's promise
+   * with it and leaves the channel open) is made underneath the pipeline, as its head handler
+   * would have: else the channel stays open and its close is never reported (see ReportsClose),
+   * so its session keeps its place. Runs on the channel's event loop, where Netty notifies it.
+   */
+  private static final ChannelFutureListener CLOSE_UNDERNEATH_IF_FAILED = closed -> {
+    if (!closed.isSuccess()) {
+      Channel ch = closed.channel();
+      LOG.debug("channel {}: its pipeline failed the close; closing it underneath", ch, closed.cause());
+      ch.unsafe().close(ch.voidPromise());
+    }
+  };
+
   /** For the report; not a constant, so that its literal is made as the class loads, not when the heap is full. */
   private static final String BUFFERING;
 
@@ -61,6 +76,8 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
   public static final String TLS_HANDLER = "weft-tls";
 
   private volatile Channel channel;
+  /** The channel while its close is under way, and after a close that threw: closed again by the next. */
+  private volatile Channel unclosed;
   /** The channel's close future, kept once attached: {@link #channel} is forgotten at the close. */
   private volatile ChannelFuture closeFuture;
 
@@ -430,9 +447,16 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
   protected void disconnect() {
     Channel ch = channel;
     channel = null;
-    if (ch != null) {
-      ch.close();
+    if (ch == null) {
+      // The close before this one threw (the heap ran out in Netty's close, say): again.
+      ch = unclosed;
+      if (ch == null) {
+        return;
+      }
     }
+    unclosed = ch;
+    ch.close().addListener(CLOSE_UNDERNEATH_IF_FAILED);
+    unclosed = null;
   }
 
   @Override
