@@ -33,6 +33,8 @@ public final class Metrics {
 
   private final boolean withServiceTime;
   private final long warmupNanos;
+  /** {@link #MEASURED} when there is no warm-up: everything is in the window, as {@link #recording} says. */
+  private final int withoutWarmup;
   private final Ticker ticker;
   private final ConcurrentHashMap<String, Op> ops = new ConcurrentHashMap<>();
   private final AtomicLong firstBegin = new AtomicLong(UNSET);
@@ -66,6 +68,7 @@ public final class Metrics {
     this.warmupNanos = warmupNanos;
     this.ticker = ticker;
     this.recording = warmupNanos <= 0L;
+    this.withoutWarmup = warmupNanos <= 0L ? MEASURED : WARMING;
   }
 
   /** The run's clock. */
@@ -103,9 +106,9 @@ public final class Metrics {
   int phase(long now) {
     long first = firstBegin.get();
     if (first == UNSET) {
-      return WARMING;
+      return withoutWarmup;
     }
-    return (int) (~(now - (first + warmupNanos)) >>> 63);
+    return (int) (~(now - (first + warmupNanos)) >>> 63) | withoutWarmup;
   }
 
   /** A recorder for one session. */

@@ -54,13 +54,16 @@ class WarmUpRecordingTest {
   }
 
   @Test
-  void withNoWarmUpEverythingIsInTheWindow() {
+  void withNoWarmUpEverythingIsInTheWindowEvenBeforeTheFirstIteration() {
     SetClock clock = new SetClock();
     Metrics metrics = new Metrics(false, 0L, clock);
     OpRecorder ops = metrics.newSession();
+    ops.stop("GET", ops.start());
     metrics.iterationStarted();
     ops.stop("GET", ops.start());
-    assertEquals(1, metrics.op("GET").latency.getIntervalHistogram().getTotalCount());
+    clock.now -= MS;
+    ops.stop("GET", clock.now);
+    assertEquals(3, metrics.op("GET").latency.getIntervalHistogram().getTotalCount());
     assertEquals(0, metrics.op("GET").byPhase[Metrics.WARMING].latency.getIntervalHistogram().getTotalCount());
   }
 }
