@@ -311,7 +311,7 @@ public final class HttpClient {
     // String.indexOf(int) is a vectorized intrinsic; a charAt loop cost a share of every response.
     int nul = line.indexOf('\0');
     int cr = line.indexOf('\r');
-    if ((nul | cr) >= 0) {
+    if (nul >= 0 || cr >= 0) {
       boolean nulFirst = nul >= 0 && (cr < 0 || nul < cr);
       throw new ProtocolViolationException((nulFirst ? "NUL" : "bare CR") + " in a " + what
           + " (RFC 9110 section 5.5): " + ProtocolViolationException.quote(line));
