@@ -17,7 +17,11 @@ import org.HdrHistogram.Recorder;
  *
  * <p>The measured window starts when the first iteration begins (connects and class loading
  * before it are not part of the run's rate), plus an optional warm-up during which nothing is
- * recorded. Latencies are in nanoseconds. In the open model each operation's latency counts from its
+ * recorded in the run's figures. During the warm-up the sessions record into a shadow of each
+ * operation that nobody reads, through the same code: the code the JIT compiles while warming up
+ * is the code that records in the window (a warm-up that skipped recording left the recording
+ * branch uncompiled, and the window's first values threw the whole compiled session path back to
+ * the interpreter, recompiled seconds into the window). Latencies are in nanoseconds. In the open model each operation's latency counts from its
  * iteration's intended start (the time the iteration waited for a free session is part of it)
  * and its service time, from its own start, is kept beside it.
  */
@@ -29,6 +33,8 @@ public final class Metrics {
 
   private final boolean withServiceTime;
   private final long warmupNanos;
+  /** {@link #MEASURED} when there is no warm-up: everything is in the window, as {@link #recording} says. */
+  private final int withoutWarmup;
   private final Ticker ticker;
   private final ConcurrentHashMap<String, Op> ops = new ConcurrentHashMap<>();
   private final AtomicLong firstBegin = new AtomicLong(UNSET);
@@ -36,12 +42,17 @@ public final class Metrics {
   private final AtomicInteger busy = new AtomicInteger();
   private final LongAdder errors = new LongAdder();
   private final LongAdder backoffs = new LongAdder();
-  private final LongAdder cleanIterations = new LongAdder();
+  /** Clean iterations by phase: {@link #WARMING} (not reported) and {@link #MEASURED}. */
+  private final LongAdder[] cleanIterations = {new LongAdder(), new LongAdder()};
   private final LongAdder backoffNanos = new LongAdder();
   private final LongAdder pacedConnects = new LongAdder();
   private final LongAdder pacingNanos = new LongAdder();
 
   private static final long UNSET = Long.MIN_VALUE;
+  /** {@link #phase}: before the measured window. */
+  static final int WARMING = 0;
+  /** {@link #phase}: in the measured window. */
+  static final int MEASURED = 1;
 
   public Metrics(boolean withServiceTime) {
     this(withServiceTime, 0L, Ticker.system());
@@ -57,6 +68,7 @@ public final class Metrics {
     this.warmupNanos = warmupNanos;
     this.ticker = ticker;
     this.recording = warmupNanos <= 0L;
+    this.withoutWarmup = warmupNanos <= 0L ? MEASURED : WARMING;
   }
 
   /** The run's clock. */
@@ -84,6 +96,19 @@ public final class Metrics {
       return true;
     }
     return false;
+  }
+
+  /**
+   * {@link #MEASURED} if the measured window has begun at {@code now} (the ticker's time), else
+   * {@link #WARMING}. Worked out without a branch that changes its way when the window begins, so
+   * that no compiled code depends on which phase it saw (see the class javadoc).
+   */
+  int phase(long now) {
+    long first = firstBegin.get();
+    if (first == UNSET) {
+      return withoutWarmup;
+    }
+    return (int) (~(now - (first + warmupNanos)) >>> 63) | withoutWarmup;
   }
 
   /** A recorder for one session. */
@@ -147,14 +172,12 @@ public final class Metrics {
 
   /** An iteration ended without an exception. */
   void iterationSucceeded() {
-    if (recording()) {
-      cleanIterations.increment();
-    }
+    cleanIterations[phase(ticker.nanoTime())].increment();
   }
 
   /** Iterations that ended without an exception, in the measured window. */
   public long cleanIterations() {
-    return cleanIterations.sum();
+    return cleanIterations[MEASURED].sum();
   }
 
   /** Backoffs after failed connects so far. */
@@ -200,10 +223,17 @@ public final class Metrics {
     /** The operation's time less {@link #server}: the client's own part. */
     final Recorder client = new Recorder(3);
     final ConcurrentHashMap<String, LongAdder> errors = new ConcurrentHashMap<>();
+    /** Where values go by {@link Metrics#phase}: a shadow of this operation while warming, then this. */
+    final Op[] byPhase;
 
     Op(String name, boolean withServiceTime) {
+      this(name, withServiceTime, true);
+    }
+
+    private Op(String name, boolean withServiceTime, boolean measured) {
       this.name = name;
       this.service = withServiceTime ? new Recorder(3) : null;
+      this.byPhase = measured ? new Op[] {new Op(name, withServiceTime, false), this} : null;
     }
 
     public String name() {

@@ -65,8 +65,7 @@ final class SessionOps implements OpRecorder {
   public void stop(String name, long startNanos) {
     long now = ticker.nanoTime();
     Metrics.Op op = op(name);
-    record(op, now - startNanos);
-    recordServer(op, startNanos, now);
+    record(op, startNanos, now);
   }
 
   @Override
@@ -99,23 +98,24 @@ final class SessionOps implements OpRecorder {
     return op;
   }
 
-  void record(Metrics.Op op, long serviceNanos) {
-    if (!metrics.recording()) {
-      return;
+  /**
+   * Records an operation that ran from {@code start} to {@code end}: into {@code op} in the
+   * measured window, into its warm-up shadow before it (the same code either way).
+   */
+  void record(Metrics.Op op, long start, long end) {
+    Metrics.Op into = op.byPhase[metrics.phase(end)];
+    long serviceNanos = Math.max(0L, end - start);
+    into.latency.recordValue(serviceNanos + lagNanos);
+    if (into.service != null) {
+      into.service.recordValue(serviceNanos);
     }
-    if (serviceNanos < 0L) {
-      serviceNanos = 0L;
-    }
-    op.latency.recordValue(serviceNanos + lagNanos);
-    if (op.service != null) {
-      op.service.recordValue(serviceNanos);
-    }
+    recordServer(into, start, end);
   }
 
   /** The server's and the client's part of an operation that ran from {@code start} to {@code end}. */
-  void recordServer(Metrics.Op op, long start, long end) {
+  private void recordServer(Metrics.Op op, long start, long end) {
     ReplyTiming r = replies;
-    if (r == null || !metrics.recording()) {
+    if (r == null) {
       return;
     }
     long sent = r.sentNanos();
@@ -143,9 +143,7 @@ final class SessionOps implements OpRecorder {
     public void stop() {
       if (running) {
         running = false;
-        long now = session.ticker.nanoTime();
-        session.record(op, now - startNanos);
-        session.recordServer(op, startNanos, now);
+        session.record(op, startNanos, session.ticker.nanoTime());
       }
     }
   }

@@ -9,6 +9,9 @@ import java.util.Locale;
  * are built with {@link #add}; response headers come back read-only in an {@link HttpResponse}.
  */
 public final class HttpHeaders {
+  /** Names and values of 12 fields. */
+  private static final int RESPONSE_SLOTS = 24;
+
   private final List<String> namesAndValues;
   private final boolean readOnly;
 
@@ -65,9 +68,20 @@ public final class HttpHeaders {
     namesAndValues.add(value);
   }
 
-  /** A read-only view of this list, for responses. */
-  HttpHeaders readOnlyCopy() {
-    return new HttpHeaders(List.copyOf(namesAndValues), true);
+  /**
+   * Empty headers for a response being parsed, with room for a typical server's fields (a
+   * default {@code ArrayList} grew on the sixth).
+   */
+  static HttpHeaders forResponse() {
+    return new HttpHeaders(new ArrayList<>(RESPONSE_SLOTS), false);
+  }
+
+  /**
+   * These headers, read-only, over the same list: for a parser that hands them on and keeps no
+   * reference that could change them (no copy per response).
+   */
+  HttpHeaders readOnly() {
+    return new HttpHeaders(namesAndValues, true);
   }
 
   /**
