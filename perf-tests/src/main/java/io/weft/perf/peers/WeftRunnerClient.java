@@ -50,6 +50,16 @@ final class WeftRunnerClient implements PeerClient {
         SuspendingMinaConnector::tcp);
   }
 
+  /**
+   * Continuations over MINA with one I/O processor, as Netty's client has one event loop: where a
+   * processor count's effect on context switches and CPU per round trip is measured.
+   */
+  static WeftRunnerClient continuationsOneProcessor(int workers) {
+    return new WeftRunnerClient("weft cont(" + workers + ") mina, 1 processor",
+        io.weft.continuations.Mode.continuations(workers),
+        () -> SuspendingMinaConnector.builder().processorCount(1).tcp());
+  }
+
   /** Continuations over Weft's Netty transport, resumed on its one event loop. */
   static WeftRunnerClient continuationsOverNetty(int workers) {
     return new WeftRunnerClient("weft cont(" + workers + ") netty", io.weft.continuations.Mode.continuations(workers),

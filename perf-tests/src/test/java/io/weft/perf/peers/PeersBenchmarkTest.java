@@ -66,6 +66,28 @@ class PeersBenchmarkTest {
   }
 
   @Test
+  void oneProcessorMinaClientDoesEveryRoundTripAgainstRealRedis() throws Exception {
+    requireBinary(RedisServerProcess.BINARY, RedisServerProcess.DEBIAN_PACKAGE);
+
+    int exit = new CommandLine(new PeersBenchmark()).execute("--sessions", "10", "--rounds", "1",
+        "--round-trips", "400", "--warmup-round-trips", "0", "--clients", "cont1-p1,cont1", "--timeout-s", "60",
+        "--out", out.toString());
+
+    assertEquals(0, exit, "exit status");
+    JsonNode json = new ObjectMapper().readTree(out.resolve(PeersFiles.JSON).toFile());
+    List<String> seen = new ArrayList<>();
+    for (JsonNode row : json.get("rows")) {
+      seen.add(row.get("client").asText());
+      assertEquals(PeersRow.OK, row.get("status").asText(), row.toString());
+      assertEquals(400, row.get("completed_round_trips").asLong(), row.toString());
+      assertEquals(400, row.get("server_incr_calls").asLong(), row.toString());
+      assertEquals(0, row.get("failed_sessions").asInt(), row.toString());
+    }
+    assertEquals(Set.of("weft cont(1) mina, 1 processor", "weft cont(1) mina"), Set.copyOf(seen), "rows: " + seen);
+    assertEquals(2, seen.size(), "one row per client: " + seen);
+  }
+
+  @Test
   void keepAliveRunsEachSessionOnOneConnectionForItsRequests() throws Exception {
     requireBinary(RedisServerProcess.BINARY, RedisServerProcess.DEBIAN_PACKAGE);
 
