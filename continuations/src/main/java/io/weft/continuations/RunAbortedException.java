@@ -13,10 +13,14 @@ package io.weft.continuations;
 public final class RunAbortedException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
-  /** The outcomes when the run ended; not serialized. */
-  private final transient RunResult<?> result;
+  /** The outcomes when the run ended; not serialized. Set once more by {@link #because}. */
+  private transient volatile RunResult<?> result;
   /** Why, for the message of one made ahead (see {@link #madeAhead}); null otherwise. */
   private volatile String reasonLater;
+  /** For the message of one made ahead: as {@link #message}'s {@code unended}. */
+  private volatile int unendedLater;
+  /** For the message of one made ahead: the runner's close wait. */
+  private volatile long graceLater;
 
   RunAbortedException(String reason, int unended, long graceMillis, RunResult<?> result) {
     super(message(reason, unended, graceMillis));
@@ -31,16 +35,22 @@ public final class RunAbortedException extends RuntimeException {
 
   /**
    * One made while there is room, with no stack trace, to be thrown by a run's thread that has
-   * none left to make its own: its outcomes not gathered, its reason given by
-   * {@link #because}, its message made when asked for (by then the sessions have given their
-   * heap back, or the asker meets the error itself).
+   * none left to make its own: what it says is given by {@link #because}, its message made when
+   * asked for (by then the sessions have given their heap back, or the asker meets the error
+   * itself).
    */
   static RunAbortedException madeAhead() {
     return new RunAbortedException();
   }
 
-  /** Sets the reason of one {@link #madeAhead}; allocates nothing. */
-  RunAbortedException because(String reason) {
+  /**
+   * Sets what one {@link #madeAhead} says, as the constructor's arguments do (the outcomes, when
+   * the run had gathered them before it found no room to say so); allocates nothing.
+   */
+  RunAbortedException because(String reason, int unended, long graceMillis, RunResult<?> outcomes) {
+    unendedLater = unended;
+    graceLater = graceMillis;
+    result = outcomes;
     reasonLater = reason;
     return this;
   }
@@ -48,7 +58,7 @@ public final class RunAbortedException extends RuntimeException {
   @Override
   public String getMessage() {
     String made = super.getMessage();
-    return made != null ? made : message(reasonLater, -1, 0);
+    return made != null ? made : message(reasonLater, unendedLater, graceLater);
   }
 
   private static String message(String reason, int unended, long graceMillis) {

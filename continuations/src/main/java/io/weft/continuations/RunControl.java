@@ -287,12 +287,12 @@ final class RunControl {
   }
 
   /**
-   * The exception, made with the run, that says it was aborted for {@code reason} without its
-   * outcomes: for a run's thread that found no room to make one within the abort's grace.
+   * The exception, made with the run, that says what {@link RunAbortedException}'s constructor
+   * would have said: for a run's thread that found no room to make one within the abort's grace.
    * Allocates nothing.
    */
-  RunAbortedException abortedWithNoRoom(String reason) {
-    return madeAhead.because(reason);
+  RunAbortedException abortedWithNoRoom(String reason, int unended, long graceMillis, RunResult<?> result) {
+    return madeAhead.because(reason, unended, graceMillis, result);
   }
 
   /** Records that {@code count} sessions had not ended when the abort's grace ran out. */

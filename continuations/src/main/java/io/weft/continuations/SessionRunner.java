@@ -163,9 +163,10 @@ public final class SessionRunner implements AutoCloseable {
    * The exception an aborted run throws, made again while the heap has no room for it (its
    * class may load, its message's concatenation link, here for the first time), up to the
    * abort's grace: the sessions are still giving their heap back. No lambda: making one can
-   * need room too. Past the grace: the one made with the run, which says the outcomes were not
-   * gathered (before, the run threw the bare {@code OutOfMemoryError}, often the JVM's own
-   * preallocated one, with no frames and no word of the abort).
+   * need room too. Past the grace: the one made with the run, with no stack trace, saying the
+   * same (the outcomes and the sessions left behind, when they were gathered); before, the run
+   * threw the bare {@code OutOfMemoryError}, often the JVM's own preallocated one, with no frames
+   * and no word of the abort.
    */
   private RunAbortedException aborted(RunControl run, String reason, int unended, RunResult<?> result) {
     for (;;) {
@@ -175,7 +176,7 @@ public final class SessionRunner implements AutoCloseable {
         try {
           run.waitForHeap(e, settings.closeWaitMillis());
         } catch (OutOfMemoryError gaveUp) {
-          return run.abortedWithNoRoom(reason);
+          return run.abortedWithNoRoom(reason, unended, settings.closeWaitMillis(), result);
         }
       }
     }

@@ -43,6 +43,10 @@ public final class NoRoomToSayRun {
     }
     String said = end instanceof Throwable ? end.getClass().getName() + ": " + ((Throwable) end).getMessage()
         : "returned " + end;
+    if (end instanceof RunAbortedException) {
+      // The one made with the run has no frames; one made when it was thrown has some.
+      said += " [frames " + ((Throwable) end).getStackTrace().length + ", result " + ((RunAbortedException) end).result() + "]";
+    }
     System.out.println("run: " + said);
     System.exit(0);
   }

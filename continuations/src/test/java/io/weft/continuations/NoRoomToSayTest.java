@@ -35,6 +35,6 @@ class NoRoomToSayTest {
     assertTrue(run.startsWith("run: io.weft.continuations.RunAbortedException: the run was aborted: the heap ran out"
         + " (java.lang.OutOfMemoryError: Java heap space, met by a hoarding session on thread main); the sessions under"
         + " way were cancelled, and the run's own thread met the heap's end too, before it could gather their"
-        + " outcomes"), all);
+        + " outcomes [frames 0, result null]"), all);
   }
 }

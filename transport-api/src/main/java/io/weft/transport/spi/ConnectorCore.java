@@ -311,16 +311,33 @@ public abstract class ConnectorCore<F, S extends ConnectionState<F, ?>> {
    * Closes every tracked connection with {@code because}, and stops tracking them; the connector
    * stays open. For a connector that can no longer serve them (one of its threads died), and
    * on close. Each connection's close watcher ({@link ReportsClose}) hears at once, whether or
-   * not the library gets to close it: the connector opens no new connection now.
+   * not the library gets to close it: the connector opens no new connection now. A close that
+   * throws stops none of the others: the first error is thrown once all are closed.
    *
    * @param because why, for later operations' messages
    */
   public final void closeAll(String because) {
+    Throwable first = null;
     for (S state : new ArrayList<>(live)) {
-      state.close(because);
-      live.remove(state);
-      // The library may never close it now (a dead thread); whoever waits for that must not.
-      state.disconnected();
+      try {
+        state.close(because);
+      } catch (RuntimeException | Error e) {
+        // A close made again after one that threw (a library close out of heap) can throw too:
+        // the states after it are closed and reported all the same, and the first error is thrown.
+        if (first == null) {
+          first = e;
+        }
+      } finally {
+        live.remove(state);
+        // The library may never close it now (a dead thread); whoever waits for that must not.
+        state.disconnected();
+      }
+    }
+    if (first instanceof Error) {
+      throw (Error) first;
+    }
+    if (first != null) {
+      throw (RuntimeException) first;
     }
   }
 

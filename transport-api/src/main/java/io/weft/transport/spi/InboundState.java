@@ -454,13 +454,24 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
       disconnectStep = DISCONNECTED;
     } catch (RuntimeException | Error e) {
       disconnectStep = DISCONNECT_FAILED;
+      // Woken all the same (a reader sees the state closed); the library's error is the one
+      // thrown, even if telling of a failed wake-up fails too (the heap is likely short).
+      wakeKeeping(toRun);
+      wakeKeeping(end);
       throw e;
-    } finally {
-      // Woken whether or not the library managed its part: a reader sees the state closed.
-      runWakeup(toRun);
-      runWakeup(end);
     }
+    runWakeup(toRun);
+    runWakeup(end);
     return true;
+  }
+
+  /** {@link #runWakeup}, throwing nothing: for a close that has an error of its own to throw. */
+  private static void wakeKeeping(Runnable toRun) {
+    try {
+      runWakeup(toRun);
+    } catch (RuntimeException | Error lost) {
+      // Only its log line failed; the wake-up itself ran or failed inside runWakeup.
+    }
   }
 
   // ---- Read suspension.

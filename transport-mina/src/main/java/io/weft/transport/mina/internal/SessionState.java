@@ -306,8 +306,8 @@ public final class SessionState extends ConnectionState<IoFuture, ByteBuffer> {
       // the session were closed, which it never will be. Closed below instead.
     }
     s = unclosed;
-    // Not once the processor has closed it: a session removed twice would be counted out of its
-    // processor's sessions twice.
+    // Not once the processor has closed it: nothing is left to close then. (A second remove would
+    // be harmless in MINA 2.2: the processor skips a session already queued or already closing.)
     if (s != null && !s.getCloseFuture().isClosed()) {
       // The close before this one failed (an Error from a filter's close, which MINA throws: the
       // heap ran out, say; or an Exception, which it does not): MINA marks a session closing
