@@ -118,7 +118,7 @@ class ResumeCheckTest {
     try (EchoEveryReadSuspendsConnector connector = new EchoEveryReadSuspendsConnector();
          SessionRunner runner = runner(connector, workers)) {
       RunResult<String> result = runner.run(shape, SESSIONS, args);
-      int atResume = 0;
+      int byCallCheck = 0;
       for (int n = 0; n < SESSIONS; n++) {
         int i = n;
         Outcome<String> o = result.outcome(i);
@@ -129,10 +129,11 @@ class ResumeCheckTest {
         assertEquals(1, runs.get(2 * i), "session " + i + " entered its body once");
         assertEquals(0, runs.get(2 * i + 1), "session " + i + " never returned from its body");
         if (e.getMessage().contains("would run its code a second time")) {
-          atResume++;
+          byCallCheck++;
         }
       }
-      assertTrue(atResume >= 1, "the first suspend through the odd object is caught at its resume");
+      assertTrue(byCallCheck >= 1,
+          "the first suspend through the odd object is caught by its caller's check of the restored call");
       assertEquals(0, connector.openTransports());
     }
   }
