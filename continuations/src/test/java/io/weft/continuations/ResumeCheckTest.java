@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weft.continuations.testclient.shapes.CachedSiteShape;
+import io.weft.continuations.testclient.shapes.ProxyMethodRefShape;
 import io.weft.continuations.testclient.shapes.ProxyShape;
 import io.weft.continuations.testing.EchoEveryReadSuspendsConnector;
 import io.weft.transport.Timeout;
@@ -44,6 +45,18 @@ class ResumeCheckTest {
   void aProxyThatSwallowedASuspendIsCaughtAtTheResumeBeforeItsCodeRunsAgain(int workers) throws Exception {
     AtomicIntegerArray runs = new AtomicIntegerArray(2 * SESSIONS);
     caughtInEverySession(workers, runs, name -> name.startsWith("jdk.proxy"), ProxyShape.class, runs);
+  }
+
+  /**
+   * The same proxy called through a method reference of the client's own interface ({@code
+   * Exchanger::exchange}): the call into the proxy is made in the bridge the rewrite makes for the
+   * method reference, and checked there as in the client's own code.
+   */
+  @ParameterizedTest(name = "continuations({0})")
+  @ValueSource(ints = {1, 2})
+  void aProxyCalledThroughAMethodReferenceIsCaughtLikeADirectCall(int workers) throws Exception {
+    AtomicIntegerArray runs = new AtomicIntegerArray(2 * SESSIONS);
+    caughtInEverySession(workers, runs, name -> name.startsWith("jdk.proxy"), ProxyMethodRefShape.class, runs);
   }
 
   /**

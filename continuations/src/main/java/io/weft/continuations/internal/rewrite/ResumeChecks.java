@@ -150,8 +150,9 @@ final class ResumeChecks {
    *
    * <p>The calls that get no check are the exceptions, and their restore trusts the reference it
    * pops: calls in frames Weft trusts ({@code SessionFrame}, {@code CheckedTransport}, classes that
-   * JavaFlow's own tools built) and calls inside the method-reference bridges Weft makes ({@code
-   * lambda$weft$n}), which {@link #check} leaves alone. The check throws inside the capturing frame's
+   * JavaFlow's own tools built) and calls whose restore code {@link #check} does not recognize. (The
+   * bridge Weft makes for a method reference, {@code lambda$weft$n}, holds the object it calls in a
+   * parameter, and that call is checked.) The check throws inside the capturing frame's
    * own try ranges, so that frame's {@code catch (Throwable)} sees it (the session's outcome stays
    * the error). The choice of this check over the one at the resume is made in the JVM that
    * rewrites, and recorded in the class's {@code Rewritten} mark.
