@@ -5,6 +5,7 @@ import io.weft.continuations.internal.rewrite.Rewritten;
 import io.weft.continuations.internal.rewrite.SuspendableAnalysis;
 import io.weft.continuations.internal.runtime.CarriedContexts;
 import io.weft.continuations.internal.runtime.Fiber;
+import io.weft.continuations.internal.runtime.Guard;
 import io.weft.continuations.internal.runtime.Scheduler;
 import io.weft.continuations.internal.runtime.SessionContext;
 import io.weft.continuations.internal.runtime.SessionFrame;
@@ -163,6 +164,7 @@ final class ContinuationRunner extends ModeRunner {
     if (marker != null) {
       // What the rewrite found first: the engine may have left such a class's bodies alone.
       refuse(name, notCarried.apply(ClassRewriter.problems(marker)));
+      refuseCaptureChecks(name, marker, Guard.CHECKS_AT_CAPTURE);
     }
     if (marker == null || marker.methods().length == 0) {
       String pkg = taskClass.getPackageName();
@@ -174,6 +176,24 @@ final class ContinuationRunner extends ModeRunner {
           + " with instrument(\"" + pkg + "\") to rewrite it at load time.";
       throw new NotInstrumentableException(message, List.of(new InstrumentationReport.Problem(
           name, "run", "(Lio/weft/transport/Transport;I)Ljava/lang/Object;", "not rewritten for continuations")));
+    }
+  }
+
+  /**
+   * Refuses a class whose rewrite checks restored calls at the capture when this runtime cannot
+   * read JavaFlow's reference stack ({@code checksAtCapture} false): the choice was made in the
+   * JVM that rewrote it, and every session would otherwise fail at its first checked suspend.
+   */
+  static void refuseCaptureChecks(String name, Rewritten marker, boolean checksAtCapture) {
+    if (marker.captureChecks() && !checksAtCapture) {
+      String message = name + " was rewritten to check restored calls while they capture themselves, which"
+          + " reads JavaFlow's reference stack, and this runtime cannot read it (org.apache.commons.javaflow.core"
+          + " is not open to Weft, as on the module path). Fix: start the JVM with --add-opens"
+          + " net.tascalate.javaflow.api/org.apache.commons.javaflow.core=ALL-UNNAMED, or rewrite the classes"
+          + " on this runtime (they then check at the resume).";
+      throw new NotInstrumentableException(message, List.of(new InstrumentationReport.Problem(
+          name, "run", "(Lio/weft/transport/Transport;I)Ljava/lang/Object;",
+          "rewritten with capture-time checks this runtime cannot make")));
     }
   }
 

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.weft.continuations.internal.rewrite.Rewritten;
+import io.weft.continuations.internal.runtime.Guard;
 import io.weft.continuations.testclient.LineTesterTask;
 import io.weft.continuations.testing.PipeConnector;
 import io.weft.continuations.testing.PipeEchoServer;
@@ -141,6 +142,29 @@ class BuildTimeRewriteTest {
           () -> runner.run(taskClass(loader, "ReaderTask"), 1));
       assertTrue(reader.getMessage().contains("overrides java.io.InputStream.read"), reader.getMessage());
       assertEquals(0, pipes.peakOpenTransports(), "no session may start");
+    }
+  }
+
+  @Test
+  void aClassRewrittenWithCaptureChecksIsRefusedWhereTheRuntimeCannotReadJavaFlowsStackNamingTheFix()
+      throws Exception {
+    Path out = rewriteAll();
+    try (URLClassLoader loader = rewrittenClients(out)) {
+      Class<?> task = taskClass(loader, "LineTesterTask");
+      Rewritten marker = task.getAnnotation(Rewritten.class);
+      // The class path opens JavaFlow's packages: this JVM rewrites with the checks at the capture.
+      assertTrue(Guard.CHECKS_AT_CAPTURE);
+      assertTrue(marker.captureChecks(), "the mark must say how the class was rewritten");
+      ContinuationRunner.refuseCaptureChecks(task.getName(), marker, true);
+      // As on the module path without --add-opens: refused before any session, naming both fixes.
+      NotInstrumentableException e = assertThrows(NotInstrumentableException.class,
+          () -> ContinuationRunner.refuseCaptureChecks(task.getName(), marker, false));
+      assertTrue(e.getMessage().startsWith("io.weft.continuations.testclient.LineTesterTask was rewritten to check"),
+          e.getMessage());
+      assertTrue(e.getMessage().contains(
+          "--add-opens net.tascalate.javaflow.api/org.apache.commons.javaflow.core=ALL-UNNAMED"), e.getMessage());
+      assertTrue(e.getMessage().contains("rewrite the classes on this runtime"), e.getMessage());
+      assertEquals(task.getName(), e.problems().get(0).className());
     }
   }
 

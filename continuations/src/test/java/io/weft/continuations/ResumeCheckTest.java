@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weft.continuations.testclient.shapes.CachedSiteShape;
+import io.weft.continuations.testclient.shapes.ProxyMethodRefShape;
 import io.weft.continuations.testclient.shapes.ProxyShape;
 import io.weft.continuations.testing.EchoEveryReadSuspendsConnector;
 import io.weft.transport.Timeout;
@@ -44,6 +45,18 @@ class ResumeCheckTest {
   void aProxyThatSwallowedASuspendIsCaughtAtTheResumeBeforeItsCodeRunsAgain(int workers) throws Exception {
     AtomicIntegerArray runs = new AtomicIntegerArray(2 * SESSIONS);
     caughtInEverySession(workers, runs, name -> name.startsWith("jdk.proxy"), ProxyShape.class, runs);
+  }
+
+  /**
+   * The same proxy called through a method reference of the client's own interface ({@code
+   * Exchanger::exchange}): the call into the proxy is made in the bridge the rewrite makes for the
+   * method reference, and checked there as in the client's own code.
+   */
+  @ParameterizedTest(name = "continuations({0})")
+  @ValueSource(ints = {1, 2})
+  void aProxyCalledThroughAMethodReferenceIsCaughtLikeADirectCall(int workers) throws Exception {
+    AtomicIntegerArray runs = new AtomicIntegerArray(2 * SESSIONS);
+    caughtInEverySession(workers, runs, name -> name.startsWith("jdk.proxy"), ProxyMethodRefShape.class, runs);
   }
 
   /**
@@ -118,7 +131,7 @@ class ResumeCheckTest {
     try (EchoEveryReadSuspendsConnector connector = new EchoEveryReadSuspendsConnector();
          SessionRunner runner = runner(connector, workers)) {
       RunResult<String> result = runner.run(shape, SESSIONS, args);
-      int atResume = 0;
+      int byCallCheck = 0;
       for (int n = 0; n < SESSIONS; n++) {
         int i = n;
         Outcome<String> o = result.outcome(i);
@@ -129,10 +142,11 @@ class ResumeCheckTest {
         assertEquals(1, runs.get(2 * i), "session " + i + " entered its body once");
         assertEquals(0, runs.get(2 * i + 1), "session " + i + " never returned from its body");
         if (e.getMessage().contains("would run its code a second time")) {
-          atResume++;
+          byCallCheck++;
         }
       }
-      assertTrue(atResume >= 1, "the first suspend through the odd object is caught at its resume");
+      assertTrue(byCallCheck >= 1,
+          "the first suspend through the odd object is caught by its caller's check of the restored call");
       assertEquals(0, connector.openTransports());
     }
   }

@@ -45,8 +45,9 @@ import org.slf4j.LoggerFactory;
  * monitors ({@link SessionMonitorPass}), point the lambdas that can suspend at a factory of
  * rewritten classes ({@link LambdaBridges}) and mark the calls that reach them through a JDK
  * interface for the engine ({@link InterfaceCallSites}), let Tascalate
- * JavaFlow's transformer rewrite them, add the resume-time check to its restore code
- * ({@link ResumeChecks}), and mark the result {@link Rewritten}.
+ * JavaFlow's transformer rewrite them, add the swallowed-suspend check of each restored call
+ * ({@link ResumeChecks}: at the caller's capture where this JVM can read JavaFlow's reference
+ * stack, else in the restore code), and mark the result {@link Rewritten}, saying which.
  *
  * <p>The engine reads every class it reasons about through this rewriter, as marked bytes: so
  * {@code Transport}'s waiting methods look {@code @continuable} to it, and calls through that
@@ -377,6 +378,7 @@ public final class ClassRewriter {
           found.visit(null, encode(p));
         }
         found.visitEnd();
+        marker.visit("captureChecks", Guard.CHECKS_AT_CAPTURE);
         marker.visitEnd();
       }
     }, 0);

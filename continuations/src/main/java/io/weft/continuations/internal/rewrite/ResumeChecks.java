@@ -148,6 +148,15 @@ final class ResumeChecks {
    * touches the reference stack between the capture and the restore. So the check at the capture
    * compares the same two objects as the check at the resume did, one suspend earlier.
    *
+   * <p>The calls that get no check are the exceptions, and their restore trusts the reference it
+   * pops: calls in frames Weft trusts ({@code SessionFrame}, {@code CheckedTransport}, classes that
+   * JavaFlow's own tools built) and calls whose restore code {@link #check} does not recognize. (The
+   * bridge Weft makes for a method reference, {@code lambda$weft$n}, holds the object it calls in a
+   * parameter, and that call is checked.) The check throws inside the capturing frame's
+   * own try ranges, so that frame's {@code catch (Throwable)} sees it (the session's outcome stays
+   * the error). The choice of this check over the one at the resume is made in the JVM that
+   * rewrites, and recorded in the class's {@code Rewritten} mark.
+   *
    * <p>Then the receiver's own local (a copy) need not be saved with the frame: its push at the
    * capture and its pop at the restore are dropped, and the restore stores the reference it pops
    * there instead (the same object, as the capture's check proved), for the next capture through the

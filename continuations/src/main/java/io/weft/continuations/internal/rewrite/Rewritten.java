@@ -24,4 +24,12 @@ public @interface Rewritten {
    * by {@code '\n'}.
    */
   String[] problems() default {};
+
+  /**
+   * True when the rewrite checked restored calls while their frame captures itself, which needs
+   * JavaFlow's reference stack to be readable where the class runs: the choice is made in the JVM
+   * that rewrites, so the runtime refuses such a class where it cannot read that stack. False for
+   * classes rewritten before the mark said so (they check at the resume).
+   */
+  boolean captureChecks() default false;
 }

@@ -1,5 +1,6 @@
 package io.weft.continuations.internal.runtime;
 
+import io.weft.continuations.NotInstrumentedError;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import org.apache.commons.javaflow.core.Stack;
@@ -21,8 +22,10 @@ import org.apache.commons.javaflow.core.Stack;
  *
  * <p>JavaFlow has no API for this: the fields are read through private lookups, which the class
  * path grants (JavaFlow's jars are not named modules there). Where they are not granted, or the
- * fields are not the ones of the pinned version, trimming is off, the rewriter checks at the resume
- * instead of at the capture, and nothing else changes. Each
+ * fields are not the ones of the pinned version, trimming is off and a rewrite made in this JVM
+ * checks at the resume instead of at the capture. That choice is made where a class is rewritten,
+ * not where it runs: its {@code Rewritten} mark records it, and a task class rewritten ahead with
+ * capture-time checks is refused on a runtime that cannot read these fields. Each
  * handle is a static final field of its own: the JIT folds only such a handle into a plain field
  * access (one read from an array went through the generic invoker at every trim).
  */
@@ -89,14 +92,18 @@ final class CapturedStacks {
    * captured itself, which is the reference the frame's own restore code will pop as the object to
    * call again (see {@code ResumeChecks}).
    *
-   * @throws IllegalStateException if the fields were not found ({@link #enabled} is false): a class
-   *     rewritten with the check at the capture cannot run its check without them
+   * @throws NotInstrumentedError if the fields were not found ({@link #enabled} is false): a class
+   *     rewritten with the check at the capture cannot run its check without them. An error, so
+   *     that no {@code catch (Exception)} of the capturing frame can take it for its own failure;
+   *     {@code alreadyRewritten()} refuses such a task class before any session starts
    */
   static Object topReference(Stack stack) {
     if (!ENABLED) {
-      throw new IllegalStateException("the capture-time check cannot read JavaFlow's reference stack"
-          + " (org.apache.commons.javaflow.core.Stack's fields are not open to Weft, or not those of 2.7.8):"
-          + " rewrite the classes again on this runtime, which then checks at the resume instead");
+      throw new NotInstrumentedError(null, null, "the capture-time check cannot read JavaFlow's reference stack"
+          + " (org.apache.commons.javaflow.core.Stack's fields are not open to Weft, or not those of 2.7.8)."
+          + " Fix: start the JVM with --add-opens"
+          + " net.tascalate.javaflow.api/org.apache.commons.javaflow.core=ALL-UNNAMED, or rewrite the classes"
+          + " on this runtime (they then check at the resume)");
     }
     int top = (int) RTOP.get(stack);
     return top == 0 ? null : ((Object[]) RSTACK.get(stack))[top - 1];

@@ -49,13 +49,13 @@ public final class Guard {
   }
 
   /**
-   * The resume-time check, in the engine's restore code of a rewritten method just before it calls
-   * again the method it had called when it was captured: {@code restored} is the object the engine
-   * kept for that call (the last one that captured itself), {@code receiver} the object the method
-   * called then (restored from the method's own locals), {@code method} the name and descriptor
-   * called. They are the same object, and the call reaches a rewritten method, unless a frame that
-   * was not rewritten swallowed the suspend: then the session ends here, before that frame's code
-   * runs a second time or is skipped.
+   * The check of a restored call: {@code restored} is the object the engine calls again at the
+   * resume (the last one that captured itself), {@code receiver} the object the method called,
+   * {@code method} the name and descriptor called. They are the same object, and the call reaches a
+   * rewritten method, unless a frame that was not rewritten swallowed the suspend: then the session
+   * ends here, before that frame's code runs a second time or is skipped. Reached through {@link
+   * #onCapture} while the caller captures itself; made here directly, in the engine's restore code
+   * just before the call, only in classes rewritten where JavaFlow's reference stack could not be read.
    */
   public static void onResume(Object restored, Object receiver, String method) {
     if (restored != receiver || receiver == null || !ResumeTargets.passesResume(receiver.getClass(), method)) {

@@ -10,11 +10,11 @@ import java.lang.reflect.Proxy;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
- * Every exchange goes through one call site ({@link #via}), which the resume-time check sees again
- * at each resume: first {@link #PLAIN_EXCHANGES} through rewritten exchangers (one class, or three
+ * Every exchange goes through one call site ({@link #via}), whose check of the restored call
+ * (made at the caller's capture) sees it again at each suspend: first {@link #PLAIN_EXCHANGES} through rewritten exchangers (one class, or three
  * in turn when {@code megamorphic}), then, unless {@code odd} is {@code "none"}, one through an
  * object that swallows the suspend at that same site: a JDK proxy (a class made after the site
- * first resumed), or {@link First} defined again, unrewritten, by a class loader of the session's
+ * first checked), or {@link First} defined again, unrewritten, by a class loader of the session's
  * own (the same class name from another loader). Each plain exchanger tags its result, so a resume
  * into the wrong object shows in the value.
  */

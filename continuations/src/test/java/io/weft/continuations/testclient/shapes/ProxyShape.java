@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * class nor the reflective call can pass a suspend on: the suspend inside is swallowed, and a
  * resume would skip the handler (a result without its mark) or run it again. Each session first
  * makes more plain exchanges than a run's first suspends that the run-time check walks, so that the
- * suspends through the proxy are caught at the resume, not by that walk.
+ * suspends through the proxy are caught by the caller's check of the restored call (made while the
+ * caller captures itself, before the session suspends), not by that walk.
  */
 public final class ProxyShape extends Shape {
   /** More than the suspends at the start of a run whose stack is walked. */
