@@ -10,13 +10,13 @@ import java.util.List;
  * place in it. For the connections a connector or a listener has open: one array entry per
  * connection, no entry object.
  *
- * <p>Why not a list through the members themselves (what this replaced): a young collection
- * copies what it keeps depth first, following each object's references in turn, and the
- * collections of a run lay out most of its sessions' objects. A link from one connection to the
- * next took that walk from each session straight into the next one before it had copied the
- * rest of the first, so one session's objects (its stack, buffers, transport) ended up spread
- * over the whole run's, and each event of a run of many sessions touched as many far-apart
- * places. From an array the walk takes one connection at a time.
+ * <p>Why not a list through the members themselves: a young collection copies what it keeps
+ * depth first, following each object's references in turn, and the collections of a run lay out
+ * most of its sessions' objects. A link from one connection to the next would take that walk from
+ * each session straight into the next one before it had copied the rest of the first, spreading
+ * one session's objects (its stack, buffers, transport) over the whole run's, where each event of
+ * a run of many sessions touches one session. From an array the walk takes one connection at a
+ * time.
  *
  * <p>Not thread-safe: the simulation's one thread.
  *

@@ -151,9 +151,9 @@ final class World implements Ticker, WaitTimeouts {
     long conn = -1L;
     /**
      * A server session's listener, told when the session ends; null for a client. A field of one
-     * type rather than a callback per session: the end of a slice calls it, in the loop that runs
-     * every slice, where a call through an interface met a second implementation only as the
-     * first servers ended, late in a run, and the compiled loop was thrown away for it.
+     * type rather than a callback per session: the end of a slice calls it from the loop that runs
+     * every slice, and a call through an interface there meets its second implementation only
+     * when the first servers end, late in a run, which makes the JIT throw the compiled loop away.
      */
     Listener servedBy;
 
