@@ -12,7 +12,7 @@ import io.weft.transport.spi.InboundBuffer;
  * (the peer's FIN arrived), {@code reset} (a reset arrived or was sent), {@code closed} (this side
  * was closed by its owner: data arriving after it is answered with a reset, as TCP does).
  */
-final class Endpoint implements WaitRegistration {
+final class Endpoint implements WaitRegistration, OpenSet.Member {
   /** Unread plus in-flight bytes a flush may leave before it waits for the reader: the two socket buffers. */
   static final long WINDOW = 1L << 20;
 
@@ -21,7 +21,6 @@ final class Endpoint implements WaitRegistration {
   final Net.Path path;
   /** True when this side sends from the path's first host. */
   final boolean fromA;
-  Endpoint peer;
   final InboundBuffer inbound = new InboundBuffer(16);
   long sent;
   long delivered;
@@ -45,15 +44,30 @@ final class Endpoint implements WaitRegistration {
   long peerTakenSeen;
   /** True from the time the peer's flusher registers until this side finds it no longer waiting. */
   boolean peerFlusherMayWait;
-  /** A server side's neighbours in its listener's list of open connections. */
-  Endpoint prevOpen;
-  Endpoint nextOpen;
+  /**
+   * The other side; declared after this side's own objects (the buffer, the wake-ups), so that
+   * the collector's depth-first copy (see {@link OpenSet}) lays those out next to this side before
+   * it follows the peer into the other session.
+   */
+  Endpoint peer;
+  /** A server side's place in its listener's set of open connections; -1 when in none. */
+  private int openAt = -1;
 
   Endpoint(long conn, int side, Net.Path path, boolean fromA) {
     this.conn = conn;
     this.side = side;
     this.path = path;
     this.fromA = fromA;
+  }
+
+  @Override
+  public int openAt() {
+    return openAt;
+  }
+
+  @Override
+  public void openAt(int at) {
+    openAt = at;
   }
 
   /** The two ends of a new connection; side 0 is the client's. */

@@ -2,7 +2,6 @@ package io.weft.simulation;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -16,12 +15,8 @@ final class Listener {
   final InetSocketAddress address;
   final Server server;
   private final ArrayDeque<Endpoint> queue = new ArrayDeque<>();
-  /**
-   * Server sides accepted and not yet ended, in the order accepted, for a reset of them all: a
-   * list through the endpoints themselves, so that a connection costs no entry object.
-   */
-  private Endpoint first;
-  private Endpoint last;
+  /** Server sides accepted and not yet ended, in the order accepted, for a reset of them all. */
+  private final OpenSet<Endpoint> open = new OpenSet<>();
   private final Consumer<Endpoint> spawn;
   private int active;
   boolean closed;
@@ -37,13 +32,7 @@ final class Listener {
   }
 
   void arrive(Endpoint serverSide) {
-    serverSide.prevOpen = last;
-    if (last == null) {
-      first = serverSide;
-    } else {
-      last.nextOpen = serverSide;
-    }
-    last = serverSide;
+    open.add(serverSide);
     if (active < server.maxConnections()) {
       active++;
       spawn.accept(serverSide);
@@ -54,20 +43,7 @@ final class Listener {
 
   /** A server session ended: the next queued connection, if any, gets one. */
   void ended(Endpoint serverSide) {
-    Endpoint prev = serverSide.prevOpen;
-    Endpoint next = serverSide.nextOpen;
-    if (prev == null) {
-      first = next;
-    } else {
-      prev.nextOpen = next;
-    }
-    if (next == null) {
-      last = prev;
-    } else {
-      next.prevOpen = prev;
-    }
-    serverSide.prevOpen = null;
-    serverSide.nextOpen = null;
+    open.remove(serverSide);
     active--;
     Endpoint queued = queue.poll();
     if (queued != null) {
@@ -78,11 +54,7 @@ final class Listener {
 
   /** The server sides accepted and not yet ended, in the order accepted. */
   List<Endpoint> open() {
-    List<Endpoint> all = new ArrayList<>();
-    for (Endpoint e = first; e != null; e = e.nextOpen) {
-      all.add(e);
-    }
-    return all;
+    return open.members();
   }
 
   int queued() {

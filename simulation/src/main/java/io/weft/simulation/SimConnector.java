@@ -24,12 +24,8 @@ final class SimConnector implements SuspendingConnector {
   private final World world;
   private final Net net;
   private final String host;
-  /**
-   * The transports this connector opened that are still open, in the order opened: a list through
-   * the transports themselves, so that a connection costs no entry object.
-   */
-  private SimTransport first;
-  private SimTransport last;
+  /** The transports this connector opened that are still open, in the order opened. */
+  private final OpenSet<SimTransport> open = new OpenSet<>();
   private boolean closed;
 
   SimConnector(World world, Net net, String host) {
@@ -73,13 +69,7 @@ final class SimConnector implements SuspendingConnector {
       throw new ConnectException(what + " failed: Connection refused");
     }
     SimTransport transport = new SimTransport(world, net, c.endpoint, remote, timeout, start, this);
-    transport.prevOpen = last;
-    if (last == null) {
-      first = transport;
-    } else {
-      last.nextOpen = transport;
-    }
-    last = transport;
+    open.add(transport);
     if (slot != null) {
       slot.endpoint = c.endpoint;
     }
@@ -90,28 +80,13 @@ final class SimConnector implements SuspendingConnector {
   @Override
   public void close() {
     closed = true;
-    for (SimTransport t = first; t != null; ) {
-      SimTransport next = t.nextOpen;
+    for (SimTransport t : open.members()) {
       t.close("the connector was closed");
-      t = next;
     }
   }
 
   /** {@code t}, which this connector opened, was closed. */
   void closed(SimTransport t) {
-    SimTransport prev = t.prevOpen;
-    SimTransport next = t.nextOpen;
-    if (prev == null) {
-      first = next;
-    } else {
-      prev.nextOpen = next;
-    }
-    if (next == null) {
-      last = prev;
-    } else {
-      next.prevOpen = prev;
-    }
-    t.prevOpen = null;
-    t.nextOpen = null;
+    open.remove(t);
   }
 }

@@ -38,19 +38,21 @@ import org.apache.commons.javaflow.api.continuable;
  * ({@link SelfCheckingTransport}), so the task gets this transport without the checked wrapper:
  * one frame less on each of a simulation's millions of suspends and resumes.
  */
-final class SimTransport implements SelfCheckingTransport, SuspendingReads.Waiter, ReleasingRegistration {
+final class SimTransport implements SelfCheckingTransport, SuspendingReads.Waiter, ReleasingRegistration,
+    OpenSet.Member {
+  // This session's own objects first, the shared ones and the way into the peer's session after
+  // (the order in which the collector's depth-first copy lays them out: see OpenSet).
+  private final SuspendingReads reads;
+  private final OutboundBuffer outbound = new OutboundBuffer(16);
+  final Endpoint end;
   private final World world;
   private final Net net;
-  final Endpoint end;
   private final SocketAddress remote;
   private final long sessionStartNanos;
   /** The connector that opened this transport, told when it closes; null on a server's side. */
   private final SimConnector opener;
-  /** Neighbours in the opener's list of open transports. */
-  SimTransport prevOpen;
-  SimTransport nextOpen;
-  private final SuspendingReads reads;
-  private final OutboundBuffer outbound = new OutboundBuffer(16);
+  /** The place in the opener's set of open transports; -1 when in none. */
+  private int openAt = -1;
   private volatile Timeout timeout;
   private String closedBecause;
 
@@ -64,6 +66,16 @@ final class SimTransport implements SelfCheckingTransport, SuspendingReads.Waite
     this.sessionStartNanos = sessionStartNanos;
     this.opener = opener;
     this.reads = new SuspendingReads(end.inbound, this, world.immediateReads);
+  }
+
+  @Override
+  public int openAt() {
+    return openAt;
+  }
+
+  @Override
+  public void openAt(int at) {
+    openAt = at;
   }
 
   // ---- Reads.

@@ -199,14 +199,11 @@ public final class Simulation {
       connectors[i] = world.connector(clientHosts.get(i));
     }
     List<World.Slot> clients = new ArrayList<>(sessions);
-    int[] ended = new int[1];
-    Runnable onEnd = () -> ended[0]++;
     World.Event[] starts = startSpreadNanos > 0L ? new World.Event[sessions] : null;
     for (int i = 0; i < sessions; i++) {
       DrivenSession fiber = world.scheduler.session(world.nextIndex(), connectors[i % connectors.length],
           addresses.get(i % addresses.size()), timeout, task);
       World.Slot slot = world.add(fiber, true);
-      slot.onEnd = onEnd;
       clients.add(slot);
       if (starts != null) {
         starts[i] = world.stamp(world.random.nextLong(startSpreadNanos), new World.Event() {
@@ -223,8 +220,8 @@ public final class Simulation {
     if (starts != null) {
       world.atAll(starts);
     }
-    boolean finished = world.run(() -> ended[0] == sessions, virtualLimitNanos);
-    int stuck = sessions - ended[0];
+    boolean finished = world.run(() -> world.clientsEnded() == sessions, virtualLimitNanos);
+    int stuck = sessions - world.clientsEnded();
     if (!finished) {
       for (World.Slot slot : clients) {
         world.cancel(slot);
@@ -255,7 +252,7 @@ public final class Simulation {
     World.Slot slot = world.add(fiber, false);
     slot.endpoint = end;
     slot.conn = end.conn;
-    slot.onEnd = () -> listener.ended(end);
+    slot.servedBy = listener;
     world.log.add(world.now(), EventLog.ACCEPTED, end.conn, fiber.index(), 0);
     world.start(slot);
   }

@@ -52,6 +52,8 @@ final class World implements Ticker, WaitTimeouts {
    */
   private volatile long slice = -1L;
   private long slices;
+  /** Client sessions that have ended. */
+  private int clientsEnded;
   private volatile int runningIndex = -1;
   private static final VarHandle SLICE;
   private static final VarHandle RUNNING_INDEX;
@@ -147,7 +149,13 @@ final class World implements Ticker, WaitTimeouts {
     Endpoint endpoint;
     /** The id of the session's last connection, for the log; -1 before any. */
     long conn = -1L;
-    Runnable onEnd;
+    /**
+     * A server session's listener, told when the session ends; null for a client. A field of one
+     * type rather than a callback per session: the end of a slice calls it from the loop that runs
+     * every slice, and a call through an interface there meets its second implementation only
+     * when the first servers end, late in a run, which makes the JIT throw the compiled loop away.
+     */
+    Listener servedBy;
 
     Slot(DrivenSession fiber, boolean client) {
       this.fiber = fiber;
@@ -355,16 +363,30 @@ final class World implements Ticker, WaitTimeouts {
       fiber.trimCapturedStack();
     }
     if (fiber.isFinished() && !slot.ended) {
-      slot.ended = true;
-      slot.wait = null;
-      slot.endpoint = null;
-      log.add(now, EventLog.END, fiber.index(), fiber.failure() == null ? 0 : 1, 0);
-      Runnable onEnd = slot.onEnd;
-      if (onEnd != null) {
-        slot.onEnd = null;
-        onEnd.run();
+      ended(slot, fiber);
+    }
+  }
+
+  private void ended(Slot slot, DrivenSession fiber) {
+    slot.ended = true;
+    slot.wait = null;
+    Endpoint end = slot.endpoint;
+    slot.endpoint = null;
+    log.add(now, EventLog.END, fiber.index(), fiber.failure() == null ? 0 : 1, 0);
+    if (slot.client) {
+      clientsEnded++;
+    } else {
+      Listener listener = slot.servedBy;
+      if (listener != null) {
+        slot.servedBy = null;
+        listener.ended(end); // may start a server session for the next queued connection
       }
     }
+  }
+
+  /** The client sessions that have ended. */
+  int clientsEnded() {
+    return clientsEnded;
   }
 
   /** The connector of {@code host} in this run, made on first use. */
