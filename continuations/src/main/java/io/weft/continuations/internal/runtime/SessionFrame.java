@@ -82,6 +82,15 @@ public final class SessionFrame implements Runnable {
           // closed, which holds the session's place in the run, and the aborted run's cancels
           // close it again (see SessionContext.cancel).
           HeapExhaustion.report(e, CLOSING);
+          // But an abort cancels once, and it may have cancelled this session while its close was
+          // under way (that cancel's close then did nothing): close again now, the report having
+          // given the heap's reserve back. Still no room: the transport stays for the cancels.
+          try {
+            transport.close();
+            session.released();
+          } catch (OutOfMemoryError | RuntimeException again) {
+            // Left to the run's cancels, or to the runner's close wait.
+          }
         } catch (RuntimeException e) {
           // A close that failed otherwise may never report the connection closed, and nothing
           // would close it again in a run that goes on: the task's end frees the session's place,
