@@ -198,30 +198,33 @@ public final class Simulation {
     for (int i = 0; i < connectors.length; i++) {
       connectors[i] = world.connector(clientHosts.get(i));
     }
-    List<World.Slot> clients = new ArrayList<>(sessions);
-    World.Event[] starts = startSpreadNanos > 0L ? new World.Event[sessions] : null;
-    for (int i = 0; i < sessions; i++) {
-      DrivenSession fiber = world.scheduler.session(world.nextIndex(), connectors[i % connectors.length],
-          addresses.get(i % addresses.size()), timeout, task);
-      World.Slot slot = world.add(fiber, true);
-      clients.add(slot);
-      if (starts != null) {
-        starts[i] = world.stamp(world.random.nextLong(startSpreadNanos), new World.Event() {
-          @Override
-          void fire() {
-            world.start(slot);
-          }
-        });
-      } else {
-        world.start(slot);
+    // The clients' indexes are taken now; their start times are drawn in index order, as the
+    // indexes' order of stamps and draws has always been, and then each client is made in the
+    // order they start, so that a session's objects lie in memory in the order the run touches
+    // them (see World's slots).
+    int first = world.reserve(sessions);
+    if (startSpreadNanos > 0L) {
+      Start[] starts = new Start[sessions];
+      for (int i = 0; i < sessions; i++) {
+        starts[i] = (Start) world.stamp(world.random.nextLong(startSpreadNanos), new Start(world, first + i));
       }
-      world.keepUpWithLog();
-    }
-    if (starts != null) {
+      java.util.Arrays.sort(starts); // the order they start in: by time, then by index
+      for (Start start : starts) {
+        start.slot = client(world, start.index, first, connectors, addresses, task);
+      }
       world.atAll(starts);
+    } else {
+      for (int i = 0; i < sessions; i++) {
+        world.start(client(world, first + i, first, connectors, addresses, task));
+        world.keepUpWithLog();
+      }
     }
     boolean finished = world.run(() -> world.clientsEnded() == sessions, virtualLimitNanos);
     int stuck = sessions - world.clientsEnded();
+    List<World.Slot> clients = new ArrayList<>(sessions);
+    for (int i = 0; i < sessions; i++) {
+      clients.add(world.slot(first + i));
+    }
     if (!finished) {
       for (World.Slot slot : clients) {
         world.cancel(slot);
@@ -241,6 +244,34 @@ public final class Simulation {
     world.log.sha256(); // the digest's last buffers are part of the run's wall time
     return new SimulationResult<>(seed, outcomes, conns, stuck, world.log, virtual, System.nanoTime() - wallStart,
         replayCommand);
+  }
+
+  /** Makes client session {@code index}: the host and address of its place among the run's clients. */
+  private World.Slot client(World world, int index, int first, SimConnector[] connectors,
+      List<SocketAddress> addresses, SessionTask<?> task) {
+    int i = index - first;
+    DrivenSession fiber = world.scheduler.session(index, connectors[i % connectors.length],
+        addresses.get(i % addresses.size()), timeout, task);
+    return world.add(fiber, true);
+  }
+
+  /** A client's start, drawn for its index; its slot is made once every start is drawn. */
+  private static final class Start extends World.Event {
+    private final World world;
+    final int index;
+    World.Slot slot;
+
+    Start(World world, int index) {
+      this.world = world;
+      this.index = index;
+    }
+
+    @Override
+    void fire() {
+      World.Slot s = slot;
+      slot = null;
+      world.start(s);
+    }
   }
 
   private void serve(World world, Net net, Listener listener, SessionTask<?> handler,

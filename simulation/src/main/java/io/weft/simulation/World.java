@@ -38,7 +38,18 @@ final class World implements Ticker, WaitTimeouts {
   private final java.util.Map<String, SimConnector> connectors = new java.util.LinkedHashMap<>();
   final DrivenScheduler scheduler;
   private final EventQueue queue = new EventQueue();
-  private final ArrayList<Slot> slots = new ArrayList<>();
+  /**
+   * Every session's slot, in the order made, which is not the order of their indexes: a run makes
+   * its clients in the order they start (see {@link #reserve}). This array is the one path from
+   * the world to the sessions, so a young collection copies each session's objects in this order,
+   * the order the run then touches them in (see docs/simulation.md, "Memory order").
+   */
+  private Slot[] slots = new Slot[64];
+  private int made;
+  /** Where each session index's slot is in {@link #slots}; -1 while reserved but not made. */
+  private int[] places = new int[64];
+  /** Session indexes given out: made, or reserved to be made. */
+  private int indexes;
   private final ArrayList<DrivenSession> round = new ArrayList<>();
   private final boolean shuffle;
   private long now;
@@ -163,22 +174,64 @@ final class World implements Ticker, WaitTimeouts {
     }
   }
 
-  /** The next session index; sessions are numbered in the order they are made. */
+  /** The next session index: sessions are numbered in the order they are made or reserved. */
   int nextIndex() {
-    return slots.size();
+    return indexes;
   }
 
+  /**
+   * Reserves the next {@code count} session indexes, whose sessions are then made in any order
+   * with {@link #add}: a run's clients, made in the order they start.
+   *
+   * @return the first index reserved
+   */
+  int reserve(int count) {
+    int first = indexes;
+    growTo(made + count, first + count);
+    java.util.Arrays.fill(places, first, first + count, -1);
+    indexes = first + count;
+    return first;
+  }
+
+  /**
+   * Adds the slot of {@code fiber}, whose index is either reserved and not made yet, or the next
+   * one (then it is taken now).
+   */
   Slot add(DrivenSession fiber, boolean client) {
-    if (fiber.index() != slots.size()) {
-      throw new IllegalStateException("session " + fiber.index() + " made out of order");
+    int index = fiber.index();
+    if (index == indexes) {
+      growTo(made + 1, index + 1);
+      indexes++;
+    } else if (index < 0 || index > indexes || places[index] != -1) {
+      throw new IllegalStateException("session " + index + " made out of order");
     }
     Slot slot = new Slot(fiber, client);
-    slots.add(slot);
+    places[index] = made;
+    slots[made++] = slot;
     return slot;
   }
 
+  private void growTo(int slotCount, int indexCount) {
+    if (slotCount > slots.length) {
+      slots = java.util.Arrays.copyOf(slots, Math.max(slotCount, slots.length + (slots.length >> 1)));
+    }
+    if (indexCount > places.length) {
+      places = java.util.Arrays.copyOf(places, Math.max(indexCount, places.length + (places.length >> 1)));
+    }
+  }
+
+  /** The indexes of the sessions made so far, in the order they were made (for tests). */
+  int[] madeOrder() {
+    int[] order = new int[made];
+    for (int i = 0; i < made; i++) {
+      order[i] = slots[i].fiber.index();
+    }
+    return order;
+  }
+
+  /** The slot of session {@code index}, which has been made. */
   Slot slot(int index) {
-    return slots.get(index);
+    return slots[places[index]];
   }
 
   /** The session whose slice runs now; null between slices. */
@@ -189,7 +242,7 @@ final class World implements Ticker, WaitTimeouts {
   @Override
   public void arm(SessionWait wait, long timeoutNanos) {
     int session = wait.session();
-    Slot slot = slots.get(session);
+    Slot slot = slot(session);
     long deadline = now + Math.min(timeoutNanos, Long.MAX_VALUE / 4);
     slot.wait = wait;
     slot.deadline = deadline;
@@ -251,15 +304,18 @@ final class World implements Ticker, WaitTimeouts {
    * start (a server's next queued connection), until none is left.
    */
   void endAll() {
-    for (int from = 0; from < slots.size(); ) {
-      int to = slots.size();
+    if (made != indexes) {
+      throw new IllegalStateException((indexes - made) + " sessions reserved and never made");
+    }
+    for (int from = 0; from < indexes; ) {
+      int to = indexes;
       for (int i = from; i < to; i++) {
-        cancel(slots.get(i));
+        cancel(slot(i));
       }
       runReady();
       int firstLeft = to;
       for (int i = from; i < to; i++) {
-        if (!slots.get(i).ended) {
+        if (!slot(i).ended) {
           firstLeft = i;
           break;
         }
@@ -342,7 +398,7 @@ final class World implements Ticker, WaitTimeouts {
   }
 
   private void runSlice(DrivenSession fiber) {
-    Slot slot = slots.get(fiber.index());
+    Slot slot = slot(fiber.index());
     log.add(now, EventLog.RUN, fiber.index(), 0, 0);
     running = slot;
     RUNNING_INDEX.setRelease(this, fiber.index());
