@@ -53,7 +53,7 @@ class AgentTest {
         child.toString());
     assertTrue(child.out().contains("lambda task refused: io.weft.continuations.testclient.LambdaTask"), child.toString());
     assertTrue(child.out().contains("debug frames: succeeded 20 of 20"), child.toString());
-    // A representative subset of ClientShapesTest, rewritten by the agent.
+    // A representative subset of ClientShapesTest, rewritten by the agent, each in continuations(1) and (2).
     assertTrue(child.out().contains("shape DeepChainShape: same as SYNC"), child.toString());
     assertTrue(child.out().contains("shape BridgeGenericShape: same as SYNC"), child.toString());
     assertTrue(child.out().contains("shape SessionLockShape: same as SYNC"), child.toString());

@@ -35,7 +35,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * CachedSiteShape} makes every exchange at one call site, first through rewritten classes (one, or
  * three in turn), then through an object that swallows the suspend there: a proxy whose class is
  * made after the site has remembered another, or a class of the same name defined again, not
- * rewritten, by another loader. Both are caught as before; three classes in turn resume correctly.
+ * rewritten, by another loader, or an unrewritten subclass of a rewritten class that suspends in a
+ * method it inherits and calls on itself (the object called again is the receiver: only the check
+ * of the dispatched method refuses it). All are caught as before; three classes in turn resume
+ * correctly.
  */
 class ResumeCheckTest {
   private static final int SESSIONS = 200;
@@ -101,12 +104,15 @@ class ResumeCheckTest {
 
   @ParameterizedTest(name = "continuations({0}), {1}, megamorphic {2}")
   @CsvSource({"1, proxy, false", "2, proxy, false", "1, proxy, true", "2, proxy, true",
-      "1, otherLoader, false", "2, otherLoader, false", "1, otherLoader, true", "2, otherLoader, true"})
+      "1, otherLoader, false", "2, otherLoader, false", "1, otherLoader, true", "2, otherLoader, true",
+      "1, sameObject, false", "2, sameObject, false", "1, sameObject, true", "2, sameObject, true"})
   void aCallSiteThatRememberedARewrittenClassStillCatchesAnotherThatSwallowed(int workers, String odd,
       boolean megamorphic) throws Exception {
     AtomicIntegerArray runs = new AtomicIntegerArray(2 * SESSIONS);
     String first = CachedSiteShape.First.class.getName();
-    Predicate<String> named = odd.equals("proxy") ? name -> name.startsWith("jdk.proxy") : first::equals;
+    String selfCalling = CachedSiteShape.SelfCalling.class.getName();
+    Predicate<String> named = odd.equals("proxy") ? name -> name.startsWith("jdk.proxy")
+        : odd.equals("sameObject") ? selfCalling::equals : first::equals;
     caughtInEverySession(workers, runs, named, CachedSiteShape.class, runs, odd, megamorphic);
   }
 

@@ -9,7 +9,9 @@ import io.weft.continuations.Mode;
 import io.weft.continuations.Outcome;
 import io.weft.continuations.RunResult;
 import io.weft.continuations.SessionRunner;
+import io.weft.protocols.callers.PgConnectTask;
 import io.weft.protocols.callers.RedisCallTask;
+import io.weft.protocols.pg.PgException;
 import io.weft.protocols.callers.SmtpGreetingTask;
 import io.weft.protocols.redis.RedisErrorException;
 import io.weft.protocols.smtp.SmtpReply;
@@ -50,7 +52,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class CallerExceptionTypesTest {
   private static final int SESSIONS = 500;
   private static final String[] INSTRUMENTED = {
-      "io.weft.protocols.callers", "io.weft.protocols.smtp", "io.weft.protocols.redis", "io.weft.protocols.internal"};
+      "io.weft.protocols.callers", "io.weft.protocols.smtp", "io.weft.protocols.redis", "io.weft.protocols.pg",
+      "io.weft.protocols.internal"};
 
   record Case(String name, Mode mode, Supplier<Connector> connector) {
     @Override
@@ -111,14 +114,39 @@ class CallerExceptionTypesTest {
   }
 
   /**
+   * PostgreSQL's refusal of a session: an ErrorResponse to the StartupMessage, as for a failed
+   * password.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("modes")
+  void pgExceptionIsTheCallersClass(Case c) throws Throwable {
+    String fields = "SFATAL\0C28P01\0Mpassword authentication failed for user \"weft\"\0\0";
+    String reply = "E\0\0\0" + (char) (4 + fields.length()) + fields;
+    for (Throwable failure : failures(c, PgConnectTask.class, CallerExceptionTypesTest::startupMessage, reply)) {
+      try {
+        throw failure;
+      } catch (PgException e) {
+        assertSame(PgException.class, e.getClass());
+        assertEquals("28P01", e.sqlState());
+      }
+    }
+  }
+
+  /**
    * What ended each of {@value #SESSIONS} sessions of {@code task}, each against a server that
    * reads {@code lines} lines and answers {@code reply}.
    */
   private static List<Throwable> failures(Case c, Class<? extends SessionTask<?>> task, int lines, String reply)
       throws Exception {
+    return failures(c, task, in -> lines(in, lines), reply);
+  }
+
+  /** The same, against a server that reads the client's request with {@code request}, then answers {@code reply}. */
+  private static List<Throwable> failures(Case c, Class<? extends SessionTask<?>> task, Request request, String reply)
+      throws Exception {
     assumeTrue(c.mode().kind() != Mode.Kind.VIRTUAL_THREADS || Runtime.version().feature() >= 21, "JDK 21+");
     Connector connector = c.connector().get();
-    try (EveryClient server = new EveryClient(lines, reply);
+    try (EveryClient server = new EveryClient(request, reply);
          SessionRunner runner = SessionRunner.builder().mode(c.mode()).connector(connector)
              .address(server.address()).timeout(Timeout.of(20, TimeUnit.SECONDS)).instrument(INSTRUMENTED)
              .build()) {
@@ -141,18 +169,47 @@ class CallerExceptionTypesTest {
     }
   }
 
+  /** How the scripted server reads a client's request; false if the client went away first. */
+  private interface Request {
+    boolean read(InputStream in) throws IOException;
+  }
+
+  /** Reads {@code count} lines. */
+  private static boolean lines(InputStream in, int count) throws IOException {
+    for (int n = 0; n < count; ) {
+      int b = in.read();
+      if (b < 0) {
+        return false;
+      }
+      if (b == '\n') {
+        n++;
+      }
+    }
+    return true;
+  }
+
+  /** Reads a PostgreSQL StartupMessage: its length (which counts itself), then the rest. */
+  private static boolean startupMessage(InputStream in) throws IOException {
+    byte[] length = in.readNBytes(4);
+    if (length.length < 4) {
+      return false;
+    }
+    int rest = java.nio.ByteBuffer.wrap(length).getInt() - 4;
+    return in.readNBytes(rest).length == rest;
+  }
+
   /**
    * A loopback server that plays one exchange to every client, each on a thread of its own: reads
-   * so many lines, sends the reply, and ends its side once the client has read it.
+   * its request, sends the reply, and ends its side once the client has read it.
    */
   private static final class EveryClient implements Closeable {
     private final ServerSocket server = new ServerSocket(0, SESSIONS, InetAddress.getLoopbackAddress());
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
-    private final int lines;
+    private final Request request;
     private final byte[] reply;
 
-    EveryClient(int lines, String reply) throws IOException {
-      this.lines = lines;
+    EveryClient(Request request, String reply) throws IOException {
+      this.request = request;
       this.reply = reply.getBytes(StandardCharsets.US_ASCII);
       Thread acceptor = new Thread(this::acceptAll, "every-client-" + server.getLocalPort());
       acceptor.setDaemon(true);
@@ -180,14 +237,8 @@ class CallerExceptionTypesTest {
     private void play(Socket s) {
       try (s) {
         InputStream in = s.getInputStream();
-        for (int n = 0; n < lines; ) {
-          int b = in.read();
-          if (b < 0) {
-            return;
-          }
-          if (b == '\n') {
-            n++;
-          }
+        if (!request.read(in)) {
+          return;
         }
         s.getOutputStream().write(reply);
         s.getOutputStream().flush();

@@ -88,10 +88,17 @@ public final class AgentChild {
   }
 
   /**
-   * A shape of the client-shapes suite, as rewritten by the agent, in continuations(2) against
-   * SYNC: "same as SYNC", "refused at load time", "not instrumented, named X", or what went wrong.
+   * A shape of the client-shapes suite, as rewritten by the agent, in continuations(1) and in
+   * continuations(2), each against SYNC session by session: "same as SYNC", "refused at load time",
+   * "not instrumented, named X" when both modes give it, or what went wrong in the first that did not.
    */
   private static String shape(Class<? extends Shape> shape, int sessions) throws Exception {
+    String one = shape(shape, sessions, 1);
+    String two = shape(shape, sessions, 2);
+    return one.equals(two) ? one : "WRONG: continuations(1) " + one + "; continuations(2) " + two;
+  }
+
+  private static String shape(Class<? extends Shape> shape, int sessions, int workers) throws Exception {
     AtomicIntegerArray syncRuns = new AtomicIntegerArray(2 * sessions);
     AtomicIntegerArray runs = new AtomicIntegerArray(2 * sessions);
     try (EchoEveryReadSuspendsConnector connector = new EchoEveryReadSuspendsConnector()) {
@@ -103,7 +110,7 @@ public final class AgentChild {
         sync = runner.run(shape, sessions, syncRuns);
       }
       RunResult<String> result;
-      try (SessionRunner runner = builder.mode(Mode.continuations(2)).alreadyRewritten().build()) {
+      try (SessionRunner runner = builder.mode(Mode.continuations(workers)).alreadyRewritten().build()) {
         result = runner.run(shape, sessions, runs);
       } catch (NotInstrumentableException e) {
         return "refused at load time";

@@ -15,8 +15,11 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * in turn when {@code megamorphic}), then, unless {@code odd} is {@code "none"}, one through an
  * object that swallows the suspend at that same site: a JDK proxy (a class made after the site
  * first checked), or {@link First} defined again, unrewritten, by a class loader of the session's
- * own (the same class name from another loader). Each plain exchanger tags its result, so a resume
- * into the wrong object shows in the value.
+ * own (the same class name from another loader), or {@link SelfCalling} defined again so, whose
+ * unrewritten {@code exchange} reads through a rewritten method it inherits and calls on itself:
+ * the object the engine would call again is then the receiver itself, and only the check that the
+ * method it dispatches to was rewritten refuses it. Each plain exchanger tags its result, so a
+ * resume into the wrong object shows in the value.
  */
 public final class CachedSiteShape extends Shape {
   /** More than the suspends at the start of a run whose stack is walked. */
@@ -59,7 +62,9 @@ public final class CachedSiteShape extends Shape {
             new Class<?>[] {Exchanger.class}, new Marking(plain[0]));
         return last + "|" + via(marked, t, "q" + index);
       case "otherLoader":
-        return last + "|" + via(unrewrittenFirst(), t, "q" + index);
+        return last + "|" + via(unrewritten(First.class), t, "q" + index);
+      case "sameObject":
+        return last + "|" + via(unrewritten(SelfCalling.class), t, "q" + index);
       default:
         throw new IllegalArgumentException(odd);
     }
@@ -70,10 +75,10 @@ public final class CachedSiteShape extends Shape {
     return e.exchange(t, line);
   }
 
-  /** {@link First} as compiled, defined by a loader that reads its class file and rewrites nothing. */
-  private static Exchanger unrewrittenFirst() throws IOException {
+  /** {@code type} as compiled, defined by a loader that reads its class file and rewrites nothing. */
+  private static Exchanger unrewritten(Class<? extends Exchanger> type) throws IOException {
     ClassLoader parent = CachedSiteShape.class.getClassLoader();
-    String name = First.class.getName();
+    String name = type.getName();
     byte[] bytes;
     try (InputStream in = parent.getResourceAsStream(name.replace('.', '/') + ".class")) {
       bytes = in.readAllBytes();
@@ -116,6 +121,30 @@ public final class CachedSiteShape extends Shape {
       t.writeLine(line);
       t.flush();
       return "A:" + t.readLineStrict(1000);
+    }
+  }
+
+  /**
+   * Rewritten, and defined only by the session's loader: the round trip its subclass calls on
+   * itself. A suspend in it pushes the object it runs on, the subclass's.
+   */
+  public static class SelfReading {
+    public String roundTrip(Transport t, String line) throws IOException {
+      t.writeLine(line);
+      t.flush();
+      return "S:" + t.readLineStrict(1000);
+    }
+  }
+
+  /**
+   * Also defined again, unrewritten, by another loader, extending the rewritten {@link
+   * SelfReading}: its {@code exchange} swallows the suspend made in the inherited round trip and
+   * returns to the call site as if its call had returned.
+   */
+  public static final class SelfCalling extends SelfReading implements Exchanger {
+    @Override
+    public String exchange(Transport t, String line) throws IOException {
+      return roundTrip(t, line) + ".";
     }
   }
 
