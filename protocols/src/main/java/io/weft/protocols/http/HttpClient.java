@@ -110,6 +110,12 @@ public final class HttpClient {
   /** Bytes from {@code head} already searched for a line end. */
   private int scanned;
   private boolean eof;
+  /** How many bytes from {@code head} the line being looked for may need (see {@link #pollLine}). */
+  private long wanted;
+  /** The response being read: interim responses skipped, its status line (null while due), its fields. */
+  private int interim;
+  private String statusLine;
+  private HttpHeaders fields;
   /** The request being written, reused: one transport write per request. */
   private byte[] out = EMPTY;
   private int state = STATE_IDLE;
@@ -303,49 +309,86 @@ public final class HttpClient {
 
   private HttpResponse readResponse(boolean head) throws IOException {
     headerBudget = maxHeaderBytes == Integer.MAX_VALUE ? Long.MAX_VALUE : maxHeaderBytes;
-    for (int interim = 0; ; interim++) {
-      String statusLine = readHeaderLine("status line");
-      String version = parseVersion(statusLine);
+    interim = 0;
+    statusLine = null;
+    fields = null;
+    // The header section is parsed as its bytes arrive, with no wait inside the parse: the one
+    // call that may wait (and, in continuation mode, suspend) is this loop's read.
+    while (!pollHead()) {
+      fillIn(wanted);
+    }
+    String line = statusLine;
+    HttpHeaders headers = fields;
+    statusLine = null;
+    fields = null;
+    String version = parseVersion(line);
+    int status = parseStatus(line);
+    String reason = line.length() > 13 ? line.substring(13) : "";
+    boolean keepAlive = "HTTP/1.1".equals(version)
+        ? !headers.hasToken("Connection", "close")
+        : headers.hasToken("Connection", "keep-alive");
+    byte[] body = readBody(head, status, headers);
+    if (!keepAlive && state == STATE_EXCHANGING) {
+      spend("the server sent " + version + (headers.get("Connection") == null ? "" : " with Connection: " + headers.get("Connection")));
+    }
+    return new HttpResponse(version, status, reason, headers.readOnly(), body);
+  }
+
+  /**
+   * Parses what has arrived of the header section, skipping interim responses, without waiting:
+   * true once a final response's status line and fields are in {@link #statusLine} and
+   * {@link #fields}; false when more bytes are needed ({@link #wanted} from {@code head}).
+   */
+  private boolean pollHead() throws IOException {
+    for (;;) {
+      if (statusLine == null) {
+        String line = pollHeaderLine("status line");
+        if (line == null) {
+          return false;
+        }
+        parseVersion(line);
+        parseStatus(line);
+        statusLine = line;
+        fields = HttpHeaders.forResponse();
+      }
+      if (!pollFields(fields, "header line")) {
+        return false;
+      }
       int status = parseStatus(statusLine);
-      String reason = statusLine.length() > 13 ? statusLine.substring(13) : "";
-      HttpHeaders headers = HttpHeaders.forResponse();
-      readFields(headers, "header line");
-      if (status >= 100 && status < 200) {
-        if (status == 101) {
-          throw new ProtocolViolationException("unrequested protocol switch: " + ProtocolViolationException.quote(statusLine));
-        }
-        if (interim >= MAX_INTERIM_RESPONSES) {
-          throw new ProtocolViolationException("more than " + MAX_INTERIM_RESPONSES + " interim responses: "
-              + ProtocolViolationException.quote(statusLine));
-        }
-        continue;
+      if (status >= 200) {
+        return true;
       }
-      boolean keepAlive = "HTTP/1.1".equals(version)
-          ? !headers.hasToken("Connection", "close")
-          : headers.hasToken("Connection", "keep-alive");
-      byte[] body = readBody(head, status, headers);
-      if (!keepAlive && state == STATE_EXCHANGING) {
-        spend("the server sent " + version + (headers.get("Connection") == null ? "" : " with Connection: " + headers.get("Connection")));
+      if (status == 101) {
+        throw new ProtocolViolationException("unrequested protocol switch: " + ProtocolViolationException.quote(statusLine));
       }
-      return new HttpResponse(version, status, reason, headers.readOnly(), body);
+      if (interim >= MAX_INTERIM_RESPONSES) {
+        throw new ProtocolViolationException("more than " + MAX_INTERIM_RESPONSES + " interim responses: "
+            + ProtocolViolationException.quote(statusLine));
+      }
+      interim++;
+      statusLine = null;
     }
   }
 
-  private String readHeaderLine(String what) throws IOException {
+  /** The next header-section line if it has arrived, else null; charged to the section's budget. */
+  private String pollHeaderLine(String what) throws IOException {
     long left = headerBudget - FIELD_COST - 2;
     if (left < 0) {
       throw overHeaderBudget("reading a " + what);
     }
     String line;
     if (left >= maxLineBytes) {
-      line = readLine(maxLineBytes);
+      line = pollLine(maxLineBytes);
     } else {
       try {
-        line = readLine((int) left);
+        line = pollLine((int) left);
       } catch (LineTooLongException e) {
         // The line may well be within maxLineBytes: the limit passed is the section's.
         throw overHeaderBudget("in a " + what + " starting " + e.getMessage().substring(e.getMessage().indexOf(':') + 2));
       }
+    }
+    if (line == null) {
+      return null;
     }
     headerBudget = left - line.length();
     // String.indexOf(int) is a vectorized intrinsic; a charAt loop cost a share of every response.
@@ -393,11 +436,22 @@ public final class HttpClient {
     return status;
   }
 
+  /** Reads fields into {@code into} up to the empty line that ends them (a chunked body's trailers). */
   private void readFields(HttpHeaders into, String what) throws IOException {
+    while (!pollFields(into, what)) {
+      fillIn(wanted);
+    }
+  }
+
+  /** Parses the fields that have arrived into {@code into}: true at the empty line that ends them. */
+  private boolean pollFields(HttpHeaders into, String what) throws IOException {
     for (;;) {
-      String line = readHeaderLine(what);
+      String line = pollHeaderLine(what);
+      if (line == null) {
+        return false;
+      }
       if (line.isEmpty()) {
-        return;
+        return true;
       }
       char first = line.charAt(0);
       if (first == ' ' || first == '\t') {
@@ -583,33 +637,48 @@ public final class HttpClient {
    */
   private String readLine(int limit) throws IOException {
     for (;;) {
-      int size = tail - head;
-      // A line of `limit` bytes needs up to limit + 2 bytes with its CRLF; look no further.
-      int window = (int) Math.min((long) size, (long) limit + 2L);
-      byte[] b = in;
-      for (int i = head + scanned, end = head + window; i < end; i++) {
-        if (b[i] == '\n') {
-          int length = (i > head && b[i - 1] == '\r' ? i - 1 : i) - head;
-          if (length > limit) {
-            throw tooLong(limit);
-          }
-          String line = new String(b, head, length, StandardCharsets.ISO_8859_1);
-          consume(i + 1 - head);
-          return line;
-        }
+      String line = pollLine(limit);
+      if (line != null) {
+        return line;
       }
-      if (window == (long) limit + 2L || (size == limit + 1 && b[head + limit] != '\r')) {
-        throw tooLong(limit);
-      }
-      scanned = window;
-      if (!fillIn(limit + 2L)) {
-        if (size == 0) {
-          throw new EOFException("end of stream: expected a line");
+      fillIn(wanted);
+    }
+  }
+
+  /**
+   * The next line if it has arrived, as {@link #readLine}; else null, with {@link #wanted} set to
+   * the bytes from {@code head} it may need. At the end of the stream, the transport's
+   * {@code EOFException}s.
+   */
+  private String pollLine(int limit) throws IOException {
+    int size = tail - head;
+    // A line of `limit` bytes needs up to limit + 2 bytes with its CRLF; look no further.
+    int window = (int) Math.min((long) size, (long) limit + 2L);
+    byte[] b = in;
+    for (int i = head + scanned, end = head + window; i < end; i++) {
+      if (b[i] == '\n') {
+        int length = (i > head && b[i - 1] == '\r' ? i - 1 : i) - head;
+        if (length > limit) {
+          throw tooLong(limit);
         }
-        throw new EOFException("end of stream inside a line after " + size + " bytes: "
-            + ProtocolViolationException.quote(in, head, size));
+        String line = new String(b, head, length, StandardCharsets.ISO_8859_1);
+        consume(i + 1 - head);
+        return line;
       }
     }
+    if (window == (long) limit + 2L || (size == limit + 1 && b[head + limit] != '\r')) {
+      throw tooLong(limit);
+    }
+    scanned = window;
+    if (!eof) {
+      wanted = limit + 2L;
+      return null;
+    }
+    if (size == 0) {
+      throw new EOFException("end of stream: expected a line");
+    }
+    throw new EOFException("end of stream inside a line after " + size + " bytes: "
+        + ProtocolViolationException.quote(in, head, size));
   }
 
   private LineTooLongException tooLong(int limit) {
