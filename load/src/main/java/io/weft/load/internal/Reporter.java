@@ -4,11 +4,13 @@ import java.io.File;
 import java.io.FileNotFoundException;
 import java.io.PrintStream;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramLogWriter;
+import org.HdrHistogram.Recorder;
 
 /**
  * Once per interval takes every operation's interval histogram from the run's {@link Metrics},
@@ -35,6 +37,8 @@ public final class Reporter {
   private final HistogramLogWriter log;
   private final long startNanos;
   private final Map<String, Long> lastErrors = new HashMap<>();
+  /** Each recorder's last interval histogram, handed back to it at the next tick (see {@link #interval}). */
+  private final Map<Recorder, Histogram> spares = new IdentityHashMap<>();
   private long lastTickNanos;
   private long lastErrorTotal;
   private boolean drewLine;
@@ -71,7 +75,7 @@ public final class Reporter {
     lastTickNanos = nowNanos;
     Histogram all = new Histogram(3);
     for (Metrics.Op m : metrics.ops()) {
-      Histogram h = m.latency.getIntervalHistogram();
+      Histogram h = interval(m.latency);
       long errors = errorsSinceLast(m);
       Results.Op op = results.op(m.name);
       op.latency.add(h);
@@ -82,8 +86,8 @@ public final class Reporter {
         // The histograms carry no errors: each interval's go beside them, so merged shards keep them.
         log.outputComment(COMMENT + "interval-errors " + m.name + " " + String.format(Locale.ROOT, "%.3f", from) + " " + errors);
       }
-      Histogram server = m.server.getIntervalHistogram();
-      Histogram client = m.client.getIntervalHistogram();
+      Histogram server = interval(m.server);
+      Histogram client = interval(m.client);
       if (server.getTotalCount() > 0 || op.server != null) {
         if (op.server == null) {
           op.server = new Histogram(3);
@@ -95,7 +99,7 @@ public final class Reporter {
         write(CLIENT + m.name, from, to, client);
       }
       if (m.service != null) {
-        Histogram s = m.service.getIntervalHistogram();
+        Histogram s = interval(m.service);
         if (op.service == null) {
           op.service = new Histogram(3);
         }
@@ -122,6 +126,18 @@ public final class Reporter {
       }
       out.flush();
     }
+  }
+
+  /**
+   * {@code recorder}'s interval, read only within this tick. The histogram it gave last time goes
+   * back to it, to be the one the sessions record into next: it is already as wide as their
+   * values, where a new one starts narrow and is resized by the sessions, in their path, at every
+   * tick (2.4% of the event loops' time at 36,000 requests a second).
+   */
+  private Histogram interval(Recorder recorder) {
+    Histogram h = recorder.getIntervalHistogram(spares.get(recorder));
+    spares.put(recorder, h);
+    return h;
   }
 
   private long errorsSinceLast(Metrics.Op m) {

@@ -5,8 +5,10 @@ import io.weft.protocols.internal.Wire;
 import io.weft.transport.LineTooLongException;
 import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.Transport;
+import java.io.EOFException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -41,7 +43,9 @@ import java.util.List;
  * each chunk-size line is read as a {@code String}, about 40 bytes beyond its own for a one-byte
  * chunk ({@code 1\r\nx\r\n}, 6 bytes on the wire), so no bound in bytes alone holds for a body of
  * many tiny chunks. The chunks' bytes themselves are kept in a few segments however small the
- * chunks are.
+ * chunks are. Bytes are read as the transport has them into a buffer of the client's own,
+ * 2 KiB at first and never larger than one line needs, and parsed from there, so a response that
+ * arrived in one segment costs one read; bytes past a response stay there for the next one.
  * <table>
  *   <caption>Limits and their defaults</caption>
  *   <tr><th>limit</th><th>default</th><th>least accepted</th></tr>
@@ -85,7 +89,8 @@ public final class HttpClient {
 
   private static final int MAX_INTERIM_RESPONSES = 16;
   private static final byte[] EMPTY = new byte[0];
-  private static final byte[] CRLF = {'\r', '\n'};
+  /** The first size of the buffer of arrived bytes: a typical response in one read. */
+  private static final int INITIAL_IN = 2048;
 
   private final Transport transport;
   private final String host;
@@ -93,6 +98,26 @@ public final class HttpClient {
   private final int maxHeaderBytes;
   private final int maxBodyBytes;
   private final byte[] scratch = new byte[2];
+  /**
+   * What arrived and is not parsed yet: {@code in[head..tail)}. Each read takes what the transport
+   * has, so a response that came in one segment is parsed from here after one read, with no
+   * transport call per line; bytes past a response stay for the next one, as they would in the
+   * transport. It grows only as far as one line needs ({@code maxLineBytes + 2}).
+   */
+  private byte[] in = EMPTY;
+  private int head;
+  private int tail;
+  /** Bytes from {@code head} already searched for a line end. */
+  private int scanned;
+  private boolean eof;
+  /** How many bytes from {@code head} the line being looked for may need (see {@link #pollLine}). */
+  private long wanted;
+  /** The response being read: interim responses skipped, its status line (null while due), its fields. */
+  private int interim;
+  private String statusLine;
+  private HttpHeaders fields;
+  /** The request being written, reused: one transport write per request. */
+  private byte[] out = EMPTY;
   private int state = STATE_IDLE;
   private String unusableBecause;
   /** What the header section of the response being read may still cost. */
@@ -237,75 +262,133 @@ public final class HttpClient {
   }
 
   private void writeRequest(String method, String target, HttpHeaders headers, byte[] body) throws IOException {
-    writeHeaderLine(method + " " + target + " HTTP/1.1");
+    int n = 0;
+    n = put(put(put(put(n, method), " "), target), " HTTP/1.1\r\n");
     if (headers == null || headers.get("Host") == null) {
-      writeHeaderLine("Host: " + host);
+      n = put(put(put(n, "Host: "), host), "\r\n");
     }
     if (body != null && (headers == null || headers.get("Content-Length") == null)) {
-      writeHeaderLine("Content-Length: " + body.length);
+      n = put(put(put(n, "Content-Length: "), Integer.toString(body.length)), "\r\n");
     }
     if (headers != null) {
       for (int i = 0; i < headers.size(); i++) {
-        writeHeaderLine(headers.name(i) + ": " + headers.value(i));
+        n = put(put(put(put(n, headers.name(i)), ": "), headers.value(i)), "\r\n");
       }
     }
-    transport.write(CRLF);
+    n = put(n, "\r\n");
+    transport.write(out, 0, n);
     if (body != null && body.length > 0) {
       transport.write(body);
     }
   }
 
-  /** Header lines are ISO-8859-1, the one charset in which every octet of a field is a char. */
-  private void writeHeaderLine(String line) throws IOException {
-    transport.write(line, StandardCharsets.ISO_8859_1);
-    transport.write(CRLF);
+  /**
+   * Puts {@code text} into the request at {@code at} as ISO-8859-1, the one charset in which every
+   * octet of a field is a char (a char beyond it is sent as {@code ?}, as the charset's encoder
+   * does); returns the end.
+   */
+  private int put(int at, String text) {
+    int length = text.length();
+    if (out.length - at < length) {
+      out = Arrays.copyOf(out, Math.max(Math.max(2 * out.length, 256), at + length));
+    }
+    byte[] o = out;
+    for (int i = 0; i < length; i++) {
+      char c = text.charAt(i);
+      if (c > 0xff) {
+        // One ? for a whole surrogate pair, as the encoder writes it.
+        if (Character.isHighSurrogate(c) && i + 1 < length && Character.isLowSurrogate(text.charAt(i + 1))) {
+          i++;
+        }
+        c = '?';
+      }
+      o[at++] = (byte) c;
+    }
+    return at;
   }
 
   private HttpResponse readResponse(boolean head) throws IOException {
     headerBudget = maxHeaderBytes == Integer.MAX_VALUE ? Long.MAX_VALUE : maxHeaderBytes;
-    for (int interim = 0; ; interim++) {
-      String statusLine = readHeaderLine("status line");
-      String version = parseVersion(statusLine);
+    interim = 0;
+    statusLine = null;
+    fields = null;
+    // The header section is parsed as its bytes arrive, with no wait inside the parse: the one
+    // call that may wait (and, in continuation mode, suspend) is this loop's read.
+    while (!pollHead()) {
+      fillIn(wanted);
+    }
+    String line = statusLine;
+    HttpHeaders headers = fields;
+    statusLine = null;
+    fields = null;
+    String version = parseVersion(line);
+    int status = parseStatus(line);
+    String reason = line.length() > 13 ? line.substring(13) : "";
+    boolean keepAlive = "HTTP/1.1".equals(version)
+        ? !headers.hasToken("Connection", "close")
+        : headers.hasToken("Connection", "keep-alive");
+    byte[] body = readBody(head, status, headers);
+    if (!keepAlive && state == STATE_EXCHANGING) {
+      spend("the server sent " + version + (headers.get("Connection") == null ? "" : " with Connection: " + headers.get("Connection")));
+    }
+    return new HttpResponse(version, status, reason, headers.readOnly(), body);
+  }
+
+  /**
+   * Parses what has arrived of the header section, skipping interim responses, without waiting:
+   * true once a final response's status line and fields are in {@link #statusLine} and
+   * {@link #fields}; false when more bytes are needed ({@link #wanted} from {@code head}).
+   */
+  private boolean pollHead() throws IOException {
+    for (;;) {
+      if (statusLine == null) {
+        String line = pollHeaderLine("status line");
+        if (line == null) {
+          return false;
+        }
+        parseVersion(line);
+        parseStatus(line);
+        statusLine = line;
+        fields = HttpHeaders.forResponse();
+      }
+      if (!pollFields(fields, "header line")) {
+        return false;
+      }
       int status = parseStatus(statusLine);
-      String reason = statusLine.length() > 13 ? statusLine.substring(13) : "";
-      HttpHeaders headers = HttpHeaders.forResponse();
-      readFields(headers, "header line");
-      if (status >= 100 && status < 200) {
-        if (status == 101) {
-          throw new ProtocolViolationException("unrequested protocol switch: " + ProtocolViolationException.quote(statusLine));
-        }
-        if (interim >= MAX_INTERIM_RESPONSES) {
-          throw new ProtocolViolationException("more than " + MAX_INTERIM_RESPONSES + " interim responses: "
-              + ProtocolViolationException.quote(statusLine));
-        }
-        continue;
+      if (status >= 200) {
+        return true;
       }
-      boolean keepAlive = "HTTP/1.1".equals(version)
-          ? !headers.hasToken("Connection", "close")
-          : headers.hasToken("Connection", "keep-alive");
-      byte[] body = readBody(head, status, headers);
-      if (!keepAlive && state == STATE_EXCHANGING) {
-        spend("the server sent " + version + (headers.get("Connection") == null ? "" : " with Connection: " + headers.get("Connection")));
+      if (status == 101) {
+        throw new ProtocolViolationException("unrequested protocol switch: " + ProtocolViolationException.quote(statusLine));
       }
-      return new HttpResponse(version, status, reason, headers.readOnly(), body);
+      if (interim >= MAX_INTERIM_RESPONSES) {
+        throw new ProtocolViolationException("more than " + MAX_INTERIM_RESPONSES + " interim responses: "
+            + ProtocolViolationException.quote(statusLine));
+      }
+      interim++;
+      statusLine = null;
     }
   }
 
-  private String readHeaderLine(String what) throws IOException {
+  /** The next header-section line if it has arrived, else null; charged to the section's budget. */
+  private String pollHeaderLine(String what) throws IOException {
     long left = headerBudget - FIELD_COST - 2;
     if (left < 0) {
       throw overHeaderBudget("reading a " + what);
     }
     String line;
     if (left >= maxLineBytes) {
-      line = transport.readLineStrict(maxLineBytes, StandardCharsets.ISO_8859_1);
+      line = pollLine(maxLineBytes);
     } else {
       try {
-        line = transport.readLineStrict((int) left, StandardCharsets.ISO_8859_1);
+        line = pollLine((int) left);
       } catch (LineTooLongException e) {
         // The line may well be within maxLineBytes: the limit passed is the section's.
         throw overHeaderBudget("in a " + what + " starting " + e.getMessage().substring(e.getMessage().indexOf(':') + 2));
       }
+    }
+    if (line == null) {
+      return null;
     }
     headerBudget = left - line.length();
     // String.indexOf(int) is a vectorized intrinsic; a charAt loop cost a share of every response.
@@ -353,11 +436,22 @@ public final class HttpClient {
     return status;
   }
 
+  /** Reads fields into {@code into} up to the empty line that ends them (a chunked body's trailers). */
   private void readFields(HttpHeaders into, String what) throws IOException {
+    while (!pollFields(into, what)) {
+      fillIn(wanted);
+    }
+  }
+
+  /** Parses the fields that have arrived into {@code into}: true at the empty line that ends them. */
+  private boolean pollFields(HttpHeaders into, String what) throws IOException {
     for (;;) {
-      String line = readHeaderLine(what);
+      String line = pollHeaderLine(what);
+      if (line == null) {
+        return false;
+      }
       if (line.isEmpty()) {
-        return;
+        return true;
       }
       char first = line.charAt(0);
       if (first == ' ' || first == '\t') {
@@ -387,9 +481,8 @@ public final class HttpClient {
     if (head || status == 204 || status == 304) {
       return EMPTY;
     }
-    List<String> encodings = headers.values("Transfer-Encoding");
-    if (!encodings.isEmpty()) {
-      String last = encodings.get(encodings.size() - 1);
+    String last = headers.last("Transfer-Encoding");
+    if (last != null) {
       int comma = last.lastIndexOf(',');
       String lastCoding = (comma < 0 ? last : last.substring(comma + 1)).trim();
       if (headers.get("Content-Length") != null) {
@@ -402,12 +495,46 @@ public final class HttpClient {
       spend("the body was framed by the connection's close");
       return readUntilClose();
     }
-    List<String> lengths = headers.values("Content-Length");
-    if (!lengths.isEmpty()) {
-      return readFixed(contentLength(lengths));
+    int lengths = headers.count("Content-Length");
+    if (lengths == 1) {
+      long length = plainLength(headers.get("Content-Length"));
+      if (length >= 0) {
+        return readFixed(length);
+      }
+    }
+    if (lengths > 0) {
+      return readFixed(contentLength(headers.values("Content-Length")));
     }
     spend("the body was framed by the connection's close");
     return readUntilClose();
+  }
+
+  /**
+   * The length a single {@code Content-Length} value of 1 to 18 digits (with spaces around, as
+   * {@link String#trim} trims) gives, with nothing made on the way; -1 for any other value, which
+   * {@link #contentLength} then reads (and refuses) as before.
+   */
+  private static long plainLength(String value) {
+    int a = 0;
+    int b = value.length();
+    while (a < b && value.charAt(a) <= ' ') {
+      a++;
+    }
+    while (b > a && value.charAt(b - 1) <= ' ') {
+      b--;
+    }
+    if (b - a < 1 || b - a > 18) {
+      return -1;
+    }
+    long length = 0;
+    for (int i = a; i < b; i++) {
+      char c = value.charAt(i);
+      if (c < '0' || c > '9') {
+        return -1;
+      }
+      length = length * 10 + (c - '0');
+    }
+    return length;
   }
 
   private long contentLength(List<String> fields) throws ProtocolViolationException {
@@ -433,8 +560,17 @@ public final class HttpClient {
     if (length > maxBodyBytes) {
       throw new ProtocolViolationException("Content-Length " + length + " over the body limit of " + maxBodyBytes + " bytes");
     }
+    if (tail - head >= length) {
+      // The whole body arrived with the header section (the usual case): one copy.
+      byte[] body = Arrays.copyOfRange(in, head, head + (int) length);
+      consume((int) length);
+      return body;
+    }
     GrowingBytes body = new GrowingBytes();
-    Wire.readInto(transport, body, length, "body of Content-Length " + length);
+    long done = fill(body, length);
+    if (done < length) {
+      throw Wire.endOfStream("body of Content-Length " + length, done, length, body.quoteTail());
+    }
     return body.toByteArray();
   }
 
@@ -444,7 +580,7 @@ public final class HttpClient {
     // extensions would cost nothing.
     long budget = maxBodyBytes == Integer.MAX_VALUE ? Long.MAX_VALUE : maxBodyBytes;
     for (;;) {
-      String line = transport.readLineStrict(maxLineBytes, StandardCharsets.ISO_8859_1);
+      String line = readLine(maxLineBytes);
       budget -= line.length() + 2;
       int end = line.indexOf(';');
       if (end < 0) {
@@ -462,8 +598,14 @@ public final class HttpClient {
             + " bytes (maxBodyBytes, with its chunk-size lines) at chunk size " + ProtocolViolationException.quote(line));
       }
       budget -= chunk + 2;
-      Wire.readSized(transport, body, chunk, "chunk");
-      Wire.expectCrlfAfter(transport, scratch, "chunk", chunk);
+      long done = fill(body, chunk);
+      if (done < chunk) {
+        throw Wire.endOfStream("chunk of " + chunk + " bytes", done, chunk, body.quoteTail());
+      }
+      int got = readUpTo(scratch, 2);
+      if (got < 2 || scratch[0] != '\r' || scratch[1] != '\n') {
+        throw Wire.notCrlf("chunk of " + chunk + " bytes", scratch, got);
+      }
     }
     // Trailer fields count against the header limit; they are read and dropped.
     readFields(new HttpHeaders(), "trailer line");
@@ -473,8 +615,157 @@ public final class HttpClient {
   private byte[] readUntilClose() throws IOException {
     GrowingBytes body = new GrowingBytes();
     long limit = maxBodyBytes == Integer.MAX_VALUE ? Long.MAX_VALUE - 1 : maxBodyBytes;
-    Wire.readToEnd(transport, body, limit, "body over the limit of " + maxBodyBytes + " bytes");
-    return body.toByteArray();
+    for (;;) {
+      // One byte past the limit is enough to know it was passed.
+      int room = body.room(limit - body.size() + 1);
+      int n = read(body.segment(), body.position(), room);
+      if (n < 0) {
+        return body.toByteArray();
+      }
+      body.advance(n);
+      if (body.size() > limit) {
+        throw new ProtocolViolationException("body over the limit of " + maxBodyBytes + " bytes");
+      }
+    }
+  }
+
+  // ---- Reading: from what arrived first, then from the transport.
+
+  /**
+   * A line of at most {@code limit} bytes without its line end (LF, or CRLF), read as the
+   * transport's {@code readLineStrict} reads one: the same limit, the same exceptions.
+   */
+  private String readLine(int limit) throws IOException {
+    for (;;) {
+      String line = pollLine(limit);
+      if (line != null) {
+        return line;
+      }
+      fillIn(wanted);
+    }
+  }
+
+  /**
+   * The next line if it has arrived, as {@link #readLine}; else null, with {@link #wanted} set to
+   * the bytes from {@code head} it may need. At the end of the stream, the transport's
+   * {@code EOFException}s.
+   */
+  private String pollLine(int limit) throws IOException {
+    int size = tail - head;
+    // A line of `limit` bytes needs up to limit + 2 bytes with its CRLF; look no further.
+    int window = (int) Math.min((long) size, (long) limit + 2L);
+    byte[] b = in;
+    for (int i = head + scanned, end = head + window; i < end; i++) {
+      if (b[i] == '\n') {
+        int length = (i > head && b[i - 1] == '\r' ? i - 1 : i) - head;
+        if (length > limit) {
+          throw tooLong(limit);
+        }
+        String line = new String(b, head, length, StandardCharsets.ISO_8859_1);
+        consume(i + 1 - head);
+        return line;
+      }
+    }
+    if (window == (long) limit + 2L || (size == limit + 1 && b[head + limit] != '\r')) {
+      throw tooLong(limit);
+    }
+    scanned = window;
+    if (!eof) {
+      wanted = limit + 2L;
+      return null;
+    }
+    if (size == 0) {
+      throw new EOFException("end of stream: expected a line");
+    }
+    throw new EOFException("end of stream inside a line after " + size + " bytes: "
+        + ProtocolViolationException.quote(in, head, size));
+  }
+
+  private LineTooLongException tooLong(int limit) {
+    return new LineTooLongException(limit, ProtocolViolationException.quote(in, head, tail - head));
+  }
+
+  private void consume(int n) {
+    head += n;
+    scanned = 0;
+    if (head == tail) {
+      head = 0;
+      tail = 0;
+    }
+  }
+
+  /**
+   * Reads what the transport has into {@link #in} behind what is there, making room for a line
+   * of up to {@code need} bytes from {@code head}; false at the end of the stream.
+   */
+  private boolean fillIn(long need) throws IOException {
+    if (eof) {
+      return false;
+    }
+    if (head > 0) {
+      System.arraycopy(in, head, in, 0, tail - head);
+      tail -= head;
+      head = 0;
+    }
+    if (tail == in.length) {
+      // Grow as the bytes come, never past what one line may need.
+      long grown = Math.max(Math.min(2L * in.length, need), Math.min((long) INITIAL_IN, need));
+      in = Arrays.copyOf(in, (int) Math.max(grown, tail + 1L));
+    }
+    int n = transport.read(in, tail, in.length - tail);
+    if (n < 0) {
+      eof = true;
+      return false;
+    }
+    tail += n;
+    return true;
+  }
+
+  /** Up to {@code length} bytes: those that arrived first, then at least one from the transport; -1 at the end. */
+  private int read(byte[] dst, int offset, int length) throws IOException {
+    int size = tail - head;
+    if (size > 0) {
+      int n = Math.min(size, length);
+      System.arraycopy(in, head, dst, offset, n);
+      consume(n);
+      return n;
+    }
+    if (eof) {
+      return -1;
+    }
+    int n = transport.read(dst, offset, length);
+    if (n < 0) {
+      eof = true;
+    }
+    return n;
+  }
+
+  /** Reads {@code length} bytes into {@code into}; returns how many came before the end of the stream. */
+  private long fill(GrowingBytes into, long length) throws IOException {
+    long done = 0;
+    while (done < length) {
+      int room = into.room(length - done);
+      int n = read(into.segment(), into.position(), room);
+      if (n < 0) {
+        return done;
+      }
+      into.advance(n);
+      done += n;
+    }
+    return done;
+  }
+
+  /** Reads up to {@code length} bytes into {@code dst}; returns how many came before the end of the stream. */
+  private int readUpTo(byte[] dst, int length) throws IOException {
+    int done = 0;
+    while (done < length) {
+      int n = read(dst, done, length - done);
+      if (n < 0) {
+        return done;
+      }
+      done += n;
+    }
+    return done;
   }
 
   private void spend(String because) {

@@ -154,15 +154,59 @@ public final class HttpHeaders {
    */
   public boolean hasToken(String name, String token) {
     for (int i = 0; i < namesAndValues.size(); i += 2) {
-      if (namesAndValues.get(i).equalsIgnoreCase(name)) {
-        for (String part : namesAndValues.get(i + 1).split(",")) {
-          if (part.trim().equalsIgnoreCase(token)) {
-            return true;
-          }
-        }
+      if (namesAndValues.get(i).equalsIgnoreCase(name) && listHas(namesAndValues.get(i + 1), token)) {
+        return true;
       }
     }
     return false;
+  }
+
+  /**
+   * True if a comma-separated part of {@code value}, trimmed as {@link String#trim} trims, equals
+   * {@code token} ignoring case; with no copies of the parts.
+   */
+  private static boolean listHas(String value, String token) {
+    int n = value.length();
+    int t = token.length();
+    for (int start = 0; start <= n; ) {
+      int comma = value.indexOf(',', start);
+      int end = comma < 0 ? n : comma;
+      int a = start;
+      int b = end;
+      while (a < b && value.charAt(a) <= ' ') {
+        a++;
+      }
+      while (b > a && value.charAt(b - 1) <= ' ') {
+        b--;
+      }
+      if (b - a == t && value.regionMatches(true, a, token, 0, t)) {
+        return true;
+      }
+      start = end + 1;
+    }
+    return false;
+  }
+
+  /** The value of the last field named {@code name} (ignoring case), or null; no list made. */
+  String last(String name) {
+    String last = null;
+    for (int i = 0; i < namesAndValues.size(); i += 2) {
+      if (namesAndValues.get(i).equalsIgnoreCase(name)) {
+        last = namesAndValues.get(i + 1);
+      }
+    }
+    return last;
+  }
+
+  /** How many fields are named {@code name} (ignoring case). */
+  int count(String name) {
+    int count = 0;
+    for (int i = 0; i < namesAndValues.size(); i += 2) {
+      if (namesAndValues.get(i).equalsIgnoreCase(name)) {
+        count++;
+      }
+    }
+    return count;
   }
 
   static boolean isToken(String s) {

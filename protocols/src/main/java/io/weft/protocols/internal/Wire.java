@@ -143,7 +143,16 @@ public final class Wire {
     return noun + " of " + length + " bytes";
   }
 
-  private static EOFException endOfStream(String what, long done, long length, String tail) {
+  /**
+   * The exception for a stream that ended {@code done} bytes into {@code length} of {@code what}.
+   *
+   * @param what what was being read, such as {@code chunk of 5 bytes}
+   * @param done how many bytes of it came
+   * @param length how many were due
+   * @param tail the quoted end of what came
+   * @return the exception to throw
+   */
+  public static EOFException endOfStream(String what, long done, long length, String tail) {
     return new EOFException("end of stream in " + what + " after " + done + " of " + length + " bytes: " + tail);
   }
 
@@ -233,7 +242,16 @@ public final class Wire {
     return done == 2 && scratch[0] == '\r' && scratch[1] == '\n' ? -1 : done;
   }
 
-  private static IOException notCrlf(String what, byte[] scratch, int arrived) {
+  /**
+   * The exception for the bytes after {@code what} that were not CRLF: an end of stream if fewer
+   * than two of them ({@code arrived}) came.
+   *
+   * @param what what the CRLF was due after, such as {@code chunk of 5 bytes}
+   * @param scratch the bytes that came
+   * @param arrived how many of them came, 0 to 2
+   * @return the exception to throw
+   */
+  public static IOException notCrlf(String what, byte[] scratch, int arrived) {
     if (arrived < 2) {
       return endOfStream("CRLF after " + what, arrived, 2, ProtocolViolationException.quote(scratch, 0, arrived));
     }
