@@ -4,6 +4,7 @@ import io.weft.continuations.NotInstrumentableException;
 import io.weft.continuations.RunAbortedException;
 import io.weft.load.internal.LoadRun;
 import java.io.PrintStream;
+import java.util.Properties;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -20,6 +21,8 @@ import picocli.CommandLine.Command;
         ExampleCommand.class, CommandLine.HelpCommand.class})
 public final class WeftLoad {
   private static final String LEAK_DETECTION = "io.netty.leakDetection.level";
+  /** The names Netty also reads the level, or the detector's switch, from: a user's choice too. */
+  private static final String[] LEGACY_LEAK_DETECTION = {"io.netty.leakDetectionLevel", "io.netty.noResourceLeakDetection"};
 
   private final PrintStream out;
 
@@ -35,12 +38,28 @@ public final class WeftLoad {
     // Netty's leak detector samples one buffer in 128 with a stack trace (a Throwable) and tracks
     // it by a weak reference: 1.5-2% of the event loops' time at 36,000 requests a second, in a
     // driver whose every buffer is released by the transport. Off unless asked for
-    // (-Dio.netty.leakDetection.level=simple); set before any Netty class loads. Tests that call
-    // run() keep Netty's default.
-    if (System.getProperty(LEAK_DETECTION) == null) {
+    // (-Dio.netty.leakDetection.level=simple, or Netty's older names); set before any Netty class
+    // loads. Tests that call run() keep Netty's default.
+    if (!leakDetectionChosen(System.getProperties())) {
       System.setProperty(LEAK_DETECTION, "disabled");
     }
     System.exit(run(System.out, args));
+  }
+
+  /**
+   * Whether the user chose how Netty's leak detector runs, by its property or by one of the older
+   * names Netty still reads ({@code io.netty.leakDetectionLevel}, {@code io.netty.noResourceLeakDetection}).
+   */
+  static boolean leakDetectionChosen(Properties properties) {
+    if (properties.getProperty(LEAK_DETECTION) != null) {
+      return true;
+    }
+    for (String legacy : LEGACY_LEAK_DETECTION) {
+      if (properties.getProperty(legacy) != null) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Runs the command line {@code args}, printing to {@code out}, and returns its exit code. */

@@ -5,6 +5,7 @@ import io.weft.protocols.internal.Wire;
 import io.weft.transport.LineTooLongException;
 import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.Transport;
+import io.weft.transport.TransportTimeoutException;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -46,6 +47,10 @@ import java.util.List;
  * chunks are. Bytes are read as the transport has them into a buffer of the client's own,
  * 2 KiB at first and never larger than one line needs, and parsed from there, so a response that
  * arrived in one segment costs one read; bytes past a response stay there for the next one.
+ * Those bytes are the client's, no longer the transport's: a caller who reads the transport
+ * itself after using the client, or gives it to another client, loses them, so keep one client
+ * per connection for the connection's life. The buffer is let go when a response ends with
+ * nothing past it.
  * <table>
  *   <caption>Limits and their defaults</caption>
  *   <tr><th>limit</th><th>default</th><th>least accepted</th></tr>
@@ -91,6 +96,8 @@ public final class HttpClient {
   private static final byte[] EMPTY = new byte[0];
   /** The first size of the buffer of arrived bytes: a typical response in one read. */
   private static final int INITIAL_IN = 2048;
+  /** The largest array the buffer of arrived bytes may be: what a JVM is sure to allocate. */
+  static final int MAX_IN = Integer.MAX_VALUE - 8;
 
   private final Transport transport;
   private final String host;
@@ -102,7 +109,10 @@ public final class HttpClient {
    * What arrived and is not parsed yet: {@code in[head..tail)}. Each read takes what the transport
    * has, so a response that came in one segment is parsed from here after one read, with no
    * transport call per line; bytes past a response stay for the next one, as they would in the
-   * transport. It grows only as far as one line needs ({@code maxLineBytes + 2}).
+   * transport. It grows only as far as one line needs ({@code maxLineBytes + 2}), doubling when
+   * full, so it is never more than twice the bytes that arrived (or 2 KiB). It is let go when a
+   * response ends with nothing past it, as is {@link #out} once written: a session between
+   * requests holds neither.
    */
   private byte[] in = EMPTY;
   private int head;
@@ -112,6 +122,8 @@ public final class HttpClient {
   private boolean eof;
   /** How many bytes from {@code head} the line being looked for may need (see {@link #pollLine}). */
   private long wanted;
+  /** The limit of the line being waited for, named in a timeout's message. */
+  private int awaitedLineLimit;
   /** The response being read: interim responses skipped, its status line (null while due), its fields. */
   private int interim;
   private String statusLine;
@@ -244,10 +256,17 @@ public final class HttpClient {
       if (state == STATE_EXCHANGING) {
         state = STATE_IDLE;
       }
+      if (head == tail) {
+        // Nothing past the response: a session waiting for its next request holds no buffer.
+        in = EMPTY;
+      }
       return response;
     } catch (IOException | RuntimeException e) {
       state = STATE_BROKEN;
       unusableBecause = "an earlier exchange failed: " + e;
+      in = EMPTY;
+      head = 0;
+      tail = 0;
       throw e;
     }
   }
@@ -276,7 +295,9 @@ public final class HttpClient {
       }
     }
     n = put(n, "\r\n");
-    transport.write(out, 0, n);
+    byte[] request = out;
+    out = EMPTY;
+    transport.write(request, 0, n);
     if (body != null && body.length > 0) {
       transport.write(body);
     }
@@ -672,6 +693,7 @@ public final class HttpClient {
     scanned = window;
     if (!eof) {
       wanted = limit + 2L;
+      awaitedLineLimit = limit;
       return null;
     }
     if (size == 0) {
@@ -708,17 +730,55 @@ public final class HttpClient {
       head = 0;
     }
     if (tail == in.length) {
-      // Grow as the bytes come, never past what one line may need.
-      long grown = Math.max(Math.min(2L * in.length, need), Math.min((long) INITIAL_IN, need));
-      in = Arrays.copyOf(in, (int) Math.max(grown, tail + 1L));
+      if (tail >= MAX_IN) {
+        throw new ProtocolViolationException("a line longer than one Java array holds (" + MAX_IN
+            + " bytes): " + ProtocolViolationException.quote(in, head, tail - head));
+      }
+      in = Arrays.copyOf(in, grownLength(in.length, need));
     }
-    int n = transport.read(in, tail, in.length - tail);
+    int n;
+    try {
+      n = transport.read(in, tail, in.length - tail);
+    } catch (TransportTimeoutException e) {
+      throw timedOutInLine(e);
+    }
     if (n < 0) {
       eof = true;
       return false;
     }
     tail += n;
     return true;
+  }
+
+  /**
+   * The length the buffer of arrived bytes grows to from a full {@code length}, for a line that
+   * may need {@code need} bytes: twice as much (at least 2 KiB), so that it follows the bytes
+   * received, but never past {@code need} nor {@link #MAX_IN}; always more than {@code length}
+   * while {@code length < MAX_IN}.
+   */
+  static int grownLength(int length, long need) {
+    long grown = Math.max(Math.min(2L * length, need), Math.min((long) INITIAL_IN, need));
+    return (int) Math.min(Math.max(grown, length + 1L), MAX_IN);
+  }
+
+  /**
+   * The transport's timeout, saying what the client waited for and quoting what it holds of the
+   * line, as the transport says it when it holds the bytes itself: the client read them all, so
+   * the transport's own message says "any bytes; nothing read so far".
+   */
+  private TransportTimeoutException timedOutInLine(TransportTimeoutException e) {
+    String message = e.getMessage();
+    int at = message == null ? -1 : message.lastIndexOf(" waiting for ");
+    if (at < 0) {
+      return e;
+    }
+    int size = tail - head;
+    String unread = size == 0 ? "nothing read so far"
+        : size + (size == 1 ? " byte" : " bytes") + " read so far: " + ProtocolViolationException.quote(in, head, size);
+    TransportTimeoutException said = new TransportTimeoutException(message.substring(0, at)
+        + " waiting for a line (limit " + awaitedLineLimit + " bytes); " + unread);
+    said.initCause(e);
+    return said;
   }
 
   /** Up to {@code length} bytes: those that arrived first, then at least one from the transport; -1 at the end. */

@@ -563,6 +563,31 @@ class HttpClientTest extends PerModeTest {
     }
   }
 
+  /** docs/errors.md: a read's timeout names what it waited for and quotes what had arrived. */
+  @ParameterizedTest
+  @EnumSource(Delivery.class)
+  public void serverStallingMidHeaderTimesOutQuotingThePartialLine(Delivery delivery) throws Exception {
+    ScriptedServer.Script script = afterRequest()
+        .send("HTTP/1.1 200 OK\r\nContent-Le").stall(Duration.ofSeconds(5));
+    try (ScriptedServer server = ScriptedServer.start(script, delivery)) {
+      assertEquals("read timed out after 300 ms waiting for a line (limit 8192 bytes); 10 bytes read so far: \"Content-Le\"",
+          mode.run(StalledMidHeader.class, server.address(), Timeout.of(300, TimeUnit.MILLISECONDS)));
+    }
+  }
+
+  public static final class StalledMidHeader implements SessionTask<String> {
+    @Override
+    public String run(Transport transport, int index) throws Exception {
+      HttpClient http = new HttpClient(transport, "h");
+      try {
+        http.get("/");
+      } catch (TransportTimeoutException e) {
+        return e.getMessage();
+      }
+      return "no timeout";
+    }
+  }
+
   @Test
   public void requestHeadersCannotSmuggleLineBreaks() {
     assertThrows(IllegalArgumentException.class, () -> HttpHeaders.of("X-A", "v\r\nX-B: w"));

@@ -2,12 +2,14 @@ package io.weft.protocols.http;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weft.testsupport.InMemoryTransport;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import java.io.IOException;
+import java.lang.reflect.Field;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
@@ -52,12 +54,58 @@ class HttpClientTransportCallsTest {
     assertEquals(1, transport.reads, "both responses came in the first read");
   }
 
+  @Test
+  void aSessionBetweenRequestsHoldsNoBuffer() throws Exception {
+    HttpClient http = new HttpClient(InMemoryTransport.of(RESPONSE + "HTTP/1.1 204 No Content\r\n\r\n"), "localhost");
+    http.get("/");
+    assertEquals(2048, buffer(http, "in").length, "bytes past the response (the 204) are kept, with their buffer");
+    assertEquals(0, buffer(http, "out").length, "the request's bytes, once written");
+    assertEquals(204, http.get("/").status());
+    assertEquals(0, buffer(http, "in").length, "nothing past the response: no buffer kept");
+    assertEquals(0, buffer(http, "out").length);
+  }
+
+  @Test
+  void aLongLineUnderANoLimitClientGrowsTheBufferAsItsBytesArrive() throws IOException {
+    // Integer.MAX_VALUE: no limit of the client's own. 300 KiB of one field, delivered a byte at a time.
+    String value = "v".repeat(300 * 1024);
+    String response = "HTTP/1.1 200 OK\r\nX-Long: " + value + "\r\nContent-Length: 2\r\n\r\nok";
+    Counting transport = new Counting(InMemoryTransport.oneByteAtATime(response.getBytes(StandardCharsets.ISO_8859_1)));
+    HttpClient http = new HttpClient(transport, "localhost", Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE);
+    HttpResponse got = http.get("/");
+    assertEquals(value, got.headers().get("X-Long"));
+    assertEquals("ok", got.bodyUtf8());
+    assertTrue(transport.largestRoomOverReceived <= 2.0, "the buffer's room at a read over the bytes received before it: "
+        + transport.largestRoomOverReceived);
+  }
+
+  @Test
+  void theBufferNeverGrowsPastWhatAnArrayHoldsNorShrinksAtTheTop() {
+    long noLimit = Integer.MAX_VALUE + 2L;
+    // From 1 GiB, doubling would be 2^31: an int overflow, and NegativeArraySizeException.
+    assertEquals(HttpClient.MAX_IN, HttpClient.grownLength(1 << 30, noLimit));
+    assertEquals(HttpClient.MAX_IN, HttpClient.grownLength(HttpClient.MAX_IN - 1, noLimit));
+    assertEquals(2048, HttpClient.grownLength(0, noLimit));
+    assertEquals(8192, HttpClient.grownLength(4096, noLimit));
+    assertEquals(8194, HttpClient.grownLength(8192, 8194), "never past what one line needs");
+    assertEquals(18, HttpClient.grownLength(0, 18));
+  }
+
+  private static byte[] buffer(HttpClient http, String name) throws ReflectiveOperationException {
+    Field field = HttpClient.class.getDeclaredField(name);
+    field.setAccessible(true);
+    return (byte[]) field.get(http);
+  }
+
   /** Counts the calls that move bytes, and passes every call to an {@link InMemoryTransport}. */
   private static final class Counting implements Transport {
     final InMemoryTransport inner;
     int reads;
     int writes;
     int flushes;
+    long received;
+    /** The largest room a read offered beyond the first 2 KiB, over the bytes received before it. */
+    double largestRoomOverReceived;
 
     Counting(InMemoryTransport inner) {
       this.inner = inner;
@@ -102,7 +150,15 @@ class HttpClientTransportCallsTest {
     @Override
     public int read(byte[] dst, int offset, int length) throws IOException {
       reads++;
-      return inner.read(dst, offset, length);
+      // What the client holds: the array it reads into, its room and the bytes already in it.
+      if (dst.length > 2048) {
+        largestRoomOverReceived = Math.max(largestRoomOverReceived, dst.length / (double) received);
+      }
+      int n = inner.read(dst, offset, length);
+      if (n > 0) {
+        received += n;
+      }
+      return n;
     }
 
     @Override

@@ -65,10 +65,13 @@ public final class InboundBuffer implements Inbound {
    * session, before anything has been read. The first {@code poll*} that finds the stream
    * starting with exactly an alert record's seven bytes throws {@link TlsRequiredException}
    * naming {@code peer} and the alert. The watch ends, for good, as soon as the first bytes
-   * cannot be one, or any byte is taken, or {@link #stopExpectingPlaintext()} is called. A poll
-   * never waits longer because of it: bytes that could still become an alert are handed out when
-   * the poll can be satisfied, so an alert whose bytes arrive split, to a read asking for fewer
-   * than seven, is taken for data. Does nothing once a byte has been taken.
+   * cannot be one, or any byte is taken, or {@link #stopExpectingPlaintext()} is called. While
+   * the first bytes could still become an alert (fewer than seven, each fitting its shape), no
+   * poll hands them out: it answers "need more" until the next byte decides, or the stream ends
+   * (then they are data). So an alert is reported the same way however its bytes were split in
+   * arrival, on every transport; the price is that a stream starting with such a prefix, such as
+   * a lone {@code 0x15}, is not handed out until a byte more, or the end, arrives. Does nothing
+   * once a byte has been taken.
    *
    * @param peer the peer's address, named in the exception
    */
@@ -195,6 +198,7 @@ public final class InboundBuffer implements Inbound {
     if (limit < 0) {
       throw new IllegalArgumentException("limit < 0: " + limit);
     }
+    // An undecided start holds no LF (see checkStart), so the scan below finds no line in it.
     checkStart();
     int size = tail - head;
     // A line of `limit` bytes needs up to limit + 2 bytes with its CRLF; look no further.
@@ -250,7 +254,9 @@ public final class InboundBuffer implements Inbound {
    */
   @Override
   public boolean pollFully(byte[] dst, int off, int len) throws EOFException, TlsRequiredException {
-    checkStart();
+    if (checkStart()) {
+      return false;
+    }
     int size = tail - head;
     if (size >= len) {
       System.arraycopy(data, head, dst, off, len);
@@ -275,7 +281,9 @@ public final class InboundBuffer implements Inbound {
     if (len == 0) {
       return 0;
     }
-    checkStart();
+    if (checkStart()) {
+      return NO_BYTES_YET;
+    }
     int size = tail - head;
     if (size > 0) {
       int n = Math.min(size, len);
@@ -322,19 +330,24 @@ public final class InboundBuffer implements Inbound {
 
   /**
    * Throws if the watched start of the stream is a TLS alert record; ends the watch once it
-   * cannot be one. An alert's bytes 1 to 5 hold no LF, so an undecided start is never a whole
-   * line: a line read waits for the seventh byte anyway.
+   * cannot be one. True when the buffered bytes may still become one and the stream goes on: the
+   * poll must then hand nothing out, so that how the record's bytes were split in arrival cannot
+   * change what is reported. An alert's bytes 1 to 5 hold no LF, so an undecided start is never
+   * a whole line: a line read waits for the seventh byte anyway.
    */
-  private void checkStart() throws TlsRequiredException {
+  private boolean checkStart() throws TlsRequiredException {
     if (plaintextPeer == null) {
-      return;
+      return false;
     }
     int verdict = TlsAlertRecord.match(data, head, tail - head);
     if (verdict == TlsAlertRecord.NOT_ONE) {
       plaintextPeer = null;
-    } else if (verdict != TlsAlertRecord.UNDECIDED) {
+      return false;
+    }
+    if (verdict != TlsAlertRecord.UNDECIDED) {
       throw TlsAlertRecord.required(plaintextPeer, data[head + 5], verdict);
     }
+    return !eof && tail > head;
   }
 
   private LineTooLongException tooLong(int limit) {

@@ -304,7 +304,8 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
       checkOpen();
       wanted = 0;
       done = inbound.pollFully(dst, offset, length);
-      resume = !done && needMore(length);
+      // More than is buffered: bytes may be held back while the start of the stream is undecided.
+      resume = !done && needMore(Math.max(length, inbound.size() + 1L));
     } finally {
       lock.unlock();
     }
@@ -325,7 +326,7 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
       checkOpen();
       wanted = 0;
       n = inbound.poll(dst, offset, length);
-      resume = n == NO_BYTES_YET && needMore(1L);
+      resume = n == NO_BYTES_YET && needMore(inbound.size() + 1L);
     } finally {
       lock.unlock();
     }

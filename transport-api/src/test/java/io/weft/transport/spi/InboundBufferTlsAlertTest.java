@@ -148,15 +148,61 @@ class InboundBufferTlsAlertTest {
     assertThrows(TlsRequiredException.class, () -> buffer.pollLine(100, true, UTF_8));
   }
 
+  /** Every split of the record into two arrivals, to each kind of poll: the alert, never data. */
+  @ParameterizedTest
+  @ValueSource(ints = {1, 2, 3, 4, 5, 6})
+  void anAlertSplitInArrivalIsReportedAsOneThatCameWhole(int first) throws Exception {
+    for (int kind = 0; kind < 3; kind++) {
+      InboundBuffer buffer = new InboundBuffer(16);
+      buffer.expectPlaintextFrom(PEER);
+      buffer.append(UNEXPECTED_MESSAGE, 0, first);
+      byte[] out = new byte[100];
+      // Before the record is whole, nothing is handed out: "need more".
+      if (kind == 0) {
+        assertEquals(InboundBuffer.NO_BYTES_YET, buffer.poll(out, 0, 100));
+      } else if (kind == 1) {
+        assertEquals(false, buffer.pollFully(out, 0, 1));
+      } else {
+        assertNull(buffer.pollLine(100, true, UTF_8));
+      }
+      assertEquals(first, buffer.size(), "nothing taken");
+      buffer.append(UNEXPECTED_MESSAGE, first, UNEXPECTED_MESSAGE.length - first);
+      int k = kind;
+      TlsRequiredException e = assertThrows(TlsRequiredException.class, () -> {
+        if (k == 0) {
+          buffer.poll(out, 0, 100);
+        } else if (k == 1) {
+          buffer.pollFully(out, 0, 1);
+        } else {
+          buffer.pollLine(100, true, UTF_8);
+        }
+      });
+      assertEquals(EXPECTED, e.getMessage());
+    }
+  }
+
   @Test
-  void aReadThatCanBeSatisfiedNeverWaitsForTheRestOfARecord() throws Exception {
-    // A lone 0x15 (NAK in some binary protocols) is handed out at once, and the watch ends.
+  void aPrefixOfARecordIsHandedOutOnceAByteDecidesItIsNot() throws Exception {
+    // A lone 0x15 (NAK in some binary protocols) waits for one more byte, which decides.
     InboundBuffer buffer = watching(new byte[] {0x15});
     byte[] out = new byte[10];
-    assertEquals(1, buffer.poll(out, 0, 10));
+    assertEquals(InboundBuffer.NO_BYTES_YET, buffer.poll(out, 0, 10));
+    buffer.append(new byte[] {'x'}, 0, 1);
+    assertEquals(2, buffer.poll(out, 0, 10));
     assertEquals(0x15, out[0]);
-    buffer.append(UNEXPECTED_MESSAGE, 1, 6);
-    assertEquals(6, buffer.poll(out, 0, 10));
+    assertEquals('x', out[1]);
+    buffer.append(UNEXPECTED_MESSAGE, 0, 7);
+    assertEquals(7, buffer.poll(out, 0, 10), "the watch has ended: later bytes are data");
+  }
+
+  @Test
+  void aPrefixOfARecordAtTheEndOfTheStreamIsData() throws Exception {
+    InboundBuffer buffer = watching(new byte[] {0x15, 0x03, 0x03});
+    byte[] out = new byte[10];
+    assertEquals(InboundBuffer.NO_BYTES_YET, buffer.poll(out, 0, 10));
+    buffer.markEof();
+    assertEquals(3, buffer.poll(out, 0, 10));
+    assertEquals(-1, buffer.poll(out, 0, 10));
   }
 
   @Test
