@@ -13,7 +13,7 @@ import org.objectweb.asm.tree.VarInsnNode;
 /**
  * Hands {@link Guard}'s entry and return checks the stack recorder the engine's prologue already
  * looked up, instead of a thread-local look-up of their own. JavaFlow's prologue of a rewritten
- * method is {@code StackRecorder.get(); astore r}, and every capture test of the method reads
+ * method is {@code StackRecorder.get(); dup; astore r}, and every capture test of the method reads
  * {@code r}: the engine itself relies on {@code r} being the current recorder for the whole
  * activation (a nested {@code StackRecorder.execute} puts the thread's recorder back before it
  * returns, and a suspend leaves the method, whose resume runs the prologue again). So {@code
@@ -71,6 +71,10 @@ final class GuardRecorders {
       return -1;
     }
     AbstractInsnNode store = real(first.getNext());
+    if (store != null && store.getOpcode() == Opcodes.DUP) {
+      // JavaFlow's own: get; dup; astore r; ifnull (the copy is tested).
+      store = real(store.getNext());
+    }
     if (store == null || store.getOpcode() != Opcodes.ASTORE) {
       return -1;
     }
