@@ -260,7 +260,8 @@ public final class ClassRewriter {
     synchronized (transformLock) {
       out = transformer.transform(marked, internal);
     }
-    byte[] bytes = out == null ? marked : inPrefixes(internal) ? ResumeChecks.apply(out, checkedCalls) : out;
+    byte[] bytes = out == null ? marked
+        : GuardRecorders.apply(inPrefixes(internal) ? ResumeChecks.apply(out, checkedCalls) : out);
     Set<String> methods = RewrittenMethods.scan(bytes);
     if (out == null && !RewrittenMethods.scan(original).isEmpty()) {
       // JavaFlow's own build step rewrote some methods and marked the class @Skip, so the engine

@@ -14,7 +14,9 @@ import org.apache.commons.javaflow.core.StackRecorder;
  * a frame which was not rewritten swallowed the suspend and carried on. The class rewriter calls
  * {@link #onEntry()} first thing in every method it rewrites and {@link #onReturn()} before each
  * of its returns; {@link CheckedTransport} calls {@link #onEntry()} on entry to every transport
- * operation. Each costs one thread-local read. {@link #onResume} is the check at a resume, which
+ * operation. Rewritten code passes them the recorder its method's prologue looked up (one thread-local
+ * read the engine makes anyway); the forms without an argument, for the transport wrapper and classes
+ * rewritten before that, make one thread-local read each. {@link #onResume} is the check at a resume, which
  * catches a swallowed suspend that the others cannot see before any code runs twice; {@link
  * #onCapture} makes the same check one suspend earlier, while the frame captures itself. Rewritten
  * code reaches either through a call site of its own ({@link #captureSite}, {@link #resumeSite}),
@@ -43,6 +45,23 @@ public final class Guard {
 
   public static void onReturn() {
     StackRecorder recorder = StackRecorder.get();
+    if (recorder != null && recorder.isCapturing) {
+      throw swallowed(recorder);
+    }
+  }
+
+  /**
+   * {@link #onEntry()} with the recorder the engine's prologue of the calling method looked up
+   * (the class rewriter passes it: the same recorder, without a second thread-local look-up).
+   */
+  public static void onEntry(StackRecorder recorder) {
+    if (recorder != null && recorder.isCapturing) {
+      throw swallowed(recorder);
+    }
+  }
+
+  /** {@link #onReturn()} with the recorder of the calling method's prologue, as {@link #onEntry(StackRecorder)}. */
+  public static void onReturn(StackRecorder recorder) {
     if (recorder != null && recorder.isCapturing) {
       throw swallowed(recorder);
     }
