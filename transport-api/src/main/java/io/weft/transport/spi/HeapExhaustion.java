@@ -108,7 +108,7 @@ public final class HeapExhaustion {
    * are an array, not an iterator).
    */
   static void exhausted(String reason) {
-    tell(reason, -1, 0);
+    tell(reason, -1, 0L, 0L);
   }
 
   /**
@@ -118,17 +118,49 @@ public final class HeapExhaustion {
    * nothing if there is none.
    */
   static void exhaustedByCollection(String reason, int collector, long id) {
-    tell(reason, collector, id);
+    tell(reason, collector, id, 0L);
   }
 
-  /** Tells the watchers that {@code collector}'s collection {@code id} concerns (every one if negative). */
-  private static void tell(String reason, int collector, long id) {
+  /**
+   * The JVM spent most of a window that began at {@code windowStartNanos} collecting, the heap
+   * nearly full ({@code CollectionTimeWatch}): as {@link #exhausted}, but only for the watchers
+   * that began before the window did (one begun since may be a run after the heap was freed).
+   */
+  static void exhaustedByCollectionTime(String reason, long windowStartNanos) {
+    tell(reason, BY_TIME, 0L, windowStartNanos);
+  }
+
+  /** The reserve goes back to the heap, for room to say why. Allocates nothing. */
+  static void releaseReserve() {
+    reserve = null;
+  }
+
+  /** Whether any run watches now. Allocates nothing. */
+  static boolean anyWatching() {
+    Watcher[] now = watchers;
+    for (int i = 0; i < now.length; i++) {
+      if (now[i] != null) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** {@link #tell}'s collector for a window of {@code CollectionTimeWatch}. */
+  private static final int BY_TIME = -2;
+
+  /**
+   * Tells the watchers concerned: every one ({@code collector} -1), those begun before
+   * {@code collector}'s collection {@code id} completed, or ({@link #BY_TIME}) those begun by
+   * {@code windowStartNanos}; does nothing if none is.
+   */
+  private static void tell(String reason, int collector, long id, long windowStartNanos) {
     Watcher[] told = watchers;
-    if (collector >= 0) {
+    if (collector != -1) {
       boolean any = false;
       for (int i = 0; i < told.length && !any; i++) {
         Watcher watcher = told[i];
-        any = watcher != null && CollectionUsageWatch.isCurrent(watcher.collectionsAtStart, collector, id);
+        any = watcher != null && concerns(watcher, collector, id, windowStartNanos);
       }
       if (!any) {
         return;
@@ -144,7 +176,7 @@ public final class HeapExhaustion {
         continue;
       }
       try {
-        if (collector < 0 || CollectionUsageWatch.isCurrent(watcher.collectionsAtStart, collector, id)) {
+        if (collector == -1 || concerns(watcher, collector, id, windowStartNanos)) {
           watcher.onExhausted.accept(reason);
         }
       } catch (RuntimeException | Error e) {
@@ -161,6 +193,11 @@ public final class HeapExhaustion {
     }
   }
 
+  private static boolean concerns(Watcher watcher, int collector, long id, long windowStartNanos) {
+    return collector == BY_TIME ? watcher.startedNanos - windowStartNanos <= 0L
+        : CollectionUsageWatch.isCurrent(watcher.collectionsAtStart, collector, id);
+  }
+
   /**
    * Has {@code onExhausted} told the reason whenever the heap runs out, until the returned handle
    * is closed; takes the reserve again if an earlier exhaustion gave it back and the heap has
@@ -171,7 +208,8 @@ public final class HeapExhaustion {
    */
   public static Watch watch(Consumer<String> onExhausted) {
     CollectionUsageWatch.install();
-    Watcher watcher = new Watcher(onExhausted, CollectionUsageWatch.collectionsNow());
+    CollectionTimeWatch.start();
+    Watcher watcher = new Watcher(onExhausted, CollectionUsageWatch.collectionsNow(), System.nanoTime());
     if (reserve == null) {
       try {
         reserve = new byte[RESERVE_BYTES];
@@ -185,6 +223,7 @@ public final class HeapExhaustion {
       now[now.length - 1] = watcher;
       watchers = now;
     }
+    CollectionTimeWatch.watchBegun();
     return () -> unwatch(watcher);
   }
 
@@ -210,10 +249,13 @@ public final class HeapExhaustion {
   private static final class Watcher {
     final Consumer<String> onExhausted;
     final long[] collectionsAtStart;
+    /** When it began ({@link System#nanoTime}), for {@code CollectionTimeWatch}'s windows. */
+    final long startedNanos;
 
-    Watcher(Consumer<String> onExhausted, long[] collectionsAtStart) {
+    Watcher(Consumer<String> onExhausted, long[] collectionsAtStart, long startedNanos) {
       this.onExhausted = onExhausted;
       this.collectionsAtStart = collectionsAtStart;
+      this.startedNanos = startedNanos;
     }
   }
 
