@@ -25,14 +25,13 @@ import org.junit.jupiter.params.provider.EnumSource;
  * so the child exits 3; then a new run in the same JVM succeeds. Without the abort, or with a
  * session's end lost to a second {@code OutOfMemoryError}, the child would wait (for ever, or the
  * runner's 30 s close wait) and the watchdog or the assertions fail the test. The VIRTUAL_THREADS
- * and CONTINUATIONS cases, and THREADS, run only with
- * {@code -Dweft.heapExhaustionTests=true} (or {@code =THREADS}, a list of cases) for now (see the
- * assumption).
+ * case runs only with {@code -Dweft.heapExhaustionTests=true} (or {@code =VIRTUAL_THREADS}, a
+ * list of cases; see the assumption).
  */
 class RunOutOfHeapTest {
   /**
-   * System property that runs the THREADS, VIRTUAL_THREADS and CONTINUATIONS cases too (see the
-   * assumption below): "true" for all of them, or the names of the cases, comma-separated.
+   * System property that runs the VIRTUAL_THREADS case too (see the assumption below): "true", or
+   * the names of the cases asked for, comma-separated.
    */
   static final String CONTINUATIONS_PROPERTY = "weft.heapExhaustionTests";
   /** A watchdog only: the child normally ends in seconds. */
@@ -60,29 +59,29 @@ class RunOutOfHeapTest {
   void aRunThatExhaustsTheHeapIsAbortedWithTheReasonAndEverySessionAccountedFor(Case c) throws Exception {
     int jdk = Runtime.version().feature();
     assumeTrue(c != Case.VIRTUAL_THREADS || jdk >= 21, "VIRTUAL_THREADS needs JDK 21 or later; this is JDK " + jdk);
-    // THREADS: its outcome depends on load. On JDK 17 with the machine loaded it failed 5 of 9
-    // runs (the runs' own threads met the heap's end and threw from run(), or session ends waited
-    // on the runner's monitor behind hundreds of sessions each re-running the cancel); on JDK 25
-    // beside a second build its child thrashed past the 240 s watchdog (58 s alone). SYNC runs on
-    // every JDK: it once failed on JDK 25 when a late notice of a collection from before the abort
-    // aborted the run started next; a notice now ends only the runs under way at its collection
-    // (LateCollectionNoticeTest).
-    assumeTrue(c == Case.SYNC || asked(c),
-        c + " runs only with -D" + CONTINUATIONS_PROPERTY + "=true (or a list of cases with it): " + (c == Case.THREADS
-            ? "its outcome depends on the machine's load (see the comment above)"
-            : "on JDK 25 its child was seen thrashing in G1"
-            + " for minutes with no OutOfMemoryError and no collection notice arriving, so neither the error nor the"
-            + " collection watch ends the runs (and an AbstractQueuedSynchronizer wait out of heap"
-            + " parks past its deadline there); CONTINUATIONS on JDK 17 was last seen failing before the"
-            + " ending paths were made allocation-free"));
+    // VIRTUAL_THREADS: on JDK 25 the JDK's own threads die of the heap's end, and the virtual
+    // threads holding the heap never run again to give it back. Seen in thread dumps of three
+    // children: no ForkJoinPool carrier left and no session ever failing (nothing reported);
+    // one carrier left, pinned by a virtual thread waiting for a socket's monitor that another,
+    // unmounted, virtual thread holds, after the abort; the VirtualThread-unblocker and the
+    // harness's main thread dead of it. Each then thrashed until killed. That is the JDK's
+    // scheduler, which Weft cannot replace; so that case runs only on request.
+    // SYNC, THREADS and CONTINUATIONS run in every build on every JDK.
+    assumeTrue(c != Case.VIRTUAL_THREADS || asked(c),
+        c + " runs only with -D" + CONTINUATIONS_PROPERTY + "=true (or a list of cases with it): on JDK 25 the"
+            + " virtual threads' carriers were seen dying of the heap's end in the JDK's own code, leaving the"
+            + " sessions that hold the heap with no thread to run on (see the comment above)");
     ChildJvm.Result child = ChildJvm.run(dir, WATCHDOG, List.of("-Xmx96m", "-Xss256k"),
         OutOfHeapRun.class.getName(), c.name());
     String all = child.toString();
     assertEquals(3, child.exit(), all);
-    // The first to tell: a thread meeting the error, or the heap still nearly full after a full
-    // collection (see HeapFullAfterCollectionTest); either way the same abort.
+    // The first to tell: a thread meeting the error, the heap still nearly full after a full
+    // collection (see HeapFullAfterCollectionTest), or most of a second spent collecting with the
+    // heap nearly full (ThrashingHeapTest); either way the same abort.
     assertTrue(child.err().contains("hog: the run was aborted: the heap ran out (java.lang.OutOfMemoryError: Java heap space")
-        || child.err().contains("% full after a full collection") && child.err().contains("hog: the run was aborted: the heap ran out ("),
+        || (child.err().contains("% full after a full collection") || child.err().contains(" ms collecting, with ")
+            || child.err().contains("the JVM spent most of its time collecting"))
+        && child.err().contains("hog: the run was aborted: the heap ran out ("),
         all);
     assertTrue(child.err().contains("bystander: the run was aborted: the heap ran out"), all);
     assertFalse(child.err().contains("had not ended"), all);
