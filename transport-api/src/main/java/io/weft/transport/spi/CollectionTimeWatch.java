@@ -17,12 +17,13 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>So a thread of its own ({@value #THREAD_NAME}, a daemon, started with the first watch) looks,
  * every {@value #POLL_MILLIS} ms while a run is watching, at what needs no heap to read: the
- * collectors' accumulated collection time and the heap in use. Over a window of at least
- * {@value #WINDOW_MILLIS} ms, if the JVM spent {@value #DEFAULT_PERCENT}% of it or more collecting
- * (system property {@value #PERCENT_PROPERTY}, 1 to 100; 0 turns this off) and the heap is over
- * {@value #HEAP_PERCENT}% full at its end, the heap counts as run out, exactly as if a thread had
- * met the error: the reserve is given back (room for the JDK to make a carrier again, for the
- * cancels to run) and the runs that were watching when the window began are aborted.
+ * collectors' accumulated collection time and the heap in use. A window of at least
+ * {@value #WINDOW_MILLIS} ms thrashes if the JVM spent {@value #DEFAULT_PERCENT}% of it or more
+ * collecting (system property {@value #PERCENT_PROPERTY}, 1 to 100; 0 turns this off) and the heap
+ * is over {@value #HEAP_PERCENT}% full at its end. Two such windows in a row (one may be a burst)
+ * and the heap counts as run out, exactly as if a thread had met the error: the reserve is given
+ * back (room for the JDK to make a thread again, for the cancels to run) and the runs that were
+ * watching when the first window began are aborted.
  *
  * <p>A window is compared with itself only: the fraction of its time spent in collections, both
  * measured on the same clock, stays the same when the machine is loaded (the pauses and the time
@@ -118,6 +119,9 @@ final class CollectionTimeWatch {
   private static void watch() {
     long windowStart = System.nanoTime();
     long collectedAtStart = collectionMillis(collectors);
+    // Whether the last window thrashed, and where it began.
+    boolean thrashed = false;
+    long thrashingSince = 0L;
     for (;;) {
       try {
         if (!HeapExhaustion.anyWatching()) {
@@ -125,6 +129,7 @@ final class CollectionTimeWatch {
           LockSupport.park(CollectionTimeWatch.class);
           windowStart = System.nanoTime();
           collectedAtStart = collectionMillis(collectors);
+          thrashed = false;
           continue;
         }
         LockSupport.parkNanos(CollectionTimeWatch.class, TimeUnit.MILLISECONDS.toNanos(POLL_MILLIS));
@@ -138,7 +143,16 @@ final class CollectionTimeWatch {
         long used = runtime.totalMemory() - runtime.freeMemory();
         if (collected >= 0 && collectedAtStart >= 0
             && thrashing(window, collected - collectedAtStart, used, heapMax, percent)) {
-          HeapExhaustion.exhaustedByCollectionTime(reason(collected - collectedAtStart, window, used), windowStart);
+          if (!thrashed) {
+            // One window may be a burst: the second in a row says it.
+            thrashed = true;
+            thrashingSince = windowStart;
+          } else {
+            HeapExhaustion.exhaustedByCollectionTime(reason(collected - collectedAtStart, window, used), thrashingSince);
+            thrashed = false;
+          }
+        } else {
+          thrashed = false;
         }
         windowStart = now;
         collectedAtStart = collected;
@@ -146,6 +160,7 @@ final class CollectionTimeWatch {
         // Never die of it: the next window looks again.
         windowStart = System.nanoTime();
         collectedAtStart = -1;
+        thrashed = false;
       }
     }
   }

@@ -17,11 +17,14 @@ import org.slf4j.LoggerFactory;
  * failure and leaves the heap as it was. A heap still over 95% full after a full collection
  * counts too (see {@code CollectionUsageWatch}): such a JVM may collect again and again for
  * minutes without ever throwing the error, and the runs end as if it had; but only the watches
- * that began before that collection hear it.
+ * that began before that collection hear it. So does a JVM that spends most of its time
+ * collecting with the heap nearly full (see {@code CollectionTimeWatch}, a thread of its own that
+ * needs neither a notification nor a thread meeting the error).
  *
  * <p>Lifecycle: the reserve is taken when the class loads and again by each {@link #watch} after
  * a release, if the heap has room for it then; the first {@link #watch} begins listening to the
- * collectors' notifications, for the rest of the JVM's life.
+ * collectors' notifications, and starts the collection-time watch's daemon thread (which sleeps
+ * while no run watches), for the rest of the JVM's life.
  */
 public final class HeapExhaustion {
   /** The bytes held back for the aftermath; small next to any heap a run can use. */
