@@ -15,6 +15,7 @@ import io.weft.transport.Connector;
 import io.weft.transport.socket.SocketConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.TransportTimeoutException;
+import io.weft.transport.spi.HeapExhaustion;
 import io.weft.transport.spi.WriteWatchdog;
 import java.net.SocketAddress;
 import java.util.ArrayList;
@@ -226,8 +227,10 @@ class SessionRunnerTest {
     List<String> names = new ArrayList<>();
     for (Thread t : Thread.getAllStackTraces().keySet()) {
       // Not the write watchdog: one thread for the whole process, not a run's, which ends by itself
-      // a second after the last timed socket write (other tests' sockets start it).
-      if (t.isAlive() && t.getName().startsWith("weft-") && !t.getName().equals(WriteWatchdog.THREAD_NAME)) {
+      // a second after the last timed socket write (other tests' sockets start it). Nor the heap's
+      // collection-time watch: one for the process, asleep while no run watches.
+      if (t.isAlive() && t.getName().startsWith("weft-") && !t.getName().equals(WriteWatchdog.THREAD_NAME)
+          && !t.getName().equals(HeapExhaustion.WATCH_THREAD_NAME)) {
         names.add(t.getName());
       }
     }

@@ -27,6 +27,12 @@ import org.slf4j.LoggerFactory;
  * while no run watches), for the rest of the JVM's life.
  */
 public final class HeapExhaustion {
+  /**
+   * The name of the daemon thread, one per JVM, that watches the time spent collecting while a
+   * run watches (it lives on after the runs, asleep).
+   */
+  public static final String WATCH_THREAD_NAME = CollectionTimeWatch.THREAD_NAME;
+
   /** The bytes held back for the aftermath; small next to any heap a run can use. */
   static final int RESERVE_BYTES = 2 * 1024 * 1024;
 
