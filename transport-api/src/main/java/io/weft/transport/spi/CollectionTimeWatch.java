@@ -175,6 +175,7 @@ final class CollectionTimeWatch {
     }
   }
 
+  /** The reason's words, for a window of {@code windowMillis} of which {@code collectingMillis} went to collections. */
   static String words(long collectingMillis, long windowMillis, long used, long max) {
     StringBuilder words = new StringBuilder(200);
     words.append("the heap ran out (the JVM spent ").append(collectingMillis * 100 / Math.max(1, windowMillis))
