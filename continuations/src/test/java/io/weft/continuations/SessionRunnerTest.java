@@ -72,6 +72,25 @@ class SessionRunnerTest {
   }
 
   @Test
+  void aHeapWatchSettingOutOfRangeIsRefusedWithItsNameAndTheRunnerStaysFree() throws Exception {
+    String property = "io.weft.transport.gcTimePercent";
+    try (SessionRunner runner = runner(Mode.SYNC, pipes, pipeServer.address(), FIVE_SECONDS)) {
+      for (String wrong : List.of("101", "-5", "fifty")) {
+        System.setProperty(property, wrong);
+        try {
+          IllegalStateException e = assertThrows(IllegalStateException.class,
+              () -> runner.run(LineTesterTask.class, 2, 1));
+          assertTrue(e.getMessage().startsWith("system property " + property + " is \"" + wrong + "\""), e.getMessage());
+        } finally {
+          System.clearProperty(property);
+        }
+      }
+      // Refused before it ran: the same runner runs once the setting is right.
+      assertTrue(runner.run(LineTesterTask.class, 2, 1).allSucceeded());
+    }
+  }
+
+  @Test
   void runnersSharingAGivenLoaderRunTheSameRewrittenClassesAndSuspend() throws Exception {
     ContinuationClassLoader shared = new ContinuationClassLoader(SessionRunnerTest.class.getClassLoader(),
         List.of(CLIENT));

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
  * piece while a run waits on a silent server. Nothing there meets an {@code OutOfMemoryError}
  * and no notification comes; only the time spent collecting, which {@code HeapExhaustion}'s own
  * thread reads, can tell, and it aborts the run, every session cancelled, with a reason that
- * says so. Without that watch the child collects until the watchdog kills it.
+ * says so. Without that watch the child collects until the watchdog kills it. G1, pinned: the
+ * watch reads its old generation (ergonomics could pick Serial on a small machine).
  */
 class ThrashingHeapTest {
   /** A watchdog only: the child normally ends in a few seconds. */
@@ -30,7 +31,7 @@ class ThrashingHeapTest {
   @Test
   void aJvmCollectingMostOfTheTimeWithTheHeapNearlyFullAbortsTheRunsAsTheErrorWould() throws Exception {
     ChildJvm.Result child = ChildJvm.run(dir, WATCHDOG,
-        List.of("-Xmx64m", "-Dio.weft.transport.heapFullAfterCollectionPercent=0"),
+        List.of("-Xmx64m", "-XX:+UseG1GC", "-Dio.weft.transport.heapFullAfterCollectionPercent=0"),
         ThrashingHeapRun.class.getName());
     String all = child.toString();
     assertEquals(3, child.exit(), all);

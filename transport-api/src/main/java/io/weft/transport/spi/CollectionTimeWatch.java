@@ -2,7 +2,12 @@ package io.weft.transport.spi;
 
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.MemoryUsage;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -17,13 +22,24 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>So a thread of its own ({@value #THREAD_NAME}, a daemon, started with the first watch) looks,
  * every {@value #POLL_MILLIS} ms while a run is watching, at what needs no heap to read: the
- * collectors' accumulated collection time and the heap in use. A window of at least
- * {@value #WINDOW_MILLIS} ms thrashes if the JVM spent {@value #DEFAULT_PERCENT}% of it or more
- * collecting (system property {@value #PERCENT_PROPERTY}, 1 to 100; 0 turns this off) and the heap
- * is over {@value #HEAP_PERCENT}% full at its end. Two such windows in a row (one may be a burst)
- * and the heap counts as run out, exactly as if a thread had met the error: the reserve is given
- * back (room for the JDK to make a thread again, for the cancels to run) and the runs that were
- * watching when the first window began are aborted.
+ * collectors' accumulated stop-the-world pause time. A window of at least {@value #WINDOW_MILLIS}
+ * ms thrashes if the JVM spent {@value #DEFAULT_PERCENT}% of it or more in pauses (system property
+ * {@value #PERCENT_PROPERTY}, 1 to 100; 0 turns this off; any other value is refused when the first
+ * run starts) and, at its end, the old generation is over {@value #HEAP_PERCENT}% full of what
+ * the last collection left in it: collections that recover little. Two such windows in a row (one
+ * may be a burst) and the heap counts as run out, exactly as if a thread had met the error: the
+ * reserve is given back (room for the JDK to make a thread again, for the cancels to run) and the
+ * runs that were watching when the first window began are aborted.
+ *
+ * <p>Only pauses count: the concurrent collectors' "Cycles" beans (ZGC, Shenandoah) and G1's
+ * "G1 Concurrent GC" (JDK 21 and later) time work done beside the application, which can fill a
+ * whole window (generational ZGC's minor and major cycles overlap, more than the window) in a run
+ * that is merely busy. The collectors it knows are listed in {@link #PAUSES} and
+ * {@link #CONCURRENT} (Serial, Parallel, G1, ZGC and generational ZGC, Shenandoah, as JDK 17 and 25
+ * name them); with a collector of any other name the watch is off. On ZGC and Shenandoah the
+ * pauses stay short however full the heap (their heap's end shows as allocation stalls, not
+ * pauses), so there the watch in effect never fires and the heap's end is told by the error or by
+ * {@link CollectionUsageWatch}.
  *
  * <p>A window is compared with itself only: the fraction of its time spent in collections, both
  * measured on the same clock, stays the same when the machine is loaded (the pauses and the time
@@ -34,8 +50,18 @@ import java.util.concurrent.locks.LockSupport;
 final class CollectionTimeWatch {
   static final String PERCENT_PROPERTY = "io.weft.transport.gcTimePercent";
   static final int DEFAULT_PERCENT = 50;
-  /** How full the heap must be (in use now, of its maximum) for the time spent collecting to count. */
+  /**
+   * How full the old generation must be after the last collection (of its maximum, or of the
+   * heap's if it has none) for the time spent collecting to count.
+   */
   static final int HEAP_PERCENT = 85;
+  /** The collector beans whose collection time is stop-the-world pauses (JDK 17 and 25's names). */
+  static final Set<String> PAUSES = Set.of("Copy", "MarkSweepCompact", "PS Scavenge", "PS MarkSweep",
+      "G1 Young Generation", "G1 Old Generation", "ZGC Pauses", "ZGC Minor Pauses", "ZGC Major Pauses",
+      "Shenandoah Pauses");
+  /** The collector beans whose collection time is concurrent work, not counted. */
+  static final Set<String> CONCURRENT = Set.of("ZGC Cycles", "ZGC Minor Cycles", "ZGC Major Cycles",
+      "Shenandoah Cycles", "G1 Concurrent GC");
   static final long POLL_MILLIS = 100;
   static final long WINDOW_MILLIS = 1000;
   static final String THREAD_NAME = "weft-heap-watch";
@@ -52,33 +78,110 @@ final class CollectionTimeWatch {
   private static boolean started;
   private static Thread thread;
   private static GarbageCollectorMXBean[] collectors;
+  private static MemoryPoolMXBean oldPool;
   private static int percent;
   private static long heapMax;
 
   private CollectionTimeWatch() {}
 
-  /** Starts the watching thread, once per JVM; does nothing if the JVM cannot tell or it is off. */
+  /**
+   * Starts the watching thread, once per JVM; does nothing if it is off or the JVM's collectors
+   * are not ones it can read right.
+   *
+   * @throws IllegalStateException if the property is set to anything but a whole number from 0 to
+   *     100 (each call says so again, so that no run goes ahead without the watch it asked for)
+   */
   static synchronized void start() {
+    int p = percent(System.getProperty(PERCENT_PROPERTY));
     if (started) {
       return;
     }
     started = true;
-    int p = Integer.getInteger(PERCENT_PROPERTY, DEFAULT_PERCENT);
     long max = Runtime.getRuntime().maxMemory();
-    if (p <= 0 || p > 100 || max <= 0 || max == Long.MAX_VALUE) {
+    if (p == 0 || max <= 0 || max == Long.MAX_VALUE) {
       return;
     }
-    List<GarbageCollectorMXBean> beans = ManagementFactory.getGarbageCollectorMXBeans();
-    if (beans.isEmpty()) {
+    List<GarbageCollectorMXBean> pauses = new ArrayList<>();
+    for (GarbageCollectorMXBean bean : ManagementFactory.getGarbageCollectorMXBeans()) {
+      Boolean pause = pauses(bean.getName());
+      if (pause == null) {
+        return;
+      }
+      if (pause) {
+        pauses.add(bean);
+      }
+    }
+    List<MemoryPoolMXBean> heap = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+      if (pool.getType() == MemoryType.HEAP) {
+        heap.add(pool);
+        names.add(pool.getName());
+      }
+    }
+    int old = oldPool(names);
+    if (pauses.isEmpty() || old < 0 || heap.get(old).getCollectionUsage() == null) {
       return;
     }
-    collectors = beans.toArray(new GarbageCollectorMXBean[0]);
+    collectors = pauses.toArray(new GarbageCollectorMXBean[0]);
+    oldPool = heap.get(old);
     percent = p;
     heapMax = max;
-    Thread t = new Thread(CollectionTimeWatch::watch, THREAD_NAME);
+    // Its own thread, not the first run's: no context class loader or inheritable thread-local
+    // of whichever caller happened to start it.
+    Thread t = new Thread(null, CollectionTimeWatch::watch, THREAD_NAME, 0, false);
+    t.setContextClassLoader(null);
     t.setDaemon(true);
     thread = t;
     t.start();
+  }
+
+  /**
+   * The property's value: {@value #DEFAULT_PERCENT} if unset.
+   *
+   * @throws IllegalStateException if it is not a whole number from 0 to 100
+   */
+  static int percent(String property) {
+    if (property == null) {
+      return DEFAULT_PERCENT;
+    }
+    try {
+      int p = Integer.parseInt(property.trim());
+      if (p >= 0 && p <= 100) {
+        return p;
+      }
+    } catch (NumberFormatException e) {
+      // Said below.
+    }
+    throw new IllegalStateException("system property " + PERCENT_PROPERTY + " is \"" + property
+        + "\": it must be a whole number from 1 to 100 (the percent of a second spent in collection pauses"
+        + " that, with the old generation nearly full, counts as the heap run out), or 0 to turn the watch off");
+  }
+
+  /**
+   * Whether a collector bean named {@code name} times stop-the-world pauses ({@code true}),
+   * concurrent work ({@code false}), or is one this watch does not know ({@code null}).
+   */
+  static Boolean pauses(String name) {
+    return PAUSES.contains(name) ? Boolean.TRUE : CONCURRENT.contains(name) ? Boolean.FALSE : null;
+  }
+
+  /**
+   * Which of the heap's memory pools, named {@code names}, holds what survives collections: the
+   * one whose name says old or tenured, or the only one; -1 if none can be told.
+   */
+  static int oldPool(List<String> names) {
+    int found = -1;
+    for (int i = 0; i < names.size(); i++) {
+      String name = names.get(i);
+      if (name.contains("Old") || name.contains("Tenured")) {
+        if (found >= 0) {
+          return -1;
+        }
+        found = i;
+      }
+    }
+    return found >= 0 ? found : names.size() == 1 ? 0 : -1;
   }
 
   /** A watch has begun: wakes the thread if it parked for want of one. Allocates nothing. */
@@ -90,8 +193,8 @@ final class CollectionTimeWatch {
   }
 
   /**
-   * The collection time, in milliseconds, of every collector together since the JVM began; -1 if
-   * a collector cannot tell. Allocates nothing (the beans' reads are native).
+   * The collection time, in milliseconds, of every pause collector together since the JVM began;
+   * -1 if a collector cannot tell. Allocates nothing (the beans' reads are native).
    */
   static long collectionMillis(GarbageCollectorMXBean[] beans) {
     long total = 0;
@@ -106,9 +209,10 @@ final class CollectionTimeWatch {
   }
 
   /**
-   * Whether a window of {@code windowNanos} of which {@code collectingMillis} went to collections,
-   * ending with {@code used} bytes of {@code max} in use, says the heap is thrashing: at least
-   * {@code percent}% of the window collecting, and the heap over {@value #HEAP_PERCENT}% full.
+   * Whether a window of {@code windowNanos} of which {@code collectingMillis} went to collection
+   * pauses, ending with {@code used} bytes of {@code max} left in the old generation by the last
+   * collection, says the heap is thrashing: at least {@code percent}% of the window in pauses, and
+   * the old generation over {@value #HEAP_PERCENT}% full of what collections did not free.
    */
   static boolean thrashing(long windowNanos, long collectingMillis, long used, long max, int percent) {
     return percent > 0 && windowNanos > 0
@@ -139,16 +243,20 @@ final class CollectionTimeWatch {
           continue;
         }
         long collected = collectionMillis(collectors);
-        Runtime runtime = Runtime.getRuntime();
-        long used = runtime.totalMemory() - runtime.freeMemory();
-        if (collected >= 0 && collectedAtStart >= 0
-            && thrashing(window, collected - collectedAtStart, used, heapMax, percent)) {
+        long collecting = collected - collectedAtStart;
+        // The old generation is read only when the pauses alone would say it (the read makes a
+        // MemoryUsage): whether the collections recover little.
+        long[] left = collected >= 0 && collectedAtStart >= 0 && thrashing(window, collecting, 1L, 1L, percent)
+            ? leftAfterCollection() : null;
+        if (left != null && thrashing(window, collecting, left[0], left[1], percent)) {
           if (!thrashed) {
             // One window may be a burst: the second in a row says it.
             thrashed = true;
             thrashingSince = windowStart;
           } else {
-            HeapExhaustion.exhaustedByCollectionTime(reason(collected - collectedAtStart, window, used), thrashingSince);
+            if (HeapExhaustion.anyWatchingSince(thrashingSince)) {
+              HeapExhaustion.exhaustedByCollectionTime(reason(collecting, window, left), thrashingSince);
+            }
             thrashed = false;
           }
         } else {
@@ -165,23 +273,49 @@ final class CollectionTimeWatch {
     }
   }
 
-  /** The words; the reserve is given back first, for room to make them. */
-  private static String reason(long collectingMillis, long windowNanos, long used) {
-    HeapExhaustion.releaseReserve();
+  /**
+   * What the last collection left in the old generation and the most it can hold, in bytes (the
+   * heap's maximum if it has none); all of it, if there is no room to read it: a heap that cannot
+   * make a MemoryUsage is full.
+   */
+  private static long[] leftAfterCollection() {
     try {
-      return words(collectingMillis, TimeUnit.NANOSECONDS.toMillis(windowNanos), used, heapMax);
+      MemoryUsage usage = oldPool.getCollectionUsage();
+      long max = usage.getMax() > 0 ? usage.getMax() : heapMax;
+      return new long[] {usage.getUsed(), max};
+    } catch (OutOfMemoryError e) {
+      return FULL;
+    }
+  }
+
+  /** {@link #leftAfterCollection} with no room to read it; made as the class loads. */
+  private static final long[] FULL = {1L, 1L};
+
+  /** The words; the reserve is given back first, for room to make them. */
+  private static String reason(long collectingMillis, long windowNanos, long[] left) {
+    HeapExhaustion.releaseReserve();
+    if (left == FULL) {
+      return THRASHING;
+    }
+    try {
+      return words(collectingMillis, TimeUnit.NANOSECONDS.toMillis(windowNanos), left[0], left[1]);
     } catch (RuntimeException | OutOfMemoryError e) {
       return THRASHING;
     }
   }
 
-  /** The reason's words, for a window of {@code windowMillis} of which {@code collectingMillis} went to collections. */
+  /**
+   * The reason's words, for a window of {@code windowMillis} of which {@code collectingMillis} went
+   * to collection pauses, with {@code used} bytes of the old generation's {@code max} left by the
+   * last collection.
+   */
   static String words(long collectingMillis, long windowMillis, long used, long max) {
-    StringBuilder words = new StringBuilder(200);
+    StringBuilder words = new StringBuilder(240);
     words.append("the heap ran out (the JVM spent ").append(collectingMillis * 100 / Math.max(1, windowMillis))
         .append("% of the last ").append(windowMillis).append(" ms collecting, with ").append(used / (1024 * 1024))
         .append(" MiB of ").append(max / (1024 * 1024))
-        .append(" MiB in use; it would collect again and again before it threw OutOfMemoryError, if ever)");
+        .append(" MiB of the old generation still in use after its last collection;"
+            + " it would collect again and again before it threw OutOfMemoryError, if ever)");
     return words.toString();
   }
 }

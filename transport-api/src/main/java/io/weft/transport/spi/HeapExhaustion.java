@@ -155,6 +155,21 @@ public final class HeapExhaustion {
     return false;
   }
 
+  /**
+   * Whether any run watching now began by {@code windowStartNanos}: one that a window of
+   * {@code CollectionTimeWatch} beginning then concerns. Allocates nothing.
+   */
+  static boolean anyWatchingSince(long windowStartNanos) {
+    Watcher[] now = watchers;
+    for (int i = 0; i < now.length; i++) {
+      Watcher watcher = now[i];
+      if (watcher != null && concerns(watcher, BY_TIME, 0L, windowStartNanos)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** {@link #tell}'s collector for a window of {@code CollectionTimeWatch}. */
   private static final int BY_TIME = -2;
 
