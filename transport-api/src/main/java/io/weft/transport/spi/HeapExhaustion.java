@@ -17,9 +17,10 @@ import org.slf4j.LoggerFactory;
  * failure and leaves the heap as it was. A heap still over 95% full after a full collection
  * counts too (see {@code CollectionUsageWatch}): such a JVM may collect again and again for
  * minutes without ever throwing the error, and the runs end as if it had; but only the watches
- * that began before that collection hear it. So does a JVM that spends most of its time
- * collecting with the heap nearly full (see {@code CollectionTimeWatch}, a thread of its own that
- * needs neither a notification nor a thread meeting the error).
+ * that began before that collection hear it. So does a JVM that spends most of its time in
+ * collection pauses with the old generation nearly full after them (see
+ * {@code CollectionTimeWatch}, a thread of its own that needs neither a notification nor a thread
+ * meeting the error; Serial, Parallel and G1 only, in effect).
  *
  * <p>Lifecycle: the reserve is taken when the class loads and again by each {@link #watch} after
  * a release, if the heap has room for it then; the first {@link #watch} begins listening to the
@@ -229,6 +230,8 @@ public final class HeapExhaustion {
    *
    * @param onExhausted told the reason, on the thread that saw the error; must not block
    * @return the handle that ends the watch
+   * @throws IllegalStateException if system property {@code io.weft.transport.gcTimePercent} is
+   *     set to anything but a whole number from 0 to 100 (nothing is watched then)
    */
   public static Watch watch(Consumer<String> onExhausted) {
     CollectionUsageWatch.install();
