@@ -127,7 +127,17 @@ public final class SessionRunner implements AutoCloseable {
     }
     // The heap running out anywhere ends the run: its sessions are cancelled, and it throws once
     // they have ended, rather than wait on sessions whose I/O threads or timer may be gone.
-    HeapExhaustion.Watch watch = HeapExhaustion.watch(run::abort);
+    HeapExhaustion.Watch watch;
+    try {
+      watch = HeapExhaustion.watch(run::abort);
+    } catch (RuntimeException e) {
+      // A setting of the heap's watch refused (its message names it): no run, and the runner free.
+      synchronized (lock) {
+        current = null;
+        lock.notifyAll();
+      }
+      throw e;
+    }
     try {
       RunResult<T> result = modeRunner.run(taskClass, sessions, constructorArgs, run);
       String aborted = run.abortedBecause();

@@ -15,6 +15,7 @@ import io.weft.transport.Connector;
 import io.weft.transport.socket.SocketConnector;
 import io.weft.transport.Timeout;
 import io.weft.transport.TransportTimeoutException;
+import io.weft.transport.spi.HeapExhaustion;
 import io.weft.transport.spi.WriteWatchdog;
 import java.net.SocketAddress;
 import java.util.ArrayList;
@@ -68,6 +69,25 @@ class SessionRunnerTest {
       assertEquals("7:5:" + 5 * "session 7 line 0".length(), result.outcome(7).value());
     }
     assertEquals(0, pipes.openTransports());
+  }
+
+  @Test
+  void aHeapWatchSettingOutOfRangeIsRefusedWithItsNameAndTheRunnerStaysFree() throws Exception {
+    String property = "io.weft.transport.gcTimePercent";
+    try (SessionRunner runner = runner(Mode.SYNC, pipes, pipeServer.address(), FIVE_SECONDS)) {
+      for (String wrong : List.of("101", "-5", "fifty")) {
+        System.setProperty(property, wrong);
+        try {
+          IllegalStateException e = assertThrows(IllegalStateException.class,
+              () -> runner.run(LineTesterTask.class, 2, 1));
+          assertTrue(e.getMessage().startsWith("system property " + property + " is \"" + wrong + "\""), e.getMessage());
+        } finally {
+          System.clearProperty(property);
+        }
+      }
+      // Refused before it ran: the same runner runs once the setting is right.
+      assertTrue(runner.run(LineTesterTask.class, 2, 1).allSucceeded());
+    }
   }
 
   @Test
@@ -226,8 +246,10 @@ class SessionRunnerTest {
     List<String> names = new ArrayList<>();
     for (Thread t : Thread.getAllStackTraces().keySet()) {
       // Not the write watchdog: one thread for the whole process, not a run's, which ends by itself
-      // a second after the last timed socket write (other tests' sockets start it).
-      if (t.isAlive() && t.getName().startsWith("weft-") && !t.getName().equals(WriteWatchdog.THREAD_NAME)) {
+      // a second after the last timed socket write (other tests' sockets start it). Nor the heap's
+      // collection-time watch: one for the process, asleep while no run watches.
+      if (t.isAlive() && t.getName().startsWith("weft-") && !t.getName().equals(WriteWatchdog.THREAD_NAME)
+          && !t.getName().equals(HeapExhaustion.WATCH_THREAD_NAME)) {
         names.add(t.getName());
       }
     }

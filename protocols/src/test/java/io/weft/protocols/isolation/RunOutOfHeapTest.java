@@ -24,15 +24,15 @@ import org.junit.jupiter.params.provider.EnumSource;
  * if the run's own thread met the heap's end too, saying that it could not gather the outcomes),
  * so the child exits 3; then a new run in the same JVM succeeds. Without the abort, or with a
  * session's end lost to a second {@code OutOfMemoryError}, the child would wait (for ever, or the
- * runner's 30 s close wait) and the watchdog or the assertions fail the test. The VIRTUAL_THREADS
- * and CONTINUATIONS cases, and THREADS, run only with
- * {@code -Dweft.heapExhaustionTests=true} (or {@code =THREADS}, a list of cases) for now (see the
- * assumption).
+ * runner's 30 s close wait) and the watchdog or the assertions fail the test. By default SYNC
+ * runs on every JDK, CONTINUATIONS_NETTY on JDK 17 only; the other cases run
+ * with {@code -Dweft.heapExhaustionTests=true} (or a list of cases,
+ * {@code =THREADS,CONTINUATIONS_MINA}; see the assumption).
  */
 class RunOutOfHeapTest {
   /**
-   * System property that runs the THREADS, VIRTUAL_THREADS and CONTINUATIONS cases too (see the
-   * assumption below): "true" for all of them, or the names of the cases, comma-separated.
+   * System property that runs the cases not run by default (see the assumption below): "true"
+   * for all of them, or the names of the cases, comma-separated.
    */
   static final String CONTINUATIONS_PROPERTY = "weft.heapExhaustionTests";
   /** A watchdog only: the child normally ends in seconds. */
@@ -60,29 +60,54 @@ class RunOutOfHeapTest {
   void aRunThatExhaustsTheHeapIsAbortedWithTheReasonAndEverySessionAccountedFor(Case c) throws Exception {
     int jdk = Runtime.version().feature();
     assumeTrue(c != Case.VIRTUAL_THREADS || jdk >= 21, "VIRTUAL_THREADS needs JDK 21 or later; this is JDK " + jdk);
-    // THREADS: its outcome depends on load. On JDK 17 with the machine loaded it failed 5 of 9
-    // runs (the runs' own threads met the heap's end and threw from run(), or session ends waited
-    // on the runner's monitor behind hundreds of sessions each re-running the cancel); on JDK 25
-    // beside a second build its child thrashed past the 240 s watchdog (58 s alone). SYNC runs on
-    // every JDK: it once failed on JDK 25 when a late notice of a collection from before the abort
-    // aborted the run started next; a notice now ends only the runs under way at its collection
-    // (LateCollectionNoticeTest).
-    assumeTrue(c == Case.SYNC || asked(c),
-        c + " runs only with -D" + CONTINUATIONS_PROPERTY + "=true (or a list of cases with it): " + (c == Case.THREADS
-            ? "its outcome depends on the machine's load (see the comment above)"
-            : "on JDK 25 its child was seen thrashing in G1"
-            + " for minutes with no OutOfMemoryError and no collection notice arriving, so neither the error nor the"
-            + " collection watch ends the runs (and an AbstractQueuedSynchronizer wait out of heap"
-            + " parks past its deadline there); CONTINUATIONS on JDK 17 was last seen failing before the"
-            + " ending paths were made allocation-free"));
+    // SYNC runs in every build on every JDK; CONTINUATIONS_NETTY on JDK 17 (in the build beside a
+    // second full build, session 12: 5 runs ended as they must; one failed the check of the
+    // reason's words only, the no-room words, which it now accepts). On request only, on every
+    // JDK, for what they did beside a second full build on JDK 17 (session 12, 01:12-01:23 UTC):
+    // - THREADS: failed once of two: 12 of the bystander's and 7 of the hog's sessions had not
+    //   ended 30 s after the abort, the threads alive in ThreadRunner's chain of joins and in a
+    //   socket's read (the other run ended as it must, 35 s); its end, every allocation costing
+    //   full collections, took 12 to 112 s in direct runs: a load-dependent race with the close
+    //   wait, which must not turn a CI red.
+    // - CONTINUATIONS_MINA: failed once of five: a MINA processor died of the error (in its
+    //   uncaught-exception handler) and 16 of the bystander's sessions had not ended 30 s after
+    //   the abort.
+    // On JDK 21 and later CONTINUATIONS_NETTY too runs only on request, for what the JDK 25
+    // children were seen doing:
+    // - VIRTUAL_THREADS: the JDK's own threads die of the heap's end, and the virtual threads
+    //   holding the heap never run again to give it back. Seen in thread dumps of three children:
+    //   no ForkJoinPool carrier left and no session ever failing (nothing reported); one carrier
+    //   left, pinned by a virtual thread waiting for a socket's monitor that another, unmounted,
+    //   virtual thread holds, after the abort; the VirtualThread-unblocker and the harness's main
+    //   thread dead of it. Each then thrashed until killed. That is the JDK's scheduler, which
+    //   Weft cannot replace.
+    // - THREADS: 46 of the bystander's 50 sessions had not ended 30 s after the abort, their
+    //   threads waiting in ThreadRunner's chain of joins behind a thread that had not ended.
+    // - CONTINUATIONS_MINA: the bystander's MINA processor died of the error and its run
+    //   returned, its sessions failed with TransportClosedException, unaborted: the thread's
+    //   report of the heap's end had not reached the run (cause not found).
+    // - CONTINUATIONS_NETTY: in one direct run of three, the runs aborted and ended, but the
+    //   heap had not been given back when the run after them began (it threw OutOfMemoryError).
+    boolean everyBuild = c == Case.SYNC || jdk < 21 && c == Case.CONTINUATIONS_NETTY;
+    assumeTrue(everyBuild || asked(c),
+        c + " runs on JDK " + jdk + " only with -D" + CONTINUATIONS_PROPERTY + "=true (or a list of cases with it):"
+            + " its children were seen not to end as they must (see the comment above)");
     ChildJvm.Result child = ChildJvm.run(dir, WATCHDOG, List.of("-Xmx96m", "-Xss256k"),
         OutOfHeapRun.class.getName(), c.name());
     String all = child.toString();
     assertEquals(3, child.exit(), all);
-    // The first to tell: a thread meeting the error, or the heap still nearly full after a full
-    // collection (see HeapFullAfterCollectionTest); either way the same abort.
+    // The first to tell: a thread meeting the error, the heap still nearly full after a full
+    // collection (see HeapFullAfterCollectionTest), or most of a second spent collecting with the
+    // heap nearly full (ThrashingHeapTest); either way the same abort. Each in its full words or,
+    // when the teller found no room to make them, in the ones made ahead (HeapExhaustion's
+    // "with no room to say more", CollectionUsageWatch's "still nearly full after a full
+    // collection": seen in the build beside a second one, THREADS and CONTINUATIONS_NETTY).
     assertTrue(child.err().contains("hog: the run was aborted: the heap ran out (java.lang.OutOfMemoryError: Java heap space")
-        || child.err().contains("% full after a full collection") && child.err().contains("hog: the run was aborted: the heap ran out ("),
+        || child.err().contains("hog: the run was aborted: the heap ran out (java.lang.OutOfMemoryError, with no room to say more)")
+        || child.err().contains("hog: the run was aborted: the heap ran out (still nearly full after a full collection)")
+        || (child.err().contains("% full after a full collection") || child.err().contains(" ms collecting, with ")
+            || child.err().contains("the JVM spent most of its time collecting"))
+        && child.err().contains("hog: the run was aborted: the heap ran out ("),
         all);
     assertTrue(child.err().contains("bystander: the run was aborted: the heap ran out"), all);
     assertFalse(child.err().contains("had not ended"), all);

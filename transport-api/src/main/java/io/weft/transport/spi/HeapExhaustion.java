@@ -17,13 +17,23 @@ import org.slf4j.LoggerFactory;
  * failure and leaves the heap as it was. A heap still over 95% full after a full collection
  * counts too (see {@code CollectionUsageWatch}): such a JVM may collect again and again for
  * minutes without ever throwing the error, and the runs end as if it had; but only the watches
- * that began before that collection hear it.
+ * that began before that collection hear it. So does a JVM that spends most of its time in
+ * collection pauses with the old generation nearly full after them (see
+ * {@code CollectionTimeWatch}, a thread of its own that needs neither a notification nor a thread
+ * meeting the error; Serial, Parallel and G1 only, in effect).
  *
  * <p>Lifecycle: the reserve is taken when the class loads and again by each {@link #watch} after
  * a release, if the heap has room for it then; the first {@link #watch} begins listening to the
- * collectors' notifications, for the rest of the JVM's life.
+ * collectors' notifications, and starts the collection-time watch's daemon thread (which sleeps
+ * while no run watches), for the rest of the JVM's life.
  */
 public final class HeapExhaustion {
+  /**
+   * The name of the daemon thread, one per JVM, that watches the time spent collecting while a
+   * run watches (it lives on after the runs, asleep).
+   */
+  public static final String WATCH_THREAD_NAME = CollectionTimeWatch.THREAD_NAME;
+
   /** The bytes held back for the aftermath; small next to any heap a run can use. */
   static final int RESERVE_BYTES = 2 * 1024 * 1024;
 
@@ -108,7 +118,7 @@ public final class HeapExhaustion {
    * are an array, not an iterator).
    */
   static void exhausted(String reason) {
-    tell(reason, -1, 0);
+    tell(reason, -1, 0L, 0L);
   }
 
   /**
@@ -118,17 +128,64 @@ public final class HeapExhaustion {
    * nothing if there is none.
    */
   static void exhaustedByCollection(String reason, int collector, long id) {
-    tell(reason, collector, id);
+    tell(reason, collector, id, 0L);
   }
 
-  /** Tells the watchers that {@code collector}'s collection {@code id} concerns (every one if negative). */
-  private static void tell(String reason, int collector, long id) {
+  /**
+   * The JVM spent most of a window that began at {@code windowStartNanos} collecting, the heap
+   * nearly full ({@code CollectionTimeWatch}): as {@link #exhausted}, but only for the watchers
+   * that began before the window did (one begun since may be a run after the heap was freed).
+   */
+  static void exhaustedByCollectionTime(String reason, long windowStartNanos) {
+    tell(reason, BY_TIME, 0L, windowStartNanos);
+  }
+
+  /** The reserve goes back to the heap, for room to say why. Allocates nothing. */
+  static void releaseReserve() {
+    reserve = null;
+  }
+
+  /** Whether any run watches now. Allocates nothing. */
+  static boolean anyWatching() {
+    Watcher[] now = watchers;
+    for (int i = 0; i < now.length; i++) {
+      if (now[i] != null) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Whether any run watching now began by {@code windowStartNanos}: one that a window of
+   * {@code CollectionTimeWatch} beginning then concerns. Allocates nothing.
+   */
+  static boolean anyWatchingSince(long windowStartNanos) {
+    Watcher[] now = watchers;
+    for (int i = 0; i < now.length; i++) {
+      Watcher watcher = now[i];
+      if (watcher != null && concerns(watcher, BY_TIME, 0L, windowStartNanos)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** {@link #tell}'s collector for a window of {@code CollectionTimeWatch}. */
+  private static final int BY_TIME = -2;
+
+  /**
+   * Tells the watchers concerned: every one ({@code collector} -1), those begun before
+   * {@code collector}'s collection {@code id} completed, or ({@link #BY_TIME}) those begun by
+   * {@code windowStartNanos}; does nothing if none is.
+   */
+  private static void tell(String reason, int collector, long id, long windowStartNanos) {
     Watcher[] told = watchers;
-    if (collector >= 0) {
+    if (collector != -1) {
       boolean any = false;
       for (int i = 0; i < told.length && !any; i++) {
         Watcher watcher = told[i];
-        any = watcher != null && CollectionUsageWatch.isCurrent(watcher.collectionsAtStart, collector, id);
+        any = watcher != null && concerns(watcher, collector, id, windowStartNanos);
       }
       if (!any) {
         return;
@@ -144,7 +201,7 @@ public final class HeapExhaustion {
         continue;
       }
       try {
-        if (collector < 0 || CollectionUsageWatch.isCurrent(watcher.collectionsAtStart, collector, id)) {
+        if (collector == -1 || concerns(watcher, collector, id, windowStartNanos)) {
           watcher.onExhausted.accept(reason);
         }
       } catch (RuntimeException | Error e) {
@@ -161,6 +218,11 @@ public final class HeapExhaustion {
     }
   }
 
+  private static boolean concerns(Watcher watcher, int collector, long id, long windowStartNanos) {
+    return collector == BY_TIME ? watcher.startedNanos - windowStartNanos <= 0L
+        : CollectionUsageWatch.isCurrent(watcher.collectionsAtStart, collector, id);
+  }
+
   /**
    * Has {@code onExhausted} told the reason whenever the heap runs out, until the returned handle
    * is closed; takes the reserve again if an earlier exhaustion gave it back and the heap has
@@ -168,10 +230,13 @@ public final class HeapExhaustion {
    *
    * @param onExhausted told the reason, on the thread that saw the error; must not block
    * @return the handle that ends the watch
+   * @throws IllegalStateException if system property {@code io.weft.transport.gcTimePercent} is
+   *     set to anything but a whole number from 0 to 100 (nothing is watched then)
    */
   public static Watch watch(Consumer<String> onExhausted) {
     CollectionUsageWatch.install();
-    Watcher watcher = new Watcher(onExhausted, CollectionUsageWatch.collectionsNow());
+    CollectionTimeWatch.start();
+    Watcher watcher = new Watcher(onExhausted, CollectionUsageWatch.collectionsNow(), System.nanoTime());
     if (reserve == null) {
       try {
         reserve = new byte[RESERVE_BYTES];
@@ -185,6 +250,7 @@ public final class HeapExhaustion {
       now[now.length - 1] = watcher;
       watchers = now;
     }
+    CollectionTimeWatch.watchBegun();
     return () -> unwatch(watcher);
   }
 
@@ -210,10 +276,13 @@ public final class HeapExhaustion {
   private static final class Watcher {
     final Consumer<String> onExhausted;
     final long[] collectionsAtStart;
+    /** When it began ({@link System#nanoTime}), for {@code CollectionTimeWatch}'s windows. */
+    final long startedNanos;
 
-    Watcher(Consumer<String> onExhausted, long[] collectionsAtStart) {
+    Watcher(Consumer<String> onExhausted, long[] collectionsAtStart, long startedNanos) {
       this.onExhausted = onExhausted;
       this.collectionsAtStart = collectionsAtStart;
+      this.startedNanos = startedNanos;
     }
   }
 

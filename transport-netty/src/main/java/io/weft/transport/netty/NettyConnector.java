@@ -5,7 +5,9 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.DefaultSelectStrategyFactory;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SelectStrategyFactory;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.Future;
@@ -21,9 +23,11 @@ import io.weft.transport.netty.internal.EventLoops;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.nio.channels.spi.SelectorProvider;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,18 +57,38 @@ public final class NettyConnector implements Connector {
   private static final long SHUTDOWN_WAIT_SECONDS = 10L;
   /** Netty's connect failures: the JDK's exception, copied with the address in its message. */
   private static final String ANNOTATED = "io.netty.channel.AbstractChannel$Annotated";
+  /** The reason when the words do not fit; not a constant, so that its literal is made as the class loads. */
+  private static final String LOOP_DIED;
+  private static final int LOOP_DIED_CLOSE_TRIES = 200;
+  private static final long LOOP_DIED_CLOSE_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+  static {
+    LOOP_DIED = "a Netty event loop died";
+  }
 
   private final EventLoopGroup group;
   private final Bootstrap bootstrap;
   private final int inboundLimit;
   private final int threads;
   private final Core core;
+  /** Why this connector refuses to connect (one of its event loops died), or null. */
+  private volatile String broken;
 
   private NettyConnector(TlsSettings tls, int inboundLimit, int threads, String kind) {
+    this(tls, inboundLimit, threads, kind, DefaultSelectStrategyFactory.INSTANCE);
+  }
+
+  /**
+   * With the event loops' select strategy: Netty's default, or for a test one that throws an
+   * error inside the loop itself (which Netty does not catch there), as the heap's end can.
+   */
+  NettyConnector(TlsSettings tls, int inboundLimit, int threads, String kind, SelectStrategyFactory selectStrategy) {
     this.inboundLimit = inboundLimit;
     this.core = new Core(tls);
     this.threads = threads;
-    this.group = new NioEventLoopGroup(threads, EventLoops.threads("weft-netty-" + kind + IDS.incrementAndGet() + "-"));
+    this.group = new NioEventLoopGroup(threads,
+        EventLoops.threads("weft-netty-" + kind + IDS.incrementAndGet() + "-", this::loopEnded),
+        SelectorProvider.provider(), selectStrategy);
     this.bootstrap = new Bootstrap()
         .group(group)
         .channel(NioSocketChannel.class)
@@ -105,6 +129,47 @@ public final class NettyConnector implements Connector {
         new NettyTransport(state, t, start, forget, address, core.blockingWaits()));
   }
 
+  /**
+   * One of this connector's event loops ended. At the connector's close that is its shutdown;
+   * before, the loop died of an error (an {@code OutOfMemoryError} say, which Netty catches, logs
+   * and ends the loop for), and the channels it served would never hear from it again, not even
+   * their close: fail every session now, as a MINA connector does when one of its threads dies,
+   * so that no wait outlives it.
+   */
+  private void loopEnded(Thread thread) {
+    if (core == null || core.isClosed()) {
+      return;
+    }
+    // Broken first, with nothing allocated: it opens no new connection on a group with a dead loop.
+    broken = LOOP_DIED;
+    String why = LOOP_DIED;
+    try {
+      why = "Netty event loop " + thread.getName() + " died";
+      broken = why;
+    } catch (OutOfMemoryError e) {
+      // The constant says enough.
+    }
+    // A loop that died of the heap's end dies in a full heap: a close that found no room is
+    // made again (what it closed stays closed), a bounded number of times, while the runs'
+    // aborts give the heap back.
+    for (int tries = 1;; tries++) {
+      try {
+        core.closeAll(why);
+        break;
+      } catch (OutOfMemoryError e) {
+        if (tries >= LOOP_DIED_CLOSE_TRIES) {
+          throw e;
+        }
+        LockSupport.parkNanos(this, LOOP_DIED_CLOSE_PAUSE_NANOS);
+      }
+    }
+    try {
+      LOG.error("{}; failed the connector's sessions", why);
+    } catch (OutOfMemoryError e) {
+      // No room to log it: the sessions have heard.
+    }
+  }
+
   /** The steps of a connect and the live set, for the continuation connector, which waits its own way. */
   Core core() {
     return core;
@@ -114,6 +179,11 @@ public final class NettyConnector implements Connector {
   final class Core extends ConnectorCore<Future<?>, ChannelState> {
     Core(TlsSettings tls) {
       super(tls, Ticker.system());
+    }
+
+    @Override
+    protected String broken() {
+      return broken;
     }
 
     @Override

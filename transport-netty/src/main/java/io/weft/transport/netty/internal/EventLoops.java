@@ -5,6 +5,7 @@ import io.weft.transport.BlockingOperationException;
 import io.weft.transport.spi.HeapExhaustion;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * The event-loop threads of a Weft Netty connector, and the checks that keep blocking waits off
@@ -26,6 +27,16 @@ public final class EventLoops {
 
   /** A factory of daemon event-loop threads named {@code prefix1}, {@code prefix2}, ... */
   public static ThreadFactory threads(String prefix) {
+    return threads(prefix, thread -> { });
+  }
+
+  /**
+   * As {@link #threads(String)}, and {@code ended} is told, on the thread, as each thread's loop
+   * ends, however it ends: at its group's shutdown, or dead of an error, which Netty catches
+   * and logs ("Unexpected exception from an event executor") and then ends the loop, its
+   * channels left without a thread to serve them.
+   */
+  public static ThreadFactory threads(String prefix, Consumer<Thread> ended) {
     AtomicInteger count = new AtomicInteger();
     return runnable -> {
       Runnable reporting = () -> {
@@ -35,6 +46,8 @@ public final class EventLoops {
           // The loop ends: if the heap ran out, so must the runs that wait on it.
           HeapExhaustion.report(e, DIES);
           throw e;
+        } finally {
+          ended.accept(Thread.currentThread());
         }
       };
       Thread thread = new NettyLoopThread(reporting, prefix + count.incrementAndGet());

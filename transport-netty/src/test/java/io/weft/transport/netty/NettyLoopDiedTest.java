@@ -1,0 +1,60 @@
+package io.weft.transport.netty;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.channel.DefaultSelectStrategyFactory;
+import io.netty.channel.SelectStrategy;
+import io.netty.channel.SelectStrategyFactory;
+import io.weft.testsupport.EchoServer;
+import io.weft.transport.Timeout;
+import io.weft.transport.Transport;
+import io.weft.transport.TransportClosedException;
+import java.io.IOException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A Netty event loop that dies of an error (Netty catches it in the loop's thread, logs
+ * "Unexpected exception from an event executor" and ends the loop, as the heap's end did in
+ * RunOutOfHeapTest's CONTINUATIONS_NETTY child on JDK 25) fails its connector's sessions: a read
+ * waiting on a channel that loop served ends with {@link TransportClosedException} naming the
+ * loop, and the connector refuses new connects. The error is thrown where the heap's end can
+ * strike and Netty does not catch it: inside the loop itself, from its select strategy. Before,
+ * the read waited for ever (its channel's loop would never deliver a byte or a close): the
+ * test's timeout fails it.
+ */
+class NettyLoopDiedTest {
+  @Test
+  // A hang fails the test instead of blocking the build.
+  @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aDeadEventLoopFailsTheConnectorsSessionsAndTheConnectorRefusesNewConnects() throws Exception {
+    AtomicBoolean dying = new AtomicBoolean();
+    SelectStrategy normal = DefaultSelectStrategyFactory.INSTANCE.newSelectStrategy();
+    SelectStrategyFactory strategy = () -> (selectNow, hasTasks) -> {
+      if (dying.get()) {
+        throw new Error("the test's error inside the event loop");
+      }
+      return normal.calculateStrategy(selectNow, hasTasks);
+    };
+    try (EchoServer tcp = EchoServer.tcp();
+         NettyConnector connector = new NettyConnector(null, 64 * 1024, 1, "test", strategy)) {
+      Transport transport = connector.connect(tcp.address(), Timeout.of(10, TimeUnit.SECONDS));
+      dying.set(true);
+      // Another connect's registration wakes the loop, whose next turn begins with the strategy,
+      // which throws. That connect fails either way (its channel closed with the rest, or the
+      // connector already broken).
+      assertThrows(IOException.class, () -> connector.connect(tcp.address(), Timeout.of(10, TimeUnit.SECONDS)));
+      TransportClosedException e = assertThrows(TransportClosedException.class, () -> {
+        transport.readLineStrict(64);
+      });
+      assertTrue(e.getMessage().contains("Netty event loop weft-netty-test") && e.getMessage().contains(" died"),
+          e::toString);
+      TransportClosedException refused = assertThrows(TransportClosedException.class,
+          () -> connector.connect(tcp.address(), Timeout.of(10, TimeUnit.SECONDS)));
+      assertTrue(refused.getMessage().startsWith("connector is broken: Netty event loop weft-netty-test"),
+          refused::toString);
+    }
+  }
+}
