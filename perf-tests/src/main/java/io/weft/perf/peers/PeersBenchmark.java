@@ -86,6 +86,12 @@ public final class PeersBenchmark implements Callable<Integer> {
           + " (default: ${DEFAULT-VALUE})")
   long warmupRoundTrips;
 
+  @Option(names = "--warmup-runs", defaultValue = "1",
+      description = "warm-up runs of each client at each N before the rounds, each printed with its rt/s and CPU/rt"
+          + " so that the JIT's settling shows; more of them for figures that compare between builds"
+          + " (default: ${DEFAULT-VALUE})")
+  int warmupRuns;
+
   @Option(names = "--requests", defaultValue = "20",
       description = "sequential INCRs per session (default: ${DEFAULT-VALUE})")
   int requests;
@@ -167,10 +173,11 @@ public final class PeersBenchmark implements Callable<Integer> {
             : null;
         if (warmupRoundTrips > 0 && tooFewDescriptors == null) {
           PeerWorkload warmup = workload(redis.address(), n, warmupRoundTrips, warmupRoundTrips);
-          for (PeerClient client : chosen) {
-            if (client.unavailableReason(warmup) == null) {
-              System.out.printf(Locale.ROOT, "# N=%,d warm-up %s%n", n, client.label());
-              client.run(warmup);
+          for (int w = 1; w <= warmupRuns; w++) {
+            for (PeerClient client : chosen) {
+              if (client.unavailableReason(warmup) == null) {
+                System.out.println(warmupLine(n, w, client, warmup, probe));
+              }
             }
           }
         }
@@ -239,10 +246,11 @@ public final class PeersBenchmark implements Callable<Integer> {
     if (!"reconnect".equals(workload) && !keepAlive()) {
       throw new CommandLine.ParameterException(cl, "--workload: reconnect or keepalive, not '" + workload + "'");
     }
-    if (sessions.isEmpty() || rounds < 1 || roundTrips < 1 || warmupRoundTrips < 0 || requests < 1 || keys < 1
+    if (sessions.isEmpty() || rounds < 1 || roundTrips < 1 || warmupRoundTrips < 0 || warmupRuns < 1 || requests < 1
+        || keys < 1
         || timeoutSeconds < 1 || keepaliveRequests < 1 || keepaliveMaxRoundTrips < 1) {
-      throw new CommandLine.ParameterException(cl, "--sessions, --rounds, --round-trips, --requests, --keys and"
-          + " --timeout-s must be positive, --warmup-round-trips at least 0");
+      throw new CommandLine.ParameterException(cl, "--sessions, --rounds, --round-trips, --warmup-runs, --requests,"
+          + " --keys and --timeout-s must be positive, --warmup-round-trips at least 0");
     }
     for (int n : sessions) {
       if (n < 1) {
@@ -341,6 +349,19 @@ public final class PeersBenchmark implements Callable<Integer> {
     return row;
   }
 
+  /** Runs one warm-up of {@code client}; says how fast and at what CPU cost, to show the JIT settling. */
+  private String warmupLine(int n, int w, PeerClient client, PeerWorkload warmup, CostMeter probe) throws Exception {
+    CostMeter.Reading start = client.inProcess() ? probe.start() : null;
+    ClientRun run = client.run(warmup);
+    CostMeter.Figures figures = start != null ? probe.end(start) : null;
+    long done = run.completedRoundTrips;
+    String speed = run.wallNanos > 0 ? String.format(Locale.ROOT, "%,.0f rt/s", done * 1e9 / run.wallNanos) : "- rt/s";
+    String cpu = figures != null && done > 0 && figures.cpuNanos >= 0
+        ? String.format(Locale.ROOT, "CPU %.2f µs/rt", figures.cpuNanos / 1000.0 / done) : "CPU -";
+    return String.format(Locale.ROOT, "# N=%,d warm-up %d/%d %-20s %s, %s", n, w, warmupRuns, client.label(), speed,
+        cpu);
+  }
+
   private static String line(PeersRow r) {
     if (PeersRow.SKIPPED.equals(r.status)) {
       return String.format(Locale.ROOT, "# N=%,d round %d %-20s skipped: %s", r.sessions, r.round, r.client, r.note);
@@ -384,8 +405,8 @@ public final class PeersBenchmark implements Callable<Integer> {
     } else {
       env.put("workload", String.format(Locale.ROOT, "reconnect: N sessions in flight, each a new connection doing %d"
           + " sequential INCRs (no pipelining) of peers:<session mod %d>; %,d round trips per run (%,d warm-up per"
-          + " client and N); %d rounds, clients in rotating order", requests, keys, roundTrips, warmupRoundTrips,
-          rounds));
+          + " client and N, %d time(s)); %d rounds, clients in rotating order", requests, keys, roundTrips,
+          warmupRoundTrips, warmupRuns, rounds));
     }
     env.put("load average at start", CostMeter.loadAverage());
   }

@@ -26,6 +26,24 @@ class PeersSummaryTest {
   }
 
   @Test
+  void theSpreadIsTheCleanRoundsRangeOverTheirMedian() {
+    List<PeersRow> rows = List.of(
+        row(100, 1, ClientLabels.NETTY, 90.0, 10.0, 50.0),
+        row(100, 2, ClientLabels.NETTY, 110.0, 12.0, 70.0),
+        row(100, 3, ClientLabels.NETTY, 100.0, 11.0, 60.0),
+        incomplete(100, 4, ClientLabels.NETTY),
+        row(100, 1, ClientLabels.CONT_1, 50.0, 20.0, 100.0));
+
+    PeersSummary summary = PeersSummary.of(rows);
+    PeersSummary.Median m = summary.median(100, ClientLabels.NETTY);
+
+    assertEquals(20.0, m.roundTripsPerSecondSpreadPct, 1e-9);
+    assertEquals(2.0 / 11.0 * 100.0, m.cpuSpreadPct, 1e-9);
+    // One round: no spread to tell.
+    assertNull(summary.median(100, ClientLabels.CONT_1).cpuSpreadPct);
+  }
+
+  @Test
   void ratiosAreTakenWithinEachRoundThenTheirMedian() {
     List<PeersRow> rows = new ArrayList<>();
     // Round 2's machine was slower for both: the within-round ratio stays 0.5.
