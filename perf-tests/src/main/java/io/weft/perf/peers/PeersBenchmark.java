@@ -131,6 +131,11 @@ public final class PeersBenchmark implements Callable<Integer> {
   @Option(names = "--redis-server", description = "the redis-server binary (default: found on PATH)")
   Path redisServer;
 
+  @Option(names = "--redis-address", paramLabel = "HOST:PORT",
+      description = "a redis-server already running (started by the caller, with room for 2N + 1 clients and a deep"
+          + " accept queue) to use instead of starting one")
+  String redisAddress;
+
   public static void main(String[] args) {
     System.exit(new CommandLine(new PeersBenchmark()).execute(args));
   }
@@ -138,8 +143,10 @@ public final class PeersBenchmark implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     validate();
-    Path binary = redisServer != null ? redisServer : ServerBinaries.find(RedisServerProcess.BINARY);
-    if (binary == null) {
+    java.net.InetSocketAddress external = externalRedis();
+    Path binary = external != null ? null
+        : redisServer != null ? redisServer : ServerBinaries.find(RedisServerProcess.BINARY);
+    if (external == null && binary == null) {
       throw new CommandLine.ParameterException(new CommandLine(this),
           ServerBinaries.missingMessage(RedisServerProcess.BINARY, RedisServerProcess.DEBIAN_PACKAGE));
     }
@@ -157,22 +164,24 @@ public final class PeersBenchmark implements Callable<Integer> {
     int backlog = CostMeter.somaxconn();
     List<String> redisOptions = List.of("--maxclients", Integer.toString(Math.max(maxN * 2 + 1, 128)),
         "--tcp-backlog", Integer.toString(backlog));
-    try (RedisServerProcess redis = RedisServerProcess.start(binary, redisOptions);
-         ServerIncrCounter counter = new ServerIncrCounter(redis.address());
+    try (RedisServerProcess redis = external != null ? null : RedisServerProcess.start(binary, redisOptions);
+         ServerIncrCounter counter = new ServerIncrCounter(external != null ? external : redis.address());
          CostMeter probe = new CostMeter()) {
+      java.net.InetSocketAddress redisAt = external != null ? external : redis.address();
       for (String id : clients) {
         chosen.add(CLIENTS.get(id).get());
       }
-      environment(environment, counter.serverVersion() + " " + String.join(" ", redisOptions), descriptors);
+      environment(environment, counter.serverVersion() + (external != null ? " at " + external + ", started by the caller"
+          : " " + String.join(" ", redisOptions)), descriptors);
       System.out.println("# peers: " + environment);
       for (int n : sessions) {
-        PeerWorkload run = workload(redis.address(), n, roundTrips, keepaliveMaxRoundTrips);
+        PeerWorkload run = workload(redisAt, n, roundTrips, keepaliveMaxRoundTrips);
         String tooFewDescriptors = descriptors > 0 && n + SPARE_DESCRIPTORS > descriptors
             ? "N=" + n + " needs an open-file limit of at least " + (n + SPARE_DESCRIPTORS) + " (ulimit -n), this JVM has "
                 + descriptors
             : null;
         if (warmupRoundTrips > 0 && tooFewDescriptors == null) {
-          PeerWorkload warmup = workload(redis.address(), n, warmupRoundTrips, warmupRoundTrips);
+          PeerWorkload warmup = workload(redisAt, n, warmupRoundTrips, warmupRoundTrips);
           for (int w = 1; w <= warmupRuns; w++) {
             for (PeerClient client : chosen) {
               if (client.unavailableReason(warmup) == null) {
@@ -239,6 +248,24 @@ public final class PeersBenchmark implements Callable<Integer> {
     }
     int perSession = (int) Math.max(1L, Math.min(keepaliveRequests, keepAliveRoundTrips / n));
     return new PeerWorkload(redis, n, n, perSession, keys, timeoutSeconds, TimeUnit.SECONDS);
+  }
+
+  /** The --redis-address, or null to start a redis-server. */
+  private java.net.InetSocketAddress externalRedis() {
+    if (redisAddress == null) {
+      return null;
+    }
+    int colon = redisAddress.lastIndexOf(':');
+    try {
+      if (colon > 0) {
+        return new java.net.InetSocketAddress(redisAddress.substring(0, colon),
+            Integer.parseInt(redisAddress.substring(colon + 1)));
+      }
+    } catch (IllegalArgumentException e) {
+      // Said below.
+    }
+    throw new CommandLine.ParameterException(new CommandLine(this), "--redis-address: HOST:PORT, not '" + redisAddress
+        + "'");
   }
 
   private void validate() {
