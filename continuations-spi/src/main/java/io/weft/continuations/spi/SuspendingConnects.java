@@ -45,10 +45,11 @@ public final class SuspendingConnects {
     String what = "connect to " + remote;
     long wait = Deadlines.waitNanos(timeout, start, what);
     S state = core.register(remote);
+    F future = null;
     try {
       // The library's I/O threads outside a session refuse at once, before the connect is issued.
       state.checkMaySuspend("a connect");
-      F future = core.startConnect(remote, state);
+      future = core.startConnect(remote, state);
       if (!waits.awaitDone(state, future, wait, what)) {
         core.cancelConnect(future);
         throw Deadlines.timedOut(timeout, start, wait, what);
@@ -59,6 +60,11 @@ public final class SuspendingConnects {
       }
       return transport;
     } catch (IOException | RuntimeException e) {
+      if (future != null && !state.isDone(future)) {
+        // Ended before it connected (the session's deadline, its cancel, the connector's close):
+        // the connect is cancelled too, so its socket does not stay in SYN_SENT for minutes.
+        core.cancelConnect(future);
+      }
       core.abandon(state, "connect failed: " + e);
       throw e;
     }

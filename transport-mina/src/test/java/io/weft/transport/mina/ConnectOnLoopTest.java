@@ -152,6 +152,34 @@ class ConnectOnLoopTest {
   }
 
   @Test
+  void cancellingTheRunEndsAConnectFromTheLoopAndClosesItsSocket() throws Exception {
+    OpenConnectionsServer server = closeLater(new OpenConnectionsServer());
+    FullBacklog full = closeLater(new FullBacklog());
+    SuspendingMinaConnector connector = connector(null);
+    RunResult<String> result;
+    try (SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(1)).connector(connector)
+        .address(server.address()).maxInFlight(1).timeout(TIMEOUT).instrument(CLIENT).build()) {
+      CompletableFuture<RunResult<String>> run = CompletableFuture.supplyAsync(() -> {
+        try {
+          return runner.run(ConnectFromLoopTask.class, 1, connector, full.address(), LONG_MILLIS, false);
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      });
+      awaitTrue(() -> synSentTo(full.port()) == 1, "the connect from the loop never reached SYN_SENT");
+      // The session ends before its connect does (as at its deadline): the runner's cancel.
+      runner.cancel();
+      result = run.get(60, TimeUnit.SECONDS);
+    }
+    Outcome<String> o = result.outcomes().get(0);
+    String told = o.status() == Outcome.Status.SUCCEEDED ? o.value() : String.valueOf(o.failure());
+    assertTrue(connector.mina().loopConnects() >= 1, "no connect made on the processor; the session: " + told);
+    // The connect ended with its session: its socket closed, not left retrying its SYN for minutes.
+    awaitTrue(() -> synSentTo(full.port()) == 0, "the connect's socket is still in SYN_SENT after the run's cancel ("
+        + told + ")");
+  }
+
+  @Test
   void tlsFromTheLoopConnectsAndFailsAsElsewhere() throws Exception {
     TestPki pki = TestPki.create("Weft test CA");
     TlsSettings trusting = TlsSettings.builder().context(pki.clientContext()).build();

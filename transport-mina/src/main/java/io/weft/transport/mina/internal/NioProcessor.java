@@ -7,6 +7,7 @@ import java.net.SocketException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.mina.core.buffer.IoBuffer;
 import org.apache.mina.core.filterchain.DefaultIoFilterChain;
 import org.apache.mina.core.filterchain.IoFilter;
@@ -110,7 +111,8 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
    * connected session before any event, the filter chain built, and the session reported
    * created (its connect future completed by MINA's tail filter as it opens). A connect that
    * fails (refused, unreachable) completes the future with the channel's exception, as MINA's
-   * connector does; one cancelled (see {@link LoopConnect#cancel}) closes its channel.
+   * connector does; one cancelled (see {@link LoopConnect#cancel}) closes its channel, or, if this processor
+   * was already making the session live, the session.
    *
    * @return the connect's future, completed on this thread
    */
@@ -134,10 +136,16 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
       // its selects: the next select sees both.
       super.init(session);
       if (connected) {
+        // Nobody else has the future yet: the claim is this thread's.
+        future.claim();
         opened(session, future);
       } else {
         session.setAttribute(CONNECTING, future);
         channel.keyFor(selector).interestOps(SelectionKey.OP_CONNECT);
+        Hooks h = hooks;
+        if (h != null) {
+          h.watching(session, future);
+        }
       }
       return future;
     } catch (Exception e) {
@@ -154,31 +162,73 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
   }
 
   /**
-   * A connect this processor's selector watches. Cancelled (its wait ran out), it closes its
-   * channel, from whichever thread: the JDK cancels the channel's key, so the selector never
-   * reports it again, and the session was never made live.
+   * A connect this processor's selector watches. Its session is claimed once, by whichever comes
+   * first: this processor, as the connect ends, to make the session live; or a cancel (the
+   * connect's wait ran out), to close its channel. A cancel that wins closes the channel, from
+   * whichever thread (the JDK cancels the channel's key, so the selector never reports it again,
+   * and the session is never made live). A cancel that comes after the processor's claim, while
+   * the processor makes the session live on its own thread, never closes the channel under it (its
+   * key cancelled under {@code interestOps}, or a session made live with a cancelled key, which
+   * MINA would never end): it closes the session as MINA's connector does a cancelled connect's
+   * ({@code closeNow}), which hands the close to this processor, after the session is live, in
+   * the same turn of its loop; the session then ends as any session does (its end reported).
    */
   static final class LoopConnect extends DefaultConnectFuture {
     private final NioSession session;
     private final IoSessionInitializer<ConnectFuture> initializer;
+    private final AtomicBoolean claimed = new AtomicBoolean();
 
     LoopConnect(NioSession session, IoSessionInitializer<ConnectFuture> initializer) {
       this.session = session;
       this.initializer = initializer;
     }
 
+    /** Claims the session, for the processor or a cancel: true for the first caller only. */
+    boolean claim() {
+      return claimed.compareAndSet(false, true);
+    }
+
     @Override
     public boolean cancel() {
       boolean cancelled = super.cancel();
       if (cancelled) {
-        try {
-          session.getChannel().close();
-        } catch (IOException e) {
-          LOG.debug("closing the cancelled connect of {} failed", session, e);
+        if (claim()) {
+          try {
+            session.getChannel().close();
+          } catch (IOException e) {
+            LOG.debug("closing the cancelled connect of {} failed", session, e);
+          }
+        } else {
+          session.closeNow();
         }
+      }
+      Hooks h = hooks;
+      if (h != null) {
+        h.cancelled(session, this);
       }
       return cancelled;
     }
+  }
+
+  /**
+   * For tests: called at the points of a connect this processor's selector watches where another
+   * thread's cancel may meet it. Null but in tests.
+   */
+  static volatile Hooks hooks;
+
+  /** See {@link #hooks}. */
+  interface Hooks {
+    /**
+     * On the processor's thread: the connect has ended and the processor has claimed its session
+     * (or, before the claim was taken, found a cancel's), before the session is made live.
+     */
+    void finishing(NioSession session, ConnectFuture future);
+
+    /** On the processor's thread: the connect is under way, its channel watched by the selector. */
+    void watching(NioSession session, ConnectFuture future);
+
+    /** On the cancelling thread: a cancel of the connect has done all it does. */
+    void cancelled(NioSession session, ConnectFuture future);
   }
 
   /**
@@ -222,12 +272,19 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
       return;
     }
     session.removeAttribute(CONNECTING);
-    if (future.isCanceled()) {
-      // Cancelled from another thread after the selector saw the connect end.
+    boolean claimed = future.claim();
+    Hooks h = hooks;
+    if (h != null) {
+      h.finishing(session, future);
+    }
+    if (!claimed) {
+      // Cancelled from another thread after the selector saw the connect end: that cancel
+      // closes the channel (its key with it), if it has not yet.
       key.cancel();
       closeQuietly(channel);
       return;
     }
+    // Claimed: a cancel from now on leaves the channel and its key to this thread.
     key.interestOps(SelectionKey.OP_READ);
     opened(session, future);
   }
