@@ -381,12 +381,28 @@ public final class PeersBenchmark implements Callable<Integer> {
     CostMeter.Reading start = client.inProcess() ? probe.start() : null;
     ClientRun run = client.run(warmup);
     CostMeter.Figures figures = start != null ? probe.end(start) : null;
+    return warmupLine(n, w, warmupRuns, client.label(), warmup.roundTrips(), run,
+        figures != null ? figures.cpuNanos : -1L);
+  }
+
+  /**
+   * A warm-up's line: its rt/s and CPU per round trip and, if it did not run clean, its failed
+   * sessions and their first failure, or the round trips it fell short by (a warm-up that failed
+   * warmed up less than its figures suggest, and may say why the rounds will fail too).
+   */
+  static String warmupLine(int n, int w, int runs, String label, long expectedRoundTrips, ClientRun run,
+      long cpuNanos) {
     long done = run.completedRoundTrips;
     String speed = run.wallNanos > 0 ? String.format(Locale.ROOT, "%,.0f rt/s", done * 1e9 / run.wallNanos) : "- rt/s";
-    String cpu = figures != null && done > 0 && figures.cpuNanos >= 0
-        ? String.format(Locale.ROOT, "CPU %.2f µs/rt", figures.cpuNanos / 1000.0 / done) : "CPU -";
-    return String.format(Locale.ROOT, "# N=%,d warm-up %d/%d %-20s %s, %s", n, w, warmupRuns, client.label(), speed,
-        cpu);
+    String cpu = cpuNanos >= 0 && done > 0
+        ? String.format(Locale.ROOT, "CPU %.2f µs/rt", cpuNanos / 1000.0 / done) : "CPU -";
+    String line = String.format(Locale.ROOT, "# N=%,d warm-up %d/%d %-20s %s, %s", n, w, runs, label, speed, cpu);
+    if (run.failedSessions > 0) {
+      line += String.format(Locale.ROOT, "; %,d sessions FAILED, first: %s", run.failedSessions, run.firstFailure);
+    } else if (done < expectedRoundTrips) {
+      line += String.format(Locale.ROOT, "; INCOMPLETE: %,d of %,d round trips", done, expectedRoundTrips);
+    }
+    return line;
   }
 
   private static String line(PeersRow r) {

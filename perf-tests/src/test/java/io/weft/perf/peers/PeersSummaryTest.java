@@ -26,6 +26,19 @@ class PeersSummaryTest {
   }
 
   @Test
+  void aWarmUpLineSaysWhatFailed() {
+    ClientRun clean = ClientRun.external(1_000, 0, null, 1_000_000_000L, 1.0, 2.0, -1L, -1L);
+    assertEquals("# N=10 warm-up 1/3 netty                1,000 rt/s, CPU 5.00 µs/rt",
+        PeersBenchmark.warmupLine(10, 1, 3, "netty", 1_000, clean, 5_000_000L));
+    ClientRun failed = ClientRun.external(400, 2, "ConnectException: refused", 1_000_000_000L, 1.0, 2.0, -1L, -1L);
+    assertEquals("# N=10 warm-up 2/3 netty                400 rt/s, CPU -; 2 sessions FAILED, first: ConnectException: refused",
+        PeersBenchmark.warmupLine(10, 2, 3, "netty", 1_000, failed, -1L));
+    ClientRun short_ = ClientRun.external(999, 0, null, 1_000_000_000L, 1.0, 2.0, -1L, -1L);
+    assertEquals("# N=10 warm-up 3/3 netty                999 rt/s, CPU -; INCOMPLETE: 999 of 1,000 round trips",
+        PeersBenchmark.warmupLine(10, 3, 3, "netty", 1_000, short_, -1L));
+  }
+
+  @Test
   void theSpreadIsTheCleanRoundsRangeOverTheirMedian() {
     List<PeersRow> rows = List.of(
         row(100, 1, ClientLabels.NETTY, 90.0, 10.0, 50.0),
