@@ -12,7 +12,10 @@ import org.apache.commons.javaflow.api.continuable;
 /**
  * The connect of a suspending connector: the steps of transport-api's {@link ConnectorCore}, the
  * same as its blocking connect, with waits that suspend the running continuation (and block off
- * one) through {@link SuspendingWaits}: the connect's future, then, with TLS, the handshake.
+ * one) through {@link SuspendingWaits}: the connect's future, then, with TLS, the handshake. A
+ * connect that runs out of time, or that its session ends before it has connected (the session's
+ * cancel or deadline, the connector's close), is cancelled, so the library closes its socket
+ * rather than leave it retrying its SYN for minutes.
  * Rewritten by this module's build.
  */
 public final class SuspendingConnects {
