@@ -111,8 +111,7 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
    * connected session before any event, the filter chain built, and the session reported
    * created (its connect future completed by MINA's tail filter as it opens). A connect that
    * fails (refused, unreachable) completes the future with the channel's exception, as MINA's
-   * connector does; one cancelled (see {@link LoopConnect#cancel}) closes its channel, or, if this processor
-   * was already making the session live, the session.
+   * connector does; one cancelled (see {@link LoopConnect#cancel}) is closed by this processor.
    *
    * @return the connect's future, completed on this thread
    */
@@ -163,15 +162,18 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
 
   /**
    * A connect this processor's selector watches. Its session is claimed once, by whichever comes
-   * first: this processor, as the connect ends, to make the session live; or a cancel (the
-   * connect's wait ran out), to close its channel. A cancel that wins closes the channel, from
-   * whichever thread (the JDK cancels the channel's key, so the selector never reports it again,
-   * and the session is never made live). A cancel that comes after the processor's claim, while
-   * the processor makes the session live on its own thread, never closes the channel under it (its
-   * key cancelled under {@code interestOps}, or a session made live with a cancelled key, which
-   * MINA would never end): it closes the session as MINA's connector does a cancelled connect's
-   * ({@code closeNow}), which hands the close to this processor, after the session is live, in
-   * the same turn of its loop; the session then ends as any session does (its end reported).
+   * first: this processor, as the selector reports the connect ended, to make the session live; or
+   * a cancel (the connect's wait ran out, or its session ended first), so that it never is. Either
+   * way a cancel closes the session as MINA's connector closes a cancelled connect's
+   * ({@code closeNow}), which hands the close to this processor's own thread: the channel is only
+   * ever closed there, never from the cancelling thread under the processor (which could cancel
+   * the channel's key between the processor's look at it and its use: a
+   * {@code CancelledKeyException} out of the processor's loop, which MINA reports and then sleeps
+   * a second for, every session of the processor waiting; or a session made live with a cancelled
+   * key, which MINA would never end). The processor closes it at the end of its loop's current or
+   * next turn: a session it had claimed, after making it live, ending as any session does (its end
+   * reported to its state); one it had not, never made live, its channel closed (its socket
+   * leaves SYN_SENT).
    */
   static final class LoopConnect extends DefaultConnectFuture {
     private final NioSession session;
@@ -192,15 +194,9 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
     public boolean cancel() {
       boolean cancelled = super.cancel();
       if (cancelled) {
-        if (claim()) {
-          try {
-            session.getChannel().close();
-          } catch (IOException e) {
-            LOG.debug("closing the cancelled connect of {} failed", session, e);
-          }
-        } else {
-          session.closeNow();
-        }
+        // Taken first, the processor will not make the session live; else it is making it live.
+        claim();
+        session.closeNow();
       }
       Hooks h = hooks;
       if (h != null) {
@@ -278,8 +274,8 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
       h.finishing(session, future);
     }
     if (!claimed) {
-      // Cancelled from another thread after the selector saw the connect end: that cancel
-      // closes the channel (its key with it), if it has not yet.
+      // Cancelled from another thread before this thread claimed it: never made live. Closed
+      // here; the close that cancel queued then finds its key cancelled and skips it.
       key.cancel();
       closeQuietly(channel);
       return;
