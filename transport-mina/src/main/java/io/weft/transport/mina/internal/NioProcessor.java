@@ -163,17 +163,18 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
   /**
    * A connect this processor's selector watches. Its session is claimed once, by whichever comes
    * first: this processor, as the selector reports the connect ended, to make the session live; or
-   * a cancel (the connect's wait ran out, or its session ended first), so that it never is. Either
-   * way a cancel closes the session as MINA's connector closes a cancelled connect's
-   * ({@code closeNow}), which hands the close to this processor's own thread: the channel is only
-   * ever closed there, never from the cancelling thread under the processor (which could cancel
-   * the channel's key between the processor's look at it and its use: a
-   * {@code CancelledKeyException} out of the processor's loop, which MINA reports and then sleeps
-   * a second for, every session of the processor waiting; or a session made live with a cancelled
-   * key, which MINA would never end). The processor closes it at the end of its loop's current or
-   * next turn: a session it had claimed, after making it live, ending as any session does (its end
-   * reported to its state); one it had not, never made live, its channel closed (its socket
-   * leaves SYN_SENT).
+   * a cancel (the connect's wait ran out, or its session ended first), so that it never is. The
+   * channel is only ever closed on the processor's own thread, never by the cancelling thread
+   * under the processor (that could cancel the channel's key between the processor's look at it
+   * and its use: a {@code CancelledKeyException} out of the processor's loop, which MINA reports
+   * and then sleeps a second for, every session of the processor waiting; or a session made live
+   * with a cancelled key, which MINA would never end). A cancel that takes the claim closes the
+   * session as MINA's connector closes a cancelled connect's ({@code closeNow}): the close goes to
+   * the processor, which closes the channel at the end of its loop's current or next turn (its
+   * socket leaves SYN_SENT), the session never made live. A cancel that comes after the
+   * processor's claim leaves the session to the processor, which, having made it live, finds its
+   * future cancelled and closes it, on its own thread (see {@link #opened}): it then ends as any
+   * session does, its end reported to its state.
    */
   static final class LoopConnect extends DefaultConnectFuture {
     private final NioSession session;
@@ -193,9 +194,8 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
     @Override
     public boolean cancel() {
       boolean cancelled = super.cancel();
-      if (cancelled) {
-        // Taken first, the processor will not make the session live; else it is making it live.
-        claim();
+      if (cancelled && claim()) {
+        // The processor will not make it live: its chain is empty, nothing else touches it.
         session.closeNow();
       }
       Hooks h = hooks;
@@ -307,6 +307,12 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
       AbstractIoService service = (AbstractIoService) session.getService();
       service.getFilterChainBuilder().buildFilterChain(session.getFilterChain());
       service.getListeners().fireSessionCreated(session);
+      if (future.isCanceled()) {
+        // Cancelled after this thread had claimed it, so before MINA's tail filter completed the
+        // future as the session opened: ended as MINA's connector ends a cancelled connect's
+        // session. Its removal, later in this turn of the loop, reports its end.
+        session.closeNow();
+      }
     } catch (Exception e) {
       // As MINA's adding of a session: reported, the channel closed; and the future told.
       ExceptionMonitor.getInstance().exceptionCaught(e);
