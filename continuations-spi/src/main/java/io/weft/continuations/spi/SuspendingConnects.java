@@ -12,7 +12,10 @@ import org.apache.commons.javaflow.api.continuable;
 /**
  * The connect of a suspending connector: the steps of transport-api's {@link ConnectorCore}, the
  * same as its blocking connect, with waits that suspend the running continuation (and block off
- * one) through {@link SuspendingWaits}: the connect's future, then, with TLS, the handshake.
+ * one) through {@link SuspendingWaits}: the connect's future, then, with TLS, the handshake. A
+ * connect that runs out of time, or that its session ends before it has connected (the session's
+ * cancel or deadline, the connector's close), is cancelled, so the library closes its socket
+ * rather than leave it retrying its SYN for minutes.
  * Rewritten by this module's build.
  */
 public final class SuspendingConnects {
@@ -45,10 +48,11 @@ public final class SuspendingConnects {
     String what = "connect to " + remote;
     long wait = Deadlines.waitNanos(timeout, start, what);
     S state = core.register(remote);
+    F future = null;
     try {
       // The library's I/O threads outside a session refuse at once, before the connect is issued.
       state.checkMaySuspend("a connect");
-      F future = core.startConnect(remote, state);
+      future = core.startConnect(remote, state);
       if (!waits.awaitDone(state, future, wait, what)) {
         core.cancelConnect(future);
         throw Deadlines.timedOut(timeout, start, wait, what);
@@ -59,6 +63,11 @@ public final class SuspendingConnects {
       }
       return transport;
     } catch (IOException | RuntimeException e) {
+      if (future != null && !state.isDone(future)) {
+        // Ended before it connected (the session's deadline, its cancel, the connector's close):
+        // the connect is cancelled too, so its socket does not stay in SYN_SENT for minutes.
+        core.cancelConnect(future);
+      }
       core.abandon(state, "connect failed: " + e);
       throw e;
     }

@@ -86,6 +86,12 @@ public final class PeersBenchmark implements Callable<Integer> {
           + " (default: ${DEFAULT-VALUE})")
   long warmupRoundTrips;
 
+  @Option(names = "--warmup-runs", defaultValue = "1",
+      description = "warm-up runs of each client at each N before the rounds, each printed with its rt/s and CPU/rt"
+          + " so that the JIT's settling shows; more of them for figures that compare between builds"
+          + " (default: ${DEFAULT-VALUE})")
+  int warmupRuns;
+
   @Option(names = "--requests", defaultValue = "20",
       description = "sequential INCRs per session (default: ${DEFAULT-VALUE})")
   int requests;
@@ -125,6 +131,11 @@ public final class PeersBenchmark implements Callable<Integer> {
   @Option(names = "--redis-server", description = "the redis-server binary (default: found on PATH)")
   Path redisServer;
 
+  @Option(names = "--redis-address", paramLabel = "HOST:PORT",
+      description = "a redis-server already running (started by the caller, with room for 2N + 1 clients and a deep"
+          + " accept queue) to use instead of starting one")
+  String redisAddress;
+
   public static void main(String[] args) {
     System.exit(new CommandLine(new PeersBenchmark()).execute(args));
   }
@@ -132,8 +143,10 @@ public final class PeersBenchmark implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     validate();
-    Path binary = redisServer != null ? redisServer : ServerBinaries.find(RedisServerProcess.BINARY);
-    if (binary == null) {
+    java.net.InetSocketAddress external = externalRedis();
+    Path binary = external != null ? null
+        : redisServer != null ? redisServer : ServerBinaries.find(RedisServerProcess.BINARY);
+    if (external == null && binary == null) {
       throw new CommandLine.ParameterException(new CommandLine(this),
           ServerBinaries.missingMessage(RedisServerProcess.BINARY, RedisServerProcess.DEBIAN_PACKAGE));
     }
@@ -151,26 +164,29 @@ public final class PeersBenchmark implements Callable<Integer> {
     int backlog = CostMeter.somaxconn();
     List<String> redisOptions = List.of("--maxclients", Integer.toString(Math.max(maxN * 2 + 1, 128)),
         "--tcp-backlog", Integer.toString(backlog));
-    try (RedisServerProcess redis = RedisServerProcess.start(binary, redisOptions);
-         ServerIncrCounter counter = new ServerIncrCounter(redis.address());
+    try (RedisServerProcess redis = external != null ? null : RedisServerProcess.start(binary, redisOptions);
+         ServerIncrCounter counter = new ServerIncrCounter(external != null ? external : redis.address());
          CostMeter probe = new CostMeter()) {
+      java.net.InetSocketAddress redisAt = external != null ? external : redis.address();
       for (String id : clients) {
         chosen.add(CLIENTS.get(id).get());
       }
-      environment(environment, counter.serverVersion() + " " + String.join(" ", redisOptions), descriptors);
+      environment(environment, counter.serverVersion() + (external != null ? " at " + external + ", started by the caller"
+          : " " + String.join(" ", redisOptions)), descriptors);
       System.out.println("# peers: " + environment);
       for (int n : sessions) {
-        PeerWorkload run = workload(redis.address(), n, roundTrips, keepaliveMaxRoundTrips);
+        PeerWorkload run = workload(redisAt, n, roundTrips, keepaliveMaxRoundTrips);
         String tooFewDescriptors = descriptors > 0 && n + SPARE_DESCRIPTORS > descriptors
             ? "N=" + n + " needs an open-file limit of at least " + (n + SPARE_DESCRIPTORS) + " (ulimit -n), this JVM has "
                 + descriptors
             : null;
         if (warmupRoundTrips > 0 && tooFewDescriptors == null) {
-          PeerWorkload warmup = workload(redis.address(), n, warmupRoundTrips, warmupRoundTrips);
-          for (PeerClient client : chosen) {
-            if (client.unavailableReason(warmup) == null) {
-              System.out.printf(Locale.ROOT, "# N=%,d warm-up %s%n", n, client.label());
-              client.run(warmup);
+          PeerWorkload warmup = workload(redisAt, n, warmupRoundTrips, warmupRoundTrips);
+          for (int w = 1; w <= warmupRuns; w++) {
+            for (PeerClient client : chosen) {
+              if (client.unavailableReason(warmup) == null) {
+                System.out.println(warmupLine(n, w, client, warmup, probe));
+              }
             }
           }
         }
@@ -234,15 +250,34 @@ public final class PeersBenchmark implements Callable<Integer> {
     return new PeerWorkload(redis, n, n, perSession, keys, timeoutSeconds, TimeUnit.SECONDS);
   }
 
+  /** The --redis-address, or null to start a redis-server. */
+  private java.net.InetSocketAddress externalRedis() {
+    if (redisAddress == null) {
+      return null;
+    }
+    int colon = redisAddress.lastIndexOf(':');
+    try {
+      if (colon > 0) {
+        return new java.net.InetSocketAddress(redisAddress.substring(0, colon),
+            Integer.parseInt(redisAddress.substring(colon + 1)));
+      }
+    } catch (IllegalArgumentException e) {
+      // Said below.
+    }
+    throw new CommandLine.ParameterException(new CommandLine(this), "--redis-address: HOST:PORT, not '" + redisAddress
+        + "'");
+  }
+
   private void validate() {
     CommandLine cl = new CommandLine(this);
     if (!"reconnect".equals(workload) && !keepAlive()) {
       throw new CommandLine.ParameterException(cl, "--workload: reconnect or keepalive, not '" + workload + "'");
     }
-    if (sessions.isEmpty() || rounds < 1 || roundTrips < 1 || warmupRoundTrips < 0 || requests < 1 || keys < 1
+    if (sessions.isEmpty() || rounds < 1 || roundTrips < 1 || warmupRoundTrips < 0 || warmupRuns < 1 || requests < 1
+        || keys < 1
         || timeoutSeconds < 1 || keepaliveRequests < 1 || keepaliveMaxRoundTrips < 1) {
-      throw new CommandLine.ParameterException(cl, "--sessions, --rounds, --round-trips, --requests, --keys and"
-          + " --timeout-s must be positive, --warmup-round-trips at least 0");
+      throw new CommandLine.ParameterException(cl, "--sessions, --rounds, --round-trips, --warmup-runs, --requests,"
+          + " --keys and --timeout-s must be positive, --warmup-round-trips at least 0");
     }
     for (int n : sessions) {
       if (n < 1) {
@@ -341,6 +376,35 @@ public final class PeersBenchmark implements Callable<Integer> {
     return row;
   }
 
+  /** Runs one warm-up of {@code client}; says how fast and at what CPU cost, to show the JIT settling. */
+  private String warmupLine(int n, int w, PeerClient client, PeerWorkload warmup, CostMeter probe) throws Exception {
+    CostMeter.Reading start = client.inProcess() ? probe.start() : null;
+    ClientRun run = client.run(warmup);
+    CostMeter.Figures figures = start != null ? probe.end(start) : null;
+    return warmupLine(n, w, warmupRuns, client.label(), warmup.roundTrips(), run,
+        figures != null ? figures.cpuNanos : -1L);
+  }
+
+  /**
+   * A warm-up's line: its rt/s and CPU per round trip and, if it did not run clean, its failed
+   * sessions and their first failure, or the round trips it fell short by (a warm-up that failed
+   * warmed up less than its figures suggest, and may say why the rounds will fail too).
+   */
+  static String warmupLine(int n, int w, int runs, String label, long expectedRoundTrips, ClientRun run,
+      long cpuNanos) {
+    long done = run.completedRoundTrips;
+    String speed = run.wallNanos > 0 ? String.format(Locale.ROOT, "%,.0f rt/s", done * 1e9 / run.wallNanos) : "- rt/s";
+    String cpu = cpuNanos >= 0 && done > 0
+        ? String.format(Locale.ROOT, "CPU %.2f µs/rt", cpuNanos / 1000.0 / done) : "CPU -";
+    String line = String.format(Locale.ROOT, "# N=%,d warm-up %d/%d %-20s %s, %s", n, w, runs, label, speed, cpu);
+    if (run.failedSessions > 0) {
+      line += String.format(Locale.ROOT, "; %,d sessions FAILED, first: %s", run.failedSessions, run.firstFailure);
+    } else if (done < expectedRoundTrips) {
+      line += String.format(Locale.ROOT, "; INCOMPLETE: %,d of %,d round trips", done, expectedRoundTrips);
+    }
+    return line;
+  }
+
   private static String line(PeersRow r) {
     if (PeersRow.SKIPPED.equals(r.status)) {
       return String.format(Locale.ROOT, "# N=%,d round %d %-20s skipped: %s", r.sessions, r.round, r.client, r.note);
@@ -384,8 +448,8 @@ public final class PeersBenchmark implements Callable<Integer> {
     } else {
       env.put("workload", String.format(Locale.ROOT, "reconnect: N sessions in flight, each a new connection doing %d"
           + " sequential INCRs (no pipelining) of peers:<session mod %d>; %,d round trips per run (%,d warm-up per"
-          + " client and N); %d rounds, clients in rotating order", requests, keys, roundTrips, warmupRoundTrips,
-          rounds));
+          + " client and N, %d time(s)); %d rounds, clients in rotating order", requests, keys, roundTrips,
+          warmupRoundTrips, warmupRuns, rounds));
     }
     env.put("load average at start", CostMeter.loadAverage());
   }

@@ -96,6 +96,14 @@ final class PeersFiles {
           .append(" | ").append(m.cleanRounds).append('/').append(m.rounds)
           .append(" | ").append(m.note == null ? "" : escape(m.note)).append(" |\n");
     }
+    md.append("\n## Spread over the rounds\n\n(largest - smallest) / median of the clean rounds, in %: a"
+        + " difference between two clients, or two builds, smaller than this is noise.\n\n");
+    md.append("| N | client | rt/s spread % | CPU/rt spread % |\n|---:|---|---:|---:|\n");
+    for (PeersSummary.Median m : summary.medians) {
+      md.append("| ").append(String.format(Locale.ROOT, "%,d", m.sessions)).append(" | ").append(m.client)
+          .append(" | ").append(num(m.roundTripsPerSecondSpreadPct, "%.1f"))
+          .append(" | ").append(num(m.cpuSpreadPct, "%.1f")).append(" |\n");
+    }
     md.append("\n## Ratios within a round (median over the rounds; per round in brackets)\n\n");
     md.append("| N | ratio | of | median | per round |\n|---:|---|---|---:|---|\n");
     for (PeersSummary.Ratio r : summary.ratios) {

@@ -78,6 +78,10 @@ final class PeersSummary {
     @JsonProperty("p99_us") public Double p99Micros;
     @JsonProperty("cpu_us_per_rt") public Double cpuMicrosPerRoundTrip;
     @JsonProperty("context_switches_per_rt") public Double contextSwitchesPerRoundTrip;
+    /** (largest - smallest) / median of the clean rounds' round trips/s, in %; null below two rounds. */
+    @JsonProperty("round_trips_per_s_spread_pct") public Double roundTripsPerSecondSpreadPct;
+    /** The same for CPU per round trip. */
+    @JsonProperty("cpu_us_per_rt_spread_pct") public Double cpuSpreadPct;
     @JsonProperty("peak_heap_after_gc_mb") public Double peakHeapAfterGcMb;
     @JsonProperty("peak_threads") public Double peakThreads;
     /** Why rounds are missing (the first skip or failure), or null. */
@@ -137,6 +141,8 @@ final class PeersSummary {
     m.p99Micros = median(clean, r -> r.p99Micros);
     m.cpuMicrosPerRoundTrip = median(clean, r -> r.cpuMicrosPerRoundTrip);
     m.contextSwitchesPerRoundTrip = median(clean, r -> r.contextSwitchesPerRoundTrip);
+    m.roundTripsPerSecondSpreadPct = spreadPct(clean, r -> r.roundTripsPerSecond);
+    m.cpuSpreadPct = spreadPct(clean, r -> r.cpuMicrosPerRoundTrip);
     m.peakHeapAfterGcMb = median(clean, r -> r.peakHeapAfterGcMb);
     m.peakThreads = median(clean, r -> r.peakThreads == null ? null : r.peakThreads.doubleValue());
     return m;
@@ -190,6 +196,26 @@ final class PeersSummary {
       }
     }
     return median(values);
+  }
+
+  /**
+   * How far apart the rounds' figures are: (largest - smallest) / median, in %, over the rows
+   * that have the figure; null for fewer than two. What a before/after difference must exceed
+   * to mean anything.
+   */
+  static Double spreadPct(List<PeersRow> rows, Function<PeersRow, Double> figure) {
+    List<Double> values = new ArrayList<>();
+    for (PeersRow r : rows) {
+      Double v = figure.apply(r);
+      if (v != null) {
+        values.add(v);
+      }
+    }
+    Double median = median(values);
+    if (values.size() < 2 || median == null || median == 0.0) {
+      return null;
+    }
+    return (Collections.max(values) - Collections.min(values)) / median * 100.0;
   }
 
   /** The median; the mean of the middle two for an even count; null for none. */

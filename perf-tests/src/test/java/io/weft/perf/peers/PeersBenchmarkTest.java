@@ -88,6 +88,28 @@ class PeersBenchmarkTest {
   }
 
   @Test
+  void aRedisStartedByTheCallerIsUsedAndLeftRunning() throws Exception {
+    requireBinary(RedisServerProcess.BINARY, RedisServerProcess.DEBIAN_PACKAGE);
+
+    try (RedisServerProcess redis = RedisServerProcess.start(ServerBinaries.find(RedisServerProcess.BINARY),
+        List.of("--maxclients", "128"));
+         ServerIncrCounter counter = new ServerIncrCounter(redis.address())) {
+      long before = counter.incrCalls();
+      int exit = new CommandLine(new PeersBenchmark()).execute("--sessions", "10", "--rounds", "2",
+          "--round-trips", "400", "--warmup-round-trips", "200", "--warmup-runs", "2", "--clients", "cont1-p1,netty",
+          "--redis-address", redis.address().getHostString() + ":" + redis.address().getPort(), "--timeout-s", "60",
+          "--out", out.toString());
+
+      assertEquals(0, exit, "exit status");
+      // 2 clients x (2 warm-ups of 200 + 2 rounds of 400), all served by this server, which still answers.
+      assertEquals(2 * (2 * 200 + 2 * 400), counter.incrCalls() - before, "INCRs the caller's server served");
+      String md = Files.readString(out.resolve(PeersFiles.MARKDOWN));
+      assertTrue(md.contains("started by the caller"), "the environment says whose server it was");
+      assertTrue(md.contains("## Spread over the rounds"), md);
+    }
+  }
+
+  @Test
   void keepAliveRunsEachSessionOnOneConnectionForItsRequests() throws Exception {
     requireBinary(RedisServerProcess.BINARY, RedisServerProcess.DEBIAN_PACKAGE);
 

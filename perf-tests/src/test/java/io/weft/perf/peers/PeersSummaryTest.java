@@ -26,6 +26,37 @@ class PeersSummaryTest {
   }
 
   @Test
+  void aWarmUpLineSaysWhatFailed() {
+    ClientRun clean = ClientRun.external(1_000, 0, null, 1_000_000_000L, 1.0, 2.0, -1L, -1L);
+    assertEquals("# N=10 warm-up 1/3 netty                1,000 rt/s, CPU 5.00 µs/rt",
+        PeersBenchmark.warmupLine(10, 1, 3, "netty", 1_000, clean, 5_000_000L));
+    ClientRun failed = ClientRun.external(400, 2, "ConnectException: refused", 1_000_000_000L, 1.0, 2.0, -1L, -1L);
+    assertEquals("# N=10 warm-up 2/3 netty                400 rt/s, CPU -; 2 sessions FAILED, first: ConnectException: refused",
+        PeersBenchmark.warmupLine(10, 2, 3, "netty", 1_000, failed, -1L));
+    ClientRun short_ = ClientRun.external(999, 0, null, 1_000_000_000L, 1.0, 2.0, -1L, -1L);
+    assertEquals("# N=10 warm-up 3/3 netty                999 rt/s, CPU -; INCOMPLETE: 999 of 1,000 round trips",
+        PeersBenchmark.warmupLine(10, 3, 3, "netty", 1_000, short_, -1L));
+  }
+
+  @Test
+  void theSpreadIsTheCleanRoundsRangeOverTheirMedian() {
+    List<PeersRow> rows = List.of(
+        row(100, 1, ClientLabels.NETTY, 90.0, 10.0, 50.0),
+        row(100, 2, ClientLabels.NETTY, 110.0, 12.0, 70.0),
+        row(100, 3, ClientLabels.NETTY, 100.0, 11.0, 60.0),
+        incomplete(100, 4, ClientLabels.NETTY),
+        row(100, 1, ClientLabels.CONT_1, 50.0, 20.0, 100.0));
+
+    PeersSummary summary = PeersSummary.of(rows);
+    PeersSummary.Median m = summary.median(100, ClientLabels.NETTY);
+
+    assertEquals(20.0, m.roundTripsPerSecondSpreadPct, 1e-9);
+    assertEquals(2.0 / 11.0 * 100.0, m.cpuSpreadPct, 1e-9);
+    // One round: no spread to tell.
+    assertNull(summary.median(100, ClientLabels.CONT_1).cpuSpreadPct);
+  }
+
+  @Test
   void ratiosAreTakenWithinEachRoundThenTheirMedian() {
     List<PeersRow> rows = new ArrayList<>();
     // Round 2's machine was slower for both: the within-round ratio stays 0.5.

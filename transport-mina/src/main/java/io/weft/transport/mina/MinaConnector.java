@@ -31,6 +31,7 @@ import org.apache.mina.core.future.IoFuture;
 import org.apache.mina.core.service.IoConnector;
 import org.apache.mina.core.service.IoProcessor;
 import org.apache.mina.core.service.SimpleIoProcessorPool;
+import org.apache.mina.core.session.IoSessionInitializer;
 import org.apache.mina.transport.socket.nio.NioSession;
 import org.apache.mina.transport.socket.nio.NioSocketConnector;
 import org.apache.mina.transport.vmpipe.VmPipeAddress;
@@ -85,6 +86,9 @@ public final class MinaConnector implements Connector {
     THREAD_DIED = "a MINA thread died";
     DIES = "a MINA thread, which dies of it";
   }
+
+  /** Connects made on the processor that runs the connecting session (see Core.startConnect). */
+  private final ThreadCounts.Counter loopConnects = counts.counter(3);
 
   /** Why this connector can no longer serve: one of its threads died. Null while it can. */
   private volatile String broken;
@@ -190,11 +194,11 @@ public final class MinaConnector implements Connector {
     public IoFuture startConnect(SocketAddress remote, SessionState state) {
       TlsSettings tls = tls().orElse(null);
       if (tls == null) {
-        return connector.connect(remote, (session, future) -> state.attach(session));
+        return connect(remote, (session, future) -> state.attach(session));
       }
       String host = Tls.hostName(tls, remote);
       int port = Tls.port(remote);
-      return connector.connect(remote, (session, future) -> {
+      return connect(remote, (session, future) -> {
         state.attach(session);
         try {
           state.beginTls(session, false);
@@ -204,6 +208,25 @@ public final class MinaConnector implements Connector {
         }
         session.getFilterChain().addFirst(TlsFilter.NAME, new TlsFilter(tls, host, port, false));
       });
+    }
+
+    /**
+     * A connect made by a session that runs on one of this connector's processors, inside its
+     * loop (a continuation resumed there: the runner starts the next session where the last one
+     * ended), is watched by that processor's own selector and finished on its thread (see
+     * {@link NioProcessor#connectHere}); MINA's connector thread, with its selector, its sleeps
+     * and wake-ups, takes no part, and the session stays on the thread that runs it. Every other
+     * connect (another thread, the in-VM pipe) is MINA's.
+     */
+    private ConnectFuture connect(SocketAddress remote, IoSessionInitializer<ConnectFuture> initializer) {
+      if (!vmPipe && NioProcessor.canConnectHere()) {
+        NioProcessor loop = IoThreads.runningLoop();
+        if (loop != null && loop.runsOn(threads)) {
+          loopConnects.increment();
+          return loop.connectHere((NioSocketConnector) connector, remote, initializer);
+        }
+      }
+      return connector.connect(remote, initializer);
     }
 
     @Override
@@ -256,6 +279,14 @@ public final class MinaConnector implements Connector {
    */
   long writtenThroughMina() {
     return connector.getStatistics().getWrittenMessages();
+  }
+
+  /**
+   * Connects made on the processor that runs the connecting session, its selector watching them
+   * (not MINA's connector thread). For tests.
+   */
+  long loopConnects() {
+    return loopConnects.sum();
   }
 
   /** The counters of waits on this connector's transports, counted per thread. */

@@ -26,6 +26,12 @@ import org.apache.mina.transport.vmpipe.VmPipeAddress;
  * 0.85x the CPU per round trip, at 100 sessions 0.8x at 1.2x, and the context switches per round
  * trip the same at both. So the default stays MINA's; pick one processor for many sessions.
  *
+ * <p>A connect made by a session that runs on one of the processors (resumed there by its input,
+ * or started there as another session ended) is watched by that processor's own selector and
+ * finished on its thread, as Netty's event loop connects its channels: MINA's connector thread,
+ * its selector, and its sleep and wake-up per connect take no part, and the new session is served
+ * by the processor that runs it. Connects made on any other thread go through MINA's connector.
+ *
  * <p>Built with {@link Builder#tls}, every connect also does a TLS handshake, which suspends like
  * any other wait.
  *

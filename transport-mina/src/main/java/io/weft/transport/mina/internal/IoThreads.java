@@ -154,6 +154,21 @@ public final class IoThreads {
   }
 
   /**
+   * The processor whose loop the current thread runs now, inside one of that loop's callbacks
+   * (delivering a session's input, or completing a session's connect), or null elsewhere: on
+   * another thread, or on a connector's thread between loops (MINA's threads are pooled, and a
+   * thread that served a processor may later serve another, or MINA's connector).
+   */
+  public static NioProcessor runningLoop() {
+    Thread t = Thread.currentThread();
+    if (!(t instanceof MinaIoThread)) {
+      return null;
+    }
+    MinaIoThread io = (MinaIoThread) t;
+    return io.receiving != null || io.opening != null ? io.loop : null;
+  }
+
+  /**
    * Runs {@code wake}, the wake-up of a wait for {@code connect}. Where MINA completes the connect
    * on the new session's own processor thread, inside its adding of the session (see
    * {@link NioProcessor#init}), the continuation resumed here is, for {@link #writeNow}, served by

@@ -1,12 +1,29 @@
 package io.weft.transport.mina.internal;
 
 import java.io.IOException;
+import java.lang.reflect.Constructor;
+import java.net.SocketAddress;
 import java.net.SocketException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.mina.core.buffer.IoBuffer;
+import org.apache.mina.core.filterchain.DefaultIoFilterChain;
 import org.apache.mina.core.filterchain.IoFilter;
+import org.apache.mina.core.future.ConnectFuture;
+import org.apache.mina.core.future.DefaultConnectFuture;
 import org.apache.mina.core.service.AbstractIoService;
+import org.apache.mina.core.service.IoProcessor;
+import org.apache.mina.core.service.IoService;
+import org.apache.mina.core.session.AbstractIoSession;
+import org.apache.mina.core.session.AttributeKey;
+import org.apache.mina.core.session.IoSessionDataStructureFactory;
+import org.apache.mina.core.session.IoSessionInitializer;
+import org.apache.mina.transport.socket.SocketSessionConfig;
 import org.apache.mina.transport.socket.nio.NioSession;
+import org.apache.mina.transport.socket.nio.NioSocketConnector;
+import org.apache.mina.util.ExceptionMonitor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,8 +47,332 @@ import org.slf4j.LoggerFactory;
 public final class NioProcessor extends org.apache.mina.transport.socket.nio.NioProcessor {
   private static final Logger LOG = LoggerFactory.getLogger(NioProcessor.class);
 
+  /** The connect of a session whose channel this processor's selector watches; null once it finished. */
+  private static final AttributeKey CONNECTING = new AttributeKey(NioProcessor.class, "connecting");
+
+  /**
+   * MINA's socket session class's constructor {@code (IoService, IoProcessor, SocketChannel)}:
+   * public, of a package-private class, so reached by reflection (MINA is in an unnamed or
+   * automatic module, whose packages are open). Null if this MINA has none: connects then all go
+   * through MINA's connector.
+   */
+  private static final Constructor<?> SOCKET_SESSION = socketSessionConstructor();
+
+  private final Executor executor;
+
   public NioProcessor(Executor executor) {
     super(executor);
+    this.executor = executor;
+  }
+
+  private static Constructor<?> socketSessionConstructor() {
+    try {
+      Constructor<?> c = Class.forName("org.apache.mina.transport.socket.nio.NioSocketSession")
+          .getConstructor(IoService.class, IoProcessor.class, SocketChannel.class);
+      c.setAccessible(true);
+      return c;
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      LOG.debug("MINA's NioSocketSession cannot be made here; every connect goes through MINA's connector", e);
+      return null;
+    }
+  }
+
+  /**
+   * True if this processor was made with {@code executor} (its connector's threads): so a
+   * connector knows its own processors.
+   */
+  public boolean runsOn(Executor executor) {
+    return this.executor == executor;
+  }
+
+  /**
+   * True if {@link #connectHere} can make sessions with this MINA.
+   */
+  public static boolean canConnectHere() {
+    return SOCKET_SESSION != null;
+  }
+
+  /**
+   * Connects to {@code remote} from this processor's own thread, inside its loop (the caller
+   * checks: {@link IoThreads#runningLoop}), with this processor's selector watching the connect
+   * instead of MINA's connector thread: MINA's {@code NioSocketConnector} issues the connect on
+   * the calling thread, registers the channel with its own selector, and its own thread finishes
+   * the connect and hands the session to a processor, which registers it again; a sleep and a
+   * wake-up of that thread, and two of the processor's, per session. Here: the channel is
+   * registered once, with this processor's selector, for {@code OP_CONNECT}; when the selector
+   * reports it, this processor (see {@link #isReadable}) finishes the connect, makes MINA's
+   * session live and reports it opened, in the same turn of its loop, on this thread.
+   *
+   * <p>The session is MINA's own {@code NioSocketSession} of {@code service} (its handler, its
+   * configuration, its filter chain builder, its listeners and statistics), served by this
+   * processor. What MINA's connector would do is done here in the same order: the channel opened
+   * non-blocking with the receive buffer size the configuration asks for, the session's
+   * attribute map and write queue made by the service's factory, {@code initializer} run on the
+   * connected session before any event, the filter chain built, and the session reported
+   * created (its connect future completed by MINA's tail filter as it opens). A connect that
+   * fails (refused, unreachable) completes the future with the channel's exception, as MINA's
+   * connector does; one cancelled (see {@link LoopConnect#cancel}) is closed by this processor.
+   *
+   * @return the connect's future, completed on this thread
+   */
+  public ConnectFuture connectHere(NioSocketConnector service, SocketAddress remote, IoSessionInitializer<ConnectFuture> initializer) {
+    SocketChannel channel = null;
+    try {
+      channel = SocketChannel.open();
+      SocketSessionConfig config = service.getSessionConfig();
+      if (config.getReceiveBufferSize() > 0) {
+        channel.socket().setReceiveBufferSize(config.getReceiveBufferSize());
+      }
+      channel.configureBlocking(false);
+      NioSession session = (NioSession) SOCKET_SESSION.newInstance(service, this, channel);
+      IoSessionDataStructureFactory structures = service.getSessionDataStructureFactory();
+      ((AbstractIoSession) session).setAttributeMap(structures.getAttributeMap(session));
+      ((AbstractIoSession) session).setWriteRequestQueue(structures.getWriteRequestQueue(session));
+      LoopConnect future = new LoopConnect(session, initializer);
+      boolean connected = channel.connect(remote);
+      // Registered now, for reading as MINA registers every session; then watched for the
+      // connect's end instead until it has ended. This is the loop's own thread, between two of
+      // its selects: the next select sees both.
+      super.init(session);
+      if (connected) {
+        // Nobody else has the future yet: the claim is this thread's.
+        future.claim();
+        opened(session, future);
+      } else {
+        session.setAttribute(CONNECTING, future);
+        channel.keyFor(selector).interestOps(SelectionKey.OP_CONNECT);
+        Hooks h = hooks;
+        if (h != null) {
+          h.watching(session, future);
+        }
+      }
+      return future;
+    } catch (Exception e) {
+      // As MINA's connector: the channel closed, the failure in the future.
+      if (channel != null) {
+        try {
+          channel.close();
+        } catch (IOException closing) {
+          e.addSuppressed(closing);
+        }
+      }
+      return DefaultConnectFuture.newFailedFuture(e);
+    }
+  }
+
+  /**
+   * A connect this processor's selector watches. Its session is claimed once, by whichever comes
+   * first: this processor, as the selector reports the connect ended, to make the session live; or
+   * a cancel (the connect's wait ran out, or its session ended first), so that it never is. The
+   * channel is only ever closed on the processor's own thread, never by the cancelling thread
+   * under the processor (that could cancel the channel's key between the processor's look at it
+   * and its use: a {@code CancelledKeyException} out of the processor's loop, which MINA reports
+   * and then sleeps a second for, every session of the processor waiting; or a session made live
+   * with a cancelled key, which MINA would never end). A cancel that takes the claim closes the
+   * session as MINA's connector closes a cancelled connect's ({@code closeNow}): the close goes to
+   * the processor, which closes the channel at the end of its loop's current or next turn (its
+   * socket leaves SYN_SENT), the session never made live. A cancel that comes after the
+   * processor's claim leaves the session to the processor, which, having made it live, finds its
+   * future cancelled and closes it, on its own thread (see {@link #opened}): it then ends as any
+   * session does, its end reported to its state.
+   */
+  static final class LoopConnect extends DefaultConnectFuture {
+    private final NioSession session;
+    private final IoSessionInitializer<ConnectFuture> initializer;
+    private final AtomicBoolean claimed = new AtomicBoolean();
+
+    LoopConnect(NioSession session, IoSessionInitializer<ConnectFuture> initializer) {
+      this.session = session;
+      this.initializer = initializer;
+    }
+
+    /** Claims the session, for the processor or a cancel: true for the first caller only. */
+    boolean claim() {
+      return claimed.compareAndSet(false, true);
+    }
+
+    @Override
+    public boolean cancel() {
+      boolean cancelled = super.cancel();
+      if (cancelled && claim()) {
+        // The processor will not make it live: its chain is empty, nothing else touches it.
+        session.closeNow();
+      }
+      Hooks h = hooks;
+      if (h != null) {
+        h.cancelled(session, this);
+      }
+      return cancelled;
+    }
+  }
+
+  /**
+   * For tests: called at the points of a connect this processor's selector watches where another
+   * thread's cancel may meet it. Null but in tests.
+   */
+  static volatile Hooks hooks;
+
+  /** See {@link #hooks}. */
+  interface Hooks {
+    /**
+     * On the processor's thread: the connect has ended and the processor has claimed its session
+     * (or, before the claim was taken, found a cancel's), before the session is made live.
+     */
+    void finishing(NioSession session, ConnectFuture future);
+
+    /** On the processor's thread: the connect is under way, its channel watched by the selector. */
+    void watching(NioSession session, ConnectFuture future);
+
+    /** On the cancelling thread: a cancel of the connect has done all it does. */
+    void cancelled(NioSession session, ConnectFuture future);
+  }
+
+  /**
+   * MINA asks whether a selected session is readable: a session whose connect this selector
+   * watches (see {@link #connectHere}) never is; when its connect has ended, it is finished here.
+   * Only keys that are not readable are looked at a second time.
+   */
+  @Override
+  protected boolean isReadable(NioSession session) {
+    if (super.isReadable(session)) {
+      return true;
+    }
+    if (SOCKET_SESSION != null) {
+      SocketChannel channel = (SocketChannel) session.getChannel();
+      SelectionKey key = channel.keyFor(selector);
+      if (key != null && key.isValid() && (key.readyOps() & SelectionKey.OP_CONNECT) != 0) {
+        finishConnect(session, channel, key);
+      }
+    }
+    return false;
+  }
+
+  private void finishConnect(NioSession session, SocketChannel channel, SelectionKey key) {
+    LoopConnect future = (LoopConnect) session.getAttribute(CONNECTING);
+    if (future == null) {
+      return;
+    }
+    try {
+      if (!channel.finishConnect()) {
+        return;
+      }
+    } catch (IOException e) {
+      session.removeAttribute(CONNECTING);
+      key.cancel();
+      try {
+        channel.close();
+      } catch (IOException closing) {
+        e.addSuppressed(closing);
+      }
+      future.setException(e);
+      return;
+    }
+    session.removeAttribute(CONNECTING);
+    boolean claimed = future.claim();
+    Hooks h = hooks;
+    if (h != null) {
+      h.finishing(session, future);
+    }
+    if (!claimed) {
+      // Cancelled from another thread before this thread claimed it: never made live. Closed
+      // here; the close that cancel queued then finds its key cancelled and skips it.
+      key.cancel();
+      closeQuietly(channel);
+      return;
+    }
+    // Claimed: a cancel from now on leaves the channel and its key to this thread.
+    key.interestOps(SelectionKey.OP_READ);
+    opened(session, future);
+  }
+
+  /**
+   * What MINA's connector and then this processor's adding of a session do once it is connected,
+   * on this thread: the initializer (which binds Weft's state, and adds TLS), the chain, and the
+   * session reported created and opened, which completes {@code future}. Marked on the thread as
+   * {@link #init} marks MINA's own adding: the continuation resumed by that completion may write
+   * its first request inline.
+   */
+  private void opened(NioSession session, LoopConnect future) {
+    try {
+      session.setAttribute(DefaultIoFilterChain.SESSION_CREATED_FUTURE, future);
+      if (future.initializer != null) {
+        future.initializer.initializeSession(session, future);
+      }
+      Thread t = Thread.currentThread();
+      if (t instanceof MinaIoThread) {
+        MinaIoThread io = (MinaIoThread) t;
+        io.loop = this;
+        io.adding = session;
+      }
+      AbstractIoService service = (AbstractIoService) session.getService();
+      service.getFilterChainBuilder().buildFilterChain(session.getFilterChain());
+      service.getListeners().fireSessionCreated(session);
+      if (future.isCanceled()) {
+        // Cancelled after this thread had claimed it, so before MINA's tail filter completed the
+        // future as the session opened: ended as MINA's connector ends a cancelled connect's
+        // session. Its removal, later in this turn of the loop, reports its end.
+        session.closeNow();
+      }
+    } catch (Exception e) {
+      // As MINA's adding of a session: reported, the channel closed; and the future told.
+      ExceptionMonitor.getInstance().exceptionCaught(e);
+      try {
+        destroy(session);
+      } catch (Exception closing) {
+        e.addSuppressed(closing);
+      }
+      future.setException(e);
+    }
+  }
+
+  private static void closeQuietly(SocketChannel channel) {
+    try {
+      channel.close();
+    } catch (IOException e) {
+      LOG.debug("closing {} failed", channel, e);
+    }
+  }
+
+  /**
+   * MINA's closing of a session's channel; for a session whose connect is still watched (the
+   * processor is being disposed, its connector closed), the connect's future is failed too, as
+   * MINA's connector fails the connects it still holds when disposed.
+   */
+  @Override
+  protected void destroy(NioSession session) throws Exception {
+    LoopConnect connect = (LoopConnect) session.removeAttribute(CONNECTING);
+    try {
+      super.destroy(session);
+    } finally {
+      if (connect != null) {
+        connect.setException(new java.nio.channels.ClosedChannelException());
+      }
+    }
+  }
+
+  /**
+   * MINA's check, after a select that woke for nothing, for channels that are not connected (it
+   * cancels their keys): a channel whose connect this selector watches is not connected yet, and
+   * is skipped.
+   */
+  @Override
+  protected boolean isBrokenConnection() throws IOException {
+    boolean broken = false;
+    selectorLock.readLock().lock();
+    try {
+      for (SelectionKey key : selector.keys()) {
+        if (key.channel() instanceof SocketChannel) {
+          SocketChannel channel = (SocketChannel) key.channel();
+          if (!channel.isConnected() && !channel.isConnectionPending()) {
+            key.cancel();
+            broken = true;
+          }
+        }
+      }
+    } finally {
+      selectorLock.readLock().unlock();
+    }
+    return broken;
   }
 
   /**

@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class ThreadCounts {
   /** How many counters: slots 0 to SLOTS - 1. */
-  public static final int SLOTS = 3;
+  public static final int SLOTS = 4;
 
   private final Set<MinaIoThread> threads = ConcurrentHashMap.newKeySet();
   /** Counts of threads that have ended; guarded by {@code this}. */
