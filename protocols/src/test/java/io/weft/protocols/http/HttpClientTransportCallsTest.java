@@ -12,6 +12,8 @@ import java.io.IOException;
 import java.lang.reflect.Field;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import javax.net.ssl.SSLSession;
 import org.junit.jupiter.api.Test;
@@ -39,6 +41,17 @@ class HttpClientTransportCallsTest {
     assertEquals(1, transport.writes, "transport writes for a GET");
     assertEquals(1, transport.flushes, "flushes");
     assertEquals("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n", transport.inner.written());
+  }
+
+  @Test
+  void theReadAResponseHeadWaitsOnIsMadeByTheMethodThatParsesIt() throws IOException {
+    // Each client frame between the parse and the transport is one more frame to capture and restore
+    // at every suspend in continuation mode: the head's read is made by readResponse itself.
+    Counting transport = new Counting(InMemoryTransport.oneByteAtATime(RESPONSE.getBytes(StandardCharsets.ISO_8859_1)));
+    new HttpClient(transport, "localhost").get("/");
+    assertEquals("readResponse", transport.readCallers.get(0), "the client method that made the first read");
+    assertTrue(transport.readCallers.subList(0, 100).stream().allMatch("readResponse"::equals),
+        transport.readCallers.subList(0, 100).toString());
   }
 
   @Test
@@ -104,6 +117,8 @@ class HttpClientTransportCallsTest {
     int writes;
     int flushes;
     long received;
+    /** Per read, the client's method that called it. */
+    final List<String> readCallers = new ArrayList<>();
     /** The largest room a read offered beyond the first 2 KiB, over the bytes received before it. */
     double largestRoomOverReceived;
 
@@ -150,6 +165,9 @@ class HttpClientTransportCallsTest {
     @Override
     public int read(byte[] dst, int offset, int length) throws IOException {
       reads++;
+      readCallers.add(StackWalker.getInstance().walk(frames -> frames
+          .filter(f -> f.getClassName().equals(HttpClient.class.getName())).findFirst()
+          .map(StackWalker.StackFrame::getMethodName).orElse("none")));
       // What the client holds: the array it reads into, its room and the bytes already in it.
       if (dst.length > 2048) {
         largestRoomOverReceived = Math.max(largestRoomOverReceived, dst.length / (double) received);
