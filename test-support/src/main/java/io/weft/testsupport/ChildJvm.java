@@ -43,11 +43,20 @@ public final class ChildJvm {
    */
   public static Result run(Path workDir, Duration limit, List<String> jvmOptions, String mainClass, String... args)
       throws IOException, InterruptedException {
+    return runOnClassPath(workDir, limit, jvmOptions, System.getProperty("java.class.path"), mainClass, args);
+  }
+
+  /**
+   * {@link #run(Path, Duration, List, String, String...)} with the class path {@code classPath}
+   * instead of this JVM's (a tool's output ahead of the classes it rewrote, say).
+   */
+  public static Result runOnClassPath(Path workDir, Duration limit, List<String> jvmOptions, String classPath,
+      String mainClass, String... args) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmOptions);
     command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
+    command.add(classPath);
     command.add(mainClass);
     command.addAll(List.of(args));
     Path out = Files.createTempFile(workDir, "out-", ".txt");
