@@ -51,9 +51,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class CallerExceptionTypesTest {
   private static final int SESSIONS = 500;
-  static final String[] INSTRUMENTED = {
+  static final List<String> INSTRUMENTED = List.of(
       "io.weft.protocols.callers", "io.weft.protocols.smtp", "io.weft.protocols.redis", "io.weft.protocols.pg",
-      "io.weft.protocols.internal"};
+      "io.weft.protocols.internal");
 
   record Case(String name, Mode mode, Supplier<Connector> connector) {
     @Override
@@ -146,7 +146,7 @@ class CallerExceptionTypesTest {
     Connector connector = c.connector().get();
     try (EveryClient server = new EveryClient(request, reply);
          SessionRunner runner = SessionRunner.builder().mode(c.mode()).connector(connector)
-             .address(server.address()).timeout(Timeout.of(20, TimeUnit.SECONDS)).instrument(INSTRUMENTED)
+             .address(server.address()).timeout(Timeout.of(20, TimeUnit.SECONDS)).instrument(INSTRUMENTED.toArray(String[]::new))
              .build()) {
       @SuppressWarnings("unchecked")
       Class<? extends SessionTask<Object>> type = (Class<? extends SessionTask<Object>>) task;
