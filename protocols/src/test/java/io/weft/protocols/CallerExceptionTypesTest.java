@@ -51,9 +51,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class CallerExceptionTypesTest {
   private static final int SESSIONS = 500;
-  private static final String[] INSTRUMENTED = {
+  static final List<String> INSTRUMENTED = List.of(
       "io.weft.protocols.callers", "io.weft.protocols.smtp", "io.weft.protocols.redis", "io.weft.protocols.pg",
-      "io.weft.protocols.internal"};
+      "io.weft.protocols.internal");
 
   record Case(String name, Mode mode, Supplier<Connector> connector) {
     @Override
@@ -120,9 +120,7 @@ class CallerExceptionTypesTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("modes")
   void pgExceptionIsTheCallersClass(Case c) throws Throwable {
-    String fields = "SFATAL\0C28P01\0Mpassword authentication failed for user \"weft\"\0\0";
-    String reply = "E\0\0\0" + (char) (4 + fields.length()) + fields;
-    for (Throwable failure : failures(c, PgConnectTask.class, CallerExceptionTypesTest::startupMessage, reply)) {
+    for (Throwable failure : failures(c, PgConnectTask.class, CallerExceptionTypesTest::startupMessage, pgRefusal())) {
       try {
         throw failure;
       } catch (PgException e) {
@@ -148,7 +146,7 @@ class CallerExceptionTypesTest {
     Connector connector = c.connector().get();
     try (EveryClient server = new EveryClient(request, reply);
          SessionRunner runner = SessionRunner.builder().mode(c.mode()).connector(connector)
-             .address(server.address()).timeout(Timeout.of(20, TimeUnit.SECONDS)).instrument(INSTRUMENTED)
+             .address(server.address()).timeout(Timeout.of(20, TimeUnit.SECONDS)).instrument(INSTRUMENTED.toArray(String[]::new))
              .build()) {
       @SuppressWarnings("unchecked")
       Class<? extends SessionTask<Object>> type = (Class<? extends SessionTask<Object>>) task;
@@ -169,13 +167,19 @@ class CallerExceptionTypesTest {
     }
   }
 
+  /** An ErrorResponse to the StartupMessage, as for a failed password (SQLSTATE 28P01). */
+  static String pgRefusal() {
+    String fields = "SFATAL\0C28P01\0Mpassword authentication failed for user \"weft\"\0\0";
+    return "E\0\0\0" + (char) (4 + fields.length()) + fields;
+  }
+
   /** How the scripted server reads a client's request; false if the client went away first. */
-  private interface Request {
+  interface Request {
     boolean read(InputStream in) throws IOException;
   }
 
   /** Reads {@code count} lines. */
-  private static boolean lines(InputStream in, int count) throws IOException {
+  static boolean lines(InputStream in, int count) throws IOException {
     for (int n = 0; n < count; ) {
       int b = in.read();
       if (b < 0) {
@@ -189,7 +193,7 @@ class CallerExceptionTypesTest {
   }
 
   /** Reads a PostgreSQL StartupMessage: its length (which counts itself), then the rest. */
-  private static boolean startupMessage(InputStream in) throws IOException {
+  static boolean startupMessage(InputStream in) throws IOException {
     byte[] length = in.readNBytes(4);
     if (length.length < 4) {
       return false;
@@ -202,7 +206,7 @@ class CallerExceptionTypesTest {
    * A loopback server that plays one exchange to every client, each on a thread of its own: reads
    * its request, sends the reply, and ends its side once the client has read it.
    */
-  private static final class EveryClient implements Closeable {
+  static final class EveryClient implements Closeable {
     private final ServerSocket server = new ServerSocket(0, SESSIONS, InetAddress.getLoopbackAddress());
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private final Request request;

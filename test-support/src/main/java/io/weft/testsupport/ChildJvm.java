@@ -19,9 +19,11 @@ import java.util.stream.Stream;
 
 /**
  * A {@code main} run in a JVM of its own, as the tests of a Java agent need: this JVM's
- * {@code java} and class path, the given JVM options, stdout and stderr captured to files in a
- * directory the test owns, no standard input, and a time limit after which the child is killed
- * and the test fails. Also builds the agent jar such a child is started with.
+ * {@code java}, this JVM's class path ({@link #run run}) or a given one ({@link #runOnClassPath
+ * runOnClassPath}), the given JVM options, stdout and stderr captured to files in a directory the
+ * test owns, no standard input, and a time limit after which the child is killed and the test
+ * fails. A child whose wait is cut short (the test's thread interrupted, say by JUnit's timeout) is
+ * killed too. Also builds the agent jar such a child is started with.
  */
 public final class ChildJvm {
   private ChildJvm() {}
@@ -43,11 +45,21 @@ public final class ChildJvm {
    */
   public static Result run(Path workDir, Duration limit, List<String> jvmOptions, String mainClass, String... args)
       throws IOException, InterruptedException {
+    return runOnClassPath(workDir, limit, jvmOptions, System.getProperty("java.class.path"), mainClass, args);
+  }
+
+  /**
+   * {@link #run(Path, Duration, List, String, String...)} with the class path {@code classPath}
+   * instead of this JVM's (a tool's output ahead of the classes it rewrote, say): directories and
+   * jars joined by {@link java.io.File#pathSeparator}, as {@code java -cp} takes them.
+   */
+  public static Result runOnClassPath(Path workDir, Duration limit, List<String> jvmOptions, String classPath,
+      String mainClass, String... args) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmOptions);
     command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
+    command.add(classPath);
     command.add(mainClass);
     command.addAll(List.of(args));
     Path out = Files.createTempFile(workDir, "out-", ".txt");
@@ -56,11 +68,18 @@ public final class ChildJvm {
     try (OutputStream stdin = process.getOutputStream()) {
       // No input: closing it gives the child end of stream at once.
     }
-    if (!process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
-      threadDump(process);
-      process.destroyForcibly().waitFor();
-      throw new AssertionError("child JVM still running after " + limit.toSeconds() + " s: " + command + "\n"
-          + read(out) + read(err));
+    try {
+      if (!process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
+        threadDump(process);
+        process.destroyForcibly().waitFor();
+        throw new AssertionError("child JVM still running after " + limit.toSeconds() + " s: " + command + "\n"
+            + read(out) + read(err));
+      }
+    } finally {
+      // Interrupted while waiting (a test's own timeout): the child must not outlive the test.
+      if (process.isAlive()) {
+        process.destroyForcibly();
+      }
     }
     return new Result(process.exitValue(), read(out), read(err));
   }
