@@ -162,7 +162,7 @@ if want line; then
 if [ $SMOKE = 1 ]; then U=1000; else U=100000; fi
 if JDK_JAVA_OPTIONS="${JDK_JAVA_OPTIONS:+$JDK_JAVA_OPTIONS }-Xmx1g" load/weft-load line --in-vm --mode continuations:1 -u "$U" -n 3 --think 2s --timeout 60s -q \
     -o "$OUT/line-$U" > "$OUT/line-$U.txt" 2>&1 \
-  && python3 -c 'import json,sys; s=json.load(open(sys.argv[1]+"/summary.json")); n=int(sys.argv[2]); sys.exit(0 if s["count"]==3*n and s["errors"]==0 else 1)' "$OUT/line-$U" "$U" \
+  && python3 -c 'import json,sys; s=json.load(open(sys.argv[1]+"/summary.json")); n=int(sys.argv[2]); sys.exit(0 if s["operations"]["echo"]["count"]==3*n and s["errors"]==0 else 1)' "$OUT/line-$U" "$U" \
   && [ -s "$OUT/line-$U/report.html" ]; then
   RESULTS+=("$(printf '%-44s MET     %d users x 3 lines, 2 s think, -Xmx1g, no errors, report made' "$U concurrent line users, continuations(1)" "$U")")
 else
