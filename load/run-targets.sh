@@ -15,9 +15,13 @@
 # --smoke runs every step tiny (N = 10/20, 1,000 users, short JMH), to check the script works.
 # WEFT_LOAD_MODE (default continuations:2, one event loop per core of a 2-core machine, as wrk -t 2),
 # WEFT_TARGETS (default "redis http line jmh"), DUR (seconds of each measured window, default 5) and
-# WEFT_JAVA_OPTS (JVM options of the weft-load runs, default none; "-Xms1g -XX:+AlwaysPreTouch"
-# commits and touches the heap before the run: without it G1 grows the heap through the window, and
-# the event loops spent 15% of their samples in page faults on allocation, http N = 1,000).
+# WEFT_JAVA_OPTS (JVM options of the weft-load runs, which all run through the launcher load/weft-load;
+# unset: WEFT_LOAD_JAVA_OPTS if that is set, else the launcher's default; empty: none, the JVM's
+# defaults; given, they replace the launcher's default: "-Xms1g -XX:+AlwaysPreTouch
+# -XX:TieredStopAtLevel=1" commits and touches the heap before the run and keeps C1 only (without
+# the first two, G1 grows the heap through the window, and the event loops spent 15% of their samples
+# in page faults on allocation, http N = 1,000). The 100,000-user row adds -Xmx1g through
+# JDK_JAVA_OPTIONS, ahead of these options: an -Xmx among them overrides its 1 GB.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,13 +31,14 @@ MODE="${WEFT_LOAD_MODE:-continuations:2}"
 TARGETS="${WEFT_TARGETS:-redis http line jmh}"
 DUR="${DUR:-5}"
 JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
-read -r -a JOPTS <<< "${WEFT_JAVA_OPTS:-}"
+if [ -n "${WEFT_JAVA_OPTS+set}" ]; then export WEFT_LOAD_JAVA_OPTS="$WEFT_JAVA_OPTS"; fi
 OUT="$(mktemp -d /tmp/weft-load-targets.XXXXXX)"
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-echo "fd limit $(ulimit -n); output in $OUT; mode $MODE; $("$JAVA" -version 2>&1 | head -n1); JVM options: ${JOPTS[*]:-none}"
+echo "fd limit $(ulimit -n); output in $OUT; mode $MODE; $("$JAVA" -version 2>&1 | head -n1); JVM options: $(if [ -z "${WEFT_LOAD_JAVA_OPTS+set}" ]; then echo "the launcher's default"; elif [ -z "$WEFT_LOAD_JAVA_OPTS" ]; then echo none; else echo "$WEFT_LOAD_JAVA_OPTS"; fi)"
 
 ./mvnw -B -q -pl load -am -DskipTests package
 JAR=load/target/weft-load.jar
+export WEFT_LOAD_JAR="$PWD/$JAR"
 
 need() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || { echo "missing $1 (apt-get install -y $2)" >&2; exit 2; }; }
 need redis-server redis-server
@@ -60,7 +65,7 @@ if [ $SMOKE = 1 ]; then NS="10 20"; DUR=2; WARM=1s; else NS="100 1000 10000"; WA
 weft() {
   local name="$1"; shift
   local t0; t0="$(date +%s%3N)"
-  "$JAVA" "${JOPTS[@]}" -jar "$JAR" "$@" --mode "$MODE" --connect-rate 20000 --connect-burst 1000 -q -o "$OUT/$name" > "$OUT/$name.txt" 2>&1 || true
+  load/weft-load "$@" --mode "$MODE" --connect-rate 20000 --connect-burst 1000 -q -o "$OUT/$name" > "$OUT/$name.txt" 2>&1 || true
   echo $(( $(date +%s%3N) - t0 )) > "$OUT/$name.wallms"
 }
 # startup LABEL DIR: the process's wall time outside the measured window (JVM start, class loading,
@@ -155,9 +160,9 @@ fi
 # ---- 3. 100,000 concurrent line users, continuations(1), 1 GB heap
 if want line; then
 if [ $SMOKE = 1 ]; then U=1000; else U=100000; fi
-if "$JAVA" -Xmx1g -jar "$JAR" line --in-vm --mode continuations:1 -u "$U" -n 3 --think 2s --timeout 60s -q \
+if JDK_JAVA_OPTIONS="${JDK_JAVA_OPTIONS:+$JDK_JAVA_OPTIONS }-Xmx1g" load/weft-load line --in-vm --mode continuations:1 -u "$U" -n 3 --think 2s --timeout 60s -q \
     -o "$OUT/line-$U" > "$OUT/line-$U.txt" 2>&1 \
-  && python3 -c 'import json,sys; s=json.load(open(sys.argv[1]+"/summary.json")); n=int(sys.argv[2]); sys.exit(0 if s["count"]==3*n and s["errors"]==0 else 1)' "$OUT/line-$U" "$U" \
+  && python3 -c 'import json,sys; s=json.load(open(sys.argv[1]+"/summary.json")); n=int(sys.argv[2]); sys.exit(0 if s["operations"]["echo"]["count"]==3*n and s["errors"]==0 else 1)' "$OUT/line-$U" "$U" \
   && [ -s "$OUT/line-$U/report.html" ]; then
   RESULTS+=("$(printf '%-44s MET     %d users x 3 lines, 2 s think, -Xmx1g, no errors, report made' "$U concurrent line users, continuations(1)" "$U")")
 else

@@ -1,0 +1,223 @@
+package io.weft.load;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.Attributes;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The launcher script {@code load/weft-load} runs the jar with C1-only compilation unless the user
+ * gives JVM options of their own, passes every argument on as given and exits with the jar's code.
+ * It runs the real script as a command (its committed executable bit and its shebang), on a jar whose
+ * main class ({@link LauncherProbe}) prints what it was started with.
+ */
+class LauncherTest {
+  private static final Path SCRIPT = Path.of(System.getProperty("user.dir"), "weft-load");
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void runsTheJarWithC1OnlyByDefault() throws Exception {
+    Run run = launch(probeJar(), null);
+    assertEquals(0, run.code, run.toString());
+    assertEquals(List.of("-XX:TieredStopAtLevel=1"), run.jvm(), run.toString());
+  }
+
+  @Test
+  void theUsersJvmOptionsReplaceTheDefault() throws Exception {
+    Run run = launch(probeJar(), "-Xmx300m -Dweft.probe=yes");
+    assertEquals(0, run.code, run.toString());
+    assertEquals(List.of("-Xmx300m", "-Dweft.probe=yes"), run.jvm(), run.toString());
+  }
+
+  @Test
+  void emptyJvmOptionsMeanNone() throws Exception {
+    Run run = launch(probeJar(), "");
+    assertEquals(0, run.code, run.toString());
+    assertEquals(List.of(), run.jvm(), run.toString());
+  }
+
+  @Test
+  void everyArgumentIsPassedOnAsGivenAndTheExitCodeComesBack() throws Exception {
+    Run run = launch(probeJar(), null, "exit=1", "-c", "SET k v", "*", "", "'quoted' \"twice\"");
+    assertEquals(1, run.code, run.toString());
+    assertEquals(List.of("exit=1", "-c", "SET k v", "*", "", "'quoted' \"twice\""), run.args(), run.toString());
+  }
+
+  @Test
+  void aMissingJarIsOneLineOnStandardErrorAndExitThree() throws Exception {
+    Path missing = dir.resolve("no-such.jar");
+    Run run = launch(missing, null, "http");
+    assertEquals(3, run.code, run.toString());
+    assertEquals("", run.out, run.toString());
+    assertEquals(List.of("weft-load: no jar at " + missing
+        + " (build it: ./mvnw -q -pl load -am -DskipTests package, or set WEFT_LOAD_JAR)"), run.err.lines().collect(Collectors.toList()));
+  }
+
+  @Test
+  void jvmOptionsOnSeveralLinesAreAllPassedOn() throws Exception {
+    Run run = launch(probeJar(), "-Xmx300m\n-Dweft.probe=yes\n");
+    assertEquals(0, run.code, run.toString());
+    assertEquals(List.of("-Xmx300m", "-Dweft.probe=yes"), run.jvm(), run.toString());
+  }
+
+  @Test
+  void withoutJavaHomeTheJavaOnThePathRuns() throws Exception {
+    ProcessBuilder pb = command(probeJar(), null, SCRIPT.toString(), "a");
+    pb.environment().remove("JAVA_HOME");
+    pb.environment().put("PATH", Path.of(System.getProperty("java.home"), "bin") + ":/usr/bin:/bin");
+    Run run = run(pb);
+    assertEquals(0, run.code, run.toString());
+    assertEquals(List.of("-XX:TieredStopAtLevel=1"), run.jvm(), run.toString());
+    assertEquals(List.of("a"), run.args(), run.toString());
+  }
+
+  @Test
+  void aJavaHomeWithNoJavaIsOneLineOnStandardErrorAndExitThree() throws Exception {
+    Path empty = Files.createDirectory(dir.resolve("no-jdk"));
+    ProcessBuilder pb = command(probeJar(), null, SCRIPT.toString(), "http");
+    pb.environment().put("JAVA_HOME", empty.toString());
+    Run run = run(pb);
+    assertEquals(3, run.code, run.toString());
+    assertEquals("", run.out, run.toString());
+    assertEquals(List.of("weft-load: no java at " + empty + "/bin/java (JAVA_HOME=" + empty
+        + "; unset it to use java on the PATH)"), run.err.lines().collect(Collectors.toList()));
+  }
+
+  /**
+   * With no WEFT_LOAD_JAR, the jar is target/weft-load.jar beside the script, not in the working
+   * directory, when the script is run by a relative path from elsewhere; and an exported CDPATH
+   * (here one that holds another directory named like the script's) does not lead it astray.
+   */
+  @Test
+  void theDefaultJarIsBesideTheScriptWhereverItIsRunFrom() throws Exception {
+    Path x = Files.createDirectories(dir.resolve("x/target"));
+    Path script = dir.resolve("x/weft-load");
+    Files.copy(SCRIPT, script, StandardCopyOption.REPLACE_EXISTING);
+    Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
+    Files.move(probeJar(), x.resolve("weft-load.jar"));
+    Path decoy = Files.createDirectories(dir.resolve("decoy/x"));
+    ProcessBuilder pb = command(null, null, "x/weft-load", "b c");
+    pb.directory(dir.toFile());
+    pb.environment().put("CDPATH", decoy.getParent() + ":.");
+    Run run = run(pb);
+    assertEquals(0, run.code, run.toString());
+    assertEquals(List.of("-XX:TieredStopAtLevel=1"), run.jvm(), run.toString());
+    assertEquals(List.of("b c"), run.args(), run.toString());
+  }
+
+  /** A jar holding only {@link LauncherProbe}, its main class. */
+  private Path probeJar() throws IOException {
+    Path jar = dir.resolve("probe.jar");
+    Manifest manifest = new Manifest();
+    manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+    manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, LauncherProbe.class.getName());
+    String entry = LauncherProbe.class.getName().replace('.', '/') + ".class";
+    try (OutputStream file = Files.newOutputStream(jar);
+         JarOutputStream out = new JarOutputStream(file, manifest);
+         InputStream in = LauncherProbe.class.getClassLoader().getResourceAsStream(entry)) {
+      out.putNextEntry(new JarEntry(entry));
+      in.transferTo(out);
+      out.closeEntry();
+    }
+    return jar;
+  }
+
+  /** Runs the script with {@code javaOpts} as WEFT_LOAD_JAVA_OPTS (null: unset) and {@code args}. */
+  private Run launch(Path jar, String javaOpts, String... args) throws Exception {
+    return run(command(jar, javaOpts, SCRIPT.toString(), args));
+  }
+
+  /**
+   * The script {@code script} run as a command with {@code args}, WEFT_LOAD_JAR {@code jar} (null:
+   * unset), WEFT_LOAD_JAVA_OPTS {@code javaOpts} (null: unset) and this JVM's java as JAVA_HOME.
+   */
+  private ProcessBuilder command(Path jar, String javaOpts, String script, String... args) {
+    assertTrue(Files.isRegularFile(SCRIPT), "no launcher at " + SCRIPT);
+    List<String> command = new ArrayList<>(List.of(script));
+    command.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(command);
+    Map<String, String> env = pb.environment();
+    env.remove("WEFT_LOAD_JAVA_OPTS");
+    env.remove("WEFT_LOAD_JAR");
+    env.remove("CDPATH");
+    // Options the java launcher or the JVM would pick up from the environment would show as the probe's.
+    env.remove("JDK_JAVA_OPTIONS");
+    env.remove("JAVA_TOOL_OPTIONS");
+    env.remove("_JAVA_OPTIONS");
+    if (javaOpts != null) {
+      env.put("WEFT_LOAD_JAVA_OPTS", javaOpts);
+    }
+    if (jar != null) {
+      env.put("WEFT_LOAD_JAR", jar.toString());
+    }
+    env.put("JAVA_HOME", System.getProperty("java.home"));
+    return pb;
+  }
+
+  private Run run(ProcessBuilder pb) throws Exception {
+    Path out = dir.resolve("out.txt");
+    Path err = dir.resolve("err.txt");
+    pb.redirectOutput(out.toFile()).redirectError(err.toFile()).redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+    Process p = pb.start();
+    try {
+      // A safety net for a hung child, not a measure of time.
+      if (!p.waitFor(2, TimeUnit.MINUTES)) {
+        throw new AssertionError("the launcher did not end within 2 minutes: " + pb.command());
+      }
+    } finally {
+      if (p.isAlive()) {
+        p.destroyForcibly();
+      }
+    }
+    return new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+  }
+
+  private static final class Run {
+    final int code;
+    final String out;
+    final String err;
+
+    Run(int code, String out, String err) {
+      this.code = code;
+      this.out = out;
+      this.err = err;
+    }
+
+    List<String> jvm() {
+      return tagged("jvm ");
+    }
+
+    List<String> args() {
+      return tagged("arg ");
+    }
+
+    private List<String> tagged(String tag) {
+      return out.lines().filter(l -> l.startsWith(tag)).map(l -> l.substring(tag.length())).collect(Collectors.toList());
+    }
+
+    @Override
+    public String toString() {
+      return "exit " + code + "\nstdout:\n" + out + "stderr:\n" + err;
+    }
+  }
+}
