@@ -27,7 +27,9 @@ import javax.management.openmbean.CompositeData;
  * <ul>
  *   <li>CPU: the whole process's user + system time ({@code OperatingSystemMXBean
  *       .getProcessCpuTime}), every thread included (I/O, workers, GC, JIT);
- *   <li>context switches: voluntary + non-voluntary, the whole process's from
+ *   <li>context switches: voluntary + non-voluntary, and the voluntary ones alone (a thread
+ *       that gave up its core: a sleep, a park; the rest are preemption, which the machine's
+ *       other work causes), the whole process's from
  *       {@code getrusage(RUSAGE_SELF)} ({@link SelfRusage}, JDK 22+ on 64-bit Linux); elsewhere
  *       summed over the live threads' {@code /proc/self/task/&lt;tid&gt;/status}, where a thread
  *       that ends during the run takes its count with it (THREADS mode's session threads), so
@@ -71,15 +73,17 @@ final class CostMeter implements AutoCloseable {
     peakHeapAfterGc.set(-1L);
     switchesUnreadable = null;
     armed = true;
-    return new Reading(os.getProcessCpuTime(), readContextSwitches());
+    return new Reading(os.getProcessCpuTime(), readContextSwitches(), readVoluntarySwitches());
   }
 
   /** The figures of the run that began with {@code start}. */
   Figures end(Reading start) {
     long cpu = os.getProcessCpuTime() - start.cpuNanos;
     long switches = readContextSwitches();
+    long voluntary = readVoluntarySwitches();
     armed = false;
     return new Figures(cpu, start.contextSwitches < 0 || switches < 0 ? -1L : switches - start.contextSwitches,
+        start.voluntarySwitches < 0 || voluntary < 0 ? -1L : voluntary - start.voluntarySwitches,
         peakHeapAfterGc.get(), threads.getPeakThreadCount(), switchesUnreadable);
   }
 
@@ -92,6 +96,15 @@ final class CostMeter implements AutoCloseable {
   private long readContextSwitches() {
     try {
       return SelfRusage.unavailableReason() == null ? SelfRusage.contextSwitches() : contextSwitches();
+    } catch (IOException | IllegalStateException e) {
+      switchesUnreadable = "context switches unreadable: " + e;
+      return -1L;
+    }
+  }
+
+  private long readVoluntarySwitches() {
+    try {
+      return SelfRusage.unavailableReason() == null ? SelfRusage.voluntaryContextSwitches() : voluntaryContextSwitches();
     } catch (IOException | IllegalStateException e) {
       switchesUnreadable = "context switches unreadable: " + e;
       return -1L;
@@ -115,12 +128,22 @@ final class CostMeter implements AutoCloseable {
 
   /** Voluntary + non-voluntary context switches of the live threads. */
   static long contextSwitches() throws IOException {
+    return liveThreadSwitches(true);
+  }
+
+  /** Voluntary context switches of the live threads. */
+  static long voluntaryContextSwitches() throws IOException {
+    return liveThreadSwitches(false);
+  }
+
+  private static long liveThreadSwitches(boolean withInvoluntary) throws IOException {
     long sum = 0;
     try (DirectoryStream<Path> tasks = Files.newDirectoryStream(TASKS)) {
       for (Path task : tasks) {
         try {
           for (String line : Files.readAllLines(task.resolve("status"))) {
-            if (line.startsWith("voluntary_ctxt_switches:") || line.startsWith("nonvoluntary_ctxt_switches:")) {
+            if (line.startsWith("voluntary_ctxt_switches:")
+                || withInvoluntary && line.startsWith("nonvoluntary_ctxt_switches:")) {
               sum += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
             }
           }
@@ -198,28 +221,32 @@ final class CostMeter implements AutoCloseable {
   static final class Reading {
     final long cpuNanos;
     final long contextSwitches;
+    final long voluntarySwitches;
 
-    Reading(long cpuNanos, long contextSwitches) {
+    Reading(long cpuNanos, long contextSwitches, long voluntarySwitches) {
       this.cpuNanos = cpuNanos;
       this.contextSwitches = contextSwitches;
+      this.voluntarySwitches = voluntarySwitches;
     }
   }
 
   /**
-   * A run's CPU, context switches (-1 unknown, {@code switchesUnreadable} says why), peak heap
-   * after GC (-1 no GC) and peak threads.
+   * A run's CPU, context switches and the voluntary ones among them (-1 unknown,
+   * {@code switchesUnreadable} says why), peak heap after GC (-1 no GC) and peak threads.
    */
   static final class Figures {
     final long cpuNanos;
     final long contextSwitches;
+    final long voluntarySwitches;
     final long peakHeapAfterGcBytes;
     final int peakThreads;
     final String switchesUnreadable;
 
-    Figures(long cpuNanos, long contextSwitches, long peakHeapAfterGcBytes, int peakThreads,
+    Figures(long cpuNanos, long contextSwitches, long voluntarySwitches, long peakHeapAfterGcBytes, int peakThreads,
         String switchesUnreadable) {
       this.cpuNanos = cpuNanos;
       this.contextSwitches = contextSwitches;
+      this.voluntarySwitches = voluntarySwitches;
       this.peakHeapAfterGcBytes = peakHeapAfterGcBytes;
       this.peakThreads = peakThreads;
       this.switchesUnreadable = switchesUnreadable;

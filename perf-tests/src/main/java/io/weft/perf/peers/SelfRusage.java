@@ -104,6 +104,21 @@ final class SelfRusage {
    * @throws IllegalStateException when unavailable or the call fails
    */
   static long contextSwitches() {
+    return read(true);
+  }
+
+  /**
+   * Voluntary context switches of this process so far, ended threads included: a thread gave up
+   * its core (a sleep in a selector, a park, a blocking call), as against being preempted.
+   * Not thread-safe (one buffer).
+   *
+   * @throws IllegalStateException when unavailable or the call fails
+   */
+  static long voluntaryContextSwitches() {
+    return read(false);
+  }
+
+  private static long read(boolean withInvoluntary) {
     if (GETRUSAGE == null) {
       throw new IllegalStateException(UNAVAILABLE);
     }
@@ -112,8 +127,8 @@ final class SelfRusage {
       if (rc != 0) {
         throw new IllegalStateException("getrusage returned " + rc);
       }
-      return (long) GET_LONG.invoke(BUFFER, JAVA_LONG, NVCSW_OFFSET) + (long) GET_LONG.invoke(BUFFER, JAVA_LONG,
-          NIVCSW_OFFSET);
+      long voluntary = (long) GET_LONG.invoke(BUFFER, JAVA_LONG, NVCSW_OFFSET);
+      return withInvoluntary ? voluntary + (long) GET_LONG.invoke(BUFFER, JAVA_LONG, NIVCSW_OFFSET) : voluntary;
     } catch (RuntimeException | Error e) {
       throw e;
     } catch (Throwable e) {
