@@ -26,7 +26,7 @@ class WaitTimerTest {
   private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
 
   private final ManualClock clock = new ManualClock();
-  private final WaitTimer timer = new WaitTimer("wait-timer-test", clock);
+  private WaitTimer timer = new WaitTimer("wait-timer-test", clock);
 
   @AfterEach
   void stopTimer() throws InterruptedException {
@@ -166,6 +166,42 @@ class WaitTimerTest {
     stepTo(entry.due() - 1);
     assertEquals(0, entry.expireCalls.get(), "fired a nanosecond before its deadline");
     assertFiresInBounds(entry);
+  }
+
+  @Test
+  void aTimerHoldingSlotsSleepsUntilTheEarliestDeadlineNotForATick() {
+    TestEntry first = new TestEntry().arm(300 * MS);
+    new TestEntry().arm(500 * MS);
+    new TestEntry().arm(700 * MS);
+    letTheTimerSeeTheNewEntries();
+    // Twice: the pass under way as the first began may have planned without the new slots.
+    letTheTimerSeeTheNewEntries();
+    assertEquals(0L, timer.nextPass() - first.due(),
+        "the timer plans its next pass this long (ns) after the earliest deadline");
+  }
+
+  @Test
+  void aShorterWaitArmedWhileTheTimerSleepsTowardsALaterDeadlineWakesIt() throws InterruptedException {
+    // Only a deadline or an arm may wake this timer: its housekeeping sleep is longer than the test.
+    timer.shutdown();
+    timer.awaitTermination(5_000);
+    timer = new WaitTimer("wait-timer-test", clock, TimeUnit.HOURS.toNanos(1));
+    TestEntry later = new TestEntry().arm(TimeUnit.MINUTES.toNanos(30));
+    letTheTimerSeeTheNewEntries();
+    letTheTimerSeeTheNewEntries();
+    assertEquals(later.due(), timer.nextPass(), "the timer sleeps until the one deadline it holds");
+    TestEntry sooner = new TestEntry().arm(20 * MS);
+    // No wakeUp here: the arm must wake the sleeping timer, which then plans for the new deadline.
+    long bound = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (timer.nextPass() != sooner.due()) {
+      assertTrue(System.nanoTime() - bound < 0L,
+          "20 s after a wait due before the timer's next pass was armed, the timer still sleeps until "
+              + (timer.nextPass() - clock.nanoTime()) / MS + " ms from now");
+      // Polls the timer's plan; nothing is ordered by this pause.
+      LockSupport.parkNanos(1_000_000L);
+    }
+    assertFiresInBounds(sooner);
+    assertEquals(0, later.expireCalls.get(), "the later wait fired with the sooner one");
   }
 
   @Test
