@@ -104,7 +104,8 @@ final class CostMeter implements AutoCloseable {
 
   private long readVoluntarySwitches() {
     try {
-      return SelfRusage.unavailableReason() == null ? SelfRusage.voluntaryContextSwitches() : voluntaryContextSwitches();
+      return SelfRusage.unavailableReason() == null ? SelfRusage.voluntaryContextSwitches()
+          : voluntaryContextSwitches();
     } catch (IOException | IllegalStateException e) {
       switchesUnreadable = "context switches unreadable: " + e;
       return -1L;

@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * slot handed over with a deadline before the timer's next pass wakes it ({@link #arm}), so a
  * wait that ends in time costs no wake-up of the timer thread, and a session that keeps
  * waiting costs one per timeout length: a timer that passed every 10 ms while it held slots
- * cost a context switch each time, a hundred a second whatever the load. A wait never fires early (its deadline is its arming thread's clock, read before the
- * wait is published to the timer, plus the timeout); it fires late by at most
+ * cost a context switch each time, a hundred a second whatever the load. A wait never fires
+ * early (its deadline is its arming thread's clock, read before the wait is published to the
+ * timer, plus the timeout); it fires late by at most
  * {@link #SLACK_NANOS}, for a wait a little shorter than its session's previous one, plus the
  * timer thread's wake-up latency ({@link #MAX_LATE_NANOS}). A session that ends
  * {@linkplain #retire retires} its slot, which the timer then drops at its next pass: nothing of
@@ -247,7 +248,8 @@ final class WaitTimer {
   private void run() {
     // A pass that fails (an OutOfMemoryError, say) must not end the thread: every pending wait
     // would then never time out, and a run with such a wait would never return. The slot whose
-    // wait failed to expire is still at the heap's top, so the next pass, a housekeeping pause later, fires it.
+    // wait failed to expire is still at the heap's top, so the next pass, a housekeeping pause
+    // later, fires it.
     while (!stopped) {
       try {
         passUntilStopped();
