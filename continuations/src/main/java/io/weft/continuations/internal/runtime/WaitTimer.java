@@ -32,12 +32,12 @@ import org.slf4j.LoggerFactory;
  * {@link #HOUSEKEEPING_NANOS} if that comes first; with none it sleeps until a slot arrives. A
  * slot handed over with a deadline before the timer's next pass wakes it ({@link #arm}), so a
  * wait that ends in time costs no wake-up of the timer thread, and a session that keeps
- * waiting costs one per timeout length: a timer that passed every 10 ms while it held slots
- * cost a context switch each time, a hundred a second whatever the load. A wait never fires
+ * waiting costs one per timeout length. A wait never fires
  * early (its deadline is its arming thread's clock, read before the wait is published to the
  * timer, plus the timeout); it fires late by at most
  * {@link #SLACK_NANOS}, for a wait a little shorter than its session's previous one, plus the
- * timer thread's wake-up latency ({@link #MAX_LATE_NANOS}). A session that ends
+ * timer thread's wake-up latency ({@link #MAX_LATE_NANOS}); after a pass that failed, by up to
+ * {@link #RETRY_NANOS} more. A session that ends
  * {@linkplain #retire retires} its slot, which the timer then drops at its next pass: nothing of
  * an ended session stays with the timer for longer than {@link #HOUSEKEEPING_NANOS}, and what
  * stays meanwhile is the slot alone, its wait let go.
@@ -52,17 +52,20 @@ import org.slf4j.LoggerFactory;
  * is still pending; {@link #isTerminated} says when it is gone.
  *
  * <p>Time is read only from the {@link Ticker} given at construction (the system's unless a test
- * gives one it steps by hand, or a simulation one of virtual time), by the arming threads and by
- * the timer thread alike; the thread's sleeps between passes are real time either way, at most
- * {@link #HOUSEKEEPING_NANOS} while a slot is held.
+ * gives one it steps by hand), by the arming threads and by the timer thread alike. The thread's
+ * sleeps between passes are real time either way, at most {@link #HOUSEKEEPING_NANOS} while a slot
+ * is held, so a caller that steps an injected clock must call {@link #wakeUp()} for the timer to
+ * see the step.
  */
 final class WaitTimer {
   /**
    * The longest the timer thread sleeps while it holds slots, its deadlines all later: how long a
    * retired slot, or one handed over for a deadline later than the next pass, waits in the
-   * arrivals queue at most. Also the pause after a pass that failed.
+   * arrivals queue at most.
    */
   static final long HOUSEKEEPING_NANOS = TimeUnit.SECONDS.toNanos(1);
+  /** The pause after a pass that failed, before the timer passes again (at most the housekeeping sleep). */
+  static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
   /**
    * How much earlier than the deadline its slot is filed by a wait's deadline may be without
    * handing the slot over again. A wait bounded by its session's deadline has the same deadline
@@ -159,6 +162,9 @@ final class WaitTimer {
    * {@link #arm} wake the timer.
    */
   WaitTimer(String name, Ticker clock, long housekeepingNanos) {
+    if (housekeepingNanos <= 0L) {
+      throw new IllegalArgumentException("housekeeping sleep " + housekeepingNanos + " ns, not > 0");
+    }
     this.clock = clock;
     this.housekeepingNanos = housekeepingNanos;
     thread = new Thread(this::run, name);
@@ -177,9 +183,19 @@ final class WaitTimer {
     long deadline = clock.nanoTime() + Math.min(timeoutNanos, MAX_TIMEOUT_NANOS);
     slot.deadline = deadline;
     slot.current = wait;
-    // Filed by a deadline no later than this one (give or take the slack): the timer comes to
-    // it in time. Otherwise (not filed, or filed for later: this wait is shorter) hand it over.
-    if (slot.filed == 0 ? FILED.compareAndSet(slot, 0, 1) : slot.key - deadline > SLACK_NANOS) {
+    // Filed (or queued) by a deadline no later than this one, give or take the slack: the timer
+    // comes to it in time. Otherwise (not held, or held for later: this wait is shorter) hand it
+    // over. Whoever wins the flag writes the key: here, this deadline, which the slot keeps while
+    // it is queued (the timer writes the key only once it has taken the slot from the queue), so
+    // that a shorter wait armed before the timer takes it is handed over again, and wakes it.
+    boolean handOver;
+    if (slot.filed == 0 && FILED.compareAndSet(slot, 0, 1)) {
+      slot.key = deadline;
+      handOver = true;
+    } else {
+      handOver = slot.key - deadline > SLACK_NANOS;
+    }
+    if (handOver) {
       arrivals.offer(slot);
       // Wake the timer only if it would otherwise pass after this deadline. Dekker's pattern
       // with passUntilStopped: the timer publishes its next pass (or idle) and then re-checks
@@ -240,6 +256,11 @@ final class WaitTimer {
     return heap.size;
   }
 
+  /** The timer's thread; for tests, which watch whether it sleeps. */
+  Thread thread() {
+    return thread;
+  }
+
   /** Has the timer thread pass now rather than at its next planned pass. */
   void wakeUp() {
     LockSupport.unpark(thread);
@@ -248,21 +269,24 @@ final class WaitTimer {
   private void run() {
     // A pass that fails (an OutOfMemoryError, say) must not end the thread: every pending wait
     // would then never time out, and a run with such a wait would never return. The slot whose
-    // wait failed to expire is still at the heap's top, so the next pass, a housekeeping pause
-    // later, fires it.
+    // wait failed to expire is still at the heap's top, so the next pass, a retry pause later,
+    // fires it. The pause is published as the next pass, so that an arm due before it wakes the
+    // timer (an arm that read the previous plan waits for the pause's end at most).
     while (!stopped) {
       try {
         passUntilStopped();
       } catch (RuntimeException | Error e) {
         if (!HeapExhaustion.report(e, TIMER)) {
           try {
-            LOG.error("the wait timer's pass failed; passing again in a second", e);
+            LOG.error("the wait timer's pass failed; passing again in 10 ms", e);
           } catch (OutOfMemoryError noRoom) {
             // The heap ran out after all; the report has told the runs.
             HeapExhaustion.report(noRoom, TIMER);
           }
         }
-        LockSupport.parkNanos(this, housekeepingNanos);
+        long pause = Math.min(housekeepingNanos, RETRY_NANOS);
+        nextPass = clock.nanoTime() + pause;
+        LockSupport.parkNanos(this, pause);
       }
     }
   }
@@ -282,6 +306,8 @@ final class WaitTimer {
         idle = false;
         continue;
       }
+      // Read again: the plan counts from the pass's end, not its start.
+      now = clock.nanoTime();
       long wait = Math.min(housekeepingNanos, heap.top().key - now);
       if (wait > 0L) {
         nextPass = now + wait;
