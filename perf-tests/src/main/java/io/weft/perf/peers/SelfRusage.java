@@ -104,7 +104,8 @@ final class SelfRusage {
    * @throws IllegalStateException when unavailable or the call fails
    */
   static long contextSwitches() {
-    return read(true);
+    long[] both = switches();
+    return both[0] + both[1];
   }
 
   /**
@@ -115,10 +116,16 @@ final class SelfRusage {
    * @throws IllegalStateException when unavailable or the call fails
    */
   static long voluntaryContextSwitches() {
-    return read(false);
+    return switches()[0];
   }
 
-  private static long read(boolean withInvoluntary) {
+  /**
+   * This process's voluntary and involuntary context switches so far, in that order, from one
+   * {@code getrusage} call. Not thread-safe (one buffer).
+   *
+   * @throws IllegalStateException when unavailable or the call fails
+   */
+  static long[] switches() {
     if (GETRUSAGE == null) {
       throw new IllegalStateException(UNAVAILABLE);
     }
@@ -127,8 +134,8 @@ final class SelfRusage {
       if (rc != 0) {
         throw new IllegalStateException("getrusage returned " + rc);
       }
-      long voluntary = (long) GET_LONG.invoke(BUFFER, JAVA_LONG, NVCSW_OFFSET);
-      return withInvoluntary ? voluntary + (long) GET_LONG.invoke(BUFFER, JAVA_LONG, NIVCSW_OFFSET) : voluntary;
+      return new long[] {(long) GET_LONG.invoke(BUFFER, JAVA_LONG, NVCSW_OFFSET),
+          (long) GET_LONG.invoke(BUFFER, JAVA_LONG, NIVCSW_OFFSET)};
     } catch (RuntimeException | Error e) {
       throw e;
     } catch (Throwable e) {

@@ -1,7 +1,9 @@
 package io.weft.perf.peers;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
@@ -38,5 +40,12 @@ class CostMeterTest {
       assertTrue(figures.voluntarySwitches <= figures.contextSwitches,
           "voluntary " + figures.voluntarySwitches + " of " + figures.contextSwitches + " in all");
     }
+  }
+
+  @Test
+  void aThreadsStatusGivesItsVoluntaryAndNonVoluntarySwitchesApart() {
+    List<String> status = List.of("Name:\tweft-mina-1-1", "State:\tS (sleeping)", "Threads:\t31",
+        "voluntary_ctxt_switches:\t487", "nonvoluntary_ctxt_switches:\t30304");
+    assertArrayEquals(new long[] {487, 30304}, CostMeter.statusSwitches(status));
   }
 }
