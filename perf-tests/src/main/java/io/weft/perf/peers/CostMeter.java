@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -27,7 +28,9 @@ import javax.management.openmbean.CompositeData;
  * <ul>
  *   <li>CPU: the whole process's user + system time ({@code OperatingSystemMXBean
  *       .getProcessCpuTime}), every thread included (I/O, workers, GC, JIT);
- *   <li>context switches: voluntary + non-voluntary, the whole process's from
+ *   <li>context switches: voluntary + non-voluntary, and the voluntary ones alone (a thread
+ *       that gave up its core: a sleep, a park; the rest are preemption, which the machine's
+ *       other work causes), the whole process's from
  *       {@code getrusage(RUSAGE_SELF)} ({@link SelfRusage}, JDK 22+ on 64-bit Linux); elsewhere
  *       summed over the live threads' {@code /proc/self/task/&lt;tid&gt;/status}, where a thread
  *       that ends during the run takes its count with it (THREADS mode's session threads), so
@@ -71,15 +74,19 @@ final class CostMeter implements AutoCloseable {
     peakHeapAfterGc.set(-1L);
     switchesUnreadable = null;
     armed = true;
-    return new Reading(os.getProcessCpuTime(), readContextSwitches());
+    long[] switches = readSwitches();
+    return new Reading(os.getProcessCpuTime(), switches[0], switches[1]);
   }
 
   /** The figures of the run that began with {@code start}. */
   Figures end(Reading start) {
     long cpu = os.getProcessCpuTime() - start.cpuNanos;
-    long switches = readContextSwitches();
+    long[] both = readSwitches();
+    long switches = both[0];
+    long voluntary = both[1];
     armed = false;
     return new Figures(cpu, start.contextSwitches < 0 || switches < 0 ? -1L : switches - start.contextSwitches,
+        start.voluntarySwitches < 0 || voluntary < 0 ? -1L : voluntary - start.voluntarySwitches,
         peakHeapAfterGc.get(), threads.getPeakThreadCount(), switchesUnreadable);
   }
 
@@ -89,12 +96,18 @@ final class CostMeter implements AutoCloseable {
         : "/proc/self/task/*/status, live threads only (THREADS rows count too few); " + SelfRusage.unavailableReason();
   }
 
-  private long readContextSwitches() {
+  /**
+   * All context switches and the voluntary ones, in that order, from one reading (one
+   * {@code getrusage}, or one walk of the threads reading each one's two counts together), so
+   * that the voluntary ones are never more than all; -1 each when unreadable.
+   */
+  private long[] readSwitches() {
     try {
-      return SelfRusage.unavailableReason() == null ? SelfRusage.contextSwitches() : contextSwitches();
+      long[] split = SelfRusage.unavailableReason() == null ? SelfRusage.switches() : liveThreadSwitches();
+      return new long[] {split[0] + split[1], split[0]};
     } catch (IOException | IllegalStateException e) {
       switchesUnreadable = "context switches unreadable: " + e;
-      return -1L;
+      return new long[] {-1L, -1L};
     }
   }
 
@@ -113,23 +126,35 @@ final class CostMeter implements AutoCloseable {
     peakHeapAfterGc.accumulateAndGet(used, Math::max);
   }
 
-  /** Voluntary + non-voluntary context switches of the live threads. */
-  static long contextSwitches() throws IOException {
-    long sum = 0;
+  /** The live threads' voluntary and non-voluntary context switches, in that order, from one walk. */
+  static long[] liveThreadSwitches() throws IOException {
+    long voluntary = 0;
+    long involuntary = 0;
     try (DirectoryStream<Path> tasks = Files.newDirectoryStream(TASKS)) {
       for (Path task : tasks) {
         try {
-          for (String line : Files.readAllLines(task.resolve("status"))) {
-            if (line.startsWith("voluntary_ctxt_switches:") || line.startsWith("nonvoluntary_ctxt_switches:")) {
-              sum += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
-            }
-          }
+          long[] thread = statusSwitches(Files.readAllLines(task.resolve("status")));
+          voluntary += thread[0];
+          involuntary += thread[1];
         } catch (NoSuchFileException e) {
           // The thread ended between the listing and the read: its count is gone either way.
         }
       }
     }
-    return sum;
+    return new long[] {voluntary, involuntary};
+  }
+
+  /** A thread's voluntary and non-voluntary context switches, in that order, from its status lines. */
+  static long[] statusSwitches(List<String> status) {
+    long[] switches = new long[2];
+    for (String line : status) {
+      if (line.startsWith("voluntary_ctxt_switches:")) {
+        switches[0] += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+      } else if (line.startsWith("nonvoluntary_ctxt_switches:")) {
+        switches[1] += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+      }
+    }
+    return switches;
   }
 
   /**
@@ -198,28 +223,32 @@ final class CostMeter implements AutoCloseable {
   static final class Reading {
     final long cpuNanos;
     final long contextSwitches;
+    final long voluntarySwitches;
 
-    Reading(long cpuNanos, long contextSwitches) {
+    Reading(long cpuNanos, long contextSwitches, long voluntarySwitches) {
       this.cpuNanos = cpuNanos;
       this.contextSwitches = contextSwitches;
+      this.voluntarySwitches = voluntarySwitches;
     }
   }
 
   /**
-   * A run's CPU, context switches (-1 unknown, {@code switchesUnreadable} says why), peak heap
-   * after GC (-1 no GC) and peak threads.
+   * A run's CPU, context switches and the voluntary ones among them (-1 unknown,
+   * {@code switchesUnreadable} says why), peak heap after GC (-1 no GC) and peak threads.
    */
   static final class Figures {
     final long cpuNanos;
     final long contextSwitches;
+    final long voluntarySwitches;
     final long peakHeapAfterGcBytes;
     final int peakThreads;
     final String switchesUnreadable;
 
-    Figures(long cpuNanos, long contextSwitches, long peakHeapAfterGcBytes, int peakThreads,
+    Figures(long cpuNanos, long contextSwitches, long voluntarySwitches, long peakHeapAfterGcBytes, int peakThreads,
         String switchesUnreadable) {
       this.cpuNanos = cpuNanos;
       this.contextSwitches = contextSwitches;
+      this.voluntarySwitches = voluntarySwitches;
       this.peakHeapAfterGcBytes = peakHeapAfterGcBytes;
       this.peakThreads = peakThreads;
       this.switchesUnreadable = switchesUnreadable;

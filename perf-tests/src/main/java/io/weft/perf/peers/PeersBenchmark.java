@@ -53,6 +53,7 @@ public final class PeersBenchmark implements Callable<Integer> {
   static {
     CLIENTS.put("cont1", () -> WeftRunnerClient.continuations(1));
     CLIENTS.put("cont1-p1", () -> WeftRunnerClient.continuationsOneProcessor(1));
+    CLIENTS.put("cont1-pmina", () -> WeftRunnerClient.continuationsMinasProcessors(1));
     CLIENTS.put("cont1-netty", () -> WeftRunnerClient.continuationsOverNetty(1));
     CLIENTS.put("cont2", () -> WeftRunnerClient.continuations(2));
     CLIENTS.put("cont1-workers", () -> WeftRunnerClient.continuationsOnWorkers(1));
@@ -355,6 +356,9 @@ public final class PeersBenchmark implements Callable<Integer> {
     if (done > 0 && switches >= 0) {
       row.contextSwitchesPerRoundTrip = (double) switches / done;
     }
+    if (figures != null && done > 0 && figures.voluntarySwitches >= 0) {
+      row.voluntaryContextSwitchesPerRoundTrip = (double) figures.voluntarySwitches / done;
+    }
     if (figures != null) {
       row.peakHeapAfterGcMb = figures.peakHeapAfterGcBytes < 0 ? null : figures.peakHeapAfterGcBytes / 1048576.0;
       row.peakThreads = figures.peakThreads;
@@ -405,15 +409,17 @@ public final class PeersBenchmark implements Callable<Integer> {
     return line;
   }
 
-  private static String line(PeersRow r) {
+  static String line(PeersRow r) {
     if (PeersRow.SKIPPED.equals(r.status)) {
       return String.format(Locale.ROOT, "# N=%,d round %d %-20s skipped: %s", r.sessions, r.round, r.client, r.note);
     }
     return String.format(Locale.ROOT, "# N=%,d round %d %-20s %s %,d/%,d rt, %,.0f rt/s, p50 %s µs, p99 %s µs,"
-            + " CPU %s µs/rt, %s ctx sw/rt, %s listen overflows%s", r.sessions, r.round, r.client, r.status,
+            + " CPU %s µs/rt, %s ctx sw/rt%s, %s listen overflows%s", r.sessions, r.round, r.client, r.status,
         r.completedRoundTrips,
         r.expectedRoundTrips, r.roundTripsPerSecond == null ? 0.0 : r.roundTripsPerSecond, fmt(r.p50Micros, "%.0f"),
         fmt(r.p99Micros, "%.0f"), fmt(r.cpuMicrosPerRoundTrip, "%.2f"), fmt(r.contextSwitchesPerRoundTrip, "%.3f"),
+        r.voluntaryContextSwitchesPerRoundTrip == null ? ""
+            : " (" + fmt(r.voluntaryContextSwitchesPerRoundTrip, "%.3f") + " voluntary)",
         r.listenOverflows == null ? "-" : r.listenOverflows.toString(), r.ok() ? "" : " - " + r.note);
   }
 

@@ -10,7 +10,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  */
 @JsonPropertyOrder({"sessions", "round", "order", "client", "status", "expected_round_trips", "completed_round_trips",
     "server_incr_calls", "failed_sessions", "wall_ms", "round_trips_per_s", "p50_us", "p99_us", "cpu_us_per_rt",
-    "context_switches_per_rt", "peak_heap_after_gc_mb", "peak_threads", "listen_overflows", "load_at_round_start", "load_at_round_end",
+    "context_switches_per_rt", "voluntary_context_switches_per_rt", "peak_heap_after_gc_mb", "peak_threads", "listen_overflows", "load_at_round_start", "load_at_round_end",
     "note"})
 public final class PeersRow {
   /** {@code status}: every round trip done, and the server counted each. */
@@ -37,6 +37,11 @@ public final class PeersRow {
   @JsonProperty("p99_us") public Double p99Micros;
   @JsonProperty("cpu_us_per_rt") public Double cpuMicrosPerRoundTrip;
   @JsonProperty("context_switches_per_rt") public Double contextSwitchesPerRoundTrip;
+  /**
+   * The voluntary ones among them: a thread of the client gave up its core (slept in a selector,
+   * parked, handed work on); the others are preemption. In-process clients only.
+   */
+  @JsonProperty("voluntary_context_switches_per_rt") public Double voluntaryContextSwitchesPerRoundTrip;
   @JsonProperty("peak_heap_after_gc_mb") public Double peakHeapAfterGcMb;
   @JsonProperty("peak_threads") public Integer peakThreads;
   /**

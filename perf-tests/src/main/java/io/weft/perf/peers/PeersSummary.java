@@ -67,7 +67,8 @@ final class PeersSummary {
 
   /** Per N and client, the medians over its clean rounds. */
   @JsonPropertyOrder({"sessions", "client", "clean_rounds", "rounds", "round_trips_per_s", "p50_us", "p99_us",
-      "cpu_us_per_rt", "context_switches_per_rt", "peak_heap_after_gc_mb", "peak_threads", "note"})
+      "cpu_us_per_rt", "context_switches_per_rt", "voluntary_context_switches_per_rt", "peak_heap_after_gc_mb", "peak_threads",
+      "note"})
   public static final class Median {
     @JsonProperty("sessions") public int sessions;
     @JsonProperty("client") public String client;
@@ -78,6 +79,7 @@ final class PeersSummary {
     @JsonProperty("p99_us") public Double p99Micros;
     @JsonProperty("cpu_us_per_rt") public Double cpuMicrosPerRoundTrip;
     @JsonProperty("context_switches_per_rt") public Double contextSwitchesPerRoundTrip;
+    @JsonProperty("voluntary_context_switches_per_rt") public Double voluntaryContextSwitchesPerRoundTrip;
     /** (largest - smallest) / median of the clean rounds' round trips/s, in %; null below two rounds. */
     @JsonProperty("round_trips_per_s_spread_pct") public Double roundTripsPerSecondSpreadPct;
     /** The same for CPU per round trip. */
@@ -141,6 +143,7 @@ final class PeersSummary {
     m.p99Micros = median(clean, r -> r.p99Micros);
     m.cpuMicrosPerRoundTrip = median(clean, r -> r.cpuMicrosPerRoundTrip);
     m.contextSwitchesPerRoundTrip = median(clean, r -> r.contextSwitchesPerRoundTrip);
+    m.voluntaryContextSwitchesPerRoundTrip = median(clean, r -> r.voluntaryContextSwitchesPerRoundTrip);
     m.roundTripsPerSecondSpreadPct = spreadPct(clean, r -> r.roundTripsPerSecond);
     m.cpuSpreadPct = spreadPct(clean, r -> r.cpuMicrosPerRoundTrip);
     m.peakHeapAfterGcMb = median(clean, r -> r.peakHeapAfterGcMb);

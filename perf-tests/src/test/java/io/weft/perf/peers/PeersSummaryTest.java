@@ -127,6 +127,36 @@ class PeersSummaryTest {
   }
 
   @Test
+  void theSwitchVerdictSaysTheVoluntaryShareAndNettysFiguresBesideIt() {
+    PeersRow weft = row(100, 1, ClientLabels.CONT_1, 95.0, 12.0, 40.0);
+    weft.contextSwitchesPerRoundTrip = 0.224;
+    weft.voluntaryContextSwitchesPerRoundTrip = 0.012;
+    PeersRow netty = row(100, 1, ClientLabels.NETTY, 100.0, 10.0, 50.0);
+    netty.contextSwitchesPerRoundTrip = 0.177;
+    netty.voluntaryContextSwitchesPerRoundTrip = 0.008;
+
+    List<PeersTargets.Verdict> v = PeersTargets.check(PeersSummary.of(List.of(weft, netty)), List.of(100));
+
+    PeersTargets.Verdict switches = v.get(v.size() - 1);
+    assertEquals("MISSED", switches.verdict, switches.toString());
+    assertEquals("0.224, median over the rounds; voluntary 0.012; Netty callbacks 0.177, voluntary 0.008",
+        switches.figure);
+  }
+
+  @Test
+  void aRoundsLineSaysTheVoluntarySwitchesAfterTheirSum() {
+    PeersRow r = row(100, 1, ClientLabels.CONT_1, 95_000.0, 12.0, 400.0);
+    r.expectedRoundTrips = 1_000;
+    r.completedRoundTrips = 1_000L;
+    r.p50Micros = 100.0;
+    r.contextSwitchesPerRoundTrip = 0.224;
+    r.voluntaryContextSwitchesPerRoundTrip = 0.012;
+    r.listenOverflows = 0L;
+    assertEquals("# N=100 round 1 weft cont(1) mina    ok 1,000/1,000 rt, 95,000 rt/s, p50 100 µs, p99 400 µs,"
+        + " CPU 12.00 µs/rt, 0.224 ctx sw/rt (0.012 voluntary), 0 listen overflows", PeersBenchmark.line(r));
+  }
+
+  @Test
   void aRunWithContinuationsOverNettyGetsItsOwnVerdictsAfterMinas() {
     List<PeersRow> rows = List.of(
         row(100, 1, ClientLabels.NETTY, 100.0, 10.0, 50.0),

@@ -27,14 +27,20 @@ import org.slf4j.LoggerFactory;
  * session's next timed wait hands it over again). So a session that keeps waiting costs the
  * timer one heap step per timeout length, not one per wait.
  *
- * <p>Slots reach the timer through a lock-free queue, read at every pass; while any slot is held
- * the timer passes every {@link #TICK_NANOS} and at the earliest recorded deadline, and with
- * none it sleeps until a slot arrives. A wait never fires early (its deadline is its arming
- * thread's clock, read before the wait is published to the timer, plus the timeout); it fires
- * late by at most a tick, plus {@link #SLACK_NANOS} for a wait a little shorter than its
- * session's previous one, plus the timer thread's wake-up latency ({@link #MAX_LATE_NANOS}). A
- * session that ends {@linkplain #retire retires} its slot, which the timer then drops at its next
- * pass, so nothing of an ended session stays with the timer for longer than a tick.
+ * <p>Slots reach the timer through a lock-free queue, read at every pass. While any slot is held
+ * the timer sleeps until the earliest recorded deadline ({@link #nextPass()}), or for
+ * {@link #HOUSEKEEPING_NANOS} if that comes first; with none it sleeps until a slot arrives. A
+ * slot handed over with a deadline before the timer's next pass wakes it ({@link #arm}), so a
+ * wait that ends in time costs no wake-up of the timer thread, and a session that keeps
+ * waiting costs one per timeout length. A wait never fires
+ * early (its deadline is its arming thread's clock, read before the wait is published to the
+ * timer, plus the timeout); it fires late by at most
+ * {@link #SLACK_NANOS}, for a wait a little shorter than its session's previous one, plus the
+ * timer thread's wake-up latency ({@link #MAX_LATE_NANOS}); after a pass that failed, by up to
+ * {@link #RETRY_NANOS} more. A session that ends
+ * {@linkplain #retire retires} its slot, which the timer then drops at its next pass: nothing of
+ * an ended session stays with the timer for longer than {@link #HOUSEKEEPING_NANOS}, and what
+ * stays meanwhile is the slot alone, its wait let go.
  *
  * <p>Handing a slot back and forth is a handshake on its {@code filed} flag (0: the timer does
  * not hold it; 1: it does, or it is on its way): the arming thread publishes its wait and then
@@ -46,13 +52,20 @@ import org.slf4j.LoggerFactory;
  * is still pending; {@link #isTerminated} says when it is gone.
  *
  * <p>Time is read only from the {@link Ticker} given at construction (the system's unless a test
- * gives one it steps by hand, or a simulation one of virtual time), by the arming threads and by
- * the timer thread alike; the thread's sleeps between passes are real time either way, at most
- * a tick while a slot is held.
+ * gives one it steps by hand), by the arming threads and by the timer thread alike. The thread's
+ * sleeps between passes are real time either way, at most {@link #HOUSEKEEPING_NANOS} while a slot
+ * is held, so a caller that steps an injected clock must call {@link #wakeUp()} for the timer to
+ * see the step.
  */
 final class WaitTimer {
-  /** How often the timer thread passes while it holds slots. */
-  static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+  /**
+   * The longest the timer thread sleeps while it holds slots, its deadlines all later: how long a
+   * retired slot, or one handed over for a deadline later than the next pass, waits in the
+   * arrivals queue at most.
+   */
+  static final long HOUSEKEEPING_NANOS = TimeUnit.SECONDS.toNanos(1);
+  /** The pause after a pass that failed, before the timer passes again (at most the housekeeping sleep). */
+  static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
   /**
    * How much earlier than the deadline its slot is filed by a wait's deadline may be without
    * handing the slot over again. A wait bounded by its session's deadline has the same deadline
@@ -61,7 +74,7 @@ final class WaitTimer {
    */
   static final long SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
   /** The latest a pending wait fires after its deadline, scheduling latency aside. */
-  static final long MAX_LATE_NANOS = TICK_NANOS + SLACK_NANOS;
+  static final long MAX_LATE_NANOS = SLACK_NANOS;
   /** Longer timeouts are capped here, so that deadlines never overflow. */
   private static final long MAX_TIMEOUT_NANOS = Long.MAX_VALUE >>> 2;
 
@@ -122,6 +135,12 @@ final class WaitTimer {
   private final SlotHeap heap = new SlotHeap();
   /** The timer thread sleeps until woken: it held no slot at its last pass. */
   private volatile boolean idle;
+  /**
+   * While not idle: the clock's time of the timer's next pass (its earliest deadline, or a
+   * housekeeping pass), written before it checks the arrivals and sleeps; see {@link #arm}.
+   */
+  private volatile long nextPass;
+  private final long housekeepingNanos;
   private volatile boolean stopped;
   /** Passes completed. Written by the timer thread only; read by tests that step the clock. */
   private volatile long passes;
@@ -134,7 +153,20 @@ final class WaitTimer {
 
   /** A timer reading {@code clock} for every deadline. */
   WaitTimer(String name, Ticker clock) {
+    this(name, clock, HOUSEKEEPING_NANOS);
+  }
+
+  /**
+   * A timer reading {@code clock} whose sleeps while it holds slots last at most
+   * {@code housekeepingNanos}: for tests, which make it long so that only deadlines and
+   * {@link #arm} wake the timer.
+   */
+  WaitTimer(String name, Ticker clock, long housekeepingNanos) {
+    if (housekeepingNanos <= 0L) {
+      throw new IllegalArgumentException("housekeeping sleep " + housekeepingNanos + " ns, not > 0");
+    }
     this.clock = clock;
+    this.housekeepingNanos = housekeepingNanos;
     thread = new Thread(this::run, name);
     thread.setDaemon(true);
     thread.start();
@@ -151,13 +183,25 @@ final class WaitTimer {
     long deadline = clock.nanoTime() + Math.min(timeoutNanos, MAX_TIMEOUT_NANOS);
     slot.deadline = deadline;
     slot.current = wait;
-    // Filed by a deadline no later than this one (give or take the slack): the timer comes to
-    // it in time. Otherwise (not filed, or filed for later: this wait is shorter) hand it over.
-    if (slot.filed == 0 ? FILED.compareAndSet(slot, 0, 1) : slot.key - deadline > SLACK_NANOS) {
+    // Filed (or queued) by a deadline no later than this one, give or take the slack: the timer
+    // comes to it in time. Otherwise (not held, or held for later: this wait is shorter) hand it
+    // over. Whoever wins the flag writes the key: here, this deadline, which the slot keeps while
+    // it is queued (the timer writes the key only once it has taken the slot from the queue), so
+    // that a shorter wait armed before the timer takes it is handed over again, and wakes it.
+    boolean handOver;
+    if (slot.filed == 0 && FILED.compareAndSet(slot, 0, 1)) {
+      slot.key = deadline;
+      handOver = true;
+    } else {
+      handOver = slot.key - deadline > SLACK_NANOS;
+    }
+    if (handOver) {
       arrivals.offer(slot);
-      // A timer that holds slots passes within a tick anyway; an idle one re-checks the
-      // arrivals after saying so, so this misses nothing.
-      if (idle) {
+      // Wake the timer only if it would otherwise pass after this deadline. Dekker's pattern
+      // with passUntilStopped: the timer publishes its next pass (or idle) and then re-checks
+      // the arrivals; this publishes the arrival and then reads those. So either the timer sees
+      // this slot before it sleeps, or this sees the pass it sleeps until.
+      if (idle || deadline - nextPass < 0L) {
         LockSupport.unpark(thread);
       }
     }
@@ -189,6 +233,14 @@ final class WaitTimer {
     return !thread.isAlive();
   }
 
+  /**
+   * The clock's time at which the timer, holding slots, plans its next pass unless woken; for
+   * tests, read while it sleeps.
+   */
+  long nextPass() {
+    return nextPass;
+  }
+
   /** Passes the timer thread has completed; with {@link #wakeUp}, how a test knows it saw a clock step. */
   long passes() {
     return passes;
@@ -204,7 +256,12 @@ final class WaitTimer {
     return heap.size;
   }
 
-  /** Has the timer thread pass now rather than at its next tick. */
+  /** The timer's thread; for tests, which watch whether it sleeps. */
+  Thread thread() {
+    return thread;
+  }
+
+  /** Has the timer thread pass now rather than at its next planned pass. */
   void wakeUp() {
     LockSupport.unpark(thread);
   }
@@ -212,20 +269,24 @@ final class WaitTimer {
   private void run() {
     // A pass that fails (an OutOfMemoryError, say) must not end the thread: every pending wait
     // would then never time out, and a run with such a wait would never return. The slot whose
-    // wait failed to expire is still at the heap's top, so the next pass, a tick later, fires it.
+    // wait failed to expire is still at the heap's top, so the next pass, a retry pause later,
+    // fires it. The pause is published as the next pass, so that an arm due before it wakes the
+    // timer (an arm that read the previous plan waits for the pause's end at most).
     while (!stopped) {
       try {
         passUntilStopped();
       } catch (RuntimeException | Error e) {
         if (!HeapExhaustion.report(e, TIMER)) {
           try {
-            LOG.error("the wait timer's pass failed; passing again in a tick", e);
+            LOG.error("the wait timer's pass failed; passing again in 10 ms", e);
           } catch (OutOfMemoryError noRoom) {
             // The heap ran out after all; the report has told the runs.
             HeapExhaustion.report(noRoom, TIMER);
           }
         }
-        LockSupport.parkNanos(this, TICK_NANOS);
+        long pause = Math.min(housekeepingNanos, RETRY_NANOS);
+        nextPass = clock.nanoTime() + pause;
+        LockSupport.parkNanos(this, pause);
       }
     }
   }
@@ -245,9 +306,15 @@ final class WaitTimer {
         idle = false;
         continue;
       }
-      long wait = Math.min(TICK_NANOS, heap.top().key - now);
+      // Read again: the plan counts from the pass's end, not its start.
+      now = clock.nanoTime();
+      long wait = Math.min(housekeepingNanos, heap.top().key - now);
       if (wait > 0L) {
-        LockSupport.parkNanos(this, wait);
+        nextPass = now + wait;
+        // A slot that arrived after the pass: its thread may have read the previous next pass.
+        if (arrivals.isEmpty()) {
+          LockSupport.parkNanos(this, wait);
+        }
       }
     }
   }

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The wait timer's contract: a pending entry fires once, never before its deadline and at most
@@ -26,7 +27,7 @@ class WaitTimerTest {
   private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
 
   private final ManualClock clock = new ManualClock();
-  private final WaitTimer timer = new WaitTimer("wait-timer-test", clock);
+  private WaitTimer timer = new WaitTimer("wait-timer-test", clock);
 
   @AfterEach
   void stopTimer() throws InterruptedException {
@@ -166,6 +167,105 @@ class WaitTimerTest {
     stepTo(entry.due() - 1);
     assertEquals(0, entry.expireCalls.get(), "fired a nanosecond before its deadline");
     assertFiresInBounds(entry);
+  }
+
+  @Test
+  void aTimerHoldingSlotsSleepsUntilTheEarliestDeadlineNotForATick() {
+    TestEntry first = new TestEntry().arm(300 * MS);
+    new TestEntry().arm(500 * MS);
+    new TestEntry().arm(700 * MS);
+    letTheTimerSeeTheNewEntries();
+    // Twice: the pass under way as the first began may have planned without the new slots.
+    letTheTimerSeeTheNewEntries();
+    assertEquals(0L, timer.nextPass() - first.due(),
+        "the timer plans its next pass this long (ns) after the earliest deadline");
+  }
+
+  /**
+   * Replaces the timer by one whose housekeeping sleep (an hour) is longer than any test: only a
+   * deadline, an arm or a {@code wakeUp} ends its sleeps.
+   */
+  private void useATimerThatOnlyDeadlinesAndArmsWake() throws InterruptedException {
+    timer.shutdown();
+    timer.awaitTermination(5_000);
+    timer = new WaitTimer("wait-timer-test", clock, TimeUnit.HOURS.toNanos(1));
+  }
+
+  /**
+   * Returns once the timer thread sleeps in its park with no wake-up pending: parked on the timer,
+   * and still so, its pass count unchanged, a poll later. (A permit left by an earlier
+   * {@code wakeUp} makes it pass once more before it sleeps.)
+   */
+  private void awaitTheTimerAsleep() {
+    Thread thread = timer.thread();
+    for (;;) {
+      long seen = timer.passes();
+      if (parkedOnTheTimer(thread)) {
+        // Polls the timer thread's state; nothing is ordered by this pause.
+        LockSupport.parkNanos(MS);
+        if (parkedOnTheTimer(thread) && timer.passes() == seen) {
+          return;
+        }
+      } else {
+        LockSupport.parkNanos(20_000L);
+      }
+    }
+  }
+
+  private boolean parkedOnTheTimer(Thread thread) {
+    return thread.getState() == Thread.State.TIMED_WAITING && LockSupport.getBlocker(thread) == timer;
+  }
+
+  /**
+   * Polls, without waking the timer, until it plans its next pass for {@code nanos}. No bound of
+   * its own: a timer that is never woken sleeps for its half hour, and the test's timeout fails it.
+   */
+  private void awaitThePlan(long nanos) {
+    while (timer.nextPass() != nanos && !Thread.currentThread().isInterrupted()) {
+      // Polls the timer's plan; nothing is ordered by this pause.
+      LockSupport.parkNanos(20_000L);
+    }
+    assertEquals(nanos, timer.nextPass(), "the timer's planned pass, when the test timed out");
+  }
+
+  @Test
+  @Timeout(60)
+  void aShorterWaitArmedWhileTheTimerSleepsTowardsALaterDeadlineWakesIt() throws InterruptedException {
+    useATimerThatOnlyDeadlinesAndArmsWake();
+    TestEntry later = new TestEntry().arm(TimeUnit.MINUTES.toNanos(30));
+    letTheTimerSeeTheNewEntries();
+    awaitTheTimerAsleep();
+    assertEquals(later.due(), timer.nextPass(), "the timer sleeps until the one deadline it holds");
+    TestEntry sooner = new TestEntry().arm(20 * MS);
+    // No wakeUp: only the arm can end the timer's half-hour sleep.
+    awaitThePlan(sooner.due());
+    assertFiresInBounds(sooner);
+    assertEquals(0, later.expireCalls.get(), "the later wait fired with the sooner one");
+  }
+
+  @Test
+  @Timeout(60)
+  void aShorterWaitArmedWhileItsSlotIsStillQueuedWakesTheTimer() throws InterruptedException {
+    useATimerThatOnlyDeadlinesAndArmsWake();
+    TestEntry held = new TestEntry().arm(TimeUnit.MINUTES.toNanos(30));
+    // A session whose slot the timer has given back: the deadline it was last filed by is past.
+    TestEntry first = new TestEntry().arm(10 * MS);
+    letTheTimerSeeTheNewEntries();
+    first.settle();
+    stepTo(first.due());
+    awaitTheTimerAsleep();
+    assertEquals(1, timer.held(), "the settled wait's slot was given back");
+    assertEquals(held.due(), timer.nextPass(), "the timer sleeps until the one deadline it holds");
+    // The session waits longer than the timer sleeps (a connect, say): its slot is queued, and
+    // nothing wakes the timer. It connects before the timer takes the slot, and waits for a read.
+    TestEntry connect = new TestEntry(first).arm(TimeUnit.MINUTES.toNanos(40));
+    connect.settle();
+    TestEntry read = new TestEntry(connect).arm(20 * MS);
+    // No wakeUp: only the read's arm can end the timer's half-hour sleep.
+    awaitThePlan(read.due());
+    assertFiresInBounds(read);
+    assertEquals(0, held.expireCalls.get(), "the held wait fired with the read");
+    assertEquals(0, connect.expireCalls.get(), "the settled connect fired");
   }
 
   @Test
@@ -355,6 +455,35 @@ class WaitTimerTest {
     TestEntry later = new TestEntry().arm(50 * MS);
     assertFiresInBounds(later);
     assertFalse(timer.isTerminated(), "the timer thread survived the error");
+  }
+
+  @Test
+  @Timeout(60)
+  void afterAFailedPassTheTimerPassesAgainSoonNotAtItsHousekeepingSleep() throws InterruptedException {
+    useATimerThatOnlyDeadlinesAndArmsWake();
+    TestEntry failing = new TestEntry() {
+      @Override
+      public void expire() {
+        if (expireCalls.getAndIncrement() == 0) {
+          throw new IllegalStateException("injected: the wait's expiry failed");
+        }
+        if (state.compareAndSet(0, 2)) {
+          firedAt = clock.nanoTime();
+        }
+      }
+    }.arm(20 * MS);
+    letTheTimerSeeTheNewEntries();
+    awaitTheTimerAsleep();
+    clock.set(failing.due());
+    // One wake-up, taken by the sleeping timer: the pass it starts fails, and then no more come
+    // from the test. A timer that paused for its housekeeping hour hangs here until the timeout.
+    timer.wakeUp();
+    while (failing.expireCalls.get() < 2 && !Thread.currentThread().isInterrupted()) {
+      // Polls the wait; nothing is ordered by this pause.
+      LockSupport.parkNanos(20_000L);
+    }
+    assertEquals(2, failing.expireCalls.get(), "the failed wait's expiry was tried again");
+    assertEquals(2, failing.state.get(), "the failed wait timed out");
   }
 
   @Test
