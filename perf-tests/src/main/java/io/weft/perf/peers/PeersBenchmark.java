@@ -53,7 +53,6 @@ public final class PeersBenchmark implements Callable<Integer> {
   static {
     CLIENTS.put("cont1", () -> WeftRunnerClient.continuations(1));
     CLIENTS.put("cont1-p1", () -> WeftRunnerClient.continuationsOneProcessor(1));
-    CLIENTS.put("cont1-pmina", () -> WeftRunnerClient.continuationsMinasProcessors(1));
     CLIENTS.put("cont1-netty", () -> WeftRunnerClient.continuationsOverNetty(1));
     CLIENTS.put("cont2", () -> WeftRunnerClient.continuations(2));
     CLIENTS.put("cont1-workers", () -> WeftRunnerClient.continuationsOnWorkers(1));

@@ -51,23 +51,13 @@ final class WeftRunnerClient implements PeerClient {
   }
 
   /**
-   * Continuations over MINA with one I/O processor asked for by name, as Netty's client has one
-   * event loop: the connector's default too, so this runs as {@link #continuations} does.
+   * Continuations over MINA with one I/O processor, as Netty's client has one event loop: where a
+   * processor count's effect on context switches and CPU per round trip is measured.
    */
   static WeftRunnerClient continuationsOneProcessor(int workers) {
     return new WeftRunnerClient("weft cont(" + workers + ") mina, 1 processor",
         io.weft.continuations.Mode.continuations(workers),
         () -> SuspendingMinaConnector.builder().processorCount(1).tcp());
-  }
-
-  /**
-   * Continuations over MINA with MINA's default processor count, one more than the cores: where
-   * the processor count's effect on context switches and CPU per round trip is measured.
-   */
-  static WeftRunnerClient continuationsMinasProcessors(int workers) {
-    return new WeftRunnerClient("weft cont(" + workers + ") mina, MINA's processors",
-        io.weft.continuations.Mode.continuations(workers),
-        () -> SuspendingMinaConnector.builder().processorCount(0).tcp());
   }
 
   /** Continuations over Weft's Netty transport, resumed on its one event loop. */
