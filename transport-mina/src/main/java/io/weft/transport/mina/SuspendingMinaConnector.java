@@ -19,16 +19,12 @@ import org.apache.mina.transport.vmpipe.VmPipeAddress;
  *
  * <p>Its I/O processor threads are the continuation runtime's workers too: a session whose bytes
  * (or write completion) arrive on a processor is resumed right there, unless the runner is told to
- * resume on its own workers ({@code Mode.continuations(k).resumeOnWorkers()}). It runs one
- * processor unless {@link Builder#processorCount} says otherwise, as {@code SuspendingNettyConnector}
- * runs one event loop: MINA's own default, one processor more than the cores, leaves the processors
- * that have nothing to do asleep in their selectors at every lull, and each wake-up is a context
- * switch. Counted per thread against redis-server on 2 cores (100 sessions, {@code PeersBenchmark},
- * 100,000 round trips): the processors' voluntary switches per round trip were 0.032 with three
- * and 0.005 with one on the reconnect workload, 0.090 and 0.009 on the keep-alive one (Netty's
- * callback client's event loop: 0.007). More processors only pay where sessions compute for long
- * between reads on a machine with cores to spare; there, or for {@code Mode.continuations(k)} with
- * {@code k > 1} on such a machine, ask for them.
+ * resume on its own workers ({@code Mode.continuations(k).resumeOnWorkers()}). MINA's default is
+ * one processor more than the cores. {@link Builder#processorCount}(1), as
+ * {@code SuspendingNettyConnector} has one event loop, measured (a reconnect per session against
+ * redis-server on 2 cores, two interleaved rounds): at 10,000 sessions 1.2x the round trips/s at
+ * 0.85x the CPU per round trip, at 100 sessions 0.8x at 1.2x, and the context switches per round
+ * trip the same at both. So the default stays MINA's; pick one processor for many sessions.
  *
  * <p>A connect made by a session that runs on one of the processors (resumed there by its input,
  * or started there as another session ended) is watched by that processor's own selector and
@@ -151,12 +147,11 @@ public final class SuspendingMinaConnector extends AbstractSuspendingConnector {
     private Builder(MinaConnector.Builder mina) {
       super(mina);
       this.mina = mina;
-      mina.processorCount(1);
     }
 
     /**
-     * NIO processor threads for TCP: by default one (see the class javadoc for when to pick
-     * more); 0 for MINA's default, one more than the cores. Ignored by the in-VM pipe.
+     * As {@link MinaConnector.Builder#processorCount}: NIO processor threads for TCP, default (0)
+     * MINA's, one more than the cores (see the class javadoc for when to pick one).
      *
      * @param count the number of processor threads; 0 for MINA's default
      * @return this builder
