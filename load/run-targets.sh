@@ -16,10 +16,9 @@
 # WEFT_LOAD_MODE (default continuations:2, one event loop per core of a 2-core machine, as wrk -t 2),
 # WEFT_TARGETS (default "redis http line jmh"), DUR (seconds of each measured window, default 5) and
 # WEFT_JAVA_OPTS (JVM options of the weft-load runs, which all run through the launcher load/weft-load;
-# unset: WEFT_LOAD_JAVA_OPTS if that is set, else the launcher's default; empty: none, the JVM's
-# defaults; given, they replace the launcher's default: "-Xms1g -XX:+AlwaysPreTouch
-# -XX:TieredStopAtLevel=1" commits and touches the heap before the run and keeps C1 only (without
-# the first two, G1 grows the heap through the window, and the event loops spent 15% of their samples
+# unset: WEFT_LOAD_JAVA_OPTS if that is set, else none, the JVM's defaults; "-Xms1g -XX:+AlwaysPreTouch"
+# commits and touches the heap before the run (without it, G1 grows the heap through the window, and
+# the event loops spent 15% of their samples
 # in page faults on allocation, http N = 1,000). The 100,000-user row adds -Xmx1g through
 # JDK_JAVA_OPTIONS, ahead of these options: an -Xmx among them overrides its 1 GB.
 set -euo pipefail
@@ -34,7 +33,7 @@ JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 if [ -n "${WEFT_JAVA_OPTS+set}" ]; then export WEFT_LOAD_JAVA_OPTS="$WEFT_JAVA_OPTS"; fi
 OUT="$(mktemp -d /tmp/weft-load-targets.XXXXXX)"
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-echo "fd limit $(ulimit -n); output in $OUT; mode $MODE; $("$JAVA" -version 2>&1 | head -n1); JVM options: $(if [ -z "${WEFT_LOAD_JAVA_OPTS+set}" ]; then echo "the launcher's default"; elif [ -z "$WEFT_LOAD_JAVA_OPTS" ]; then echo none; else echo "$WEFT_LOAD_JAVA_OPTS"; fi)"
+echo "fd limit $(ulimit -n); output in $OUT; mode $MODE; $("$JAVA" -version 2>&1 | head -n1); JVM options: $(if [ -z "${WEFT_LOAD_JAVA_OPTS+set}" ]; then echo "none (the launcher's default)"; elif [ -z "$WEFT_LOAD_JAVA_OPTS" ]; then echo none; else echo "$WEFT_LOAD_JAVA_OPTS"; fi)"
 
 ./mvnw -B -q -pl load -am -DskipTests package
 JAR=load/target/weft-load.jar

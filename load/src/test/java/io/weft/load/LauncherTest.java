@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The launcher script {@code load/weft-load} runs the jar with C1-only compilation unless the user
- * gives JVM options of their own, passes every argument on as given and exits with the jar's code.
+ * The launcher script {@code load/weft-load} runs the jar with the JVM's defaults unless the user
+ * gives JVM options of their own ({@code WEFT_LOAD_JAVA_OPTS}), passes every argument on as given and exits with the jar's code.
  * It runs the real script as a command (its committed executable bit and its shebang), on a jar whose
  * main class ({@link LauncherProbe}) prints what it was started with.
  */
@@ -36,14 +36,14 @@ class LauncherTest {
   Path dir;
 
   @Test
-  void runsTheJarWithC1OnlyByDefault() throws Exception {
+  void runsTheJarWithTheJvmsDefaultsByDefault() throws Exception {
     Run run = launch(probeJar(), null);
     assertEquals(0, run.code, run.toString());
-    assertEquals(List.of("-XX:TieredStopAtLevel=1"), run.jvm(), run.toString());
+    assertEquals(List.of(), run.jvm(), run.toString());
   }
 
   @Test
-  void theUsersJvmOptionsReplaceTheDefault() throws Exception {
+  void theUsersJvmOptionsArePassedOn() throws Exception {
     Run run = launch(probeJar(), "-Xmx300m -Dweft.probe=yes");
     assertEquals(0, run.code, run.toString());
     assertEquals(List.of("-Xmx300m", "-Dweft.probe=yes"), run.jvm(), run.toString());
@@ -51,7 +51,7 @@ class LauncherTest {
 
   @Test
   void emptyJvmOptionsMeanNone() throws Exception {
-    Run run = launch(probeJar(), "");
+    Run run = launch(probeJar(), " \n");
     assertEquals(0, run.code, run.toString());
     assertEquals(List.of(), run.jvm(), run.toString());
   }
@@ -87,7 +87,7 @@ class LauncherTest {
     pb.environment().put("PATH", Path.of(System.getProperty("java.home"), "bin") + ":/usr/bin:/bin");
     Run run = run(pb);
     assertEquals(0, run.code, run.toString());
-    assertEquals(List.of("-XX:TieredStopAtLevel=1"), run.jvm(), run.toString());
+    assertEquals(List.of(), run.jvm(), run.toString());
     assertEquals(List.of("a"), run.args(), run.toString());
   }
 
@@ -121,7 +121,7 @@ class LauncherTest {
     pb.environment().put("CDPATH", decoy.getParent() + ":.");
     Run run = run(pb);
     assertEquals(0, run.code, run.toString());
-    assertEquals(List.of("-XX:TieredStopAtLevel=1"), run.jvm(), run.toString());
+    assertEquals(List.of(), run.jvm(), run.toString());
     assertEquals(List.of("b c"), run.args(), run.toString());
   }
 
