@@ -115,7 +115,9 @@ final class ContinuationRunner extends ModeRunner {
         control.unended((int) done.getCount());
       }
     } finally {
-      scheduler.shutdown(settings.closeWaitMillis());
+      // An aborted run that has already waited out its grace does not wait a second close wait
+      // for workers held by sessions left behind: they are interrupted and abandoned.
+      scheduler.shutdown(control.unended() > 0 ? 1L : settings.closeWaitMillis());
     }
     return result(fibers, start, control);
   }

@@ -65,6 +65,14 @@ abstract class ModeRunner {
 
   final <T> RunResult<T> result(List<? extends SessionContext> contexts, long startNanos, RunControl control) {
     long wall = System.nanoTime() - startNanos;
+    if (control.unended() > 0) {
+      // An aborted run whose grace ran out: a session that has no outcome yet gets the one that
+      // says it was left behind (CANCELLED, with a SessionCancelledException made with the run),
+      // and its thread or fiber is abandoned. Nothing allocated. An indexed loop: no iterator.
+      for (int i = 0; i < contexts.size(); i++) {
+        contexts.get(i).leftBehind(control.leftBehind());
+      }
+    }
     for (;;) {
       try {
         return new RunResult<>(settings.mode(), outcomes(contexts), wall);

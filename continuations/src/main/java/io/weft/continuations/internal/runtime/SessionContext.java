@@ -246,6 +246,19 @@ public class SessionContext {
     }
   }
 
+  /**
+   * The run was aborted and gave up waiting for this session (the runner's close wait after the
+   * abort ran out): if it has no outcome yet, it is cancelled with {@code failure}, which says so,
+   * whatever its thread or fiber does later. Allocates nothing.
+   */
+  public void leftBehind(Throwable failure) {
+    if (!finished) {
+      cancelled = true;
+      this.failure = failure;
+      finished = true;
+    }
+  }
+
   public boolean isFinished() {
     return finished;
   }
