@@ -208,6 +208,16 @@ public class SessionContext {
   }
 
   /**
+   * The session frame's close of {@code transport} ran out of heap: the session keeps it (again)
+   * for the aborted run's cancels to close, even if a cancel that came while that close was under
+   * way, finding it under way, did nothing and let the transport go (a finished session's cancel
+   * forgets the transport it closed). Allocates nothing.
+   */
+  public void closeRanOutOfHeap(Transport transport) {
+    this.transport = transport;
+  }
+
+  /**
    * The session has ended and closed its transport: forget the transport, so that a finished
    * session, which the run keeps for its outcome, holds none of its connection's buffers.
    */

@@ -80,7 +80,9 @@ public final class SessionFrame implements Runnable {
           // The session has its outcome, and the run is told. The transport stays with the
           // session: a close that failed part of the way has not reported the connection
           // closed, which holds the session's place in the run, and the aborted run's cancels
-          // close it again (see SessionContext.cancel).
+          // close it again (see SessionContext.cancel); kept again here, before the report,
+          // in case a cancel during this close let it go.
+          session.closeRanOutOfHeap(transport);
           HeapExhaustion.report(e, CLOSING);
           // But an abort cancels once, and it may have cancelled this session while its close was
           // under way (that cancel's close then did nothing): close again now, the report having
