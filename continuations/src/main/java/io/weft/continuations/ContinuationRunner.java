@@ -115,9 +115,7 @@ final class ContinuationRunner extends ModeRunner {
         control.unended((int) done.getCount());
       }
     } finally {
-      // An aborted run that has already waited out its grace does not wait a second close wait
-      // for workers held by sessions left behind: they are interrupted and abandoned.
-      scheduler.shutdown(control.unended() > 0 ? 1L : settings.closeWaitMillis());
+      scheduler.shutdown(settings.closeWaitMillis());
     }
     return result(fibers, start, control);
   }
