@@ -71,14 +71,17 @@ class RunOutOfHeapTest {
     // each session left behind CANCELLED and counted in the message, so it now passes as long as
     // the run ends so and the run after it succeeds (session 13: see the hostile note for the
     // runs). On JDK 21 and later only SYNC by default, for what the JDK 25 children were seen
-    // doing (session 12):
+    // doing in session 12 (in session 13, with the run's re-cancels off its own thread, all
+    // direct JDK 25 children ended as this test requires: VIRTUAL_THREADS 5 of 5, 34-39 s, each
+    // leaving 14-46 sessions behind at the close wait; THREADS, CONTINUATIONS_MINA and _NETTY 2
+    // of 2 each; too few runs yet to turn a CI red over them):
     // - VIRTUAL_THREADS: the JDK's own threads die of the heap's end, and the virtual threads
     //   holding the heap never run again to give it back. Seen in thread dumps of three children:
     //   no ForkJoinPool carrier left and no session ever failing (nothing reported); one carrier
     //   left, pinned by a virtual thread waiting for a socket's monitor that another, unmounted,
-    //   virtual thread holds, after the abort; the VirtualThread-unblocker and the harness's main
-    //   thread dead of it. Each then thrashed until killed. That is the JDK's scheduler, which
-    //   Weft cannot replace.
+    //   virtual thread holds, after the abort, the run's thread closing sockets itself in its
+    //   re-cancel (now on a thread of the run's own); the VirtualThread-unblocker and the
+    //   harness's main thread dead of it. Each then thrashed until killed.
     // - THREADS: 46 of the bystander's 50 sessions had not ended 30 s after the abort, their
     //   threads waiting in ThreadRunner's chain of joins behind a thread that had not ended.
     // - CONTINUATIONS_MINA: the bystander's MINA processor died of the error and its run
@@ -127,10 +130,13 @@ class RunOutOfHeapTest {
   }
 
   /**
-   * Whether the bystander's sessions were all cancelled but those that met the heap's end
-   * themselves, which fail with it (docs/errors.md: "the session that met the error: outcome
-   * FAILED with it"): a bystander's thread, woken by its read's slice or by the cancel's close,
-   * can be the one that finds no room, and the longer the heap thrashes the likelier it is.
+   * Whether the bystander's sessions were all cancelled but those that failed with one of the
+   * heap's documented outcomes (docs/errors.md): the session that met the error itself, FAILED
+   * with it (a bystander's thread, woken by its read's slice or by the cancel's close, can be the
+   * one that finds no room, and the longer the heap thrashes the likelier it is); or, over MINA,
+   * a session of a connector whose I/O thread died of the error, FAILED with
+   * {@code TransportClosedException} naming the thread, when that thread's death reached it before
+   * the abort's cancel did (seen on JDK 25: 33 of 50).
    */
   private static boolean metTheHeapsEnd(String out, String bystander, int bystanders) {
     for (int failed = 1; failed <= bystanders; failed++) {
@@ -138,10 +144,35 @@ class RunOutOfHeapTest {
           : "{FAILED=" + failed + ", CANCELLED=" + (bystanders - failed) + "}";
       if (bystander.equals("bystander: aborted, " + bystanders + " outcomes: " + counts)) {
         String next = out.lines().dropWhile(l -> !l.equals(bystander)).skip(1).findFirst().orElse("");
-        return next.equals("  failed with {java.lang.OutOfMemoryError: Java heap space=" + failed + "}");
+        return failedOnlyWithTheHeapsEnd(next, failed);
       }
     }
     return false;
+  }
+
+  /**
+   * Whether {@code line} ("  failed with {kind=count, ...}") counts {@code failed} failures in all,
+   * each an {@code OutOfMemoryError: Java heap space} or a {@code TransportClosedException}.
+   */
+  private static boolean failedOnlyWithTheHeapsEnd(String line, int failed) {
+    String prefix = "  failed with {";
+    if (!line.startsWith(prefix) || !line.endsWith("}")) {
+      return false;
+    }
+    int sum = 0;
+    for (String entry : line.substring(prefix.length(), line.length() - 1).split(", ")) {
+      int eq = entry.lastIndexOf('=');
+      if (eq < 0) {
+        return false;
+      }
+      String kind = entry.substring(0, eq);
+      if (!kind.equals("java.lang.OutOfMemoryError: Java heap space")
+          && !kind.equals("io.weft.transport.TransportClosedException")) {
+        return false;
+      }
+      sum += Integer.parseInt(entry.substring(eq + 1));
+    }
+    return sum == failed;
   }
 
   /** Whether the property asks for {@code c}: "true" for every case, or a comma-separated list of case names. */
