@@ -35,7 +35,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * thread, and the run is cancelled again, while it waits, by a thread of its own. Before, the
  * run's own thread made those cancels itself and blocked in the first close, for as long as the
  * close did (here: until the test let it go, never), and a session left behind had no failure
- * (outcome CANCELLED with none, nothing saying why).
+ * (outcome CANCELLED with none, nothing saying why). A session that never started (the run
+ * takes two at a time) is cancelled, not left behind.
  */
 class AbortedRunLeftBehindTest {
   private static final long CLOSE_WAIT_MILLIS = 300;
@@ -59,9 +60,9 @@ class AbortedRunLeftBehindTest {
     try (EchoServer tcp = EchoServer.tcp(); BlockingCloseConnector connector = new BlockingCloseConnector(release);
          SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector).address(tcp.address())
              .timeout(Timeout.of(60, TimeUnit.SECONDS)).closeWait(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)
-             .build()) {
+             .maxInFlight(2).build()) {
       try {
-        RunAbortedException e = assertThrows(RunAbortedException.class, () -> runner.run(HoldsFirst.class, 2));
+        RunAbortedException e = assertThrows(RunAbortedException.class, () -> runner.run(HoldsFirst.class, 3));
         assertTrue(e.getMessage().startsWith("the run was aborted: the heap ran out (java.lang.OutOfMemoryError:"
             + " Java heap space, met by a session on thread "), e.getMessage());
         // Session 0's thread is in the abort's cancel, session 1's in its read: neither ended.
@@ -71,7 +72,7 @@ class AbortedRunLeftBehindTest {
         assertEquals(0, connector.closesDone.get());
         assertTrue(connector.closesBlocked.get() >= 1, "closes blocked: " + connector.closesBlocked.get());
         RunResult<?> result = e.result();
-        assertEquals(2, result.outcomes().size());
+        assertEquals(3, result.outcomes().size());
         Outcome<?> met = result.outcome(0);
         assertEquals(Outcome.Status.FAILED, met.status(), met.toString());
         assertInstanceOf(OutOfMemoryError.class, met.failure());
@@ -79,6 +80,10 @@ class AbortedRunLeftBehindTest {
         assertEquals(Outcome.Status.CANCELLED, behind.status(), behind.toString());
         SessionCancelledException why = assertInstanceOf(SessionCancelledException.class, behind.failure());
         assertTrue(why.getMessage().startsWith("left behind: the run was aborted (the heap ran out)"), why.getMessage());
+        // Session 2 never started (two at a time): cancelled, not left behind.
+        Outcome<?> unstarted = result.outcome(2);
+        assertEquals(Outcome.Status.CANCELLED, unstarted.status(), unstarted.toString());
+        assertEquals(null, unstarted.failure());
       } finally {
         release.countDown();
       }

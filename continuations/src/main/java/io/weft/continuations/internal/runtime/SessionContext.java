@@ -24,6 +24,8 @@ public class SessionContext {
   private volatile Transport transport;
   volatile boolean cancelled;
   private volatile boolean finished;
+  /** Set as the session frame begins: a session never started is not left behind, only cancelled. */
+  private volatile boolean started;
   private Object value;
   private Throwable failure;
   private static final AtomicIntegerFieldUpdater<SessionContext> HOLDS =
@@ -207,6 +209,11 @@ public class SessionContext {
     }
   }
 
+  /** The session frame has begun (on the session's thread or fiber). */
+  public void started() {
+    started = true;
+  }
+
   /**
    * The session frame's close of {@code transport} ran out of heap: the session keeps it (again)
    * for the aborted run's cancels to close, even if a cancel that came while that close was under
@@ -258,11 +265,12 @@ public class SessionContext {
 
   /**
    * The run was aborted and gave up waiting for this session (the runner's close wait after the
-   * abort ran out): if it has no outcome yet, it is cancelled with {@code failure}, which says so,
-   * whatever its thread or fiber does later. Allocates nothing.
+   * abort ran out): if it started and has no outcome yet, it is cancelled with {@code failure},
+   * which says so, whatever its thread or fiber does later (one never started keeps its plain
+   * cancel: nothing of it was left behind). Allocates nothing.
    */
   public void leftBehind(Throwable failure) {
-    if (!finished) {
+    if (started && !finished) {
       cancelled = true;
       this.failure = failure;
       finished = true;

@@ -43,6 +43,7 @@ public final class SessionFrame implements Runnable {
   @Override
   public void run() {
     Transport transport = null;
+    session.started();
     try {
       long wait = session.connectWaitNanos();
       if (wait > 0L) {
