@@ -136,12 +136,19 @@ class CancelDuringCloseTest {
    * Once armed: its first close waits until a second close has come while it is under way (that
    * one does nothing, the close being under way), then fails for want of heap with the socket
    * left open; so do the closes after it until {@code failing} have failed; a close after that
-   * is the socket's own. Unarmed: the socket's own close.
+   * is the socket's own. The close that finds the first under way returns only once a close after
+   * the first's failure has come. Unarmed: the socket's own close.
    */
   private static final class InterleavedClose implements Transport, ReportsClose {
     private final Transport socket;
     private final InterleavingConnector connector;
+    private static final int REAL = 0;
+    private static final int FIRST = 1;
+    private static final int UNDER_WAY = 2;
+    private static final int FAIL = 3;
     private final CountDownLatch secondCame = new CountDownLatch(1);
+    /** Counted down by the first close after the first one failed. */
+    private final CountDownLatch laterCame = new CountDownLatch(1);
     private volatile boolean armed;
     /** Guarded by this. */
     private boolean underWay;
@@ -159,20 +166,57 @@ class CancelDuringCloseTest {
 
     @Override
     public void close() {
+      int action;
       synchronized (this) {
-        if (armed && !underWay && failed == 0) {
+        if (!armed) {
+          action = REAL;
+        } else if (!underWay && failed == 0) {
           underWay = true;
+          action = FIRST;
+        } else if (underWay) {
+          connector.closesFoundUnderWay.incrementAndGet();
+          secondCame.countDown();
+          action = UNDER_WAY;
         } else {
-          closeAfterTheFirst();
-          return;
+          laterCame.countDown();
+          if (failed < connector.failing) {
+            failed++;
+            connector.failedCloses.incrementAndGet();
+            action = FAIL;
+          } else {
+            action = REAL;
+          }
         }
       }
-      // The first close: under way until a second one has come.
-      ClosesUnderWay.bClosing.countDown();
+      switch (action) {
+        case FIRST:
+          // Under way until a second close has come; then it fails.
+          ClosesUnderWay.bClosing.countDown();
+          awaitUninterruptibly(secondCame);
+          synchronized (this) {
+            failed = 1;
+            underWay = false;
+          }
+          connector.failedCloses.incrementAndGet();
+          throw new OutOfMemoryError("Java heap space");
+        case UNDER_WAY:
+          // Does nothing, the close being under way; and returns only once that close has failed
+          // and a close after it has come (the frame's again, once it has kept the transport):
+          // the widest window for a cancel to forget the transport after the session kept it.
+          awaitUninterruptibly(laterCame);
+          return;
+        case FAIL:
+          throw new OutOfMemoryError("Java heap space");
+        default:
+          socket.close();
+      }
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
       boolean interrupted = false;
       for (;;) {
         try {
-          secondCame.await();
+          latch.await();
           break;
         } catch (InterruptedException e) {
           // The cancel interrupts session threads.
@@ -182,27 +226,6 @@ class CancelDuringCloseTest {
       if (interrupted) {
         Thread.currentThread().interrupt();
       }
-      synchronized (this) {
-        failed = 1;
-        underWay = false;
-      }
-      connector.failedCloses.incrementAndGet();
-      throw new OutOfMemoryError("Java heap space");
-    }
-
-    /** Any close but an armed transport's first: while that one is under way, nothing. */
-    private synchronized void closeAfterTheFirst() {
-      if (underWay) {
-        connector.closesFoundUnderWay.incrementAndGet();
-        secondCame.countDown();
-        return;
-      }
-      if (armed && failed < connector.failing) {
-        failed++;
-        connector.failedCloses.incrementAndGet();
-        throw new OutOfMemoryError("Java heap space");
-      }
-      socket.close();
     }
 
     @Override

@@ -24,6 +24,12 @@ public class SessionContext {
   private volatile Transport transport;
   volatile boolean cancelled;
   private volatile boolean finished;
+  /**
+   * How many times the session frame's close ran out of heap and kept the transport again
+   * ({@link #closeRanOutOfHeap}); guarded by this for writes, so that a cancel whose close came
+   * before such a keep never forgets the transport after it.
+   */
+  private volatile int keptAfterFailedClose;
   /** Set as the session frame begins: a session never started is not left behind, only cancelled. */
   private volatile boolean started;
   private Object value;
@@ -221,7 +227,10 @@ public class SessionContext {
    * forgets the transport it closed). Allocates nothing.
    */
   public void closeRanOutOfHeap(Transport transport) {
-    this.transport = transport;
+    synchronized (this) {
+      this.transport = transport;
+      keptAfterFailedClose++;
+    }
   }
 
   /**
@@ -305,11 +314,19 @@ public class SessionContext {
     if (!finished) {
       cancelled = true;
     }
+    int kept = keptAfterFailedClose;
     Transport t = transport;
     if (t != null) {
       t.close();
       if (finished) {
-        transport = null; // closed this time: a finished session holds none of its buffers
+        // Closed this time: a finished session holds none of its buffers. Unless the session's
+        // own close, under way while this one came (which then did nothing), has since failed
+        // for want of heap and kept the transport again: forgetting it now would leave it open.
+        synchronized (this) {
+          if (keptAfterFailedClose == kept) {
+            transport = null;
+          }
+        }
       }
     }
   }
