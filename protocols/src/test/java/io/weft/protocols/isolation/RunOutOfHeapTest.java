@@ -27,10 +27,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * could not gather the outcomes), so the child exits 3; then a new run in the same JVM
  * succeeds. Without the abort, or with a session's end lost to a second
  * {@code OutOfMemoryError}, or a run's thread held in a close, the child would wait (for ever)
- * and the watchdog or the assertions fail the test. By default SYNC runs on every JDK, THREADS,
- * CONTINUATIONS_MINA and CONTINUATIONS_NETTY on JDK 17 only; the other cases run with
+ * and the watchdog or the assertions fail the test. By default SYNC runs on every JDK,
+ * CONTINUATIONS_NETTY on JDK 17 only; the other cases run with
  * {@code -Dweft.heapExhaustionTests=true} (or a list of cases,
- * {@code =VIRTUAL_THREADS,THREADS}; see the assumption).
+ * {@code =THREADS,CONTINUATIONS_MINA}; see the assumption).
  */
 class RunOutOfHeapTest {
   /**
@@ -63,8 +63,10 @@ class RunOutOfHeapTest {
   void aRunThatExhaustsTheHeapIsAbortedWithTheReasonAndEverySessionAccountedFor(Case c) throws Exception {
     int jdk = Runtime.version().feature();
     assumeTrue(c != Case.VIRTUAL_THREADS || jdk >= 21, "VIRTUAL_THREADS needs JDK 21 or later; this is JDK " + jdk);
-    // SYNC runs in every build on every JDK; THREADS, CONTINUATIONS_MINA and CONTINUATIONS_NETTY
-    // on JDK 17. In session 12 THREADS (once of two) and CONTINUATIONS_MINA (once of five) left
+    // SYNC runs in every build on every JDK, CONTINUATIONS_NETTY on JDK 17. THREADS and
+    // CONTINUATIONS_MINA stay on request on every JDK (the review of session 13: the left-behind
+    // path this test now accepts was not exercised by any JDK 17 run, and late reports from
+    // abandoned threads could abort the after-run). In session 12 THREADS (once of two) and CONTINUATIONS_MINA (once of five) left
     // sessions behind at the close wait beside a second full build (threads in ThreadRunner's
     // chain of joins and a socket's read; a MINA processor dead of the error), which this test
     // then failed on; an aborted run's end at its close wait is what Weft promises (errors.md),
@@ -89,7 +91,7 @@ class RunOutOfHeapTest {
     //   report of the heap's end had not reached the run (cause not found).
     // - CONTINUATIONS_NETTY: in one direct run of three, the runs aborted and ended, but the
     //   heap had not been given back when the run after them began (it threw OutOfMemoryError).
-    boolean everyBuild = c == Case.SYNC || jdk < 21 && c != Case.VIRTUAL_THREADS;
+    boolean everyBuild = c == Case.SYNC || jdk < 21 && c == Case.CONTINUATIONS_NETTY;
     assumeTrue(everyBuild || asked(c),
         c + " runs on JDK " + jdk + " only with -D" + CONTINUATIONS_PROPERTY + "=true (or a list of cases with it):"
             + " its children were seen not to end as they must (see the comment above)");
