@@ -9,8 +9,8 @@ package io.weft.continuations;
  * an aborted run does not wait for it for ever. The message says why, and how many sessions
  * were left behind, if any; {@link #result()} holds what the sessions did up to then (one left
  * behind that had started and had no outcome yet is {@code CANCELLED} with a
- * {@link io.weft.continuations.spi.SessionCancelledException} whose message begins
- * "left behind: "; its thread or fiber is abandoned, and the run is not cancelled again once
+ * {@link io.weft.continuations.spi.SessionCancelledException} of its own whose message begins
+ * "left behind: "; its thread or fiber is abandoned, the outcomes do not change after the run returned, and the run is not cancelled again once
  * {@code run()} has returned).
  */
 public final class RunAbortedException extends RuntimeException {

@@ -5,6 +5,8 @@ import io.weft.transport.spi.HeapExhaustion;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The cancellation of one run, between {@link SessionRunner#cancel()} (any thread) and the mode's
@@ -17,8 +19,9 @@ import java.util.concurrent.locks.LockSupport;
  * it a second time, in its own failure handling, may never say that it ended. From the abort on,
  * the mode's waits for its sessions ({@link #awaitSessions}) share one grace period, the runner's
  * close wait; what has not ended by then is counted ({@link #unended()}) and left behind, each
- * such session's outcome {@code CANCELLED} with {@link #leftBehind()} (a
- * {@link SessionCancelledException} made with the run, saying so), its thread or fiber abandoned.
+ * such session's outcome {@code CANCELLED} with a {@link SessionCancelledException} of its own
+ * that says so (or, if the heap has no room for one then, {@link #leftBehind()}, made with the
+ * run), its thread or fiber abandoned; the outcomes the run returns do not change after it.
  * The run's own thread only looks and parks after an abort, never closes a session itself: its
  * cancels again ({@link #awaitSessions}) are made by a thread of their own,
  * {@value #RECANCEL_THREAD_NAME}, one per aborted run, so that a close that takes long in a full
@@ -40,6 +43,8 @@ final class RunControl {
    * literals are made as this class loads: a literal's first use allocates, and here that would
    * be when the heap has no room.
    */
+  private static final Logger LOG = LoggerFactory.getLogger(RunControl.class);
+
   static final String RUN_THREAD;
   static final String STARTING_A_SESSION;
   static final String A_SESSION;
@@ -84,12 +89,14 @@ final class RunControl {
   private final AtomicInteger abortState = new AtomicInteger(RUNNING);
   /** What the run throws if its thread has no room to make the exception of an abort. */
   private final RunAbortedException madeAhead = RunAbortedException.madeAhead();
-  /** The failure of every session left behind, made with the run (see the class comment). */
+  /** The failure of a session left behind when there is no room to make it its own, made with the run (see the class comment). */
   private final SessionCancelledException leftBehind = new SessionCancelledException(LEFT_BEHIND);
   /** The thread that cancels again after an abort, once made; null before. */
   private volatile Thread recanceller;
   /** The grace of the waits that made {@link #recanceller}: it stops cancelling once that has passed. */
   private volatile long recancelGraceNanos;
+  /** Set once a cancel's throw has been logged ({@link #cancelThrew}): once per run. */
+  private volatile boolean cancelThrewLogged;
   /** Set once the run's waits are over ({@link #over()}): the recanceller stops. */
   private volatile boolean over;
 
@@ -336,7 +343,7 @@ final class RunControl {
     return recanceller;
   }
 
-  /** The failure of a session left behind by this run once aborted: made with the run, the same for each. */
+  /** The failure of a session left behind by this run when no room is left to make one of its own: made with the run. */
   SessionCancelledException leftBehind() {
     return leftBehind;
   }
@@ -348,6 +355,26 @@ final class RunControl {
         action.run();
       } catch (OutOfMemoryError e) {
         // Again at the next look.
+      } catch (RuntimeException e) {
+        // A close that threw (the mode's loop goes on past it; this is what escaped that): the
+        // cancels go on at the next look, and the recanceller lives on.
+        cancelThrew(e);
+      }
+    }
+  }
+
+  /**
+   * A cancel of this run met {@code e} (a session's close threw) and went on: logged once per
+   * run, if there is room to log it. From any thread that cancels.
+   */
+  void cancelThrew(RuntimeException e) {
+    if (!cancelThrewLogged) {
+      cancelThrewLogged = true;
+      try {
+        LOG.warn("cancelling a session of an aborted or cancelled run threw; the cancels go on"
+            + " (logged once per run)", e);
+      } catch (OutOfMemoryError | RuntimeException again) {
+        // No room (or the logger failed): the cancels go on all the same.
       }
     }
   }

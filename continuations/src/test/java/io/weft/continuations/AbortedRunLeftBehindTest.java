@@ -1,7 +1,10 @@
 package io.weft.continuations;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -19,6 +22,8 @@ import java.nio.charset.Charset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -90,6 +95,108 @@ class AbortedRunLeftBehindTest {
     }
   }
 
+  @ParameterizedTest
+  @MethodSource("modes")
+  // A watchdog only: the joins below end once the released closes have run.
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void theOutcomesOfSessionsLeftBehindAreTheirOwnAndDoNotChangeAfterTheRunReturned(Mode mode) throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    TwoRead.reading = new CountDownLatch(2);
+    TwoRead.threads = new Thread[3];
+    try (EchoServer tcp = EchoServer.tcp(); BlockingCloseConnector connector = new BlockingCloseConnector(release);
+         SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector).address(tcp.address())
+             .timeout(Timeout.of(60, TimeUnit.SECONDS)).closeWait(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)
+             .maxInFlight(3).build()) {
+      TwoRead.connector = connector;
+      RunResult<?> result;
+      try {
+        RunAbortedException e = assertThrows(RunAbortedException.class, () -> runner.run(TwoRead.class, 3));
+        // Session 0's thread is in the abort's cancel, sessions 1 and 2 in their reads.
+        assertTrue(e.getMessage().endsWith(", and 3 of them had not ended " + CLOSE_WAIT_MILLIS
+            + " ms later (the runner's close wait): they were left behind"), e.getMessage());
+        result = e.result();
+      } finally {
+        release.countDown();
+      }
+      Outcome<?> one = result.outcome(1);
+      Outcome<?> two = result.outcome(2);
+      assertEquals(Outcome.Status.CANCELLED, one.status(), one.toString());
+      assertEquals(Outcome.Status.CANCELLED, two.status(), two.toString());
+      SessionCancelledException oneWhy = assertInstanceOf(SessionCancelledException.class, one.failure());
+      SessionCancelledException twoWhy = assertInstanceOf(SessionCancelledException.class, two.failure());
+      // The released closes end the abandoned sessions' reads: each then ends its frame, whose
+      // own close fails (late, after the run returned).
+      TwoRead.threads[1].join();
+      TwoRead.threads[2].join();
+      assertTrue(connector.closesDone.get() >= 2, "closes done: " + connector.closesDone.get());
+      assertEquals(0, oneWhy.getSuppressed().length, "a late close error was added to the run's outcome: "
+          + java.util.Arrays.toString(oneWhy.getSuppressed()));
+      assertEquals(0, twoWhy.getSuppressed().length, "a late close error was added to the run's outcome: "
+          + java.util.Arrays.toString(twoWhy.getSuppressed()));
+      assertNotSame(oneWhy, twoWhy, "sessions left behind share one exception");
+      assertEquals(Outcome.Status.CANCELLED, result.outcome(1).status());
+      assertSame(oneWhy, result.outcome(1).failure());
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource("modes")
+  // A watchdog only; the close wait is a far bound: on the old code the run returns at it, with
+  // sessions 1 and 2 left behind, never cancelled.
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aCloseThatThrowsDoesNotSpareTheOtherSessionsFromTheAbortsCancels(Mode mode) throws Exception {
+    TwoRead.reading = new CountDownLatch(2);
+    TwoRead.threads = new Thread[3];
+    try (EchoServer tcp = EchoServer.tcp(); BlockingCloseConnector connector = new BlockingCloseConnector(null);
+         SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector).address(tcp.address())
+             .timeout(Timeout.of(120, TimeUnit.SECONDS)).closeWait(30, TimeUnit.SECONDS)
+             .maxInFlight(3).build()) {
+      TwoRead.connector = connector;
+      RunAbortedException e = assertThrows(RunAbortedException.class, () -> runner.run(TwoRead.class, 3));
+      assertFalse(e.getMessage().contains("had not ended"), e.getMessage());
+      RunResult<?> result = e.result();
+      assertInstanceOf(OutOfMemoryError.class, result.outcome(0).failure());
+      for (int i = 1; i <= 2; i++) {
+        Outcome<?> o = result.outcome(i);
+        assertEquals(Outcome.Status.CANCELLED, o.status(), o.toString());
+        SessionCancelledException why = assertInstanceOf(SessionCancelledException.class, o.failure());
+        assertFalse(why.getMessage().startsWith("left behind"), why.getMessage());
+      }
+    }
+  }
+
+  /**
+   * Sessions 1 and 2 wait for a line that never comes; session 0, once both are reading, meets
+   * the heap's end. Over a connector whose release is null (no close blocks), every close of
+   * session 0's transport throws; otherwise sessions 1 and 2's own closes throw once done.
+   */
+  public static final class TwoRead implements SessionTask<String> {
+    static volatile CountDownLatch reading;
+    static volatile Thread[] threads;
+    static volatile BlockingCloseConnector connector;
+
+    @Override
+    public String run(Transport transport, int index) throws IOException {
+      threads[index] = Thread.currentThread();
+      if (index > 0) {
+        if (connector.release != null) {
+          connector.failOwnClose.add(Thread.currentThread());
+        }
+        reading.countDown();
+        return transport.readLineStrict(64);
+      }
+      if (connector.release == null) {
+        connector.refuseEveryClose.add(Thread.currentThread());
+      }
+      try {
+        reading.await();
+      } catch (InterruptedException e) {
+        throw new IOException(e);
+      }
+      throw new OutOfMemoryError("Java heap space");
+    }
+  }
+
   /**
    * Session 1 waits for a line that never comes; session 0, once session 1 is connected, meets
    * the heap's end (an {@code OutOfMemoryError} of the heap's kind, thrown, which the session
@@ -113,12 +220,19 @@ class AbortedRunLeftBehindTest {
     }
   }
 
-  /** Real loopback TCP transports whose every close blocks until {@code release}, then closes. */
+  /**
+   * Real loopback TCP transports whose every close blocks until {@code release} (unless null),
+   * then closes; then, for a transport opened by a thread in {@link #failOwnClose}, that
+   * thread's own close throws. Every close of a transport opened by a thread in
+   * {@link #refuseEveryClose} throws, closing nothing.
+   */
   static final class BlockingCloseConnector implements Connector {
     final SocketConnector sockets = new SocketConnector();
     final CountDownLatch release;
     final AtomicInteger closesBlocked = new AtomicInteger();
     final AtomicInteger closesDone = new AtomicInteger();
+    final Set<Thread> failOwnClose = ConcurrentHashMap.newKeySet();
+    final Set<Thread> refuseEveryClose = ConcurrentHashMap.newKeySet();
 
     BlockingCloseConnector(CountDownLatch release) {
       this.release = release;
@@ -138,6 +252,8 @@ class AbortedRunLeftBehindTest {
   private static final class BlockingClose implements Transport {
     private final Transport socket;
     private final BlockingCloseConnector connector;
+    /** The session's thread: it connects. */
+    private final Thread owner = Thread.currentThread();
 
     BlockingClose(Transport socket, BlockingCloseConnector connector) {
       this.socket = socket;
@@ -146,21 +262,29 @@ class AbortedRunLeftBehindTest {
 
     @Override
     public void close() {
-      connector.closesBlocked.incrementAndGet();
+      if (connector.refuseEveryClose.contains(owner)) {
+        throw new IllegalStateException("this close always fails");
+      }
       boolean interrupted = false;
-      for (;;) {
-        try {
-          connector.release.await();
-          break;
-        } catch (InterruptedException e) {
-          // A cancel interrupts session threads: a close that blocks for good does not mind.
-          interrupted = true;
+      if (connector.release != null) {
+        connector.closesBlocked.incrementAndGet();
+        for (;;) {
+          try {
+            connector.release.await();
+            break;
+          } catch (InterruptedException e) {
+            // A cancel interrupts session threads: a close that blocks for good does not mind.
+            interrupted = true;
+          }
         }
       }
       socket.close();
       connector.closesDone.incrementAndGet();
       if (interrupted) {
         Thread.currentThread().interrupt();
+      }
+      if (Thread.currentThread() == owner && connector.failOwnClose.contains(owner)) {
+        throw new IllegalStateException("the session's own close failed late");
       }
     }
 

@@ -142,6 +142,33 @@ class RunControlTest {
   }
 
   @Test
+  // A watchdog only: on the old code the recanceller died at the first throw, and the wait below
+  // waited for the grace (a day).
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aCancelThatThrowsDoesNotEndTheRecancels() throws Exception {
+    RunControl control = new RunControl();
+    Thread self = Thread.currentThread();
+    AtomicInteger byOthers = new AtomicInteger();
+    control.onCancel(() -> {
+      if (Thread.currentThread() != self) {
+        byOthers.incrementAndGet();
+        // A session's close that throws, every time.
+        throw new IllegalStateException("a close that always fails");
+      }
+    });
+    control.abort("the heap ran out");
+    RunControl.TimedWait threeMore = nanos -> {
+      java.util.concurrent.locks.LockSupport.parkNanos(nanos);
+      return byOthers.get() >= 3;
+    };
+    assertTrue(control.awaitSessions(threeMore, GRACE_MILLIS));
+    Thread recanceller = control.recanceller();
+    assertTrue(recanceller.isAlive(), "the recanceller died of a close that threw");
+    control.over();
+    recanceller.join();
+  }
+
+  @Test
   void aWaitThatLooksAllocatesNothingPerLookEvenAfterAnAbort() throws Exception {
     java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
     assumeTrue(bean instanceof com.sun.management.ThreadMXBean, "no com.sun.management.ThreadMXBean here");

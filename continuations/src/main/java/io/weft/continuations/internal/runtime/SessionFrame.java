@@ -100,10 +100,7 @@ public final class SessionFrame implements Runnable {
           // as over a transport that does not report its close. The session keeps the outcome
           // its task gave, in every mode alike (in SYNC the error would otherwise end the run).
           session.closeFailed();
-          Throwable failure = session.failure();
-          if (failure != null && failure != e) {
-            failure.addSuppressed(e);
-          } else {
+          if (!session.addToFailure(e)) {
             LOG.warn("closing session {}'s transport failed after its task ended", session.index(), e);
           }
         } catch (Error e) {
