@@ -65,8 +65,19 @@ abstract class ModeRunner {
 
   final <T> RunResult<T> result(List<? extends SessionContext> contexts, long startNanos, RunControl control) {
     long wall = System.nanoTime() - startNanos;
+    boolean leftSome = control.unended() > 0;
     for (;;) {
       try {
+        if (leftSome) {
+          // An aborted run whose grace ran out: a started session that has no outcome yet gets
+          // the one that says it was left behind (CANCELLED, with a SessionCancelledException of
+          // its own; the one made with the run if there is no room), and its thread or fiber is
+          // abandoned; every outcome is final from here (see SessionContext.leftBehind). An
+          // indexed loop: no iterator.
+          for (int i = 0; i < contexts.size(); i++) {
+            contexts.get(i).leftBehind(RunControl.LEFT_BEHIND, control.leftBehind());
+          }
+        }
         return new RunResult<>(settings.mode(), outcomes(contexts), wall);
       } catch (OutOfMemoryError e) {
         // After an abort the heap may still be full of what other sessions are giving back.

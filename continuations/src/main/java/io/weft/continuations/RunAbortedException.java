@@ -8,7 +8,10 @@ package io.weft.continuations;
  * thread met the heap's end again in its own failure handling may never say that it ended, and
  * an aborted run does not wait for it for ever. The message says why, and how many sessions
  * were left behind, if any; {@link #result()} holds what the sessions did up to then (one left
- * behind counts as {@code CANCELLED}).
+ * behind that had started and had no outcome yet is {@code CANCELLED} with a
+ * {@link io.weft.continuations.spi.SessionCancelledException} of its own whose message begins
+ * "left behind: "; its thread or fiber is abandoned, the outcomes do not change after the run returned, and the run is not cancelled again once
+ * {@code run()} has returned).
  */
 public final class RunAbortedException extends RuntimeException {
   private static final long serialVersionUID = 1L;

@@ -1,9 +1,12 @@
 package io.weft.continuations;
 
+import io.weft.continuations.spi.SessionCancelledException;
 import io.weft.transport.spi.HeapExhaustion;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The cancellation of one run, between {@link SessionRunner#cancel()} (any thread) and the mode's
@@ -15,15 +18,24 @@ import java.util.concurrent.locks.LockSupport;
  * <p>An aborted run does not wait for ever: the heap ran out, and a session whose thread died of
  * it a second time, in its own failure handling, may never say that it ended. From the abort on,
  * the mode's waits for its sessions ({@link #awaitSessions}) share one grace period, the runner's
- * close wait; what has not ended by then is counted ({@link #unended()}) and left behind.
+ * close wait; what has not ended by then is counted ({@link #unended()}) and left behind, each
+ * such session's outcome {@code CANCELLED} with a {@link SessionCancelledException} of its own
+ * that says so (or, if the heap has no room for one then, {@link #leftBehind()}, made with the
+ * run), its thread or fiber abandoned; the outcomes the run returns do not change after it.
+ * The run's own thread only looks and parks after an abort, never closes a session itself: its
+ * cancels again ({@link #awaitSessions}) are made by a thread of their own,
+ * {@value #RECANCEL_THREAD_NAME}, one per aborted run, so that a close that takes long in a full
+ * heap (each allocation there costs full collections) or never returns (on JDK 25, a virtual
+ * thread's socket close waiting for a monitor that an unmounted virtual thread holds) cannot keep
+ * the run past its grace. That thread ends with the run's waits or the grace, whichever is first.
  *
  * <p>An abort cancels once, not once per report: when the heap runs out, hundreds of sessions
  * fail with it together and each reports it to every run under way. Were each report to run the
  * cancel (which goes over every session of the run, under the runner's locks), the sessions'
  * own ends would queue behind hundreds of passes, in a JVM busy collecting, and the run would
  * outlast its grace. A cancel that threw is owed, and the next report makes it; one whose
- * sessions were not all reached (the actions go on past a session's failure) is made again by
- * the run's own thread, at every look of {@link #awaitSessions}.
+ * sessions were not all reached (the actions go on past a session's failure) is made again
+ * every poll while the run waits, by the recanceller (above).
  */
 final class RunControl {
   /**
@@ -31,6 +43,8 @@ final class RunControl {
    * literals are made as this class loads: a literal's first use allocates, and here that would
    * be when the heap has no room.
    */
+  private static final Logger LOG = LoggerFactory.getLogger(RunControl.class);
+
   static final String RUN_THREAD;
   static final String STARTING_A_SESSION;
   static final String A_SESSION;
@@ -40,6 +54,12 @@ final class RunControl {
     STARTING_A_SESSION = "the run's thread starting a session";
     A_SESSION = "a session";
   }
+
+  /** The name of the thread that cancels an aborted run again while the run waits (see the class comment). */
+  static final String RECANCEL_THREAD_NAME = "weft-abort-recancel";
+  /** What a session left behind by an aborted run says, as its outcome's failure. */
+  static final String LEFT_BEHIND = "left behind: the run was aborted (the heap ran out) and this session had not"
+      + " ended when the runner's close wait after the abort ran out; its thread or fiber was abandoned";
 
   /** How often a run's waiting thread looks for an abort: it only waits, so this costs nothing. */
   private static final long ABORT_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
@@ -69,6 +89,16 @@ final class RunControl {
   private final AtomicInteger abortState = new AtomicInteger(RUNNING);
   /** What the run throws if its thread has no room to make the exception of an abort. */
   private final RunAbortedException madeAhead = RunAbortedException.madeAhead();
+  /** The failure of a session left behind when there is no room to make it its own, made with the run (see the class comment). */
+  private final SessionCancelledException leftBehind = new SessionCancelledException(LEFT_BEHIND);
+  /** The thread that cancels again after an abort, once made; null before. */
+  private volatile Thread recanceller;
+  /** The grace of the waits that made {@link #recanceller}: it stops cancelling once that has passed. */
+  private volatile long recancelGraceNanos;
+  /** Set once a cancel's throw has been logged ({@link #cancelThrew}): once per run. */
+  private volatile boolean cancelThrewLogged;
+  /** Set once the run's waits are over ({@link #over()}): the recanceller stops. */
+  private volatile boolean over;
 
   /**
    * Cancels the run for {@code reason}, which {@link #abortedBecause()} then gives; the first
@@ -211,7 +241,7 @@ final class RunControl {
           }
           // Not at every wake-up: every session's end wakes this thread.
           if (!cancelledHere || now - cancelledAt >= ABORT_POLL_NANOS) {
-            cancelAgain();
+            cancelAgain(graceNanos);
             cancelledAt = now;
             cancelledHere = true;
           }
@@ -229,8 +259,9 @@ final class RunControl {
 
   /**
    * Waits for {@code wait}: for good while the run goes on; once it is aborted, until
-   * {@code graceMillis} after the abort at most. After an abort it also cancels again at every
-   * look (closing what is closed already costs nothing): the first cancel ran on the thread that
+   * {@code graceMillis} after the abort at most. After an abort the run is cancelled again every
+   * poll (closing what is closed already costs nothing), by the recanceller, which the first
+   * look after the abort makes (see the class comment): the first cancel ran on the thread that
    * met the heap's end, and may itself have failed for want of heap part of the way through. A
    * wait that fails for want of heap (a queue node) is tried again.
    *
@@ -256,18 +287,94 @@ final class RunControl {
         if (left <= slice) {
           return false;
         }
-        cancelAgain();
+        cancelAgain(TimeUnit.MILLISECONDS.toNanos(graceMillis));
       }
     }
   }
 
-  private void cancelAgain() {
+  /**
+   * After an abort, at a look of the run's waiting thread: has the run cancelled again, by
+   * {@link #RECANCEL_THREAD_NAME}, made here the first time (the reserve was given back at the
+   * abort, so there is room for it, as a rule); where no thread can be made (no room), this
+   * thread cancels itself, this once, and tries to make it again at the next look.
+   */
+  private void cancelAgain(long graceNanos) {
+    if (recanceller != null) {
+      return;
+    }
+    try {
+      recancelGraceNanos = graceNanos;
+      // No inherited thread-locals, no context loader: it serves this run only.
+      Thread t = new Thread(null, this::recancelUntilOver, RECANCEL_THREAD_NAME, 0L, false);
+      t.setDaemon(true);
+      t.setContextClassLoader(null);
+      t.start();
+      recanceller = t;
+      return;
+    } catch (OutOfMemoryError e) {
+      // No room for a thread (or its stack): cancel here, as before.
+    }
+    cancelHere();
+  }
+
+  /** The recanceller's loop: cancels again every poll until the run's waits are over or the grace has passed. */
+  private void recancelUntilOver() {
+    while (!over && System.nanoTime() - abortedAtNanos < recancelGraceNanos) {
+      cancelHere();
+      LockSupport.parkNanos(this, ABORT_POLL_NANOS);
+    }
+  }
+
+  /**
+   * The run's waits are over (it returns or throws): a recanceller stops at its next look. A
+   * close it is in stays its own: it ends when that returns, if ever, and the run does not wait
+   * for it.
+   */
+  void over() {
+    over = true;
+    Thread t = recanceller;
+    if (t != null) {
+      LockSupport.unpark(t);
+    }
+  }
+
+  /** The thread that cancels again after the abort, or null if none was made (for tests). */
+  Thread recanceller() {
+    return recanceller;
+  }
+
+  /** The failure of a session left behind by this run when no room is left to make one of its own: made with the run. */
+  SessionCancelledException leftBehind() {
+    return leftBehind;
+  }
+
+  private void cancelHere() {
     Runnable action = onCancel;
     if (action != null) {
       try {
         action.run();
       } catch (OutOfMemoryError e) {
         // Again at the next look.
+      } catch (RuntimeException e) {
+        // A close that threw (the mode's loop goes on past it; this is what escaped that): the
+        // cancels go on at the next look, and the recanceller lives on.
+        cancelThrew(e);
+      }
+    }
+  }
+
+  /**
+   * A cancel of this run met {@code e} (a session's close threw) and went on: logged once per
+   * run, if there is room to log it. From any thread that cancels.
+   */
+  void cancelThrew(RuntimeException e) {
+    if (!cancelThrewLogged) {
+      cancelThrewLogged = true;
+      try {
+        LOG.warn("cancelling a session of an aborted or cancelled run threw; the cancels go on"
+            + " (logged once per run)", e);
+      } catch (OutOfMemoryError | RuntimeException again) {
+        // No room (or the logger failed): the cancels go on all the same.
       }
     }
   }

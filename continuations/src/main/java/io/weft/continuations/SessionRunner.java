@@ -161,6 +161,8 @@ public final class SessionRunner implements AutoCloseable {
       }
       throw aborted(run, aborted, -1, null);
     } finally {
+      // An aborted run's recanceller stops (see RunControl): the run does not wait for it.
+      run.over();
       watch.close();
       synchronized (lock) {
         current = null;

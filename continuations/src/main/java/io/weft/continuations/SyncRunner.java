@@ -37,7 +37,12 @@ final class SyncRunner extends ModeRunner {
     control.onCancel(() -> {
       SessionContext c = current.get();
       if (c != null) {
-        c.cancel();
+        try {
+          c.cancel();
+        } catch (RuntimeException e) {
+          // Its close threw: the run is cancelled all the same (logged once per run).
+          control.cancelThrew(e);
+        }
       }
     });
     for (SessionContext context : contexts) {

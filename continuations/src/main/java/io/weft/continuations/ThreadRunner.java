@@ -67,6 +67,9 @@ final class ThreadRunner extends ModeRunner {
           contexts.get(i).cancel();
         } catch (OutOfMemoryError e) {
           // Again at the next look (see RunControl).
+        } catch (RuntimeException e) {
+          // Its close threw: the others are cancelled all the same (logged once per run).
+          control.cancelThrew(e);
         }
       }
       synchronized (running) {

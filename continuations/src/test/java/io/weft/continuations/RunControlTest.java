@@ -18,8 +18,9 @@ import org.junit.jupiter.api.Test;
 /**
  * An abort cancels a run once, however many threads report the heap's end: the reports of
  * hundreds of failing sessions must not each go over every session of every run. A cancel that
- * threw is made by the next report; the run's own thread cancels again at every look while it
- * waits for its sessions after an abort, and not before one. The wait that looks instead of
+ * threw is made by the next report; while the run's thread waits for its sessions after an
+ * abort (and not before one) the run is cancelled again every poll, by a thread of its own, never
+ * by the waiting thread, which a close that never returns would keep past the grace. The wait that looks instead of
  * blocking needs no heap: a full heap cannot keep it past the abort's grace.
  */
 class RunControlTest {
@@ -98,24 +99,73 @@ class RunControlTest {
   }
 
   @Test
-  void aRunsOwnThreadCancelsAgainAtEveryLookAfterAnAbortButNotBefore() throws Exception {
+  void afterAnAbortTheRunIsCancelledAgainWhileItWaitsButNeverByItsOwnThreadAndNotBefore() throws Exception {
     RunControl control = new RunControl();
-    AtomicInteger cancels = new AtomicInteger();
-    control.onCancel(cancels::incrementAndGet);
+    Thread self = Thread.currentThread();
+    AtomicInteger byItself = new AtomicInteger();
+    AtomicInteger byOthers = new AtomicInteger();
+    List<String> where = new java.util.concurrent.CopyOnWriteArrayList<>();
+    control.onCancel(() -> {
+      if (Thread.currentThread() == self) {
+        byItself.incrementAndGet();
+      } else {
+        byOthers.incrementAndGet();
+        where.add(Thread.currentThread().getName());
+      }
+    });
     AtomicInteger looks = new AtomicInteger();
     // What it waits for happens at the third look; the wait itself never waits.
     RunControl.TimedWait thirdLook = nanos -> looks.incrementAndGet() % 3 == 0;
-
     assertTrue(control.awaitSessions(thirdLook, GRACE_MILLIS));
     assertEquals(3, looks.get());
-    assertEquals(0, cancels.get());
+    assertEquals(0, byItself.get() + byOthers.get());
+    assertEquals(null, control.recanceller());
 
+    // The abort's cancel runs on the thread that reports it (here, this one).
     control.abort("the heap ran out");
-    assertEquals(1, cancels.get());
+    assertEquals(1, byItself.get());
+    // Waits until the run has been cancelled again twice, by another thread.
+    RunControl.TimedWait twoMore = nanos -> {
+      java.util.concurrent.locks.LockSupport.parkNanos(nanos);
+      return byOthers.get() >= 2;
+    };
+    assertTrue(control.awaitSessions(twoMore, GRACE_MILLIS));
+    assertEquals(1, byItself.get(), "the waiting thread cancelled again itself");
+    assertEquals(RunControl.RECANCEL_THREAD_NAME, where.get(0));
+    Thread recanceller = control.recanceller();
+    // The run's waits over: it stops.
+    control.over();
+    recanceller.join();
+    int after = byOthers.get();
     assertTrue(control.awaitSessions(thirdLook, GRACE_MILLIS));
-    assertEquals(6, looks.get());
-    // The abort's cancel, then one after each of the two looks that found the sessions not ended.
-    assertEquals(3, cancels.get());
+    assertEquals(after, byOthers.get());
+  }
+
+  @Test
+  // A watchdog only: on the old code the recanceller died at the first throw, and the wait below
+  // waited for the grace (a day).
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aCancelThatThrowsDoesNotEndTheRecancels() throws Exception {
+    RunControl control = new RunControl();
+    Thread self = Thread.currentThread();
+    AtomicInteger byOthers = new AtomicInteger();
+    control.onCancel(() -> {
+      if (Thread.currentThread() != self) {
+        byOthers.incrementAndGet();
+        // A session's close that throws, every time.
+        throw new IllegalStateException("a close that always fails");
+      }
+    });
+    control.abort("the heap ran out");
+    RunControl.TimedWait threeMore = nanos -> {
+      java.util.concurrent.locks.LockSupport.parkNanos(nanos);
+      return byOthers.get() >= 3;
+    };
+    assertTrue(control.awaitSessions(threeMore, GRACE_MILLIS));
+    Thread recanceller = control.recanceller();
+    assertTrue(recanceller.isAlive(), "the recanceller died of a close that threw");
+    control.over();
+    recanceller.join();
   }
 
   @Test
@@ -149,6 +199,7 @@ class RunControlTest {
     long many = threads.getThreadAllocatedBytes(self) - before;
     // 19,990 looks more; one object each would be 320,000 bytes or more.
     assertTrue(many - few < 1024, "10 looks allocated " + few + " bytes, 20,000 looks " + many);
+    control.over();
   }
 
   private static void looks(RunControl control, RunControl.Check check, long[] looksLeft, long looks)
@@ -158,10 +209,19 @@ class RunControlTest {
   }
 
   @Test
-  void aWaitThatLooksCancelsAgainAfterAnAbortNotBeforeAndEndsWithTheGrace() throws Exception {
+  void aWaitThatLooksHasTheRunCancelledAgainAfterAnAbortNotBeforeAndEndsWithTheGrace() throws Exception {
     RunControl control = new RunControl();
-    AtomicInteger cancels = new AtomicInteger();
-    control.onCancel(cancels::incrementAndGet);
+    Thread self = Thread.currentThread();
+    AtomicInteger byItself = new AtomicInteger();
+    AtomicInteger byOthers = new AtomicInteger();
+    control.onCancel(() -> {
+      if (Thread.currentThread() == self) {
+        byItself.incrementAndGet();
+      } else {
+        byOthers.incrementAndGet();
+        control.wake();
+      }
+    });
     AtomicInteger looks = new AtomicInteger();
     RunControl.Check thirdLook = () -> {
       if (looks.incrementAndGet() % 3 == 0) {
@@ -172,13 +232,13 @@ class RunControlTest {
     };
     assertTrue(control.awaitSessions(thirdLook, GRACE_MILLIS));
     assertEquals(3, looks.get());
-    assertEquals(0, cancels.get());
+    assertEquals(0, byItself.get() + byOthers.get());
 
     control.abort("the heap ran out");
-    assertEquals(1, cancels.get());
-    assertTrue(control.awaitSessions(thirdLook, GRACE_MILLIS));
-    assertEquals(6, looks.get());
-    assertTrue(cancels.get() >= 2, "the waiting thread did not cancel again: " + cancels.get());
+    assertEquals(1, byItself.get());
+    // Ends once another thread has cancelled again (each such cancel wakes it).
+    assertTrue(control.awaitSessions(() -> byOthers.get() >= 1, GRACE_MILLIS));
+    assertEquals(1, byItself.get(), "the waiting thread cancelled again itself");
 
     // A grace that has run out: what it waits for is looked at once more, then it gives up.
     RunControl.Check never = () -> {
@@ -186,7 +246,9 @@ class RunControlTest {
       return false;
     };
     assertFalse(control.awaitSessions(never, 0L));
-    assertEquals(7, looks.get());
+    assertEquals(4, looks.get());
+    control.over();
+    control.recanceller().join();
   }
 
   @Test

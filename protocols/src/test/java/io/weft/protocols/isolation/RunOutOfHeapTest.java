@@ -20,13 +20,16 @@ import org.junit.jupiter.params.provider.EnumSource;
  * {@link OutOfHeapRun}'s hog sessions together hold far more than that, while a bystander run
  * waits on a server that never answers. The first session that finds no room reports the heap
  * exhausted; both runs cancel their sessions and {@code run()} throws {@code RunAbortedException}
- * with the reason, every session accounted for (none left behind: the message would say so; or,
- * if the run's own thread met the heap's end too, saying that it could not gather the outcomes),
- * so the child exits 3; then a new run in the same JVM succeeds. Without the abort, or with a
- * session's end lost to a second {@code OutOfMemoryError}, the child would wait (for ever, or the
- * runner's 30 s close wait) and the watchdog or the assertions fail the test. By default SYNC
- * runs on every JDK, CONTINUATIONS_NETTY on JDK 17 only; the other cases run
- * with {@code -Dweft.heapExhaustionTests=true} (or a list of cases,
+ * with the reason, once every session has ended or, at the latest, once the runner's close wait
+ * (30 s here) after the abort has run out, every session accounted for: one left behind (its
+ * close or its read's wake-up still under way in a full heap) is {@code CANCELLED} and named in
+ * the message (or, if the run's own thread met the heap's end too, the message says that it
+ * could not gather the outcomes), so the child exits 3; then a new run in the same JVM
+ * succeeds. Without the abort, or with a session's end lost to a second
+ * {@code OutOfMemoryError}, or a run's thread held in a close, the child would wait (for ever)
+ * and the watchdog or the assertions fail the test. By default SYNC runs on every JDK,
+ * CONTINUATIONS_NETTY on JDK 17 only; the other cases run with
+ * {@code -Dweft.heapExhaustionTests=true} (or a list of cases,
  * {@code =THREADS,CONTINUATIONS_MINA}; see the assumption).
  */
 class RunOutOfHeapTest {
@@ -60,27 +63,27 @@ class RunOutOfHeapTest {
   void aRunThatExhaustsTheHeapIsAbortedWithTheReasonAndEverySessionAccountedFor(Case c) throws Exception {
     int jdk = Runtime.version().feature();
     assumeTrue(c != Case.VIRTUAL_THREADS || jdk >= 21, "VIRTUAL_THREADS needs JDK 21 or later; this is JDK " + jdk);
-    // SYNC runs in every build on every JDK; CONTINUATIONS_NETTY on JDK 17 (in the build beside a
-    // second full build, session 12: 5 runs ended as they must; one failed the check of the
-    // reason's words only, the no-room words, which it now accepts). On request only, on every
-    // JDK, for what they did beside a second full build on JDK 17 (session 12, 01:12-01:23 UTC):
-    // - THREADS: failed once of two: 12 of the bystander's and 7 of the hog's sessions had not
-    //   ended 30 s after the abort, the threads alive in ThreadRunner's chain of joins and in a
-    //   socket's read (the other run ended as it must, 35 s); its end, every allocation costing
-    //   full collections, took 12 to 112 s in direct runs: a load-dependent race with the close
-    //   wait, which must not turn a CI red.
-    // - CONTINUATIONS_MINA: failed once of five: a MINA processor died of the error (in its
-    //   uncaught-exception handler) and 16 of the bystander's sessions had not ended 30 s after
-    //   the abort.
-    // On JDK 21 and later CONTINUATIONS_NETTY too runs only on request, for what the JDK 25
-    // children were seen doing:
+    // SYNC runs in every build on every JDK, CONTINUATIONS_NETTY on JDK 17. THREADS and
+    // CONTINUATIONS_MINA stay on request on every JDK (the review of session 13: the left-behind
+    // path this test now accepts was not exercised by any JDK 17 run, and late reports from
+    // abandoned threads could abort the after-run). In session 12 THREADS (once of two) and CONTINUATIONS_MINA (once of five) left
+    // sessions behind at the close wait beside a second full build (threads in ThreadRunner's
+    // chain of joins and a socket's read; a MINA processor dead of the error), which this test
+    // then failed on; an aborted run's end at its close wait is what Weft promises (errors.md),
+    // each session left behind CANCELLED and counted in the message, so it now passes as long as
+    // the run ends so and the run after it succeeds (session 13: see the hostile note for the
+    // runs). On JDK 21 and later only SYNC by default, for what the JDK 25 children were seen
+    // doing in session 12 (in session 13, with the run's re-cancels off its own thread, all
+    // direct JDK 25 children ended as this test requires: VIRTUAL_THREADS 5 of 5, 34-39 s, each
+    // leaving 14-46 sessions behind at the close wait; THREADS, CONTINUATIONS_MINA and _NETTY 2
+    // of 2 each; too few runs yet to turn a CI red over them):
     // - VIRTUAL_THREADS: the JDK's own threads die of the heap's end, and the virtual threads
     //   holding the heap never run again to give it back. Seen in thread dumps of three children:
     //   no ForkJoinPool carrier left and no session ever failing (nothing reported); one carrier
     //   left, pinned by a virtual thread waiting for a socket's monitor that another, unmounted,
-    //   virtual thread holds, after the abort; the VirtualThread-unblocker and the harness's main
-    //   thread dead of it. Each then thrashed until killed. That is the JDK's scheduler, which
-    //   Weft cannot replace.
+    //   virtual thread holds, after the abort, the run's thread closing sockets itself in its
+    //   re-cancel (now on a thread of the run's own); the VirtualThread-unblocker and the
+    //   harness's main thread dead of it. Each then thrashed until killed.
     // - THREADS: 46 of the bystander's 50 sessions had not ended 30 s after the abort, their
     //   threads waiting in ThreadRunner's chain of joins behind a thread that had not ended.
     // - CONTINUATIONS_MINA: the bystander's MINA processor died of the error and its run
@@ -110,7 +113,6 @@ class RunOutOfHeapTest {
         && child.err().contains("hog: the run was aborted: the heap ran out ("),
         all);
     assertTrue(child.err().contains("bystander: the run was aborted: the heap ran out"), all);
-    assertFalse(child.err().contains("had not ended"), all);
     int hogs = c == Case.SYNC ? 3 : 600;
     int bystanders = c == Case.SYNC ? 3 : 50;
     // A run whose own thread met the heap's end too ends aborted without its outcomes (the
@@ -130,10 +132,13 @@ class RunOutOfHeapTest {
   }
 
   /**
-   * Whether the bystander's sessions were all cancelled but those that met the heap's end
-   * themselves, which fail with it (docs/errors.md: "the session that met the error: outcome
-   * FAILED with it"): a bystander's thread, woken by its read's slice or by the cancel's close,
-   * can be the one that finds no room, and the longer the heap thrashes the likelier it is.
+   * Whether the bystander's sessions were all cancelled but those that failed with one of the
+   * heap's documented outcomes (docs/errors.md): the session that met the error itself, FAILED
+   * with it (a bystander's thread, woken by its read's slice or by the cancel's close, can be the
+   * one that finds no room, and the longer the heap thrashes the likelier it is); or, over MINA,
+   * a session of a connector whose I/O thread died of the error, FAILED with
+   * {@code TransportClosedException} naming the thread, when that thread's death reached it before
+   * the abort's cancel did (seen on JDK 25: 33 of 50).
    */
   private static boolean metTheHeapsEnd(String out, String bystander, int bystanders) {
     for (int failed = 1; failed <= bystanders; failed++) {
@@ -141,10 +146,35 @@ class RunOutOfHeapTest {
           : "{FAILED=" + failed + ", CANCELLED=" + (bystanders - failed) + "}";
       if (bystander.equals("bystander: aborted, " + bystanders + " outcomes: " + counts)) {
         String next = out.lines().dropWhile(l -> !l.equals(bystander)).skip(1).findFirst().orElse("");
-        return next.equals("  failed with {java.lang.OutOfMemoryError: Java heap space=" + failed + "}");
+        return failedOnlyWithTheHeapsEnd(next, failed);
       }
     }
     return false;
+  }
+
+  /**
+   * Whether {@code line} ("  failed with {kind=count, ...}") counts {@code failed} failures in all,
+   * each an {@code OutOfMemoryError: Java heap space} or a {@code TransportClosedException}.
+   */
+  private static boolean failedOnlyWithTheHeapsEnd(String line, int failed) {
+    String prefix = "  failed with {";
+    if (!line.startsWith(prefix) || !line.endsWith("}")) {
+      return false;
+    }
+    int sum = 0;
+    for (String entry : line.substring(prefix.length(), line.length() - 1).split(", ")) {
+      int eq = entry.lastIndexOf('=');
+      if (eq < 0) {
+        return false;
+      }
+      String kind = entry.substring(0, eq);
+      if (!kind.equals("java.lang.OutOfMemoryError: Java heap space")
+          && !kind.equals("io.weft.transport.TransportClosedException")) {
+        return false;
+      }
+      sum += Integer.parseInt(entry.substring(eq + 1));
+    }
+    return sum == failed;
   }
 
   /** Whether the property asks for {@code c}: "true" for every case, or a comma-separated list of case names. */

@@ -149,9 +149,14 @@ public final class NettyConnector implements Connector {
     } catch (OutOfMemoryError e) {
       // The constant says enough.
     }
-    // A loop that died of the heap's end dies in a full heap: a close that found no room is
-    // made again (what it closed stays closed), a bounded number of times, while the runs'
-    // aborts give the heap back.
+    // A loop that died of the heap's end dies in a full heap. closeAll goes on past a channel
+    // whose close throws (that channel is still taken out of the live set and reported
+    // disconnected, so its session hears; it is not closed again here, nor by the connector's
+    // close, which no longer tracks it), and throws the first error at its end; what is tried
+    // again here, a bounded number of times while the runs' aborts give the heap back, is a
+    // closeAll that found no room before it reached any channel (its copy of the live set), or
+    // that the error stopped part of the way (taking a channel out, or reporting it): the
+    // channels it had not reached are still live, and the next try closes them.
     for (int tries = 1;; tries++) {
       try {
         core.closeAll(why);

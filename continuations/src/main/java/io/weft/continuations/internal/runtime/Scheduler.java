@@ -536,9 +536,27 @@ public final class Scheduler {
       } catch (OutOfMemoryError e) {
         // One fiber's wake-up finding no heap must not spare the others; an aborted run cancels
         // again while it waits.
+      } catch (RuntimeException e) {
+        // Its close threw: the others are cancelled all the same.
+        cancelThrew(e);
       }
     }
   }
+
+  /** A cancel's close of a fiber's transport threw {@code e}: logged once per scheduler (one run), if there is room. */
+  private void cancelThrew(RuntimeException e) {
+    if (!cancelThrewLogged) {
+      cancelThrewLogged = true;
+      try {
+        log.warn("cancelling a fiber threw; the cancels go on (logged once per run)", e);
+      } catch (OutOfMemoryError | RuntimeException again) {
+        // No room (or the logger failed): the cancels go on all the same.
+      }
+    }
+  }
+
+  /** Set once {@link #cancelThrew} has logged. */
+  private volatile boolean cancelThrewLogged;
 
   /** Stops the workers and the timer and waits for them to end. */
   public void shutdown(long timeoutMillis) throws InterruptedException {

@@ -1,6 +1,7 @@
 package io.weft.continuations.internal.runtime;
 
 import io.weft.continuations.ConnectPacing;
+import io.weft.continuations.spi.SessionCancelledException;
 import io.weft.continuations.spi.WaitRegistration;
 import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
@@ -24,6 +25,21 @@ public class SessionContext {
   private volatile Transport transport;
   volatile boolean cancelled;
   private volatile boolean finished;
+  /**
+   * How many times the session frame's close ran out of heap and kept the transport again
+   * ({@link #closeRanOutOfHeap}); guarded by this for writes, so that a cancel whose close came
+   * before such a keep never forgets the transport after it.
+   */
+  private volatile int keptAfterFailedClose;
+  /** Set as the session frame begins: a session never started is not left behind, only cancelled. */
+  private volatile boolean started;
+  /**
+   * Set when the run gave up on this session after an abort ({@link #leftBehind}): the outcome the
+   * run returned is final, and nothing this session's thread or fiber does later changes it (nor
+   * adds to its failure). Outcome fields are written under this context's monitor, first writer
+   * wins.
+   */
+  private volatile boolean sealed;
   private Object value;
   private Throwable failure;
   private static final AtomicIntegerFieldUpdater<SessionContext> HOLDS =
@@ -207,6 +223,24 @@ public class SessionContext {
     }
   }
 
+  /** The session frame has begun (on the session's thread or fiber). */
+  public void started() {
+    started = true;
+  }
+
+  /**
+   * The session frame's close of {@code transport} ran out of heap: the session keeps it (again)
+   * for the aborted run's cancels to close, even if a cancel that came while that close was under
+   * way, finding it under way, did nothing and let the transport go (a finished session's cancel
+   * forgets the transport it closed). Allocates nothing.
+   */
+  public void closeRanOutOfHeap(Transport transport) {
+    synchronized (this) {
+      this.transport = transport;
+      keptAfterFailedClose++;
+    }
+  }
+
   /**
    * The session has ended and closed its transport: forget the transport, so that a finished
    * session, which the run keeps for its outcome, holds none of its connection's buffers.
@@ -215,10 +249,16 @@ public class SessionContext {
     this.transport = null;
   }
 
+  /**
+   * The session's task returned {@code value}: its outcome, unless it has one already (first
+   * writer wins, under this context's monitor, against {@link #failed} and {@link #leftBehind}).
+   */
   public void succeeded(Object value) {
-    if (!finished) {
-      this.value = value;
-      finished = true;
+    synchronized (this) {
+      if (!finished) {
+        this.value = value;
+        finished = true;
+      }
     }
   }
 
@@ -232,17 +272,69 @@ public class SessionContext {
     return this instanceof Fiber;
   }
 
-  /** Replaces whatever was recorded: the session is known to have gone wrong. */
+  /**
+   * Replaces whatever was recorded: the session is known to have gone wrong. Not once the run
+   * has given up on it ({@link #leftBehind}): the outcome the run returned stays.
+   */
   public void failedHard(Throwable failure) {
-    this.value = null;
-    this.failure = failure;
-    finished = true;
+    synchronized (this) {
+      if (!sealed) {
+        this.value = null;
+        this.failure = failure;
+        finished = true;
+      }
+    }
   }
 
+  /** The session ended with {@code failure}: its outcome, unless it has one already (first writer wins). */
   public void failed(Throwable failure) {
-    if (!finished) {
-      this.failure = failure;
-      finished = true;
+    synchronized (this) {
+      if (!finished) {
+        this.failure = failure;
+        finished = true;
+      }
+    }
+  }
+
+  /**
+   * Adds {@code late}, met after the session's outcome was recorded (its close failed), to the
+   * session's failure as a suppressed exception: true if added, false if the session has no
+   * failure, its failure is {@code late} itself, or the run has given up on the session
+   * ({@link #leftBehind}; the outcome the run returned does not change after it).
+   */
+  public boolean addToFailure(Throwable late) {
+    synchronized (this) {
+      if (sealed || failure == null || failure == late) {
+        return false;
+      }
+      failure.addSuppressed(late);
+      return true;
+    }
+  }
+
+  /**
+   * The run was aborted and gave up waiting for this session (the runner's close wait after the
+   * abort ran out): from now on its outcome is final. If it started and has no outcome yet, it
+   * is cancelled with a {@link SessionCancelledException} of its own
+   * whose message is {@code message} (or, if the heap has no room for one, with {@code
+   * madeAhead}, made with the run), whatever its thread or fiber does later; one never started
+   * keeps its plain cancel: nothing of it was left behind. First writer wins against the
+   * session's own outcome, under this context's monitor.
+   */
+  public void leftBehind(String message, Throwable madeAhead) {
+    synchronized (this) {
+      sealed = true;
+      if (started && !finished) {
+        Throwable why;
+        try {
+          why = new SessionCancelledException(message);
+        } catch (OutOfMemoryError e) {
+          why = madeAhead;
+        }
+        cancelled = true;
+        this.failure = why;
+        finished = true;
+      }
     }
   }
 
@@ -274,11 +366,19 @@ public class SessionContext {
     if (!finished) {
       cancelled = true;
     }
+    int kept = keptAfterFailedClose;
     Transport t = transport;
     if (t != null) {
       t.close();
       if (finished) {
-        transport = null; // closed this time: a finished session holds none of its buffers
+        // Closed this time: a finished session holds none of its buffers. Unless the session's
+        // own close, under way while this one came (which then did nothing), has since failed
+        // for want of heap and kept the transport again: forgetting it now would leave it open.
+        synchronized (this) {
+          if (keptAfterFailedClose == kept) {
+            transport = null;
+          }
+        }
       }
     }
   }

@@ -43,6 +43,7 @@ public final class SessionFrame implements Runnable {
   @Override
   public void run() {
     Transport transport = null;
+    session.started();
     try {
       long wait = session.connectWaitNanos();
       if (wait > 0L) {
@@ -80,7 +81,9 @@ public final class SessionFrame implements Runnable {
           // The session has its outcome, and the run is told. The transport stays with the
           // session: a close that failed part of the way has not reported the connection
           // closed, which holds the session's place in the run, and the aborted run's cancels
-          // close it again (see SessionContext.cancel).
+          // close it again (see SessionContext.cancel); kept again here, before the report,
+          // in case a cancel during this close let it go.
+          session.closeRanOutOfHeap(transport);
           HeapExhaustion.report(e, CLOSING);
           // But an abort cancels once, and it may have cancelled this session while its close was
           // under way (that cancel's close then did nothing): close again now, the report having
@@ -97,10 +100,7 @@ public final class SessionFrame implements Runnable {
           // as over a transport that does not report its close. The session keeps the outcome
           // its task gave, in every mode alike (in SYNC the error would otherwise end the run).
           session.closeFailed();
-          Throwable failure = session.failure();
-          if (failure != null && failure != e) {
-            failure.addSuppressed(e);
-          } else {
+          if (!session.addToFailure(e)) {
             LOG.warn("closing session {}'s transport failed after its task ended", session.index(), e);
           }
         } catch (Error e) {

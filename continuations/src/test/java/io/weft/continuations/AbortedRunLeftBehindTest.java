@@ -1,0 +1,320 @@
+package io.weft.continuations;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weft.continuations.spi.SessionCancelledException;
+import io.weft.testsupport.EchoServer;
+import io.weft.transport.Connector;
+import io.weft.transport.SessionTask;
+import io.weft.transport.Timeout;
+import io.weft.transport.TlsSettings;
+import io.weft.transport.Transport;
+import io.weft.transport.socket.SocketConnector;
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.nio.charset.Charset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLSession;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * An aborted run returns once its close wait after the abort has run out, however its sessions'
+ * closes behave, and every session it gave up on has an outcome that says so. Here every close
+ * blocks (as a socket's close can for tens of seconds in a full heap, each allocation costing
+ * full collections, or for good: on JDK 25 a virtual thread's close waiting for a monitor that
+ * an unmounted virtual thread holds): the abort's cancel blocks on the reporting session's
+ * thread, and the run is cancelled again, while it waits, by a thread of its own. Before, the
+ * run's own thread made those cancels itself and blocked in the first close, for as long as the
+ * close did (here: until the test let it go, never), and a session left behind had no failure
+ * (outcome CANCELLED with none, nothing saying why). A session that never started (the run
+ * takes two at a time) is cancelled, not left behind.
+ */
+class AbortedRunLeftBehindTest {
+  private static final long CLOSE_WAIT_MILLIS = 300;
+
+  static List<Mode> modes() {
+    List<Mode> modes = new ArrayList<>(List.of(Mode.THREADS));
+    if (Runtime.version().feature() >= 21) {
+      modes.add(Mode.VIRTUAL_THREADS);
+    }
+    return modes;
+  }
+
+  @ParameterizedTest
+  @MethodSource("modes")
+  // A watchdog only (the run returns 300 ms after the abort): on the old code it never returns.
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void anAbortedRunReturnsAfterItsCloseWaitThoughEveryCloseBlocksAndItsLeftBehindSessionsSaySo(Mode mode)
+      throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    HoldsFirst.reading = new CountDownLatch(1);
+    try (EchoServer tcp = EchoServer.tcp(); BlockingCloseConnector connector = new BlockingCloseConnector(release);
+         SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector).address(tcp.address())
+             .timeout(Timeout.of(60, TimeUnit.SECONDS)).closeWait(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)
+             .maxInFlight(2).build()) {
+      try {
+        RunAbortedException e = assertThrows(RunAbortedException.class, () -> runner.run(HoldsFirst.class, 3));
+        assertTrue(e.getMessage().startsWith("the run was aborted: the heap ran out (java.lang.OutOfMemoryError:"
+            + " Java heap space, met by a session on thread "), e.getMessage());
+        // Session 0's thread is in the abort's cancel, session 1's in its read: neither ended.
+        assertTrue(e.getMessage().endsWith(", and 2 of them had not ended " + CLOSE_WAIT_MILLIS
+            + " ms later (the runner's close wait): they were left behind"), e.getMessage());
+        // Every close so far blocked: the run returned while they still do.
+        assertEquals(0, connector.closesDone.get());
+        assertTrue(connector.closesBlocked.get() >= 1, "closes blocked: " + connector.closesBlocked.get());
+        RunResult<?> result = e.result();
+        assertEquals(3, result.outcomes().size());
+        Outcome<?> met = result.outcome(0);
+        assertEquals(Outcome.Status.FAILED, met.status(), met.toString());
+        assertInstanceOf(OutOfMemoryError.class, met.failure());
+        Outcome<?> behind = result.outcome(1);
+        assertEquals(Outcome.Status.CANCELLED, behind.status(), behind.toString());
+        SessionCancelledException why = assertInstanceOf(SessionCancelledException.class, behind.failure());
+        assertTrue(why.getMessage().startsWith("left behind: the run was aborted (the heap ran out)"), why.getMessage());
+        // Session 2 never started (two at a time): cancelled, not left behind.
+        Outcome<?> unstarted = result.outcome(2);
+        assertEquals(Outcome.Status.CANCELLED, unstarted.status(), unstarted.toString());
+        assertEquals(null, unstarted.failure());
+      } finally {
+        release.countDown();
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource("modes")
+  // A watchdog only: the joins below end once the released closes have run.
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void theOutcomesOfSessionsLeftBehindAreTheirOwnAndDoNotChangeAfterTheRunReturned(Mode mode) throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    TwoRead.reading = new CountDownLatch(2);
+    TwoRead.threads = new Thread[3];
+    try (EchoServer tcp = EchoServer.tcp(); BlockingCloseConnector connector = new BlockingCloseConnector(release);
+         SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector).address(tcp.address())
+             .timeout(Timeout.of(60, TimeUnit.SECONDS)).closeWait(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)
+             .maxInFlight(3).build()) {
+      TwoRead.connector = connector;
+      RunResult<?> result;
+      try {
+        RunAbortedException e = assertThrows(RunAbortedException.class, () -> runner.run(TwoRead.class, 3));
+        // Session 0's thread is in the abort's cancel, sessions 1 and 2 in their reads.
+        assertTrue(e.getMessage().endsWith(", and 3 of them had not ended " + CLOSE_WAIT_MILLIS
+            + " ms later (the runner's close wait): they were left behind"), e.getMessage());
+        result = e.result();
+      } finally {
+        release.countDown();
+      }
+      Outcome<?> one = result.outcome(1);
+      Outcome<?> two = result.outcome(2);
+      assertEquals(Outcome.Status.CANCELLED, one.status(), one.toString());
+      assertEquals(Outcome.Status.CANCELLED, two.status(), two.toString());
+      SessionCancelledException oneWhy = assertInstanceOf(SessionCancelledException.class, one.failure());
+      SessionCancelledException twoWhy = assertInstanceOf(SessionCancelledException.class, two.failure());
+      // The released closes end the abandoned sessions' reads: each then ends its frame, whose
+      // own close fails (late, after the run returned).
+      TwoRead.threads[1].join();
+      TwoRead.threads[2].join();
+      assertTrue(connector.closesDone.get() >= 2, "closes done: " + connector.closesDone.get());
+      assertEquals(0, oneWhy.getSuppressed().length, "a late close error was added to the run's outcome: "
+          + java.util.Arrays.toString(oneWhy.getSuppressed()));
+      assertEquals(0, twoWhy.getSuppressed().length, "a late close error was added to the run's outcome: "
+          + java.util.Arrays.toString(twoWhy.getSuppressed()));
+      assertNotSame(oneWhy, twoWhy, "sessions left behind share one exception");
+      assertEquals(Outcome.Status.CANCELLED, result.outcome(1).status());
+      assertSame(oneWhy, result.outcome(1).failure());
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource("modes")
+  // A watchdog only; the close wait is a far bound: on the old code the run returns at it, with
+  // sessions 1 and 2 left behind, never cancelled.
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aCloseThatThrowsDoesNotSpareTheOtherSessionsFromTheAbortsCancels(Mode mode) throws Exception {
+    TwoRead.reading = new CountDownLatch(2);
+    TwoRead.threads = new Thread[3];
+    try (EchoServer tcp = EchoServer.tcp(); BlockingCloseConnector connector = new BlockingCloseConnector(null);
+         SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector).address(tcp.address())
+             .timeout(Timeout.of(120, TimeUnit.SECONDS)).closeWait(30, TimeUnit.SECONDS)
+             .maxInFlight(3).build()) {
+      TwoRead.connector = connector;
+      RunAbortedException e = assertThrows(RunAbortedException.class, () -> runner.run(TwoRead.class, 3));
+      assertFalse(e.getMessage().contains("had not ended"), e.getMessage());
+      RunResult<?> result = e.result();
+      assertInstanceOf(OutOfMemoryError.class, result.outcome(0).failure());
+      for (int i = 1; i <= 2; i++) {
+        Outcome<?> o = result.outcome(i);
+        assertEquals(Outcome.Status.CANCELLED, o.status(), o.toString());
+        SessionCancelledException why = assertInstanceOf(SessionCancelledException.class, o.failure());
+        assertFalse(why.getMessage().startsWith("left behind"), why.getMessage());
+      }
+    }
+  }
+
+  /**
+   * Sessions 1 and 2 wait for a line that never comes; session 0, once both are reading, meets
+   * the heap's end. Over a connector whose release is null (no close blocks), every close of
+   * session 0's transport throws; otherwise sessions 1 and 2's own closes throw once done.
+   */
+  public static final class TwoRead implements SessionTask<String> {
+    static volatile CountDownLatch reading;
+    static volatile Thread[] threads;
+    static volatile BlockingCloseConnector connector;
+
+    @Override
+    public String run(Transport transport, int index) throws IOException {
+      threads[index] = Thread.currentThread();
+      if (index > 0) {
+        if (connector.release != null) {
+          connector.failOwnClose.add(Thread.currentThread());
+        }
+        reading.countDown();
+        return transport.readLineStrict(64);
+      }
+      if (connector.release == null) {
+        connector.refuseEveryClose.add(Thread.currentThread());
+      }
+      try {
+        reading.await();
+      } catch (InterruptedException e) {
+        throw new IOException(e);
+      }
+      throw new OutOfMemoryError("Java heap space");
+    }
+  }
+
+  /**
+   * Session 1 waits for a line that never comes; session 0, once session 1 is connected, meets
+   * the heap's end (an {@code OutOfMemoryError} of the heap's kind, thrown, which the session
+   * frame reports as it would a real one).
+   */
+  public static final class HoldsFirst implements SessionTask<String> {
+    static volatile CountDownLatch reading;
+
+    @Override
+    public String run(Transport transport, int index) throws IOException {
+      if (index == 1) {
+        reading.countDown();
+        return transport.readLineStrict(64);
+      }
+      try {
+        reading.await();
+      } catch (InterruptedException e) {
+        throw new IOException(e);
+      }
+      throw new OutOfMemoryError("Java heap space");
+    }
+  }
+
+  /**
+   * Real loopback TCP transports whose every close blocks until {@code release} (unless null),
+   * then closes; then, for a transport opened by a thread in {@link #failOwnClose}, that
+   * thread's own close throws. Every close of a transport opened by a thread in
+   * {@link #refuseEveryClose} throws, closing nothing.
+   */
+  static final class BlockingCloseConnector implements Connector {
+    final SocketConnector sockets = new SocketConnector();
+    final CountDownLatch release;
+    final AtomicInteger closesBlocked = new AtomicInteger();
+    final AtomicInteger closesDone = new AtomicInteger();
+    final Set<Thread> failOwnClose = ConcurrentHashMap.newKeySet();
+    final Set<Thread> refuseEveryClose = ConcurrentHashMap.newKeySet();
+
+    BlockingCloseConnector(CountDownLatch release) {
+      this.release = release;
+    }
+
+    @Override
+    public Transport connect(SocketAddress remote, Timeout timeout) throws IOException {
+      return new BlockingClose(sockets.connect(remote, timeout), this);
+    }
+
+    @Override
+    public void close() {
+      sockets.close();
+    }
+  }
+
+  private static final class BlockingClose implements Transport {
+    private final Transport socket;
+    private final BlockingCloseConnector connector;
+    /** The session's thread: it connects. */
+    private final Thread owner = Thread.currentThread();
+
+    BlockingClose(Transport socket, BlockingCloseConnector connector) {
+      this.socket = socket;
+      this.connector = connector;
+    }
+
+    @Override
+    public void close() {
+      if (connector.refuseEveryClose.contains(owner)) {
+        throw new IllegalStateException("this close always fails");
+      }
+      boolean interrupted = false;
+      if (connector.release != null) {
+        connector.closesBlocked.incrementAndGet();
+        for (;;) {
+          try {
+            connector.release.await();
+            break;
+          } catch (InterruptedException e) {
+            // A cancel interrupts session threads: a close that blocks for good does not mind.
+            interrupted = true;
+          }
+        }
+      }
+      socket.close();
+      connector.closesDone.incrementAndGet();
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+      if (Thread.currentThread() == owner && connector.failOwnClose.contains(owner)) {
+        throw new IllegalStateException("the session's own close failed late");
+      }
+    }
+
+    @Override public String readLine(int limit) throws IOException { return socket.readLine(limit); }
+    @Override public String readLine(int limit, Charset charset) throws IOException {
+      return socket.readLine(limit, charset);
+    }
+    @Override public String readLineStrict(int limit) throws IOException { return socket.readLineStrict(limit); }
+    @Override public String readLineStrict(int limit, Charset charset) throws IOException {
+      return socket.readLineStrict(limit, charset);
+    }
+    @Override public void readFully(byte[] dst, int offset, int length) throws IOException {
+      socket.readFully(dst, offset, length);
+    }
+    @Override public byte[] readBytes(int byteCount) throws IOException { return socket.readBytes(byteCount); }
+    @Override public int read(byte[] dst, int offset, int length) throws IOException {
+      return socket.read(dst, offset, length);
+    }
+    @Override public void write(byte[] src, int offset, int length) throws IOException {
+      socket.write(src, offset, length);
+    }
+    @Override public void write(byte[] src) throws IOException { socket.write(src); }
+    @Override public void write(String text) throws IOException { socket.write(text); }
+    @Override public void write(String text, Charset charset) throws IOException { socket.write(text, charset); }
+    @Override public void writeLine(String line) throws IOException { socket.writeLine(line); }
+    @Override public void flush() throws IOException { socket.flush(); }
+    @Override public void startTls(TlsSettings settings) throws IOException { socket.startTls(settings); }
+    @Override public Optional<SSLSession> tlsSession() { return socket.tlsSession(); }
+    @Override public Timeout timeout() { return socket.timeout(); }
+    @Override public void timeout(Timeout timeout) { socket.timeout(timeout); }
+    @Override public boolean isOpen() { return socket.isOpen(); }
+  }
+}

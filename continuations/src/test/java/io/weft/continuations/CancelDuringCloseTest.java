@@ -1,0 +1,265 @@
+package io.weft.continuations;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weft.testsupport.EchoServer;
+import io.weft.transport.Connector;
+import io.weft.transport.SessionTask;
+import io.weft.transport.Timeout;
+import io.weft.transport.TlsSettings;
+import io.weft.transport.Transport;
+import io.weft.transport.socket.SocketConnector;
+import io.weft.transport.spi.ReportsClose;
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.nio.charset.Charset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLSession;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The abort's cancel comes while a session's own close is under way, finds it under way and does
+ * nothing (as MINA's second {@code closeNow}, or a transport already marked closing, does), and
+ * then that close fails for want of heap, the connection left open and its close unreported: the
+ * run still closes it and ends with no session left behind. The interleaving that failed a CI
+ * run of {@code FailedMinaCloseTest} in session 12 ("1 of them had not ended 30000 ms later"),
+ * forced here: session B's first close waits until the cancel's close has come and gone, then
+ * throws. The session frame closes it again right after its report (the lead's fix of session
+ * 12, which had no test: without it this fails with one failing close); and if that close runs
+ * out of heap too, the aborted run's cancels close it again while it waits, the session having
+ * kept its transport (before, the cancel that found the close under way had made the finished
+ * session forget it, and nothing closed it: the run waited out its close wait and left B
+ * behind; the case of two failing closes fails so on the old code).
+ */
+class CancelDuringCloseTest {
+  /** Far longer than the run takes when it works: with the transport not closed again it waits all of it. */
+  private static final long CLOSE_WAIT_SECONDS = 20;
+
+  /** Each mode, with one failing close (B's own) or two (B's own and the frame's again). */
+  static List<Arguments> cases() {
+    List<Mode> modes = new ArrayList<>(List.of(Mode.THREADS));
+    if (Runtime.version().feature() >= 21) {
+      modes.add(Mode.VIRTUAL_THREADS);
+    }
+    List<Arguments> cases = new ArrayList<>();
+    for (Mode mode : modes) {
+      cases.add(Arguments.of(mode, 1));
+      cases.add(Arguments.of(mode, 2));
+    }
+    return cases;
+  }
+
+  @ParameterizedTest
+  @MethodSource("cases")
+  // A watchdog only.
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aCancelThatFindsACloseUnderWayWhichThenRunsOutOfHeapStillLeavesNoSessionBehind(Mode mode, int failing)
+      throws Exception {
+    ClosesUnderWay.bClosing = new CountDownLatch(1);
+    try (EchoServer tcp = EchoServer.tcp(); InterleavingConnector connector = new InterleavingConnector(failing);
+         SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector).address(tcp.address())
+             .timeout(Timeout.of(30, TimeUnit.SECONDS)).closeWait(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS).build()) {
+      RunAbortedException e = assertThrows(RunAbortedException.class, () -> runner.run(ClosesUnderWay.class, 2));
+      assertTrue(e.getMessage().startsWith("the run was aborted: the heap ran out (java.lang.OutOfMemoryError:"
+          + " Java heap space, met by a session on thread "), e.getMessage());
+      assertFalse(e.getMessage().contains("had not ended"), e.getMessage());
+      // The interleaving took place: B's close was under way when the cancel's close came, and
+      // then threw.
+      assertTrue(connector.closesFoundUnderWay.get() >= 1, "closes found under way: " + connector.closesFoundUnderWay.get());
+      assertEquals(failing, connector.failedCloses.get());
+      // Every connection closed, and its close reported, before run() returned.
+      assertEquals(0, connector.sockets.openTransports().size());
+      RunResult<?> result = e.result();
+      assertEquals(Outcome.Status.FAILED, result.outcome(0).status(), result.outcome(0).toString());
+      assertInstanceOf(OutOfMemoryError.class, result.outcome(0).failure());
+      assertEquals(Outcome.Status.SUCCEEDED, result.outcome(1).status(), result.outcome(1).toString());
+      assertEquals("done", result.outcome(1).value());
+    }
+  }
+
+  /**
+   * Session 1 (B) arms its transport's close and ends at once; session 0 (A), once B's close is
+   * under way, meets the heap's end (thrown, as the session frame reports a real one).
+   */
+  public static final class ClosesUnderWay implements SessionTask<String> {
+    static volatile CountDownLatch bClosing;
+
+    @Override
+    public String run(Transport transport, int index) throws IOException {
+      if (index == 1) {
+        ((InterleavedClose) transport).arm();
+        return "done";
+      }
+      try {
+        bClosing.await();
+      } catch (InterruptedException e) {
+        throw new IOException(e);
+      }
+      throw new OutOfMemoryError("Java heap space");
+    }
+  }
+
+  /** Real loopback TCP transports; one armed by its task closes as described in the class comment. */
+  static final class InterleavingConnector implements Connector {
+    final SocketConnector sockets = new SocketConnector();
+    final AtomicInteger closesFoundUnderWay = new AtomicInteger();
+    final AtomicInteger failedCloses = new AtomicInteger();
+    final int failing;
+
+    InterleavingConnector(int failing) {
+      this.failing = failing;
+    }
+
+    @Override
+    public Transport connect(SocketAddress remote, Timeout timeout) throws IOException {
+      return new InterleavedClose(sockets.connect(remote, timeout), this);
+    }
+
+    @Override
+    public void close() {
+      sockets.close();
+    }
+  }
+
+  /**
+   * Once armed: its first close waits until a second close has come while it is under way (that
+   * one does nothing, the close being under way), then fails for want of heap with the socket
+   * left open; so do the closes after it until {@code failing} have failed; a close after that
+   * is the socket's own. The close that finds the first under way returns only once a close after
+   * the first's failure has come. Unarmed: the socket's own close.
+   */
+  private static final class InterleavedClose implements Transport, ReportsClose {
+    private final Transport socket;
+    private final InterleavingConnector connector;
+    private static final int REAL = 0;
+    private static final int FIRST = 1;
+    private static final int UNDER_WAY = 2;
+    private static final int FAIL = 3;
+    private final CountDownLatch secondCame = new CountDownLatch(1);
+    /** Counted down by the first close after the first one failed. */
+    private final CountDownLatch laterCame = new CountDownLatch(1);
+    private volatile boolean armed;
+    /** Guarded by this. */
+    private boolean underWay;
+    /** How many closes failed; guarded by this. */
+    private int failed;
+
+    InterleavedClose(Transport socket, InterleavingConnector connector) {
+      this.socket = socket;
+      this.connector = connector;
+    }
+
+    void arm() {
+      armed = true;
+    }
+
+    @Override
+    public void close() {
+      int action;
+      synchronized (this) {
+        if (!armed) {
+          action = REAL;
+        } else if (!underWay && failed == 0) {
+          underWay = true;
+          action = FIRST;
+        } else if (underWay) {
+          connector.closesFoundUnderWay.incrementAndGet();
+          secondCame.countDown();
+          action = UNDER_WAY;
+        } else {
+          laterCame.countDown();
+          if (failed < connector.failing) {
+            failed++;
+            connector.failedCloses.incrementAndGet();
+            action = FAIL;
+          } else {
+            action = REAL;
+          }
+        }
+      }
+      switch (action) {
+        case FIRST:
+          // Under way until a second close has come; then it fails.
+          ClosesUnderWay.bClosing.countDown();
+          awaitUninterruptibly(secondCame);
+          synchronized (this) {
+            failed = 1;
+            underWay = false;
+          }
+          connector.failedCloses.incrementAndGet();
+          throw new OutOfMemoryError("Java heap space");
+        case UNDER_WAY:
+          // Does nothing, the close being under way; and returns only once that close has failed
+          // and a close after it has come (the frame's again, once it has kept the transport):
+          // the widest window for a cancel to forget the transport after the session kept it.
+          awaitUninterruptibly(laterCame);
+          return;
+        case FAIL:
+          throw new OutOfMemoryError("Java heap space");
+        default:
+          socket.close();
+      }
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+      boolean interrupted = false;
+      for (;;) {
+        try {
+          latch.await();
+          break;
+        } catch (InterruptedException e) {
+          // The cancel interrupts session threads.
+          interrupted = true;
+        }
+      }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    @Override
+    public void whenClosed(Runnable closed) {
+      ((ReportsClose) socket).whenClosed(closed);
+    }
+
+    @Override public String readLine(int limit) throws IOException { return socket.readLine(limit); }
+    @Override public String readLine(int limit, Charset charset) throws IOException {
+      return socket.readLine(limit, charset);
+    }
+    @Override public String readLineStrict(int limit) throws IOException { return socket.readLineStrict(limit); }
+    @Override public String readLineStrict(int limit, Charset charset) throws IOException {
+      return socket.readLineStrict(limit, charset);
+    }
+    @Override public void readFully(byte[] dst, int offset, int length) throws IOException {
+      socket.readFully(dst, offset, length);
+    }
+    @Override public byte[] readBytes(int byteCount) throws IOException { return socket.readBytes(byteCount); }
+    @Override public int read(byte[] dst, int offset, int length) throws IOException {
+      return socket.read(dst, offset, length);
+    }
+    @Override public void write(byte[] src, int offset, int length) throws IOException {
+      socket.write(src, offset, length);
+    }
+    @Override public void write(byte[] src) throws IOException { socket.write(src); }
+    @Override public void write(String text) throws IOException { socket.write(text); }
+    @Override public void write(String text, Charset charset) throws IOException { socket.write(text, charset); }
+    @Override public void writeLine(String line) throws IOException { socket.writeLine(line); }
+    @Override public void flush() throws IOException { socket.flush(); }
+    @Override public void startTls(TlsSettings settings) throws IOException { socket.startTls(settings); }
+    @Override public Optional<SSLSession> tlsSession() { return socket.tlsSession(); }
+    @Override public Timeout timeout() { return socket.timeout(); }
+    @Override public void timeout(Timeout timeout) { socket.timeout(timeout); }
+    @Override public boolean isOpen() { return socket.isOpen(); }
+  }
+}
