@@ -91,6 +91,18 @@ final class RunControl {
   private final RunAbortedException madeAhead = RunAbortedException.madeAhead();
   /** The failure of a session left behind when there is no room to make it its own, made with the run (see the class comment). */
   private final SessionCancelledException leftBehind = new SessionCancelledException(LEFT_BEHIND);
+  /**
+   * The recanceller's body, made with the run: a class of its own, not a lambda or method
+   * reference, whose {@code invokedynamic} call site would first be linked at the abort, in a full
+   * heap, where a linkage that fails is a {@code BootstrapMethodError} kept for the call site for
+   * good (JVMS 5.4.3).
+   */
+  private final Runnable recancelLoop = new Runnable() {
+    @Override
+    public void run() {
+      recancelUntilOver();
+    }
+  };
   /** The thread that cancels again after an abort, once made; null before. */
   private volatile Thread recanceller;
   /** The grace of the waits that made {@link #recanceller}: it stops cancelling once that has passed. */
@@ -305,7 +317,7 @@ final class RunControl {
     try {
       recancelGraceNanos = graceNanos;
       // No inherited thread-locals, no context loader: it serves this run only.
-      Thread t = new Thread(null, this::recancelUntilOver, RECANCEL_THREAD_NAME, 0L, false);
+      Thread t = new Thread(null, recancelLoop, RECANCEL_THREAD_NAME, 0L, false);
       t.setDaemon(true);
       t.setContextClassLoader(null);
       t.start();
