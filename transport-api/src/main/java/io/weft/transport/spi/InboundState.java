@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.net.SocketException;
 import java.nio.charset.Charset;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The inbound half of a connection's state, which a transport over an I/O library (MINA, Netty)
@@ -49,10 +48,18 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p><b>Threads.</b> One reader at a time (the transport's session); the I/O side may run on
  * any thread at the same time; {@link #close} from any thread. Wake-ups run outside this
  * object's lock, on the thread that delivers the event: a session resumed by one may run right
- * there and call back into this object. One {@link ReentrantLock} guards the buffer and the
+ * there and call back into this object. One {@link LoopConfinedLock} guards the buffer and the
  * state; no library call that can run another connection's callbacks is made under it (MINA's
  * in-VM pipe runs the peer's handler inline on the writer's thread), so read suspension is
  * decided under the lock and applied after it.
+ *
+ * <p><b>Confinement.</b> A transport whose library delivers a connection's input on one loop
+ * thread for the connection's life binds that thread with {@link #confineToCurrentThread()}, on
+ * it, before it delivers input. From then on every section on that thread (the I/O side's
+ * deliveries, and the polls and wake-up registrations of a session resumed there) takes no lock
+ * and no compare-and-set; any other thread (a blocking reader, a session on a worker, a close
+ * from elsewhere) takes the lock and excludes the loop as a plain lock would (see
+ * {@link LoopConfinedLock}).
  *
  * @param <M> the type of the library's inbound messages
  */
@@ -151,6 +158,28 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
   }
 
   // ---- For subclasses.
+
+  /**
+   * Confines this state to the current thread: the loop thread that delivers this connection's
+   * input for the connection's life (a MINA processor's, a Netty event loop's). Call it on that
+   * thread, outside any section, before or between its deliveries; once. Its sections then take
+   * no lock (see {@link LoopConfinedLock}); other threads' sections stay mutually exclusive with
+   * them.
+   *
+   * @throws IllegalStateException if another thread was bound already, or the caller holds the lock
+   */
+  protected final void confineToCurrentThread() {
+    lock.bindOwner();
+  }
+
+  /**
+   * Whether a loop thread has been bound with {@link #confineToCurrentThread()}.
+   *
+   * @return true once one has
+   */
+  public final boolean isConfined() {
+    return lock.hasOwner();
+  }
 
   /** Marks suspension of reads useless on this connection (no backpressure to give). */
   protected final void notSuspendable() {

@@ -3,7 +3,6 @@ package io.weft.transport.spi;
 import io.weft.transport.TransportClosedException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,8 +26,12 @@ abstract class InboundWakeups {
     }
   }
 
-  /** Guards the buffer and every field marked so; subclasses take it for their TLS steps. */
-  protected final ReentrantLock lock = new ReentrantLock();
+  /**
+   * Guards the buffer and every field marked so; subclasses take it for their TLS steps. Confined
+   * to the loop thread that delivers the input once the transport binds it (see
+   * {@link InboundState#confineToCurrentThread}): there it takes no lock.
+   */
+  protected final LoopConfinedLock lock = new LoopConfinedLock();
 
   // Guarded by lock; volatile only so that inputArrived() can look without it.
   volatile boolean arrived;

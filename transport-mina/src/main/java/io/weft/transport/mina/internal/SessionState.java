@@ -66,6 +66,8 @@ public final class SessionState extends ConnectionState<IoFuture, ByteBuffer> {
   /** The TCP session's read buffer size as MINA configured it (see attach); 0 for the pipe. */
   private volatile int minaReadBufferSize;
   private volatile int minaMinReadBufferSize;
+  /** True for a TCP session, whose input one processor thread delivers (see onMessage). */
+  private volatile boolean confinable;
 
   /** Done once the TLS handshake has completed; null while none has started. */
   private volatile DefaultIoFuture handshake;
@@ -97,6 +99,7 @@ public final class SessionState extends ConnectionState<IoFuture, ByteBuffer> {
       minaMinReadBufferSize = config.getMinReadBufferSize();
       config.setMinReadBufferSize(1);
       config.setReadBufferSize(1);
+      confinable = true;
     } else {
       notSuspendable();
     }
@@ -130,7 +133,16 @@ public final class SessionState extends ConnectionState<IoFuture, ByteBuffer> {
 
   // ---- The I/O side: called by SessionStateHandler on whichever thread delivers the event.
 
+  /**
+   * Buffers {@code message} and runs the reader's wake-up. A TCP session's input comes from its
+   * one processor's thread: the first delivery there confines this state to it (see
+   * {@link #confineToCurrentThread()}), so that the deliveries and a session resumed there take no
+   * lock.
+   */
   void onMessage(ByteBuffer message) {
+    if (confinable && !isConfined() && Thread.currentThread() instanceof MinaIoThread) {
+      confineToCurrentThread();
+    }
     runWakeup(onInput(message));
   }
 

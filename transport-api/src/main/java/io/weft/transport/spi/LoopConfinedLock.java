@@ -1,0 +1,217 @@
+package io.weft.transport.spi;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The lock of a connection's state ({@link InboundState}, {@link ConnectionState}), confined to
+ * the loop thread that delivers the connection's input: on that thread, its <em>owner</em>, a
+ * section takes no lock and makes no compare-and-set; every other thread takes a
+ * {@link ReentrantLock} and then waits for the owner to leave the section it may be in.
+ *
+ * <p>A continuation resumed on its channel's event loop runs on the owner (see DESIGN.md, "Where
+ * the CPU goes"): the I/O side's delivery and the session's polls and wake-up registrations then
+ * cost one ordered store each (a StoreLoad fence on x86), where a {@code ReentrantLock} costs a
+ * compare-and-set and a volatile store. A thread that is not the owner (a blocking reader, a
+ * session on a worker, a close from another thread, a timer) takes the slow path, and mutual
+ * exclusion holds between any two threads as with a plain lock.
+ *
+ * <p><b>The confinement is checked, not assumed.</b> The owner is bound once, by the thread
+ * itself ({@link #bindOwner()}), outside any section; each {@link #lock()} compares the current
+ * thread with it. The owner's fast path and a foreign section exclude each other by Dekker's
+ * pattern: the owner publishes {@code ownerInside} and then reads {@code foreignInside}; a
+ * foreign thread, holding the lock, publishes {@code foreignInside} and then reads
+ * {@code ownerInside} (both volatile, so each store is ordered before the following load). At
+ * least one of the two sees the other: an owner that sees a foreign section backs off and takes
+ * the lock; a foreign thread that sees the owner inside waits for it to leave. The owner never
+ * waits inside a section (nothing under this lock waits or calls into a library), so that wait
+ * is one short section long.
+ *
+ * <p>Reentrant on every thread. No conditions.
+ */
+public final class LoopConfinedLock {
+  private static final VarHandle OWNER_INSIDE;
+  private static final VarHandle FOREIGN_INSIDE;
+  /** Turns of a foreign thread's wait for the owner spent spinning, then yielding, before it parks. */
+  private static final int SPINS = 64;
+  private static final int YIELDS = 64;
+  private static final long PARK_NANOS = 20_000L;
+
+  static {
+    try {
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      OWNER_INSIDE = lookup.findVarHandle(LoopConfinedLock.class, "ownerInside", boolean.class);
+      FOREIGN_INSIDE = lookup.findVarHandle(LoopConfinedLock.class, "foreignInside", boolean.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  /** Held by every thread but the owner; by the owner only after it saw a foreign section. */
+  private final ReentrantLock lock = new ReentrantLock();
+  /** The loop thread bound by {@link #bindOwner()}, or null; set once, under {@link #lock}. */
+  private volatile Thread owner;
+  /** True while the owner is in a section without the lock; written by the owner only. */
+  private volatile boolean ownerInside;
+  /** True while a foreign thread holds {@link #lock} for a section; written by the holder only. */
+  private volatile boolean foreignInside;
+  /** The owner's section depth; touched by the owner only. */
+  private int ownerDepth;
+  /** True while the owner's outermost section holds {@link #lock}; touched by the owner only. */
+  private boolean ownerLocked;
+  /** Outermost sections the owner ran without the lock; touched by the owner only. */
+  private long confinedSections;
+
+  /** A lock with no owner yet: every thread takes the slow path until one is bound. */
+  public LoopConfinedLock() {}
+
+  /**
+   * Makes the current thread this lock's owner: from now on its sections take no lock while no
+   * other thread is in one. Call it on the loop thread that delivers the connection's input, once,
+   * outside any section; a second call by the owner does nothing.
+   *
+   * @throws IllegalStateException if another thread is the owner already, or the caller is inside a
+   *     section of this lock
+   */
+  public void bindOwner() {
+    Thread me = Thread.currentThread();
+    if (owner == me) {
+      return;
+    }
+    if (lock.isHeldByCurrentThread()) {
+      throw new IllegalStateException("bindOwner inside a section of this lock");
+    }
+    lock.lock();
+    try {
+      Thread bound = owner;
+      if (bound != null) {
+        throw new IllegalStateException("this lock's owner is " + bound.getName() + ", not " + me.getName());
+      }
+      owner = me;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Whether an owner is bound.
+   *
+   * @return true once {@link #bindOwner()} has been called
+   */
+  public boolean hasOwner() {
+    return owner != null;
+  }
+
+  /**
+   * Whether the current thread is this lock's owner.
+   *
+   * @return true on the bound owner thread
+   */
+  public boolean isOwner() {
+    return owner == Thread.currentThread();
+  }
+
+  /** Enters a section: see the class javadoc. Pair it with {@link #unlock()} in a finally. */
+  public void lock() {
+    if (Thread.currentThread() == owner) {
+      if (ownerDepth++ > 0) {
+        return;
+      }
+      OWNER_INSIDE.setVolatile(this, true);
+      if (!(boolean) FOREIGN_INSIDE.getVolatile(this)) {
+        confinedSections++;
+        return;
+      }
+      OWNER_INSIDE.setRelease(this, false);
+      try {
+        lock.lock();
+      } catch (Throwable e) {
+        ownerDepth--;
+        throw e;
+      }
+      ownerLocked = true;
+      return;
+    }
+    lock.lock();
+    // The owner is bound under the lock, so one bound later than this read finds the lock held and
+    // waits; with none bound, no section runs without the lock.
+    if (lock.getHoldCount() == 1 && owner != null) {
+      FOREIGN_INSIDE.setVolatile(this, true);
+      awaitOwnerOutside();
+    }
+  }
+
+  /** Leaves a section entered with {@link #lock()}. */
+  public void unlock() {
+    if (Thread.currentThread() == owner) {
+      if (ownerDepth <= 0) {
+        throw new IllegalMonitorStateException("unlock outside a section");
+      }
+      if (--ownerDepth > 0) {
+        return;
+      }
+      if (ownerLocked) {
+        ownerLocked = false;
+        lock.unlock();
+      } else {
+        // A release store: what the section wrote is seen by a foreign thread that reads false.
+        OWNER_INSIDE.setRelease(this, false);
+      }
+      return;
+    }
+    if (lock.getHoldCount() == 1 && foreignInside) {
+      FOREIGN_INSIDE.setRelease(this, false);
+    }
+    lock.unlock();
+  }
+
+  /** A foreign thread holding the lock: waits until the owner has left its section, if in one. */
+  private void awaitOwnerOutside() {
+    for (int i = 0; (boolean) OWNER_INSIDE.getVolatile(this); i++) {
+      if (i < SPINS) {
+        Thread.onSpinWait();
+      } else if (i < SPINS + YIELDS) {
+        Thread.yield();
+      } else {
+        LockSupport.parkNanos(this, PARK_NANOS);
+      }
+    }
+  }
+
+  /**
+   * Whether the current thread is in a section of this lock.
+   *
+   * @return true between a {@link #lock()} and its {@link #unlock()} on this thread
+   */
+  public boolean isHeldByCurrentThread() {
+    return Thread.currentThread() == owner ? ownerDepth > 0 : lock.isHeldByCurrentThread();
+  }
+
+  /**
+   * Whether the current thread, the owner, is in a section it entered without taking the lock. For
+   * tests and diagnostics.
+   *
+   * @return true on the owner inside a confined section; false elsewhere
+   */
+  public boolean isConfinedHere() {
+    return Thread.currentThread() == owner && ownerDepth > 0 && !ownerLocked;
+  }
+
+  /**
+   * How many outermost sections the owner ran without the lock. Read it on the owner thread (or
+   * after it has stopped). For tests and diagnostics.
+   *
+   * @return the count since the lock was made
+   */
+  public long confinedSections() {
+    return confinedSections;
+  }
+
+  @Override
+  public String toString() {
+    Thread o = owner;
+    return "LoopConfinedLock{owner=" + (o == null ? "none" : o.getName()) + ", " + lock + "}";
+  }
+}

@@ -1,0 +1,338 @@
+package io.weft.transport.spi;
+
+import static java.nio.charset.StandardCharsets.US_ASCII;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A connection state confined to its loop thread: on that thread its sections take no lock; they
+ * still exclude every other thread's, both ways, and a reader on another thread loses no wake-up.
+ * The loop is a plain thread running tasks; nothing here depends on timing: a wait for a thread to
+ * block is bounded by the class's timeout only.
+ */
+@Timeout(60)
+class LoopConfinedLockTest {
+  private final Loop loop = new Loop();
+
+  @AfterEach
+  void stopLoop() throws InterruptedException {
+    loop.stop();
+  }
+
+  @Test
+  void theLoopThreadsDeliveriesAndPollsRunWithoutTheLock() throws Exception {
+    TestState state = new TestState();
+    List<Boolean> confinedInAppend = new ArrayList<>();
+    state.insideAppend = () -> confinedInAppend.add(state.lock().isConfinedHere());
+    assertFalse(state.isConfined());
+    String line = loop.call(() -> {
+      state.confine();
+      runWakeup(state.deliver("a\r\n"));
+      return state.pollLine(100, true, US_ASCII);
+    });
+    assertEquals("a", line);
+    assertTrue(state.isConfined());
+    assertEquals(2L, loop.call(() -> state.lock().confinedSections()), "the delivery and the poll, each confined");
+    // The same state from another thread: the lock, never the confined path.
+    CompletableFuture.runAsync(() -> runWakeup(state.deliver("b\r\n"))).get();
+    assertEquals(List.of(true, false), confinedInAppend);
+    assertEquals("b", loop.call(() -> state.pollLine(100, true, US_ASCII)));
+  }
+
+  @Test
+  void theLoopWaitsForAForeignThreadsSectionToEnd() throws Exception {
+    TestState state = new TestState();
+    loop.call(() -> {
+      state.confine();
+      return null;
+    });
+    CountDownLatch inside = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    state.insideAppend = () -> {
+      inside.countDown();
+      awaitQuietly(release);
+    };
+    CompletableFuture<Void> foreign = CompletableFuture.runAsync(() -> runWakeup(state.deliver("a\r\n")));
+    inside.await();
+    state.insideAppend = null;
+    CompletableFuture<String> loopPoll = loop.submit(() -> state.pollLine(100, true, US_ASCII));
+    // The loop blocks on the lock the foreign section holds (a poll that ran alongside it would
+    // find the buffer still empty and be done with null).
+    awaitParked(loop.thread, loopPoll, blocker -> blocker.getClass().getName().startsWith("java.util.concurrent.locks.ReentrantLock"));
+    assertFalse(loopPoll.isDone(), "the loop's poll ran inside the foreign thread's section");
+    release.countDown();
+    foreign.get();
+    assertEquals("a", loopPoll.get());
+  }
+
+  @Test
+  void aForeignThreadWaitsForTheLoopsConfinedSectionToEnd() throws Exception {
+    TestState state = new TestState();
+    CountDownLatch inside = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    state.insideAppend = () -> {
+      inside.countDown();
+      awaitQuietly(release);
+    };
+    CompletableFuture<Runnable> delivered = loop.submit(() -> {
+      state.confine();
+      return state.deliver("a\r\n");
+    });
+    inside.await();
+    state.insideAppend = null;
+    Thread[] reader = new Thread[1];
+    CountDownLatch started = new CountDownLatch(1);
+    CompletableFuture<String> foreignPoll = new CompletableFuture<>();
+    reader[0] = new Thread(() -> {
+      started.countDown();
+      try {
+        foreignPoll.complete(state.pollLine(100, true, US_ASCII));
+      } catch (IOException | RuntimeException e) {
+        foreignPoll.completeExceptionally(e);
+      }
+    }, "foreign reader");
+    reader[0].start();
+    started.await();
+    awaitParked(reader[0], foreignPoll, blocker -> true);
+    assertFalse(foreignPoll.isDone(), "the foreign poll ran inside the loop's confined section");
+    release.countDown();
+    assertNull(delivered.get(), "no reader had registered a wake-up");
+    assertEquals("a", foreignPoll.get());
+    reader[0].join();
+  }
+
+  @Test
+  void aReaderOnAnotherThreadLosesNoWakeupAgainstTheLoopsDeliveries() throws Exception {
+    int lines = 20_000;
+    TestState state = new TestState();
+    loop.call(() -> {
+      state.confine();
+      return null;
+    });
+    AtomicInteger taken = new AtomicInteger();
+    Semaphore woken = new Semaphore(0);
+    CompletableFuture<Void> reader = CompletableFuture.runAsync(() -> {
+      try {
+        for (int i = 0; i < lines; i++) {
+          String line;
+          while ((line = state.pollLine(100, true, US_ASCII)) == null) {
+            if (state.wakeWhenReadable(woken::release)) {
+              woken.acquire();
+            }
+          }
+          assertEquals(Integer.toString(i), line);
+          taken.set(i + 1);
+        }
+      } catch (IOException | InterruptedException e) {
+        throw new AssertionError(e);
+      }
+    });
+    CompletableFuture<Void> writer = loop.submit(() -> {
+      for (int i = 0; i < lines; i++) {
+        // One line at a time, so that each delivery races with the reader's poll and registration.
+        while (taken.get() < i) {
+          Thread.onSpinWait();
+        }
+        runWakeup(state.deliver(i + "\r\n"));
+      }
+      return null;
+    });
+    reader.get();
+    writer.get();
+    assertEquals(lines, taken.get());
+  }
+
+  @Test
+  void onlyTheBoundThreadIsTheOwnerAndOnlyOnceBound() throws Exception {
+    LoopConfinedLock lock = new LoopConfinedLock();
+    loop.call(() -> {
+      lock.bindOwner();
+      lock.bindOwner();
+      return null;
+    });
+    assertTrue(loop.call(lock::isOwner));
+    assertFalse(lock.isOwner());
+    IllegalStateException other = assertThrows(IllegalStateException.class, lock::bindOwner);
+    assertTrue(other.getMessage().contains(loop.thread.getName()), other.getMessage());
+    LoopConfinedLock fresh = new LoopConfinedLock();
+    fresh.lock();
+    try {
+      assertThrows(IllegalStateException.class, fresh::bindOwner);
+    } finally {
+      fresh.unlock();
+    }
+    assertFalse(fresh.hasOwner());
+    assertThrows(IllegalMonitorStateException.class, () -> loop.call(() -> {
+      lock.unlock();
+      return null;
+    }));
+  }
+
+  @Test
+  void sectionsNestOnTheOwnerAndElsewhere() throws Exception {
+    LoopConfinedLock lock = new LoopConfinedLock();
+    loop.call(() -> {
+      lock.bindOwner();
+      lock.lock();
+      lock.lock();
+      lock.unlock();
+      assertTrue(lock.isConfinedHere());
+      assertTrue(lock.isHeldByCurrentThread());
+      lock.unlock();
+      assertFalse(lock.isHeldByCurrentThread());
+      return null;
+    });
+    lock.lock();
+    lock.lock();
+    lock.unlock();
+    assertTrue(lock.isHeldByCurrentThread());
+    assertFalse(lock.isConfinedHere());
+    lock.unlock();
+    assertFalse(lock.isHeldByCurrentThread());
+    assertEquals(1L, loop.call(lock::confinedSections));
+  }
+
+  // ---- Helpers.
+
+  private static void runWakeup(Runnable wakeup) {
+    if (wakeup != null) {
+      wakeup.run();
+    }
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Waits until {@code thread} is parked on a blocker {@code which} accepts, or {@code result} is done. */
+  private static void awaitParked(Thread thread, CompletableFuture<?> result, Predicate<Object> which) {
+    while (!result.isDone()) {
+      Thread.State s = thread.getState();
+      Object blocker = LockSupport.getBlocker(thread);
+      if ((s == Thread.State.WAITING || s == Thread.State.TIMED_WAITING) && blocker != null && which.test(blocker)) {
+        return;
+      }
+      Thread.onSpinWait();
+    }
+  }
+
+  /** A state whose input is byte arrays; {@code insideAppend} runs in the delivery's section. */
+  static final class TestState extends InboundState<byte[]> {
+    volatile Runnable insideAppend;
+
+    TestState() {
+      super(1 << 20, false);
+    }
+
+    void confine() {
+      confineToCurrentThread();
+    }
+
+    Runnable deliver(String text) {
+      return onInput(text.getBytes(US_ASCII));
+    }
+
+    LoopConfinedLock lock() {
+      return lock;
+    }
+
+    @Override
+    protected boolean suspendReading(boolean suspend) {
+      return false;
+    }
+
+    @Override
+    protected void disconnect() {}
+
+    @Override
+    protected IOException append(byte[] message) {
+      Runnable r = insideAppend;
+      if (r != null) {
+        r.run();
+      }
+      inbound.append(message, 0, message.length);
+      return null;
+    }
+  }
+
+  /** One thread that runs the test's tasks in turn: the connection's loop. */
+  static final class Loop {
+    private final java.util.concurrent.LinkedBlockingQueue<Runnable> tasks = new java.util.concurrent.LinkedBlockingQueue<>();
+    final Thread thread = new Thread(this::run, "test loop");
+    private volatile boolean stopped;
+
+    Loop() {
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    interface Task<T> {
+      T call() throws Exception;
+    }
+
+    <T> CompletableFuture<T> submit(Task<T> task) {
+      CompletableFuture<T> result = new CompletableFuture<>();
+      tasks.add(() -> {
+        try {
+          result.complete(task.call());
+        } catch (Throwable e) {
+          result.completeExceptionally(e);
+        }
+      });
+      return result;
+    }
+
+    <T> T call(Task<T> task) throws Exception {
+      try {
+        return submit(task).get();
+      } catch (ExecutionException e) {
+        Throwable cause = e.getCause();
+        if (cause instanceof Exception) {
+          throw (Exception) cause;
+        }
+        if (cause instanceof Error) {
+          throw (Error) cause;
+        }
+        throw e;
+      }
+    }
+
+    private void run() {
+      while (!stopped) {
+        try {
+          tasks.take().run();
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    }
+
+    void stop() throws InterruptedException {
+      stopped = true;
+      thread.interrupt();
+      thread.join();
+    }
+  }
+}
