@@ -181,6 +181,26 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
     return lock.hasOwner();
   }
 
+  /**
+   * Whether this state is confined to the current thread (see {@link #confineToCurrentThread()}).
+   *
+   * @return true on the bound loop thread
+   */
+  public final boolean isConfinedToCurrentThread() {
+    return lock.isOwner();
+  }
+
+  /**
+   * How many sections the bound loop thread has run without the lock (see
+   * {@link LoopConfinedLock#confinedSections()}). Read it on that thread. For tests and
+   * diagnostics.
+   *
+   * @return the count since the state was made
+   */
+  public final long confinedSections() {
+    return lock.confinedSections();
+  }
+
   /** Marks suspension of reads useless on this connection (no backpressure to give). */
   protected final void notSuspendable() {
     suspension.impossible();

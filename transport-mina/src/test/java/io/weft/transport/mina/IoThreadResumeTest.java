@@ -11,10 +11,14 @@ import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.socket.SocketConnector;
 import io.weft.transport.Timeout;
+import io.weft.transport.Transport;
 import io.weft.transport.mina.testclient.BlockingFromLoopTask;
+import io.weft.transport.mina.testclient.ConfinedReadsTask;
 import io.weft.transport.mina.testclient.FlushThenCloseTask;
 import io.weft.transport.mina.testclient.WhereResumedTask;
 import io.weft.transport.netty.NettyConnector;
+import io.weft.transport.netty.NettyTransports;
+import io.weft.transport.spi.InboundState;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -29,6 +33,7 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -129,6 +134,41 @@ class IoThreadResumeTest {
   void sessionsContinueOnTheIoThreadWhereTheirRepliesArrive() throws Exception {
     RunResult<String> result = run(Mode.continuations(1), WhereResumedTask.class, 20);
     assertTrue(onLoop(result, 20) > 0, "no read returned on an I/O thread");
+  }
+
+  /**
+   * A session resumed on its connection's I/O thread reads from a state confined to that thread:
+   * the reply's delivery and the poll that takes it run without the state's lock.
+   */
+  @Test
+  void aSessionResumedOnItsIoThreadReadsFromAStateConfinedToIt() throws Exception {
+    Function<Transport, InboundState<?>> states = t -> {
+      Transport own = unwrapped(t);
+      return own instanceof SuspendingMinaTransport ? ((SuspendingMinaTransport) own).state() : NettyTransports.state(own);
+    };
+    RunResult<String> result = run(Mode.continuations(1), ConfinedReadsTask.class, 20, states);
+    int pairs = 0;
+    for (Outcome<String> o : result.outcomes()) {
+      String[] parts = o.value().split(":");
+      assertEquals("0", parts[3], () -> "a read returned on a loop thread its state is not confined to: " + o.value());
+      assertEquals(parts[1], parts[2], () -> "reads on the loop across which no section ran confined: " + o.value());
+      pairs += Integer.parseInt(parts[1]);
+    }
+    assertTrue(pairs > 0, "no two reads in a row returned on an I/O thread");
+  }
+
+  /** The connector's transport under the runner's checking wrapper, which has no accessor for it. */
+  private static Transport unwrapped(Transport t) {
+    if (!t.getClass().getSimpleName().equals("CheckedTransport")) {
+      return t;
+    }
+    try {
+      java.lang.reflect.Field delegate = t.getClass().getDeclaredField("delegate");
+      delegate.setAccessible(true);
+      return (Transport) delegate.get(t);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   @Test
