@@ -162,14 +162,15 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
   /**
    * Confines this state to the current thread: the loop thread that delivers this connection's
    * input for the connection's life (a MINA processor's, a Netty event loop's). Call it on that
-   * thread, outside any section, before or between its deliveries; once. Its sections then take
-   * no lock (see {@link LoopConfinedLock}); other threads' sections stay mutually exclusive with
-   * them.
+   * thread, outside any section, before or between its deliveries. Its sections then take no lock
+   * (see {@link LoopConfinedLock}); other threads' sections stay mutually exclusive with them. The
+   * first thread bound stays bound: a later call from another thread changes nothing.
    *
-   * @throws IllegalStateException if another thread was bound already, or the caller holds the lock
+   * @return true if this state is confined to the current thread; false if to another
+   * @throws IllegalStateException if the caller holds the lock
    */
-  protected final void confineToCurrentThread() {
-    lock.bindOwner();
+  protected final boolean confineToCurrentThread() {
+    return lock.bindOwner();
   }
 
   /**

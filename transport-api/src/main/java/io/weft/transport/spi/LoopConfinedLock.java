@@ -19,8 +19,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * exclusion holds between any two threads as with a plain lock.
  *
  * <p><b>The confinement is checked, not assumed.</b> The owner is bound once, by the thread
- * itself ({@link #bindOwner()}), outside any section; each {@link #lock()} compares the current
- * thread with it. The owner's fast path and a foreign section exclude each other by Dekker's
+ * itself ({@link #bindOwner()}), outside any section, and never changes; each {@link #lock()}
+ * compares the current thread with it. The owner's fast path and a foreign section exclude each other by Dekker's
  * pattern: the owner publishes {@code ownerInside} and then reads {@code foreignInside}; a
  * foreign thread, holding the lock, publishes {@code foreignInside} and then reads
  * {@code ownerInside} (both volatile, so each store is ordered before the following load). At
@@ -68,28 +68,29 @@ public final class LoopConfinedLock {
   public LoopConfinedLock() {}
 
   /**
-   * Makes the current thread this lock's owner: from now on its sections take no lock while no
-   * other thread is in one. Call it on the loop thread that delivers the connection's input, once,
-   * outside any section; a second call by the owner does nothing.
+   * Makes the current thread this lock's owner, unless another thread is already: from then on its
+   * sections take no lock while no other thread is in one. Call it on the loop thread that delivers
+   * the connection's input, outside any section. The owner never changes: a thread that finds
+   * another bound stays on the slow path, which is correct, only slower.
    *
-   * @throws IllegalStateException if another thread is the owner already, or the caller is inside a
-   *     section of this lock
+   * @return true if the current thread is the owner (now or already); false if another thread is
+   * @throws IllegalStateException if the caller is inside a section of this lock
    */
-  public void bindOwner() {
+  public boolean bindOwner() {
     Thread me = Thread.currentThread();
     if (owner == me) {
-      return;
+      return true;
     }
     if (lock.isHeldByCurrentThread()) {
       throw new IllegalStateException("bindOwner inside a section of this lock");
     }
     lock.lock();
     try {
-      Thread bound = owner;
-      if (bound != null) {
-        throw new IllegalStateException("this lock's owner is " + bound.getName() + ", not " + me.getName());
+      if (owner != null) {
+        return false;
       }
       owner = me;
+      return true;
     } finally {
       lock.unlock();
     }
@@ -176,6 +177,10 @@ public final class LoopConfinedLock {
         Thread.yield();
       } else {
         LockSupport.parkNanos(this, PARK_NANOS);
+        if (Thread.currentThread().isInterrupted()) {
+          // An interrupted thread's park returns at once: give the owner the core instead.
+          Thread.yield();
+        }
       }
     }
   }
