@@ -35,8 +35,6 @@ public final class InboundBuffer implements Inbound {
 
   private final int initialCapacity;
   private byte[] data;
-  /** A heap view of {@link #data} for appends from direct buffers, remade when data is; or null. */
-  private ByteBuffer view;
   private int head;
   private int tail;
   private boolean eof;
@@ -157,20 +155,7 @@ public final class InboundBuffer implements Inbound {
   public void append(ByteBuffer src) {
     int len = src.remaining();
     ensureWritable(len);
-    if (src.isDirect()) {
-      // A heap buffer's put from a direct one is one bulk copy whatever the length; a direct
-      // buffer's get into an array copies up to 6 bytes (most short replies) one checked byte
-      // at a time.
-      ByteBuffer into = view;
-      if (into == null || into.array() != data) {
-        into = ByteBuffer.wrap(data);
-        view = into;
-      }
-      into.limit(tail + len).position(tail);
-      into.put(src);
-    } else {
-      src.get(data, tail, len);
-    }
+    src.get(data, tail, len);
     tail += len;
   }
 
@@ -331,7 +316,6 @@ public final class InboundBuffer implements Inbound {
     scanned = 0;
     if (data.length > initialCapacity) {
       data = new byte[initialCapacity];
-      view = null;
     }
   }
 
@@ -381,7 +365,6 @@ public final class InboundBuffer implements Inbound {
       tail = 0;
       if (data.length > Math.max(initialCapacity, KEEP_AT_MOST)) {
         data = new byte[initialCapacity];
-        view = null;
       }
     }
   }
@@ -401,7 +384,6 @@ public final class InboundBuffer implements Inbound {
       byte[] bigger = new byte[(int) wanted];
       System.arraycopy(data, head, bigger, 0, size);
       data = bigger;
-      view = null;
     }
     tail = size;
     head = 0;
