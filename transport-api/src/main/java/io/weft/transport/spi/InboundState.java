@@ -166,8 +166,8 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
    * (see {@link LoopConfinedLock}); other threads' sections stay mutually exclusive with them. The
    * first thread bound stays bound: a later call from another thread changes nothing.
    *
-   * @return true if this state is confined to the current thread; false if to another
-   * @throws IllegalStateException if the caller holds the lock
+   * @return true if this state is confined to the current thread; false if to another, or if the
+   *     caller holds the lock (then nothing is bound)
    */
   protected final boolean confineToCurrentThread() {
     return lock.bindOwner();

@@ -11,8 +11,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * section takes no lock and makes no compare-and-set; every other thread takes a
  * {@link ReentrantLock} and then waits for the owner to leave the section it may be in.
  *
- * <p>A continuation resumed on its channel's event loop runs on the owner (see DESIGN.md, "Where
- * the CPU goes"): the I/O side's delivery and the session's polls and wake-up registrations then
+ * <p>A continuation resumed on its channel's event loop runs on the owner: the I/O side's
+ * delivery and the session's polls and wake-up registrations then
  * cost one ordered store each (a StoreLoad fence on x86), where a {@code ReentrantLock} costs a
  * compare-and-set and a volatile store. A thread that is not the owner (a blocking reader, a
  * session on a worker, a close from another thread, a timer) takes the slow path, and mutual
@@ -20,7 +20,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p><b>The confinement is checked, not assumed.</b> The owner is bound once, by the thread
  * itself ({@link #bindOwner()}), outside any section, and never changes; each {@link #lock()}
- * compares the current thread with it. The owner's fast path and a foreign section exclude each other by Dekker's
+ * compares the current thread with it. Exclusion holds on any thread; only the bound one is fast,
+ * so a connection whose input moves to another thread (a re-registered channel) stays correct on
+ * the slow path. The owner's fast path and a foreign section exclude each other by Dekker's
  * pattern: the owner publishes {@code ownerInside} and then reads {@code foreignInside}; a
  * foreign thread, holding the lock, publishes {@code foreignInside} and then reads
  * {@code ownerInside} (both volatile, so each store is ordered before the following load). At
@@ -57,6 +59,8 @@ public final class LoopConfinedLock {
   private volatile boolean ownerInside;
   /** True while a foreign thread holds {@link #lock} for a section; written by the holder only. */
   private volatile boolean foreignInside;
+  /** The foreign thread that last set {@link #foreignInside}, for the owner to unpark. */
+  private volatile Thread waiter;
   /** The owner's section depth; touched by the owner only. */
   private int ownerDepth;
   /** True while the owner's outermost section holds {@link #lock}; touched by the owner only. */
@@ -73,8 +77,8 @@ public final class LoopConfinedLock {
    * the connection's input, outside any section. The owner never changes: a thread that finds
    * another bound stays on the slow path, which is correct, only slower.
    *
-   * @return true if the current thread is the owner (now or already); false if another thread is
-   * @throws IllegalStateException if the caller is inside a section of this lock
+   * @return true if the current thread is the owner (now or already); false if another thread is,
+   *     or the caller is inside a section of this lock (then nothing is bound)
    */
   public boolean bindOwner() {
     Thread me = Thread.currentThread();
@@ -82,7 +86,7 @@ public final class LoopConfinedLock {
       return true;
     }
     if (lock.isHeldByCurrentThread()) {
-      throw new IllegalStateException("bindOwner inside a section of this lock");
+      return false;
     }
     lock.lock();
     try {
@@ -117,30 +121,42 @@ public final class LoopConfinedLock {
   /** Enters a section: see the class javadoc. Pair it with {@link #unlock()} in a finally. */
   public void lock() {
     if (Thread.currentThread() == owner) {
-      if (ownerDepth++ > 0) {
+      if (ownerDepth > 0) {
+        ownerDepth++;
         return;
       }
-      OWNER_INSIDE.setVolatile(this, true);
-      if (!(boolean) FOREIGN_INSIDE.getVolatile(this)) {
-        confinedSections++;
-        return;
-      }
-      OWNER_INSIDE.setRelease(this, false);
+      // The depth is set last on each path: an error (a stack overflow in the VarHandle calls)
+      // thrown before it leaves no section half entered.
       try {
-        lock.lock();
+        OWNER_INSIDE.setVolatile(this, true);
+        if (!(boolean) FOREIGN_INSIDE.getVolatile(this)) {
+          confinedSections++;
+          ownerDepth = 1;
+          return;
+        }
+        OWNER_INSIDE.setRelease(this, false);
       } catch (Throwable e) {
-        ownerDepth--;
+        OWNER_INSIDE.setRelease(this, false);
         throw e;
       }
+      lock.lock();
       ownerLocked = true;
+      ownerDepth = 1;
       return;
     }
     lock.lock();
     // The owner is bound under the lock, so one bound later than this read finds the lock held and
     // waits; with none bound, no section runs without the lock.
     if (lock.getHoldCount() == 1 && owner != null) {
-      FOREIGN_INSIDE.setVolatile(this, true);
-      awaitOwnerOutside();
+      try {
+        waiter = Thread.currentThread();
+        FOREIGN_INSIDE.setVolatile(this, true);
+        awaitOwnerOutside();
+      } catch (Throwable e) {
+        FOREIGN_INSIDE.setRelease(this, false);
+        lock.unlock();
+        throw e;
+      }
     }
   }
 
@@ -159,6 +175,11 @@ public final class LoopConfinedLock {
       } else {
         // A release store: what the section wrote is seen by a foreign thread that reads false.
         OWNER_INSIDE.setRelease(this, false);
+        if (foreignInside) {
+          // A foreign thread waits for this section to end: wake it rather than let it sleep out
+          // its park. (Missing it here costs only that park: it re-checks every PARK_NANOS.)
+          LockSupport.unpark(waiter);
+        }
       }
       return;
     }

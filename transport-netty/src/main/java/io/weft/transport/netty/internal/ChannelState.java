@@ -288,6 +288,7 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
       throw e;
     }
     ch.eventLoop().execute(() -> {
+      StartTlsInjectionException injected = null;
       lock.lock();
       try {
         checkNothingBuffered();
@@ -295,10 +296,14 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
         if (failure == null) {
           failure = e;
         }
-        done.tryFailure(e);
-        return;
+        injected = e;
       } finally {
         lock.unlock();
+      }
+      if (injected != null) {
+        // Outside the lock: the promise's listeners wake the session, which may run right here.
+        done.tryFailure(injected);
+        return;
       }
       watchHandshake(handler, done);
       ch.pipeline().addFirst(TLS_HANDLER, handler);
