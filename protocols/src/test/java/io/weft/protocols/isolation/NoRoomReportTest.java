@@ -1,0 +1,42 @@
+package io.weft.protocols.isolation;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weft.testsupport.ChildJvm;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The first report of the heap's end needs no room: in a child JVM ({@link NoRoomReportRun})
+ * whose 16 MiB heap is filled until not even an empty array fits, {@code HeapExhaustion.report}
+ * of the error tells the runs watching. When {@code isHeapExhausted} compared the error's message
+ * with string literals, their first use made them, the report threw {@code OutOfMemoryError}
+ * itself and told no one (JDK 17 and 25, Serial and G1): a MINA processor that died so failed its
+ * connector's sessions with {@code TransportClosedException}, and their run returned unaborted
+ * (RunOutOfHeapTest's CONTINUATIONS_MINA case, once on JDK 25).
+ */
+class NoRoomReportTest {
+  /** A watchdog only: the child ends in a second or two. */
+  private static final Duration WATCHDOG = Duration.ofSeconds(120);
+
+  @TempDir
+  Path dir;
+
+  @ParameterizedTest
+  @ValueSource(strings = {"-XX:+UseSerialGC", "-XX:+UseG1GC"})
+  void theFirstReportInAHeapWithNoRoomLeftTellsTheRuns(String collector) throws Exception {
+    ChildJvm.Result child = ChildJvm.run(dir, WATCHDOG, List.of("-Xmx16m", collector,
+        // Only the report under test may tell the watch.
+        "-Dio.weft.transport.heapFullAfterCollectionPercent=0", "-Dio.weft.transport.gcTimePercent=0"),
+        NoRoomReportRun.class.getName());
+    String all = child.toString();
+    assertEquals(0, child.exit(), all);
+    assertTrue(child.out().contains("report: true, told: the heap ran out (java.lang.OutOfMemoryError: Java heap space"),
+        all);
+  }
+}
