@@ -64,7 +64,7 @@ public final class OutOfHeapRun {
          ServerSocket gate = new ServerSocket(0, 1024, loopback);
          ServerSocket answering = new ServerSocket(0, 1024, loopback)) {
       CountDownLatch bystandersIn = new CountDownLatch(bystandersConnected);
-      serve("silent-server", () -> holdOpen(silent, bystandersIn));
+      serve("silent-server", () -> HeapChild.holdOpen(silent, bystandersIn));
       serve("gate-server", () -> goOnceAllIn(gate, sync ? 1 : hogs));
       serve("answering-server", () -> answer(answering));
 
@@ -202,19 +202,6 @@ public final class OutOfHeapRun {
     Thread thread = new Thread(server, name);
     thread.setDaemon(true);
     thread.start();
-  }
-
-  /** Accepts for ever, and never says a word. */
-  private static void holdOpen(ServerSocket server, CountDownLatch connected) {
-    List<Socket> sockets = new ArrayList<>();
-    try {
-      for (;;) {
-        sockets.add(server.accept());
-        connected.countDown();
-      }
-    } catch (IOException e) {
-      // Closed as the process ends.
-    }
   }
 
   /** Accepts {@code count} connections, then tells them all to go; holds them open, says no more. */

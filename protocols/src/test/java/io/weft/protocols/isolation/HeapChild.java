@@ -1,0 +1,65 @@
+package io.weft.protocols.isolation;
+
+import io.weft.continuations.Outcome;
+import io.weft.continuations.RunAbortedException;
+import io.weft.continuations.RunResult;
+import io.weft.continuations.SessionRunner;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * What the heap tests' child JVMs ({@link FullHeapRun}, {@link ThrashingHeapRun},
+ * {@link BusyHeapRun}, {@link OutOfHeapRun}) share: a run of waiting sessions and how it ended,
+ * and a server that accepts and never answers.
+ */
+final class HeapChild {
+  private HeapChild() {}
+
+  /**
+   * Runs {@code sessions} {@link OutOfHeapRun.Waiter}s; returns how the run ended: "returned, " or
+   * "aborted, " (its message on standard error) with {@link #counts}, or "threw " and what.
+   */
+  static String run(SessionRunner runner, int sessions, Outcome.Status counted) {
+    try {
+      RunResult<Integer> result = runner.run(OutOfHeapRun.Waiter.class, sessions);
+      return "returned, " + counts(result, counted);
+    } catch (RunAbortedException e) {
+      System.err.println(e.getMessage());
+      return "aborted, " + counts(e.result(), counted);
+    } catch (Exception | Error e) {
+      return "threw " + e;
+    }
+  }
+
+  /** "N outcomes, M cancelled" (or "succeeded": {@code counted}), or "outcomes not gathered". */
+  static String counts(RunResult<?> result, Outcome.Status counted) {
+    if (result == null) {
+      return "outcomes not gathered";
+    }
+    int n = 0;
+    for (Outcome<?> o : result.outcomes()) {
+      if (o.status() == counted) {
+        n++;
+      }
+    }
+    return result.outcomes().size() + " outcomes, " + n + " " + counted.name().toLowerCase(Locale.ROOT);
+  }
+
+  /** Accepts for ever (until the process ends), counting each connection down, and never says a word. */
+  static void holdOpen(ServerSocket server, CountDownLatch connected) {
+    List<Socket> sockets = new ArrayList<>();
+    try {
+      for (;;) {
+        sockets.add(server.accept());
+        connected.countDown();
+      }
+    } catch (IOException e) {
+      // Closed as the process ends.
+    }
+  }
+}
