@@ -70,7 +70,7 @@ class RunOutOfHeapTest {
     // error has the virtual threads queued on it cancelled (ForkJoinPool.deregisterWorker's
     // cancelTasks). They never run again, so their sessions are left behind at the close wait,
     // and the JDK's root thread container (jdk.trackAllThreads, on by default) keeps them, with
-    // what their stacks hold, for good: in one JDK 25 child of twelve the hogs so kept the heap
+    // what their stacks hold, for good: in one JDK 25 child of eleven the hogs so kept the heap
     // full, and the child's own threads died of it before it could say how the runs ended.
     assumeTrue(c != Case.VIRTUAL_THREADS || asked(c),
         c + " runs only with -D" + ON_REQUEST + "=true (or a list of cases with it): see the comment above");
