@@ -115,7 +115,11 @@ public final class OutOfHeapRun {
   /**
    * How a run ended, in words. This harness's own words need heap too, and the other run's
    * sessions may still be giving theirs back: a full collection, then again, a bounded number
-   * of times (the first use of a concatenation or a literal allocates).
+   * of times (the first use of a literal allocates). No lambda and no {@code +} on strings on
+   * this path ({@link #describe}, {@link #byStatus}): tests are compiled with
+   * {@code invokedynamic} concatenation, and a call site first linked in a full heap fails for
+   * good (a lambda's with {@code InternalError}, which killed the bystander's thread once here,
+   * JDK 17: its line was "null").
    */
   private static String said(String name, Object end) {
     OutOfMemoryError last = null;
@@ -131,27 +135,29 @@ public final class OutOfHeapRun {
   }
 
   private static String describe(String name, Object end) {
+    StringBuilder said = new StringBuilder(name).append(": ");
     if (end instanceof RunAbortedException) {
       RunAbortedException e = (RunAbortedException) end;
-      System.err.println(name + ": " + e.getMessage());
+      System.err.println(new StringBuilder(name).append(": ").append(e.getMessage()));
       if (e.getMessage().contains("had not ended")) {
         printSessionThreads();
       }
-      return name + ": aborted, " + byStatus(e.result());
+      return said.append("aborted, ").append(byStatus(e.result())).toString();
     }
     if (end instanceof RunResult) {
-      return name + ": returned, " + byStatus((RunResult<?>) end);
+      return said.append("returned, ").append(byStatus((RunResult<?>) end)).toString();
     }
+    said.append("threw ").append(end);
     if (end instanceof Throwable) {
       // Where it came from, for the test's failure message: Weft's run(), or this harness's own
       // steps around it (closing the connector, saying how the run ended).
       StackTraceElement[] stack = ((Throwable) end).getStackTrace();
-      System.err.println(name + ": threw " + end);
+      System.err.println(said);
       for (int i = 0; i < Math.min(stack.length, 12); i++) {
-        System.err.println("    at " + stack[i]);
+        System.err.println(new StringBuilder("    at ").append(stack[i]));
       }
     }
-    return name + ": threw " + end;
+    return said.toString();
   }
 
   /** Where the session threads still alive are, for the test's failure message. */
@@ -159,10 +165,11 @@ public final class OutOfHeapRun {
     int shown = 0;
     for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
       if (e.getKey().getName().startsWith("weft-") && shown++ < 6) {
-        System.err.println("still alive: " + e.getKey().getName() + " " + e.getKey().getState());
+        System.err.println(new StringBuilder("still alive: ").append(e.getKey().getName()).append(' ')
+            .append(e.getKey().getState()));
         StackTraceElement[] stack = e.getValue();
         for (int i = 0; i < Math.min(stack.length, 14); i++) {
-          System.err.println("    at " + stack[i]);
+          System.err.println(new StringBuilder("    at ").append(stack[i]));
         }
       }
     }
@@ -186,16 +193,22 @@ public final class OutOfHeapRun {
     Map<Outcome.Status, Integer> counts = new TreeMap<>();
     Map<String, Integer> failures = new TreeMap<>();
     for (Outcome<?> outcome : result.outcomes()) {
-      counts.merge(outcome.status(), 1, Integer::sum);
+      Integer n = counts.get(outcome.status());
+      counts.put(outcome.status(), n == null ? 1 : n + 1);
       if (outcome.status() == Outcome.Status.FAILED) {
         Throwable failure = outcome.failure();
         // An OutOfMemoryError with its kind ("Java heap space"); anything else by its class.
-        failures.merge(failure instanceof OutOfMemoryError ? failure.toString() : failure.getClass().getName(), 1,
-            Integer::sum);
+        String kind = failure instanceof OutOfMemoryError ? failure.toString() : failure.getClass().getName();
+        Integer f = failures.get(kind);
+        failures.put(kind, f == null ? 1 : f + 1);
       }
     }
     // What the failed sessions met, on its own line: the test compares the first line as it is.
-    return result.outcomes().size() + " outcomes: " + counts + (failures.isEmpty() ? "" : "\n  failed with " + failures);
+    StringBuilder said = new StringBuilder().append(result.outcomes().size()).append(" outcomes: ").append(counts);
+    if (!failures.isEmpty()) {
+      said.append("\n  failed with ").append(failures);
+    }
+    return said.toString();
   }
 
   private static void serve(String name, Runnable server) {
