@@ -22,17 +22,19 @@ final class HeapChild {
 
   /**
    * Runs {@code sessions} {@link OutOfHeapRun.Waiter}s; returns how the run ended: "returned, " or
-   * "aborted, " (its message on standard error) with {@link #counts}, or "threw " and what.
+   * "aborted, " (its message on standard error) with {@link #counts}, or "threw " and what. No
+   * {@code +} on strings: tests are compiled with {@code invokedynamic} concatenation, and a call
+   * site first linked in a full heap (the thrashing child's) fails for good.
    */
   static String run(SessionRunner runner, int sessions, Outcome.Status counted) {
     try {
       RunResult<Integer> result = runner.run(OutOfHeapRun.Waiter.class, sessions);
-      return "returned, " + counts(result, counted);
+      return new StringBuilder("returned, ").append(counts(result, counted)).toString();
     } catch (RunAbortedException e) {
       System.err.println(e.getMessage());
-      return "aborted, " + counts(e.result(), counted);
+      return new StringBuilder("aborted, ").append(counts(e.result(), counted)).toString();
     } catch (Exception | Error e) {
-      return "threw " + e;
+      return new StringBuilder("threw ").append(e).toString();
     }
   }
 
@@ -47,7 +49,8 @@ final class HeapChild {
         n++;
       }
     }
-    return result.outcomes().size() + " outcomes, " + n + " " + counted.name().toLowerCase(Locale.ROOT);
+    return new StringBuilder().append(result.outcomes().size()).append(" outcomes, ").append(n).append(' ')
+        .append(counted.name().toLowerCase(Locale.ROOT)).toString();
   }
 
   /** Accepts for ever (until the process ends), counting each connection down, and never says a word. */
