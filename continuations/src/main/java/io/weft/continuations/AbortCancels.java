@@ -129,11 +129,8 @@ final class AbortCancels {
     return t == active && ABORTED.get() == null && PASSER.get() == null;
   }
 
+  /** Takes {@code run} off the list if it is on it; under LOCK. */
   private static void unlink(RunControl run) {
-    if (!run.listed) {
-      return;
-    }
-    run.listed = false;
     RunControl head = ABORTED.get();
     if (head == run && ABORTED.compareAndSet(run, run.nextAborted)) {
       return;
@@ -161,8 +158,11 @@ final class AbortCancels {
         }
         PASSER.set(self);
         progress++;
-        run.cancelHere();
-        PASSER.compareAndSet(self, null);
+        try {
+          run.cancelHere();
+        } finally {
+          PASSER.compareAndSet(self, null);
+        }
       } else {
         synchronized (LOCK) {
           if (active == self) {
@@ -257,7 +257,13 @@ final class AbortCancels {
     public void run() {
       for (;;) {
         if (active == this) {
-          boolean any = round(this);
+          boolean any = true;
+          try {
+            any = round(this);
+          } catch (Throwable t) {
+            // What escaped a pass (a StackOverflowError, say): this thread serves every run of
+            // the JVM and must not die of one; the next poll passes again.
+          }
           if (active != this) {
             continue;
           }

@@ -80,8 +80,6 @@ final class RunControl {
   private final long graceNanos;
   /** The next aborted run in {@link AbortCancels}' list. */
   volatile RunControl nextAborted;
-  /** Whether this run is in {@link AbortCancels}' list. */
-  volatile boolean listed;
   /** What the run throws if its thread has no room to make the exception of an abort. */
   private final RunAbortedException madeAhead = RunAbortedException.madeAhead();
   /** The failure of a session left behind when there is no room to make it its own, made with the run (see the class comment). */
@@ -110,7 +108,6 @@ final class RunControl {
     abortedAtNanos = System.nanoTime();
     abortedBecause = reason;
     cancelled = true;
-    listed = true;
     AbortCancels.aborted(this);
   }
 
@@ -295,7 +292,9 @@ final class RunControl {
    */
   void over() {
     over = true;
-    if (listed) {
+    if (abortState.get() != RUNNING) {
+      // Off the list (if an abort still pushing it comes after this, the canceller's next round,
+      // finding the run over, takes it off).
       AbortCancels.over(this);
     }
   }
