@@ -229,6 +229,38 @@ class AbortedRunLeftBehindTest {
   }
 
   /**
+   * CONTINUATIONS (four workers, the blocking loopback connector allowed): the aborted run's
+   * cancels go through the scheduler's. The first close the canceller makes (session 0's, the
+   * first of the pass) never returns; the spare takes over, skips session 0, whose cancel is still
+   * in its close, and cancels sessions 1 and 2, whose reads end: every fiber ends, none is left
+   * behind. With no takeover (mutant) sessions 1 and 2 are never cancelled and are left behind at
+   * the close wait.
+   */
+  @org.junit.jupiter.api.Test
+  // A watchdog only; the close wait is a far bound.
+  @org.junit.jupiter.api.Timeout(value = 180, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void inContinuationsACloseThatNeverReturnsStopsNoCancelOfTheOtherFibers() throws Exception {
+    io.weft.continuations.testing.AbortSignals.reading = new CountDownLatch(2);
+    try (EchoServer tcp = EchoServer.tcp(); BlockingCloseConnector connector = new BlockingCloseConnector(null);
+         SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(4)).connector(connector)
+             .address(tcp.address()).allowBlockingConnector(true).instrument(SessionRunnerTest.CLIENT)
+             .timeout(Timeout.of(120, TimeUnit.SECONDS)).closeWait(60, TimeUnit.SECONDS).build()) {
+      connector.hangFirstCancel = true;
+      try {
+        RunAbortedException e = assertThrows(RunAbortedException.class,
+            () -> runner.run(io.weft.continuations.testclient.AbortWhenOthersReadTask.class, 3));
+        assertFalse(e.getMessage().contains("had not ended"), e.getMessage());
+        assertEquals(1, connector.hanging.get(), "closes hanging");
+        RunResult<?> result = e.result();
+        assertInstanceOf(OutOfMemoryError.class, result.outcome(0).failure());
+        assertCancelledNotLeftBehind(result);
+      } finally {
+        connector.unhang.countDown();
+      }
+    }
+  }
+
+  /**
    * Sessions 1 and 2 wait for a line that never comes; session 0, once both are reading, meets
    * the heap's end. Over a connector whose release is null (no close blocks), every close of
    * session 0's transport throws; otherwise sessions 1 and 2's own closes throw once done.
@@ -313,6 +345,14 @@ class AbortedRunLeftBehindTest {
     /** Closes in {@link #hangForOthers}' hang now, and those that ever were. */
     final AtomicInteger hanging = new AtomicInteger();
     final AtomicInteger hung = new AtomicInteger();
+    /**
+     * Set: the first close made by the JVM's abort canceller closes the socket and then does not
+     * return until {@link #unhang}; every other close not made by it waits until that one has
+     * begun (so that the hang is a cancel's, never a session's own close).
+     */
+    volatile boolean hangFirstCancel;
+    final AtomicInteger cancelCloses = new AtomicInteger();
+    final CountDownLatch hangBegun = new CountDownLatch(1);
 
     BlockingCloseConnector(CountDownLatch release) {
       this.release = release;
@@ -343,6 +383,23 @@ class AbortedRunLeftBehindTest {
     public void close() {
       if (connector.refuseEveryClose.contains(owner)) {
         throw new IllegalStateException("this close always fails");
+      }
+      if (connector.hangFirstCancel) {
+        if (Thread.currentThread().getName().equals(AbortCancels.THREAD_NAME)
+            && connector.cancelCloses.getAndIncrement() == 0) {
+          socket.close();
+          connector.hanging.incrementAndGet();
+          connector.hangBegun.countDown();
+          try {
+            ForwardingTransport.awaitUninterruptibly(connector.unhang);
+          } finally {
+            connector.hanging.decrementAndGet();
+          }
+          return;
+        }
+        ForwardingTransport.awaitUninterruptibly(connector.hangBegun);
+        socket.close();
+        return;
       }
       if (connector.hangForOthers.contains(owner) && Thread.currentThread() != owner) {
         socket.close();
