@@ -342,9 +342,8 @@ class AbortedRunLeftBehindTest {
      */
     final Set<Thread> hangForOthers = ConcurrentHashMap.newKeySet();
     final CountDownLatch unhang = new CountDownLatch(1);
-    /** Closes in {@link #hangForOthers}' hang now, and those that ever were. */
+    /** Closes hanging now (see {@link #hangForOthers}, {@link #hangFirstCancel}). */
     final AtomicInteger hanging = new AtomicInteger();
-    final AtomicInteger hung = new AtomicInteger();
     /**
      * Set: the first close made by the JVM's abort canceller closes the socket and then does not
      * return until {@link #unhang}; every other close not made by it waits until that one has
@@ -379,6 +378,18 @@ class AbortedRunLeftBehindTest {
       this.connector = connector;
     }
 
+    /** Closes the socket, then does not return until the connector's {@code unhang}. */
+    private void closeAndHang() {
+      socket.close();
+      connector.hanging.incrementAndGet();
+      connector.hangBegun.countDown();
+      try {
+        ForwardingTransport.awaitUninterruptibly(connector.unhang);
+      } finally {
+        connector.hanging.decrementAndGet();
+      }
+    }
+
     @Override
     public void close() {
       if (connector.refuseEveryClose.contains(owner)) {
@@ -387,14 +398,7 @@ class AbortedRunLeftBehindTest {
       if (connector.hangFirstCancel) {
         if (Thread.currentThread().getName().equals(AbortCancels.THREAD_NAME)
             && connector.cancelCloses.getAndIncrement() == 0) {
-          socket.close();
-          connector.hanging.incrementAndGet();
-          connector.hangBegun.countDown();
-          try {
-            ForwardingTransport.awaitUninterruptibly(connector.unhang);
-          } finally {
-            connector.hanging.decrementAndGet();
-          }
+          closeAndHang();
           return;
         }
         ForwardingTransport.awaitUninterruptibly(connector.hangBegun);
@@ -402,14 +406,7 @@ class AbortedRunLeftBehindTest {
         return;
       }
       if (connector.hangForOthers.contains(owner) && Thread.currentThread() != owner) {
-        socket.close();
-        connector.hung.incrementAndGet();
-        connector.hanging.incrementAndGet();
-        try {
-          ForwardingTransport.awaitUninterruptibly(connector.unhang);
-        } finally {
-          connector.hanging.decrementAndGet();
-        }
+        closeAndHang();
         return;
       }
       boolean interrupted = false;
