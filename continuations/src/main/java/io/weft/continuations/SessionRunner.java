@@ -115,7 +115,7 @@ public final class SessionRunner implements AutoCloseable {
     if (sessions < 0) {
       throw new IllegalArgumentException("sessions < 0: " + sessions);
     }
-    RunControl run = new RunControl();
+    RunControl run = new RunControl(settings.closeWaitMillis());
     synchronized (lock) {
       if (closed) {
         throw new IllegalStateException("runner is closed");
@@ -161,7 +161,7 @@ public final class SessionRunner implements AutoCloseable {
       }
       throw aborted(run, aborted, -1, null);
     } finally {
-      // An aborted run's recanceller stops (see RunControl): the run does not wait for it.
+      // An aborted run's cancels stop (see RunControl): the run does not wait for a close under way.
       run.over();
       watch.close();
       synchronized (lock) {

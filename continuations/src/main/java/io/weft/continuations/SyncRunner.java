@@ -36,7 +36,7 @@ final class SyncRunner extends ModeRunner {
     AtomicReference<SessionContext> current = new AtomicReference<>();
     control.onCancel(() -> {
       SessionContext c = current.get();
-      if (c != null) {
+      if (c != null && control.nextSession()) {
         try {
           c.cancel();
         } catch (RuntimeException e) {

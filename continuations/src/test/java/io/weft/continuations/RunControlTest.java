@@ -9,29 +9,49 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * An abort cancels a run once, however many threads report the heap's end: the reports of
- * hundreds of failing sessions must not each go over every session of every run. A cancel that
- * threw is made by the next report; while the run's thread waits for its sessions after an
- * abort (and not before one) the run is cancelled again every poll, by a thread of its own, never
- * by the waiting thread, which a close that never returns would keep past the grace. The wait that looks instead of
+ * An abort cancels nothing on the thread that reports it, however many report it: it records the
+ * first reason, marks the run cancelled and hands it to the JVM's canceller, a thread made with
+ * the first run (before any abort), which makes the abort's cancel and cancels the run again every
+ * poll while it waits, until the run is over or its grace has run out; never the reporting or the
+ * waiting thread, which a close that never returns would keep. The wait that looks instead of
  * blocking needs no heap: a full heap cannot keep it past the abort's grace.
  */
 class RunControlTest {
   /** A grace that no test here can outlast. */
   private static final long GRACE_MILLIS = TimeUnit.DAYS.toMillis(1);
 
+  /** The threads named {@value AbortCancels#THREAD_NAME} alive now. */
+  private static Set<Thread> cancellers() {
+    Set<Thread> found = new HashSet<>();
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (t.isAlive() && t.getName().equals(AbortCancels.THREAD_NAME)) {
+        found.add(t);
+      }
+    }
+    return found;
+  }
+
   @Test
-  void anAbortReportedByManyThreadsAtOnceCancelsOnceAndKeepsOneReason() throws Exception {
-    RunControl control = new RunControl();
-    AtomicInteger cancels = new AtomicInteger();
-    control.onCancel(cancels::incrementAndGet);
+  // A watchdog only.
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void anAbortReportedByManyThreadsCancelsOnNoneOfThemButOnTheCancellerMadeBeforeItAndKeepsOneReason()
+      throws Exception {
+    RunControl control = new RunControl(GRACE_MILLIS);
+    // Made with the run, before any abort.
+    Set<Thread> before = cancellers();
+    assertFalse(before.isEmpty(), "no canceller thread made with the run");
+    List<Thread> cancelledOn = new java.util.concurrent.CopyOnWriteArrayList<>();
+    control.onCancel(() -> cancelledOn.add(Thread.currentThread()));
     int reporters = 32;
     CountDownLatch go = new CountDownLatch(1);
     List<String> reasons = new ArrayList<>();
@@ -54,53 +74,69 @@ class RunControlTest {
     for (Thread t : threads) {
       t.join();
     }
-    assertEquals(1, cancels.get());
-    assertTrue(control.isCancelled());
+    assertTrue(control.isCancelled(), "an abort marks the run cancelled at once");
     String kept = control.abortedBecause();
     assertTrue(reasons.contains(kept), kept);
-
+    // The abort's cancel comes, on the canceller made before the abort.
+    assertTrue(control.awaitSessions(() -> !cancelledOn.isEmpty(), GRACE_MILLIS));
+    for (Thread t : cancelledOn) {
+      assertFalse(threads.contains(t), "cancelled on a reporting thread: " + t.getName());
+      assertTrue(before.contains(t), "cancelled on a thread made after the abort: " + t.getName());
+    }
     for (int i = 0; i < 100; i++) {
       control.abort("a later report " + i);
     }
-    assertEquals(1, cancels.get());
     assertSame(kept, control.abortedBecause());
+    control.over();
   }
 
   @Test
-  void anAbortsCancelThatThrewIsMadeByTheNextReportAndThenNoMore() {
-    RunControl control = new RunControl();
+  // A watchdog only.
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void anAbortsCancelThatRanOutOfHeapIsMadeAgainAtTheNextPoll() throws Exception {
+    RunControl control = new RunControl(GRACE_MILLIS);
     AtomicInteger cancels = new AtomicInteger();
     control.onCancel(() -> {
       if (cancels.incrementAndGet() == 1) {
         throw new OutOfMemoryError("Java heap space");
       }
+      control.wake();
     });
-    assertThrows(OutOfMemoryError.class, () -> control.abort("first"));
-    assertEquals(1, cancels.get());
-    control.abort("second");
-    assertEquals(2, cancels.get());
-    control.abort("third");
-    assertEquals(2, cancels.get());
+    control.abort("first");
+    assertTrue(control.awaitSessions(() -> cancels.get() >= 2, GRACE_MILLIS));
     assertEquals("first", control.abortedBecause());
+    control.over();
   }
 
   @Test
-  void aCancelByTheCallerAlwaysRunsAndAnAbortAfterItStillCancelsOnce() {
-    RunControl control = new RunControl();
-    AtomicInteger cancels = new AtomicInteger();
-    control.onCancel(cancels::incrementAndGet);
+  void aCancelByTheCallerRunsOnTheCallerAndAnAbortAfterItRunsNothingOnTheReportingThread() throws Exception {
+    RunControl control = new RunControl(GRACE_MILLIS);
+    Thread self = Thread.currentThread();
+    AtomicInteger byCaller = new AtomicInteger();
+    AtomicInteger byOthers = new AtomicInteger();
+    control.onCancel(() -> {
+      if (Thread.currentThread() == self) {
+        byCaller.incrementAndGet();
+      } else {
+        byOthers.incrementAndGet();
+        control.wake();
+      }
+    });
     control.cancel();
     control.cancel();
-    assertEquals(2, cancels.get());
+    assertEquals(2, byCaller.get());
     control.abort("the heap ran out");
     control.abort("the heap ran out again");
-    assertEquals(3, cancels.get());
+    assertEquals(2, byCaller.get(), "the abort cancelled on the reporting thread");
+    assertTrue(control.awaitSessions(() -> byOthers.get() >= 1, GRACE_MILLIS));
     assertEquals("the heap ran out", control.abortedBecause());
+    control.over();
   }
 
   @Test
-  void afterAnAbortTheRunIsCancelledAgainWhileItWaitsButNeverByItsOwnThreadAndNotBefore() throws Exception {
-    RunControl control = new RunControl();
+  void afterAnAbortTheRunIsCancelledAgainWhileItWaitsButNeverByItsOwnThreadAndNotBeforeNorAfterIt()
+      throws Exception {
+    RunControl control = new RunControl(GRACE_MILLIS);
     Thread self = Thread.currentThread();
     AtomicInteger byItself = new AtomicInteger();
     AtomicInteger byOthers = new AtomicInteger();
@@ -119,26 +155,31 @@ class RunControlTest {
     assertTrue(control.awaitSessions(thirdLook, GRACE_MILLIS));
     assertEquals(3, looks.get());
     assertEquals(0, byItself.get() + byOthers.get());
-    assertEquals(null, control.recanceller());
 
-    // The abort's cancel runs on the thread that reports it (here, this one).
     control.abort("the heap ran out");
-    assertEquals(1, byItself.get());
-    // Waits until the run has been cancelled again twice, by another thread.
+    // Waits until the run has been cancelled (the abort's cancel) and again, by another thread.
     RunControl.TimedWait twoMore = nanos -> {
       java.util.concurrent.locks.LockSupport.parkNanos(nanos);
       return byOthers.get() >= 2;
     };
     assertTrue(control.awaitSessions(twoMore, GRACE_MILLIS));
-    assertEquals(1, byItself.get(), "the waiting thread cancelled again itself");
-    assertEquals(RunControl.RECANCEL_THREAD_NAME, where.get(0));
-    Thread recanceller = control.recanceller();
-    // The run's waits over: it stops.
+    assertEquals(0, byItself.get(), "the reporting or waiting thread cancelled itself");
+    assertEquals(AbortCancels.THREAD_NAME, where.get(0));
+    // The run's waits over: no pass of this run begins after it.
     control.over();
-    recanceller.join();
     int after = byOthers.get();
-    assertTrue(control.awaitSessions(thirdLook, GRACE_MILLIS));
-    assertEquals(after, byOthers.get());
+    // Another run's abort after it: served (so the canceller has made a round since) ...
+    RunControl other = new RunControl(GRACE_MILLIS);
+    AtomicInteger otherCancels = new AtomicInteger();
+    other.onCancel(() -> {
+      otherCancels.incrementAndGet();
+      other.wake();
+    });
+    other.abort("the heap ran out");
+    assertTrue(other.awaitSessions(() -> otherCancels.get() >= 3, GRACE_MILLIS));
+    other.over();
+    // ... and this one not again (a pass under way at over() may have ended after it: one at most).
+    assertTrue(byOthers.get() - after <= 1, "cancelled " + (byOthers.get() - after) + " times after over()");
   }
 
   @Test
@@ -146,15 +187,12 @@ class RunControlTest {
   // waited for the grace (a day).
   @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
   void aCancelThatThrowsDoesNotEndTheRecancels() throws Exception {
-    RunControl control = new RunControl();
-    Thread self = Thread.currentThread();
+    RunControl control = new RunControl(GRACE_MILLIS);
     AtomicInteger byOthers = new AtomicInteger();
     control.onCancel(() -> {
-      if (Thread.currentThread() != self) {
-        byOthers.incrementAndGet();
-        // A session's close that throws, every time.
-        throw new IllegalStateException("a close that always fails");
-      }
+      byOthers.incrementAndGet();
+      // A session's close that throws, every time.
+      throw new IllegalStateException("a close that always fails");
     });
     control.abort("the heap ran out");
     RunControl.TimedWait threeMore = nanos -> {
@@ -162,10 +200,39 @@ class RunControlTest {
       return byOthers.get() >= 3;
     };
     assertTrue(control.awaitSessions(threeMore, GRACE_MILLIS));
-    Thread recanceller = control.recanceller();
-    assertTrue(recanceller.isAlive(), "the recanceller died of a close that threw");
     control.over();
-    recanceller.join();
+  }
+
+  @Test
+  // A watchdog only.
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void theCancelsOfAnAbortedRunEndWithItsGrace() throws Exception {
+    long graceMillis = 200;
+    RunControl control = new RunControl(graceMillis);
+    AtomicInteger cancels = new AtomicInteger();
+    control.onCancel(cancels::incrementAndGet);
+    control.abort("the heap ran out");
+    // Taken after the abort: the grace as the run counts it ends before this.
+    long graceEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMillis);
+    // Another aborted run, listed before the first: each round of the canceller serves it first,
+    // so once it has been cancelled past the first run's grace, the first run is past it in that
+    // round too, and no later round cancels it.
+    RunControl later = new RunControl(GRACE_MILLIS);
+    AtomicInteger laterCancels = new AtomicInteger();
+    AtomicInteger firstAtGraceEnd = new AtomicInteger(-1);
+    later.onCancel(() -> {
+      if (System.nanoTime() - graceEnd > 0L) {
+        firstAtGraceEnd.compareAndSet(-1, cancels.get());
+        laterCancels.incrementAndGet();
+        later.wake();
+      }
+    });
+    later.abort("the heap ran out");
+    assertTrue(later.awaitSessions(() -> laterCancels.get() >= 3, GRACE_MILLIS));
+    later.over();
+    assertTrue(firstAtGraceEnd.get() >= 1, "the first run was never cancelled: " + firstAtGraceEnd.get());
+    assertEquals(firstAtGraceEnd.get(), cancels.get(), "cancelled after its grace");
+    control.over();
   }
 
   @Test
@@ -175,7 +242,7 @@ class RunControlTest {
     com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) bean;
     assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled(),
         "this JVM does not count a thread's allocation");
-    RunControl control = new RunControl();
+    RunControl control = new RunControl(GRACE_MILLIS);
     control.onCancel(() -> { });
     // After an abort: the path taken with the heap full, which also cancels again.
     control.abort("the heap ran out");
@@ -209,8 +276,8 @@ class RunControlTest {
   }
 
   @Test
-  void aWaitThatLooksHasTheRunCancelledAgainAfterAnAbortNotBeforeAndEndsWithTheGrace() throws Exception {
-    RunControl control = new RunControl();
+  void aWaitThatLooksHasTheRunCancelledAfterAnAbortNotBeforeAndEndsWithTheGrace() throws Exception {
+    RunControl control = new RunControl(GRACE_MILLIS);
     Thread self = Thread.currentThread();
     AtomicInteger byItself = new AtomicInteger();
     AtomicInteger byOthers = new AtomicInteger();
@@ -235,10 +302,9 @@ class RunControlTest {
     assertEquals(0, byItself.get() + byOthers.get());
 
     control.abort("the heap ran out");
-    assertEquals(1, byItself.get());
-    // Ends once another thread has cancelled again (each such cancel wakes it).
+    // Ends once another thread has cancelled (each such cancel wakes it).
     assertTrue(control.awaitSessions(() -> byOthers.get() >= 1, GRACE_MILLIS));
-    assertEquals(1, byItself.get(), "the waiting thread cancelled again itself");
+    assertEquals(0, byItself.get(), "the reporting or waiting thread cancelled itself");
 
     // A grace that has run out: what it waits for is looked at once more, then it gives up.
     RunControl.Check never = () -> {
@@ -248,12 +314,11 @@ class RunControlTest {
     assertFalse(control.awaitSessions(never, 0L));
     assertEquals(4, looks.get());
     control.over();
-    control.recanceller().join();
   }
 
   @Test
   void aWaitThatLooksEndsOnceWhatItWaitsForHappenedOnOtherThreads() throws Exception {
-    RunControl control = new RunControl();
+    RunControl control = new RunControl(GRACE_MILLIS);
     AtomicInteger ended = new AtomicInteger();
     int sessions = 8;
     List<Thread> threads = new ArrayList<>();

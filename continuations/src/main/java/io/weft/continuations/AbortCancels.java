@@ -1,0 +1,302 @@
+package io.weft.continuations;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The cancels of aborted runs, for the whole JVM: an abort ({@link RunControl#abort}) only records
+ * its reason, puts its run on a list and wakes the thread here, {@value #THREAD_NAME}, which makes
+ * the abort's cancel and then cancels the run again every poll until the run is over or its close
+ * wait after the abort has run out. No reporting thread (a session's, the run's own, SYNC's caller,
+ * {@code weft-heap-watch}, an I/O thread) ever closes a session for an abort: a close can take tens
+ * of seconds in a full heap or never return, and would stop that thread with it.
+ *
+ * <p>Nothing here is made at the abort: the thread is made with the first run of the JVM
+ * ({@link #start()}, from {@link RunControl}'s constructor) and then waits, parked, with no
+ * aborted run (one idle daemon per JVM); the list is intrusive (each run's own
+ * {@link RunControl#nextAborted} link, pushed with a compare-and-set); this class has no lambda
+ * and no {@code invokedynamic} call site ({@code NoConcatCallSitesTest}).
+ *
+ * <p>A close that never returns stops only the thread that made it. While runs are served a
+ * second thread, the spare, watches the first: if a pass over a run's sessions makes no progress
+ * for {@value #STALLED_LOOKS} polls, the spare takes the work over (and has a new spare made), and
+ * its passes skip a session whose cancel is still under way ({@code SessionContext.cancel}), so
+ * the other sessions and the other runs are cancelled all the same (and a stalled thread does not
+ * keep later aborts from being served). A stalled thread that comes back stops its pass at the
+ * next session and ends. At most {@value #MAX_THREADS} threads in all:
+ * past that (as many closes blocked for good), the runs end at their close wait all the same, the
+ * sessions not cancelled left behind. A thread stalled in a close stays in it for as long as the
+ * close does (no close can be taken back), holding that run's state; it is the JVM's, not the
+ * run's, and the run does not wait for it. Spares end once no aborted run is listed and no pass
+ * is under way.
+ */
+final class AbortCancels {
+  /** The name of every thread here. */
+  static final String THREAD_NAME = "weft-abort-recancel";
+  /** The most threads at once, stalled ones included. */
+  static final int MAX_THREADS = 8;
+  /** How often aborted runs are cancelled again, and the spare looks at the pass under way. */
+  static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+  /** Looks of the spare that saw no progress of the pass under way before it takes the work over. */
+  static final int STALLED_LOOKS = 2;
+
+  /** The aborted runs not yet over, newest first, linked through {@link RunControl#nextAborted}. */
+  private static final AtomicReference<RunControl> ABORTED = new AtomicReference<>();
+  /** The thread of a pass now under way, null between passes. */
+  private static final AtomicReference<Thread> PASSER = new AtomicReference<>();
+  /** Guards unlinking from {@link #ABORTED}, the roles and the count; never held during a close. */
+  private static final Object LOCK = new Object();
+
+  /** The thread that makes the passes; null before the first run. */
+  private static volatile Worker active;
+  /** The thread that watches the active one while runs are served; null if none. */
+  private static volatile Worker spare;
+  /** Bumped by the active thread at every session of its passes: the spare looks at it. */
+  private static volatile long progress;
+  /** Threads alive here; guarded by LOCK. */
+  private static int threads;
+
+  private AbortCancels() {}
+
+  /** Makes the thread if there is none yet: with a run, long before any abort. */
+  static void start() {
+    if (active != null) {
+      return;
+    }
+    synchronized (LOCK) {
+      if (active != null) {
+        return;
+      }
+      Worker w = new Worker();
+      active = w;
+      threads++;
+      boolean started = false;
+      try {
+        w.start();
+        started = true;
+      } finally {
+        if (!started) {
+          active = null;
+          threads--;
+        }
+      }
+    }
+  }
+
+  /** {@code run} was aborted (its first abort): it is served from now on. Allocates nothing. */
+  static void aborted(RunControl run) {
+    RunControl head;
+    do {
+      head = ABORTED.get();
+      run.nextAborted = head;
+    } while (!ABORTED.compareAndSet(head, run));
+    Worker w = active;
+    if (w != null) {
+      LockSupport.unpark(w);
+    }
+  }
+
+  /** {@code run} is over: off the list now (a pass under way on it stops at its next session). */
+  static void over(RunControl run) {
+    synchronized (LOCK) {
+      unlink(run);
+      if (ABORTED.get() == null) {
+        Worker s = spare;
+        if (s != null) {
+          LockSupport.unpark(s);
+        }
+      }
+    }
+  }
+
+  /**
+   * Whether the cancel pass running on this thread goes on to its next session: false for a
+   * thread here that is no longer the active one (it stalled, and the spare took over), true for
+   * any other thread. Allocates nothing.
+   */
+  static boolean passGoesOn() {
+    Thread self = Thread.currentThread();
+    if (self == active) {
+      progress++;
+      return true;
+    }
+    return !(self instanceof Worker);
+  }
+
+  /** Whether {@code t} is this JVM's thread here, parked with nothing to serve (for tests). */
+  static boolean isIdle(Thread t) {
+    return t == active && ABORTED.get() == null && PASSER.get() == null;
+  }
+
+  /** Takes {@code run} off the list if it is on it; under LOCK. */
+  private static void unlink(RunControl run) {
+    RunControl head = ABORTED.get();
+    if (head == run && ABORTED.compareAndSet(run, run.nextAborted)) {
+      return;
+    }
+    // Pushes only ever come in front: the run is behind the head.
+    for (RunControl p = ABORTED.get(); p != null; p = p.nextAborted) {
+      if (p.nextAborted == run) {
+        p.nextAborted = run.nextAborted;
+        return;
+      }
+    }
+  }
+
+  /** One pass over every listed run, on the active thread; true if any is still to be served. */
+  private static boolean round(Worker self) {
+    boolean any = false;
+    for (RunControl run = ABORTED.get(); run != null; run = run.nextAborted) {
+      if (active != self) {
+        return false;
+      }
+      if (run.served()) {
+        any = true;
+        if (spare == null) {
+          makeSpare();
+        }
+        PASSER.set(self);
+        progress++;
+        try {
+          run.cancelHere();
+        } finally {
+          PASSER.compareAndSet(self, null);
+        }
+      } else {
+        synchronized (LOCK) {
+          if (active == self) {
+            unlink(run);
+          }
+        }
+      }
+    }
+    return any;
+  }
+
+  /** A spare, made on the active thread (never on a reporting one); tried again next round if there is no room. */
+  private static void makeSpare() {
+    synchronized (LOCK) {
+      if (spare != null || threads >= MAX_THREADS) {
+        return;
+      }
+    }
+    Worker w;
+    try {
+      w = new Worker();
+    } catch (OutOfMemoryError e) {
+      return;
+    }
+    synchronized (LOCK) {
+      if (spare != null || threads >= MAX_THREADS) {
+        return;
+      }
+      spare = w;
+      threads++;
+    }
+    boolean started = false;
+    try {
+      w.start();
+      started = true;
+    } catch (OutOfMemoryError | RuntimeException e) {
+      // No thread to be had ("unable to create native thread"): again next round.
+    } finally {
+      if (!started) {
+        synchronized (LOCK) {
+          spare = null;
+          threads--;
+        }
+      }
+    }
+  }
+
+  /**
+   * The spare's watch: true once it has taken the work over from a stalled active thread; false
+   * when no aborted run is left and no pass is under way (the thread then ends). A pass under way
+   * with no run left is one stalled in the close of a run that is over: the spare stays and takes
+   * over, or the next abort would find no thread to serve it.
+   */
+  private static boolean watch(Worker self) {
+    long seen = progress;
+    int still = 0;
+    for (;;) {
+      if (ABORTED.get() == null && PASSER.get() == null) {
+        return false;
+      }
+      LockSupport.parkNanos(LOCK, POLL_NANOS);
+      long now = progress;
+      Thread passer = PASSER.get();
+      if (passer != null && passer == active && now == seen) {
+        if (++still >= STALLED_LOOKS) {
+          synchronized (LOCK) {
+            if (spare == self) {
+              spare = null;
+              active = self;
+              return true;
+            }
+          }
+          return false;
+        }
+      } else {
+        still = 0;
+        seen = now;
+      }
+    }
+  }
+
+  /** A thread here: the active one's rounds, or the spare's watch. */
+  private static final class Worker extends Thread {
+    Worker() {
+      // No inherited thread-locals, no context loader: it serves every run of the JVM.
+      super(null, null, THREAD_NAME, 0L, false);
+      setDaemon(true);
+      setContextClassLoader(null);
+    }
+
+    @Override
+    public void run() {
+      for (;;) {
+        if (active == this) {
+          boolean any = true;
+          try {
+            any = round(this);
+          } catch (Throwable t) {
+            // What escaped a pass (a StackOverflowError, say): this thread serves every run of
+            // the JVM and must not die of one; the next poll passes again.
+          }
+          if (active != this) {
+            continue;
+          }
+          if (any) {
+            LockSupport.parkNanos(LOCK, POLL_NANOS);
+          } else {
+            LockSupport.park(LOCK);
+          }
+          continue;
+        }
+        boolean watching;
+        synchronized (LOCK) {
+          watching = spare == this;
+          if (!watching && spare == null && (ABORTED.get() != null || PASSER.get() != null)) {
+            // A stalled thread back from its close, and no spare: it watches.
+            spare = this;
+            watching = true;
+          }
+          if (!watching) {
+            threads--;
+            return;
+          }
+        }
+        if (!watch(this)) {
+          synchronized (LOCK) {
+            if (spare == this) {
+              spare = null;
+              threads--;
+              return;
+            }
+          }
+        }
+      }
+    }
+  }
+}
