@@ -9,7 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The first report of the heap's end needs no room: in a child JVM ({@link NoRoomReportRun})
@@ -19,6 +19,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * itself and told no one (JDK 17 and 25, Serial and G1): a MINA processor that died so failed its
  * connector's sessions with {@code TransportClosedException}, and their run returned unaborted
  * (RunOutOfHeapTest's CONTINUATIONS_MINA case, once on JDK 25).
+ *
+ * <p>The {@code session} cases fill the heap in a session's task, which fails with the last
+ * error: the session's failure path ({@code SessionFrame}) must report it. When that path first
+ * asked whether the error was the engine's own unwinding signal with {@code instanceof Error}
+ * resolved at its first use, the check threw {@code OutOfMemoryError} in the full heap, the
+ * session's thread died with neither the session's failure nor the report.
  */
 class NoRoomReportTest {
   /** A watchdog only: the child ends in a second or two. */
@@ -28,15 +34,15 @@ class NoRoomReportTest {
   Path dir;
 
   @ParameterizedTest
-  @ValueSource(strings = {"-XX:+UseSerialGC", "-XX:+UseG1GC"})
-  void theFirstReportInAHeapWithNoRoomLeftTellsTheRuns(String collector) throws Exception {
+  @CsvSource({"-XX:+UseSerialGC, probe", "-XX:+UseG1GC, probe", "-XX:+UseSerialGC, session", "-XX:+UseG1GC, session"})
+  void theFirstReportInAHeapWithNoRoomLeftTellsTheRuns(String collector, String how) throws Exception {
     ChildJvm.Result child = ChildJvm.run(dir, WATCHDOG, List.of("-Xmx16m", collector,
         // Only the report under test may tell the watch.
         "-Dio.weft.transport.heapFullAfterCollectionPercent=0", "-Dio.weft.transport.gcTimePercent=0"),
-        NoRoomReportRun.class.getName());
+        NoRoomReportRun.class.getName(), how);
     String all = child.toString();
     assertEquals(0, child.exit(), all);
-    assertTrue(child.out().contains("report: true, told: the heap ran out (java.lang.OutOfMemoryError: Java heap space"),
-        all);
+    String said = how.equals("probe") ? "report: true, told: " : "session ended, told: ";
+    assertTrue(child.out().contains(said + "the heap ran out (java.lang.OutOfMemoryError: Java heap space"), all);
   }
 }

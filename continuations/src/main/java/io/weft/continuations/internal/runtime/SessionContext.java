@@ -109,6 +109,15 @@ public class SessionContext {
     }
   }
 
+  static {
+    // Resolves, as the class loads, the class entries isContinuationDeath uses (Error,
+    // VirtualMachineError; Error.class shares Error's): resolved at their first use instead, a
+    // session's failure path in a full heap, they can make the class loader load them, which
+    // allocates, and the check threw OutOfMemoryError there (NoRoomReportTest, session cases).
+    isContinuationDeath(new OutOfMemoryError());
+    isContinuationDeath(new AssertionError());
+  }
+
   /**
    * True for the engine's own stack-unwinding signal, which sessions must let through. Allocates
    * nothing for the errors a session ends with when the heap has run out (a class's name is

@@ -75,7 +75,14 @@ public final class SessionFrame implements Runnable {
       Object value = session.task().run(forTask, session.index());
       session.succeeded(value);
     } catch (Throwable failure) {
-      if (SessionContext.isContinuationDeath(failure)) {
+      boolean death;
+      try {
+        death = SessionContext.isContinuationDeath(failure);
+      } catch (OutOfMemoryError e) {
+        // No room to tell: the engine's signal is no OutOfMemoryError, and the heap ran out.
+        death = false;
+      }
+      if (death) {
         // The engine's own unwinding on terminate(): not a failure of the session.
         throw (Error) failure;
       }
