@@ -27,15 +27,39 @@ final class HeapChild {
    * site first linked in a full heap (the thrashing child's) fails for good.
    */
   static String run(SessionRunner runner, int sessions, Outcome.Status counted) {
+    Object end;
     try {
-      RunResult<Integer> result = runner.run(OutOfHeapRun.Waiter.class, sessions);
-      return new StringBuilder("returned, ").append(counts(result, counted)).toString();
+      end = runner.run(OutOfHeapRun.Waiter.class, sessions);
     } catch (RunAbortedException e) {
+      end = e;
+    } catch (Exception | Error e) {
+      end = e;
+    }
+    // The heap may still be full (the thrashing child's is, while its ring churns): a full
+    // collection, then again, a bounded number of times, as OutOfHeapRun.said does.
+    for (int i = 0; i < 20; i++) {
+      try {
+        return said(end, counted);
+      } catch (OutOfMemoryError | InternalError e) {
+        System.gc();
+      }
+    }
+    return NO_ROOM;
+  }
+
+  /** Made as the class loads (a literal's first use allocates); starts with none of "returned", "aborted". */
+  private static final String NO_ROOM = new StringBuilder("no room to say how the run ended").toString();
+
+  private static String said(Object end, Outcome.Status counted) {
+    if (end instanceof RunAbortedException) {
+      RunAbortedException e = (RunAbortedException) end;
       System.err.println(e.getMessage());
       return new StringBuilder("aborted, ").append(counts(e.result(), counted)).toString();
-    } catch (Exception | Error e) {
-      return new StringBuilder("threw ").append(e).toString();
     }
+    if (end instanceof RunResult) {
+      return new StringBuilder("returned, ").append(counts((RunResult<?>) end, counted)).toString();
+    }
+    return new StringBuilder("threw ").append(end).toString();
   }
 
   /** "N outcomes, M cancelled" (or "succeeded": {@code counted}), or "outcomes not gathered". */

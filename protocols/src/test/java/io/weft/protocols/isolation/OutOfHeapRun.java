@@ -47,6 +47,8 @@ public final class OutOfHeapRun {
   static final int CHUNK = 64 * 1024;
   static final int AFTER_SESSIONS = 8;
   private static final long CLOSE_WAIT_SECONDS = 30;
+  /** Made as the class loads: a literal's first use allocates. */
+  private static final String CONNECTOR_CLOSE_RAN_OUT = new StringBuilder("\n  (connector close ran out of heap)").toString();
 
   private OutOfHeapRun() {}
 
@@ -93,23 +95,40 @@ public final class OutOfHeapRun {
    */
   private static String run(String name, RunOutOfHeapTest.Case c, ContinuationClassLoader loader, ServerSocket server,
       Class<? extends SessionTask<Integer>> task, int sessions, Object... args) {
-    try (Connector connector = connector(c)) {
+    Connector connector;
+    try {
+      connector = connector(c);
+    } catch (Exception | OutOfMemoryError e) {
+      return said(name, e);
+    }
+    Object end;
+    try {
       SessionRunner.Builder builder = SessionRunner.builder().mode(c.mode).connector(connector)
           .address(new InetSocketAddress(server.getInetAddress(), server.getLocalPort()))
           .closeWait(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
       if (loader != null) {
         builder.classLoader(loader);
       }
-      Object end;
       try (SessionRunner runner = builder.build()) {
         end = runner.run(task, sessions, args);
       } catch (RunAbortedException e) {
         end = e;
       }
-      return said(name, end);
     } catch (Exception | OutOfMemoryError e) {
-      return said(name, e);
+      end = e;
     }
+    // The connector's close (MINA's dispose, Netty's shutdown) may itself run out of heap: that
+    // adds a line, and the run's end stands (it replaced the end once, as "threw").
+    boolean closeRanOut = false;
+    try {
+      connector.close();
+    } catch (OutOfMemoryError e) {
+      closeRanOut = true;
+    } catch (Exception e) {
+      // Not the run's end: the run has said how it ended.
+    }
+    String said = said(name, end);
+    return closeRanOut ? said(said, CONNECTOR_CLOSE_RAN_OUT) : said;
   }
 
   /**
@@ -132,6 +151,18 @@ public final class OutOfHeapRun {
       }
     }
     throw last;
+  }
+
+  /** {@code said} and {@code more}, with {@link #said}'s retries. */
+  private static String said(String said, String more) {
+    for (int i = 0; i < 20; i++) {
+      try {
+        return new StringBuilder(said).append(more).toString();
+      } catch (OutOfMemoryError e) {
+        System.gc();
+      }
+    }
+    return said;
   }
 
   private static String describe(String name, Object end) {
