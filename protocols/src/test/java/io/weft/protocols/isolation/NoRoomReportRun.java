@@ -23,8 +23,9 @@ import java.util.concurrent.TimeUnit;
  * <p>With the argument {@code session}: the same, but the heap is filled by a session's task (a
  * THREADS run of one session over a loopback socket), which then fails with the last error, so
  * the report is the one its {@code SessionFrame} makes on the session's failure path. Prints
- * "session ended, told: ..." once the session's thread has ended (dead of an error its failure
- * path met, or done).
+ * "session ended, told: ..." (the first reason told) once the session's thread has ended (dead of
+ * an error its failure path met, or done). Its own report says "met by a session on thread";
+ * "met by a session closing its transport" is the report of its close, which comes after.
  */
 public final class NoRoomReportRun {
   /** Where the report says the error was met; made before the heap fills (a literal's first use allocates). */
@@ -60,6 +61,13 @@ public final class NoRoomReportRun {
     System.exit(told != null ? 0 : 1);
   }
 
+  /** Keeps the first reason told: the session's own report must be it, not its close's. */
+  private static void first(String reason) {
+    if (told == null) {
+      told = reason;
+    }
+  }
+
   /** The session's thread, set by {@link Filler} before it fills the heap. */
   private static volatile Thread sessionThread;
   /** Counted down by {@link Filler} once {@link #sessionThread} is set. */
@@ -68,7 +76,7 @@ public final class NoRoomReportRun {
   private static void session() throws Exception {
     InetAddress loopback = InetAddress.getLoopbackAddress();
     try (ServerSocket server = new ServerSocket(0, 8, loopback);
-         HeapExhaustion.Watch watch = HeapExhaustion.watch(reason -> told = reason);
+         HeapExhaustion.Watch watch = HeapExhaustion.watch(NoRoomReportRun::first);
          SocketConnector connector = new SocketConnector();
          SessionRunner runner = SessionRunner.builder().mode(Mode.THREADS).connector(connector)
              .address(new InetSocketAddress(loopback, server.getLocalPort()))
