@@ -10,6 +10,7 @@ import io.weft.continuations.Outcome;
 import io.weft.continuations.RunResult;
 import io.weft.protocols.SessionMode;
 import io.weft.transport.Timeout;
+import io.weft.transport.TransportTimeoutException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -34,8 +35,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>What is asserted is what the client controls: when the sessions' connections were open.
  * Each session stamps its start, which comes after its connect, which comes after its turn; by
- * any time t after the run's start at most 10 + 500 t sessions have started (less a few
- * milliseconds of margin). Load can only make sessions start later,
+ * any time t after the run's start at most 10 + 500 t sessions have started (a pacing wait never
+ * ends early: a latch in the thread modes, WaitTimer's deadline). Load can only make sessions start later,
  * so the bound holds on a busy machine too. With {@code ConnectPacing.NONE} as the default, the
  * first tens of sessions began within 6-40 ms and the test failed in continuation mode and on
  * virtual threads in every run, and in {@code THREADS} in one of two (its threads start one by
@@ -45,19 +46,21 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <p>Whether every session delivers is printed, not asserted: it depends on load. Pacing keeps
  * the listen queue short only while the server keeps up with the pace. On two cores beside
  * other builds (load average 5-7) GreenMail's accept loop, sharing the CPU with a thousand
- * sessions in the same JVM, sometimes fell behind 500 a second; the kernel dropped handshakes,
- * gave up on some of them, and 43-108 of 1,000 sessions timed out waiting for the greeting in
- * some runs, where with no pacing 0-179 did in THREADS and 231-666 in the other modes
- * (docs/many-sessions.md). A session whose dropped handshake a retry of the kernel's (after 1 s,
- * then 3 s) completed is slow, not lost: it counts among those that delivered.
+ * sessions in the same JVM, sometimes fell behind 500 a second; the accept queue dropped the
+ * handshakes' last ACKs and waited on the SYN-ACK's retransmits (1, 2, 4, 8 s), and 43-108 of
+ * 1,000 sessions gave up first, at their 10 s read timeout, where with no pacing 0-179 did in
+ * THREADS and 231-666 in the other modes (docs/many-sessions.md): how many are lost depends on
+ * that timeout. Only that failure is accepted; any other fails the test. A session whose
+ * handshake a retransmit completed in time is slow, not lost: it counts among those that
+ * delivered. What is asserted is when sessions began, after their connect: a runner that paced
+ * the task but not the connect would pass (a stamp of the connect itself needs the runner to
+ * report it; not done).
  */
 class StockServerFirstRunTest {
   private static final int SESSIONS = 1_000;
   /** ConnectPacing.DEFAULT as documented: 10 at once, then one every 2 ms. */
   private static final int BURST = 10;
   private static final long INTERVAL_NANOS = 2_000_000L;
-  /** A margin: a pacing wait never ends early (a latch in the thread modes, WaitTimer), but clocks are read on several threads. */
-  private static final long SLACK_NANOS = 10_000_000L;
   private static final Timeout TEN_SECONDS = Timeout.of(10, TimeUnit.SECONDS);
 
   static Stream<Arguments> modes() {
@@ -80,7 +83,8 @@ class StockServerFirstRunTest {
       try {
         // One session first, so that the run below starts its sessions at once: in continuation
         // mode the first run with a task has its classes rewritten before any session starts.
-        mode.runAll(StampedSendSession.class, server.address(), 1, TEN_SECONDS);
+        mode.run(StampedSendSession.class, server.address(), TEN_SECONDS);
+        int warmUp = server.accepted();
         long start = System.nanoTime();
         // The runner as runSessions builds it: the mode, connector, address and timeout only.
         RunResult<Long> result = mode.runAll(StampedSendSession.class, server.address(), SESSIONS, TEN_SECONDS);
@@ -90,14 +94,21 @@ class StockServerFirstRunTest {
         for (Outcome<Long> o : result.failures()) {
           lost.merge(String.valueOf(o.failure()).replaceAll("[0-9]+", "N"), 1, Integer::sum);
         }
-        System.out.println(name + " against GreenMail, backlog 50: " + result + ", " + server.accepted()
+        System.out.println(name + " against GreenMail, backlog 50: " + result + ", " + (server.accepted() - warmUp)
             + " connections accepted" + (lost.isEmpty() ? "" : "; lost: " + lost));
 
-        assertTrue(began.length > 0, "no session delivered: " + result);
+        // The one failure load may bring: a handshake that waited in the listen queue past the
+        // client's read timeout. Anything else fails the test.
+        for (Outcome<Long> o : result.failures()) {
+          assertTrue(o.status() == Outcome.Status.FAILED && o.failure() instanceof TransportTimeoutException
+              && String.valueOf(o.failure().getMessage()).contains("nothing read so far"),
+              "session " + o.index() + " ended otherwise than waiting for its greeting: " + o);
+        }
+        assertTrue(began.length >= SESSIONS / 2, "fewer than half the sessions delivered: " + result);
         // The k-th session to begin (of those that delivered: those that did not began no earlier
         // than their turn either, so leaving them out can only move the k-th later).
         for (int k = BURST; k < began.length; k++) {
-          long earliest = (long) (k + 1 - BURST) * INTERVAL_NANOS - SLACK_NANOS;
+          long earliest = (long) (k + 1 - BURST) * INTERVAL_NANOS;
           assertTrue(began[k] >= earliest, "session " + (k + 1) + " to begin began " + began[k] / 1_000
               + " us after the run's start; paced at 500 a second after 10 at once, not before "
               + (k + 1 - BURST) * INTERVAL_NANOS / 1_000 + " us");
