@@ -20,6 +20,7 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -125,6 +126,70 @@ class LauncherTest {
     assertEquals(List.of("b c"), run.args(), run.toString());
   }
 
+  /**
+   * WEFT_LOAD_ARCHIVE: the first run on this JDK and jar writes a class-data archive there as it
+   * exits (a dynamic CDS archive before JDK 25, an AOT cache from 25), the next starts from it,
+   * and neither prints anything of the JVM's about it; the exit code still comes back.
+   */
+  @Test
+  void anArchiveIsWrittenByTheFirstRunAndStartsTheNextQuietly() throws Exception {
+    Path jar = probeJar();
+    Path archives = dir.resolve("archives");
+    boolean aot = Runtime.version().feature() >= 25;
+    List<String> quiet = aot ? List.of("-Xlog:cds*=off", "-Xlog:aot*=off") : List.of("-Xlog:cds*=off");
+
+    Run first = run(archived(jar, archives, "exit=5"));
+    assertEquals(5, first.code, first.toString());
+    assertEquals("", first.err, first.toString());
+    assertEquals(first.out.lines().count(), first.jvm().size() + first.args().size(), "only the probe's lines: " + first);
+    List<Path> made;
+    try (Stream<Path> files = Files.list(archives)) {
+      made = files.collect(Collectors.toList());
+    }
+    assertEquals(1, made.size(), made.toString());
+    Path archive = made.get(0);
+    assertTrue(archive.getFileName().toString().startsWith("weft-load-" + Runtime.version().feature()), archive.toString());
+    assertTrue(Files.size(archive) > 0, archive + " is empty");
+    List<String> writing = new ArrayList<>(List.of((aot ? "-XX:AOTCacheOutput=" : "-XX:ArchiveClassesAtExit=") + archive));
+    writing.addAll(quiet);
+    assertEquals(writing, first.jvm(), first.toString());
+
+    Run next = run(archived(jar, archives, "b"));
+    assertEquals(0, next.code, next.toString());
+    assertEquals("", next.err, next.toString());
+    List<String> reading = new ArrayList<>(List.of((aot ? "-XX:AOTCache=" : "-XX:SharedArchiveFile=") + archive));
+    reading.addAll(quiet);
+    assertEquals(reading, next.jvm(), next.toString());
+    assertEquals(List.of("b"), next.args(), next.toString());
+    assertEquals(next.out.lines().count(), next.jvm().size() + next.args().size(), "only the probe's lines: " + next);
+  }
+
+  /** An archive that does not fit this JVM (here: not an archive at all) is ignored, silently. */
+  @Test
+  void anArchiveThatDoesNotFitIsIgnoredQuietly() throws Exception {
+    Path jar = probeJar();
+    Path archives = dir.resolve("archives");
+    Run first = run(archived(jar, archives));
+    assertEquals(0, first.code, first.toString());
+    Path archive;
+    try (Stream<Path> files = Files.list(archives)) {
+      archive = files.findFirst().orElseThrow();
+    }
+    Files.writeString(archive, "not an archive");
+    Run next = run(archived(jar, archives, "c"));
+    assertEquals(0, next.code, next.toString());
+    assertEquals("", next.err, next.toString());
+    assertTrue(next.jvm().get(0).endsWith("=" + archive), next.toString());
+    assertEquals(List.of("c"), next.args(), next.toString());
+    assertEquals(next.out.lines().count(), next.jvm().size() + next.args().size(), "only the probe's lines: " + next);
+  }
+
+  private ProcessBuilder archived(Path jar, Path archives, String... args) {
+    ProcessBuilder pb = command(jar, null, SCRIPT.toString(), args);
+    pb.environment().put("WEFT_LOAD_ARCHIVE", archives.toString());
+    return pb;
+  }
+
   /** A jar holding only {@link LauncherProbe}, its main class. */
   private Path probeJar() throws IOException {
     Path jar = dir.resolve("probe.jar");
@@ -159,6 +224,7 @@ class LauncherTest {
     Map<String, String> env = pb.environment();
     env.remove("WEFT_LOAD_JAVA_OPTS");
     env.remove("WEFT_LOAD_JAR");
+    env.remove("WEFT_LOAD_ARCHIVE");
     env.remove("CDPATH");
     // Options the java launcher or the JVM would pick up from the environment would show as the probe's.
     env.remove("JDK_JAVA_OPTIONS");
