@@ -153,12 +153,14 @@ final class AbortCancels {
       }
       if (run.served()) {
         any = true;
-        if (spare == null) {
-          makeSpare();
-        }
+        // The pass mark first, then spare read: an ending spare clears spare, then reads the mark
+        // and the list (Worker.run), so it stays, or this round sees it gone and makes one.
         PASSER.set(self);
         progress++;
         try {
+          if (spare == null) {
+            makeSpare();
+          }
           run.cancelHere();
         } finally {
           PASSER.compareAndSet(self, null);
@@ -291,6 +293,13 @@ final class AbortCancels {
           synchronized (LOCK) {
             if (spare == this) {
               spare = null;
+              // Dekker: an abort pushes, then its round reads spare; this thread clears spare,
+              // then reads the list and the pass mark. One of the two sees the other's write: a
+              // run pushed (or a pass begun) since watch looked keeps this thread the spare.
+              if (ABORTED.get() != null || PASSER.get() != null) {
+                spare = this;
+                continue;
+              }
               threads--;
               return;
             }
