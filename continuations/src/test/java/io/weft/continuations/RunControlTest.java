@@ -14,8 +14,10 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -89,6 +91,54 @@ class RunControlTest {
       }
       assertSame(kept, control.abortedBecause());
     } finally {
+      control.over();
+    }
+  }
+
+  @Test
+  // A watchdog only: on the old code the spare made at the abort may be lost, and the wait below
+  // waits for the grace (a day).
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void theSpareIsMadeWithTheRunNotAtTheAbortAndTakesOverAPassStalledInAClose() throws Exception {
+    RunControl control = new RunControl(GRACE_MILLIS);
+    CountDownLatch release = new CountDownLatch(1);
+    try {
+      // Made with the run, before any abort: the canceller and its spare.
+      Set<Thread> before = cancellers();
+      assertTrue(before.size() >= 2, "canceller threads made with the run: " + before.size());
+      AtomicBoolean hung = new AtomicBoolean();
+      AtomicReference<Thread> stalled = new AtomicReference<>();
+      List<Thread> secondOn = new java.util.concurrent.CopyOnWriteArrayList<>();
+      // Two sessions: the first pass's close of session 0 never returns (until the test ends).
+      control.onCancel(() -> {
+        if (!control.nextSession()) {
+          return;
+        }
+        if (hung.compareAndSet(false, true)) {
+          stalled.set(Thread.currentThread());
+          while (release.getCount() > 0) {
+            try {
+              release.await();
+            } catch (InterruptedException e) {
+              // A close that never returns ignores interrupts too.
+            }
+          }
+        }
+        if (!control.nextSession()) {
+          return;
+        }
+        secondOn.add(Thread.currentThread());
+        control.wake();
+      });
+      control.abort("the heap ran out");
+      // Session 1 is cancelled all the same, by the spare made before the abort.
+      assertTrue(control.awaitSessions(() -> !secondOn.isEmpty(), GRACE_MILLIS));
+      Thread taker = secondOn.get(0);
+      assertTrue(stalled.get() != null && stalled.get() != taker, "not taken over from the stalled pass");
+      assertEquals(AbortCancels.THREAD_NAME, taker.getName());
+      assertTrue(before.contains(taker), "the stalled pass was taken over by a thread made after the abort");
+    } finally {
+      release.countDown();
       control.over();
     }
   }
