@@ -181,6 +181,10 @@ final class AbortCancels {
             makeSpare();
           }
           run.cancelHere();
+        } catch (VirtualMachineError e) {
+          // This run's pass met a StackOverflowError, an InternalError (cancelHere passes them on,
+          // not the session's): its pass ends here, the runs listed after it are served all the
+          // same (the list is newest first: ending the round would starve every older run).
         } finally {
           PASSER.compareAndSet(self, null);
         }

@@ -328,7 +328,8 @@ final class RunControl {
         cancelThrew(e);
       } catch (Error e) {
         if (e instanceof VirtualMachineError) {
-          // Not the session's: the canceller must not swallow it (StackOverflowError, InternalError).
+          // Not the session's (StackOverflowError, InternalError): passed on; AbortCancels' round
+          // ends this run's pass there and serves the runs after it all the same.
           throw e;
         }
         // A close that failed with a LinkageError, an AssertionError: the cancels go on.

@@ -144,6 +144,38 @@ class RunControlTest {
   }
 
   @Test
+  // A watchdog only: on the old code the older run was never served again, and the wait below
+  // waited for the grace (a day).
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aPassThatMeetsAVirtualMachineErrorKeepsNoOlderAbortedRunFromItsCancels() throws Exception {
+    RunControl older = new RunControl(GRACE_MILLIS);
+    RunControl newer = new RunControl(GRACE_MILLIS);
+    try {
+      AtomicInteger newerCancels = new AtomicInteger();
+      AtomicInteger olderAfterNewer = new AtomicInteger();
+      older.onCancel(() -> {
+        if (newerCancels.get() > 0) {
+          olderAfterNewer.incrementAndGet();
+        }
+        older.wake();
+      });
+      // A close so deep that it overflows the stack, every time.
+      newer.onCancel(() -> {
+        newerCancels.incrementAndGet();
+        throw new StackOverflowError("a deep close");
+      });
+      older.abort("the heap ran out");
+      newer.abort("the heap ran out");
+      // The newer run is listed first: each round meets its error before the older run.
+      assertTrue(older.awaitSessions(() -> olderAfterNewer.get() >= 2, GRACE_MILLIS));
+      assertTrue(newerCancels.get() >= 1);
+    } finally {
+      newer.over();
+      older.over();
+    }
+  }
+
+  @Test
   // A watchdog only.
   @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
   void anAbortsCancelThatRanOutOfHeapIsMadeAgainAtTheNextPoll() throws Exception {
