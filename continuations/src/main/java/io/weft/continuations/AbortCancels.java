@@ -20,7 +20,9 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>A close that never returns stops only the thread that made it. While runs are served a
  * second thread, the spare, watches the first: if a pass over a run's sessions makes no progress
- * for {@value #STALLED_LOOKS} polls, the spare takes the work over (and makes a new spare, best
+ * for {@value #STALLED_LOOKS} polls with its thread not running (blocked or waiting), or for a
+ * second of that run's clock however its thread is (a close can be slow in a full heap, and a full
+ * collection pauses both threads: {@link #STALLED_NANOS}), the spare takes the work over (and makes a new spare, best
  * effort, before each session of its passes: the heap may have no room then), and
  * its passes skip a session whose cancel is still under way ({@code SessionContext.cancel}), so
  * the other sessions and the other runs are cancelled all the same (and a stalled thread does not
@@ -39,13 +41,26 @@ final class AbortCancels {
   static final int MAX_THREADS = 8;
   /** How often aborted runs are cancelled again, and the spare looks at the pass under way. */
   static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-  /** Looks of the spare that saw no progress of the pass under way before it takes the work over. */
+  /**
+   * Looks of the spare that saw no progress of the pass under way, its thread not running (blocked,
+   * waiting: a close stuck on a monitor or a latch), before it takes the work over.
+   */
   static final int STALLED_LOOKS = 2;
+  /**
+   * How long a pass whose thread is running (a slow close in a full heap, or one stuck in a native
+   * call) may make no progress, read on the clock of the run it cancels, before the spare takes the
+   * work over. A full collection pauses both threads: looks after such pauses are not a stall.
+   */
+  static final long STALLED_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   /** The aborted runs not yet over, newest first, linked through {@link RunControl#nextAborted}. */
   private static final AtomicReference<RunControl> ABORTED = new AtomicReference<>();
   /** The thread of a pass now under way, null between passes. */
   private static final AtomicReference<Thread> PASSER = new AtomicReference<>();
+  /** The run of the pass now under way (its clock times a stall); set before {@link #PASSER}. */
+  private static volatile RunControl passing;
+  /** The spare's looks so far (for tests: that it looked and did not take over). */
+  static volatile long looks;
   /** Guards unlinking from {@link #ABORTED}, the roles and the count; never held during a close. */
   private static final Object LOCK = new Object();
 
@@ -173,6 +188,7 @@ final class AbortCancels {
         any = true;
         // The pass mark first, then spare read: an ending spare clears spare, then reads the mark
         // and the list (Worker.run), so it stays, or this round sees it gone and makes one.
+        passing = run;
         PASSER.set(self);
         progress++;
         try {
@@ -247,15 +263,27 @@ final class AbortCancels {
   private static boolean watch(Worker self) {
     long seen = progress;
     int still = 0;
+    RunControl seenOn = null;
+    long seenAt = 0L;
     for (;;) {
       if (ABORTED.get() == null && PASSER.get() == null) {
         return false;
       }
       LockSupport.parkNanos(LOCK, POLL_NANOS);
+      looks++;
       long now = progress;
       Thread passer = PASSER.get();
-      if (passer != null && passer == active && now == seen) {
-        if (++still >= STALLED_LOOKS) {
+      RunControl run = passing;
+      if (passer != null && passer == active && now == seen && run != null) {
+        if (run != seenOn) {
+          // The first look at this pass without progress: its clock starts here.
+          seenOn = run;
+          seenAt = run.nanoTime();
+          still = 0;
+        }
+        boolean notRunning = passer.getState() != Thread.State.RUNNABLE;
+        still = notRunning ? still + 1 : 0;
+        if (still >= STALLED_LOOKS || run.nanoTime() - seenAt >= STALLED_NANOS) {
           synchronized (LOCK) {
             if (spare == self) {
               spare = null;
@@ -268,6 +296,7 @@ final class AbortCancels {
       } else {
         still = 0;
         seen = now;
+        seenOn = null;
       }
     }
   }

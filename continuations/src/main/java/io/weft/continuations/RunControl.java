@@ -121,6 +121,11 @@ final class RunControl {
     AbortCancels.aborted(this);
   }
 
+  /** Now, on this run's clock (for {@link AbortCancels}' stall watch). */
+  long nanoTime() {
+    return ticker.nanoTime();
+  }
+
   /**
    * Whether {@link AbortCancels} still cancels this aborted run: its waits not over, its grace
    * not run out.

@@ -178,6 +178,59 @@ class RunControlTest {
   @Test
   // A watchdog only.
   @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aPassWhoseThreadRunsIsTakenOverOnlyAfterASecondOfTheRunsClock() throws Exception {
+    // The run's clock, moved only here.
+    AtomicLong now = new AtomicLong();
+    RunControl control = new RunControl(GRACE_MILLIS, now::get);
+    java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+    try {
+      AtomicBoolean slow = new AtomicBoolean();
+      CountDownLatch spinning = new CountDownLatch(1);
+      AtomicReference<Thread> spinner = new AtomicReference<>();
+      List<Thread> secondOn = new java.util.concurrent.CopyOnWriteArrayList<>();
+      // The first pass's close of session 0 is slow but running (as a close in a full heap):
+      // it spins, RUNNABLE, making no progress, until the test ends.
+      control.onCancel(() -> {
+        if (!control.nextSession()) {
+          return;
+        }
+        if (slow.compareAndSet(false, true)) {
+          spinner.set(Thread.currentThread());
+          spinning.countDown();
+          while (!released.get()) {
+            Thread.onSpinWait();
+          }
+        }
+        if (!control.nextSession()) {
+          return;
+        }
+        secondOn.add(Thread.currentThread());
+        control.wake();
+      });
+      control.abort("the heap ran out");
+      spinning.await();
+      // The spare looks at it many times (each look a poll) and does not take over: the pass's
+      // thread runs, and no time has passed on the run's clock.
+      long from = AbortCancels.looks;
+      while (AbortCancels.looks - from < 4L * AbortCancels.STALLED_LOOKS) {
+        // Polls the count, a look's time apart.
+        java.util.concurrent.locks.LockSupport.parkNanos(AbortCancels.POLL_NANOS);
+      }
+      assertTrue(secondOn.isEmpty(), "taken over from a running pass on " + secondOn);
+      // A second of the run's clock without progress: the spare takes over, session 1 is cancelled.
+      now.addAndGet(AbortCancels.STALLED_NANOS);
+      assertTrue(control.awaitSessions(() -> !secondOn.isEmpty(), GRACE_MILLIS));
+      assertTrue(secondOn.get(0) != spinner.get(), "not taken over");
+      assertEquals(AbortCancels.THREAD_NAME, secondOn.get(0).getName());
+    } finally {
+      released.set(true);
+      control.over();
+    }
+  }
+
+  @Test
+  // A watchdog only.
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
   void anAbortsCancelThatRanOutOfHeapIsMadeAgainAtTheNextPoll() throws Exception {
     RunControl control = new RunControl(GRACE_MILLIS);
     try {
