@@ -12,24 +12,27 @@ import java.util.concurrent.locks.LockSupport;
  * {@code weft-heap-watch}, an I/O thread) ever closes a session for an abort: a close can take tens
  * of seconds in a full heap or never return, and would stop that thread with it.
  *
- * <p>Nothing here is made at the abort: the thread is made with the first run of the JVM
- * ({@link #start()}, from {@link RunControl}'s constructor) and then waits, parked, with no
- * aborted run (one idle daemon per JVM); the list is intrusive (each run's own
+ * <p>Nothing here is made at the abort: the thread and its spare are made with the first run of
+ * the JVM ({@link #start()}, from {@link RunControl}'s constructor) and then wait, parked, with no
+ * aborted run (two idle daemons per JVM); the list is intrusive (each run's own
  * {@link RunControl#nextAborted} link, pushed with a compare-and-set); this class has no lambda
  * and no {@code invokedynamic} call site ({@code NoConcatCallSitesTest}).
  *
  * <p>A close that never returns stops only the thread that made it. While runs are served a
  * second thread, the spare, watches the first: if a pass over a run's sessions makes no progress
- * for {@value #STALLED_LOOKS} polls, the spare takes the work over (and has a new spare made), and
+ * for {@value #STALLED_LOOKS} polls with its thread not running (blocked or waiting), or for a
+ * second of that run's clock however its thread is (a close can be slow in a full heap, and a full
+ * collection pauses both threads: {@link #STALLED_NANOS}), the spare takes the work over (and makes a new spare, best
+ * effort, before each session of its passes: the heap may have no room then), and
  * its passes skip a session whose cancel is still under way ({@code SessionContext.cancel}), so
  * the other sessions and the other runs are cancelled all the same (and a stalled thread does not
  * keep later aborts from being served). A stalled thread that comes back stops its pass at the
- * next session and ends. At most {@value #MAX_THREADS} threads in all:
+ * next session and becomes the spare if there is none, or ends. At most {@value #MAX_THREADS} threads in all:
  * past that (as many closes blocked for good), the runs end at their close wait all the same, the
  * sessions not cancelled left behind. A thread stalled in a close stays in it for as long as the
  * close does (no close can be taken back), holding that run's state; it is the JVM's, not the
- * run's, and the run does not wait for it. Spares end once no aborted run is listed and no pass
- * is under way.
+ * run's, and the run does not wait for it. The spare never ends: with no aborted run listed and
+ * no pass under way it parks until the next abort.
  */
 final class AbortCancels {
   /** The name of every thread here. */
@@ -38,13 +41,26 @@ final class AbortCancels {
   static final int MAX_THREADS = 8;
   /** How often aborted runs are cancelled again, and the spare looks at the pass under way. */
   static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-  /** Looks of the spare that saw no progress of the pass under way before it takes the work over. */
+  /**
+   * Looks of the spare that saw no progress of the pass under way, its thread not running (blocked,
+   * waiting: a close stuck on a monitor or a latch), before it takes the work over.
+   */
   static final int STALLED_LOOKS = 2;
+  /**
+   * How long a pass whose thread is running (a slow close in a full heap, or one stuck in a native
+   * call) may make no progress, read on the clock of the run it cancels, before the spare takes the
+   * work over. A full collection pauses both threads: looks after such pauses are not a stall.
+   */
+  static final long STALLED_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   /** The aborted runs not yet over, newest first, linked through {@link RunControl#nextAborted}. */
   private static final AtomicReference<RunControl> ABORTED = new AtomicReference<>();
   /** The thread of a pass now under way, null between passes. */
   private static final AtomicReference<Thread> PASSER = new AtomicReference<>();
+  /** The run of the pass now under way (its clock times a stall); set before {@link #PASSER}. */
+  private static volatile RunControl passing;
+  /** The spare's looks so far (for tests: that it looked and did not take over). */
+  static volatile long looks;
   /** Guards unlinking from {@link #ABORTED}, the roles and the count; never held during a close. */
   private static final Object LOCK = new Object();
 
@@ -59,28 +75,36 @@ final class AbortCancels {
 
   private AbortCancels() {}
 
-  /** Makes the thread if there is none yet: with a run, long before any abort. */
+  /**
+   * Makes the active thread and its spare if there are none yet: with a run, long before any
+   * abort, so that an abort finds both parked and makes nothing. A spare that cannot be made now
+   * is tried again with the next run and before each session of a pass ({@link #passGoesOn()}).
+   */
   static void start() {
-    if (active != null) {
+    if (active != null && spare != null) {
       return;
     }
-    synchronized (LOCK) {
-      if (active != null) {
-        return;
-      }
-      Worker w = new Worker();
-      active = w;
-      threads++;
-      boolean started = false;
-      try {
-        w.start();
-        started = true;
-      } finally {
-        if (!started) {
-          active = null;
-          threads--;
+    if (active == null) {
+      synchronized (LOCK) {
+        if (active == null) {
+          Worker w = new Worker();
+          active = w;
+          threads++;
+          boolean started = false;
+          try {
+            w.start();
+            started = true;
+          } finally {
+            if (!started) {
+              active = null;
+              threads--;
+            }
+          }
         }
       }
+    }
+    if (spare == null) {
+      makeSpare();
     }
   }
 
@@ -94,6 +118,11 @@ final class AbortCancels {
     Worker w = active;
     if (w != null) {
       LockSupport.unpark(w);
+    }
+    // The spare, parked at rest, watches from now on.
+    Worker s = spare;
+    if (s != null) {
+      LockSupport.unpark(s);
     }
   }
 
@@ -119,14 +148,18 @@ final class AbortCancels {
     Thread self = Thread.currentThread();
     if (self == active) {
       progress++;
+      if (spare == null) {
+        // After a takeover: the next spare, best effort, before each session of the pass.
+        makeSpare();
+      }
       return true;
     }
     return !(self instanceof Worker);
   }
 
-  /** Whether {@code t} is this JVM's thread here, parked with nothing to serve (for tests). */
+  /** Whether {@code t} is this JVM's active thread or its spare, with nothing to serve (for tests). */
   static boolean isIdle(Thread t) {
-    return t == active && ABORTED.get() == null && PASSER.get() == null;
+    return (t == active || t == spare) && ABORTED.get() == null && PASSER.get() == null;
   }
 
   /** Takes {@code run} off the list if it is on it; under LOCK. */
@@ -153,13 +186,21 @@ final class AbortCancels {
       }
       if (run.served()) {
         any = true;
-        if (spare == null) {
-          makeSpare();
-        }
+        // The pass mark first, then spare read: an ending spare clears spare, then reads the mark
+        // and the list (Worker.run), so it stays, or this round sees it gone and makes one.
+        passing = run;
         PASSER.set(self);
         progress++;
         try {
+          if (spare == null) {
+            // Only after a takeover (the first spare is made with the first run): best effort.
+            makeSpare();
+          }
           run.cancelHere();
+        } catch (VirtualMachineError e) {
+          // This run's pass met a StackOverflowError, an InternalError (cancelHere passes them on,
+          // not the session's): its pass ends here, the runs listed after it are served all the
+          // same (the list is newest first: ending the round would starve every older run).
         } finally {
           PASSER.compareAndSet(self, null);
         }
@@ -174,7 +215,10 @@ final class AbortCancels {
     return any;
   }
 
-  /** A spare, made on the active thread (never on a reporting one); tried again next round if there is no room. */
+  /**
+   * A spare, best effort: with a run ({@link #start()}), or after a takeover on the active thread
+   * before each session of its passes; never on a reporting thread. No room: tried again then.
+   */
   private static void makeSpare() {
     synchronized (LOCK) {
       if (spare != null || threads >= MAX_THREADS) {
@@ -219,15 +263,27 @@ final class AbortCancels {
   private static boolean watch(Worker self) {
     long seen = progress;
     int still = 0;
+    RunControl seenOn = null;
+    long seenAt = 0L;
     for (;;) {
       if (ABORTED.get() == null && PASSER.get() == null) {
         return false;
       }
       LockSupport.parkNanos(LOCK, POLL_NANOS);
+      looks++;
       long now = progress;
       Thread passer = PASSER.get();
-      if (passer != null && passer == active && now == seen) {
-        if (++still >= STALLED_LOOKS) {
+      RunControl run = passing;
+      if (passer != null && passer == active && now == seen && run != null) {
+        if (run != seenOn) {
+          // The first look at this pass without progress: its clock starts here.
+          seenOn = run;
+          seenAt = run.nanoTime();
+          still = 0;
+        }
+        boolean notRunning = passer.getState() != Thread.State.RUNNABLE;
+        still = notRunning ? still + 1 : 0;
+        if (still >= STALLED_LOOKS || run.nanoTime() - seenAt >= STALLED_NANOS) {
           synchronized (LOCK) {
             if (spare == self) {
               spare = null;
@@ -240,6 +296,7 @@ final class AbortCancels {
       } else {
         still = 0;
         seen = now;
+        seenOn = null;
       }
     }
   }
@@ -277,8 +334,8 @@ final class AbortCancels {
         boolean watching;
         synchronized (LOCK) {
           watching = spare == this;
-          if (!watching && spare == null && (ABORTED.get() != null || PASSER.get() != null)) {
-            // A stalled thread back from its close, and no spare: it watches.
+          if (!watching && spare == null) {
+            // A stalled thread back from its close, and no spare: it is the spare.
             spare = this;
             watching = true;
           }
@@ -288,12 +345,11 @@ final class AbortCancels {
           }
         }
         if (!watch(this)) {
-          synchronized (LOCK) {
-            if (spare == this) {
-              spare = null;
-              threads--;
-              return;
-            }
+          // Nothing to watch: the spare stays, parked, until an abort's push unparks it
+          // (aborted(): push, then unpark spare; watch: read the list, then park. The park's
+          // permit keeps an unpark between the two). It never ends, so it is never lost.
+          if (spare == this) {
+            LockSupport.park(LOCK);
           }
         }
       }

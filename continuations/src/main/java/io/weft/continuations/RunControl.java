@@ -2,6 +2,7 @@ package io.weft.continuations;
 
 import io.weft.continuations.spi.SessionCancelledException;
 import io.weft.transport.spi.HeapExhaustion;
+import io.weft.transport.spi.Ticker;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -89,9 +90,18 @@ final class RunControl {
   /** Set once the run's waits are over ({@link #over()}): its cancels stop. */
   private volatile boolean over;
 
+  /** The clock of the abort's time and its grace: the system's, or a test's that moves when told. */
+  private final Ticker ticker;
+
   /** A run whose waits after an abort last the runner's close wait, {@code graceMillis}. */
   RunControl(long graceMillis) {
+    this(graceMillis, Ticker.system());
+  }
+
+  /** As {@link #RunControl(long)}, its abort's time and grace read on {@code ticker} (tests inject one). */
+  RunControl(long graceMillis, Ticker ticker) {
     this.graceNanos = TimeUnit.MILLISECONDS.toNanos(graceMillis);
+    this.ticker = ticker;
     // The JVM's abort canceller, made now, long before any abort.
     AbortCancels.start();
   }
@@ -105,10 +115,15 @@ final class RunControl {
     if (!abortState.compareAndSet(RUNNING, ABORTED)) {
       return;
     }
-    abortedAtNanos = System.nanoTime();
+    abortedAtNanos = ticker.nanoTime();
     abortedBecause = reason;
     cancelled = true;
     AbortCancels.aborted(this);
+  }
+
+  /** Now, on this run's clock (for {@link AbortCancels}' stall watch). */
+  long nanoTime() {
+    return ticker.nanoTime();
   }
 
   /**
@@ -116,7 +131,7 @@ final class RunControl {
    * not run out.
    */
   boolean served() {
-    return !over && System.nanoTime() - abortedAtNanos < graceNanos;
+    return !over && ticker.nanoTime() - abortedAtNanos < graceNanos;
   }
 
   /**
@@ -228,18 +243,18 @@ final class RunControl {
           }
           if (!interrupted) {
             interrupted = true;
-            interruptedAtNanos = System.nanoTime();
+            interruptedAtNanos = ticker.nanoTime();
           }
         }
         if (interrupted) {
-          long left = interruptedAtNanos + graceNanos - System.nanoTime();
+          long left = interruptedAtNanos + graceNanos - ticker.nanoTime();
           if (left <= 0L) {
             return false;
           }
           slice = Math.min(slice, left);
         }
         if (abortedBecause != null) {
-          long left = abortedAtNanos + graceNanos - System.nanoTime();
+          long left = abortedAtNanos + graceNanos - ticker.nanoTime();
           if (left <= 0L) {
             return false;
           }
@@ -268,7 +283,7 @@ final class RunControl {
       long slice = ABORT_POLL_NANOS;
       long left = Long.MAX_VALUE;
       if (abortedBecause != null) {
-        left = abortedAtNanos + TimeUnit.MILLISECONDS.toNanos(graceMillis) - System.nanoTime();
+        left = abortedAtNanos + TimeUnit.MILLISECONDS.toNanos(graceMillis) - ticker.nanoTime();
         slice = Math.max(0L, Math.min(slice, left));
       }
       try {
@@ -318,7 +333,8 @@ final class RunControl {
         cancelThrew(e);
       } catch (Error e) {
         if (e instanceof VirtualMachineError) {
-          // Not the session's: the canceller must not swallow it (StackOverflowError, InternalError).
+          // Not the session's (StackOverflowError, InternalError): passed on; AbortCancels' round
+          // ends this run's pass there and serves the runs after it all the same.
           throw e;
         }
         // A close that failed with a LinkageError, an AssertionError: the cancels go on.
@@ -350,7 +366,7 @@ final class RunControl {
    */
   void waitForHeap(OutOfMemoryError e, long graceMillis) {
     if (abortedBecause == null
-        || System.nanoTime() - abortedAtNanos > TimeUnit.MILLISECONDS.toNanos(graceMillis)) {
+        || ticker.nanoTime() - abortedAtNanos > TimeUnit.MILLISECONDS.toNanos(graceMillis)) {
       throw e;
     }
     LockSupport.parkNanos(this, ABORT_POLL_NANOS);

@@ -74,6 +74,13 @@ final class ThreadRunner extends ModeRunner {
         } catch (RuntimeException e) {
           // Its close threw: the others are cancelled all the same (logged once per run).
           control.cancelThrew(e);
+        } catch (Error e) {
+          if (e instanceof VirtualMachineError) {
+            // Not the session's (StackOverflowError, InternalError): the canceller's to handle.
+            throw e;
+          }
+          // Its close failed with a LinkageError (a class whose initialiser once ran out of heap
+          // there), an AssertionError: the others are cancelled all the same.
         }
       }
       synchronized (running) {

@@ -164,6 +164,51 @@ class FailedCloseTest {
     }
   }
 
+  /**
+   * A cancel whose close of one session's transport fails with an {@code Error} that is not the
+   * JVM's ({@code NoClassDefFoundError}: a class whose initialiser once ran out of heap in a close
+   * fails every later close the same way): the other sessions are cancelled all the same, and the
+   * caller's cancel returns. Before, the loops caught only {@code OutOfMemoryError} and
+   * {@code RuntimeException}: the error came out of the caller's {@code cancel()}, and the sessions
+   * after the failing one were never cancelled.
+   */
+  @ParameterizedTest
+  @MethodSource("modes")
+  // A watchdog only.
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aCancelWhoseCloseFailsWithALinkageErrorCancelsTheOtherSessionsAndReturns(Mode mode) throws Exception {
+    int sessions = 3;
+    try (EchoServer tcp = EchoServer.tcp();
+         FirstCloseFailsConnector connector = FirstCloseFailsConnector.failingWithError(1,
+             () -> new NoClassDefFoundError("Could not initialize class a.ClassOfTheClose"));
+         SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector).address(tcp.address())
+             .timeout(Timeout.of(60, TimeUnit.SECONDS)).closeWait(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS).build()) {
+      java.util.concurrent.atomic.AtomicReference<Throwable> thrown = new java.util.concurrent.atomic.AtomicReference<>();
+      // SYNC runs one session at a time; the others all read at once.
+      Silent.reading = new java.util.concurrent.CountDownLatch(mode.kind() == Mode.Kind.SYNC ? 1 : sessions);
+      Thread canceller = new Thread(() -> {
+        try {
+          Silent.reading.await();
+          runner.cancel();
+          // The failed close kept its transport: this cancel closes it (the socket's own close).
+          runner.cancel();
+        } catch (Throwable t) {
+          thrown.set(t);
+        }
+      }, "canceller");
+      canceller.start();
+      RunResult<String> result = runner.run(Silent.class, sessions);
+      canceller.join();
+      assertEquals(null, thrown.get(), "the caller's cancel threw");
+      // Each transport's first close fails: in THREADS and VIRTUAL_THREADS every session's close
+      // was tried, past the first that failed.
+      assertEquals(mode.kind() == Mode.Kind.SYNC ? 1 : sessions, connector.failedCloses());
+      for (int i = 0; i < sessions; i++) {
+        assertEquals(Outcome.Status.CANCELLED, result.outcome(i).status(), i + ": " + result.outcome(i));
+      }
+    }
+  }
+
   /** Waits for a line that never comes (it writes none to echo). */
   public static final class Silent implements SessionTask<String> {
     static volatile java.util.concurrent.CountDownLatch reading;

@@ -573,6 +573,13 @@ public final class Scheduler {
       } catch (RuntimeException e) {
         // Its close threw: the others are cancelled all the same.
         cancelThrew(e);
+      } catch (Error e) {
+        if (e instanceof VirtualMachineError) {
+          // Not the fiber's (StackOverflowError, InternalError): the canceller's to handle.
+          throw e;
+        }
+        // Its close failed with a LinkageError (a class whose initialiser once ran out of heap
+        // there), an AssertionError: the others are cancelled all the same.
       }
     }
   }
