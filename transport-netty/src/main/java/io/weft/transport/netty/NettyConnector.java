@@ -3,14 +3,22 @@ package io.weft.transport.netty;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelException;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.DefaultChannelPromise;
 import io.netty.channel.DefaultSelectStrategyFactory;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SelectStrategyFactory;
 import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannelConfig;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.util.internal.PlatformDependent;
 import io.weft.transport.Connector;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
@@ -20,6 +28,7 @@ import io.weft.transport.spi.Ticker;
 import io.weft.transport.spi.Tls;
 import io.weft.transport.netty.internal.ChannelState;
 import io.weft.transport.netty.internal.EventLoops;
+import io.weft.transport.netty.internal.LingerlessSocketChannel;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -61,6 +70,8 @@ public final class NettyConnector implements Connector {
   private static final String LOOP_DIED;
   private static final int LOOP_DIED_CLOSE_TRIES = 200;
   private static final long LOOP_DIED_CLOSE_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+  /** The provider of the event loops' selectors and of every channel (Netty's default too). */
+  private static final SelectorProvider PROVIDER = SelectorProvider.provider();
 
   static {
     LOOP_DIED = "a Netty event loop died";
@@ -88,7 +99,7 @@ public final class NettyConnector implements Connector {
     this.threads = threads;
     this.group = new NioEventLoopGroup(threads,
         EventLoops.threads("weft-netty-" + kind + IDS.incrementAndGet() + "-", this::loopEnded),
-        SelectorProvider.provider(), selectStrategy);
+        PROVIDER, selectStrategy);
     this.bootstrap = new Bootstrap()
         .group(group)
         .channel(NioSocketChannel.class)
@@ -206,9 +217,79 @@ public final class NettyConnector implements Connector {
     /**
      * Issues the connect; {@code state} is in the channel's pipeline before any event, and with
      * TLS the {@code SslHandler} ahead of it, to start the handshake when the channel is active.
+     *
+     * <p>A plaintext connect to a resolved address is made as Netty's {@code Bootstrap} makes
+     * it, minus what a connect per session pays for nothing here: the clone of the bootstrap and
+     * its option maps, the channel made by reflection, a second {@code setsockopt(TCP_NODELAY)}
+     * (the channel's config sets it as the channel is made), the resolver's look-up, Netty's
+     * {@code getsockopt(SO_LINGER)} at the close (see {@link LingerlessSocketChannel}), and the
+     * connect handed to the event loop as a task of its own when it is issued on that loop
+     * already (a session that reconnects where its last connection ended). The pipeline is
+     * complete before the channel is registered, so issuing the connect at once skips nothing
+     * a handler's {@code channelRegistered} would add. With TLS, to an unresolved address, and
+     * when the JDK cannot open a channel (no file descriptors left, say), the connect goes
+     * through {@code Bootstrap}, so that those resolve, set up and fail exactly as before.
      */
     @Override
     public Future<?> startConnect(SocketAddress remote, ChannelState state) {
+      if (tls().isPresent() || ((InetSocketAddress) remote).isUnresolved()) {
+        return bootstrapConnect(remote, state);
+      }
+      NioSocketChannel channel;
+      try {
+        channel = new LingerlessSocketChannel(PROVIDER);
+      } catch (Throwable e) {
+        return bootstrapConnect(remote, state);
+      }
+      try {
+        SocketChannelConfig config = channel.config();
+        if (!PlatformDependent.canEnableTcpNoDelayByDefault()) {
+          config.setTcpNoDelay(true);
+        }
+        config.setAllocator(PooledByteBufAllocator.DEFAULT);
+        // Weft's Timeout bounds the connect; 0 turns Netty's own connect timeout off.
+        config.setConnectTimeoutMillis(0);
+        channel.pipeline().addLast(state.newHandler());
+      } catch (Throwable e) {
+        // As Bootstrap's set-up of a channel that failed: closed, and the connect failed.
+        channel.unsafe().closeForcibly();
+        return new DefaultChannelPromise(channel, GlobalEventExecutor.INSTANCE).setFailure(e);
+      }
+      ChannelFuture registered = group.register(channel);
+      ChannelPromise connected = channel.newPromise();
+      if (registered.isDone()) {
+        connectRegistered(registered, remote, connected);
+      } else {
+        registered.addListener((ChannelFutureListener) done -> connectRegistered(done, remote, connected));
+      }
+      return connected;
+    }
+
+    /**
+     * The connect of a channel once its registration is done: issued at once (on its event loop,
+     * where a registration ends; Netty hands a connect from another thread to the loop), or,
+     * if the registration failed (the group shut down), the channel closed and the connect
+     * failed with the registration's cause, as {@code Bootstrap} does.
+     */
+    private void connectRegistered(ChannelFuture registered, SocketAddress remote, ChannelPromise connected) {
+      Channel channel = registered.channel();
+      Throwable cause = registered.cause();
+      if (cause != null || connected.isCancelled()) {
+        if (channel.isRegistered()) {
+          channel.close();
+        } else {
+          channel.unsafe().closeForcibly();
+        }
+        if (cause != null) {
+          connected.tryFailure(cause);
+        }
+        return;
+      }
+      channel.connect(remote, connected);
+    }
+
+    /** The connect through a clone of Netty's bootstrap: for an unresolved address, which it resolves. */
+    private Future<?> bootstrapConnect(SocketAddress remote, ChannelState state) {
       Bootstrap b = bootstrap.clone();
       TlsSettings tls = tls().orElse(null);
       if (tls == null) {

@@ -1,0 +1,82 @@
+package io.weft.transport.netty;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.socket.SocketChannelConfig;
+import io.netty.util.concurrent.Future;
+import io.weft.testsupport.EchoServer;
+import io.weft.transport.Timeout;
+import io.weft.transport.netty.internal.ChannelState;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The connect path of a plaintext Netty connect, which a connect per session pays each time: the
+ * channel opened without a bootstrap's clone, and, on the channel's event loop, the connect issued
+ * at once rather than queued as a task of its own for the loop's next turn. The channel is set up
+ * as the bootstrap set it up.
+ */
+class NettyConnectPathTest {
+  private static final Timeout FIVE_SECONDS = Timeout.of(5, TimeUnit.SECONDS);
+
+  /**
+   * On the event loop, where a session that reconnects issues its connect, the connect has
+   * begun when {@code startConnect} returns: the JDK channel knows its peer. Through
+   * {@code Bootstrap} it was a task the loop ran after the caller's own task, so the channel
+   * did not know it yet.
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aConnectIssuedOnTheEventLoopHasBegunWhenStartConnectReturns() throws Exception {
+    try (EchoServer tcp = EchoServer.tcp(); NettyConnector connector = NettyConnector.builder().eventLoopThreads(1).tcp()) {
+      SocketAddress address = tcp.address();
+      // A first connection gives the test the connector's one event loop.
+      try (NettyTransport first = connector.connect(address, FIVE_SECONDS)) {
+        Channel firstChannel = first.state().channel();
+        NettyConnector.Core core = connector.core();
+        ChannelState state = core.register(address);
+        Future<SocketAddress> peerAtReturn = firstChannel.eventLoop().submit(() -> {
+          Future<?> connect = core.startConnect(address, state);
+          return ((ChannelFuture) connect).channel().remoteAddress();
+        });
+        SocketAddress peer = peerAtReturn.get(30, TimeUnit.SECONDS);
+        core.abandon(state, "test over");
+        assertNotNull(peer, "the connect had not begun when startConnect returned on the event loop");
+        assertEquals(((InetSocketAddress) address).getPort(), ((InetSocketAddress) peer).getPort());
+      }
+    }
+  }
+
+  /**
+   * The channel of a connect is set up as the bootstrap set it up (no delay, the pooled allocator,
+   * no connect timeout of Netty's own, no linger), carries a session's bytes and closes.
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void theChannelHasNoDelayThePooledAllocatorAndNoConnectTimeoutOfNettysOwn() throws Exception {
+    try (EchoServer tcp = EchoServer.tcp(); NettyConnector connector = NettyConnector.tcp();
+         NettyTransport transport = connector.connect(tcp.address(), FIVE_SECONDS)) {
+      SocketChannelConfig config = (SocketChannelConfig) transport.state().channel().config();
+      assertTrue(config.isTcpNoDelay());
+      assertSame(PooledByteBufAllocator.DEFAULT, config.getAllocator());
+      assertEquals(0, config.getConnectTimeoutMillis());
+      // No linger: the close that skips Netty's check of it closes on the event loop, as Netty's would.
+      assertEquals(-1, config.getSoLinger());
+      transport.write("ping\n".getBytes(StandardCharsets.US_ASCII));
+      transport.flush();
+      assertEquals("ping", transport.readLine(100));
+      transport.close();
+      assertFalse(transport.isOpen());
+    }
+  }
+}
