@@ -10,11 +10,13 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.DefaultChannelPromise;
 import io.netty.channel.DefaultSelectStrategyFactory;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SelectStrategyFactory;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannelConfig;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.internal.PlatformDependent;
@@ -254,7 +256,8 @@ public final class NettyConnector implements Connector {
         channel.unsafe().closeForcibly();
         return new DefaultChannelPromise(channel, GlobalEventExecutor.INSTANCE).setFailure(e);
       }
-      ChannelFuture registered = group.register(channel);
+      EventLoop here = runningLoop();
+      ChannelFuture registered = here != null ? here.register(channel) : group.register(channel);
       ChannelPromise connected = channel.newPromise();
       if (registered.isDone()) {
         connectRegistered(registered, remote, connected);
@@ -262,6 +265,26 @@ public final class NettyConnector implements Connector {
         registered.addListener((ChannelFutureListener) done -> connectRegistered(done, remote, connected));
       }
       return connected;
+    }
+
+    /**
+     * The event loop of this connector that the calling thread runs, or null: a connect made
+     * there (a session that reconnects on the loop its last connection ended on) is registered
+     * with that same loop, so the connect, its finish and the session's resumes stay on one
+     * thread, as MINA's processor keeps a connect it runs; not handed to the group's next loop,
+     * which with two loops or more took a task and a wake-up of another loop for one connect in
+     * two. Connects made on any other thread are spread over the group as before.
+     */
+    private EventLoop runningLoop() {
+      if (!EventLoops.inEventLoop()) {
+        return null;
+      }
+      for (EventExecutor loop : group) {
+        if (loop.inEventLoop()) {
+          return (EventLoop) loop;
+        }
+      }
+      return null;
     }
 
     /**

@@ -58,6 +58,37 @@ class NettyConnectPathTest {
   }
 
   /**
+   * A connect made on one of the connector's event loops is registered with that loop, not with
+   * the group's next one: with two loops, Netty's round robin gave one connect in two to the other
+   * loop (a task and a wake-up of that loop, and the session's resumes moved there).
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void connectsMadeOnAnEventLoopStayOnThatLoop() throws Exception {
+    try (EchoServer tcp = EchoServer.tcp(); NettyConnector connector = NettyConnector.builder().eventLoopThreads(2).tcp()) {
+      SocketAddress address = tcp.address();
+      try (NettyTransport first = connector.connect(address, FIVE_SECONDS)) {
+        Channel firstChannel = first.state().channel();
+        NettyConnector.Core core = connector.core();
+        ChannelState a = core.register(address);
+        ChannelState b = core.register(address);
+        Future<String> where = firstChannel.eventLoop().submit(() -> {
+          StringBuilder loops = new StringBuilder();
+          for (ChannelState state : new ChannelState[] {a, b}) {
+            Channel ch = ((ChannelFuture) core.startConnect(address, state)).channel();
+            loops.append(ch.eventLoop().inEventLoop() ? "here " : "elsewhere ");
+          }
+          return loops.toString().trim();
+        });
+        String loops = where.get(30, TimeUnit.SECONDS);
+        core.abandon(a, "test over");
+        core.abandon(b, "test over");
+        assertEquals("here here", loops, "the event loops of two connects made on one loop");
+      }
+    }
+  }
+
+  /**
    * The channel of a connect is set up as the bootstrap set it up (no delay, the pooled allocator,
    * no connect timeout of Netty's own, no linger), carries a session's bytes and closes.
    */
