@@ -35,6 +35,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.channels.spi.SelectorProvider;
 import java.util.Optional;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -260,11 +261,33 @@ public final class NettyConnector implements Connector {
       ChannelFuture registered = here != null ? here.register(channel) : group.register(channel);
       ChannelPromise connected = channel.newPromise();
       if (registered.isDone()) {
+        // Registered inline (on the calling loop): register0 has ended, channelRegistered included.
         connectRegistered(registered, remote, connected);
       } else {
-        registered.addListener((ChannelFutureListener) done -> connectRegistered(done, remote, connected));
+        registered.addListener((ChannelFutureListener) done -> connectWhenRegistered(done, remote, connected));
       }
       return connected;
+    }
+
+    /**
+     * The registration's listener: it runs inside Netty's {@code register0}, before the pipeline
+     * hears {@code channelRegistered} (and before register0's own {@code channelActive} for an
+     * active channel), so a connect issued here could complete, where a connect can complete at
+     * once, before them, and fire {@code channelActive} twice. As {@code Bootstrap.doConnect}
+     * does, the connect is handed to the channel's loop as a task, which runs after register0;
+     * a failed or cancelled registration is dealt with at once.
+     */
+    private void connectWhenRegistered(ChannelFuture registered, SocketAddress remote, ChannelPromise connected) {
+      if (!registered.isSuccess()) {
+        connectRegistered(registered, remote, connected);
+        return;
+      }
+      try {
+        registered.channel().eventLoop().execute(() -> connectRegistered(registered, remote, connected));
+      } catch (RejectedExecutionException e) {
+        registered.channel().unsafe().closeForcibly();
+        connected.tryFailure(e);
+      }
     }
 
     /**

@@ -3,12 +3,16 @@ package io.weft.transport.netty;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
 import io.netty.channel.socket.SocketChannelConfig;
 import io.netty.util.concurrent.Future;
 import io.weft.testsupport.EchoServer;
@@ -17,6 +21,8 @@ import io.weft.transport.netty.internal.ChannelState;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -53,6 +59,55 @@ class NettyConnectPathTest {
         core.abandon(state, "test over");
         assertNotNull(peer, "the connect had not begun when startConnect returned on the event loop");
         assertEquals(((InetSocketAddress) address).getPort(), ((InetSocketAddress) peer).getPort());
+      }
+    }
+  }
+
+  /**
+   * A connect made off the event loop, whose registration is a task for the loop, is issued
+   * after the pipeline has heard {@code channelRegistered}, as {@code Bootstrap.doConnect} issues
+   * it: not from the registration's listener, which Netty runs inside {@code register0} before
+   * {@code channelRegistered} (where a connect can complete at once, {@code channelActive} would
+   * then come before it, and twice). The loop is held by a task of the test's until the channel
+   * and a recording handler are in place, so the order does not depend on timing; the JDK channel
+   * knows its peer once the connect has been issued.
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aConnectMadeOffTheLoopIsIssuedAfterChannelRegistered() throws Exception {
+    try (EchoServer tcp = EchoServer.tcp(); NettyConnector connector = NettyConnector.builder().eventLoopThreads(1).tcp()) {
+      SocketAddress address = tcp.address();
+      try (NettyTransport first = connector.connect(address, FIVE_SECONDS)) {
+        EventLoop loop = first.state().channel().eventLoop();
+        NettyConnector.Core core = connector.core();
+        ChannelState state = core.register(address);
+        CountDownLatch release = new CountDownLatch(1);
+        loop.execute(() -> {
+          try {
+            release.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
+        ChannelFuture connect;
+        CompletableFuture<SocketAddress> peerAtRegistered = new CompletableFuture<>();
+        try {
+          connect = (ChannelFuture) core.startConnect(address, state);
+          connect.channel().pipeline().addFirst(new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRegistered(ChannelHandlerContext ctx) {
+              peerAtRegistered.complete(ctx.channel().remoteAddress());
+              ctx.fireChannelRegistered();
+            }
+          });
+        } finally {
+          release.countDown();
+        }
+        assertTrue(connect.await(30, TimeUnit.SECONDS), "the connect did not end");
+        SocketAddress peer = peerAtRegistered.get(30, TimeUnit.SECONDS);
+        core.abandon(state, "test over");
+        assertNull(peer, "the connect was issued before channelRegistered");
+        assertTrue(connect.isSuccess(), () -> "the connect failed: " + connect.cause());
       }
     }
   }
