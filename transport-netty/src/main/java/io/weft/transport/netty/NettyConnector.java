@@ -260,6 +260,9 @@ public final class NettyConnector implements Connector {
       EventLoop here = runningLoop();
       ChannelFuture registered = here != null ? here.register(channel) : group.register(channel);
       ChannelPromise connected = channel.newPromise();
+      // As Bootstrap (4.1.138's doResolveAndConnect0): a connect that fails closes its channel,
+      // also where Netty does not (a promise cancelled before the loop runs the connect).
+      connected.addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
       if (registered.isDone()) {
         // Registered inline (on the calling loop): register0 has ended, channelRegistered included.
         connectRegistered(registered, remote, connected);
