@@ -20,6 +20,7 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.internal.PlatformDependent;
+import io.netty.util.internal.SystemPropertyUtil;
 import io.weft.transport.Connector;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
@@ -74,6 +75,13 @@ public final class NettyConnector implements Connector {
   private static final long LOOP_DIED_CLOSE_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
   /** The provider of the event loops' selectors and of every channel (Netty's default too). */
   private static final SelectorProvider PROVIDER = SelectorProvider.provider();
+  /**
+   * Whether Netty's {@code ChannelInitializerExtension}s are on ({@code
+   * -Dio.netty.bootstrap.extensions=serviceload}, read once, as Netty reads it): then every
+   * connect goes through {@code Bootstrap}, whose {@code init} hands each channel to them.
+   */
+  private static final boolean BOOTSTRAP_EXTENSIONS =
+      "serviceload".equalsIgnoreCase(SystemPropertyUtil.get("io.netty.bootstrap.extensions"));
 
   static {
     LOOP_DIED = "a Netty event loop died";
@@ -230,11 +238,15 @@ public final class NettyConnector implements Connector {
      * complete before the channel is registered, so issuing the connect at once skips nothing
      * a handler's {@code channelRegistered} would add. With TLS, to an unresolved address, and
      * when the JDK cannot open a channel (no file descriptors left, say), the connect goes
-     * through {@code Bootstrap}, so that those resolve, set up and fail exactly as before.
+     * through {@code Bootstrap}, so that those resolve, set up and fail exactly as before. So does
+     * every connect when {@code io.netty.bootstrap.extensions} is {@code serviceload} (read once,
+     * as the class loads): Netty's {@code ChannelInitializerExtension}s are called from
+     * {@code Bootstrap.init} only ({@code ChannelInitializerExtensions} is not public), and they
+     * see every channel of the connector, not the TLS and unresolved ones alone.
      */
     @Override
     public Future<?> startConnect(SocketAddress remote, ChannelState state) {
-      if (tls().isPresent() || ((InetSocketAddress) remote).isUnresolved()) {
+      if (BOOTSTRAP_EXTENSIONS || tls().isPresent() || ((InetSocketAddress) remote).isUnresolved()) {
         return bootstrapConnect(remote, state);
       }
       NioSocketChannel channel;
