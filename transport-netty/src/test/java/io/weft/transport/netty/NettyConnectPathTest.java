@@ -2,25 +2,30 @@ package io.weft.transport.netty;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
-import io.netty.channel.socket.SocketChannelConfig;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.util.concurrent.Future;
 import io.weft.testsupport.EchoServer;
 import io.weft.transport.Timeout;
 import io.weft.transport.netty.internal.ChannelState;
+import io.weft.transport.netty.internal.LingerlessSocketChannel;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -144,25 +149,44 @@ class NettyConnectPathTest {
   }
 
   /**
-   * The channel of a connect is set up as the bootstrap set it up (no delay, the pooled allocator,
-   * no connect timeout of Netty's own, no linger), carries a session's bytes and closes.
+   * A plaintext connect to a resolved address takes the fast path (its channel is a
+   * {@link LingerlessSocketChannel}, which main's Bootstrap path never made), and its channel is
+   * set up option by option as the bootstrap sets up the channel of a connect to an unresolved
+   * address, which still goes through it: a later option added to one place and not the other
+   * fails here. Values that are a fresh object per channel (the receive buffer allocator's
+   * state, say) are compared by class; the rest by value. The fast-path channel carries a
+   * session's bytes and closes.
    */
   @Test
   @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
-  void theChannelHasNoDelayThePooledAllocatorAndNoConnectTimeoutOfNettysOwn() throws Exception {
+  void theFastPathsChannelIsSetUpAsTheBootstrapsOptionByOption() throws Exception {
     try (EchoServer tcp = EchoServer.tcp(); NettyConnector connector = NettyConnector.tcp();
-         NettyTransport transport = connector.connect(tcp.address(), FIVE_SECONDS)) {
-      SocketChannelConfig config = (SocketChannelConfig) transport.state().channel().config();
-      assertTrue(config.isTcpNoDelay());
-      assertSame(PooledByteBufAllocator.DEFAULT, config.getAllocator());
-      assertEquals(0, config.getConnectTimeoutMillis());
-      // No linger: the close that skips Netty's check of it closes on the event loop, as Netty's would.
-      assertEquals(-1, config.getSoLinger());
-      transport.write("ping\n".getBytes(StandardCharsets.US_ASCII));
-      transport.flush();
-      assertEquals("ping", transport.readLine(100));
-      transport.close();
-      assertFalse(transport.isOpen());
+         NettyTransport fast = connector.connect(tcp.address(), FIVE_SECONDS);
+         NettyTransport viaBootstrap = connector.connect(
+             InetSocketAddress.createUnresolved("localhost", ((InetSocketAddress) tcp.address()).getPort()), FIVE_SECONDS)) {
+      assertInstanceOf(LingerlessSocketChannel.class, fast.state().channel(), "not the fast path");
+      assertFalse(viaBootstrap.state().channel() instanceof LingerlessSocketChannel, "not the Bootstrap path");
+      Map<String, Object> fastOptions = options(fast.state().channel().config());
+      Map<String, Object> bootstrapOptions = options(viaBootstrap.state().channel().config());
+      assertEquals(bootstrapOptions, fastOptions);
+      assertEquals(Boolean.TRUE, fastOptions.get("TCP_NODELAY"));
+      assertEquals(0, fastOptions.get("CONNECT_TIMEOUT_MILLIS"));
+      fast.write("ping\n".getBytes(StandardCharsets.US_ASCII));
+      fast.flush();
+      assertEquals("ping", fast.readLine(100));
+      fast.close();
+      assertFalse(fast.isOpen());
     }
+  }
+
+  private static Map<String, Object> options(ChannelConfig config) {
+    Map<String, Object> byName = new TreeMap<>();
+    for (Map.Entry<ChannelOption<?>, Object> e : config.getOptions().entrySet()) {
+      Object v = e.getValue();
+      boolean byValue = v == null || v instanceof Boolean || v instanceof Number || v instanceof String
+          || v instanceof Enum || v instanceof WriteBufferWaterMark || v instanceof ByteBufAllocator;
+      byName.put(e.getKey().name(), byValue ? (v instanceof WriteBufferWaterMark ? v.toString() : v) : v.getClass());
+    }
+    return byName;
   }
 }
