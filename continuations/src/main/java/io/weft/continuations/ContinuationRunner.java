@@ -104,7 +104,9 @@ final class ContinuationRunner extends ModeRunner {
     long start = System.nanoTime();
     try {
       // Cancelling the scheduler first is fine: it cancels each fiber as it admits it.
-      control.onCancel(scheduler::cancel);
+      // Made now, not at the abort: the pass asks it before each fiber (see RunControl.nextSession).
+      java.util.function.BooleanSupplier goesOn = control::nextSession;
+      control.onCancel(() -> scheduler.cancel(goesOn));
       // The fibers' end is looked at, not waited for (the latch's timed wait needs a queue node:
       // see RunControl), and the last fiber's end wakes this thread. An aborted run waits only
       // so long.
@@ -112,7 +114,8 @@ final class ContinuationRunner extends ModeRunner {
       CountDownLatch done = scheduler.runAll(fibers, fiber -> newFrame(frameConstructor, fiber), allEnded);
       RunControl.Check ended = () -> done.getCount() == 0L;
       if (!control.awaitSessions(ended, settings.closeWaitMillis())) {
-        control.unended((int) done.getCount());
+        // As in THREADS: the sessions under way, not those never admitted (they are cancelled).
+        control.unended((int) done.getCount() - scheduler.notAdmitted());
       }
     } finally {
       scheduler.shutdown(settings.closeWaitMillis());

@@ -10,8 +10,10 @@ package io.weft.continuations;
  * were left behind, if any; {@link #result()} holds what the sessions did up to then (one left
  * behind that had started and had no outcome yet is {@code CANCELLED} with a
  * {@link io.weft.continuations.spi.SessionCancelledException} of its own whose message begins
- * "left behind: "; its thread or fiber is abandoned, the outcomes do not change after the run returned, and the run is not cancelled again once
- * {@code run()} has returned).
+ * "left behind: "; its thread or fiber is abandoned, and the outcomes do not change after the run
+ * returned). Once {@code run()} has returned the run's cancels go no further: a canceller finishes
+ * at most the session it is at (a close under way then, one that never returns say, stays its own,
+ * past the run).
  */
 public final class RunAbortedException extends RuntimeException {
   private static final long serialVersionUID = 1L;

@@ -2,6 +2,7 @@ package io.weft.continuations;
 
 import io.weft.continuations.spi.SessionCancelledException;
 import io.weft.transport.spi.HeapExhaustion;
+import io.weft.transport.spi.Ticker;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -22,20 +23,17 @@ import org.slf4j.LoggerFactory;
  * such session's outcome {@code CANCELLED} with a {@link SessionCancelledException} of its own
  * that says so (or, if the heap has no room for one then, {@link #leftBehind()}, made with the
  * run), its thread or fiber abandoned; the outcomes the run returns do not change after it.
- * The run's own thread only looks and parks after an abort, never closes a session itself: its
- * cancels again ({@link #awaitSessions}) are made by a thread of their own,
- * {@value #RECANCEL_THREAD_NAME}, one per aborted run, so that a close that takes long in a full
- * heap (each allocation there costs full collections) or never returns (on JDK 25, a virtual
- * thread's socket close waiting for a monitor that an unmounted virtual thread holds) cannot keep
- * the run past its grace. That thread ends with the run's waits or the grace, whichever is first.
  *
- * <p>An abort cancels once, not once per report: when the heap runs out, hundreds of sessions
- * fail with it together and each reports it to every run under way. Were each report to run the
- * cancel (which goes over every session of the run, under the runner's locks), the sessions'
- * own ends would queue behind hundreds of passes, in a JVM busy collecting, and the run would
- * outlast its grace. A cancel that threw is owed, and the next report makes it; one whose
- * sessions were not all reached (the actions go on past a session's failure) is made again
- * every poll while the run waits, by the recanceller (above).
+ * <p>An abort cancels nothing on the thread that reports it (a session's, the run's own, SYNC's
+ * caller, {@code weft-heap-watch}, an I/O thread): it records the reason, marks the run cancelled
+ * (the sessions not yet started see it) and hands the run to {@link AbortCancels}, the JVM's
+ * thread {@value AbortCancels#THREAD_NAME}, made long before, which makes the abort's cancel and
+ * then cancels the run again every poll until the run is over or its grace has run out. The run's
+ * own thread only looks and parks. So a close that takes long in a full heap (each allocation
+ * there costs full collections) or never returns (on JDK 25, a virtual thread's socket close
+ * waiting for a monitor that an unmounted virtual thread holds) cannot keep the run past its
+ * grace, nor stop the thread that reported; and hundreds of sessions failing together, each
+ * reporting to every run, cost one compare-and-set each. The abort allocates nothing.
  */
 final class RunControl {
   /**
@@ -55,8 +53,8 @@ final class RunControl {
     A_SESSION = "a session";
   }
 
-  /** The name of the thread that cancels an aborted run again while the run waits (see the class comment). */
-  static final String RECANCEL_THREAD_NAME = "weft-abort-recancel";
+  /** The name of the thread that cancels aborted runs (see the class comment). */
+  static final String RECANCEL_THREAD_NAME = AbortCancels.THREAD_NAME;
   /** What a session left behind by an aborted run says, as its outcome's failure. */
   static final String LEFT_BEHIND = "left behind: the run was aborted (the heap ran out) and this session had not"
       + " ended when the runner's close wait after the abort ran out; its thread or fiber was abandoned";
@@ -66,12 +64,8 @@ final class RunControl {
 
   /** Not aborted. */
   private static final int RUNNING = 0;
-  /** Aborted, and one caller is cancelling for it. */
-  private static final int ABORT_CANCELLING = 1;
-  /** Aborted, and the abort's cancel has run to its end. */
-  private static final int ABORT_CANCELLED = 2;
-  /** Aborted, and the abort's cancel threw: the next {@link #abort} makes it. */
-  private static final int ABORT_CANCEL_OWED = 3;
+  /** Aborted: {@link AbortCancels} cancels it. */
+  private static final int ABORTED = 1;
 
   private volatile boolean cancelled;
   private volatile Runnable onCancel;
@@ -81,56 +75,72 @@ final class RunControl {
   /** The run's thread while it waits in {@link #awaitSessions(Check, long)}, for {@link #wake()}. */
   private volatile Thread waiter;
 
-  /**
-   * Where the abort is: RUNNING -> ABORT_CANCELLING (the first abort, which sets the reason) ->
-   * ABORT_CANCELLED, or ABORT_CANCEL_OWED if its cancel threw; ABORT_CANCEL_OWED ->
-   * ABORT_CANCELLING (the next abort). Made with the run, so that an abort needs no heap.
-   */
+  /** RUNNING -> ABORTED, by the first abort. Made with the run, so that an abort needs no heap. */
   private final AtomicInteger abortState = new AtomicInteger(RUNNING);
+  /** How long after the abort the run's waits, and its cancels, go on: the runner's close wait. */
+  private final long graceNanos;
+  /** The next aborted run in {@link AbortCancels}' list. */
+  volatile RunControl nextAborted;
   /** What the run throws if its thread has no room to make the exception of an abort. */
   private final RunAbortedException madeAhead = RunAbortedException.madeAhead();
   /** The failure of a session left behind when there is no room to make it its own, made with the run (see the class comment). */
   private final SessionCancelledException leftBehind = new SessionCancelledException(LEFT_BEHIND);
-  /**
-   * The recanceller's body, made with the run: a class of its own, not a lambda or method
-   * reference, whose {@code invokedynamic} call site would first be linked at the abort, in a full
-   * heap, where a linkage that fails is a {@code BootstrapMethodError} kept for the call site for
-   * good (JVMS 5.4.3).
-   */
-  private final Runnable recancelLoop = new Runnable() {
-    @Override
-    public void run() {
-      recancelUntilOver();
-    }
-  };
-  /** The thread that cancels again after an abort, once made; null before. */
-  private volatile Thread recanceller;
-  /** The grace of the waits that made {@link #recanceller}: it stops cancelling once that has passed. */
-  private volatile long recancelGraceNanos;
   /** Set once a cancel's throw has been logged ({@link #cancelThrew}): once per run. */
   private volatile boolean cancelThrewLogged;
-  /** Set once the run's waits are over ({@link #over()}): the recanceller stops. */
+  /** Set once the run's waits are over ({@link #over()}): its cancels stop. */
   private volatile boolean over;
+
+  /** The clock of the abort's time and its grace: the system's, or a test's that moves when told. */
+  private final Ticker ticker;
+
+  /** A run whose waits after an abort last the runner's close wait, {@code graceMillis}. */
+  RunControl(long graceMillis) {
+    this(graceMillis, Ticker.system());
+  }
+
+  /** As {@link #RunControl(long)}, its abort's time and grace read on {@code ticker} (tests inject one). */
+  RunControl(long graceMillis, Ticker ticker) {
+    this.graceNanos = TimeUnit.MILLISECONDS.toNanos(graceMillis);
+    this.ticker = ticker;
+    // The JVM's abort canceller, made now, long before any abort.
+    AbortCancels.start();
+  }
 
   /**
    * Cancels the run for {@code reason}, which {@link #abortedBecause()} then gives; the first
-   * reason stays. Only the first call cancels (or a later one, if the cancel before it threw):
-   * see the class comment.
+   * reason stays. Cancels nothing on this thread: marks the run cancelled and hands it to
+   * {@link AbortCancels} (see the class comment). Allocates nothing; any thread.
    */
   void abort(String reason) {
-    if (abortState.compareAndSet(RUNNING, ABORT_CANCELLING)) {
-      abortedAtNanos = System.nanoTime();
-      abortedBecause = reason;
-    } else if (!abortState.compareAndSet(ABORT_CANCEL_OWED, ABORT_CANCELLING)) {
+    if (!abortState.compareAndSet(RUNNING, ABORTED)) {
       return;
     }
-    boolean done = false;
-    try {
-      cancel();
-      done = true;
-    } finally {
-      abortState.set(done ? ABORT_CANCELLED : ABORT_CANCEL_OWED);
-    }
+    abortedAtNanos = ticker.nanoTime();
+    abortedBecause = reason;
+    cancelled = true;
+    AbortCancels.aborted(this);
+  }
+
+  /** Now, on this run's clock (for {@link AbortCancels}' stall watch). */
+  long nanoTime() {
+    return ticker.nanoTime();
+  }
+
+  /**
+   * Whether {@link AbortCancels} still cancels this aborted run: its waits not over, its grace
+   * not run out.
+   */
+  boolean served() {
+    return !over && ticker.nanoTime() - abortedAtNanos < graceNanos;
+  }
+
+  /**
+   * Whether a cancel pass over this run's sessions goes on to the next session: not once the
+   * run is over, nor on a canceller thread that stalled in a close and was replaced (see
+   * {@link AbortCancels}). The modes' cancel actions ask before each session. Allocates nothing.
+   */
+  boolean nextSession() {
+    return !over && AbortCancels.passGoesOn();
   }
 
   /** Why the run was aborted, or null. */
@@ -222,8 +232,6 @@ final class RunControl {
     boolean interrupted = false;
     long interruptedAtNanos = 0L;
     try {
-      long cancelledAt = 0L;
-      boolean cancelledHere = false;
       for (;;) {
         if (ended.done()) {
           return true;
@@ -235,27 +243,20 @@ final class RunControl {
           }
           if (!interrupted) {
             interrupted = true;
-            interruptedAtNanos = System.nanoTime();
+            interruptedAtNanos = ticker.nanoTime();
           }
         }
         if (interrupted) {
-          long left = interruptedAtNanos + graceNanos - System.nanoTime();
+          long left = interruptedAtNanos + graceNanos - ticker.nanoTime();
           if (left <= 0L) {
             return false;
           }
           slice = Math.min(slice, left);
         }
         if (abortedBecause != null) {
-          long now = System.nanoTime();
-          long left = abortedAtNanos + graceNanos - now;
+          long left = abortedAtNanos + graceNanos - ticker.nanoTime();
           if (left <= 0L) {
             return false;
-          }
-          // Not at every wake-up: every session's end wakes this thread.
-          if (!cancelledHere || now - cancelledAt >= ABORT_POLL_NANOS) {
-            cancelAgain(graceNanos);
-            cancelledAt = now;
-            cancelledHere = true;
           }
           slice = Math.min(slice, left);
         }
@@ -271,11 +272,9 @@ final class RunControl {
 
   /**
    * Waits for {@code wait}: for good while the run goes on; once it is aborted, until
-   * {@code graceMillis} after the abort at most. After an abort the run is cancelled again every
-   * poll (closing what is closed already costs nothing), by the recanceller, which the first
-   * look after the abort makes (see the class comment): the first cancel ran on the thread that
-   * met the heap's end, and may itself have failed for want of heap part of the way through. A
-   * wait that fails for want of heap (a queue node) is tried again.
+   * {@code graceMillis} after the abort at most (the run is cancelled meanwhile by
+   * {@link AbortCancels}, never by this thread). A wait that fails for want of heap (a queue node)
+   * is tried again.
    *
    * @return true if what it waited for happened; false if the grace ran out first
    */
@@ -284,7 +283,7 @@ final class RunControl {
       long slice = ABORT_POLL_NANOS;
       long left = Long.MAX_VALUE;
       if (abortedBecause != null) {
-        left = abortedAtNanos + TimeUnit.MILLISECONDS.toNanos(graceMillis) - System.nanoTime();
+        left = abortedAtNanos + TimeUnit.MILLISECONDS.toNanos(graceMillis) - ticker.nanoTime();
         slice = Math.max(0L, Math.min(slice, left));
       }
       try {
@@ -295,64 +294,24 @@ final class RunControl {
         HeapExhaustion.report(e, RUN_THREAD);
         LockSupport.parkNanos(this, slice);
       }
-      if (abortedBecause != null) {
-        if (left <= slice) {
-          return false;
-        }
-        cancelAgain(TimeUnit.MILLISECONDS.toNanos(graceMillis));
+      if (abortedBecause != null && left <= slice) {
+        return false;
       }
     }
   }
 
   /**
-   * After an abort, at a look of the run's waiting thread: has the run cancelled again, by
-   * {@link #RECANCEL_THREAD_NAME}, made here the first time (the reserve was given back at the
-   * abort, so there is room for it, as a rule); where no thread can be made (no room), this
-   * thread cancels itself, this once, and tries to make it again at the next look.
-   */
-  private void cancelAgain(long graceNanos) {
-    if (recanceller != null) {
-      return;
-    }
-    try {
-      recancelGraceNanos = graceNanos;
-      // No inherited thread-locals, no context loader: it serves this run only.
-      Thread t = new Thread(null, recancelLoop, RECANCEL_THREAD_NAME, 0L, false);
-      t.setDaemon(true);
-      t.setContextClassLoader(null);
-      t.start();
-      recanceller = t;
-      return;
-    } catch (OutOfMemoryError e) {
-      // No room for a thread (or its stack): cancel here, as before.
-    }
-    cancelHere();
-  }
-
-  /** The recanceller's loop: cancels again every poll until the run's waits are over or the grace has passed. */
-  private void recancelUntilOver() {
-    while (!over && System.nanoTime() - abortedAtNanos < recancelGraceNanos) {
-      cancelHere();
-      LockSupport.parkNanos(this, ABORT_POLL_NANOS);
-    }
-  }
-
-  /**
-   * The run's waits are over (it returns or throws): a recanceller stops at its next look. A
-   * close it is in stays its own: it ends when that returns, if ever, and the run does not wait
-   * for it.
+   * The run's waits are over (it returns or throws): its cancels stop, a pass under way at its next
+   * session. A close under way stays its canceller's: it ends when that returns, if ever, and the
+   * run does not wait for it.
    */
   void over() {
     over = true;
-    Thread t = recanceller;
-    if (t != null) {
-      LockSupport.unpark(t);
+    if (abortState.get() != RUNNING) {
+      // Off the list (if an abort still pushing it comes after this, the canceller's next round,
+      // finding the run over, takes it off).
+      AbortCancels.over(this);
     }
-  }
-
-  /** The thread that cancels again after the abort, or null if none was made (for tests). */
-  Thread recanceller() {
-    return recanceller;
   }
 
   /** The failure of a session left behind by this run when no room is left to make one of its own: made with the run. */
@@ -360,17 +319,25 @@ final class RunControl {
     return leftBehind;
   }
 
-  private void cancelHere() {
+  /** One cancel pass, on {@link AbortCancels}' thread: what the mode registered, whatever it throws. */
+  void cancelHere() {
     Runnable action = onCancel;
     if (action != null) {
       try {
         action.run();
       } catch (OutOfMemoryError e) {
-        // Again at the next look.
+        // Again at the next poll.
       } catch (RuntimeException e) {
         // A close that threw (the mode's loop goes on past it; this is what escaped that): the
-        // cancels go on at the next look, and the recanceller lives on.
+        // cancels go on at the next poll, and the canceller lives on.
         cancelThrew(e);
+      } catch (Error e) {
+        if (e instanceof VirtualMachineError) {
+          // Not the session's (StackOverflowError, InternalError): passed on; AbortCancels' round
+          // ends this run's pass there and serves the runs after it all the same.
+          throw e;
+        }
+        // A close that failed with a LinkageError, an AssertionError: the cancels go on.
       }
     }
   }
@@ -399,7 +366,7 @@ final class RunControl {
    */
   void waitForHeap(OutOfMemoryError e, long graceMillis) {
     if (abortedBecause == null
-        || System.nanoTime() - abortedAtNanos > TimeUnit.MILLISECONDS.toNanos(graceMillis)) {
+        || ticker.nanoTime() - abortedAtNanos > TimeUnit.MILLISECONDS.toNanos(graceMillis)) {
       throw e;
     }
     LockSupport.parkNanos(this, ABORT_POLL_NANOS);

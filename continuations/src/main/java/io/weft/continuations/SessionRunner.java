@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Per session the runner opens a transport with the connector, calls the task's {@code run}
  * once, and closes the transport. Connects are paced ({@link Builder#connectPacing}) so that a
- * large run does not overflow the server's listen queue. One task instance serves the whole run. In
+ * large run does not overflow the listen queue of a server that keeps up with the pace. One task instance serves the whole run. In
  * {@code CONTINUATIONS} mode the task class is loaded by name through a
  * {@link ContinuationClassLoader} over the instrumented packages, and made with the given
  * constructor arguments: pass JDK types, expect JDK-typed results. With
@@ -115,7 +115,7 @@ public final class SessionRunner implements AutoCloseable {
     if (sessions < 0) {
       throw new IllegalArgumentException("sessions < 0: " + sessions);
     }
-    RunControl run = new RunControl();
+    RunControl run = new RunControl(settings.closeWaitMillis());
     synchronized (lock) {
       if (closed) {
         throw new IllegalStateException("runner is closed");
@@ -161,7 +161,7 @@ public final class SessionRunner implements AutoCloseable {
       }
       throw aborted(run, aborted, -1, null);
     } finally {
-      // An aborted run's recanceller stops (see RunControl): the run does not wait for it.
+      // An aborted run's cancels stop (see RunControl): the run does not wait for a close under way.
       run.over();
       watch.close();
       synchronized (lock) {

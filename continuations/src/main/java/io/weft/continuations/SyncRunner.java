@@ -36,12 +36,18 @@ final class SyncRunner extends ModeRunner {
     AtomicReference<SessionContext> current = new AtomicReference<>();
     control.onCancel(() -> {
       SessionContext c = current.get();
-      if (c != null) {
+      if (c != null && control.nextSession()) {
         try {
           c.cancel();
         } catch (RuntimeException e) {
           // Its close threw: the run is cancelled all the same (logged once per run).
           control.cancelThrew(e);
+        } catch (Error e) {
+          if (e instanceof VirtualMachineError) {
+            // Not the session's (OutOfMemoryError, StackOverflowError): the canceller's to handle.
+            throw e;
+          }
+          // Its close failed with a LinkageError, an AssertionError: the cancels go on.
         }
       }
     });

@@ -63,6 +63,10 @@ final class ThreadRunner extends ModeRunner {
       // Indexed loops, no iterator: this runs again and again while an aborted run waits, on a
       // heap that may have no room; one session's close failing must not spare the others.
       for (int i = 0; i < contexts.size(); i++) {
+        if (!control.nextSession()) {
+          // The run is over, or this pass's thread stalled in a close and was replaced.
+          return;
+        }
         try {
           contexts.get(i).cancel();
         } catch (OutOfMemoryError e) {
@@ -70,6 +74,13 @@ final class ThreadRunner extends ModeRunner {
         } catch (RuntimeException e) {
           // Its close threw: the others are cancelled all the same (logged once per run).
           control.cancelThrew(e);
+        } catch (Error e) {
+          if (e instanceof VirtualMachineError) {
+            // Not the session's (StackOverflowError, InternalError): the canceller's to handle.
+            throw e;
+          }
+          // Its close failed with a LinkageError (a class whose initialiser once ran out of heap
+          // there), an AssertionError: the others are cancelled all the same.
         }
       }
       synchronized (running) {
@@ -110,6 +121,9 @@ final class ThreadRunner extends ModeRunner {
             thread.setDaemon(true);
             thread.start();
           }
+          // Handed over: if the run gives up on it before its thread has even come to its frame,
+          // it was left behind (and its frame, when it comes, does not connect).
+          context.started();
         } catch (OutOfMemoryError e) {
           // The thread did not start (a start that throws leaves it unstarted): its permit
           // comes back here, or the run would wait for it for ever.

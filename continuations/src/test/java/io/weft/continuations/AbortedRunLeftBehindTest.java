@@ -9,25 +9,22 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weft.continuations.spi.SessionCancelledException;
+import io.weft.continuations.testing.ForwardingTransport;
 import io.weft.testsupport.EchoServer;
 import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
-import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import io.weft.transport.socket.SocketConnector;
 import java.io.IOException;
 import java.net.SocketAddress;
-import java.nio.charset.Charset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import javax.net.ssl.SSLSession;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -62,6 +59,7 @@ class AbortedRunLeftBehindTest {
       throws Exception {
     CountDownLatch release = new CountDownLatch(1);
     HoldsFirst.reading = new CountDownLatch(1);
+    HoldsFirst.release = release;
     try (EchoServer tcp = EchoServer.tcp(); BlockingCloseConnector connector = new BlockingCloseConnector(release);
          SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector).address(tcp.address())
              .timeout(Timeout.of(60, TimeUnit.SECONDS)).closeWait(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)
@@ -70,7 +68,8 @@ class AbortedRunLeftBehindTest {
         RunAbortedException e = assertThrows(RunAbortedException.class, () -> runner.run(HoldsFirst.class, 3));
         assertTrue(e.getMessage().startsWith("the run was aborted: the heap ran out (java.lang.OutOfMemoryError:"
             + " Java heap space, met by a session on thread "), e.getMessage());
-        // Session 0's thread is in the abort's cancel, session 1's in its read: neither ended.
+        // Session 0's thread is in its own close, session 1's in its task, which ignores cancels:
+        // neither ended.
         assertTrue(e.getMessage().endsWith(", and 2 of them had not ended " + CLOSE_WAIT_MILLIS
             + " ms later (the runner's close wait): they were left behind"), e.getMessage());
         // Every close so far blocked: the run returned while they still do.
@@ -145,22 +144,119 @@ class AbortedRunLeftBehindTest {
   // sessions 1 and 2 left behind, never cancelled.
   @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
   void aCloseThatThrowsDoesNotSpareTheOtherSessionsFromTheAbortsCancels(Mode mode) throws Exception {
-    TwoRead.reading = new CountDownLatch(2);
-    TwoRead.threads = new Thread[3];
     try (EchoServer tcp = EchoServer.tcp(); BlockingCloseConnector connector = new BlockingCloseConnector(null);
-         SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector).address(tcp.address())
-             .timeout(Timeout.of(120, TimeUnit.SECONDS)).closeWait(30, TimeUnit.SECONDS)
-             .maxInFlight(3).build()) {
-      TwoRead.connector = connector;
+         SessionRunner runner = twoReadRunner(mode, connector, tcp, 30)) {
       RunAbortedException e = assertThrows(RunAbortedException.class, () -> runner.run(TwoRead.class, 3));
       assertFalse(e.getMessage().contains("had not ended"), e.getMessage());
       RunResult<?> result = e.result();
       assertInstanceOf(OutOfMemoryError.class, result.outcome(0).failure());
-      for (int i = 1; i <= 2; i++) {
-        Outcome<?> o = result.outcome(i);
-        assertEquals(Outcome.Status.CANCELLED, o.status(), o.toString());
-        SessionCancelledException why = assertInstanceOf(SessionCancelledException.class, o.failure());
-        assertFalse(why.getMessage().startsWith("left behind"), why.getMessage());
+      assertCancelledNotLeftBehind(result);
+    }
+  }
+
+  /** A run of {@link TwoRead} over {@code connector}, three at once, with this close wait (a far bound). */
+  private static SessionRunner twoReadRunner(Mode mode, BlockingCloseConnector connector, EchoServer tcp,
+      long closeWaitSeconds) {
+    TwoRead.reading = new CountDownLatch(2);
+    TwoRead.threads = new Thread[3];
+    TwoRead.connector = connector;
+    return SessionRunner.builder().mode(mode).connector(connector).address(tcp.address())
+        .timeout(Timeout.of(120, TimeUnit.SECONDS)).closeWait(closeWaitSeconds, TimeUnit.SECONDS)
+        .maxInFlight(3).build();
+  }
+
+  /** Sessions 1 and 2 were cancelled by the abort's cancels, not left behind. */
+  private static void assertCancelledNotLeftBehind(RunResult<?> result) {
+    for (int i = 1; i <= 2; i++) {
+      Outcome<?> o = result.outcome(i);
+      assertEquals(Outcome.Status.CANCELLED, o.status(), o.toString());
+      SessionCancelledException why = assertInstanceOf(SessionCancelledException.class, o.failure());
+      assertFalse(why.getMessage().startsWith("left behind"), why.getMessage());
+    }
+  }
+
+  /**
+   * A cancel's close of session 1's transport closes its socket and never returns (until the test
+   * ends): the thread that made it is stalled for good. The other sessions are cancelled all the
+   * same: the JVM's canceller has a spare that takes the work over when a pass stalls, and skips
+   * the session whose cancel is under way. Every session ends (1 and 2 cancelled, their sockets
+   * closed), so the run returns with none left behind, long before its close wait. On the old code
+   * the abort's cancel ran on session 0's thread and stalled there, and so did the re-cancel
+   * thread, both in session 1's close: session 0 never ended and session 2 was never cancelled
+   * ("2 of them had not ended 60000 ms later"). Once the close returns, the stalled thread ends
+   * (a spare was made after the takeover): the JVM's two idle cancellers, the active one and its
+   * spare, are all that is left.
+   */
+  @ParameterizedTest
+  @MethodSource("modes")
+  // A watchdog only; the close wait is a far bound.
+  @org.junit.jupiter.api.Timeout(value = 180, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aCloseThatNeverReturnsStopsNoCancelOfTheOtherSessionsAndNoCancellerOutlivesIt(Mode mode) throws Exception {
+    try (EchoServer tcp = EchoServer.tcp(); BlockingCloseConnector connector = new BlockingCloseConnector(null);
+         SessionRunner runner = twoReadRunner(mode, connector, tcp, 60)) {
+      TwoRead.hang = true;
+      try {
+        RunAbortedException e = assertThrows(RunAbortedException.class, () -> runner.run(TwoRead.class, 3));
+        assertFalse(e.getMessage().contains("had not ended"), e.getMessage());
+        // A cancel is still in session 1's close: its thread stalled, and did not stop the others.
+        assertEquals(1, connector.hanging.get(), "closes hanging");
+        RunResult<?> result = e.result();
+        assertInstanceOf(OutOfMemoryError.class, result.outcome(0).failure());
+        assertCancelledNotLeftBehind(result);
+      } finally {
+        TwoRead.hang = false;
+        connector.unhang.countDown();
+      }
+      // The stalled canceller comes back and ends (or is the spare): two idle cancellers are left.
+      for (;;) {
+        List<Thread> busy = new ArrayList<>();
+        int all = 0;
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+          if (t.isAlive() && t.getName().equals(AbortCancels.THREAD_NAME)) {
+            all++;
+            if (!AbortCancels.isIdle(t)) {
+              busy.add(t);
+            }
+          }
+        }
+        if (busy.isEmpty()) {
+          assertEquals(2, all, "canceller threads left (the active one and its spare)");
+          break;
+        }
+        busy.get(0).join(100);
+      }
+      assertEquals(0, connector.hanging.get());
+    }
+  }
+
+  /**
+   * CONTINUATIONS (four workers, the blocking loopback connector allowed): the aborted run's
+   * cancels go through the scheduler's. The first close the canceller makes (session 0's, the
+   * first of the pass) never returns; the spare takes over, skips session 0, whose cancel is still
+   * in its close, and cancels sessions 1 and 2, whose reads end: every fiber ends, none is left
+   * behind. With no takeover (mutant) sessions 1 and 2 are never cancelled and are left behind at
+   * the close wait.
+   */
+  @org.junit.jupiter.api.Test
+  // A watchdog only; the close wait is a far bound.
+  @org.junit.jupiter.api.Timeout(value = 180, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void inContinuationsACloseThatNeverReturnsStopsNoCancelOfTheOtherFibers() throws Exception {
+    io.weft.continuations.testing.AbortSignals.reading = new CountDownLatch(2);
+    try (EchoServer tcp = EchoServer.tcp(); BlockingCloseConnector connector = new BlockingCloseConnector(null);
+         SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(4)).connector(connector)
+             .address(tcp.address()).allowBlockingConnector(true).instrument(SessionRunnerTest.CLIENT)
+             .timeout(Timeout.of(120, TimeUnit.SECONDS)).closeWait(60, TimeUnit.SECONDS).build()) {
+      connector.hangFirstCancel = true;
+      try {
+        RunAbortedException e = assertThrows(RunAbortedException.class,
+            () -> runner.run(io.weft.continuations.testclient.AbortWhenOthersReadTask.class, 3));
+        assertFalse(e.getMessage().contains("had not ended"), e.getMessage());
+        assertEquals(1, connector.hanging.get(), "closes hanging");
+        RunResult<?> result = e.result();
+        assertInstanceOf(OutOfMemoryError.class, result.outcome(0).failure());
+        assertCancelledNotLeftBehind(result);
+      } finally {
+        connector.unhang.countDown();
       }
     }
   }
@@ -174,18 +270,23 @@ class AbortedRunLeftBehindTest {
     static volatile CountDownLatch reading;
     static volatile Thread[] threads;
     static volatile BlockingCloseConnector connector;
+    /** Session 1's transport hangs in every close by another thread (see BlockingCloseConnector). */
+    static volatile boolean hang;
 
     @Override
     public String run(Transport transport, int index) throws IOException {
       threads[index] = Thread.currentThread();
       if (index > 0) {
+        if (hang && index == 1) {
+          connector.hangForOthers.add(Thread.currentThread());
+        }
         if (connector.release != null) {
           connector.failOwnClose.add(Thread.currentThread());
         }
         reading.countDown();
         return transport.readLineStrict(64);
       }
-      if (connector.release == null) {
+      if (connector.release == null && !hang) {
         connector.refuseEveryClose.add(Thread.currentThread());
       }
       try {
@@ -198,18 +299,21 @@ class AbortedRunLeftBehindTest {
   }
 
   /**
-   * Session 1 waits for a line that never comes; session 0, once session 1 is connected, meets
-   * the heap's end (an {@code OutOfMemoryError} of the heap's kind, thrown, which the session
-   * frame reports as it would a real one).
+   * Session 1 waits for the test to let it go, deaf to cancels (neither a closed transport nor an
+   * interrupt ends its wait: a virtual thread's socket read would end at the cancels' interrupt);
+   * session 0, once session 1 is connected, meets the heap's end (an {@code OutOfMemoryError} of
+   * the heap's kind, thrown, which the session frame reports as it would a real one).
    */
   public static final class HoldsFirst implements SessionTask<String> {
     static volatile CountDownLatch reading;
+    static volatile CountDownLatch release;
 
     @Override
     public String run(Transport transport, int index) throws IOException {
       if (index == 1) {
         reading.countDown();
-        return transport.readLineStrict(64);
+        ForwardingTransport.awaitUninterruptibly(release);
+        return "let go";
       }
       try {
         reading.await();
@@ -233,6 +337,22 @@ class AbortedRunLeftBehindTest {
     final AtomicInteger closesDone = new AtomicInteger();
     final Set<Thread> failOwnClose = ConcurrentHashMap.newKeySet();
     final Set<Thread> refuseEveryClose = ConcurrentHashMap.newKeySet();
+    /**
+     * A close of a transport opened by one of these, made by another thread (a cancel), closes the
+     * socket and then does not return until {@link #unhang}.
+     */
+    final Set<Thread> hangForOthers = ConcurrentHashMap.newKeySet();
+    final CountDownLatch unhang = new CountDownLatch(1);
+    /** Closes hanging now (see {@link #hangForOthers}, {@link #hangFirstCancel}). */
+    final AtomicInteger hanging = new AtomicInteger();
+    /**
+     * Set: the first close made by the JVM's abort canceller closes the socket and then does not
+     * return until {@link #unhang}; every other close not made by it waits until that one has
+     * begun (so that the hang is a cancel's, never a session's own close).
+     */
+    volatile boolean hangFirstCancel;
+    final AtomicInteger cancelCloses = new AtomicInteger();
+    final CountDownLatch hangBegun = new CountDownLatch(1);
 
     BlockingCloseConnector(CountDownLatch release) {
       this.release = release;
@@ -249,21 +369,46 @@ class AbortedRunLeftBehindTest {
     }
   }
 
-  private static final class BlockingClose implements Transport {
-    private final Transport socket;
+  private static final class BlockingClose extends ForwardingTransport {
     private final BlockingCloseConnector connector;
     /** The session's thread: it connects. */
     private final Thread owner = Thread.currentThread();
 
     BlockingClose(Transport socket, BlockingCloseConnector connector) {
-      this.socket = socket;
+      super(socket);
       this.connector = connector;
+    }
+
+    /** Closes the socket, then does not return until the connector's {@code unhang}. */
+    private void closeAndHang() {
+      socket.close();
+      connector.hanging.incrementAndGet();
+      connector.hangBegun.countDown();
+      try {
+        ForwardingTransport.awaitUninterruptibly(connector.unhang);
+      } finally {
+        connector.hanging.decrementAndGet();
+      }
     }
 
     @Override
     public void close() {
       if (connector.refuseEveryClose.contains(owner)) {
         throw new IllegalStateException("this close always fails");
+      }
+      if (connector.hangFirstCancel) {
+        if (Thread.currentThread().getName().equals(AbortCancels.THREAD_NAME)
+            && connector.cancelCloses.getAndIncrement() == 0) {
+          closeAndHang();
+          return;
+        }
+        ForwardingTransport.awaitUninterruptibly(connector.hangBegun);
+        socket.close();
+        return;
+      }
+      if (connector.hangForOthers.contains(owner) && Thread.currentThread() != owner) {
+        closeAndHang();
+        return;
       }
       boolean interrupted = false;
       if (connector.release != null) {
@@ -287,34 +432,5 @@ class AbortedRunLeftBehindTest {
         throw new IllegalStateException("the session's own close failed late");
       }
     }
-
-    @Override public String readLine(int limit) throws IOException { return socket.readLine(limit); }
-    @Override public String readLine(int limit, Charset charset) throws IOException {
-      return socket.readLine(limit, charset);
-    }
-    @Override public String readLineStrict(int limit) throws IOException { return socket.readLineStrict(limit); }
-    @Override public String readLineStrict(int limit, Charset charset) throws IOException {
-      return socket.readLineStrict(limit, charset);
-    }
-    @Override public void readFully(byte[] dst, int offset, int length) throws IOException {
-      socket.readFully(dst, offset, length);
-    }
-    @Override public byte[] readBytes(int byteCount) throws IOException { return socket.readBytes(byteCount); }
-    @Override public int read(byte[] dst, int offset, int length) throws IOException {
-      return socket.read(dst, offset, length);
-    }
-    @Override public void write(byte[] src, int offset, int length) throws IOException {
-      socket.write(src, offset, length);
-    }
-    @Override public void write(byte[] src) throws IOException { socket.write(src); }
-    @Override public void write(String text) throws IOException { socket.write(text); }
-    @Override public void write(String text, Charset charset) throws IOException { socket.write(text, charset); }
-    @Override public void writeLine(String line) throws IOException { socket.writeLine(line); }
-    @Override public void flush() throws IOException { socket.flush(); }
-    @Override public void startTls(TlsSettings settings) throws IOException { socket.startTls(settings); }
-    @Override public Optional<SSLSession> tlsSession() { return socket.tlsSession(); }
-    @Override public Timeout timeout() { return socket.timeout(); }
-    @Override public void timeout(Timeout timeout) { socket.timeout(timeout); }
-    @Override public boolean isOpen() { return socket.isOpen(); }
   }
 }

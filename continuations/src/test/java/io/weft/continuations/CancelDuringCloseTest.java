@@ -6,24 +6,21 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.weft.continuations.testing.ForwardingTransport;
 import io.weft.testsupport.EchoServer;
 import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
-import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import io.weft.transport.socket.SocketConnector;
 import io.weft.transport.spi.ReportsClose;
 import java.io.IOException;
 import java.net.SocketAddress;
-import java.nio.charset.Charset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import javax.net.ssl.SSLSession;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -139,8 +136,7 @@ class CancelDuringCloseTest {
    * is the socket's own. The close that finds the first under way returns only once a close after
    * the first's failure has come. Unarmed: the socket's own close.
    */
-  private static final class InterleavedClose implements Transport, ReportsClose {
-    private final Transport socket;
+  private static final class InterleavedClose extends ForwardingTransport implements ReportsClose {
     private final InterleavingConnector connector;
     private static final int REAL = 0;
     private static final int FIRST = 1;
@@ -156,7 +152,7 @@ class CancelDuringCloseTest {
     private int failed;
 
     InterleavedClose(Transport socket, InterleavingConnector connector) {
-      this.socket = socket;
+      super(socket);
       this.connector = connector;
     }
 
@@ -192,7 +188,7 @@ class CancelDuringCloseTest {
         case FIRST:
           // Under way until a second close has come; then it fails.
           ClosesUnderWay.bClosing.countDown();
-          awaitUninterruptibly(secondCame);
+          ForwardingTransport.awaitUninterruptibly(secondCame);
           synchronized (this) {
             failed = 1;
             underWay = false;
@@ -203,7 +199,7 @@ class CancelDuringCloseTest {
           // Does nothing, the close being under way; and returns only once that close has failed
           // and a close after it has come (the frame's again, once it has kept the transport):
           // the widest window for a cancel to forget the transport after the session kept it.
-          awaitUninterruptibly(laterCame);
+          ForwardingTransport.awaitUninterruptibly(laterCame);
           return;
         case FAIL:
           throw new OutOfMemoryError("Java heap space");
@@ -212,54 +208,10 @@ class CancelDuringCloseTest {
       }
     }
 
-    private static void awaitUninterruptibly(CountDownLatch latch) {
-      boolean interrupted = false;
-      for (;;) {
-        try {
-          latch.await();
-          break;
-        } catch (InterruptedException e) {
-          // The cancel interrupts session threads.
-          interrupted = true;
-        }
-      }
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
-    }
 
     @Override
     public void whenClosed(Runnable closed) {
       ((ReportsClose) socket).whenClosed(closed);
     }
-
-    @Override public String readLine(int limit) throws IOException { return socket.readLine(limit); }
-    @Override public String readLine(int limit, Charset charset) throws IOException {
-      return socket.readLine(limit, charset);
-    }
-    @Override public String readLineStrict(int limit) throws IOException { return socket.readLineStrict(limit); }
-    @Override public String readLineStrict(int limit, Charset charset) throws IOException {
-      return socket.readLineStrict(limit, charset);
-    }
-    @Override public void readFully(byte[] dst, int offset, int length) throws IOException {
-      socket.readFully(dst, offset, length);
-    }
-    @Override public byte[] readBytes(int byteCount) throws IOException { return socket.readBytes(byteCount); }
-    @Override public int read(byte[] dst, int offset, int length) throws IOException {
-      return socket.read(dst, offset, length);
-    }
-    @Override public void write(byte[] src, int offset, int length) throws IOException {
-      socket.write(src, offset, length);
-    }
-    @Override public void write(byte[] src) throws IOException { socket.write(src); }
-    @Override public void write(String text) throws IOException { socket.write(text); }
-    @Override public void write(String text, Charset charset) throws IOException { socket.write(text, charset); }
-    @Override public void writeLine(String line) throws IOException { socket.writeLine(line); }
-    @Override public void flush() throws IOException { socket.flush(); }
-    @Override public void startTls(TlsSettings settings) throws IOException { socket.startTls(settings); }
-    @Override public Optional<SSLSession> tlsSession() { return socket.tlsSession(); }
-    @Override public Timeout timeout() { return socket.timeout(); }
-    @Override public void timeout(Timeout timeout) { socket.timeout(timeout); }
-    @Override public boolean isOpen() { return socket.isOpen(); }
   }
 }

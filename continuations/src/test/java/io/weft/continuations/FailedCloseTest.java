@@ -100,6 +100,126 @@ class FailedCloseTest {
     }
   }
 
+  /**
+   * A close that fails twice (the frame's close and its close again) with an {@code OutOfMemoryError}
+   * that is not the heap's ("Direct buffer memory", "unable to create native thread"): the heap's
+   * end is not reported, no abort cancels the session again, so its place is freed at its task's
+   * end, as for any other failed close. Before, the session kept the place for a close report that
+   * never came, and the run (not aborted, so with no grace) waited for ever.
+   */
+  @ParameterizedTest
+  @MethodSource("modes")
+  // A hang fails the test instead of blocking the build.
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aCloseThatRunsOutOfSomethingElseThanTheHeapFreesThePlaceAtTheTasksEnd(Mode mode) throws Exception {
+    int sessions = 3;
+    try (EchoServer tcp = EchoServer.tcp();
+         FirstCloseFailsConnector connector = FirstCloseFailsConnector.failingWithError(2,
+             () -> new OutOfMemoryError("Direct buffer memory"));
+         SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector).address(tcp.address())
+             .maxInFlight(1).timeout(Timeout.of(30, TimeUnit.SECONDS))
+             .closeWait(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS).build()) {
+      RunResult<String> result = runner.run(Echo.class, sessions);
+      assertEquals(2 * sessions, connector.failedCloses());
+      for (int i = 0; i < sessions; i++) {
+        Outcome<String> outcome = result.outcome(i);
+        assertEquals(Outcome.Status.SUCCEEDED, outcome.status(), i + ": " + outcome);
+        assertEquals("session " + i, outcome.value());
+      }
+    }
+  }
+
+  /**
+   * A caller's cancel in SYNC whose close of the running session's transport throws (after
+   * closing it): the cancel returns normally, the session ends cancelled and the rest are never
+   * started. Without SyncRunner's catch the close's exception came out of the caller's
+   * {@code cancel()}.
+   */
+  @org.junit.jupiter.api.Test
+  // A watchdog only.
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aSyncCancelWhoseCloseThrowsReturnsAndCancelsTheRun() throws Exception {
+    try (EchoServer tcp = EchoServer.tcp();
+         FirstCloseFailsConnector connector = FirstCloseFailsConnector.throwingAfterClosing(
+             () -> new IllegalStateException("close failed"));
+         SessionRunner runner = SessionRunner.builder().mode(Mode.SYNC).connector(connector).address(tcp.address())
+             .timeout(Timeout.of(60, TimeUnit.SECONDS)).closeWait(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS).build()) {
+      java.util.concurrent.atomic.AtomicReference<Throwable> thrown = new java.util.concurrent.atomic.AtomicReference<>();
+      Silent.reading = new java.util.concurrent.CountDownLatch(1);
+      Thread canceller = new Thread(() -> {
+        try {
+          Silent.reading.await();
+          runner.cancel();
+        } catch (Throwable t) {
+          thrown.set(t);
+        }
+      }, "canceller");
+      canceller.start();
+      RunResult<String> result = runner.run(Silent.class, 2);
+      canceller.join();
+      assertEquals(null, thrown.get(), "the caller's cancel threw");
+      assertEquals(1, connector.failedCloses());
+      assertEquals(Outcome.Status.CANCELLED, result.outcome(0).status(), result.outcome(0).toString());
+      assertEquals(Outcome.Status.CANCELLED, result.outcome(1).status(), result.outcome(1).toString());
+    }
+  }
+
+  /**
+   * A cancel whose close of one session's transport fails with an {@code Error} that is not the
+   * JVM's ({@code NoClassDefFoundError}: a class whose initialiser once ran out of heap in a close
+   * fails every later close the same way): the other sessions are cancelled all the same, and the
+   * caller's cancel returns. Before, the loops caught only {@code OutOfMemoryError} and
+   * {@code RuntimeException}: the error came out of the caller's {@code cancel()}, and the sessions
+   * after the failing one were never cancelled.
+   */
+  @ParameterizedTest
+  @MethodSource("modes")
+  // A watchdog only.
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aCancelWhoseCloseFailsWithALinkageErrorCancelsTheOtherSessionsAndReturns(Mode mode) throws Exception {
+    int sessions = 3;
+    try (EchoServer tcp = EchoServer.tcp();
+         FirstCloseFailsConnector connector = FirstCloseFailsConnector.failingWithError(1,
+             () -> new NoClassDefFoundError("Could not initialize class a.ClassOfTheClose"));
+         SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector).address(tcp.address())
+             .timeout(Timeout.of(60, TimeUnit.SECONDS)).closeWait(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS).build()) {
+      java.util.concurrent.atomic.AtomicReference<Throwable> thrown = new java.util.concurrent.atomic.AtomicReference<>();
+      // SYNC runs one session at a time; the others all read at once.
+      Silent.reading = new java.util.concurrent.CountDownLatch(mode.kind() == Mode.Kind.SYNC ? 1 : sessions);
+      Thread canceller = new Thread(() -> {
+        try {
+          Silent.reading.await();
+          runner.cancel();
+          // The failed close kept its transport: this cancel closes it (the socket's own close).
+          runner.cancel();
+        } catch (Throwable t) {
+          thrown.set(t);
+        }
+      }, "canceller");
+      canceller.start();
+      RunResult<String> result = runner.run(Silent.class, sessions);
+      canceller.join();
+      assertEquals(null, thrown.get(), "the caller's cancel threw");
+      // Each transport's first close fails: in THREADS and VIRTUAL_THREADS every session's close
+      // was tried, past the first that failed.
+      assertEquals(mode.kind() == Mode.Kind.SYNC ? 1 : sessions, connector.failedCloses());
+      for (int i = 0; i < sessions; i++) {
+        assertEquals(Outcome.Status.CANCELLED, result.outcome(i).status(), i + ": " + result.outcome(i));
+      }
+    }
+  }
+
+  /** Waits for a line that never comes (it writes none to echo). */
+  public static final class Silent implements SessionTask<String> {
+    static volatile java.util.concurrent.CountDownLatch reading;
+
+    @Override
+    public String run(Transport transport, int index) throws IOException {
+      reading.countDown();
+      return transport.readLineStrict(64);
+    }
+  }
+
   /** Exchanges one line with the echo server. */
   public static final class Echo implements SessionTask<String> {
     @Override

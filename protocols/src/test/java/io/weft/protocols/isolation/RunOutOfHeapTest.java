@@ -27,17 +27,22 @@ import org.junit.jupiter.params.provider.EnumSource;
  * could not gather the outcomes), so the child exits 3; then a new run in the same JVM
  * succeeds. Without the abort, or with a session's end lost to a second
  * {@code OutOfMemoryError}, or a run's thread held in a close, the child would wait (for ever)
- * and the watchdog or the assertions fail the test. By default SYNC runs on every JDK,
- * CONTINUATIONS_NETTY on JDK 17 only; the other cases run with
- * {@code -Dweft.heapExhaustionTests=true} (or a list of cases,
- * {@code =THREADS,CONTINUATIONS_MINA}; see the assumption).
+ * and the watchdog or the assertions fail the test. It shows that the runs end, not that the
+ * abort's cancels reach the sessions: a run whose cancels close nothing ends too, at its close
+ * wait, every bystander left behind and so CANCELLED (a mutant of SessionContext.cancel without
+ * its close passed THREADS on JDK 17 with 50 of 50 bystanders left behind, 50 s). The number
+ * left behind is not bounded here because real THREADS runs in a full heap leave up to 49 of
+ * 50 behind (JDK 25); that cancels end the sessions is AbortedRunLeftBehindTest's and
+ * FailedCloseTest's. By default SYNC runs on every JDK,
+ * CONTINUATIONS_NETTY on JDK 17 only; the other cases with {@code -Dweft.heapExhaustionTests=true}
+ * (or a list of cases; see the assumption).
  */
 class RunOutOfHeapTest {
   /**
-   * System property that runs the cases not run by default (see the assumption below): "true"
-   * for all of them, or the names of the cases, comma-separated.
+   * System property that runs the cases not run by default (VIRTUAL_THREADS: see the assumption):
+   * "true" for all of them, or the names of the cases, comma-separated.
    */
-  static final String CONTINUATIONS_PROPERTY = "weft.heapExhaustionTests";
+  static final String ON_REQUEST = "weft.heapExhaustionTests";
   /** A watchdog only: the child normally ends in seconds. */
   private static final Duration WATCHDOG = Duration.ofSeconds(240);
 
@@ -63,38 +68,23 @@ class RunOutOfHeapTest {
   void aRunThatExhaustsTheHeapIsAbortedWithTheReasonAndEverySessionAccountedFor(Case c) throws Exception {
     int jdk = Runtime.version().feature();
     assumeTrue(c != Case.VIRTUAL_THREADS || jdk >= 21, "VIRTUAL_THREADS needs JDK 21 or later; this is JDK " + jdk);
-    // SYNC runs in every build on every JDK, CONTINUATIONS_NETTY on JDK 17. THREADS and
-    // CONTINUATIONS_MINA stay on request on every JDK (the review of session 13: the left-behind
-    // path this test now accepts was not exercised by any JDK 17 run, and late reports from
-    // abandoned threads could abort the after-run). In session 12 THREADS (once of two) and CONTINUATIONS_MINA (once of five) left
-    // sessions behind at the close wait beside a second full build (threads in ThreadRunner's
-    // chain of joins and a socket's read; a MINA processor dead of the error), which this test
-    // then failed on; an aborted run's end at its close wait is what Weft promises (errors.md),
-    // each session left behind CANCELLED and counted in the message, so it now passes as long as
-    // the run ends so and the run after it succeeds (session 13: see the hostile note for the
-    // runs). On JDK 21 and later only SYNC by default, for what the JDK 25 children were seen
-    // doing in session 12 (in session 13, with the run's re-cancels off its own thread, all
-    // direct JDK 25 children ended as this test requires: VIRTUAL_THREADS 5 of 5, 34-39 s, each
-    // leaving 14-46 sessions behind at the close wait; THREADS, CONTINUATIONS_MINA and _NETTY 2
-    // of 2 each; too few runs yet to turn a CI red over them):
-    // - VIRTUAL_THREADS: the JDK's own threads die of the heap's end, and the virtual threads
-    //   holding the heap never run again to give it back. Seen in thread dumps of three children:
-    //   no ForkJoinPool carrier left and no session ever failing (nothing reported); one carrier
-    //   left, pinned by a virtual thread waiting for a socket's monitor that another, unmounted,
-    //   virtual thread holds, after the abort, the run's thread closing sockets itself in its
-    //   re-cancel (now on a thread of the run's own); the VirtualThread-unblocker and the
-    //   harness's main thread dead of it. Each then thrashed until killed.
-    // - THREADS: 46 of the bystander's 50 sessions had not ended 30 s after the abort, their
-    //   threads waiting in ThreadRunner's chain of joins behind a thread that had not ended.
-    // - CONTINUATIONS_MINA: the bystander's MINA processor died of the error and its run
-    //   returned, its sessions failed with TransportClosedException, unaborted: the thread's
-    //   report of the heap's end had not reached the run (cause not found).
-    // - CONTINUATIONS_NETTY: in one direct run of three, the runs aborted and ended, but the
-    //   heap had not been given back when the run after them began (it threw OutOfMemoryError).
+    // Every case but VIRTUAL_THREADS in every build, on every JDK. Their slow ends are bounded by
+    // the close wait after the abort (30 s in the child): THREADS in a thrashing heap (each close
+    // and read slice allocates); CONTINUATIONS over MINA, whose one worker resumes 600 fibers in
+    // a full heap. A session left behind is CANCELLED and counted in the message, and the run
+    // after them must still succeed.
+    // VIRTUAL_THREADS (JDK 21 and later) only on request: a ForkJoinPool carrier that dies of the
+    // error has the virtual threads queued on it cancelled (ForkJoinPool.deregisterWorker's
+    // cancelTasks). They never run again, so their sessions are left behind at the close wait,
+    // and the JDK's root thread container (jdk.trackAllThreads, on by default) keeps them, with
+    // what their stacks hold, for good: in one JDK 25 child of eleven the hogs so kept the heap
+    // full, and the child's own threads died of it before it could say how the runs ended.
+    // Turned off (the lead's choice at landing): by default SYNC on every JDK and
+    // CONTINUATIONS_NETTY on JDK 17 only, as before issue 22 item 7's turn-on; the other cases
+    // with -Dweft.heapExhaustionTests (revert this commit to run them in every build).
     boolean everyBuild = c == Case.SYNC || jdk < 21 && c == Case.CONTINUATIONS_NETTY;
     assumeTrue(everyBuild || asked(c),
-        c + " runs on JDK " + jdk + " only with -D" + CONTINUATIONS_PROPERTY + "=true (or a list of cases with it):"
-            + " its children were seen not to end as they must (see the comment above)");
+        c + " runs on JDK " + jdk + " only with -D" + ON_REQUEST + "=true (or a list of cases with it)");
     ChildJvm.Result child = ChildJvm.run(dir, WATCHDOG, List.of("-Xmx96m", "-Xss256k"),
         OutOfHeapRun.class.getName(), c.name());
     String all = child.toString();
@@ -126,7 +116,8 @@ class RunOutOfHeapTest {
     String bystander = line(child.out(), "bystander: ");
     assertTrue(bystander.equals("bystander: aborted, outcomes not gathered")
         || bystander.equals("bystander: aborted, " + bystanders + " outcomes: {CANCELLED=" + bystanders + "}")
-        || metTheHeapsEnd(child.out(), bystander, bystanders), all);
+        || metTheHeapsEnd(child.out(), bystander, bystanders,
+            c == Case.CONTINUATIONS_MINA || c == Case.CONTINUATIONS_NETTY), all);
     assertTrue(child.out().contains("after: returned, " + OutOfHeapRun.AFTER_SESSIONS + " outcomes: {SUCCEEDED="
         + OutOfHeapRun.AFTER_SESSIONS + "}"), all);
   }
@@ -138,15 +129,18 @@ class RunOutOfHeapTest {
    * one that finds no room, and the longer the heap thrashes the likelier it is); or, over MINA,
    * a session of a connector whose I/O thread died of the error, FAILED with
    * {@code TransportClosedException} naming the thread, when that thread's death reached it before
-   * the abort's cancel did (seen on JDK 25: 33 of 50).
+   * the abort's cancel did (seen on JDK 25: 33 of 50); over Netty, likewise a session of a
+   * connector whose event loop died. Over sockets (SYNC, THREADS, VIRTUAL_THREADS) no I/O thread
+   * of Weft's serves the session, so a {@code TransportClosedException} there would be a cancel
+   * seen as a failure: not accepted.
    */
-  private static boolean metTheHeapsEnd(String out, String bystander, int bystanders) {
+  private static boolean metTheHeapsEnd(String out, String bystander, int bystanders, boolean ioThreads) {
     for (int failed = 1; failed <= bystanders; failed++) {
       String counts = failed == bystanders ? "{FAILED=" + failed + "}"
           : "{FAILED=" + failed + ", CANCELLED=" + (bystanders - failed) + "}";
       if (bystander.equals("bystander: aborted, " + bystanders + " outcomes: " + counts)) {
         String next = out.lines().dropWhile(l -> !l.equals(bystander)).skip(1).findFirst().orElse("");
-        return failedOnlyWithTheHeapsEnd(next, failed);
+        return failedOnlyWithTheHeapsEnd(next, failed, ioThreads);
       }
     }
     return false;
@@ -154,9 +148,10 @@ class RunOutOfHeapTest {
 
   /**
    * Whether {@code line} ("  failed with {kind=count, ...}") counts {@code failed} failures in all,
-   * each an {@code OutOfMemoryError: Java heap space} or a {@code TransportClosedException}.
+   * each an {@code OutOfMemoryError: Java heap space} or, if {@code ioThreads} (the transport has
+   * I/O threads of Weft's that can die of it), a {@code TransportClosedException}.
    */
-  private static boolean failedOnlyWithTheHeapsEnd(String line, int failed) {
+  private static boolean failedOnlyWithTheHeapsEnd(String line, int failed, boolean ioThreads) {
     String prefix = "  failed with {";
     if (!line.startsWith(prefix) || !line.endsWith("}")) {
       return false;
@@ -169,7 +164,7 @@ class RunOutOfHeapTest {
       }
       String kind = entry.substring(0, eq);
       if (!kind.equals("java.lang.OutOfMemoryError: Java heap space")
-          && !kind.equals("io.weft.transport.TransportClosedException")) {
+          && !(ioThreads && kind.equals("io.weft.transport.TransportClosedException"))) {
         return false;
       }
       sum += Integer.parseInt(entry.substring(eq + 1));
@@ -179,7 +174,7 @@ class RunOutOfHeapTest {
 
   /** Whether the property asks for {@code c}: "true" for every case, or a comma-separated list of case names. */
   private static boolean asked(Case c) {
-    String asked = System.getProperty(CONTINUATIONS_PROPERTY, "");
+    String asked = System.getProperty(ON_REQUEST, "");
     return asked.equals("true") || Arrays.asList(asked.split(",")).contains(c.name());
   }
 

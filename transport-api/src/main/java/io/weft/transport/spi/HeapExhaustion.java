@@ -42,8 +42,21 @@ public final class HeapExhaustion {
   private static volatile Watcher[] watchers = new Watcher[0];
   /** The reason when not even the words fit; assigned here, not a constant, so it is made now. */
   private static final String UNSAID;
+  /**
+   * How the heap's own {@link OutOfMemoryError}s begin, for {@link #isHeapExhausted}. Fields
+   * assigned here, not literals in that method: a literal is made (interned) at its first use,
+   * which allocates, and that method's first use is the first report, with the heap full. As a
+   * literal, that allocation threw an {@code OutOfMemoryError} out of {@link #report} (the reserve
+   * is given back only after the check), so that the first thread to meet the heap's end (and any
+   * after it, until one found room) told no run: a MINA processor dying so failed its connector's
+   * sessions with {@code TransportClosedException} and their run returned unaborted.
+   */
+  private static final String HEAP_SPACE;
+  private static final String GC_OVERHEAD;
 
   static {
+    HEAP_SPACE = "Java heap space";
+    GC_OVERHEAD = "GC overhead limit exceeded";
     UNSAID = "the heap ran out (" + "java.lang.OutOfMemoryError, with no room to say more)";
     reason(new OutOfMemoryError(UNSAID), UNSAID);
   }
@@ -67,7 +80,7 @@ public final class HeapExhaustion {
       if (t instanceof OutOfMemoryError) {
         String message = t.getMessage();
         return message != null
-            && (message.startsWith("Java heap space") || message.startsWith("GC overhead limit exceeded"));
+            && (message.startsWith(HEAP_SPACE) || message.startsWith(GC_OVERHEAD));
       }
     }
     return false;

@@ -10,7 +10,6 @@ import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
 import io.weft.transport.spi.Deadlines;
-import io.weft.transport.spi.HeapExhaustion;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.net.SocketAddress;
@@ -74,6 +73,11 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
   /** NEW (0) at first; a field with a VarHandle rather than an AtomicInteger: one object less per session. */
   private volatile int state;
   private final Scheduler scheduler;
+
+  /** The scheduler this fiber runs on. */
+  Scheduler scheduler() {
+    return scheduler;
+  }
   private final boolean debugFrames;
   private Runnable frame;
   /**
@@ -501,7 +505,7 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
       }
     } catch (OutOfMemoryError e) {
       // The outcome is recorded; what is left of the clean-up goes with the fiber.
-      HeapExhaustion.report(e, ENDING);
+      scheduler.reportHeap(e, ENDING);
     } finally {
       state = DONE;
       continuation = null;
@@ -516,7 +520,7 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
         }
       } catch (OutOfMemoryError e) {
         // The timer drops a retired slot at its next look at it all the same.
-        HeapExhaustion.report(e, ENDING);
+        scheduler.reportHeap(e, ENDING);
       } finally {
         // Its connection's close, if still to be reported, frees its place instead (freedByClose).
         if (taskEnded()) {

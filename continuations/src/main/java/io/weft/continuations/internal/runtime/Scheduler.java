@@ -331,6 +331,12 @@ public final class Scheduler {
     return allDone;
   }
 
+  /** How many fibers of the batch were never admitted (never started). Allocates nothing. */
+  public int notAdmitted() {
+    List<Fiber> fibers = batch;
+    return Math.max(0, fibers.size() - nextToAdmit.get());
+  }
+
   /** The next fiber of the batch to admit, cancelled if the run is; null when none is left. */
   private Fiber takeNext() {
     List<Fiber> fibers = batch;
@@ -342,6 +348,8 @@ public final class Scheduler {
       return null;
     }
     Fiber fiber = fibers.get(i);
+    // Admitted: if the run gives up on it before it ends, it was left behind.
+    fiber.started();
     if (cancelled) {
       fiber.cancel();
     }
@@ -390,12 +398,27 @@ public final class Scheduler {
    * the thread goes on serving the other fibers.
    */
   private static void escaped(Fiber fiber, Throwable t, String where) {
-    HeapExhaustion.report(t, where);
+    fiber.scheduler().reportHeap(t, where);
     try {
       log.error("fiber {} escaped its frame", fiber.index(), t);
     } catch (OutOfMemoryError e) {
       // No room to say it: the report above has said what matters.
     }
+  }
+
+  /**
+   * Reports {@code t}, met by one of this scheduler's threads or fibers, to {@link HeapExhaustion},
+   * unless this scheduler's run is over (it is shutting down): a late error of an abandoned fiber
+   * or worker is not the runs' under way now, and must not abort them (one of their own threads,
+   * or the watches, meets a real exhaustion then). Allocates nothing of its own.
+   *
+   * @return whether {@code t} says the heap ran out
+   */
+  boolean reportHeap(Throwable t, String where) {
+    if (stopping) {
+      return HeapExhaustion.isHeapExhausted(t);
+    }
+    return HeapExhaustion.report(t, where);
   }
 
   /** Makes {@code fiber} ready; wakes a parked worker, if there is one, to run it. */
@@ -515,7 +538,7 @@ public final class Scheduler {
           return;
         }
         next.failed(e);
-        HeapExhaustion.report(e, ADMITTING);
+        reportHeap(e, ADMITTING);
       }
     }
   }
@@ -525,11 +548,22 @@ public final class Scheduler {
    * outcome.
    */
   public void cancel() {
+    cancel(null);
+  }
+
+  /**
+   * As {@link #cancel()}, asking {@code goesOn} (null: always) before each fiber: a pass whose run
+   * is over, or whose thread was replaced after it stalled in a close, stops there.
+   */
+  public void cancel(java.util.function.BooleanSupplier goesOn) {
     cancelled = true;
     List<Fiber> fibers = batch;
     // Indexed, no iterator: this runs again and again while an aborted run waits, on a heap
     // that may have no room.
     for (int i = 0; i < fibers.size(); i++) {
+      if (goesOn != null && !goesOn.getAsBoolean()) {
+        return;
+      }
       Fiber fiber = fibers.get(i);
       try {
         fiber.cancel();
@@ -539,6 +573,13 @@ public final class Scheduler {
       } catch (RuntimeException e) {
         // Its close threw: the others are cancelled all the same.
         cancelThrew(e);
+      } catch (Error e) {
+        if (e instanceof VirtualMachineError) {
+          // Not the fiber's (StackOverflowError, InternalError): the canceller's to handle.
+          throw e;
+        }
+        // Its close failed with a LinkageError (a class whose initialiser once ran out of heap
+        // there), an AssertionError: the others are cancelled all the same.
       }
     }
   }

@@ -46,6 +46,13 @@ public class SessionContext {
       AtomicIntegerFieldUpdater.newUpdater(SessionContext.class, "holds");
   private static final AtomicIntegerFieldUpdater<SessionContext> CLOSE_HOLD =
       AtomicIntegerFieldUpdater.newUpdater(SessionContext.class, "closeHold");
+  private static final AtomicIntegerFieldUpdater<SessionContext> CANCEL_CLOSING =
+      AtomicIntegerFieldUpdater.newUpdater(SessionContext.class, "cancelClosing");
+  /**
+   * 1 while a {@link #cancel} is in the transport's close: another cancel then does not close it
+   * too, so that a close that never returns holds one canceller, not every one that comes.
+   */
+  private volatile int cancelClosing;
   /**
    * What still holds this session's place among the run's {@code maxInFlight}: its task, and,
    * over a transport that reports its close ({@link ReportsClose}), its connection until that
@@ -100,6 +107,15 @@ public class SessionContext {
     } catch (ClassNotFoundException | LinkageError e) {
       return null;
     }
+  }
+
+  static {
+    // Resolves, as the class loads, the class entries isContinuationDeath uses (Error,
+    // VirtualMachineError; Error.class shares Error's): resolved at their first use instead, a
+    // session's failure path in a full heap, they can make the class loader load them, which
+    // allocates, and the check threw OutOfMemoryError there (NoRoomReportTest, session cases).
+    isContinuationDeath(new OutOfMemoryError());
+    isContinuationDeath(new AssertionError());
   }
 
   /**
@@ -223,9 +239,29 @@ public class SessionContext {
     }
   }
 
-  /** The session frame has begun (on the session's thread or fiber). */
+  /**
+   * The session was handed to its thread or fiber (THREADS, VIRTUAL_THREADS: by the run's thread,
+   * with its permit; CONTINUATIONS: at its admission), or its frame has begun (SYNC): if the run
+   * gives up on it, it was left behind, not merely never started.
+   */
   public void started() {
     started = true;
+  }
+
+  /**
+   * Whether the session must not connect: it was cancelled, or the run gave up on it
+   * ({@link #leftBehind}), before its frame came to the connect.
+   */
+  public boolean mustNotConnect() {
+    return cancelled || sealed;
+  }
+
+  /**
+   * Whether the run this session belongs to has given up on it ({@link #leftBehind}): what it
+   * meets from now on is not the run's (its frame reports no heap exhaustion, see SessionFrame).
+   */
+  public boolean isLeftBehind() {
+    return sealed;
   }
 
   /**
@@ -360,26 +396,34 @@ public class SessionContext {
    * holds is closed: the session frame forgets its transport once it has closed it, and keeps
    * it when that close failed for want of heap, which leaves the connection's close unreported
    * and the session's place in the run held (an aborted run cancels again and again while it
-   * waits for its sessions).
+   * waits for its sessions). While one cancel is in the transport's close, another does not
+   * close it too (it returns at once): a close that never returns stops one canceller only.
    */
   public void cancel() {
     if (!finished) {
       cancelled = true;
     }
-    int kept = keptAfterFailedClose;
-    Transport t = transport;
-    if (t != null) {
-      t.close();
-      if (finished) {
-        // Closed this time: a finished session holds none of its buffers. Unless the session's
-        // own close, under way while this one came (which then did nothing), has since failed
-        // for want of heap and kept the transport again: forgetting it now would leave it open.
-        synchronized (this) {
-          if (keptAfterFailedClose == kept) {
-            transport = null;
+    if (!CANCEL_CLOSING.compareAndSet(this, 0, 1)) {
+      return;
+    }
+    try {
+      int kept = keptAfterFailedClose;
+      Transport t = transport;
+      if (t != null) {
+        t.close();
+        if (finished) {
+          // Closed this time: a finished session holds none of its buffers. Unless the session's
+          // own close, under way while this one came (which then did nothing), has since failed
+          // for want of heap and kept the transport again: forgetting it now would leave it open.
+          synchronized (this) {
+            if (keptAfterFailedClose == kept) {
+              transport = null;
+            }
           }
         }
       }
+    } finally {
+      cancelClosing = 0;
     }
   }
 }

@@ -28,10 +28,12 @@ public final class SessionFrame implements Runnable {
    */
   private static final String A_SESSION;
   private static final String CLOSING;
+  private static final String CANCELLED_BEFORE_CONNECT;
 
   static {
     A_SESSION = "a session";
     CLOSING = "a session closing its transport";
+    CANCELLED_BEFORE_CONNECT = " cancelled before it connected";
   }
 
   private final SessionContext session;
@@ -45,9 +47,24 @@ public final class SessionFrame implements Runnable {
     Transport transport = null;
     session.started();
     try {
-      long wait = session.connectWaitNanos();
-      if (wait > 0L) {
-        Suspend.await(SessionContext.NEVER, wait);
+      if (!session.mustNotConnect()) {
+        long wait = session.connectWaitNanos();
+        if (wait > 0L) {
+          Suspend.await(SessionContext.NEVER, wait);
+        }
+      }
+      if (session.mustNotConnect()) {
+        // Cancelled, or left behind by its run, before it came here (a thread started late, a
+        // pacing wait): no connection, no task. Its run may be over, and what runs now is not
+        // its business.
+        Throwable why;
+        try {
+          why = new SessionCancelledException("session " + session.index() + CANCELLED_BEFORE_CONNECT);
+        } catch (OutOfMemoryError e) {
+          why = e;
+        }
+        session.failed(why);
+        return;
       }
       transport = session.connector().connect(session.address(), session.timeout());
       session.opened(transport);
@@ -58,7 +75,14 @@ public final class SessionFrame implements Runnable {
       Object value = session.task().run(forTask, session.index());
       session.succeeded(value);
     } catch (Throwable failure) {
-      if (SessionContext.isContinuationDeath(failure)) {
+      boolean death;
+      try {
+        death = SessionContext.isContinuationDeath(failure);
+      } catch (OutOfMemoryError e) {
+        // No room to tell: the engine's signal is no OutOfMemoryError, and the heap ran out.
+        death = false;
+      }
+      if (death) {
         // The engine's own unwinding on terminate(): not a failure of the session.
         throw (Error) failure;
       }
@@ -70,8 +94,12 @@ public final class SessionFrame implements Runnable {
       }
       session.failed(outcome);
       // Once the outcome is in: the abort that may follow cancels the other sessions, and this
-      // one keeps the error it met.
-      HeapExhaustion.report(failure, A_SESSION);
+      // one keeps the error it met. Not for a session its run left behind: the run is over, and
+      // what it meets late must not abort the runs under way now (a real exhaustion then is met
+      // by their own threads, or by the watches).
+      if (!session.isLeftBehind()) {
+        HeapExhaustion.report(failure, A_SESSION);
+      }
     } finally {
       if (transport != null) {
         try {
@@ -84,7 +112,11 @@ public final class SessionFrame implements Runnable {
           // close it again (see SessionContext.cancel); kept again here, before the report,
           // in case a cancel during this close let it go.
           session.closeRanOutOfHeap(transport);
-          HeapExhaustion.report(e, CLOSING);
+          if (!session.isLeftBehind() && !HeapExhaustion.report(e, CLOSING)) {
+            // Not the heap (direct buffer memory, no native thread): no abort will cancel this
+            // session again, so its place must not wait for a close report that may never come.
+            session.closeFailed();
+          }
           // But an abort cancels once, and it may have cancelled this session while its close was
           // under way (that cancel's close then did nothing): close again now, the report having
           // given the heap's reserve back. Still no room: the transport stays for the cancels.
