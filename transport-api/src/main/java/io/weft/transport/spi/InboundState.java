@@ -54,12 +54,15 @@ import java.util.concurrent.TimeUnit;
  * decided under the lock and applied after it.
  *
  * <p><b>Confinement.</b> A transport whose library delivers a connection's input on one loop
- * thread for the connection's life binds that thread with {@link #confineToCurrentThread()}, on
- * it, before it delivers input. From then on every section on that thread (the I/O side's
- * deliveries, and the polls and wake-up registrations of a session resumed there) takes no lock
- * and no compare-and-set; any other thread (a blocking reader, a session on a worker, a close
- * from elsewhere) takes the lock and excludes the loop as a plain lock would (see
- * {@link LoopConfinedLock}).
+ * thread says so, on that thread, with {@link #inputDeliveredOnCurrentThread()}. The state is then
+ * confined to the loop at the first poll a reader makes there: a continuation resumed on its
+ * channel's event loop. From then on every section on that thread (the I/O side's deliveries, and
+ * the polls and wake-up registrations of a session resumed there) takes no lock and no
+ * compare-and-set; any other thread (a session on a worker, a close from elsewhere, a timer) takes
+ * the lock and excludes the loop as a plain lock would (see {@link LoopConfinedLock}). Where no
+ * reader ever polls on the loop (the blocking modes, {@code resumeOnWorkers}), nothing is bound
+ * and every section takes the plain lock, as before: the loop's confinement would only move the
+ * reader onto the slow path, which costs it a fence per section.
  *
  * @param <M> the type of the library's inbound messages
  */
@@ -90,6 +93,8 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
   int highWaterMark;
   /** Bytes the pending read needs buffered (0 when none is pending): the limit is lifted to it. */
   private int wanted;
+  /** The loop thread that delivers the input (see {@link #inputDeliveredOnCurrentThread()}), or null. */
+  private volatile Thread loop;
 
   /** The reply-timing stamps of the transport over this state (see {@link ReplyTiming}). */
   final ReplyStamps replies = new ReplyStamps();
@@ -160,11 +165,31 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
   // ---- For subclasses.
 
   /**
-   * Confines this state to the current thread: the loop thread that delivers this connection's
-   * input for the connection's life (a MINA processor's, a Netty event loop's). Call it on that
-   * thread, outside any section, before or between its deliveries. Its sections then take no lock
-   * (see {@link LoopConfinedLock}); other threads' sections stay mutually exclusive with them. The
-   * first thread bound stays bound: a later call from another thread changes nothing.
+   * Says that the current thread, a loop thread (a MINA processor's, a Netty event loop's),
+   * delivers this connection's input: the first reader's poll made on it then confines this state
+   * to it (see the class javadoc). Call it on that thread; the first thread named stays named, so a
+   * later call from another thread changes nothing. Cheap enough to call on every delivery.
+   */
+  protected final void inputDeliveredOnCurrentThread() {
+    if (loop == null) {
+      loop = Thread.currentThread();
+    }
+  }
+
+  /**
+   * Whether a thread has been named with {@link #inputDeliveredOnCurrentThread()}.
+   *
+   * @return true once one has
+   */
+  protected final boolean hasInputLoop() {
+    return loop != null;
+  }
+
+  /**
+   * Confines this state to the current thread now, whether or not a reader runs there: its
+   * sections then take no lock (see {@link LoopConfinedLock}); other threads' sections stay
+   * mutually exclusive with them. Call it outside any section. The first thread bound stays bound:
+   * a later call from another thread changes nothing.
    *
    * @return true if this state is confined to the current thread; false if to another, or if the
    *     caller holds the lock (then nothing is bound)
@@ -174,16 +199,27 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
   }
 
   /**
-   * Whether a loop thread has been bound with {@link #confineToCurrentThread()}.
+   * A reader's poll on the loop that delivers the input (a continuation resumed there) confines
+   * this state to it; outside any section. Elsewhere: one volatile load and a compare.
+   */
+  private void confineIfOnLoop() {
+    if (loop == Thread.currentThread() && !lock.hasOwner()) {
+      lock.bindOwner();
+    }
+  }
+
+  /**
+   * Whether this state is confined to a thread: by {@link #confineToCurrentThread()}, or by a
+   * reader's poll on the loop named with {@link #inputDeliveredOnCurrentThread()}.
    *
-   * @return true once one has
+   * @return true once it is
    */
   public final boolean isConfined() {
     return lock.hasOwner();
   }
 
   /**
-   * Whether this state is confined to the current thread (see {@link #confineToCurrentThread()}).
+   * Whether this state is confined to the current thread (see {@link #isConfined()}).
    *
    * @return true on the bound loop thread
    */
@@ -325,6 +361,7 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
   /** As {@link InboundBuffer#pollLine}, or throws the failure or close that ended input. */
   @Override
   public final String pollLine(int limit, boolean strict, Charset charset) throws IOException {
+    confineIfOnLoop();
     String line;
     boolean needMore;
     boolean resume;
@@ -347,6 +384,7 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
   /** As {@link InboundBuffer#pollFully}, or throws the failure or close that ended input. */
   @Override
   public final boolean pollFully(byte[] dst, int offset, int length) throws IOException {
+    confineIfOnLoop();
     boolean done;
     boolean resume;
     lock.lock();
@@ -369,6 +407,7 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
    */
   @Override
   public final int poll(byte[] dst, int offset, int length) throws IOException {
+    confineIfOnLoop();
     int n;
     boolean resume;
     lock.lock();

@@ -28,8 +28,8 @@ abstract class InboundWakeups {
 
   /**
    * Guards the buffer and every field marked so; subclasses take it for their TLS steps. Confined
-   * to the loop thread that delivers the input once the transport binds it (see
-   * {@link InboundState#confineToCurrentThread}): there it takes no lock.
+   * to the loop thread that delivers the input once a reader polls there (see
+   * {@link InboundState#inputDeliveredOnCurrentThread}): there it takes no lock.
    */
   protected final LoopConfinedLock lock = new LoopConfinedLock();
 

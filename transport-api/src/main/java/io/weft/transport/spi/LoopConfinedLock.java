@@ -14,9 +14,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>A continuation resumed on its channel's event loop runs on the owner: the I/O side's
  * delivery and the session's polls and wake-up registrations then
  * cost one ordered store each (a StoreLoad fence on x86), where a {@code ReentrantLock} costs a
- * compare-and-set and a volatile store. A thread that is not the owner (a blocking reader, a
- * session on a worker, a close from another thread, a timer) takes the slow path, and mutual
- * exclusion holds between any two threads as with a plain lock.
+ * compare-and-set and a volatile store. A thread that is not the owner (a session on a worker, a
+ * close from another thread, a timer) takes the slow path, and mutual exclusion holds between any
+ * two threads as with a plain lock. The slow path costs such a thread one more StoreLoad fence per
+ * section than a plain lock, so a connection whose reader never runs on the loop (a blocking
+ * mode) is better left unbound: with no owner every section takes the plain lock alone.
  *
  * <p><b>The confinement is checked, not assumed.</b> The owner is bound once, by the thread
  * itself ({@link #bindOwner()}), outside any section, and never changes; each {@link #lock()}
@@ -59,8 +61,12 @@ public final class LoopConfinedLock {
   private volatile boolean ownerInside;
   /** True while a foreign thread holds {@link #lock} for a section; written by the holder only. */
   private volatile boolean foreignInside;
-  /** The foreign thread that last set {@link #foreignInside}, for the owner to unpark. */
-  private volatile Thread waiter;
+  /**
+   * The foreign thread that last set {@link #foreignInside}, for the owner to unpark. Plain: it is
+   * written before the volatile store of {@code foreignInside} and read after a volatile load
+   * that saw it true, which orders the two. A stale value costs only a spurious unpark.
+   */
+  private Thread waiter;
   /** The owner's section depth; touched by the owner only. */
   private int ownerDepth;
   /** True while the owner's outermost section holds {@link #lock}; touched by the owner only. */
@@ -147,7 +153,7 @@ public final class LoopConfinedLock {
     lock.lock();
     // The owner is bound under the lock, so one bound later than this read finds the lock held and
     // waits; with none bound, no section runs without the lock.
-    if (lock.getHoldCount() == 1 && owner != null) {
+    if (owner != null && lock.getHoldCount() == 1) {
       try {
         waiter = Thread.currentThread();
         FOREIGN_INSIDE.setVolatile(this, true);
@@ -183,7 +189,7 @@ public final class LoopConfinedLock {
       }
       return;
     }
-    if (lock.getHoldCount() == 1 && foreignInside) {
+    if (foreignInside && lock.getHoldCount() == 1) {
       FOREIGN_INSIDE.setRelease(this, false);
     }
     lock.unlock();

@@ -160,6 +160,161 @@ class LoopConfinedLockTest {
     assertEquals(lines, taken.get());
   }
 
+  /**
+   * Naming the loop that delivers the input binds nothing: a reader that polls on another thread
+   * (the blocking modes, {@code resumeOnWorkers}) keeps the plain lock. The first poll made on the
+   * loop (a continuation resumed there) confines the state, and from then on the loop's sections
+   * are confined.
+   */
+  @Test
+  void aStateIsConfinedOnlyOnceAReaderPollsOnTheLoopThatDeliversItsInput() throws Exception {
+    TestState state = new TestState();
+    List<Boolean> confinedInAppend = new java.util.concurrent.CopyOnWriteArrayList<>();
+    state.insideAppend = () -> confinedInAppend.add(state.lock().isConfinedHere());
+    loop.call(() -> {
+      state.declareLoop();
+      runWakeup(state.deliver("a\r\n"));
+      return null;
+    });
+    assertFalse(state.isConfined(), "naming the loop bound it");
+    // A reader on another thread, as in THREADS: polls and wake-ups against the loop's deliveries.
+    for (int i = 0; i < 3; i++) {
+      assertEquals(i == 0 ? "a" : "x" + i, state.pollLine(100, true, US_ASCII));
+      assertNull(state.pollLine(100, true, US_ASCII));
+      Semaphore woken = new Semaphore(0);
+      assertTrue(state.wakeWhenReadable(woken::release));
+      int n = i + 1;
+      loop.call(() -> {
+        runWakeup(state.deliver("x" + n + "\r\n"));
+        return null;
+      });
+      woken.acquire();
+    }
+    assertFalse(state.isConfined(), "a reader that never polls on the loop confined the state to it");
+    assertEquals(List.of(false, false, false, false), confinedInAppend);
+    // A reader on the loop itself, as a continuation resumed there: its first poll binds.
+    assertEquals("x3", loop.call(() -> state.pollLine(100, true, US_ASCII)));
+    assertTrue(state.isConfined());
+    assertTrue(loop.call(state::isConfinedToCurrentThread));
+    assertEquals(1L, loop.call(() -> state.lock().confinedSections()), "the binding poll, confined");
+    loop.call(() -> {
+      runWakeup(state.deliver("y\r\n"));
+      return null;
+    });
+    assertEquals(List.of(false, false, false, false, true), confinedInAppend);
+    assertEquals("y", loop.call(() -> state.pollLine(100, true, US_ASCII)));
+    assertEquals(3L, loop.call(() -> state.lock().confinedSections()));
+    // A poll on a thread that was never named binds nothing.
+    TestState other = new TestState();
+    runWakeup(other.deliver("z\r\n"));
+    assertEquals("z", loop.call(() -> other.pollLine(100, true, US_ASCII)));
+    assertFalse(other.isConfined(), "a poll on a thread that does not deliver the input bound it");
+  }
+
+  /**
+   * A foreign section that waits for the lock while the loop binds itself as the owner learns of
+   * the binding once it holds the lock: it flags itself, so the loop's next section waits for it.
+   * A foreign thread that read the owner before it took the lock (none yet) would run its section
+   * unflagged beside the loop's confined one.
+   */
+  @Test
+  void aForeignSectionQueuedBehindTheBindingSeesTheOwner() throws Exception {
+    TestState state = new TestState();
+    CountDownLatch firstInside = new CountDownLatch(1);
+    CountDownLatch releaseFirst = new CountDownLatch(1);
+    CountDownLatch secondInside = new CountDownLatch(1);
+    CountDownLatch releaseSecond = new CountDownLatch(1);
+    Thread[] first = new Thread[1];
+    state.insideAppend = () -> {
+      if (Thread.currentThread() == first[0]) {
+        firstInside.countDown();
+        awaitQuietly(releaseFirst);
+      } else {
+        secondInside.countDown();
+        awaitQuietly(releaseSecond);
+      }
+    };
+    // A foreign section holds the lock while no owner is bound.
+    CompletableFuture<Void> firstDone = new CompletableFuture<>();
+    first[0] = new Thread(() -> {
+      runWakeup(state.deliver("a\r\n"));
+      firstDone.complete(null);
+    }, "first foreign");
+    first[0].start();
+    firstInside.await();
+    // The loop binds itself: it queues on the lock.
+    CompletableFuture<Boolean> bound = loop.submit(state.lock()::bindOwner);
+    awaitParked(loop.thread, bound, LoopConfinedLockTest::isReentrantLock);
+    assertFalse(bound.isDone());
+    // A second foreign section queues behind the binding.
+    CompletableFuture<Void> secondDone = new CompletableFuture<>();
+    Thread second = new Thread(() -> {
+      runWakeup(state.deliver("b\r\n"));
+      secondDone.complete(null);
+    }, "second foreign");
+    second.start();
+    awaitParked(second, secondDone, LoopConfinedLockTest::isReentrantLock);
+    releaseFirst.countDown();
+    assertTrue(bound.get(), "the loop was bound");
+    secondInside.await();
+    // The second foreign section is inside; the loop's poll must wait for it.
+    CompletableFuture<String> loopPoll = loop.submit(() -> state.pollLine(100, true, US_ASCII));
+    awaitParked(loop.thread, loopPoll, LoopConfinedLockTest::isReentrantLock);
+    assertFalse(loopPoll.isDone(), "the loop's poll ran inside a foreign section queued behind the binding");
+    releaseSecond.countDown();
+    firstDone.get();
+    secondDone.get();
+    assertEquals("a", loopPoll.get());
+    assertEquals("b", loop.call(() -> state.pollLine(100, true, US_ASCII)));
+    first[0].join();
+    second.join();
+  }
+
+  /**
+   * A foreign thread with its interrupt status set still waits for the loop's section to end
+   * (its park returns at once, so it yields instead), then runs its own section, and keeps its
+   * interrupt status: the lock neither throws for it nor clears it.
+   */
+  @Test
+  void anInterruptedForeignThreadWaitsForTheLoopAndKeepsItsInterrupt() throws Exception {
+    TestState state = new TestState();
+    CountDownLatch inside = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    state.insideAppend = () -> {
+      inside.countDown();
+      awaitQuietly(release);
+    };
+    CompletableFuture<Runnable> delivered = loop.submit(() -> {
+      state.confine();
+      return state.deliver("a\r\n");
+    });
+    inside.await();
+    state.insideAppend = null;
+    CompletableFuture<String> foreignPoll = new CompletableFuture<>();
+    CompletableFuture<Boolean> stillInterrupted = new CompletableFuture<>();
+    Thread reader = new Thread(() -> {
+      Thread.currentThread().interrupt();
+      try {
+        foreignPoll.complete(state.pollLine(100, true, US_ASCII));
+      } catch (IOException | RuntimeException e) {
+        foreignPoll.completeExceptionally(e);
+      }
+      stillInterrupted.complete(Thread.currentThread().isInterrupted());
+    }, "interrupted foreign reader");
+    reader.start();
+    // Wait until the reader waits for the loop's section (it does not stay parked: its park
+    // returns at once, interrupted).
+    while (!foreignPoll.isDone() && !waitsForOwner(reader)) {
+      Thread.onSpinWait();
+    }
+    assertFalse(foreignPoll.isDone(), "the interrupted foreign poll ran inside the loop's confined section");
+    release.countDown();
+    assertNull(delivered.get());
+    assertEquals("a", foreignPoll.get());
+    assertTrue(stillInterrupted.get(), "the wait cleared the reader's interrupt status");
+    reader.join();
+  }
+
   @Test
   void onlyTheBoundThreadIsTheOwnerAndOnlyOnceBound() throws Exception {
     LoopConfinedLock lock = new LoopConfinedLock();
@@ -225,6 +380,20 @@ class LoopConfinedLockTest {
     }
   }
 
+  private static boolean isReentrantLock(Object blocker) {
+    return blocker.getClass().getName().startsWith("java.util.concurrent.locks.ReentrantLock");
+  }
+
+  /** Whether {@code thread} is in the lock's wait for the owner to leave its section. */
+  private static boolean waitsForOwner(Thread thread) {
+    for (StackTraceElement e : thread.getStackTrace()) {
+      if (e.getClassName().equals(LoopConfinedLock.class.getName()) && e.getMethodName().equals("awaitOwnerOutside")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Waits until {@code thread} is parked on a blocker {@code which} accepts, or {@code result} is done. */
   private static void awaitParked(Thread thread, CompletableFuture<?> result, Predicate<Object> which) {
     while (!result.isDone()) {
@@ -247,6 +416,10 @@ class LoopConfinedLockTest {
 
     void confine() {
       confineToCurrentThread();
+    }
+
+    void declareLoop() {
+      inputDeliveredOnCurrentThread();
     }
 
     Runnable deliver(String text) {

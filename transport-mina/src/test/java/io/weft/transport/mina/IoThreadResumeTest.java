@@ -142,14 +142,14 @@ class IoThreadResumeTest {
    */
   @Test
   void aSessionResumedOnItsIoThreadReadsFromAStateConfinedToIt() throws Exception {
-    Function<Transport, InboundState<?>> states = t -> {
-      Transport own = unwrapped(t);
-      return own instanceof SuspendingMinaTransport ? ((SuspendingMinaTransport) own).state() : NettyTransports.state(own);
-    };
+    Function<Transport, InboundState<?>> states = IoThreadResumeTest::stateOf;
     RunResult<String> result = run(Mode.continuations(1), ConfinedReadsTask.class, 20, states);
     int pairs = 0;
     for (Outcome<String> o : result.outcomes()) {
       String[] parts = o.value().split(":");
+      if (!parts[1].equals("0")) {
+        assertEquals("true", parts[4], () -> "reads on the loop, but the state is not confined: " + o.value());
+      }
       assertEquals("0", parts[3], () -> "a read returned on a loop thread its state is not confined to: " + o.value());
       assertEquals(parts[1], parts[2], () -> "reads on the loop across which no section ran confined: " + o.value());
       pairs += Integer.parseInt(parts[1]);
@@ -157,17 +157,67 @@ class IoThreadResumeTest {
     assertTrue(pairs > 0, "no two reads in a row returned on an I/O thread");
   }
 
-  /** The connector's transport under the runner's checking wrapper, which has no accessor for it. */
+  /**
+   * Where no session is resumed on its loop (the blocking modes, {@code resumeOnWorkers}), no
+   * state is confined to the loop: every reader's section takes the plain lock, as before, rather
+   * than the foreign path against a bound loop.
+   */
+  @Test
+  void aStateIsConfinedToNoThreadWhereNoSessionResumesOnItsLoop() throws Exception {
+    Function<Transport, InboundState<?>> states = IoThreadResumeTest::stateOf;
+    java.util.List<Mode> modes = new java.util.ArrayList<>(
+        java.util.List.of(Mode.SYNC, Mode.THREADS, Mode.continuations(1).resumeOnWorkers()));
+    if (Runtime.version().feature() >= 21) {
+      modes.add(Mode.VIRTUAL_THREADS);
+    }
+    for (Mode mode : modes) {
+      RunResult<String> result = run(mode, ConfinedReadsTask.class, 20, states);
+      for (Outcome<String> o : result.outcomes()) {
+        String[] parts = o.value().split(":");
+        assertEquals("20", parts[0], o.value());
+        assertEquals("false", parts[4], () -> mode + ": a state confined to its loop, though no session polled there: " + o.value());
+      }
+    }
+  }
+
+  /** The state of the connector's transport that {@code t} is, or wraps. */
+  private static InboundState<?> stateOf(Transport t) {
+    Transport own = unwrapped(t);
+    if (own instanceof SuspendingMinaTransport) {
+      return ((SuspendingMinaTransport) own).state();
+    }
+    if (own.getClass().getPackageName().equals("io.weft.transport.netty")) {
+      return NettyTransports.state(own);
+    }
+    throw new AssertionError("not a MINA or Netty transport, nor one wrapped in a single Transport field: " + t.getClass());
+  }
+
+  /**
+   * The connector's transport under the runner's checking wrapper in continuation mode (the
+   * runner's {@code CheckedTransport}, defined by the runner's own loader, so it cannot be cast
+   * to): its one field of type {@link Transport}. A wrapper of another shape fails here, by name.
+   */
   private static Transport unwrapped(Transport t) {
-    if (!t.getClass().getSimpleName().equals("CheckedTransport")) {
+    if (t instanceof SuspendingMinaTransport || t.getClass().getPackageName().equals("io.weft.transport.netty")) {
       return t;
     }
+    java.lang.reflect.Field found = null;
+    for (java.lang.reflect.Field f : t.getClass().getDeclaredFields()) {
+      if (f.getType() == Transport.class) {
+        if (found != null) {
+          throw new AssertionError(t.getClass() + " has more than one Transport field: cannot tell its delegate");
+        }
+        found = f;
+      }
+    }
+    if (found == null) {
+      throw new AssertionError(t.getClass() + " wraps no Transport field: cannot reach the connector's transport");
+    }
     try {
-      java.lang.reflect.Field delegate = t.getClass().getDeclaredField("delegate");
-      delegate.setAccessible(true);
-      return (Transport) delegate.get(t);
+      found.setAccessible(true);
+      return (Transport) found.get(t);
     } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException(e);
+      throw new AssertionError("cannot read " + found + " of " + t.getClass(), e);
     }
   }
 

@@ -135,13 +135,13 @@ public final class SessionState extends ConnectionState<IoFuture, ByteBuffer> {
 
   /**
    * Buffers {@code message} and runs the reader's wake-up. A TCP session's input comes from its
-   * one processor's thread: the first delivery there confines this state to it (see
-   * {@link #confineToCurrentThread()}), so that the deliveries and a session resumed there take no
-   * lock.
+   * one processor's thread: the first delivery there names it (see
+   * {@link #inputDeliveredOnCurrentThread()}), so that once a session resumed there polls, its
+   * polls and the deliveries take no lock.
    */
   void onMessage(ByteBuffer message) {
-    if (confinable && !isConfined() && Thread.currentThread() instanceof MinaIoThread) {
-      confineToCurrentThread();
+    if (confinable && !hasInputLoop() && Thread.currentThread() instanceof MinaIoThread) {
+      inputDeliveredOnCurrentThread();
     }
     runWakeup(onInput(message));
   }

@@ -9,12 +9,12 @@ import java.io.IOException;
 import java.util.function.Function;
 
 /**
- * Echoes numbered lines and answers, as "lines:pairs:confined:elsewhere", how its reads that
+ * Echoes numbered lines and answers, as "lines:pairs:confined:elsewhere:bound", how its reads that
  * returned on an event-loop thread saw the connection's state: {@code pairs} counts the reads
  * that returned on the loop right after another that did; {@code confined} those of them across
  * which the loop ran sections of the state without its lock (the delivery of the reply and the
  * poll that took it); {@code elsewhere} the reads that returned on a loop thread the state is not
- * confined to.
+ * confined to; {@code bound} whether, after the last read, the state is confined to any thread.
  */
 public final class ConfinedReadsTask implements SessionTask<String> {
   private final int lines;
@@ -56,6 +56,6 @@ public final class ConfinedReadsTask implements SessionTask<String> {
         last = sections;
       }
     }
-    return lines + ":" + pairs + ":" + confined + ":" + elsewhere;
+    return lines + ":" + pairs + ":" + confined + ":" + elsewhere + ":" + state.isConfined();
   }
 }

@@ -140,16 +140,17 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
     }
 
     /**
-     * Confines this state to the channel's event loop (see
-     * {@link io.weft.transport.spi.InboundState#confineToCurrentThread()}). A plaintext channel
+     * Names the channel's event loop as the thread that delivers its input (see
+     * {@link io.weft.transport.spi.InboundState#inputDeliveredOnCurrentThread()}): a session
+     * resumed there confines the state to it at its first poll. A plaintext channel
      * (no handshake begun: implicit TLS begins one before the channel is active) has its inbound
      * buffer watch the start of the stream for a TLS alert: a TLS server answering plaintext.
      */
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-      // The channel's event loop delivers all its input: confined to it from here on.
-      if (ctx.executor().inEventLoop() && !isConfined()) {
-        confineToCurrentThread();
+      // The channel's event loop delivers all its input.
+      if (ctx.executor().inEventLoop()) {
+        inputDeliveredOnCurrentThread();
       }
       lock.lock();
       try {
