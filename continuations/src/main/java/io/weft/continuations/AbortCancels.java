@@ -16,7 +16,12 @@ import java.util.concurrent.locks.LockSupport;
  * the JVM ({@link #start()}, from {@link RunControl}'s constructor) and then wait, parked, with no
  * aborted run (two idle daemons per JVM); the list is intrusive (each run's own
  * {@link RunControl#nextAborted} link, pushed with a compare-and-set); this class has no lambda
- * and no {@code invokedynamic} call site ({@code NoConcatCallSitesTest}).
+ * and no {@code invokedynamic} call site ({@code NoConcatCallSitesTest}). The threads are the
+ * JVM's, not their maker's: in the system thread group, at normal priority, with no thread-locals,
+ * context class loader or access control context of the thread that happened to make them (the
+ * first run's caller). If no thread can be made then, the run goes on without one and the next
+ * run tries again; an abort with no thread here cancels nothing, and the run ends at its close
+ * wait.
  *
  * <p>A close that never returns stops only the thread that made it. While runs are served a
  * second thread, the spare, watches the first: if a pass over a run's sessions makes no progress
@@ -70,8 +75,8 @@ final class AbortCancels {
   private static volatile Worker spare;
   /** Bumped by the active thread at every session of its passes: the spare looks at it. */
   private static volatile long progress;
-  /** Threads alive here; guarded by LOCK. */
-  private static int threads;
+  /** Threads alive here; written under LOCK (read without it only as a hint). */
+  private static volatile int threads;
 
   private AbortCancels() {}
 
@@ -87,18 +92,24 @@ final class AbortCancels {
     if (active == null) {
       synchronized (LOCK) {
         if (active == null) {
-          Worker w = new Worker();
-          active = w;
-          threads++;
           boolean started = false;
           try {
-            w.start();
-            started = true;
-          } finally {
-            if (!started) {
-              active = null;
-              threads--;
+            Worker w = newWorker();
+            active = w;
+            threads++;
+            try {
+              w.start();
+              started = true;
+            } finally {
+              if (!started) {
+                active = null;
+                threads--;
+              }
             }
+          } catch (OutOfMemoryError | RuntimeException e) {
+            // No thread to be had ("unable to create native thread"): the run goes on without
+            // one, and the next run tries again. An abort of a run with no canceller cancels
+            // nothing: the run ends at its close wait, the sessions under way left behind.
           }
         }
       }
@@ -106,6 +117,38 @@ final class AbortCancels {
     if (spare == null) {
       makeSpare();
     }
+  }
+
+  /**
+   * A new thread here, in the JVM's system thread group, at normal priority, with no inherited
+   * thread-locals, context loader or access control context: it serves every run of the JVM, so
+   * nothing of the thread that happened to make it (the first run's caller: a web application's
+   * thread, a test's) may stay with it, nor be kept reachable by it for the JVM's life (on JDK
+   * 17-23 a thread keeps the access control context of its maker, and with it the protection
+   * domains, and so the class loaders, of every frame on the maker's stack).
+   */
+  @SuppressWarnings("removal") // AccessController: where it still acts, it is what drops the maker's context
+  private static Worker newWorker() {
+    return java.security.AccessController.doPrivileged(NEW_WORKER);
+  }
+
+  /** Makes a {@link Worker} (under {@code doPrivileged}: its context is this class's alone). No lambda here. */
+  private static final class NewWorker implements java.security.PrivilegedAction<Worker> {
+    @Override
+    public Worker run() {
+      return new Worker();
+    }
+  }
+
+  private static final NewWorker NEW_WORKER = new NewWorker();
+
+  /** The root of the JVM's thread groups ("system"). */
+  private static ThreadGroup systemGroup() {
+    ThreadGroup group = Thread.currentThread().getThreadGroup();
+    while (group.getParent() != null) {
+      group = group.getParent();
+    }
+    return group;
   }
 
   /** {@code run} was aborted (its first abort): it is served from now on. Allocates nothing. */
@@ -220,6 +263,10 @@ final class AbortCancels {
    * before each session of its passes; never on a reporting thread. No room: tried again then.
    */
   private static void makeSpare() {
+    if (threads >= MAX_THREADS) {
+      // A hint, without the lock: passGoesOn asks before every session of a pass.
+      return;
+    }
     synchronized (LOCK) {
       if (spare != null || threads >= MAX_THREADS) {
         return;
@@ -227,8 +274,8 @@ final class AbortCancels {
     }
     Worker w;
     try {
-      w = new Worker();
-    } catch (OutOfMemoryError e) {
+      w = newWorker();
+    } catch (OutOfMemoryError | RuntimeException e) {
       return;
     }
     synchronized (LOCK) {
@@ -304,9 +351,11 @@ final class AbortCancels {
   /** A thread here: the active one's rounds, or the spare's watch. */
   private static final class Worker extends Thread {
     Worker() {
-      // No inherited thread-locals, no context loader: it serves every run of the JVM.
-      super(null, null, THREAD_NAME, 0L, false);
+      // See newWorker(): the system group, no inherited thread-locals, no context loader, normal
+      // priority (a thread's priority and group are otherwise its maker's).
+      super(systemGroup(), null, THREAD_NAME, 0L, false);
       setDaemon(true);
+      setPriority(NORM_PRIORITY);
       setContextClassLoader(null);
     }
 
@@ -327,8 +376,15 @@ final class AbortCancels {
           if (any) {
             LockSupport.parkNanos(LOCK, POLL_NANOS);
           } else {
-            // Nothing to serve: the last run passed is not kept reachable until the next abort.
+            // Nothing to serve: the last run passed is not kept reachable until the next abort;
+            // nor is a pass mark left by a thread stalled in a close that this one took over from
+            // (before any pass of its own: the run was over), which would have the spare look at
+            // it every poll, and this thread count as busy, for as long as that close lasts.
             passing = null;
+            Thread mark = PASSER.get();
+            if (mark != null && mark != this) {
+              PASSER.compareAndSet(mark, null);
+            }
             LockSupport.park(LOCK);
           }
           continue;

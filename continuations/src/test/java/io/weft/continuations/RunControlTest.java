@@ -143,6 +143,83 @@ class RunControlTest {
     }
   }
 
+  /**
+   * Review s14 point 12: an abort that comes before the mode has registered what cancelling means
+   * (a run aborted by another run's report while it is still setting up) does not have the
+   * registration run the cancel on the run's own thread; the JVM's canceller runs it. Before, the
+   * registering thread ran it at once.
+   */
+  @Test
+  // A watchdog only.
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void anAbortBeforeTheCancelIsRegisteredIsCancelledByTheCancellerNotByTheRegisteringThread() throws Exception {
+    RunControl control = new RunControl(GRACE_MILLIS);
+    try {
+      control.abort("the heap ran out");
+      Thread self = Thread.currentThread();
+      List<Thread> cancelledOn = new java.util.concurrent.CopyOnWriteArrayList<>();
+      control.onCancel(() -> {
+        cancelledOn.add(Thread.currentThread());
+        control.wake();
+      });
+      assertFalse(cancelledOn.contains(self), "the registering thread cancelled the aborted run");
+      assertTrue(control.awaitSessions(() -> !cancelledOn.isEmpty(), GRACE_MILLIS));
+      assertFalse(cancelledOn.contains(self), "the run's own thread cancelled the aborted run");
+      assertEquals(AbortCancels.THREAD_NAME, cancelledOn.get(0).getName());
+    } finally {
+      control.over();
+    }
+  }
+
+  /**
+   * Review s14 point 9: a pass stalls in a close for good, its run ends before the spare takes over,
+   * and the thread that takes over never makes a pass of its own (nothing is listed). The stalled
+   * thread's pass mark must not stay: the thread that took over is idle, as the docs say of the JVM
+   * at rest. Before, the mark stayed for as long as the close (here until the test ends): that
+   * thread was never idle, and the spare looked at the mark every poll.
+   */
+  @Test
+  // A watchdog only: on the old code the active thread is never idle, and the wait below runs to it.
+  @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aTakeoverFromAPassStalledAfterItsRunEndedLeavesTheCancellersIdle() throws Exception {
+    RunControl control = new RunControl(GRACE_MILLIS);
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch hanging = new CountDownLatch(1);
+    AtomicReference<Thread> stalled = new AtomicReference<>();
+    try {
+      AtomicBoolean hung = new AtomicBoolean();
+      control.onCancel(() -> {
+        if (control.nextSession() && hung.compareAndSet(false, true)) {
+          stalled.set(Thread.currentThread());
+          hanging.countDown();
+          io.weft.continuations.testing.ForwardingTransport.awaitUninterruptibly(release);
+        }
+      });
+      control.abort("the heap ran out");
+      hanging.await();
+      // The run ends while its pass is stalled: nothing is listed any more.
+      control.over();
+      // The spare takes over (the stalled thread waits: two looks), finds nothing to serve, and
+      // is then idle; the stalled thread is not (it is neither the active thread nor the spare).
+      for (;;) {
+        Thread idle = null;
+        for (Thread t : cancellers()) {
+          if (t != stalled.get() && AbortCancels.isIdle(t)) {
+            idle = t;
+          }
+        }
+        if (idle != null) {
+          break;
+        }
+        java.util.concurrent.locks.LockSupport.parkNanos(AbortCancels.POLL_NANOS);
+      }
+      assertTrue(stalled.get().isAlive() && !AbortCancels.isIdle(stalled.get()), "the stalled thread, still in its close");
+    } finally {
+      release.countDown();
+      control.over();
+    }
+  }
+
   @Test
   // A watchdog only: on the old code the older run was never served again, and the wait below
   // waited for the grace (a day).
