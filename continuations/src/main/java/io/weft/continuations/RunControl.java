@@ -157,13 +157,15 @@ final class RunControl {
   }
 
   /**
-   * What {@link #cancel()} does from now on; runs it at once if the run was cancelled already by
-   * {@link #cancel()}. Not for an abort that came first: {@link AbortCancels} runs it at its next
-   * poll, as every cancel of an aborted run (this is the run's own thread).
+   * What {@link #cancel()} does from now on; runs it at once if the run was cancelled (or aborted)
+   * already. The modes register it before any session starts, so that run closes nothing (no
+   * transport is open yet): it marks the sessions cancelled, so that none starts (in
+   * CONTINUATIONS the scheduler, which then cancels each fiber as it admits it). An aborted run's
+   * closes are {@link AbortCancels}' all the same.
    */
   void onCancel(Runnable action) {
     onCancel = action;
-    if (cancelled && abortState.get() == RUNNING) {
+    if (cancelled) {
       action.run();
     }
   }

@@ -144,34 +144,6 @@ class RunControlTest {
   }
 
   /**
-   * Review s14 point 12: an abort that comes before the mode has registered what cancelling means
-   * (a run aborted by another run's report while it is still setting up) does not have the
-   * registration run the cancel on the run's own thread; the JVM's canceller runs it. Before, the
-   * registering thread ran it at once.
-   */
-  @Test
-  // A watchdog only.
-  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
-  void anAbortBeforeTheCancelIsRegisteredIsCancelledByTheCancellerNotByTheRegisteringThread() throws Exception {
-    RunControl control = new RunControl(GRACE_MILLIS);
-    try {
-      control.abort("the heap ran out");
-      Thread self = Thread.currentThread();
-      List<Thread> cancelledOn = new java.util.concurrent.CopyOnWriteArrayList<>();
-      control.onCancel(() -> {
-        cancelledOn.add(Thread.currentThread());
-        control.wake();
-      });
-      assertFalse(cancelledOn.contains(self), "the registering thread cancelled the aborted run");
-      assertTrue(control.awaitSessions(() -> !cancelledOn.isEmpty(), GRACE_MILLIS));
-      assertFalse(cancelledOn.contains(self), "the run's own thread cancelled the aborted run");
-      assertEquals(AbortCancels.THREAD_NAME, cancelledOn.get(0).getName());
-    } finally {
-      control.over();
-    }
-  }
-
-  /**
    * Review s14 point 9: a pass stalls in a close for good, its run ends before the spare takes over,
    * and the thread that takes over never makes a pass of its own (nothing is listed). The stalled
    * thread's pass mark must not stay: the thread that took over is idle, as the docs say of the JVM
