@@ -148,31 +148,37 @@ class RunControlTest {
    * and the thread that takes over never makes a pass of its own (nothing is listed). The stalled
    * thread's pass mark must not stay: the thread that took over is idle, as the docs say of the JVM
    * at rest. Before, the mark stayed for as long as the close (here until the test ends): that
-   * thread was never idle, and the spare looked at the mark every poll.
+   * thread was never idle, and the spare looked at the mark every poll. The close spins (running),
+   * so that the takeover waits for a second of the run's clock, which the test moves only once the
+   * run is over.
    */
   @Test
   // A watchdog only: on the old code the active thread is never idle, and the wait below runs to it.
   @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
   void aTakeoverFromAPassStalledAfterItsRunEndedLeavesTheCancellersIdle() throws Exception {
-    RunControl control = new RunControl(GRACE_MILLIS);
-    CountDownLatch release = new CountDownLatch(1);
-    CountDownLatch hanging = new CountDownLatch(1);
+    AtomicLong now = new AtomicLong();
+    RunControl control = new RunControl(GRACE_MILLIS, now::get);
+    AtomicBoolean released = new AtomicBoolean();
+    CountDownLatch spinning = new CountDownLatch(1);
     AtomicReference<Thread> stalled = new AtomicReference<>();
     try {
       AtomicBoolean hung = new AtomicBoolean();
       control.onCancel(() -> {
         if (control.nextSession() && hung.compareAndSet(false, true)) {
           stalled.set(Thread.currentThread());
-          hanging.countDown();
-          io.weft.continuations.testing.ForwardingTransport.awaitUninterruptibly(release);
+          spinning.countDown();
+          while (!released.get()) {
+            Thread.onSpinWait();
+          }
         }
       });
       control.abort("the heap ran out");
-      hanging.await();
-      // The run ends while its pass is stalled: nothing is listed any more.
+      spinning.await();
+      // The run ends while its pass is stalled: nothing is listed any more. Then a second of the
+      // run's clock: the spare takes over, finds nothing to serve, and is then idle; the stalled
+      // thread is not (it is neither the active thread nor the spare).
       control.over();
-      // The spare takes over (the stalled thread waits: two looks), finds nothing to serve, and
-      // is then idle; the stalled thread is not (it is neither the active thread nor the spare).
+      now.addAndGet(AbortCancels.STALLED_NANOS);
       for (;;) {
         Thread idle = null;
         for (Thread t : cancellers()) {
@@ -187,7 +193,7 @@ class RunControlTest {
       }
       assertTrue(stalled.get().isAlive() && !AbortCancels.isIdle(stalled.get()), "the stalled thread, still in its close");
     } finally {
-      release.countDown();
+      released.set(true);
       control.over();
     }
   }
