@@ -213,6 +213,7 @@ class SessionFrameLateTest {
     List<String> toldEarlier = new CopyOnWriteArrayList<>();
     List<String> toldLater = new CopyOnWriteArrayList<>();
     Scheduler scheduler = new Scheduler(1, 0, "slow-report-test");
+    boolean shutDown = false;
     try (HeapExhaustion.Watch earlier = HeapExhaustion.watch(toldEarlier::add)) {
       boolean[] heap = new boolean[1];
       Thread reporter = new Thread(() -> heap[0] = scheduler.reportHeap(error, "a test's scheduler thread"),
@@ -221,6 +222,7 @@ class SessionFrameLateTest {
       error.reporting.await();
       // Its run ended (the scheduler shut down); a later run began.
       scheduler.shutdown(10_000);
+      shutDown = true;
       try (HeapExhaustion.Watch later = HeapExhaustion.watch(toldLater::add)) {
         error.letGo.countDown();
         reporter.join();
@@ -229,7 +231,9 @@ class SessionFrameLateTest {
       assertTrue(heap[0], "the heap's kind of error");
       assertEquals(1, toldEarlier.size(), toldEarlier.toString());
     } finally {
-      scheduler.shutdown(10_000);
+      if (!shutDown) {
+        scheduler.shutdown(10_000);
+      }
     }
   }
 
