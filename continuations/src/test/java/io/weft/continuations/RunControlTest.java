@@ -174,12 +174,24 @@ class RunControlTest {
       });
       control.abort("the heap ran out");
       spinning.await();
-      // The run ends while its pass is stalled: nothing is listed any more. Then a second of the
-      // run's clock: the spare takes over, finds nothing to serve, and is then idle; the stalled
-      // thread is not (it is neither the active thread nor the spare).
+      // The run ends while its pass is stalled: nothing is listed any more.
       control.over();
+      // The spare has looked at the stalled pass and started its clock (a look may first see the
+      // pass's last progress, the next starts the clock: the third is past both) ...
+      long from = AbortCancels.looks;
+      while (AbortCancels.looks - from < 3L) {
+        if (Thread.interrupted()) {
+          throw new InterruptedException();
+        }
+        java.util.concurrent.locks.LockSupport.parkNanos(AbortCancels.POLL_NANOS);
+      }
+      // ... then a second of the run's clock: the spare takes over, finds nothing to serve, and is
+      // then idle; the stalled thread is not (it is neither the active thread nor the spare).
       now.addAndGet(AbortCancels.STALLED_NANOS);
       for (;;) {
+        if (Thread.interrupted()) {
+          throw new InterruptedException();
+        }
         Thread idle = null;
         for (Thread t : cancellers()) {
           if (t != stalled.get() && AbortCancels.isIdle(t)) {
