@@ -232,9 +232,10 @@ class AbortedRunLeftBehindTest {
   /**
    * CONTINUATIONS (four workers, the blocking loopback connector allowed): the aborted run's
    * cancels go through the scheduler's. The first close the canceller makes (session 0's, the
-   * first of the pass) never returns; the spare takes over, skips session 0, whose cancel is still
-   * in its close, and cancels sessions 1 and 2, whose reads end: every fiber ends, none is left
-   * behind. With no takeover (mutant) sessions 1 and 2 are never cancelled and are left behind at
+   * first of the pass) never returns, and session 0's own close of it runs out of heap, so the
+   * session keeps the transport for the cancels; the spare takes over, skips session 0, whose
+   * cancel is still in its close, and cancels sessions 1 and 2, whose reads end: every fiber ends,
+   * none is left behind. With no takeover (mutant) sessions 1 and 2 are never cancelled and are left behind at
    * the close wait; so they are with no skip (mutant: {@code SessionContext.cancel} closes again
    * while a cancel's close is under way), since every canceller's close of session 0's transport
    * hangs: each thread that takes over stalls in it in turn, until no thread is left to take over.
@@ -351,7 +352,9 @@ class AbortedRunLeftBehindTest {
      * Set: the first close made by the JVM's abort canceller closes the socket and then does not
      * return until {@link #unhang}, and so does every later close of that transport by a canceller
      * (a pass that did not skip it would stall there too); every other close not made by it waits
-     * until that one has begun (so that the hang is a cancel's, never a session's own close).
+     * until that one has begun (so that the hang is a cancel's, never a session's own close), and
+     * the session's own close of that transport then fails for want of heap (so that the session
+     * keeps it, and every later pass meets it still open).
      */
     volatile boolean hangFirstCancel;
     /** The transport whose close hangs for every canceller (see {@link #hangFirstCancel}). */
@@ -409,6 +412,13 @@ class AbortedRunLeftBehindTest {
           return;
         }
         ForwardingTransport.awaitUninterruptibly(connector.hangBegun);
+        if (this == connector.hungOne) {
+          // The session's own close of the transport a cancel hangs in runs out of heap, twice
+          // (SessionFrame closes again after the report): the session keeps the transport for the
+          // cancels to close (SessionContext.closeRanOutOfHeap), so that every later pass comes to
+          // it still open, and must skip it.
+          throw new OutOfMemoryError("Java heap space");
+        }
         socket.close();
         return;
       }
