@@ -75,6 +75,13 @@ final class AbortCancels {
   private static volatile Worker spare;
   /** Bumped by the active thread at every session of its passes: the spare looks at it. */
   private static volatile long progress;
+  /**
+   * After a spare could not be made during a pass (no room), how long before the passes try again
+   * (each try in a full heap costs full collections); the next run's {@link #start()} tries at once.
+   */
+  static final long SPARE_RETRY_NANOS = TimeUnit.SECONDS.toNanos(5);
+  /** When a spare last could not be made ({@link System#nanoTime()}, never 0), or 0. */
+  private static volatile long spareRefusedAt;
   /** Threads alive here; written under LOCK (read without it only as a hint). */
   private static volatile int threads;
 
@@ -115,6 +122,8 @@ final class AbortCancels {
       }
     }
     if (spare == null) {
+      // A new run: the heap has room again, as a rule; whatever a pass found, try now.
+      spareRefusedAt = 0L;
       makeSpare();
     }
   }
@@ -267,6 +276,12 @@ final class AbortCancels {
       // A hint, without the lock: passGoesOn asks before every session of a pass.
       return;
     }
+    long refused = spareRefusedAt;
+    if (refused != 0L && System.nanoTime() - refused < SPARE_RETRY_NANOS) {
+      // The last try found no room (a full heap: each try costs full collections, about a second,
+      // which before every session of a pass left the pass barely moving): not again so soon.
+      return;
+    }
     synchronized (LOCK) {
       if (spare != null || threads >= MAX_THREADS) {
         return;
@@ -276,6 +291,7 @@ final class AbortCancels {
     try {
       w = newWorker();
     } catch (OutOfMemoryError | RuntimeException e) {
+      spareRefused();
       return;
     }
     synchronized (LOCK) {
@@ -290,15 +306,24 @@ final class AbortCancels {
       w.start();
       started = true;
     } catch (OutOfMemoryError | RuntimeException e) {
-      // No thread to be had ("unable to create native thread"): again next round.
+      // No thread to be had ("unable to create native thread"): again later.
     } finally {
       if (!started) {
+        spareRefused();
         synchronized (LOCK) {
           spare = null;
           threads--;
         }
+      } else {
+        spareRefusedAt = 0L;
       }
     }
+  }
+
+  /** A spare could not be made now: the passes try again only {@link #SPARE_RETRY_NANOS} later. */
+  private static void spareRefused() {
+    long now = System.nanoTime();
+    spareRefusedAt = now == 0L ? 1L : now;
   }
 
   /**
@@ -362,55 +387,69 @@ final class AbortCancels {
     @Override
     public void run() {
       for (;;) {
-        if (active == this) {
-          boolean any = true;
-          try {
-            any = round(this);
-          } catch (Throwable t) {
-            // What escaped a pass (a StackOverflowError, say): this thread serves every run of
-            // the JVM and must not die of one; the next poll passes again.
-          }
-          if (active != this) {
-            continue;
-          }
-          if (any) {
-            LockSupport.parkNanos(LOCK, POLL_NANOS);
-          } else {
-            // Nothing to serve: the last run passed is not kept reachable until the next abort;
-            // nor is a pass mark left by a thread stalled in a close that this one took over from
-            // (before any pass of its own: the run was over), which would have the spare look at
-            // it every poll, and this thread count as busy, for as long as that close lasts.
-            passing = null;
-            Thread mark = PASSER.get();
-            if (mark != null && mark != this) {
-              PASSER.compareAndSet(mark, null);
-            }
-            LockSupport.park(LOCK);
-          }
-          continue;
-        }
-        boolean watching;
-        synchronized (LOCK) {
-          watching = spare == this;
-          if (!watching && spare == null) {
-            // A stalled thread back from its close, and no spare: it is the spare.
-            spare = this;
-            watching = true;
-          }
-          if (!watching) {
-            threads--;
+        try {
+          if (!step()) {
             return;
           }
-        }
-        if (!watch(this)) {
-          // Nothing to watch: the spare stays, parked, until an abort's push unparks it
-          // (aborted(): push, then unpark spare; watch: read the list, then park. The park's
-          // permit keeps an unpark between the two). It never ends, so it is never lost.
-          if (spare == this) {
-            LockSupport.park(LOCK);
-          }
+        } catch (Throwable t) {
+          // Whatever escaped (an OutOfMemoryError in a full heap, where even a look can fail, a
+          // StackOverflowError): this thread serves every run of the JVM and must not die of
+          // it (a canceller found dead of one kept its last run reachable); a poll later, again.
+          LockSupport.parkNanos(LOCK, POLL_NANOS);
         }
       }
+    }
+
+    /** One turn of this thread's loop: a round or a watch; false once it is to end. */
+    private boolean step() {
+      if (active == this) {
+        boolean any = true;
+        try {
+          any = round(this);
+        } catch (Throwable t) {
+          // What escaped a pass (a StackOverflowError, say): the next poll passes again.
+        }
+        if (active != this) {
+          return true;
+        }
+        if (any) {
+          LockSupport.parkNanos(LOCK, POLL_NANOS);
+        } else {
+          // Nothing to serve: the last run passed is not kept reachable until the next abort;
+          // nor is a pass mark left by a thread stalled in a close that this one took over from
+          // (before any pass of its own: the run was over), which would have the spare look at
+          // it every poll, and this thread count as busy, for as long as that close lasts.
+          passing = null;
+          Thread mark = PASSER.get();
+          if (mark != null && mark != this) {
+            PASSER.compareAndSet(mark, null);
+          }
+          LockSupport.park(LOCK);
+        }
+        return true;
+      }
+      boolean watching;
+      synchronized (LOCK) {
+        watching = spare == this;
+        if (!watching && spare == null) {
+          // A stalled thread back from its close, and no spare: it is the spare.
+          spare = this;
+          watching = true;
+        }
+        if (!watching) {
+          threads--;
+          return false;
+        }
+      }
+      if (!watch(this)) {
+        // Nothing to watch: the spare stays, parked, until an abort's push unparks it
+        // (aborted(): push, then unpark spare; watch: read the list, then park. The park's
+        // permit keeps an unpark between the two). It never ends, so it is never lost.
+        if (spare == this) {
+          LockSupport.park(LOCK);
+        }
+      }
+      return true;
     }
   }
 }
