@@ -16,7 +16,12 @@ import java.util.concurrent.locks.LockSupport;
  * the JVM ({@link #start()}, from {@link RunControl}'s constructor) and then wait, parked, with no
  * aborted run (two idle daemons per JVM); the list is intrusive (each run's own
  * {@link RunControl#nextAborted} link, pushed with a compare-and-set); this class has no lambda
- * and no {@code invokedynamic} call site ({@code NoConcatCallSitesTest}).
+ * and no {@code invokedynamic} call site ({@code NoConcatCallSitesTest}). The threads are the
+ * JVM's, not their maker's: in the system thread group, at normal priority, with no thread-locals,
+ * context class loader or access control context of the thread that happened to make them (the
+ * first run's caller). If no thread can be made then, the run goes on without one and the next
+ * run tries again; an abort with no thread here cancels nothing, and the run ends at its close
+ * wait.
  *
  * <p>A close that never returns stops only the thread that made it. While runs are served a
  * second thread, the spare, watches the first: if a pass over a run's sessions makes no progress
@@ -70,8 +75,15 @@ final class AbortCancels {
   private static volatile Worker spare;
   /** Bumped by the active thread at every session of its passes: the spare looks at it. */
   private static volatile long progress;
-  /** Threads alive here; guarded by LOCK. */
-  private static int threads;
+  /**
+   * After a spare could not be made during a pass (no room), how long before the passes try again
+   * (each try in a full heap costs full collections); the next run's {@link #start()} tries at once.
+   */
+  static final long SPARE_RETRY_NANOS = TimeUnit.SECONDS.toNanos(5);
+  /** When a spare last could not be made ({@link System#nanoTime()}, never 0), or 0. */
+  private static volatile long spareRefusedAt;
+  /** Threads alive here; written under LOCK (read without it only as a hint). */
+  private static volatile int threads;
 
   private AbortCancels() {}
 
@@ -87,25 +99,65 @@ final class AbortCancels {
     if (active == null) {
       synchronized (LOCK) {
         if (active == null) {
-          Worker w = new Worker();
-          active = w;
-          threads++;
           boolean started = false;
           try {
-            w.start();
-            started = true;
-          } finally {
-            if (!started) {
-              active = null;
-              threads--;
+            Worker w = newWorker();
+            active = w;
+            threads++;
+            try {
+              w.start();
+              started = true;
+            } finally {
+              if (!started) {
+                active = null;
+                threads--;
+              }
             }
+          } catch (OutOfMemoryError | RuntimeException e) {
+            // No thread to be had ("unable to create native thread"): the run goes on without
+            // one, and the next run tries again. An abort of a run with no canceller cancels
+            // nothing: the run ends at its close wait, the sessions under way left behind.
           }
         }
       }
     }
     if (spare == null) {
+      // A new run: the heap has room again, as a rule; whatever a pass found, try now.
+      spareRefusedAt = 0L;
       makeSpare();
     }
+  }
+
+  /**
+   * A new thread here, in the JVM's system thread group, at normal priority, with no inherited
+   * thread-locals, context loader or access control context: it serves every run of the JVM, so
+   * nothing of the thread that happened to make it (the first run's caller: a web application's
+   * thread, a test's) may stay with it, nor be kept reachable by it for the JVM's life (on JDK
+   * 17-23 a thread keeps the access control context of its maker, and with it the protection
+   * domains, and so the class loaders, of every frame on the maker's stack).
+   */
+  @SuppressWarnings("removal") // AccessController: where it still acts, it is what drops the maker's context
+  private static Worker newWorker() {
+    return java.security.AccessController.doPrivileged(NEW_WORKER);
+  }
+
+  /** Makes a {@link Worker} (under {@code doPrivileged}: its context is this class's alone). No lambda here. */
+  private static final class NewWorker implements java.security.PrivilegedAction<Worker> {
+    @Override
+    public Worker run() {
+      return new Worker();
+    }
+  }
+
+  private static final NewWorker NEW_WORKER = new NewWorker();
+
+  /** The root of the JVM's thread groups ("system"). */
+  private static ThreadGroup systemGroup() {
+    ThreadGroup group = Thread.currentThread().getThreadGroup();
+    while (group.getParent() != null) {
+      group = group.getParent();
+    }
+    return group;
   }
 
   /** {@code run} was aborted (its first abort): it is served from now on. Allocates nothing. */
@@ -220,6 +272,16 @@ final class AbortCancels {
    * before each session of its passes; never on a reporting thread. No room: tried again then.
    */
   private static void makeSpare() {
+    if (threads >= MAX_THREADS) {
+      // A hint, without the lock: passGoesOn asks before every session of a pass.
+      return;
+    }
+    long refused = spareRefusedAt;
+    if (refused != 0L && System.nanoTime() - refused < SPARE_RETRY_NANOS) {
+      // The last try found no room (a full heap: each try costs full collections, about a second,
+      // which before every session of a pass left the pass barely moving): not again so soon.
+      return;
+    }
     synchronized (LOCK) {
       if (spare != null || threads >= MAX_THREADS) {
         return;
@@ -227,8 +289,9 @@ final class AbortCancels {
     }
     Worker w;
     try {
-      w = new Worker();
-    } catch (OutOfMemoryError e) {
+      w = newWorker();
+    } catch (OutOfMemoryError | RuntimeException e) {
+      spareRefused();
       return;
     }
     synchronized (LOCK) {
@@ -243,15 +306,24 @@ final class AbortCancels {
       w.start();
       started = true;
     } catch (OutOfMemoryError | RuntimeException e) {
-      // No thread to be had ("unable to create native thread"): again next round.
+      // No thread to be had ("unable to create native thread"): again later.
     } finally {
       if (!started) {
+        spareRefused();
         synchronized (LOCK) {
           spare = null;
           threads--;
         }
+      } else {
+        spareRefusedAt = 0L;
       }
     }
+  }
+
+  /** A spare could not be made now: the passes try again only {@link #SPARE_RETRY_NANOS} later. */
+  private static void spareRefused() {
+    long now = System.nanoTime();
+    spareRefusedAt = now == 0L ? 1L : now;
   }
 
   /**
@@ -304,57 +376,80 @@ final class AbortCancels {
   /** A thread here: the active one's rounds, or the spare's watch. */
   private static final class Worker extends Thread {
     Worker() {
-      // No inherited thread-locals, no context loader: it serves every run of the JVM.
-      super(null, null, THREAD_NAME, 0L, false);
+      // See newWorker(): the system group, no inherited thread-locals, no context loader, normal
+      // priority (a thread's priority and group are otherwise its maker's).
+      super(systemGroup(), null, THREAD_NAME, 0L, false);
       setDaemon(true);
+      setPriority(NORM_PRIORITY);
       setContextClassLoader(null);
     }
 
     @Override
     public void run() {
       for (;;) {
-        if (active == this) {
-          boolean any = true;
-          try {
-            any = round(this);
-          } catch (Throwable t) {
-            // What escaped a pass (a StackOverflowError, say): this thread serves every run of
-            // the JVM and must not die of one; the next poll passes again.
-          }
-          if (active != this) {
-            continue;
-          }
-          if (any) {
-            LockSupport.parkNanos(LOCK, POLL_NANOS);
-          } else {
-            // Nothing to serve: the last run passed is not kept reachable until the next abort.
-            passing = null;
-            LockSupport.park(LOCK);
-          }
-          continue;
-        }
-        boolean watching;
-        synchronized (LOCK) {
-          watching = spare == this;
-          if (!watching && spare == null) {
-            // A stalled thread back from its close, and no spare: it is the spare.
-            spare = this;
-            watching = true;
-          }
-          if (!watching) {
-            threads--;
+        try {
+          if (!step()) {
             return;
           }
-        }
-        if (!watch(this)) {
-          // Nothing to watch: the spare stays, parked, until an abort's push unparks it
-          // (aborted(): push, then unpark spare; watch: read the list, then park. The park's
-          // permit keeps an unpark between the two). It never ends, so it is never lost.
-          if (spare == this) {
-            LockSupport.park(LOCK);
-          }
+        } catch (Throwable t) {
+          // Whatever escaped (an OutOfMemoryError in a full heap, where even a look can fail, a
+          // StackOverflowError): this thread serves every run of the JVM and must not die of
+          // it (a canceller found dead of one kept its last run reachable); a poll later, again.
+          LockSupport.parkNanos(LOCK, POLL_NANOS);
         }
       }
+    }
+
+    /** One turn of this thread's loop: a round or a watch; false once it is to end. */
+    private boolean step() {
+      if (active == this) {
+        boolean any = true;
+        try {
+          any = round(this);
+        } catch (Throwable t) {
+          // What escaped a pass (a StackOverflowError, say): the next poll passes again.
+        }
+        if (active != this) {
+          return true;
+        }
+        if (any) {
+          LockSupport.parkNanos(LOCK, POLL_NANOS);
+        } else {
+          // Nothing to serve: the last run passed is not kept reachable until the next abort;
+          // nor is a pass mark left by a thread stalled in a close that this one took over from
+          // (before any pass of its own: the run was over), which would have the spare look at
+          // it every poll, and this thread count as busy, for as long as that close lasts.
+          passing = null;
+          Thread mark = PASSER.get();
+          if (mark != null && mark != this) {
+            PASSER.compareAndSet(mark, null);
+          }
+          LockSupport.park(LOCK);
+        }
+        return true;
+      }
+      boolean watching;
+      synchronized (LOCK) {
+        watching = spare == this;
+        if (!watching && spare == null) {
+          // A stalled thread back from its close, and no spare: it is the spare.
+          spare = this;
+          watching = true;
+        }
+        if (!watching) {
+          threads--;
+          return false;
+        }
+      }
+      if (!watch(this)) {
+        // Nothing to watch: the spare stays, parked, until an abort's push unparks it
+        // (aborted(): push, then unpark spare; watch: read the list, then park. The park's
+        // permit keeps an unpark between the two). It never ends, so it is never lost.
+        if (spare == this) {
+          LockSupport.park(LOCK);
+        }
+      }
+      return true;
     }
   }
 }

@@ -99,6 +99,7 @@ final class ContinuationRunner extends ModeRunner {
       Fiber fiber = new Fiber(i, settings.connector(), settings.addressFor(i), settings.timeout(), task, scheduler,
           settings.debugFrames());
       fiber.pacer(pacer);
+      fiber.cancelledWithNoRoom(control.cancelledWithNoRoom());
       fibers.add(fiber);
     }
     long start = System.nanoTime();

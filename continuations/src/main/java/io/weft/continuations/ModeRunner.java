@@ -39,13 +39,14 @@ abstract class ModeRunner {
   abstract <T> RunResult<T> run(Class<? extends SessionTask<T>> taskClass, int sessions, Object[] args,
       RunControl control) throws InterruptedException;
 
-  /** One plain session context per session, all sharing {@code task}. */
-  final List<SessionContext> contexts(SessionTask<?> task, int sessions) {
+  /** One plain session context per session of the run {@code control}, all sharing {@code task}. */
+  final List<SessionContext> contexts(SessionTask<?> task, int sessions, RunControl control) {
     List<SessionContext> contexts = new ArrayList<>(sessions);
     ConnectPacing.Pacer pacer = pacer();
     for (int i = 0; i < sessions; i++) {
       SessionContext c = new SessionContext(i, settings.connector(), settings.addressFor(i), settings.timeout(), task);
       c.pacer(pacer);
+      c.cancelledWithNoRoom(control.cancelledWithNoRoom());
       contexts.add(c);
     }
     return contexts;

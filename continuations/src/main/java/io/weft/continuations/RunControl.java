@@ -1,13 +1,13 @@
 package io.weft.continuations;
 
+import io.weft.continuations.internal.runtime.SessionCancels;
+import io.weft.continuations.internal.runtime.SessionContext;
 import io.weft.continuations.spi.SessionCancelledException;
 import io.weft.transport.spi.HeapExhaustion;
 import io.weft.transport.spi.Ticker;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The cancellation of one run, between {@link SessionRunner#cancel()} (any thread) and the mode's
@@ -41,8 +41,6 @@ final class RunControl {
    * literals are made as this class loads: a literal's first use allocates, and here that would
    * be when the heap has no room.
    */
-  private static final Logger LOG = LoggerFactory.getLogger(RunControl.class);
-
   static final String RUN_THREAD;
   static final String STARTING_A_SESSION;
   static final String A_SESSION;
@@ -85,8 +83,14 @@ final class RunControl {
   private final RunAbortedException madeAhead = RunAbortedException.madeAhead();
   /** The failure of a session left behind when there is no room to make it its own, made with the run (see the class comment). */
   private final SessionCancelledException leftBehind = new SessionCancelledException(LEFT_BEHIND);
-  /** Set once a cancel's throw has been logged ({@link #cancelThrew}): once per run. */
-  private volatile boolean cancelThrewLogged;
+  /**
+   * The failure of a session of this run cancelled before it connected when there is no room to
+   * make it its own (see {@code SessionContext.cancelledWithNoRoom}), made with the run.
+   */
+  private final SessionCancelledException cancelledWithNoRoom =
+      new SessionCancelledException(SessionContext.CANCELLED_WITH_NO_ROOM);
+  /** The cancels of this run's sessions, made with the run (a close that throws logged once). */
+  private final SessionCancels cancels = new SessionCancels();
   /** Set once the run's waits are over ({@link #over()}): its cancels stop. */
   private volatile boolean over;
 
@@ -152,7 +156,13 @@ final class RunControl {
     return cancelled;
   }
 
-  /** What {@link #cancel()} does from now on; runs it at once if the run was cancelled already. */
+  /**
+   * What {@link #cancel()} does from now on; runs it at once if the run was cancelled (or aborted)
+   * already. The modes register it before any session starts, so that run closes nothing (no
+   * transport is open yet): it marks the sessions cancelled, so that none starts (in
+   * CONTINUATIONS the scheduler, which then cancels each fiber as it admits it). An aborted run's
+   * closes are {@link AbortCancels}' all the same.
+   */
   void onCancel(Runnable action) {
     onCancel = action;
     if (cancelled) {
@@ -314,6 +324,11 @@ final class RunControl {
     }
   }
 
+  /** The failure of a session of this run cancelled before it connected, when no room is left to make one of its own: made with the run. */
+  SessionCancelledException cancelledWithNoRoom() {
+    return cancelledWithNoRoom;
+  }
+
   /** The failure of a session left behind by this run when no room is left to make one of its own: made with the run. */
   SessionCancelledException leftBehind() {
     return leftBehind;
@@ -330,7 +345,7 @@ final class RunControl {
       } catch (RuntimeException e) {
         // A close that threw (the mode's loop goes on past it; this is what escaped that): the
         // cancels go on at the next poll, and the canceller lives on.
-        cancelThrew(e);
+        cancels.threw(e);
       } catch (Error e) {
         if (e instanceof VirtualMachineError) {
           // Not the session's (StackOverflowError, InternalError): passed on; AbortCancels' round
@@ -342,20 +357,9 @@ final class RunControl {
     }
   }
 
-  /**
-   * A cancel of this run met {@code e} (a session's close threw) and went on: logged once per
-   * run, if there is room to log it. From any thread that cancels.
-   */
-  void cancelThrew(RuntimeException e) {
-    if (!cancelThrewLogged) {
-      cancelThrewLogged = true;
-      try {
-        LOG.warn("cancelling a session of an aborted or cancelled run threw; the cancels go on"
-            + " (logged once per run)", e);
-      } catch (OutOfMemoryError | RuntimeException again) {
-        // No room (or the logger failed): the cancels go on all the same.
-      }
-    }
+  /** The cancels of this run's sessions, for the modes' cancel actions. */
+  SessionCancels cancels() {
+    return cancels;
   }
 
   /**

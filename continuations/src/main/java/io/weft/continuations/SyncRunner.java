@@ -22,7 +22,7 @@ final class SyncRunner extends ModeRunner {
   @Override
   <T> RunResult<T> run(Class<? extends SessionTask<T>> taskClass, int sessions, Object[] args, RunControl control)
       throws InterruptedException {
-    List<SessionContext> contexts = contexts(TaskFactory.newTask(taskClass, args), sessions);
+    List<SessionContext> contexts = contexts(TaskFactory.newTask(taskClass, args), sessions, control);
     long start = System.nanoTime();
     // Released by a close reported after its session's end, on the thread that reports it, which
     // then wakes this one: looked at, not waited for, so that an aborted run's wait needs no heap.
@@ -34,21 +34,12 @@ final class SyncRunner extends ModeRunner {
     RunControl.Check closed = closes::tryAcquire;
     // The session now running, for cancel; the ones after it see the control's flag.
     AtomicReference<SessionContext> current = new AtomicReference<>();
+    io.weft.continuations.internal.runtime.SessionCancels cancels = control.cancels();
     control.onCancel(() -> {
       SessionContext c = current.get();
       if (c != null && control.nextSession()) {
-        try {
-          c.cancel();
-        } catch (RuntimeException e) {
-          // Its close threw: the run is cancelled all the same (logged once per run).
-          control.cancelThrew(e);
-        } catch (Error e) {
-          if (e instanceof VirtualMachineError) {
-            // Not the session's (OutOfMemoryError, StackOverflowError): the canceller's to handle.
-            throw e;
-          }
-          // Its close failed with a LinkageError, an AssertionError: the cancels go on.
-        }
+        // What its close throws goes no further (see SessionCancels).
+        cancels.cancel(c);
       }
     });
     for (SessionContext context : contexts) {

@@ -28,7 +28,7 @@ final class ThreadRunner extends ModeRunner {
     if (virtual) {
       VirtualThreads.check();
     }
-    List<SessionContext> contexts = contexts(TaskFactory.newTask(taskClass, args), sessions);
+    List<SessionContext> contexts = contexts(TaskFactory.newTask(taskClass, args), sessions, control);
     long start = System.nanoTime();
     int maxInFlight = settings.maxInFlight();
     int all = maxInFlight <= 0 ? Integer.MAX_VALUE : maxInFlight;
@@ -59,29 +59,19 @@ final class ThreadRunner extends ModeRunner {
       }
       return last == null || !last.isAlive();
     };
+    // Made now, not at the abort: the pass asks it before each session (see RunControl.nextSession).
+    java.util.function.BooleanSupplier goesOn = control::nextSession;
+    io.weft.continuations.internal.runtime.SessionCancels cancels = control.cancels();
     control.onCancel(() -> {
-      // Indexed loops, no iterator: this runs again and again while an aborted run waits, on a
-      // heap that may have no room; one session's close failing must not spare the others.
-      for (int i = 0; i < contexts.size(); i++) {
-        if (!control.nextSession()) {
-          // The run is over, or this pass's thread stalled in a close and was replaced.
-          return;
-        }
-        try {
-          contexts.get(i).cancel();
-        } catch (OutOfMemoryError e) {
-          // Again at the next look (see RunControl).
-        } catch (RuntimeException e) {
-          // Its close threw: the others are cancelled all the same (logged once per run).
-          control.cancelThrew(e);
-        } catch (Error e) {
-          if (e instanceof VirtualMachineError) {
-            // Not the session's (StackOverflowError, InternalError): the canceller's to handle.
-            throw e;
-          }
-          // Its close failed with a LinkageError (a class whose initialiser once ran out of heap
-          // there), an AssertionError: the others are cancelled all the same.
-        }
+      // This runs again and again while an aborted run waits, on a heap that may have no room;
+      // one session's close failing must not spare the others (see SessionCancels).
+      if (!cancels.cancel(contexts, goesOn)) {
+        // The run is over, or this pass's thread stalled in a close and was replaced.
+        return;
+      }
+      if (!control.nextSession()) {
+        // Over: nothing of this pass reaches the sessions after the run returned.
+        return;
       }
       synchronized (running) {
         for (Thread t : running) {

@@ -232,10 +232,13 @@ class AbortedRunLeftBehindTest {
   /**
    * CONTINUATIONS (four workers, the blocking loopback connector allowed): the aborted run's
    * cancels go through the scheduler's. The first close the canceller makes (session 0's, the
-   * first of the pass) never returns; the spare takes over, skips session 0, whose cancel is still
-   * in its close, and cancels sessions 1 and 2, whose reads end: every fiber ends, none is left
-   * behind. With no takeover (mutant) sessions 1 and 2 are never cancelled and are left behind at
-   * the close wait.
+   * first of the pass) never returns, and session 0's own close of it runs out of heap, so the
+   * session keeps the transport for the cancels; the spare takes over, skips session 0, whose
+   * cancel is still in its close, and cancels sessions 1 and 2, whose reads end: every fiber ends,
+   * none is left behind. With no takeover (mutant) sessions 1 and 2 are never cancelled and are left behind at
+   * the close wait; so they are with no skip (mutant: {@code SessionContext.cancel} closes again
+   * while a cancel's close is under way), since every canceller's close of session 0's transport
+   * hangs: each thread that takes over stalls in it in turn, until no thread is left to take over.
    */
   @org.junit.jupiter.api.Test
   // A watchdog only; the close wait is a far bound.
@@ -347,10 +350,15 @@ class AbortedRunLeftBehindTest {
     final AtomicInteger hanging = new AtomicInteger();
     /**
      * Set: the first close made by the JVM's abort canceller closes the socket and then does not
-     * return until {@link #unhang}; every other close not made by it waits until that one has
-     * begun (so that the hang is a cancel's, never a session's own close).
+     * return until {@link #unhang}, and so does every later close of that transport by a canceller
+     * (a pass that did not skip it would stall there too); every other close not made by it waits
+     * until that one has begun (so that the hang is a cancel's, never a session's own close), and
+     * the session's own close of that transport then fails for want of heap (so that the session
+     * keeps it, and every later pass meets it still open).
      */
     volatile boolean hangFirstCancel;
+    /** The transport whose close hangs for every canceller (see {@link #hangFirstCancel}). */
+    volatile Transport hungOne;
     final AtomicInteger cancelCloses = new AtomicInteger();
     final CountDownLatch hangBegun = new CountDownLatch(1);
 
@@ -398,11 +406,19 @@ class AbortedRunLeftBehindTest {
       }
       if (connector.hangFirstCancel) {
         if (Thread.currentThread().getName().equals(AbortCancels.THREAD_NAME)
-            && connector.cancelCloses.getAndIncrement() == 0) {
+            && (connector.cancelCloses.getAndIncrement() == 0 || connector.hungOne == this)) {
+          connector.hungOne = this;
           closeAndHang();
           return;
         }
         ForwardingTransport.awaitUninterruptibly(connector.hangBegun);
+        if (this == connector.hungOne) {
+          // The session's own close of the transport a cancel hangs in runs out of heap, twice
+          // (SessionFrame closes again after the report): the session keeps the transport for the
+          // cancels to close (SessionContext.closeRanOutOfHeap), so that every later pass comes to
+          // it still open, and must skip it.
+          throw new OutOfMemoryError("Java heap space");
+        }
         socket.close();
         return;
       }
@@ -410,24 +426,13 @@ class AbortedRunLeftBehindTest {
         closeAndHang();
         return;
       }
-      boolean interrupted = false;
       if (connector.release != null) {
         connector.closesBlocked.incrementAndGet();
-        for (;;) {
-          try {
-            connector.release.await();
-            break;
-          } catch (InterruptedException e) {
-            // A cancel interrupts session threads: a close that blocks for good does not mind.
-            interrupted = true;
-          }
-        }
+        // A cancel interrupts session threads: a close that blocks for good does not mind.
+        ForwardingTransport.awaitUninterruptibly(connector.release);
       }
       socket.close();
       connector.closesDone.incrementAndGet();
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
       if (Thread.currentThread() == owner && connector.failOwnClose.contains(owner)) {
         throw new IllegalStateException("the session's own close failed late");
       }

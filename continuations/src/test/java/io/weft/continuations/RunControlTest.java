@@ -143,6 +143,73 @@ class RunControlTest {
     }
   }
 
+  /**
+   * Review s14 point 9: a pass stalls in a close for good, its run ends before the spare takes over,
+   * and the thread that takes over never makes a pass of its own (nothing is listed). The stalled
+   * thread's pass mark must not stay: the thread that took over is idle, as the docs say of the JVM
+   * at rest. Before, the mark stayed for as long as the close (here until the test ends): that
+   * thread was never idle, and the spare looked at the mark every poll. The close spins (running),
+   * so that the takeover waits for a second of the run's clock, which the test moves only once the
+   * run is over.
+   */
+  @Test
+  // A watchdog only: on the old code the active thread is never idle, and the wait below runs to it.
+  @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aTakeoverFromAPassStalledAfterItsRunEndedLeavesTheCancellersIdle() throws Exception {
+    AtomicLong now = new AtomicLong();
+    RunControl control = new RunControl(GRACE_MILLIS, now::get);
+    AtomicBoolean released = new AtomicBoolean();
+    CountDownLatch spinning = new CountDownLatch(1);
+    AtomicReference<Thread> stalled = new AtomicReference<>();
+    try {
+      AtomicBoolean hung = new AtomicBoolean();
+      control.onCancel(() -> {
+        if (control.nextSession() && hung.compareAndSet(false, true)) {
+          stalled.set(Thread.currentThread());
+          spinning.countDown();
+          while (!released.get()) {
+            Thread.onSpinWait();
+          }
+        }
+      });
+      control.abort("the heap ran out");
+      spinning.await();
+      // The run ends while its pass is stalled: nothing is listed any more.
+      control.over();
+      // The spare has looked at the stalled pass and started its clock (a look may first see the
+      // pass's last progress, the next starts the clock: the third is past both) ...
+      long from = AbortCancels.looks;
+      while (AbortCancels.looks - from < 3L) {
+        if (Thread.interrupted()) {
+          throw new InterruptedException();
+        }
+        java.util.concurrent.locks.LockSupport.parkNanos(AbortCancels.POLL_NANOS);
+      }
+      // ... then a second of the run's clock: the spare takes over, finds nothing to serve, and is
+      // then idle; the stalled thread is not (it is neither the active thread nor the spare).
+      now.addAndGet(AbortCancels.STALLED_NANOS);
+      for (;;) {
+        if (Thread.interrupted()) {
+          throw new InterruptedException();
+        }
+        Thread idle = null;
+        for (Thread t : cancellers()) {
+          if (t != stalled.get() && AbortCancels.isIdle(t)) {
+            idle = t;
+          }
+        }
+        if (idle != null) {
+          break;
+        }
+        java.util.concurrent.locks.LockSupport.parkNanos(AbortCancels.POLL_NANOS);
+      }
+      assertTrue(stalled.get().isAlive() && !AbortCancels.isIdle(stalled.get()), "the stalled thread, still in its close");
+    } finally {
+      released.set(true);
+      control.over();
+    }
+  }
+
   @Test
   // A watchdog only: on the old code the older run was never served again, and the wait below
   // waited for the grace (a day).

@@ -65,6 +65,8 @@ public final class HeapExhaustion {
   private static volatile byte[] reserve = new byte[RESERVE_BYTES];
   /** Whether this exhaustion has been logged (reset with the reserve). */
   private static volatile boolean said;
+  /** How many watches have begun in this JVM (see {@link #stamp()}); written under the class's lock. */
+  private static volatile long watchesBegun;
 
   private HeapExhaustion() {}
 
@@ -111,6 +113,63 @@ public final class HeapExhaustion {
     }
     exhausted(reason);
     return true;
+  }
+
+  /**
+   * Where the watches stand now, for {@link #report(Throwable, String, long)}: taken where an error
+   * is caught, before anything is looked at, it tells the report which runs were watching when
+   * the error was met. Allocates nothing (a volatile read).
+   *
+   * @return the number of watches begun so far in this JVM
+   */
+  public static long stamp() {
+    return watchesBegun;
+  }
+
+  /**
+   * As {@link #report(Throwable, String)}, but only the watches begun by {@code stamp} (taken by
+   * {@link #stamp()} when the error was caught) hear it; if none of them is still watching, the
+   * report tells no one and keeps the reserve. For a thread that may report late: one whose run
+   * may end, and a later run begin to watch, between its looking whether the error is still its
+   * run's business and its report (a session its run may leave behind, a scheduler's thread
+   * whose run may be shutting down). Stamped before that look, the report cannot reach a run
+   * that began after it (the rule of the collection watches: a late notification must not end a
+   * run that began after the heap it saw). Never throws.
+   *
+   * @param failure what the thread met
+   * @param what where, for the reason's words, as for {@link #report(Throwable, String)}
+   * @param stamp {@link #stamp()} as the error was caught
+   * @return true if it was the heap running out (whether or not anyone heard)
+   */
+  public static boolean report(Throwable failure, String what, long stamp) {
+    if (!isHeapExhausted(failure)) {
+      return false;
+    }
+    if (!anyWatchingBy(stamp)) {
+      // Every run watching now began after the error was met: none of them is its business.
+      return true;
+    }
+    reserve = null;
+    String reason = UNSAID;
+    try {
+      reason = reason(failure, what);
+    } catch (RuntimeException | Error e) {
+      // Even the words did not fit: the watchers hear the reason without them.
+    }
+    tell(reason, BY_STAMP, stamp, 0L);
+    return true;
+  }
+
+  /** Whether any run watching now had begun by {@code stamp}. Allocates nothing. */
+  private static boolean anyWatchingBy(long stamp) {
+    Watcher[] now = watchers;
+    for (int i = 0; i < now.length; i++) {
+      Watcher watcher = now[i];
+      if (watcher != null && watcher.number <= stamp) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -186,11 +245,14 @@ public final class HeapExhaustion {
 
   /** {@link #tell}'s collector for a window of {@code CollectionTimeWatch}. */
   private static final int BY_TIME = -2;
+  /** {@link #tell}'s collector for a stamped report: {@code id} is the {@link #stamp()}. */
+  private static final int BY_STAMP = -3;
 
   /**
    * Tells the watchers concerned: every one ({@code collector} -1), those begun before
-   * {@code collector}'s collection {@code id} completed, or ({@link #BY_TIME}) those begun by
-   * {@code windowStartNanos}; does nothing if none is.
+   * {@code collector}'s collection {@code id} completed, ({@link #BY_TIME}) those begun by
+   * {@code windowStartNanos}, or ({@link #BY_STAMP}) those begun by stamp {@code id}; does nothing
+   * if none is.
    */
   private static void tell(String reason, int collector, long id, long windowStartNanos) {
     Watcher[] told = watchers;
@@ -233,6 +295,7 @@ public final class HeapExhaustion {
 
   private static boolean concerns(Watcher watcher, int collector, long id, long windowStartNanos) {
     return collector == BY_TIME ? watcher.startedNanos - windowStartNanos <= 0L
+        : collector == BY_STAMP ? watcher.number <= id
         : CollectionUsageWatch.isCurrent(watcher.collectionsAtStart, collector, id);
   }
 
@@ -249,7 +312,8 @@ public final class HeapExhaustion {
   public static Watch watch(Consumer<String> onExhausted) {
     CollectionUsageWatch.install();
     CollectionTimeWatch.start();
-    Watcher watcher = new Watcher(onExhausted, CollectionUsageWatch.collectionsNow(), System.nanoTime());
+    long[] collectionsAtStart = CollectionUsageWatch.collectionsNow();
+    long startedNanos = System.nanoTime();
     if (reserve == null) {
       try {
         reserve = new byte[RESERVE_BYTES];
@@ -258,7 +322,12 @@ public final class HeapExhaustion {
         // Still no room: the run goes ahead without one, and ends as soon as the heap runs out.
       }
     }
+    Watcher watcher;
     synchronized (HeapExhaustion.class) {
+      // Numbered here, in the order the watches begin: a report stamped before this one began
+      // does not reach it (report(Throwable, String, long)).
+      watcher = new Watcher(onExhausted, collectionsAtStart, startedNanos, watchesBegun + 1);
+      watchesBegun = watcher.number;
       Watcher[] now = Arrays.copyOf(watchers, watchers.length + 1);
       now[now.length - 1] = watcher;
       watchers = now;
@@ -291,11 +360,14 @@ public final class HeapExhaustion {
     final long[] collectionsAtStart;
     /** When it began ({@link System#nanoTime}), for {@code CollectionTimeWatch}'s windows. */
     final long startedNanos;
+    /** Its place among the watches begun in this JVM, from 1, for stamped reports. */
+    final long number;
 
-    Watcher(Consumer<String> onExhausted, long[] collectionsAtStart, long startedNanos) {
+    Watcher(Consumer<String> onExhausted, long[] collectionsAtStart, long startedNanos, long number) {
       this.onExhausted = onExhausted;
       this.collectionsAtStart = collectionsAtStart;
       this.startedNanos = startedNanos;
+      this.number = number;
     }
   }
 

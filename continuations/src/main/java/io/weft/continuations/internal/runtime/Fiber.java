@@ -359,8 +359,9 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
       try {
         failure = cancelledException();
       } catch (OutOfMemoryError e) {
-        // Cancelled all the same (its outcome says so); the error is what there was room for.
-        failure = e;
+        // Cancelled all the same (its outcome says so), with the exception made with its run: not
+        // the error, which this fiber did not meet (it never started).
+        failure = cancelledWithNoRoom();
       }
       failed(failure);
       finish();

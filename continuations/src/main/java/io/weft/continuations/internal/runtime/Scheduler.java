@@ -56,6 +56,8 @@ public final class Scheduler {
     WORKER = "a scheduler worker";
     IN_PLACE = "a session resumed in place";
     ADMITTING = "the scheduler admitting a session";
+    // Links the stamp's call as the class loads, not first on a heap's-end path.
+    HeapExhaustion.stamp();
   }
   /** The timer thread; null when the caller drives this scheduler (see {@link #driven}). */
   private final WaitTimer timer;
@@ -415,10 +417,14 @@ public final class Scheduler {
    * @return whether {@code t} says the heap ran out
    */
   boolean reportHeap(Throwable t, String where) {
+    // Stamped before the look: a run that begins after this scheduler's run has stopped does not
+    // hear the report however late it comes (a full collection can stop this thread for seconds
+    // between the look and the report).
+    long metAt = HeapExhaustion.stamp();
     if (stopping) {
       return HeapExhaustion.isHeapExhausted(t);
     }
-    return HeapExhaustion.report(t, where);
+    return HeapExhaustion.report(t, where, metAt);
   }
 
   /** Makes {@code fiber} ready; wakes a parked worker, if there is one, to run it. */
@@ -557,47 +563,12 @@ public final class Scheduler {
    */
   public void cancel(java.util.function.BooleanSupplier goesOn) {
     cancelled = true;
-    List<Fiber> fibers = batch;
-    // Indexed, no iterator: this runs again and again while an aborted run waits, on a heap
-    // that may have no room.
-    for (int i = 0; i < fibers.size(); i++) {
-      if (goesOn != null && !goesOn.getAsBoolean()) {
-        return;
-      }
-      Fiber fiber = fibers.get(i);
-      try {
-        fiber.cancel();
-      } catch (OutOfMemoryError e) {
-        // One fiber's wake-up finding no heap must not spare the others; an aborted run cancels
-        // again while it waits.
-      } catch (RuntimeException e) {
-        // Its close threw: the others are cancelled all the same.
-        cancelThrew(e);
-      } catch (Error e) {
-        if (e instanceof VirtualMachineError) {
-          // Not the fiber's (StackOverflowError, InternalError): the canceller's to handle.
-          throw e;
-        }
-        // Its close failed with a LinkageError (a class whose initialiser once ran out of heap
-        // there), an AssertionError: the others are cancelled all the same.
-      }
-    }
+    // Indexed, no iterator, one fiber's close failing sparing no other: see SessionCancels.
+    cancels.cancel(batch, goesOn);
   }
 
-  /** A cancel's close of a fiber's transport threw {@code e}: logged once per scheduler (one run), if there is room. */
-  private void cancelThrew(RuntimeException e) {
-    if (!cancelThrewLogged) {
-      cancelThrewLogged = true;
-      try {
-        log.warn("cancelling a fiber threw; the cancels go on (logged once per run)", e);
-      } catch (OutOfMemoryError | RuntimeException again) {
-        // No room (or the logger failed): the cancels go on all the same.
-      }
-    }
-  }
-
-  /** Set once {@link #cancelThrew} has logged. */
-  private volatile boolean cancelThrewLogged;
+  /** The cancels of this scheduler's fibers (one run's). */
+  private final SessionCancels cancels = new SessionCancels();
 
   /** Stops the workers and the timer and waits for them to end. */
   public void shutdown(long timeoutMillis) throws InterruptedException {

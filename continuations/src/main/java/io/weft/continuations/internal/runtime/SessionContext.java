@@ -71,6 +71,18 @@ public class SessionContext {
   /** What frees the place when the close is reported after the task's end; null for nothing. */
   private Runnable freedByClose;
 
+  /** What {@link #NOT_CONNECTED_WITH_NO_ROOM} says. */
+  public static final String CANCELLED_WITH_NO_ROOM = "cancelled before it connected (the heap had no room then for"
+      + " an exception of its own; the sessions cancelled so share this one)";
+  /**
+   * The failure of a session cancelled before it connected when the heap has no room for one of
+   * its own, for a session not made by a run (a run gives its own, {@link #cancelledWithNoRoom(
+   * SessionCancelledException)}); made as the class loads.
+   */
+  private static final SessionCancelledException NOT_CONNECTED_WITH_NO_ROOM =
+      new SessionCancelledException(CANCELLED_WITH_NO_ROOM);
+  private SessionCancelledException cancelledWithNoRoom = NOT_CONNECTED_WITH_NO_ROOM;
+
   public SessionContext(int index, Connector connector, SocketAddress address, Timeout timeout, SessionTask<?> task) {
     this.index = index;
     this.connector = connector;
@@ -86,6 +98,20 @@ public class SessionContext {
       // Nothing wakes a pacing wait but its own timeout.
     }
   };
+
+  /**
+   * The failure, made ahead (with the run), of this session if it is cancelled before it connects
+   * and the heap has no room then for a {@link SessionCancelledException} of its own; set before
+   * the session starts. Never the {@link OutOfMemoryError} itself: the session did not meet it.
+   */
+  public void cancelledWithNoRoom(SessionCancelledException madeAhead) {
+    this.cancelledWithNoRoom = madeAhead;
+  }
+
+  /** What {@link #cancelledWithNoRoom(SessionCancelledException)} set (by default one made as this class loaded). */
+  public SessionCancelledException cancelledWithNoRoom() {
+    return cancelledWithNoRoom;
+  }
 
   /** Paces this session's connect with the run's other sessions'; null for no pacing. */
   public void pacer(ConnectPacing.Pacer pacer) {

@@ -34,6 +34,8 @@ public final class SessionFrame implements Runnable {
     A_SESSION = "a session";
     CLOSING = "a session closing its transport";
     CANCELLED_BEFORE_CONNECT = " cancelled before it connected";
+    // Links the stamp's call as the class loads, not first in a catch with the heap full.
+    HeapExhaustion.stamp();
   }
 
   private final SessionContext session;
@@ -61,7 +63,9 @@ public final class SessionFrame implements Runnable {
         try {
           why = new SessionCancelledException("session " + session.index() + CANCELLED_BEFORE_CONNECT);
         } catch (OutOfMemoryError e) {
-          why = e;
+          // No room for its own: the one made ahead (with its run), not the error, which this
+          // session did not meet (it connected nothing, so nothing adds to that exception).
+          why = session.cancelledWithNoRoom();
         }
         session.failed(why);
         return;
@@ -75,6 +79,11 @@ public final class SessionFrame implements Runnable {
       Object value = session.task().run(forTask, session.index());
       session.succeeded(value);
     } catch (Throwable failure) {
+      // Before anything is looked at: the report below reaches only the runs watching now. A run
+      // that leaves this session behind after the look, and a run begun after that, are not this
+      // error's business however late the report comes (a full collection can stop this thread
+      // for seconds between the look and the report).
+      long metAt = HeapExhaustion.stamp();
       boolean death;
       try {
         death = SessionContext.isContinuationDeath(failure);
@@ -98,7 +107,7 @@ public final class SessionFrame implements Runnable {
       // what it meets late must not abort the runs under way now (a real exhaustion then is met
       // by their own threads, or by the watches).
       if (!session.isLeftBehind()) {
-        HeapExhaustion.report(failure, A_SESSION);
+        HeapExhaustion.report(failure, A_SESSION, metAt);
       }
     } finally {
       if (transport != null) {
@@ -106,13 +115,14 @@ public final class SessionFrame implements Runnable {
           transport.close();
           session.released();
         } catch (OutOfMemoryError e) {
+          long metAt = HeapExhaustion.stamp();
           // The session has its outcome, and the run is told. The transport stays with the
           // session: a close that failed part of the way has not reported the connection
           // closed, which holds the session's place in the run, and the aborted run's cancels
           // close it again (see SessionContext.cancel); kept again here, before the report,
           // in case a cancel during this close let it go.
           session.closeRanOutOfHeap(transport);
-          if (!session.isLeftBehind() && !HeapExhaustion.report(e, CLOSING)) {
+          if (!session.isLeftBehind() && !HeapExhaustion.report(e, CLOSING, metAt)) {
             // Not the heap (direct buffer memory, no native thread): no abort will cancel this
             // session again, so its place must not wait for a close report that may never come.
             session.closeFailed();

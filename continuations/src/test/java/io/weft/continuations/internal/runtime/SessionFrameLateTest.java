@@ -1,11 +1,13 @@
 package io.weft.continuations.internal.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weft.continuations.spi.SessionCancelledException;
+import io.weft.continuations.testing.ForwardingTransport;
 import io.weft.testsupport.EchoServer;
 import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
@@ -124,5 +126,136 @@ class SessionFrameLateTest {
       }
       assertEquals("left behind: test", c.failure().getMessage());
     }
+  }
+
+  /**
+   * An {@link OutOfMemoryError} of the heap's kind whose report is slow: the first look at its
+   * message (the report's, {@code HeapExhaustion.isHeapExhausted}) waits until the test lets it
+   * go, as a thread stopped there by a full collection would. Whatever the code looks at before it
+   * reports (whether its session was left behind, whether its scheduler stops) it has looked at by
+   * then.
+   */
+  static final class SlowToReport extends OutOfMemoryError {
+    private static final long serialVersionUID = 1L;
+    final transient CountDownLatch reporting = new CountDownLatch(1);
+    final transient CountDownLatch letGo = new CountDownLatch(1);
+
+    SlowToReport() {
+      super("Java heap space");
+    }
+
+    @Override
+    public String getMessage() {
+      if (reporting.getCount() > 0) {
+        reporting.countDown();
+        ForwardingTransport.awaitUninterruptibly(letGo);
+      }
+      return super.getMessage();
+    }
+  }
+
+  /** Throws the error it is given. */
+  public static final class Throws implements SessionTask<String> {
+    static volatile Error error;
+
+    @Override
+    public String run(Transport transport, int index) {
+      throw error;
+    }
+  }
+
+  /**
+   * Review s14 point 5: the look "left behind?" and the report are two steps. A session meets the
+   * heap's end while its run is under way, looks (not left behind), and is stopped before its
+   * report is delivered; meanwhile its run leaves it behind and returns, and a later run begins.
+   * The report, when it comes, reaches the run that was watching when the error was met, never the
+   * later one. Before, it aborted the later run (the look said "not left behind").
+   */
+  @Test
+  // A watchdog only.
+  @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aHeapErrorWhoseReportComesAfterItsRunLeftItBehindAbortsOnlyTheRunsWatchingWhenItWasMet() throws Exception {
+    SlowToReport error = new SlowToReport();
+    Throws.error = error;
+    List<String> toldEarlier = new CopyOnWriteArrayList<>();
+    List<String> toldLater = new CopyOnWriteArrayList<>();
+    try (EchoServer tcp = EchoServer.tcp(); CountingConnector connector = new CountingConnector();
+         HeapExhaustion.Watch earlier = HeapExhaustion.watch(toldEarlier::add)) {
+      SessionContext c = new SessionContext(0, connector, tcp.address(), Timeout.NONE, new Throws());
+      c.started();
+      Thread session = new Thread(new SessionFrame(c), "slow-report");
+      session.start();
+      error.reporting.await();
+      // Its run gave up on it and returned; a later run began.
+      c.leftBehind("left behind: test", MADE_AHEAD);
+      try (HeapExhaustion.Watch later = HeapExhaustion.watch(toldLater::add)) {
+        error.letGo.countDown();
+        session.join();
+        assertEquals(List.of(), toldLater, "a report that came after its session was left behind aborted a later run");
+      }
+      // The run watching when the error was met heard it: the report was made, and reached it.
+      assertEquals(1, toldEarlier.size(), toldEarlier.toString());
+      assertTrue(toldEarlier.get(0).contains("met by a session on thread slow-report"), toldEarlier.get(0));
+      assertSame(error, c.failure());
+    }
+  }
+
+  /**
+   * As above, for a scheduler's report (a fiber's end, a worker's escape, an admission): it looks
+   * whether the scheduler is stopping (its run over), then reports. A run that began after the
+   * scheduler stopped does not hear it.
+   */
+  @Test
+  // A watchdog only.
+  @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aSchedulersHeapReportThatComesAfterItsRunStoppedAbortsNoLaterRun() throws Exception {
+    SlowToReport error = new SlowToReport();
+    List<String> toldEarlier = new CopyOnWriteArrayList<>();
+    List<String> toldLater = new CopyOnWriteArrayList<>();
+    Scheduler scheduler = new Scheduler(1, 0, "slow-report-test");
+    boolean shutDown = false;
+    try (HeapExhaustion.Watch earlier = HeapExhaustion.watch(toldEarlier::add)) {
+      boolean[] heap = new boolean[1];
+      Thread reporter = new Thread(() -> heap[0] = scheduler.reportHeap(error, "a test's scheduler thread"),
+          "slow-scheduler-report");
+      reporter.start();
+      error.reporting.await();
+      // Its run ended (the scheduler shut down); a later run began.
+      scheduler.shutdown(10_000);
+      shutDown = true;
+      try (HeapExhaustion.Watch later = HeapExhaustion.watch(toldLater::add)) {
+        error.letGo.countDown();
+        reporter.join();
+        assertEquals(List.of(), toldLater, "a scheduler's late report aborted a run begun after its run stopped");
+      }
+      assertTrue(heap[0], "the heap's kind of error");
+      assertEquals(1, toldEarlier.size(), toldEarlier.toString());
+    } finally {
+      if (!shutDown) {
+        scheduler.shutdown(10_000);
+      }
+    }
+  }
+
+  /**
+   * Review s14 point 11: a session cancelled before it connects, when the heap has no room for its
+   * own exception, is cancelled with the one made ahead (by its run), never with the
+   * {@code OutOfMemoryError}, which it did not meet (errors.md: the FAILED session is the one that
+   * met the error). In a child JVM whose heap is full ({@link NoRoomToCancelRun}).
+   */
+  @Test
+  void aSessionCancelledBeforeItConnectsWithNoRoomForItsExceptionGetsTheOneMadeAheadNotTheError(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    io.weft.testsupport.ChildJvm.Result child = io.weft.testsupport.ChildJvm.run(dir,
+        java.time.Duration.ofSeconds(120), List.of("-Xmx32m", "-XX:+UseSerialGC",
+            "-Dio.weft.transport.gcTimePercent=0", "-Dio.weft.transport.heapFullAfterCollectionPercent=0"),
+        NoRoomToCancelRun.class.getName());
+    String all = child.toString();
+    assertEquals(0, child.exit(), all);
+    assertTrue(child.out().contains("filled: true"), "the child's heap had no room for the exception: " + all);
+    assertTrue(child.out().contains("connects: 0"), all);
+    assertTrue(child.out().contains("cancelled: true"), all);
+    assertTrue(child.out().contains("failure: made ahead by its run"), all);
+    assertFalse(child.out().contains("OutOfMemoryError"), all);
   }
 }
