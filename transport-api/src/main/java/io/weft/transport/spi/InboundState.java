@@ -86,6 +86,8 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
 
   /** The reply-timing stamps of the transport over this state (see {@link ReplyTiming}). */
   final ReplyStamps replies = new ReplyStamps();
+  /** The first arrival's watcher of the transport over this state (see {@link ReportsArrival}). */
+  final ArrivalNotice heard = new ArrivalNotice();
 
   private static final int DISCONNECTING = 1;
   private static final int DISCONNECTED = 2;
@@ -172,6 +174,7 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
     Runnable toRun;
     Runnable end = null;
     boolean suspend = false;
+    boolean bytes = false;
     lock.lock();
     try {
       if (closedBecause != null) {
@@ -189,6 +192,7 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
       } else {
         arrived = true;
         replies.arrived();
+        bytes = true;
         int size = inbound.size();
         if (size > highWaterMark) {
           highWaterMark = size;
@@ -201,6 +205,10 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
     }
     if (suspend) {
       suspension.apply(this, true);
+    }
+    if (bytes) {
+      // Outside the lock: the watcher may wake another session (a runner's connect window).
+      heard.arrived();
     }
     if (end != null) {
       runWakeup(toRun);
