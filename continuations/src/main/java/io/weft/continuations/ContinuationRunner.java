@@ -95,11 +95,13 @@ final class ContinuationRunner extends ModeRunner {
     scheduler.carry(new CarriedContexts(settings.contexts()));
     List<Fiber> fibers = new ArrayList<>(sessions);
     ConnectPacing.Pacer pacer = pacer();
+    ConnectWindow.Window window = window();
     for (int i = 0; i < sessions; i++) {
       Fiber fiber = new Fiber(i, settings.connector(), settings.addressFor(i), settings.timeout(), task, scheduler,
           settings.debugFrames());
       fiber.pacer(pacer);
       fiber.cancelledWithNoRoom(control.cancelledWithNoRoom());
+      fiber.window(window);
       fibers.add(fiber);
     }
     long start = System.nanoTime();
@@ -121,7 +123,7 @@ final class ContinuationRunner extends ModeRunner {
     } finally {
       scheduler.shutdown(settings.closeWaitMillis());
     }
-    return result(fibers, start, control);
+    return result(fibers, start, control, window);
   }
 
   /** The problems left once the registered contexts carry the thread-locals they name. */

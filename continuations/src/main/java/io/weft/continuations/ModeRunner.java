@@ -4,6 +4,8 @@ import io.weft.continuations.internal.runtime.SessionContext;
 import io.weft.transport.SessionTask;
 import java.util.ArrayList;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One mode's way of running the sessions of a {@link SessionRunner}: one subclass per mode, one
@@ -11,6 +13,7 @@ import java.util.List;
  * cancellation state and registers it with the run's {@link RunControl}.
  */
 abstract class ModeRunner {
+  private static final Logger LOG = LoggerFactory.getLogger(ModeRunner.class);
   final RunnerSettings settings;
 
   ModeRunner(RunnerSettings settings) {
@@ -40,13 +43,15 @@ abstract class ModeRunner {
       RunControl control) throws InterruptedException;
 
   /** One plain session context per session of the run {@code control}, all sharing {@code task}. */
-  final List<SessionContext> contexts(SessionTask<?> task, int sessions, RunControl control) {
+  final List<SessionContext> contexts(SessionTask<?> task, int sessions, RunControl control,
+      ConnectWindow.Window window) {
     List<SessionContext> contexts = new ArrayList<>(sessions);
     ConnectPacing.Pacer pacer = pacer();
     for (int i = 0; i < sessions; i++) {
       SessionContext c = new SessionContext(i, settings.connector(), settings.addressFor(i), settings.timeout(), task);
       c.pacer(pacer);
       c.cancelledWithNoRoom(control.cancelledWithNoRoom());
+      c.window(window);
       contexts.add(c);
     }
     return contexts;
@@ -64,7 +69,20 @@ abstract class ModeRunner {
     return settings.connectPacing().newPacer(io.weft.transport.spi.Ticker.system());
   }
 
-  final <T> RunResult<T> result(List<? extends SessionContext> contexts, long startNanos, RunControl control) {
+  /**
+   * One run's connect window; null in {@code SYNC}, for {@link ConnectWindow#NONE}, and where no
+   * address is TCP (as {@link #pacer()}).
+   */
+  final ConnectWindow.Window window() {
+    if (settings.mode().kind() == Mode.Kind.SYNC || !settings.connectWindow().limits()
+        || settings.addresses().stream().noneMatch(a -> a instanceof java.net.InetSocketAddress)) {
+      return null;
+    }
+    return settings.connectWindow().newWindow(io.weft.transport.spi.Ticker.system());
+  }
+
+  final <T> RunResult<T> result(List<? extends SessionContext> contexts, long startNanos, RunControl control,
+      ConnectWindow.Window window) {
     long wall = System.nanoTime() - startNanos;
     boolean leftSome = control.unended() > 0;
     for (;;) {
@@ -79,7 +97,12 @@ abstract class ModeRunner {
             contexts.get(i).leftBehind(RunControl.LEFT_BEHIND, control.leftBehind());
           }
         }
-        return new RunResult<>(settings.mode(), outcomes(contexts), wall);
+        ConnectWindow.Report report = window == null ? null : window.report();
+        if (report != null && report.stalled()) {
+          LOG.warn("{}: the connect window held sessions back for long ({}); a protocol whose first reply"
+              + " comes late runs better with connectWindow(0)", settings.mode(), report);
+        }
+        return new RunResult<>(settings.mode(), outcomes(contexts), wall, startNanos, report);
       } catch (OutOfMemoryError e) {
         // After an abort the heap may still be full of what other sessions are giving back.
         control.waitForHeap(e, settings.closeWaitMillis());
@@ -99,7 +122,7 @@ abstract class ModeRunner {
       } else {
         status = Outcome.Status.CANCELLED;
       }
-      out.add(new Outcome<>(c.index(), status, (T) c.value(), c.failure()));
+      out.add(new Outcome<>(c.index(), status, (T) c.value(), c.failure(), c.connectStartNanos()));
     }
     return out;
   }

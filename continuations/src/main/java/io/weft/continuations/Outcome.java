@@ -38,12 +38,17 @@ public final class Outcome<T> {
   private final Status status;
   private final T value;
   private final Throwable failure;
+  private final long connectStartNanos;
 
-  Outcome(int index, Status status, T value, Throwable failure) {
+  /** What {@link #connectStartNanos()} answers for a session that never began its connect. */
+  public static final long NOT_CONNECTED = Long.MIN_VALUE;
+
+  Outcome(int index, Status status, T value, Throwable failure, long connectStartNanos) {
     this.index = index;
     this.status = status;
     this.value = value;
     this.failure = failure;
+    this.connectStartNanos = connectStartNanos;
   }
 
   /**
@@ -91,6 +96,18 @@ public final class Outcome<T> {
    */
   public Throwable failure() {
     return failure;
+  }
+
+  /**
+   * When the session's connect began, on {@link System#nanoTime()}: after its place in the
+   * connect window and its pacing turn, just before the connector was called. Compare it with
+   * {@link RunResult#startNanos()} for the run's connect timeline.
+   *
+   * @return the stamp, or {@link #NOT_CONNECTED} if the session never began a connect (cancelled
+   *     first, or in a run whose sessions connect for themselves)
+   */
+  public long connectStartNanos() {
+    return connectStartNanos;
   }
 
   @Override

@@ -28,11 +28,15 @@ public final class RunResult<T> {
   private final Mode mode;
   private final List<Outcome<T>> outcomes;
   private final long wallNanos;
+  private final long startNanos;
+  private final ConnectWindow.Report connectWindow;
 
-  RunResult(Mode mode, List<Outcome<T>> outcomes, long wallNanos) {
+  RunResult(Mode mode, List<Outcome<T>> outcomes, long wallNanos, long startNanos, ConnectWindow.Report connectWindow) {
     this.mode = mode;
     this.outcomes = List.copyOf(outcomes);
     this.wallNanos = wallNanos;
+    this.startNanos = startNanos;
+    this.connectWindow = connectWindow;
   }
 
   /**
@@ -132,11 +136,35 @@ public final class RunResult<T> {
     return wallNanos;
   }
 
+  /**
+   * When the run began, on {@link System#nanoTime()}: before its first session started (after
+   * class loading and rewriting), the start of {@link #wallNanos()}. Each session's
+   * {@link Outcome#connectStartNanos()} is on the same clock.
+   *
+   * @return the run's start
+   */
+  public long startNanos() {
+    return startNanos;
+  }
+
+  /**
+   * What the run's connect window did (see {@link SessionRunner.Builder#connectWindow}): how many
+   * sessions waited for a place, the longest time it stayed full, places freed without word from
+   * the server.
+   *
+   * @return the report, or empty where the run had no window ({@code SYNC}, in-VM addresses,
+   *     {@link ConnectWindow#NONE})
+   */
+  public java.util.Optional<ConnectWindow.Report> connectWindow() {
+    return java.util.Optional.ofNullable(connectWindow);
+  }
+
   /** {@code "<mode>: <n> sessions, <n> succeeded, <n> failed, <n> cancelled, in <ms> ms"}. */
   @Override
   public String toString() {
     return mode + ": " + outcomes.size() + " sessions, " + count(Outcome.Status.SUCCEEDED)
         + " succeeded, " + count(Outcome.Status.FAILED) + " failed, "
-        + count(Outcome.Status.CANCELLED) + " cancelled, in " + wallNanos / 1_000_000L + " ms";
+        + count(Outcome.Status.CANCELLED) + " cancelled, in " + wallNanos / 1_000_000L + " ms"
+        + (connectWindow != null && connectWindow.stalled() ? "; " + connectWindow : "");
   }
 }

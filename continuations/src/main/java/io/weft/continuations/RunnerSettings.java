@@ -19,6 +19,7 @@ record RunnerSettings(
     ClassLoader parent,
     long closeWaitMillis,
     ConnectPacing connectPacing,
+    ConnectWindow connectWindow,
     List<ThreadContext<?>> contexts,
     ContinuationClassLoader loader) {
 

@@ -28,8 +28,10 @@ import java.util.concurrent.TimeUnit;
  * }</pre>
  *
  * <p>Per session the runner opens a transport with the connector, calls the task's {@code run}
- * once, and closes the transport. Connects are paced ({@link Builder#connectPacing}) so that a
- * large run does not overflow the listen queue of a server that keeps up with the pace. One task instance serves the whole run. In
+ * once, and closes the transport. Connects are paced ({@link Builder#connectPacing}), and at most
+ * {@value ConnectWindow#DEFAULT_SESSIONS} sessions are connected without having heard from their
+ * server yet ({@link Builder#connectWindow}), so that a large run does not overflow a server's
+ * listen queue however slowly it accepts. One task instance serves the whole run. In
  * {@code CONTINUATIONS} mode the task class is loaded by name through a
  * {@link ContinuationClassLoader} over the instrumented packages, and made with the given
  * constructor arguments: pass JDK types, expect JDK-typed results. With
@@ -53,7 +55,8 @@ public final class SessionRunner implements AutoCloseable {
   private SessionRunner(Builder b) {
     this.settings = new RunnerSettings(b.mode, b.connector, b.addresses, b.timeout, b.packages,
         b.alreadyRewritten, b.debugFrames, b.allowBlockingConnector, b.maxInFlight, b.parent, b.closeWaitMillis,
-        b.connectPacing, b.contexts, b.loader);
+        b.connectPacing, b.connectWindow != null ? b.connectWindow
+            : b.connectPacing.paces() ? ConnectWindow.DEFAULT : ConnectWindow.NONE, b.contexts, b.loader);
     this.modeRunner = ModeRunner.of(settings);
   }
 
@@ -252,6 +255,8 @@ public final class SessionRunner implements AutoCloseable {
     private ClassLoader parent = SessionRunner.class.getClassLoader();
     private long closeWaitMillis = 10_000L;
     private ConnectPacing connectPacing = ConnectPacing.DEFAULT;
+    /** Null for the default: {@link ConnectWindow#DEFAULT}, none with {@link ConnectPacing#NONE}. */
+    private ConnectWindow connectWindow;
     private final List<ThreadContext<?>> contexts = new ArrayList<>();
     private ContinuationClassLoader loader;
 
@@ -432,13 +437,52 @@ public final class SessionRunner implements AutoCloseable {
      * or fails the session. Paced, each session waits its turn (suspended in
      * {@code CONTINUATIONS}, asleep in the thread modes) before it connects; {@code SYNC}, one
      * session at a time, and in-VM addresses are never paced. {@link ConnectPacing#NONE} opens
-     * them all at once.
+     * them all at once: unless a {@link #connectWindow} is set too, it turns the connect window
+     * off as well.
      *
      * @param pacing the pacing
      * @return this builder
      */
     public Builder connectPacing(ConnectPacing pacing) {
       this.connectPacing = Objects.requireNonNull(pacing, "pacing");
+      return this;
+    }
+
+    /**
+     * How many sessions may be connected, or connecting, without having heard from their server
+     * yet; {@link ConnectWindow#DEFAULT} ({@value ConnectWindow#DEFAULT_SESSIONS}, below Java's
+     * default listen backlog of 50) unless told, or none if the pacing is
+     * {@link ConnectPacing#NONE} and no window is set. Beside the pacing, it keeps the server's listen
+     * queue short whatever the load: a connection still queued is one the server has not sent on.
+     * The others wait for a place (suspended in {@code CONTINUATIONS}, asleep in the thread modes)
+     * before their pacing turn; the wait is not counted against their timeout. A place comes back
+     * with the first bytes the session receives, its failed connect or its task's end, or after
+     * the window's hold bound without word from the server (see {@link ConnectWindow}: a protocol
+     * whose first reply comes late is slowed, never stuck, and the run logs it and reports it in
+     * {@link RunResult#connectWindow()}). {@code SYNC} and in-VM addresses have no window.
+     *
+     * @param window the window; {@link ConnectWindow#NONE} for none
+     * @return this builder
+     */
+    public Builder connectWindow(ConnectWindow window) {
+      this.connectWindow = Objects.requireNonNull(window, "window");
+      return this;
+    }
+
+    /**
+     * As {@link #connectWindow(ConnectWindow)}: at most {@code sessions} sessions not yet heard
+     * from, with the default hold bound; 0 for no window.
+     *
+     * @param sessions the window's size, or 0 for none
+     * @return this builder
+     * @throws IllegalArgumentException if {@code sessions < 0}
+     */
+    public Builder connectWindow(int sessions) {
+      if (sessions < 0) {
+        throw new IllegalArgumentException("sessions < 0: " + sessions);
+      }
+      this.connectWindow = sessions == 0 ? ConnectWindow.NONE
+          : ConnectWindow.of(sessions, java.time.Duration.ofNanos(ConnectWindow.DEFAULT_HOLD_NANOS));
       return this;
     }
 

@@ -22,7 +22,7 @@ final class SyncRunner extends ModeRunner {
   @Override
   <T> RunResult<T> run(Class<? extends SessionTask<T>> taskClass, int sessions, Object[] args, RunControl control)
       throws InterruptedException {
-    List<SessionContext> contexts = contexts(TaskFactory.newTask(taskClass, args), sessions, control);
+    List<SessionContext> contexts = contexts(TaskFactory.newTask(taskClass, args), sessions, control, null);
     long start = System.nanoTime();
     // Released by a close reported after its session's end, on the thread that reports it, which
     // then wakes this one: looked at, not waited for, so that an aborted run's wait needs no heap.
@@ -64,6 +64,6 @@ final class SyncRunner extends ModeRunner {
         control.unended(1);
       }
     }
-    return result(contexts, start, control);
+    return result(contexts, start, control, null);
   }
 }

@@ -28,7 +28,8 @@ final class ThreadRunner extends ModeRunner {
     if (virtual) {
       VirtualThreads.check();
     }
-    List<SessionContext> contexts = contexts(TaskFactory.newTask(taskClass, args), sessions, control);
+    ConnectWindow.Window window = window();
+    List<SessionContext> contexts = contexts(TaskFactory.newTask(taskClass, args), sessions, control, window);
     long start = System.nanoTime();
     int maxInFlight = settings.maxInFlight();
     int all = maxInFlight <= 0 ? Integer.MAX_VALUE : maxInFlight;
@@ -134,7 +135,7 @@ final class ThreadRunner extends ModeRunner {
         control.unended(all - permits.availablePermits());
       }
     }
-    return result(contexts, start, control);
+    return result(contexts, start, control, window);
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.weft.load;
 
 import io.weft.continuations.ConnectPacing;
+import io.weft.continuations.ConnectWindow;
 import io.weft.continuations.Mode;
 import io.weft.load.internal.Durations;
 import io.weft.load.internal.LoadSpec;
@@ -70,6 +71,13 @@ final class RunOptions {
   @Option(names = "--connect-burst", paramLabel = "N",
       description = "Connects at once before --connect-rate applies. Default: " + ConnectPacing.DEFAULT_BURST + ".")
   Integer connectBurst;
+
+  @Option(names = "--connect-window", paramLabel = "N",
+      description = "Users connected and not yet heard from at once; the others wait before they connect, and a"
+          + " place held 1 s without word from the server is freed (0: no window). Default: "
+          + ConnectWindow.DEFAULT_SESSIONS + " in the closed model, none in the open model (its users connect, then"
+          + " wait for their first arrival) or with --connect-rate 0.")
+  Integer connectWindow;
 
   @Option(names = "--shard", paramLabel = "I/N", description = "Run shard I of N: the users or the arrivals split N ways.")
   String shard;
@@ -185,6 +193,13 @@ final class RunOptions {
         throw new IllegalArgumentException("--connect-rate < 0 or --connect-burst < 1: " + pr + ", " + pb);
       }
       s.connectPacing = pr == 0 ? ConnectPacing.NONE : ConnectPacing.perSecond(pr, pb);
+    }
+    if (connectWindow != null) {
+      if (connectWindow < 0) {
+        throw new IllegalArgumentException("--connect-window < 0: " + connectWindow);
+      }
+      s.connectWindow = connectWindow == 0 ? ConnectWindow.NONE
+          : ConnectWindow.of(connectWindow, java.time.Duration.ofNanos(ConnectWindow.DEFAULT_HOLD_NANOS));
     }
     if (shard != null) {
       s.shard(shard);

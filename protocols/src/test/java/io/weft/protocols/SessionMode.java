@@ -220,6 +220,16 @@ public final class SessionMode implements AutoCloseable {
    */
   public <T> RunResult<T> runAll(Class<? extends SessionTask<T>> taskClass, InetSocketAddress address,
       int sessions, Timeout timeout, Object... constructorArgs) throws Exception {
+    return runWith(taskClass, address, sessions, timeout, b -> { }, constructorArgs);
+  }
+
+  /**
+   * As {@link #runAll}, with the runner's builder given to {@code settings} last: for a test of a
+   * runner setting.
+   */
+  public <T> RunResult<T> runWith(Class<? extends SessionTask<T>> taskClass, InetSocketAddress address,
+      int sessions, Timeout timeout, java.util.function.Consumer<SessionRunner.Builder> settings,
+      Object... constructorArgs) throws Exception {
     if (!available()) {
       throw new IllegalStateException(unavailable);
     }
@@ -234,6 +244,7 @@ public final class SessionMode implements AutoCloseable {
       builder.classLoader(loaders.computeIfAbsent(List.copyOf(packages),
           p -> new ContinuationClassLoader(SessionMode.class.getClassLoader(), p)));
     }
+    settings.accept(builder);
     try (SessionRunner runner = builder.build()) {
       return runner.run(taskClass, sessions, constructorArgs);
     }

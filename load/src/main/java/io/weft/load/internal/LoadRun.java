@@ -1,6 +1,7 @@
 package io.weft.load.internal;
 
 import io.weft.continuations.ConnectPacing;
+import io.weft.continuations.ConnectWindow;
 import io.weft.continuations.ContinuationClassLoader;
 import io.weft.continuations.InstrumentationReport;
 import io.weft.continuations.Mode;
@@ -99,6 +100,7 @@ public final class LoadRun {
       }
     }
     results.info.put("connect pacing", spec.pacing().toString());
+    results.info.put("connect window", spec.window().toString());
     if (spec.warmupNanos > 0) {
       results.info.put("warm-up", Durations.format(spec.warmupNanos));
     }
@@ -117,10 +119,10 @@ public final class LoadRun {
     }
     try (Connector connector = connector(continuations ? spec.mode.workers() : 0, spec.vmPipe)) {
       Plan plan = new Plan(spec.scenarioClass, spec.params, connector, spec.addresses, timeout, metrics, arrivals,
-          open ? 0L : spec.iterations, open ? 0L : spec.thinkNanos, spec.pacing());
+          open ? 0L : spec.iterations, open ? 0L : spec.thinkNanos, spec.pacing(), spec.window());
       // The users connect for themselves (paced, timed, retried): the runner opens nothing.
       SessionRunner.Builder builder = SessionRunner.builder().mode(spec.mode).connector(SelfConnecting.INSTANCE)
-          .allowBlockingConnector(true).connectPacing(ConnectPacing.NONE)
+          .allowBlockingConnector(true).connectPacing(ConnectPacing.NONE).connectWindow(0)
           .addresses(spec.addresses).timeout(timeout);
       if (continuations) {
         if (spec.alreadyRewritten) {
@@ -191,6 +193,16 @@ public final class LoadRun {
         if (spec.pacing() != ConnectPacing.NONE) {
           results.info.put("paced connects", metrics.pacedConnects() + " (first connects and reconnects after a failure), "
               + Durations.format(metrics.pacingNanos()) + " waited in all");
+        }
+        ConnectWindow.Report window = plan.windowReport();
+        if (window != null) {
+          results.info.put("connect window", spec.window() + "; " + window.waited() + " connects waited for a place, full for "
+              + Durations.format(window.longestFullNanos()) + " at most, " + window.freedUnheard()
+              + " places freed without word from the server");
+          if (window.stalled() && !spec.quiet) {
+            out.println("the connect window held connects back for long (" + window + "): a protocol whose first reply"
+                + " comes late runs better with --connect-window 0");
+          }
         }
         reporter.finish(clock.nanoTime(), spec.expectedIntervalNanos);
       }

@@ -1,6 +1,7 @@
 package io.weft.load.internal;
 
 import io.weft.continuations.ConnectPacing;
+import io.weft.continuations.ConnectWindow;
 import io.weft.continuations.Mode;
 import java.io.File;
 import java.net.SocketAddress;
@@ -43,6 +44,23 @@ public final class LoadSpec {
   /** The pacing this run uses. */
   public ConnectPacing pacing() {
     return connectPacing != null ? connectPacing : vmPipe ? ConnectPacing.NONE : ConnectPacing.DEFAULT;
+  }
+
+  /**
+   * How many users may be connected and not yet heard from at once (each user's first connect
+   * and every paced reconnect); null for the default: {@link ConnectWindow#DEFAULT} in the closed
+   * model over TCP; none in the open model (its users connect, then wait for their first arrival
+   * without a word from the server, which the window cannot tell from a connection still in the
+   * server's listen queue), on the in-VM pipe, or when the pacing is {@link ConnectPacing#NONE}.
+   */
+  public ConnectWindow connectWindow;
+
+  /** The connect window this run uses. */
+  public ConnectWindow window() {
+    if (connectWindow != null) {
+      return vmPipe ? ConnectWindow.NONE : connectWindow;
+    }
+    return vmPipe || stages != null || !pacing().paces() ? ConnectWindow.NONE : ConnectWindow.DEFAULT;
   }
 
   public int shard;

@@ -1,6 +1,7 @@
 package io.weft.load.internal;
 
 import io.weft.continuations.ConnectPacing;
+import io.weft.continuations.ConnectWindow;
 import io.weft.continuations.spi.WaitRegistration;
 import io.weft.load.record.OpRecorder;
 import io.weft.transport.Connector;
@@ -28,6 +29,7 @@ public final class Plan {
   private final long iterations;
   private final long thinkNanos;
   private final ConnectPacing.Pacer pacer;
+  private final ConnectWindow.Window window;
   private volatile long durationNanos = Long.MAX_VALUE;
 
   /** The first backoff after a failed connect; it doubles with each failure in a row. */
@@ -41,7 +43,8 @@ public final class Plan {
    * @param iterations per user in the closed model, or 0 for "until the deadline"
    */
   public Plan(String scenarioClass, Map<String, String> params, Connector connector, List<SocketAddress> addresses,
-      Timeout timeout, Metrics metrics, Arrivals arrivals, long iterations, long thinkNanos, ConnectPacing pacing) {
+      Timeout timeout, Metrics metrics, Arrivals arrivals, long iterations, long thinkNanos, ConnectPacing pacing,
+      ConnectWindow window) {
     this.scenarioClass = scenarioClass;
     this.params = Map.copyOf(params);
     this.connector = connector;
@@ -52,6 +55,37 @@ public final class Plan {
     this.iterations = iterations;
     this.thinkNanos = thinkNanos;
     this.pacer = pacing.newPacer(System::nanoTime);
+    this.window = window.limits() ? window.newWindow(System::nanoTime) : null;
+  }
+
+  /**
+   * Takes a place in the run's connect window (at most so many users connected and not yet
+   * heard from), before a paced connect: the place, or null if the window is full. Every place
+   * is given back ({@link ConnectWindow.Slot#release()}) when the connection's first bytes
+   * arrive, its connect fails, or it closes. Only when {@link #windowed()}.
+   */
+  public ConnectWindow.Slot tryEnterWindow() {
+    return window.tryEnter();
+  }
+
+  /** Whether the run has a connect window. */
+  public boolean windowed() {
+    return window != null;
+  }
+
+  /** What a user that found the window full waits on. */
+  public ConnectWindow.Waiter windowWaiter() {
+    return window.waiter();
+  }
+
+  /** How long a user that found the window full waits before it tries again, at most. */
+  public long windowWaitNanos() {
+    return window.waitNanos();
+  }
+
+  /** What the window did, or null without one. */
+  public ConnectWindow.Report windowReport() {
+    return window == null ? null : window.report();
   }
 
   /**

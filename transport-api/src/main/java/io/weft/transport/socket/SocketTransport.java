@@ -17,8 +17,10 @@ import io.weft.transport.spi.FailurePolicy;
 import io.weft.transport.spi.InboundBuffer;
 import io.weft.transport.spi.OutboundBuffer;
 import io.weft.transport.spi.ReadArguments;
+import io.weft.transport.spi.ArrivalNotice;
 import io.weft.transport.spi.ReplyStamps;
 import io.weft.transport.spi.ReplyTiming;
+import io.weft.transport.spi.ReportsArrival;
 import io.weft.transport.spi.ReportsClose;
 import io.weft.transport.spi.Ticker;
 import io.weft.transport.spi.Tls;
@@ -61,7 +63,7 @@ import javax.net.ssl.SSLSocket;
  *
  * <p>Open one with {@link #connect(SocketAddress, Timeout)} or a {@link SocketConnector}.
  */
-public final class SocketTransport implements Transport, ReplyTiming, ReportsClose {
+public final class SocketTransport implements Transport, ReplyTiming, ReportsClose, ReportsArrival {
   private static final int READ_CHUNK = 8 * 1024;
   /**
    * The longest one socket read blocks before it looks whether its transport was closed. A close
@@ -88,6 +90,7 @@ public final class SocketTransport implements Transport, ReplyTiming, ReportsClo
   private final InboundBuffer inbound = new InboundBuffer(READ_CHUNK);
   private final OutboundBuffer outbound = new OutboundBuffer(1024);
   private final ReplyStamps replies = new ReplyStamps();
+  private final ArrivalNotice heard = new ArrivalNotice();
   private final BlockingReads reads = new BlockingReads(inbound, new SocketWaiter());
   private final SocketConnector owner;
   private volatile Timeout timeout;
@@ -256,6 +259,7 @@ public final class SocketTransport implements Transport, ReplyTiming, ReportsClo
           socket.setSoTimeout(Deadlines.toSoTimeoutMillis(lastSlice ? left : readSliceNanos));
           if (inbound.readFrom(in, READ_CHUNK) > 0) {
             replies.arrived();
+            heard.arrived();
           }
           return;
         } catch (SocketTimeoutException e) {
@@ -555,6 +559,12 @@ public final class SocketTransport implements Transport, ReplyTiming, ReportsClo
   @Override
   public void whenClosed(Runnable closed) {
     closeNotice.register(closed);
+  }
+
+  /** Heard when a read first takes bytes off the socket, on the reader's thread. */
+  @Override
+  public void whenHeardFrom(Runnable heard) {
+    this.heard.whenHeardFrom(heard);
   }
 
   private void checkOpen() throws TransportClosedException {

@@ -28,7 +28,7 @@ import javax.net.ssl.SSLSession;
  *
  * @param <F> the library's future type
  */
-public abstract class ConnectionTransport<F> implements Transport, ReplyTiming, ReportsClose {
+public abstract class ConnectionTransport<F> implements Transport, ReplyTiming, ReportsClose, ReportsArrival {
   /** The connection's state. */
   protected final ConnectionState<F, ?> state;
   private final long sessionStartNanos;
@@ -340,6 +340,11 @@ public abstract class ConnectionTransport<F> implements Transport, ReplyTiming, 
   @Override
   public final void whenClosed(Runnable closed) {
     state.whenDisconnected(closed);
+  }
+
+  @Override
+  public final void whenHeardFrom(Runnable heard) {
+    state.heard.whenHeardFrom(heard);
   }
 
   /**

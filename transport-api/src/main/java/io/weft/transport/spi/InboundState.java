@@ -98,6 +98,8 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
 
   /** The reply-timing stamps of the transport over this state (see {@link ReplyTiming}). */
   final ReplyStamps replies = new ReplyStamps();
+  /** The first arrival's watcher of the transport over this state (see {@link ReportsArrival}). */
+  final ArrivalNotice heard = new ArrivalNotice();
 
   private static final int DISCONNECTING = 1;
   private static final int DISCONNECTED = 2;
@@ -258,6 +260,7 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
     Runnable toRun;
     Runnable end = null;
     boolean suspend = false;
+    boolean bytes = false;
     lock.lock();
     try {
       if (closedBecause != null) {
@@ -275,6 +278,7 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
       } else {
         arrived = true;
         replies.arrived();
+        bytes = true;
         int size = inbound.size();
         if (size > highWaterMark) {
           highWaterMark = size;
@@ -287,6 +291,10 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
     }
     if (suspend) {
       suspension.apply(this, true);
+    }
+    if (bytes) {
+      // Outside the lock: the watcher may wake another session (a runner's connect window).
+      heard.arrived();
     }
     if (end != null) {
       runWakeup(toRun);

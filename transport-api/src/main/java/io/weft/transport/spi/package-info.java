@@ -18,6 +18,9 @@
  * {@link io.weft.transport.spi.ReplyTiming}, which every connection transport and the socket
  * transport implement (with {@link io.weft.transport.spi.ReplyStamps}), is for tools rather
  * than transports: a load driver reads from it when a request left and its reply's first byte came.
+ * {@link io.weft.transport.spi.ReportsArrival} (with {@link io.weft.transport.spi.ArrivalNotice}),
+ * implemented by the same transports, tells a runner when a connection first heard from its peer
+ * (its connect window, see {@code SessionRunner.Builder#connectWindow}).
  *
  * <p>For transport authors, not for protocol code: a protocol knows only {@code io.weft.transport}
  * and never needs a type from here. Threads: each class says which of its methods an I/O thread

@@ -1,12 +1,14 @@
 package io.weft.continuations.internal.runtime;
 
 import io.weft.continuations.ConnectPacing;
+import io.weft.continuations.ConnectWindow;
 import io.weft.continuations.spi.SessionCancelledException;
 import io.weft.continuations.spi.WaitRegistration;
 import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
+import io.weft.transport.spi.ReportsArrival;
 import io.weft.transport.spi.ReportsClose;
 import java.net.SocketAddress;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
@@ -22,6 +24,12 @@ public class SessionContext {
   private final Timeout timeout;
   private final SessionTask<?> task;
   private ConnectPacing.Pacer pacer;
+  private ConnectWindow.Window window;
+  /** This session's place in the connect window while it holds one; only its own frame writes it. */
+  private ConnectWindow.Slot slot;
+  private ConnectWindow.Waiter waiter;
+  /** When this session's connect began (System.nanoTime), or Long.MIN_VALUE if it did not connect. */
+  private volatile long connectStartNanos = Long.MIN_VALUE;
   private volatile Transport transport;
   volatile boolean cancelled;
   private volatile boolean finished;
@@ -123,6 +131,79 @@ public class SessionContext {
     return pacer == null ? 0L : pacer.reserve();
   }
 
+  /** Bounds this session with the run's others while it is not yet heard from; null for no window. */
+  public void window(ConnectWindow.Window window) {
+    this.window = window;
+  }
+
+  /**
+   * Takes this session's place in the run's connect window: true if it holds one now (or there
+   * is no window), false if it must wait ({@link #windowWaiter()}, {@link #windowWaitNanos()})
+   * and try again. Once it holds one, a waiter it had stops waiting.
+   */
+  public boolean enterWindow() {
+    if (window == null || slot != null) {
+      return true;
+    }
+    slot = window.tryEnter();
+    if (slot == null) {
+      return false;
+    }
+    if (waiter != null) {
+      waiter.leave();
+      waiter = null;
+    }
+    return true;
+  }
+
+  /** What this session waits on for a place in the window (it counts as one that waited, once). */
+  public ConnectWindow.Waiter windowWaiter() {
+    if (waiter == null) {
+      waiter = window.waiter();
+    }
+    return waiter;
+  }
+
+  /** How long this session waits for a place before it tries again, at most; after the wait, see {@link #windowWaited()}. */
+  public long windowWaitNanos() {
+    return window.waitNanos();
+  }
+
+  /** This session's wait for a place ended, however. */
+  public void windowWaited() {
+    if (waiter != null) {
+      waiter.waited();
+    }
+  }
+
+  /**
+   * This session no longer needs the connect window: it gives its place back (its connect failed,
+   * its task ended) if it still holds one, and stops waiting if it waited (cancelled). Allocates
+   * nothing; may wake the next waiting session.
+   */
+  public void leaveWindow() {
+    ConnectWindow.Slot s = slot;
+    if (s != null) {
+      slot = null;
+      s.release();
+    }
+    ConnectWindow.Waiter w = waiter;
+    if (w != null) {
+      waiter = null;
+      w.leave();
+    }
+  }
+
+  /** The session's connect begins now. */
+  public void connecting() {
+    connectStartNanos = System.nanoTime();
+  }
+
+  /** When this session's connect began, on System.nanoTime; Long.MIN_VALUE if it never began. */
+  public long connectStartNanos() {
+    return connectStartNanos;
+  }
+
   private static final String CONTINUATION_DEATH_NAME = "org.apache.commons.javaflow.core.ContinuationDeath";
   /** The engine's stack-unwinding signal's class (package-private in JavaFlow), or null if absent. */
   private static final Class<?> CONTINUATION_DEATH = continuationDeath();
@@ -200,6 +281,15 @@ public class SessionContext {
    */
   public void opened(Transport transport) {
     this.transport = transport;
+    ConnectWindow.Slot s = slot;
+    if (s != null && transport instanceof ReportsArrival) {
+      // Heard from, the place goes back at once, on the thread that took the bytes; else at the task's end.
+      try {
+        ((ReportsArrival) transport).whenHeardFrom(s);
+      } catch (IllegalStateException e) {
+        // Someone else watches this transport's first arrival: the place goes back at the task's end.
+      }
+    }
     if (transport instanceof ReportsClose) {
       holds = 2;
       closeHold = 1;

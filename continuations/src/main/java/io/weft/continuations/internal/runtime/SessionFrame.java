@@ -50,6 +50,17 @@ public final class SessionFrame implements Runnable {
     session.started();
     try {
       if (!session.mustNotConnect()) {
+        // A place in the run's connect window first (at most so many sessions connected and not
+        // yet heard from), then the pacing turn: the place is held from before the SYN.
+        while (!session.enterWindow() && !session.mustNotConnect()) {
+          try {
+            Suspend.await(session.windowWaiter(), session.windowWaitNanos());
+          } finally {
+            session.windowWaited();
+          }
+        }
+      }
+      if (!session.mustNotConnect()) {
         long wait = session.connectWaitNanos();
         if (wait > 0L) {
           Suspend.await(SessionContext.NEVER, wait);
@@ -70,6 +81,7 @@ public final class SessionFrame implements Runnable {
         session.failed(why);
         return;
       }
+      session.connecting();
       transport = session.connector().connect(session.address(), session.timeout());
       session.opened(transport);
       // A transport that makes the entry check itself is handed over as it is: one frame less on
@@ -110,6 +122,14 @@ public final class SessionFrame implements Runnable {
         HeapExhaustion.report(failure, A_SESSION, metAt);
       }
     } finally {
+      try {
+        // Heard from or not, a session whose connect failed or whose task ended holds no place
+        // in the window (nor waits for one, if it was cancelled waiting): the next one may go.
+        session.leaveWindow();
+      } catch (Throwable e) {
+        // A wake-up that ran out of heap: the place is freed all the same (its slot was given
+        // back first); a waiter not woken waits until its wait's bound, then looks again.
+      }
       if (transport != null) {
         try {
           transport.close();

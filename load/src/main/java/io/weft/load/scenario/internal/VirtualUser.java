@@ -1,5 +1,6 @@
 package io.weft.load.scenario.internal;
 
+import io.weft.continuations.ConnectWindow;
 import io.weft.continuations.spi.SessionCancelledException;
 import io.weft.continuations.spi.Suspend;
 import io.weft.load.internal.Arrivals;
@@ -9,6 +10,7 @@ import io.weft.load.record.OpRecorder;
 import io.weft.load.scenario.Scenario;
 import io.weft.transport.Transport;
 import io.weft.transport.spi.Deadlines;
+import io.weft.transport.spi.ReportsArrival;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.util.Map;
@@ -137,6 +139,10 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
     private Transport current;
     private int failedConnects;
     private long backoffNanos;
+    /** This user's place in the run's connect window, from before a paced connect until it is heard from. */
+    private ConnectWindow.Slot place;
+    /** The place of the open connection, given back at its close if its first bytes did not already. */
+    private ConnectWindow.Slot closing;
 
     Link(Scenario user, int index, OpRecorder ops) {
       this.user = user;
@@ -160,6 +166,11 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
         paced = false;
       }
       if (paced) {
+        // A place in the connect window first (at most so many users connected and not yet heard
+        // from), then the turn; neither wait is part of the connect's time.
+        if (plan.windowed()) {
+          enterWindow();
+        }
         long wait = plan.connectWaitNanos();
         if (wait > 0L) {
           Suspend.await(Plan.NEVER, wait);
@@ -171,13 +182,24 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
         t = plan.connector().connect(plan.address(index), plan.timeout());
         timer.stop();
       } catch (SessionCancelledException e) {
+        leaveWindow();
         throw e;
       } catch (Exception e) {
+        leaveWindow();
         plan.failed(ops, e, Metrics.CONNECT);
         backoffNanos = plan.backoffNanos(++failedConnects);
         return false;
       }
       failedConnects = 0;
+      ConnectWindow.Slot held = place;
+      if (held != null) {
+        place = null;
+        // The place goes back with the first bytes from the server, or when the connection closes.
+        closing = held;
+        if (t instanceof ReportsArrival) {
+          ((ReportsArrival) t).whenHeardFrom(held);
+        }
+      }
       current = t;
       plan.connected(ops, t);
       try {
@@ -237,6 +259,37 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
         current.close();
         current = null;
         plan.connected(ops, null);
+      }
+      leaveWindow();
+    }
+
+    /** Waits for a place in the run's connect window (suspended in continuation mode). */
+    private void enterWindow() throws Exception {
+      ConnectWindow.Slot slot = plan.tryEnterWindow();
+      if (slot == null) {
+        ConnectWindow.Waiter waiter = plan.windowWaiter();
+        try {
+          while ((slot = plan.tryEnterWindow()) == null) {
+            try {
+              Suspend.await(waiter, plan.windowWaitNanos());
+            } finally {
+              waiter.waited();
+            }
+          }
+        } finally {
+          waiter.leave();
+        }
+      }
+      place = slot;
+    }
+
+    /** Gives back a place still held (a failed connect, a close before the first bytes): idempotent. */
+    private void leaveWindow() {
+      ConnectWindow.Slot held = place != null ? place : closing;
+      place = null;
+      closing = null;
+      if (held != null) {
+        held.release();
       }
     }
   }

@@ -1,0 +1,485 @@
+package io.weft.continuations;
+
+import io.weft.continuations.spi.WaitRegistration;
+import io.weft.transport.spi.Ticker;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+
+/**
+ * How many sessions of a run may be connected, or connecting, without having heard from their
+ * server yet: at most {@link #sessions()}; the others wait before they connect. Beside the connect
+ * rate ({@link ConnectPacing}), it is what keeps a first run against a stock server whole
+ * whatever the load.
+ *
+ * <p>Why it holds: a connection in a server's listen queue is one its accept loop has not taken,
+ * so the server cannot have sent on it; every such connection is one of the run's sessions not
+ * yet heard from. Linux holds {@code backlog + 1} completed handshakes there, 51 for Java's
+ * default backlog of 50; past that it drops the handshake's last packet and the connection waits
+ * for the server's SYN-ACK retransmits (1, 2, 4, 8 s), or its client gives up. With at most
+ * {@value #DEFAULT_SESSIONS} unheard-from sessions ({@link #DEFAULT}) the run never puts more than
+ * that many in the queue, however slowly the server accepts: load delays the run, and loses
+ * nothing. A session takes its place before its pacing turn and its connect (a SYN in flight
+ * lands in the queue), and gives it back when:
+ * <ul>
+ *   <li>its transport first receives bytes ({@code ReportsArrival}, every Weft transport over a
+ *       socket): the greeting of a server-first protocol (SMTP), the first reply of a
+ *       client-first one (Redis, HTTP);
+ *   <li>its connect fails, or its task ends, whichever comes first (a task that never reads holds
+ *       its place to its end; a closed connection still queued stays in the queue until the
+ *       server accepts it, so for tasks that never read the rate is the limit);
+ *   <li>or, the escape, it has held its place for {@link #holdNanos()} without hearing from the
+ *       server: the place is freed for the next session (the session itself goes on), and the run
+ *       counts it ({@link Report#freedUnheard()}). That is what a protocol whose first reply comes
+ *       late meets (a blocking pop, a long poll, a reply that waits for another session): the
+ *       window then admits at most {@link #sessions()} sessions per {@link #holdNanos()}, slow but
+ *       never stuck. Such a run is better off with {@link #NONE}.
+ * </ul>
+ * The wait for a place is not counted against a session's timeout: its session deadline starts
+ * with its connect ({@code Timeout}), after the wait. Only TCP is windowed (an in-VM pipe has no
+ * listen queue), and not {@code SYNC}, which opens one connection at a time. A run over several
+ * addresses has one window for all of them.
+ *
+ * <p>Immutable.
+ */
+public final class ConnectWindow {
+  /** Sessions of {@link #DEFAULT}: below Java's default backlog of 50 (51 queued), with room to spare. */
+  public static final int DEFAULT_SESSIONS = 32;
+  /** How long a place is held without word from the server, in {@link #DEFAULT}: 1 s. */
+  public static final long DEFAULT_HOLD_NANOS = 1_000_000_000L;
+
+  /** No window: sessions connect at their pacing turn, however many are unheard from. */
+  public static final ConnectWindow NONE = new ConnectWindow(0, 0L);
+  /** {@value #DEFAULT_SESSIONS} sessions, each place freed after at most 1 s without word from the server. */
+  public static final ConnectWindow DEFAULT = new ConnectWindow(DEFAULT_SESSIONS, DEFAULT_HOLD_NANOS);
+
+  private final int sessions;
+  private final long holdNanos;
+
+  private ConnectWindow(int sessions, long holdNanos) {
+    this.sessions = sessions;
+    this.holdNanos = holdNanos;
+  }
+
+  /**
+   * At most {@code sessions} sessions connected, or connecting, and not yet heard from; a place
+   * held longer than {@code hold} without word from the server is freed for the next session.
+   *
+   * @param sessions the window, at least 1 (use {@link #NONE} for none); below the server's
+   *     listen backlog
+   * @param hold how long a place is held at most, more than 0
+   * @return the window
+   * @throws IllegalArgumentException if {@code sessions < 1} or {@code hold} is not positive
+   */
+  public static ConnectWindow of(int sessions, Duration hold) {
+    if (sessions < 1) {
+      throw new IllegalArgumentException("sessions < 1: " + sessions + " (ConnectWindow.NONE for no window)");
+    }
+    Objects.requireNonNull(hold, "hold");
+    if (hold.isNegative() || hold.isZero()) {
+      throw new IllegalArgumentException("hold <= 0: " + hold);
+    }
+    long nanos;
+    try {
+      nanos = hold.toNanos();
+    } catch (ArithmeticException e) {
+      nanos = Long.MAX_VALUE;
+    }
+    return new ConnectWindow(sessions, nanos);
+  }
+
+  /**
+   * The window's size; 0 for {@link #NONE}.
+   *
+   * @return how many sessions may be unheard from at once
+   */
+  public int sessions() {
+    return sessions;
+  }
+
+  /**
+   * How long a place is held at most without word from the server; 0 for {@link #NONE}.
+   *
+   * @return the bound, in nanoseconds
+   */
+  public long holdNanos() {
+    return holdNanos;
+  }
+
+  /**
+   * Whether this bounds anything.
+   *
+   * @return false for {@link #NONE}
+   */
+  public boolean limits() {
+    return sessions > 0;
+  }
+
+  /**
+   * A new window for one run, reading {@code ticker}.
+   *
+   * @param ticker the clock the window reads
+   * @return the window
+   * @throws IllegalStateException for {@link #NONE}
+   */
+  public Window newWindow(Ticker ticker) {
+    if (!limits()) {
+      throw new IllegalStateException("ConnectWindow.NONE has no window");
+    }
+    return new Window(this, Objects.requireNonNull(ticker, "ticker"));
+  }
+
+  @Override
+  public String toString() {
+    return limits() ? String.format(Locale.ROOT, "%d sessions, held %d ms at most", sessions, holdNanos / 1_000_000L)
+        : "none";
+  }
+
+  /**
+   * One run's window. A session takes a place with {@link #tryEnter()}; when none is free it
+   * waits on its own {@link Waiter} ({@code Suspend.await(waiter, window.waitNanos())}) and tries
+   * again. Thread-safe; its lock is held for a few field updates only, never while a wake-up
+   * runs.
+   */
+  public static final class Window {
+    private final int size;
+    private final long holdNanos;
+    private final Ticker ticker;
+    private final Object lock = new Object();
+    /** Places taken and not given back; guarded by lock. */
+    private int used;
+    /** Places held, oldest first; given-back ones are dropped as they reach the head. Guarded by lock. */
+    private final ArrayDeque<Slot> held = new ArrayDeque<>();
+    /** Sessions waiting for a place, in arrival order, each at most once; guarded by lock. */
+    private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+    /** When the window last filled up; guarded by lock (meaningful while used == size). */
+    private long fullSince;
+    /** The rest guarded by lock. */
+    private long longestFullNanos;
+    private long waited;
+    private long freedUnheard;
+    private long entered;
+
+    Window(ConnectWindow window, Ticker ticker) {
+      this.size = window.sessions;
+      this.holdNanos = window.holdNanos;
+      this.ticker = ticker;
+    }
+
+    /**
+     * Takes a place if one is free now, or the place of the oldest session held for
+     * {@link ConnectWindow#holdNanos()} without word from its server.
+     *
+     * @return the place, to give back with {@link Slot#release()}; null if none is free
+     */
+    public Slot tryEnter() {
+      long now = ticker.nanoTime();
+      Slot slot;
+      boolean more;
+      synchronized (lock) {
+        freeOverdue(now);
+        if (used >= size) {
+          return null;
+        }
+        used++;
+        entered++;
+        if (used == size) {
+          fullSince = now;
+        }
+        slot = new Slot(this, now);
+        held.add(slot);
+        // Overdue places freed here beyond this one: a waiter may take the next.
+        more = used < size && !waiters.isEmpty();
+      }
+      if (more) {
+        passOn();
+      }
+      return slot;
+    }
+
+    /**
+     * A session found no free place: what it waits on. Counts it as a session that waited.
+     *
+     * @return the session's waiter, to wait on as often as it must
+     */
+    public Waiter waiter() {
+      synchronized (lock) {
+        waited++;
+      }
+      return new Waiter(this);
+    }
+
+    /**
+     * How long a session that found no free place waits before it tries again, at most: until
+     * the oldest held place is overdue. A place given back wakes it earlier.
+     *
+     * @return nanoseconds, at least 1
+     */
+    public long waitNanos() {
+      long now = ticker.nanoTime();
+      boolean room;
+      synchronized (lock) {
+        freeOverdue(now);
+        Slot oldest = held.peekFirst();
+        room = used < size;
+        if (!room && oldest != null) {
+          long left = oldest.since + holdNanos - now;
+          return left > 0L ? left : 1L;
+        }
+      }
+      if (room) {
+        // Places freed here: the longest waiter may take one (the caller tries again at once).
+        passOn();
+      }
+      return 1L;
+    }
+
+    /** Drops given-back places at the head, and frees overdue ones. Under lock. */
+    private void freeOverdue(long now) {
+      for (Slot s = held.peekFirst(); s != null; s = held.peekFirst()) {
+        if (s.state != Slot.HOLDING) {
+          held.pollFirst();
+        } else if (now - s.since >= holdNanos && Slot.STATE.compareAndSet(s, Slot.HOLDING, Slot.FREED_UNHEARD)) {
+          held.pollFirst();
+          freedUnheard++;
+          placeGiven(now);
+        } else {
+          return;
+        }
+      }
+    }
+
+    /** A place came back. Under lock. */
+    private void placeGiven(long now) {
+      if (used == size) {
+        long full = now - fullSince;
+        if (full > longestFullNanos) {
+          longestFullNanos = full;
+        }
+      }
+      used--;
+    }
+
+    void release() {
+      long now = ticker.nanoTime();
+      synchronized (lock) {
+        placeGiven(now);
+      }
+      passOn();
+    }
+
+    /**
+     * Wakes the longest waiter if a place is free. For a waiter that stops waiting (it took a
+     * place, gave up, or was cancelled): a wake-up handed to it may have been meant for a place.
+     */
+    public void passOn() {
+      Runnable next = null;
+      synchronized (lock) {
+        while (used < size && next == null) {
+          Waiter w = waiters.poll();
+          if (w == null) {
+            break;
+          }
+          w.queued = false;
+          next = w.wakeUp;
+          w.wakeUp = null;
+        }
+      }
+      if (next != null) {
+        next.run();
+      }
+    }
+
+    /**
+     * What the window did so far in this run.
+     *
+     * @return the report
+     */
+    public Report report() {
+      long now = ticker.nanoTime();
+      synchronized (lock) {
+        long longest = longestFullNanos;
+        if (used == size && now - fullSince > longest) {
+          longest = now - fullSince;
+        }
+        return new Report(size, holdNanos, entered, waited, freedUnheard, longest);
+      }
+    }
+  }
+
+  /**
+   * One session's wait for a place in a {@link Window}: the registration of its
+   * {@code Suspend.await}. It keeps its place in the queue from one wait to the next; after each
+   * wait the session calls {@link #waited()}, so that a wake-up left from a wait that timed out is
+   * not taken for a live one.
+   */
+  public static final class Waiter implements WaitRegistration {
+    private final Window window;
+    /** Guarded by the window's lock. */
+    Runnable wakeUp;
+    /** Guarded by the window's lock. */
+    boolean queued;
+
+    Waiter(Window window) {
+      this.window = window;
+    }
+
+    /** Runs {@code wakeUp} now if a place is free, else when one is given back. */
+    @Override
+    public void register(Runnable wakeUp) {
+      boolean now;
+      synchronized (window.lock) {
+        now = window.used < window.size;
+        if (!now) {
+          this.wakeUp = wakeUp;
+          if (!queued) {
+            queued = true;
+            window.waiters.add(this);
+          }
+        }
+      }
+      if (now) {
+        wakeUp.run();
+      }
+    }
+
+    /** The session's wait ended (woken, timed out or cancelled): its wake-up, if still queued, is dead. */
+    public void waited() {
+      synchronized (window.lock) {
+        wakeUp = null;
+      }
+    }
+
+    /**
+     * The session stops waiting for good (it took a place, or gives up): a wake-up that came to it
+     * meanwhile is handed to the next waiter.
+     */
+    public void leave() {
+      waited();
+      window.passOn();
+    }
+  }
+
+  /** One session's place in a {@link Window}; runs {@link #release()} as a {@code Runnable}. */
+  public static final class Slot implements Runnable {
+    static final int HOLDING = 0;
+    static final int RELEASED = 1;
+    static final int FREED_UNHEARD = 2;
+    static final AtomicIntegerFieldUpdater<Slot> STATE = AtomicIntegerFieldUpdater.newUpdater(Slot.class, "state");
+
+    private final Window window;
+    final long since;
+    volatile int state;
+
+    Slot(Window window, long since) {
+      this.window = window;
+      this.since = since;
+    }
+
+    /**
+     * Gives the place back (the session heard from its server, its connect failed, or its task
+     * ended): the longest waiter takes it. Once; later calls, and calls after the window freed
+     * the place itself, do nothing. Allocates nothing.
+     */
+    public void release() {
+      if (STATE.compareAndSet(this, HOLDING, RELEASED)) {
+        window.release();
+      }
+    }
+
+    /** As {@link #release()}: the watcher of the transport's first arrival. */
+    @Override
+    public void run() {
+      release();
+    }
+  }
+
+  /**
+   * What a run's connect window did: how many sessions had to wait for a place, how many places
+   * were freed without word from the server (the escape for protocols whose first reply comes
+   * late), and the longest time the window stayed full. Immutable.
+   */
+  public static final class Report {
+    private final int sessions;
+    private final long holdNanos;
+    private final long entered;
+    private final long waited;
+    private final long freedUnheard;
+    private final long longestFullNanos;
+
+    Report(int sessions, long holdNanos, long entered, long waited, long freedUnheard, long longestFullNanos) {
+      this.sessions = sessions;
+      this.holdNanos = holdNanos;
+      this.entered = entered;
+      this.waited = waited;
+      this.freedUnheard = freedUnheard;
+      this.longestFullNanos = longestFullNanos;
+    }
+
+    /**
+     * The window's size.
+     *
+     * @return how many sessions may be unheard from at once
+     */
+    public int sessions() {
+      return sessions;
+    }
+
+    /**
+     * Places taken: one per connect that came to the window.
+     *
+     * @return how many places were taken
+     */
+    public long entered() {
+      return entered;
+    }
+
+    /**
+     * Sessions that found the window full and waited for a place.
+     *
+     * @return how many waited
+     */
+    public long waited() {
+      return waited;
+    }
+
+    /**
+     * Places freed because their session had held them for the hold bound without hearing from
+     * its server: more than 0 says the protocol's first reply came late (or the server stalled),
+     * and the window let sessions through at its slowest.
+     *
+     * @return how many places were freed so
+     */
+    public long freedUnheard() {
+      return freedUnheard;
+    }
+
+    /**
+     * The longest stretch the window was full.
+     *
+     * @return nanoseconds
+     */
+    public long longestFullNanos() {
+      return longestFullNanos;
+    }
+
+    /**
+     * Whether the window held the run back for long: a place freed without word from the server,
+     * or the window full for at least the hold bound.
+     *
+     * @return true if the window stayed full for long
+     */
+    public boolean stalled() {
+      return freedUnheard > 0 || longestFullNanos >= holdNanos;
+    }
+
+    /** {@code "connect window 32: 968 waited, full for 12 ms at most, 0 freed unheard"}. */
+    @Override
+    public String toString() {
+      return "connect window " + sessions + ": " + waited + " waited, full for " + longestFullNanos / 1_000_000L
+          + " ms at most, " + freedUnheard + " freed unheard after " + holdNanos / 1_000_000L + " ms";
+    }
+  }
+}
