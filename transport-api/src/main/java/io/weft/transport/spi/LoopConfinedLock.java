@@ -51,6 +51,32 @@ public final class LoopConfinedLock {
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
+    linkAccessModes();
+  }
+
+  /**
+   * Runs each path of a section once as the class loads. A VarHandle access (a
+   * signature-polymorphic call) is linked at its first execution, which allocates; a section that
+   * linked one in a full heap could throw between its flag's store and its reset and leave the
+   * flag set, so that foreign threads wait for an owner that is not inside. After this, no section
+   * links anything.
+   */
+  private static void linkAccessModes() {
+    LoopConfinedLock owned = new LoopConfinedLock();
+    owned.bindOwner();
+    // The owner's confined section: setVolatile, getVolatile, setRelease.
+    owned.lock();
+    owned.unlock();
+    // The owner's back-off, as when it finds a foreign thread inside.
+    owned.foreignInside = true;
+    owned.lock();
+    owned.unlock();
+    owned.foreignInside = false;
+    // A foreign section against a bound owner (any other thread will do; it is never started).
+    LoopConfinedLock foreign = new LoopConfinedLock();
+    foreign.owner = new Thread("LoopConfinedLock linking");
+    foreign.lock();
+    foreign.unlock();
   }
 
   /** Held by every thread but the owner; by the owner only after it saw a foreign section. */
@@ -141,6 +167,9 @@ public final class LoopConfinedLock {
           return;
         }
         OWNER_INSIDE.setRelease(this, false);
+        // The foreign thread may have read the flag just set and parked again: wake it, so that
+        // the lock is not held up for its park.
+        LockSupport.unpark(waiter);
       } catch (Throwable e) {
         OWNER_INSIDE.setRelease(this, false);
         throw e;

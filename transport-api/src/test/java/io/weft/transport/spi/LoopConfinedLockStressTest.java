@@ -9,14 +9,14 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
- * A two-actor stress test of {@link LoopConfinedLock}'s exclusion (review s14 point 7), in the
- * manner of a jcstress test: the owner and a foreign thread each run many sections that read a
+ * A two-actor stress test of {@link LoopConfinedLock}'s exclusion, in the manner of a jcstress
+ * test: the owner and a foreign thread each run many sections that read a
  * plain counter, spin a little, and write it back incremented. Any two sections that overlap lose
  * an increment. The outcome depends on scheduling, so it is kept out of the unit suite: it runs
  * only with {@code -Dweft.stressTests=true}. It is the check of the fences' order that the unit
  * tests (sequenced by latches) cannot make: with the owner's or the foreign thread's store made a
  * release store (or its load an acquire load), x86 lets the load pass the store, both sides enter,
- * and this test loses increments (see the perf notes for the mutant runs).
+ * and this test loses increments.
  *
  * <p>{@code -Dweft.stressSections=N} sets the sections per actor (default 20,000,000).
  */
