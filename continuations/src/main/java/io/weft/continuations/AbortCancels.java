@@ -327,6 +327,8 @@ final class AbortCancels {
           if (any) {
             LockSupport.parkNanos(LOCK, POLL_NANOS);
           } else {
+            // Nothing to serve: the last run passed is not kept reachable until the next abort.
+            passing = null;
             LockSupport.park(LOCK);
           }
           continue;

@@ -11,14 +11,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * not taken yet (Java's default backlog is 50, Redis' and nginx's 511); a run that opens
  * thousands at once overflows it, the kernel drops the SYNs, and each dropped one is retried
  * after 1 s, then 3 s: the run's start is then the server's retransmit timer, not its speed.
- * Pacing keeps the queue short without knowing the server.
+ * Pacing keeps the queue short without knowing the server, as long as the server keeps up with
+ * the pace: it is not a guarantee (docs/many-sessions.md).
  *
  * <p>{@link #DEFAULT} ({@value #DEFAULT_PER_SECOND} a second, bursts of {@value #DEFAULT_BURST})
- * is what a stock Java server with a thread per connection takes on a busy machine: GreenMail
- * (Java's default backlog of 50) lost sessions to 1,000 connects at 1,000 a second in
- * continuation mode on two loaded cores, and none at 500. It leaves such a server
- * {@code (50 - burst) / rate}, 80 ms, of accept-loop stall before a handshake is dropped, and
- * opens 10,000 connections in 20 s. A server with a deeper backlog and a fast accept loop
+ * is what a stock Java server with a thread per connection mostly takes on a busy machine:
+ * GreenMail (Java's default backlog of 50) lost sessions to 1,000 connects at 1,000 a second in
+ * continuation mode on two loaded cores, and none at 500 in that run; in other runs at 500 it
+ * still lost up to 108 of 1,000 where it fell behind the pace (and 231-666 unpaced). It leaves such
+ * a server {@code (50 - burst) / rate}, 80 ms, of accept-loop stall before a handshake is dropped,
+ * and opens 10,000 connections in 20 s at the least. A server with a deeper backlog and a fast accept loop
  * (Redis, nginx) takes a faster pace; {@link #NONE} opens every connection at once. Only TCP is
  * paced: an in-VM pipe has no listen queue.
  */

@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Per session the runner opens a transport with the connector, calls the task's {@code run}
  * once, and closes the transport. Connects are paced ({@link Builder#connectPacing}) so that a
- * large run does not overflow the server's listen queue. One task instance serves the whole run. In
+ * large run does not overflow the listen queue of a server that keeps up with the pace. One task instance serves the whole run. In
  * {@code CONTINUATIONS} mode the task class is loaded by name through a
  * {@link ContinuationClassLoader} over the instrumented packages, and made with the given
  * constructor arguments: pass JDK types, expect JDK-typed results. With

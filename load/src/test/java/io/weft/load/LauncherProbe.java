@@ -1,21 +1,44 @@
 package io.weft.load;
 
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * Stands in for weft-load behind the launcher in {@link LauncherTest}: prints the JVM options it was
- * started with ({@code jvm <option>}) and its arguments ({@code arg <argument>}), one a line, and
- * exits with the code its first argument names ({@code exit=N}), else 0.
+ * started with ({@code jvm <option>}) and its arguments ({@code arg <argument>}), one a line. Given
+ * the argument {@code stdin}, it then prints {@code ready} and reads one line from its standard input
+ * ({@code stdin <line>}, or {@code stdin EOF}), blocking until the line comes. As it exits it prints
+ * the files in {@code $WEFT_LOAD_ARCHIVE}, if set ({@code file <name>}), and exits with the code its
+ * first argument names ({@code exit=N}), else 0.
  */
 public final class LauncherProbe {
   private LauncherProbe() {}
 
-  public static void main(String[] args) {
+  public static void main(String[] args) throws IOException {
     for (String option : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
       System.out.println("jvm " + option);
     }
     for (String arg : args) {
       System.out.println("arg " + arg);
+    }
+    if (Arrays.asList(args).contains("stdin")) {
+      System.out.println("ready");
+      System.out.flush();
+      String line = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+      System.out.println("stdin " + (line == null ? "EOF" : line));
+    }
+    String archives = System.getenv("WEFT_LOAD_ARCHIVE");
+    String[] files = archives == null ? null : new File(archives).list();
+    if (files != null) {
+      Arrays.sort(files);
+      for (String file : files) {
+        System.out.println("file " + file);
+      }
     }
     System.out.flush();
     int code = args.length > 0 && args[0].startsWith("exit=") ? Integer.parseInt(args[0].substring(5)) : 0;

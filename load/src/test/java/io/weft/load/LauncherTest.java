@@ -1,10 +1,14 @@
 package io.weft.load;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,6 +24,7 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -125,6 +130,151 @@ class LauncherTest {
     assertEquals(List.of("b c"), run.args(), run.toString());
   }
 
+  /**
+   * WEFT_LOAD_ARCHIVE: the first run on this JDK and jar writes a class-data archive there as it
+   * exits (a dynamic CDS archive before JDK 25, an AOT cache from 25), the next starts from it,
+   * and neither prints anything of the JVM's about it; the exit code still comes back.
+   */
+  @Test
+  void anArchiveIsWrittenByTheFirstRunAndStartsTheNextQuietly() throws Exception {
+    Path jar = probeJar();
+    Path archives = dir.resolve("archives");
+    boolean aot = Runtime.version().feature() >= 25;
+    List<String> quiet = aot ? List.of("-Xlog:cds*=off", "-Xlog:aot*=off") : List.of("-Xlog:cds*=off");
+
+    Run first = run(archived(jar, archives, "exit=5"));
+    assertEquals(5, first.code, first.toString());
+    assertEquals("", first.err, first.toString());
+    assertEquals(first.out.lines().count(), first.probeLines(), "only the probe's lines: " + first);
+    List<Path> made;
+    try (Stream<Path> files = Files.list(archives)) {
+      made = files.collect(Collectors.toList());
+    }
+    assertEquals(1, made.size(), made.toString());
+    Path archive = made.get(0);
+    assertTrue(archive.getFileName().toString().startsWith("weft-load-" + Runtime.version().feature()), archive.toString());
+    assertTrue(Files.size(archive) > 0, archive + " is empty");
+    String option = first.jvm().get(0);
+    assertTrue(option.startsWith(aot ? "-XX:AOTCacheOutput=" : "-XX:ArchiveClassesAtExit="), first.toString());
+    assertEquals(quiet, first.jvm().subList(1, first.jvm().size()), first.toString());
+
+    Run next = run(archived(jar, archives, "b"));
+    assertEquals(0, next.code, next.toString());
+    assertEquals("", next.err, next.toString());
+    List<String> reading = new ArrayList<>(List.of((aot ? "-XX:AOTCache=" : "-XX:SharedArchiveFile=") + archive));
+    reading.addAll(quiet);
+    assertEquals(reading, next.jvm(), next.toString());
+    assertEquals(List.of("b"), next.args(), next.toString());
+    assertEquals(next.out.lines().count(), next.probeLines(), "only the probe's lines: " + next);
+  }
+
+  /**
+   * The archive appears only whole (two runs started together, shards, must not read each other's
+   * half-written archive): the training run's JVM writes it under a name of its own in the same
+   * directory, so at that JVM's exit nothing is under the archive's name yet, and the launcher renames
+   * it into place after the JVM has exited: then the one file there is the archive under its name,
+   * which the next run reads. The JVM's exit code and its standard input are the launcher's.
+   */
+  @Test
+  void theTrainingRunWritesUnderANameOfItsOwnAndTheArchiveIsRenamedIntoPlaceAfterItExits() throws Exception {
+    Path jar = probeJar();
+    Path archives = dir.resolve("archives");
+    boolean aot = Runtime.version().feature() >= 25;
+    String extension = aot ? ".aot" : ".jsa";
+
+    Run first = run(archived(jar, archives, "exit=4", "stdin"), "one line\n");
+    assertEquals(4, first.code, first.toString());
+    assertEquals("", first.err, first.toString());
+    assertEquals(List.of("one line"), first.tagged("stdin "), first.toString());
+    assertEquals(List.of(), first.tagged("file ").stream().filter(f -> f.endsWith(extension)).collect(Collectors.toList()),
+        "an archive under its name while the training JVM ran: " + first);
+    String option = aot ? "-XX:AOTCacheOutput=" : "-XX:ArchiveClassesAtExit=";
+    assertTrue(first.jvm().get(0).startsWith(option), first.toString());
+    Path written = Path.of(first.jvm().get(0).substring(option.length()));
+    assertEquals(archives, written.getParent(), "the JVM writes in the archive's directory, so the rename is atomic");
+
+    List<Path> made = files(archives);
+    assertEquals(1, made.size(), made.toString());
+    Path archive = made.get(0);
+    assertTrue(archive.getFileName().toString().endsWith(extension), archive.toString());
+    assertNotEquals(written, archive, "the training JVM wrote under the archive's own name, which other runs read");
+    assertTrue(Files.size(archive) > 0, archive + " is empty");
+
+    Run next = run(archived(jar, archives, "b"));
+    assertEquals(0, next.code, next.toString());
+    assertEquals((aot ? "-XX:AOTCache=" : "-XX:SharedArchiveFile=") + archive, next.jvm().get(0), next.toString());
+  }
+
+  /**
+   * TERM to the launcher of a training run reaches the JVM (which the launcher does not exec: it
+   * renames the archive after it), the launcher exits with 128 + 15 as the JVM did, and the run leaves
+   * no archive and no file of its own behind. The probe waits on its standard input (left open here),
+   * so it is running when the signal comes.
+   */
+  @Test
+  void aTrainingRunEndedByASignalLeavesNoArchiveAndItsCodeComesBack() throws Exception {
+    Path archives = dir.resolve("archives");
+    ProcessBuilder pb = archived(probeJar(), archives, "stdin");
+    Path err = dir.resolve("err.txt");
+    pb.redirectError(err.toFile());
+    Process p = pb.start();
+    List<String> lines = new ArrayList<>();
+    try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+      for (String line = out.readLine(); !"ready".equals(line); line = out.readLine()) {
+        List<String> before = List.copyOf(lines);
+        assertNotNull(line, () -> "the probe ended before it was ready: " + before);
+        lines.add(line);
+      }
+      // TERM, as Process.destroy would send, but without closing the streams (destroy closes them).
+      assertTrue(p.toHandle().destroy(), "TERM not sent");
+      try {
+        // A safety net for a hung child, not a measure of time.
+        assertTrue(p.waitFor(2, TimeUnit.MINUTES), "the launcher did not end within 2 minutes of TERM");
+      } finally {
+        if (p.isAlive()) {
+          p.destroyForcibly();
+        }
+      }
+      out.lines().forEach(lines::add);
+    } finally {
+      p.getOutputStream().close();
+    }
+    assertEquals(128 + 15, p.exitValue(), lines + "\nstderr:\n" + Files.readString(err));
+    assertEquals(List.of(), files(archives));
+  }
+
+  private static List<Path> files(Path directory) throws IOException {
+    try (Stream<Path> files = Files.list(directory)) {
+      return files.sorted().collect(Collectors.toList());
+    }
+  }
+
+  /** An archive that does not fit this JVM (here: not an archive at all) is ignored, silently. */
+  @Test
+  void anArchiveThatDoesNotFitIsIgnoredQuietly() throws Exception {
+    Path jar = probeJar();
+    Path archives = dir.resolve("archives");
+    Run first = run(archived(jar, archives));
+    assertEquals(0, first.code, first.toString());
+    Path archive;
+    try (Stream<Path> files = Files.list(archives)) {
+      archive = files.findFirst().orElseThrow();
+    }
+    Files.writeString(archive, "not an archive");
+    Run next = run(archived(jar, archives, "c"));
+    assertEquals(0, next.code, next.toString());
+    assertEquals("", next.err, next.toString());
+    assertTrue(next.jvm().get(0).endsWith("=" + archive), next.toString());
+    assertEquals(List.of("c"), next.args(), next.toString());
+    assertEquals(next.out.lines().count(), next.probeLines(), "only the probe's lines: " + next);
+  }
+
+  private ProcessBuilder archived(Path jar, Path archives, String... args) {
+    ProcessBuilder pb = command(jar, null, SCRIPT.toString(), args);
+    pb.environment().put("WEFT_LOAD_ARCHIVE", archives.toString());
+    return pb;
+  }
+
   /** A jar holding only {@link LauncherProbe}, its main class. */
   private Path probeJar() throws IOException {
     Path jar = dir.resolve("probe.jar");
@@ -159,6 +309,7 @@ class LauncherTest {
     Map<String, String> env = pb.environment();
     env.remove("WEFT_LOAD_JAVA_OPTS");
     env.remove("WEFT_LOAD_JAR");
+    env.remove("WEFT_LOAD_ARCHIVE");
     env.remove("CDPATH");
     // Options the java launcher or the JVM would pick up from the environment would show as the probe's.
     env.remove("JDK_JAVA_OPTIONS");
@@ -175,9 +326,15 @@ class LauncherTest {
   }
 
   private Run run(ProcessBuilder pb) throws Exception {
+    return run(pb, "");
+  }
+
+  /** Runs {@code pb} with {@code input} as its standard input. */
+  private Run run(ProcessBuilder pb, String input) throws Exception {
     Path out = dir.resolve("out.txt");
     Path err = dir.resolve("err.txt");
-    pb.redirectOutput(out.toFile()).redirectError(err.toFile()).redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+    Path in = Files.writeString(dir.resolve("in.txt"), input, StandardCharsets.UTF_8);
+    pb.redirectOutput(out.toFile()).redirectError(err.toFile()).redirectInput(in.toFile());
     Process p = pb.start();
     try {
       // A safety net for a hung child, not a measure of time.
@@ -211,7 +368,12 @@ class LauncherTest {
       return tagged("arg ");
     }
 
-    private List<String> tagged(String tag) {
+    /** The lines the probe prints: its options, arguments, the archive directory's files, stdin. */
+    long probeLines() {
+      return jvm().size() + args().size() + tagged("file ").size() + tagged("stdin ").size() + out.lines().filter("ready"::equals).count();
+    }
+
+    List<String> tagged(String tag) {
       return out.lines().filter(l -> l.startsWith(tag)).map(l -> l.substring(tag.length())).collect(Collectors.toList());
     }
 

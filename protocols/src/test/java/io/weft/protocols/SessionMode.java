@@ -213,8 +213,13 @@ public final class SessionMode implements AutoCloseable {
     return new ArrayList<>(result.values());
   }
 
-  private <T> RunResult<T> runAll(Class<? extends SessionTask<T>> taskClass, InetSocketAddress address,
-      int sessions, Timeout timeout, Object[] constructorArgs) throws Exception {
+  /**
+   * Runs {@code sessions} sessions of a new {@code taskClass(constructorArgs)} against
+   * {@code address} through a runner given the mode, connector, address and timeout only (every
+   * other setting its default), and returns the run's result as it is.
+   */
+  public <T> RunResult<T> runAll(Class<? extends SessionTask<T>> taskClass, InetSocketAddress address,
+      int sessions, Timeout timeout, Object... constructorArgs) throws Exception {
     if (!available()) {
       throw new IllegalStateException(unavailable);
     }

@@ -3,14 +3,24 @@ package io.weft.transport.netty;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.DefaultChannelPromise;
 import io.netty.channel.DefaultSelectStrategyFactory;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SelectStrategyFactory;
 import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannelConfig;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.util.internal.PlatformDependent;
+import io.netty.util.internal.SystemPropertyUtil;
 import io.weft.transport.Connector;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
@@ -20,11 +30,13 @@ import io.weft.transport.spi.Ticker;
 import io.weft.transport.spi.Tls;
 import io.weft.transport.netty.internal.ChannelState;
 import io.weft.transport.netty.internal.EventLoops;
+import io.weft.transport.netty.internal.LingerlessSocketChannel;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.channels.spi.SelectorProvider;
 import java.util.Optional;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -61,6 +73,15 @@ public final class NettyConnector implements Connector {
   private static final String LOOP_DIED;
   private static final int LOOP_DIED_CLOSE_TRIES = 200;
   private static final long LOOP_DIED_CLOSE_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+  /** The provider of the event loops' selectors and of every channel (Netty's default too). */
+  private static final SelectorProvider PROVIDER = SelectorProvider.provider();
+  /**
+   * Whether Netty's {@code ChannelInitializerExtension}s are on ({@code
+   * -Dio.netty.bootstrap.extensions=serviceload}, read once, as Netty reads it): then every
+   * connect goes through {@code Bootstrap}, whose {@code init} hands each channel to them.
+   */
+  private static final boolean BOOTSTRAP_EXTENSIONS =
+      "serviceload".equalsIgnoreCase(SystemPropertyUtil.get("io.netty.bootstrap.extensions"));
 
   static {
     LOOP_DIED = "a Netty event loop died";
@@ -88,7 +109,7 @@ public final class NettyConnector implements Connector {
     this.threads = threads;
     this.group = new NioEventLoopGroup(threads,
         EventLoops.threads("weft-netty-" + kind + IDS.incrementAndGet() + "-", this::loopEnded),
-        SelectorProvider.provider(), selectStrategy);
+        PROVIDER, selectStrategy);
     this.bootstrap = new Bootstrap()
         .group(group)
         .channel(NioSocketChannel.class)
@@ -206,9 +227,129 @@ public final class NettyConnector implements Connector {
     /**
      * Issues the connect; {@code state} is in the channel's pipeline before any event, and with
      * TLS the {@code SslHandler} ahead of it, to start the handshake when the channel is active.
+     *
+     * <p>A plaintext connect to a resolved address is made as Netty's {@code Bootstrap} makes
+     * it, minus what a connect per session pays for nothing here: the clone of the bootstrap and
+     * its option maps, the channel made by reflection, a second {@code setsockopt(TCP_NODELAY)}
+     * (the channel's config sets it as the channel is made), the resolver's look-up, Netty's
+     * {@code getsockopt(SO_LINGER)} at the close (see {@link LingerlessSocketChannel}), and the
+     * connect handed to the event loop as a task of its own when it is issued on that loop
+     * already (a session that reconnects where its last connection ended). The pipeline is
+     * complete before the channel is registered, so issuing the connect at once skips nothing
+     * a handler's {@code channelRegistered} would add. With TLS, to an unresolved address, and
+     * when the JDK cannot open a channel (no file descriptors left, say), the connect goes
+     * through {@code Bootstrap}, so that those resolve, set up and fail exactly as before. So does
+     * every connect when {@code io.netty.bootstrap.extensions} is {@code serviceload} (read once,
+     * as the class loads): Netty's {@code ChannelInitializerExtension}s are called from
+     * {@code Bootstrap.init} only ({@code ChannelInitializerExtensions} is not public), and they
+     * see every channel of the connector, not the TLS and unresolved ones alone.
      */
     @Override
     public Future<?> startConnect(SocketAddress remote, ChannelState state) {
+      if (BOOTSTRAP_EXTENSIONS || tls().isPresent() || ((InetSocketAddress) remote).isUnresolved()) {
+        return bootstrapConnect(remote, state);
+      }
+      NioSocketChannel channel;
+      try {
+        channel = new LingerlessSocketChannel(PROVIDER);
+      } catch (Throwable e) {
+        return bootstrapConnect(remote, state);
+      }
+      try {
+        SocketChannelConfig config = channel.config();
+        if (!PlatformDependent.canEnableTcpNoDelayByDefault()) {
+          config.setTcpNoDelay(true);
+        }
+        config.setAllocator(PooledByteBufAllocator.DEFAULT);
+        // Weft's Timeout bounds the connect; 0 turns Netty's own connect timeout off.
+        config.setConnectTimeoutMillis(0);
+        channel.pipeline().addLast(state.newHandler());
+      } catch (Throwable e) {
+        // As Bootstrap's set-up of a channel that failed: closed, and the connect failed.
+        channel.unsafe().closeForcibly();
+        return new DefaultChannelPromise(channel, GlobalEventExecutor.INSTANCE).setFailure(e);
+      }
+      EventLoop here = runningLoop();
+      ChannelFuture registered = here != null ? here.register(channel) : group.register(channel);
+      ChannelPromise connected = channel.newPromise();
+      // As Bootstrap (4.1.138's doResolveAndConnect0): a connect that fails closes its channel,
+      // also where Netty does not (a promise cancelled before the loop runs the connect).
+      connected.addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+      if (registered.isDone()) {
+        // Registered inline (on the calling loop): register0 has ended, channelRegistered included.
+        connectRegistered(registered, remote, connected);
+      } else {
+        registered.addListener((ChannelFutureListener) done -> connectWhenRegistered(done, remote, connected));
+      }
+      return connected;
+    }
+
+    /**
+     * The registration's listener: it runs inside Netty's {@code register0}, before the pipeline
+     * hears {@code channelRegistered} (and before register0's own {@code channelActive} for an
+     * active channel), so a connect issued here could complete, where a connect can complete at
+     * once, before them, and fire {@code channelActive} twice. As {@code Bootstrap.doConnect}
+     * does, the connect is handed to the channel's loop as a task, which runs after register0;
+     * a failed or cancelled registration is dealt with at once.
+     */
+    private void connectWhenRegistered(ChannelFuture registered, SocketAddress remote, ChannelPromise connected) {
+      if (!registered.isSuccess()) {
+        connectRegistered(registered, remote, connected);
+        return;
+      }
+      try {
+        registered.channel().eventLoop().execute(() -> connectRegistered(registered, remote, connected));
+      } catch (RejectedExecutionException e) {
+        registered.channel().unsafe().closeForcibly();
+        connected.tryFailure(e);
+      }
+    }
+
+    /**
+     * The event loop of this connector that the calling thread runs, or null: a connect made
+     * there (a session that reconnects on the loop its last connection ended on) is registered
+     * with that same loop, so the connect, its finish and the session's resumes stay on one
+     * thread, as MINA's processor keeps a connect it runs; not handed to the group's next loop,
+     * which with two loops or more took a task and a wake-up of another loop for one connect in
+     * two. Connects made on any other thread are spread over the group as before.
+     */
+    private EventLoop runningLoop() {
+      if (!EventLoops.inEventLoop()) {
+        return null;
+      }
+      for (EventExecutor loop : group) {
+        if (loop.inEventLoop()) {
+          return (EventLoop) loop;
+        }
+      }
+      return null;
+    }
+
+    /**
+     * The connect of a channel once its registration is done: issued at once (on its event loop,
+     * where a registration ends; Netty hands a connect from another thread to the loop), or,
+     * if the registration failed (the group shut down), the channel closed and the connect
+     * failed with the registration's cause, as {@code Bootstrap} does.
+     */
+    private void connectRegistered(ChannelFuture registered, SocketAddress remote, ChannelPromise connected) {
+      Channel channel = registered.channel();
+      Throwable cause = registered.cause();
+      if (cause != null || connected.isCancelled()) {
+        if (channel.isRegistered()) {
+          channel.close();
+        } else {
+          channel.unsafe().closeForcibly();
+        }
+        if (cause != null) {
+          connected.tryFailure(cause);
+        }
+        return;
+      }
+      channel.connect(remote, connected);
+    }
+
+    /** The connect through a clone of Netty's bootstrap: for an unresolved address, which it resolves. */
+    private Future<?> bootstrapConnect(SocketAddress remote, ChannelState state) {
       Bootstrap b = bootstrap.clone();
       TlsSettings tls = tls().orElse(null);
       if (tls == null) {

@@ -1,0 +1,192 @@
+package io.weft.transport.netty;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelConfig;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.util.concurrent.Future;
+import io.weft.testsupport.EchoServer;
+import io.weft.transport.Timeout;
+import io.weft.transport.netty.internal.ChannelState;
+import io.weft.transport.netty.internal.LingerlessSocketChannel;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The connect path of a plaintext Netty connect, which a connect per session pays each time: the
+ * channel opened without a bootstrap's clone, and, on the channel's event loop, the connect issued
+ * at once rather than queued as a task of its own for the loop's next turn. The channel is set up
+ * as the bootstrap set it up.
+ */
+class NettyConnectPathTest {
+  private static final Timeout FIVE_SECONDS = Timeout.of(5, TimeUnit.SECONDS);
+
+  /**
+   * On the event loop, where a session that reconnects issues its connect, the connect has
+   * begun when {@code startConnect} returns: the JDK channel knows its peer. Through
+   * {@code Bootstrap} it was a task the loop ran after the caller's own task, so the channel
+   * did not know it yet.
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aConnectIssuedOnTheEventLoopHasBegunWhenStartConnectReturns() throws Exception {
+    try (EchoServer tcp = EchoServer.tcp(); NettyConnector connector = NettyConnector.builder().eventLoopThreads(1).tcp()) {
+      SocketAddress address = tcp.address();
+      // A first connection gives the test the connector's one event loop.
+      try (NettyTransport first = connector.connect(address, FIVE_SECONDS)) {
+        Channel firstChannel = first.state().channel();
+        NettyConnector.Core core = connector.core();
+        ChannelState state = core.register(address);
+        Future<SocketAddress> peerAtReturn = firstChannel.eventLoop().submit(() -> {
+          Future<?> connect = core.startConnect(address, state);
+          return ((ChannelFuture) connect).channel().remoteAddress();
+        });
+        SocketAddress peer = peerAtReturn.get(30, TimeUnit.SECONDS);
+        core.abandon(state, "test over");
+        assertNotNull(peer, "the connect had not begun when startConnect returned on the event loop");
+        assertEquals(((InetSocketAddress) address).getPort(), ((InetSocketAddress) peer).getPort());
+      }
+    }
+  }
+
+  /**
+   * A connect made off the event loop, whose registration is a task for the loop, is issued
+   * after the pipeline has heard {@code channelRegistered}, as {@code Bootstrap.doConnect} issues
+   * it: not from the registration's listener, which Netty runs inside {@code register0} before
+   * {@code channelRegistered} (where a connect can complete at once, {@code channelActive} would
+   * then come before it, and twice). The loop is held by a task of the test's until the channel
+   * and a recording handler are in place, so the order does not depend on timing; the JDK channel
+   * knows its peer once the connect has been issued.
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aConnectMadeOffTheLoopIsIssuedAfterChannelRegistered() throws Exception {
+    try (EchoServer tcp = EchoServer.tcp(); NettyConnector connector = NettyConnector.builder().eventLoopThreads(1).tcp()) {
+      SocketAddress address = tcp.address();
+      try (NettyTransport first = connector.connect(address, FIVE_SECONDS)) {
+        EventLoop loop = first.state().channel().eventLoop();
+        NettyConnector.Core core = connector.core();
+        ChannelState state = core.register(address);
+        CountDownLatch release = new CountDownLatch(1);
+        loop.execute(() -> {
+          try {
+            release.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
+        ChannelFuture connect;
+        CompletableFuture<SocketAddress> peerAtRegistered = new CompletableFuture<>();
+        try {
+          connect = (ChannelFuture) core.startConnect(address, state);
+          connect.channel().pipeline().addFirst(new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRegistered(ChannelHandlerContext ctx) {
+              peerAtRegistered.complete(ctx.channel().remoteAddress());
+              ctx.fireChannelRegistered();
+            }
+          });
+        } finally {
+          release.countDown();
+        }
+        assertTrue(connect.await(30, TimeUnit.SECONDS), "the connect did not end");
+        SocketAddress peer = peerAtRegistered.get(30, TimeUnit.SECONDS);
+        core.abandon(state, "test over");
+        assertNull(peer, "the connect was issued before channelRegistered");
+        assertTrue(connect.isSuccess(), () -> "the connect failed: " + connect.cause());
+      }
+    }
+  }
+
+  /**
+   * A connect made on one of the connector's event loops is registered with that loop, not with
+   * the group's next one: with two loops, Netty's round robin gave one connect in two to the other
+   * loop (a task and a wake-up of that loop, and the session's resumes moved there).
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void connectsMadeOnAnEventLoopStayOnThatLoop() throws Exception {
+    try (EchoServer tcp = EchoServer.tcp(); NettyConnector connector = NettyConnector.builder().eventLoopThreads(2).tcp()) {
+      SocketAddress address = tcp.address();
+      try (NettyTransport first = connector.connect(address, FIVE_SECONDS)) {
+        Channel firstChannel = first.state().channel();
+        NettyConnector.Core core = connector.core();
+        ChannelState a = core.register(address);
+        ChannelState b = core.register(address);
+        Future<String> where = firstChannel.eventLoop().submit(() -> {
+          StringBuilder loops = new StringBuilder();
+          for (ChannelState state : new ChannelState[] {a, b}) {
+            Channel ch = ((ChannelFuture) core.startConnect(address, state)).channel();
+            loops.append(ch.eventLoop().inEventLoop() ? "here " : "elsewhere ");
+          }
+          return loops.toString().trim();
+        });
+        String loops = where.get(30, TimeUnit.SECONDS);
+        core.abandon(a, "test over");
+        core.abandon(b, "test over");
+        assertEquals("here here", loops, "the event loops of two connects made on one loop");
+      }
+    }
+  }
+
+  /**
+   * A plaintext connect to a resolved address takes the fast path (its channel is a
+   * {@link LingerlessSocketChannel}, which main's Bootstrap path never made), and its channel is
+   * set up option by option as the bootstrap sets up the channel of a connect to an unresolved
+   * address, which still goes through it: a later option added to one place and not the other
+   * fails here. Values that are a fresh object per channel (the receive buffer allocator's
+   * state, say) are compared by class; the rest by value. The fast-path channel carries a
+   * session's bytes and closes.
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void theFastPathsChannelIsSetUpAsTheBootstrapsOptionByOption() throws Exception {
+    try (EchoServer tcp = EchoServer.tcp(); NettyConnector connector = NettyConnector.tcp();
+         NettyTransport fast = connector.connect(tcp.address(), FIVE_SECONDS);
+         NettyTransport viaBootstrap = connector.connect(
+             InetSocketAddress.createUnresolved("localhost", ((InetSocketAddress) tcp.address()).getPort()), FIVE_SECONDS)) {
+      assertInstanceOf(LingerlessSocketChannel.class, fast.state().channel(), "not the fast path");
+      assertFalse(viaBootstrap.state().channel() instanceof LingerlessSocketChannel, "not the Bootstrap path");
+      Map<String, Object> fastOptions = options(fast.state().channel().config());
+      Map<String, Object> bootstrapOptions = options(viaBootstrap.state().channel().config());
+      assertEquals(bootstrapOptions, fastOptions);
+      assertEquals(Boolean.TRUE, fastOptions.get("TCP_NODELAY"));
+      assertEquals(0, fastOptions.get("CONNECT_TIMEOUT_MILLIS"));
+      fast.write("ping\n".getBytes(StandardCharsets.US_ASCII));
+      fast.flush();
+      assertEquals("ping", fast.readLine(100));
+      fast.close();
+      assertFalse(fast.isOpen());
+    }
+  }
+
+  private static Map<String, Object> options(ChannelConfig config) {
+    Map<String, Object> byName = new TreeMap<>();
+    for (Map.Entry<ChannelOption<?>, Object> e : config.getOptions().entrySet()) {
+      Object v = e.getValue();
+      boolean byValue = v == null || v instanceof Boolean || v instanceof Number || v instanceof String
+          || v instanceof Enum || v instanceof WriteBufferWaterMark || v instanceof ByteBufAllocator;
+      byName.put(e.getKey().name(), byValue ? (v instanceof WriteBufferWaterMark ? v.toString() : v) : v.getClass());
+    }
+    return byName;
+  }
+}
