@@ -558,6 +558,8 @@ public final class Scheduler {
   public void cancel(java.util.function.BooleanSupplier goesOn) {
     cancelled = true;
     List<Fiber> fibers = batch;
+    // Every suspended fiber woken first, then the closes, which may be slow (see cancelWaits).
+    cancelWaits(fibers);
     // Indexed, no iterator: this runs again and again while an aborted run waits, on a heap
     // that may have no room.
     for (int i = 0; i < fibers.size(); i++) {
@@ -580,6 +582,25 @@ public final class Scheduler {
         }
         // Its close failed with a LinkageError (a class whose initialiser once ran out of heap
         // there), an AssertionError: the others are cancelled all the same.
+      }
+    }
+  }
+
+  /**
+   * The first step of a cancel: every fiber of {@code fibers} suspended on a wait is woken to its
+   * cancel ({@link Fiber#cancelWait}), before any transport is closed. Allocates nothing and never
+   * blocks, so it asks no one whether to go on: a close can take seconds in a full heap, and a
+   * fiber woken only by its own close (after the library's part of it) would hold what its stack
+   * holds until then; woken here, each one resumes on the workers, unwinds its session's code and
+   * closes its own transport. Indexed, no iterator.
+   */
+  private static void cancelWaits(List<Fiber> fibers) {
+    for (int i = 0; i < fibers.size(); i++) {
+      try {
+        fibers.get(i).cancelWait();
+      } catch (OutOfMemoryError e) {
+        // Nothing here allocates (a wake-up that finds no heap for a queue node strands the
+        // fiber instead); the close pass below cancels it again all the same.
       }
     }
   }
