@@ -427,12 +427,19 @@ public final class Scheduler {
       drivenReady.addLast(fiber);
       return;
     }
-    try {
-      ready.add(fiber);
-    } catch (OutOfMemoryError e) {
-      // No heap for a queue node: the fiber waits on a list threaded through itself instead,
-      // which a worker takes whole; a fiber lost here would never run, and its run never end.
+    if (cancelled) {
+      // A cancelled run's wake-ups (every suspended fiber at once, see cancelWaits) take no
+      // queue node: the run may have been cancelled because the heap ran out, and in a full heap
+      // each node would cost the JVM full collections before it failed (seconds per fiber).
       strand(fiber);
+    } else {
+      try {
+        ready.add(fiber);
+      } catch (OutOfMemoryError e) {
+        // No heap for a queue node: the fiber waits on a list threaded through itself instead,
+        // which a worker takes whole; a fiber lost here would never run, and its run never end.
+        strand(fiber);
+      }
     }
     if (idle.get() > 0) {
       for (Worker worker : workers) {
@@ -588,7 +595,8 @@ public final class Scheduler {
 
   /**
    * The first step of a cancel: every fiber of {@code fibers} suspended on a wait is woken to its
-   * cancel ({@link Fiber#cancelWait}), before any transport is closed. Allocates nothing and never
+   * cancel ({@link Fiber#cancelWait}), before any transport is closed; the woken fibers go on the
+   * stranded list, not the ready queue (see {@link #enqueue}). Allocates nothing and never
    * blocks, so it asks no one whether to go on: a close can take seconds in a full heap, and a
    * fiber woken only by its own close (after the library's part of it) would hold what its stack
    * holds until then; woken here, each one resumes on the workers, unwinds its session's code and
