@@ -273,10 +273,17 @@ public final class Scheduler {
     Fiber first;
     synchronized (strandedLock) {
       first = stranded;
+      if (first == null) {
+        return null;
+      }
+      if (cancelled) {
+        // A cancelled run's wake-ups stay on this list (see enqueue): one at a time, so that
+        // taking n of them costs n steps, not n * n re-strandings.
+        stranded = first.strandedNext;
+        first.strandedNext = null;
+        return first;
+      }
       stranded = null;
-    }
-    if (first == null) {
-      return null;
     }
     for (Fiber f = first.strandedNext; f != null; ) {
       Fiber next = f.strandedNext;
