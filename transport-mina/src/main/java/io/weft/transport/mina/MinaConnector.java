@@ -281,6 +281,11 @@ public final class MinaConnector implements Connector {
     return connector.getStatistics().getWrittenMessages();
   }
 
+  /** MINA's connector under this one (its filter chain builder, its listeners). For tests of this package. */
+  IoConnector service() {
+    return connector;
+  }
+
   /**
    * Connects made on the processor that runs the connecting session, its selector watching them
    * (not MINA's connector thread). For tests.

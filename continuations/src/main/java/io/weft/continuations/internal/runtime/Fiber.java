@@ -338,9 +338,32 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
     }
   }
 
+  /**
+   * Cancels this session: first its wait ({@link #cancelWait}), then its transport's close
+   * ({@link SessionContext#cancel}). In that order: the close can be slow or fail in a full heap,
+   * and the wake-up must not wait for it.
+   */
   @Override
   public void cancel() {
+    cancelWait();
     super.cancel();
+  }
+
+  /**
+   * Marks this session cancelled and ends the wait it is suspended on, if any, so that it resumes
+   * on the scheduler's workers and meets its cancel there, unwinding its stack: allocates
+   * nothing, closes nothing, never blocks. A session not suspended now meets the cancel at its
+   * next wait ({@link #arm}); one that has ended keeps its outcome. A run's cancel does this for
+   * every session before it closes any transport ({@link Scheduler#cancel}): in a full heap each
+   * allocation of a close costs the JVM full collections before it fails, so a close can take
+   * seconds, and sessions woken only by their closes (the wake-up comes after the library's close)
+   * kept what their stacks held, and the heap full, past the run's close wait (RunOutOfHeapTest's
+   * MINA child: 583 of 600 hog sessions never cancelled 30 s after the abort).
+   */
+  void cancelWait() {
+    if (!isFinished()) {
+      cancelled = true;
+    }
     Wait wait = currentWait;
     if (wait != null) {
       wait.cancel();

@@ -275,10 +275,17 @@ public final class Scheduler {
     Fiber first;
     synchronized (strandedLock) {
       first = stranded;
+      if (first == null) {
+        return null;
+      }
+      if (cancelled) {
+        // A cancelled run's wake-ups stay on this list (see enqueue): one at a time, so that
+        // taking n of them costs n steps, not n * n re-strandings.
+        stranded = first.strandedNext;
+        first.strandedNext = null;
+        return first;
+      }
       stranded = null;
-    }
-    if (first == null) {
-      return null;
     }
     for (Fiber f = first.strandedNext; f != null; ) {
       Fiber next = f.strandedNext;
@@ -433,12 +440,19 @@ public final class Scheduler {
       drivenReady.addLast(fiber);
       return;
     }
-    try {
-      ready.add(fiber);
-    } catch (OutOfMemoryError e) {
-      // No heap for a queue node: the fiber waits on a list threaded through itself instead,
-      // which a worker takes whole; a fiber lost here would never run, and its run never end.
+    if (cancelled) {
+      // A cancelled run's wake-ups (every suspended fiber at once, see cancelWaits) take no
+      // queue node: the run may have been cancelled because the heap ran out, and in a full heap
+      // each node would cost the JVM full collections before it failed (seconds per fiber).
       strand(fiber);
+    } else {
+      try {
+        ready.add(fiber);
+      } catch (OutOfMemoryError e) {
+        // No heap for a queue node: the fiber waits on a list threaded through itself instead,
+        // which a worker takes whole; a fiber lost here would never run, and its run never end.
+        strand(fiber);
+      }
     }
     if (idle.get() > 0) {
       for (Worker worker : workers) {
@@ -563,12 +577,34 @@ public final class Scheduler {
    */
   public void cancel(java.util.function.BooleanSupplier goesOn) {
     cancelled = true;
+    // Every suspended fiber woken first, then the closes, which may be slow (see cancelWaits).
+    cancelWaits(batch);
     // Indexed, no iterator, one fiber's close failing sparing no other: see SessionCancels.
     cancels.cancel(batch, goesOn);
   }
 
   /** The cancels of this scheduler's fibers (one run's). */
   private final SessionCancels cancels = new SessionCancels();
+
+  /**
+   * The first step of a cancel: every fiber of {@code fibers} suspended on a wait is woken to its
+   * cancel ({@link Fiber#cancelWait}), before any transport is closed; the woken fibers go on the
+   * stranded list, not the ready queue (see {@link #enqueue}). Allocates nothing and never
+   * blocks, so it asks no one whether to go on: a close can take seconds in a full heap, and a
+   * fiber woken only by its own close (after the library's part of it) would hold what its stack
+   * holds until then; woken here, each one resumes on the workers, unwinds its session's code and
+   * closes its own transport. Indexed, no iterator.
+   */
+  private static void cancelWaits(List<Fiber> fibers) {
+    for (int i = 0; i < fibers.size(); i++) {
+      try {
+        fibers.get(i).cancelWait();
+      } catch (OutOfMemoryError e) {
+        // Nothing here allocates (a wake-up that finds no heap for a queue node strands the
+        // fiber instead); the close pass below cancels it again all the same.
+      }
+    }
+  }
 
   /** Stops the workers and the timer and waits for them to end. */
   public void shutdown(long timeoutMillis) throws InterruptedException {

@@ -1,0 +1,27 @@
+package io.weft.transport.mina.testclient;
+
+import io.weft.transport.SessionTask;
+import io.weft.transport.Transport;
+import java.io.IOException;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Waits for a line its server never sends, and counts {@code sawCancel} down when that wait ends
+ * with the run's cancel (or anything else), then ends with it.
+ */
+public final class AwaitCancelTask implements SessionTask<String> {
+  private final CountDownLatch sawCancel;
+
+  public AwaitCancelTask(CountDownLatch sawCancel) {
+    this.sawCancel = sawCancel;
+  }
+
+  @Override
+  public String run(Transport transport, int index) throws IOException {
+    try {
+      return transport.readLineStrict(64);
+    } finally {
+      sawCancel.countDown();
+    }
+  }
+}
