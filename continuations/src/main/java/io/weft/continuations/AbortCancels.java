@@ -150,6 +150,18 @@ final class AbortCancels {
   }
 
   private static final NewWorker NEW_WORKER = new NewWorker();
+  /**
+   * {@link Thread.State#RUNNABLE}, resolved as this class loads, with {@link Thread#getState()}'s
+   * path: the spare's first look at a stalled pass comes with the heap full, and resolving a class
+   * entry there first can need the heap.
+   */
+  private static final Thread.State RUNNING;
+
+  static {
+    // getState's own path linked now too.
+    Thread.currentThread().getState();
+    RUNNING = Thread.State.RUNNABLE;
+  }
 
   /** The root of the JVM's thread groups ("system"). */
   private static ThreadGroup systemGroup() {
@@ -341,6 +353,8 @@ final class AbortCancels {
       if (ABORTED.get() == null && PASSER.get() == null) {
         return false;
       }
+      // An interrupt (a close that restored one it got) would make every park return at once.
+      Thread.interrupted();
       LockSupport.parkNanos(LOCK, POLL_NANOS);
       looks++;
       long now = progress;
@@ -353,7 +367,7 @@ final class AbortCancels {
           seenAt = run.nanoTime();
           still = 0;
         }
-        boolean notRunning = passer.getState() != Thread.State.RUNNABLE;
+        boolean notRunning = passer.getState() != RUNNING;
         still = notRunning ? still + 1 : 0;
         if (still >= STALLED_LOOKS || run.nanoTime() - seenAt >= STALLED_NANOS) {
           synchronized (LOCK) {
@@ -402,6 +416,19 @@ final class AbortCancels {
 
     /** One turn of this thread's loop: a round or a watch; false once it is to end. */
     private boolean step() {
+      // Nothing here is interrupted on purpose: an interrupt left by a close (one that restored an
+      // interrupt it got) would make every park below return at once, and the thread spin.
+      Thread.interrupted();
+      if (active == null) {
+        synchronized (LOCK) {
+          if (active == null && spare == this) {
+            // The active thread could not be made (start(): no room) but this spare could: it
+            // serves, or no abort would ever be cancelled.
+            spare = null;
+            active = this;
+          }
+        }
+      }
       if (active == this) {
         boolean any = true;
         try {

@@ -14,9 +14,10 @@ import java.util.List;
 /**
  * For {@link FirstCancellersTest}'s child JVM: the JVM's first run is made by a thread of a group
  * of its own, at priority 2, running code of a class loader of its own (a web application's
- * thread, say). Prints the {@value AbortCancels#THREAD_NAME} threads that exist right after (no
- * abort has come), their group and priority, and whether that loader can be collected once its
- * thread has ended and nothing of the test holds it.
+ * thread, say), which also loads the session context class (a run's first session). Prints the
+ * {@value AbortCancels#THREAD_NAME} threads that exist right after (no abort has come), their group
+ * and priority, and whether that loader can be collected once its thread has ended and nothing of
+ * the test holds it (nothing made statically then may keep a stack of the maker's frames).
  */
 public final class FirstCancellersRun {
   private static final int COLLECTIONS = 50;
@@ -80,7 +81,12 @@ public final class FirstCancellersRun {
     if (frameClass.getClassLoader() != own) {
       throw new AssertionError("the maker's frame is not its loader's own: " + frameClass.getClassLoader());
     }
-    Runnable makeRun = () -> new RunControl(1_000L);
+    // A run's first steps: its control (the cancellers) and a session's context (its class,
+    // loaded now under the maker's frames, must keep nothing of them: review-hostile3-s15 1).
+    Runnable makeRun = () -> {
+      new RunControl(1_000L);
+      new io.weft.continuations.internal.runtime.SessionContext(0, null, null, null, null);
+    };
     Runnable frame = (Runnable) frameClass.getConstructor(Runnable.class).newInstance(makeRun);
     ThreadGroup group = new ThreadGroup("first-run-maker");
     group.setMaxPriority(3);

@@ -385,6 +385,9 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
         // Cancelled all the same (its outcome says so), with the exception made with its run: not
         // the error, which this fiber did not meet (it never started).
         failure = cancelledWithNoRoom();
+        if (failure == null) {
+          failure = e;
+        }
       }
       failed(failure);
       finish();

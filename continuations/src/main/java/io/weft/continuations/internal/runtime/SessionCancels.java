@@ -1,5 +1,6 @@
 package io.weft.continuations.internal.runtime;
 
+import io.weft.transport.spi.HeapExhaustion;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
@@ -16,6 +17,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class SessionCancels {
   private static final Logger LOG = LoggerFactory.getLogger(SessionCancels.class);
+  /** For the report; not a constant, so that its literal is made as the class loads, not when the heap is full. */
+  private static final String CANCELLING;
+
+  static {
+    CANCELLING = "a cancel closing a session";
+  }
 
   /** Set once a close's throw has been logged: once per run. */
   private volatile boolean threwLogged;
@@ -46,7 +53,10 @@ public final class SessionCancels {
     try {
       session.cancel();
     } catch (OutOfMemoryError e) {
-      // No room (a wake-up, a close): an aborted run is cancelled again at the next pass.
+      // No room (a wake-up, a close): told, so that a run cancelled by its caller is aborted (a
+      // close that ran out of heap part of the way may have left the connection open), and an
+      // aborted run is cancelled again at the next pass.
+      HeapExhaustion.report(e, CANCELLING);
     } catch (RuntimeException e) {
       // Its close threw: the others are cancelled all the same.
       threw(e);

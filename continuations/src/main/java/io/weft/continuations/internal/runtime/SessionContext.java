@@ -79,17 +79,16 @@ public class SessionContext {
   /** What frees the place when the close is reported after the task's end; null for nothing. */
   private Runnable freedByClose;
 
-  /** What {@link #NOT_CONNECTED_WITH_NO_ROOM} says. */
+  /** What the made-ahead failure of a session cancelled with no room says ({@link #cancelledWithNoRoom()}). */
   public static final String CANCELLED_WITH_NO_ROOM = "cancelled before it connected (the heap had no room then for"
       + " an exception of its own; the sessions cancelled so share this one)";
   /**
-   * The failure of a session cancelled before it connected when the heap has no room for one of
-   * its own, for a session not made by a run (a run gives its own, {@link #cancelledWithNoRoom(
-   * SessionCancelledException)}); made as the class loads.
+   * The failure of this session if it is cancelled before it connects with no room for one of its
+   * own, made with its run or scheduler; null for none (a context made outside both). Never made
+   * here, statically: its stack trace would keep the classes, and so the loaders, of whatever
+   * first loaded this class (a run's caller) reachable for the JVM's life.
    */
-  private static final SessionCancelledException NOT_CONNECTED_WITH_NO_ROOM =
-      new SessionCancelledException(CANCELLED_WITH_NO_ROOM);
-  private SessionCancelledException cancelledWithNoRoom = NOT_CONNECTED_WITH_NO_ROOM;
+  private SessionCancelledException cancelledWithNoRoom;
 
   public SessionContext(int index, Connector connector, SocketAddress address, Timeout timeout, SessionTask<?> task) {
     this.index = index;
@@ -116,7 +115,7 @@ public class SessionContext {
     this.cancelledWithNoRoom = madeAhead;
   }
 
-  /** What {@link #cancelledWithNoRoom(SessionCancelledException)} set (by default one made as this class loaded). */
+  /** What {@link #cancelledWithNoRoom(SessionCancelledException)} set, or null. */
   public SessionCancelledException cancelledWithNoRoom() {
     return cancelledWithNoRoom;
   }

@@ -77,6 +77,10 @@ public final class SessionFrame implements Runnable {
           // No room for its own: the one made ahead (with its run), not the error, which this
           // session did not meet (it connected nothing, so nothing adds to that exception).
           why = session.cancelledWithNoRoom();
+          if (why == null) {
+            // None made ahead (a context made outside a run): the error is all there is.
+            why = e;
+          }
         }
         session.failed(why);
         return;

@@ -125,6 +125,8 @@ final class WaitTimer {
 
   static {
     TIMER = "the wait timer";
+    // Links the stamp's call as the class loads, not first on a heap's-end path.
+    HeapExhaustion.stamp();
   }
 
   private final Ticker clock;
@@ -276,7 +278,11 @@ final class WaitTimer {
       try {
         passUntilStopped();
       } catch (RuntimeException | Error e) {
-        if (!HeapExhaustion.report(e, TIMER)) {
+        // Stamped before the look at stopped: the timer is its run's (one per scheduler), and a
+        // report that comes late, past the run's end, must reach no run begun after it.
+        long metAt = HeapExhaustion.stamp();
+        boolean heap = stopped ? HeapExhaustion.isHeapExhausted(e) : HeapExhaustion.report(e, TIMER, metAt);
+        if (!heap) {
           try {
             LOG.error("the wait timer's pass failed; passing again in 10 ms", e);
           } catch (OutOfMemoryError noRoom) {

@@ -33,6 +33,13 @@ public final class DrivenScheduler {
   private final Scheduler scheduler;
   private final Constructor<?> frame;
 
+  /**
+   * The failure of a session of this scheduler cancelled before it connects when the heap has no
+   * room for one of its own: made with the scheduler (see {@code SessionContext.cancelledWithNoRoom}).
+   */
+  private final io.weft.continuations.spi.SessionCancelledException cancelledWithNoRoom =
+      new io.weft.continuations.spi.SessionCancelledException(SessionContext.CANCELLED_WITH_NO_ROOM);
+
   private DrivenScheduler(Scheduler scheduler, Constructor<?> frame) {
     this.scheduler = scheduler;
     this.frame = frame;
@@ -74,7 +81,9 @@ public final class DrivenScheduler {
    */
   public DrivenSession session(int index, Connector connector, SocketAddress address, Timeout timeout,
       SessionTask<?> task) {
-    return new Fiber(index, connector, address, timeout, task, scheduler, false);
+    Fiber fiber = new Fiber(index, connector, address, timeout, task, scheduler, false);
+    fiber.cancelledWithNoRoom(cancelledWithNoRoom);
+    return fiber;
   }
 
   /**

@@ -13,8 +13,9 @@ import org.apache.commons.javaflow.core.StackRecorder;
 
 /**
  * For {@link SessionFrameLateTest}'s child JVM: the frame of a session cancelled before it
- * connects runs with the heap full to within a few bytes, so that it has no room to make the
- * session's own {@link SessionCancelledException}. Its failure must be the one made ahead (as a
+ * connects, and the first slice of a fiber cancelled before it started, run with the heap full to
+ * within a few bytes, so that they have no room to make the session's own
+ * {@link SessionCancelledException}. Its failure must be the one made ahead (as a
  * run makes it), not the {@link OutOfMemoryError}. Prints what the session ended with once the
  * heap is given back. A try in which the frame found room after all (a few bytes freed) is made
  * again after filling the heap again, at most {@value #TRIES} times.
@@ -74,8 +75,30 @@ public final class NoRoomToCancelRun {
       filled = !(c.failure() instanceof SessionCancelledException)
           || !c.failure().getMessage().equals("session 0 cancelled before it connected");
     }
+    // The same for a fiber cancelled before its first slice (a CONTINUATIONS session never
+    // started): its slice ends it at once, cancelled.
+    Scheduler scheduler = new Scheduler(1, 0, "no-room-to-cancel");
+    Fiber warmFiber = new Fiber(2, connector, address, Timeout.NONE, new Never(), scheduler, false);
+    warmFiber.cancelledWithNoRoom(madeAhead);
+    warmFiber.cancel();
+    warmFiber.runSlice();
+    Fiber fiber = null;
+    boolean fiberFilled = false;
+    for (int i = 0; i < TRIES && !fiberFilled; i++) {
+      fiber = new Fiber(3, connector, address, Timeout.NONE, new Never(), scheduler, false);
+      fiber.cancelledWithNoRoom(madeAhead);
+      fiber.cancel();
+      fill();
+      fiber.runSlice();
+      held = null;
+      fiberFilled = !(fiber.failure() instanceof SessionCancelledException)
+          || !fiber.failure().getMessage().equals("session 3 cancelled");
+    }
     System.gc();
     System.out.println("warm: " + warm.failure().getMessage());
+    System.out.println("warm fiber: " + warmFiber.failure().getMessage());
+    System.out.println("fiber filled: " + fiberFilled);
+    System.out.println("fiber failure: " + fiber.failure().getMessage());
     System.out.println("filled: " + filled);
     System.out.println("connects: " + connector.connects.get());
     System.out.println("cancelled: " + c.isCancelled());

@@ -241,7 +241,8 @@ class SessionFrameLateTest {
    * Review s14 point 11: a session cancelled before it connects, when the heap has no room for its
    * own exception, is cancelled with the one made ahead (by its run), never with the
    * {@code OutOfMemoryError}, which it did not meet (errors.md: the FAILED session is the one that
-   * met the error). In a child JVM whose heap is full ({@link NoRoomToCancelRun}).
+   * met the error); so is a fiber cancelled before its first slice. In a child JVM whose heap is
+   * full ({@link NoRoomToCancelRun}).
    */
   @Test
   void aSessionCancelledBeforeItConnectsWithNoRoomForItsExceptionGetsTheOneMadeAheadNotTheError(
@@ -252,10 +253,14 @@ class SessionFrameLateTest {
         NoRoomToCancelRun.class.getName());
     String all = child.toString();
     assertEquals(0, child.exit(), all);
-    assertTrue(child.out().contains("filled: true"), "the child's heap had no room for the exception: " + all);
+    assertTrue(child.out().contains("\nfilled: true"), "the child's heap had no room for the exception: " + all);
     assertTrue(child.out().contains("connects: 0"), all);
     assertTrue(child.out().contains("cancelled: true"), all);
-    assertTrue(child.out().contains("failure: made ahead by its run"), all);
+    assertTrue(child.out().contains("\nfailure: made ahead by its run"), all);
+    // A fiber cancelled before its first slice (CONTINUATIONS), likewise.
+    assertTrue(child.out().contains("fiber filled: true"), all);
+    assertTrue(child.out().contains("fiber failure: made ahead by its run"), all);
     assertFalse(child.out().contains("OutOfMemoryError"), all);
+    assertFalse(child.out().contains("Java heap space"), all);
   }
 }
