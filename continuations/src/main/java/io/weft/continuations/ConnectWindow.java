@@ -11,8 +11,8 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 /**
  * How many sessions of a run may be connected, or connecting, without having heard from their
  * server yet: at most {@link #sessions()}; the others wait before they connect. Beside the connect
- * rate ({@link ConnectPacing}), it is what keeps a first run against a stock server whole
- * whatever the load.
+ * rate ({@link ConnectPacing}), it is what keeps a first run against a stock server whole while
+ * the server accepts within the hold bound (below).
  *
  * <p>Why it holds: a connection in a server's listen queue is one its accept loop has not taken,
  * so the server cannot have sent on it; every such connection is one of the run's sessions not
@@ -20,9 +20,13 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * default backlog of 50; past that it drops the handshake's last packet and the connection waits
  * for the server's SYN-ACK retransmits (1, 2, 4, 8 s), or its client gives up. With at most
  * {@value #DEFAULT_SESSIONS} unheard-from sessions ({@link #DEFAULT}) the run never puts more than
- * that many in the queue, however slowly the server accepts: load delays the run, and loses
- * nothing. A session takes its place before its pacing turn and its connect (a SYN in flight
- * lands in the queue), and gives it back when:
+ * that many in the queue as long as the server accepts each connection within
+ * {@link #holdNanos()} of its connect: a slow server delays the run, and loses nothing. A server
+ * whose accept loop stalls for longer gets more: places held that long are freed (the escape
+ * below), up to {@link #sessions()} more connects per hold go to a queue nobody drains, and past
+ * its depth handshakes are dropped as without a window; the run's {@link Report#freedUnheard()}
+ * says it happened. A session takes its place before its pacing turn and its connect (a SYN in
+ * flight lands in the queue), and gives it back when:
  * <ul>
  *   <li>its transport first receives bytes ({@code ReportsArrival}, every Weft transport over a
  *       socket): the greeting of a server-first protocol (SMTP), the first reply of a
@@ -30,17 +34,21 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  *   <li>its connect fails, or its task ends, whichever comes first (a task that never reads holds
  *       its place to its end; a closed connection still queued stays in the queue until the
  *       server accepts it, so for tasks that never read the rate is the limit);
- *   <li>or, the escape, it has held its place for {@link #holdNanos()} without hearing from the
- *       server: the place is freed for the next session (the session itself goes on), and the run
- *       counts it ({@link Report#freedUnheard()}). That is what a protocol whose first reply comes
- *       late meets (a blocking pop, a long poll, a reply that waits for another session): the
+ *   <li>or, the escape, it has held its place for {@link #holdNanos()} from its connect
+ *       ({@link Slot#connecting()}; the wait for its pacing turn does not count) without hearing
+ *       from the server: the place is freed for the next session (the session itself goes on),
+ *       and the run counts it ({@link Report#freedUnheard()}). That is what a protocol whose first
+ *       reply comes
+ *       late meets (a blocking pop, a long poll, a reply that waits for another session, a
+ *       server that delays its greeting on purpose), and a server whose accept loop stalls: the
  *       window then admits at most {@link #sessions()} sessions per {@link #holdNanos()}, slow but
- *       never stuck. Such a run is better off with {@link #NONE}.
+ *       never stuck. Such a protocol's run is better off with {@link #NONE}.
  * </ul>
  * The wait for a place is not counted against a session's timeout: its session deadline starts
  * with its connect ({@code Timeout}), after the wait. Only TCP is windowed (an in-VM pipe has no
  * listen queue), and not {@code SYNC}, which opens one connection at a time. A run over several
- * addresses has one window for all of them.
+ * addresses has one window for all of them: a silent server among them holds places to the
+ * bound, and so slows the connects to the others too.
  *
  * <p>Immutable.
  */
@@ -154,7 +162,9 @@ public final class ConnectWindow {
     private final ArrayDeque<Slot> held = new ArrayDeque<>();
     /** Sessions waiting for a place, in arrival order, each at most once; guarded by lock. */
     private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
-    /** When the window last filled up; guarded by lock (meaningful while used == size). */
+    /** Places taken whose session has not begun its connect yet (its pacing turn); guarded by lock. */
+    private int beforeConnect;
+    /** When the window last became full (see {@link #full()}); guarded by lock (meaningful while full). */
     private long fullSince;
     /** The rest guarded by lock. */
     private long longestFullNanos;
@@ -175,21 +185,20 @@ public final class ConnectWindow {
      * @return the place, to give back with {@link Slot#release()}; null if none is free
      */
     public Slot tryEnter() {
-      long now = ticker.nanoTime();
       Slot slot;
       boolean more;
       synchronized (lock) {
-        freeOverdue(now);
+        freeOverdue(ticker.nanoTime());
         if (used >= size) {
           return null;
         }
+        // Made before the count moves: a failed allocation (a full heap) leaks no place.
+        slot = new Slot(this);
         used++;
         entered++;
-        if (used == size) {
-          fullSince = now;
-        }
-        slot = new Slot(this, now);
-        held.add(slot);
+        // Not full in the report's sense (a session before its connect), and not in held: the
+        // hold bound starts at the connect ({@link Slot#connecting()}), not during the pacing turn.
+        beforeConnect++;
         // Overdue places freed here beyond this one: a waiter may take the next.
         more = used < size && !waiters.isEmpty();
       }
@@ -224,7 +233,12 @@ public final class ConnectWindow {
         freeOverdue(now);
         Slot oldest = held.peekFirst();
         room = used < size;
-        if (!room && oldest != null) {
+        if (!room) {
+          if (oldest == null) {
+            // Every place is before its connect (its pacing turn): none can be overdue sooner than
+            // a hold from now; a place given back, or passed on, wakes the waiter earlier.
+            return holdNanos;
+          }
           long left = oldest.since + holdNanos - now;
           return left > 0L ? left : 1L;
         }
@@ -244,28 +258,60 @@ public final class ConnectWindow {
         } else if (now - s.since >= holdNanos && Slot.STATE.compareAndSet(s, Slot.HOLDING, Slot.FREED_UNHEARD)) {
           held.pollFirst();
           freedUnheard++;
-          placeGiven(now);
+          placeGiven(s, now);
         } else {
           return;
         }
       }
     }
 
-    /** A place came back. Under lock. */
-    private void placeGiven(long now) {
-      if (used == size) {
-        long full = now - fullSince;
-        if (full > longestFullNanos) {
-          longestFullNanos = full;
-        }
-      }
-      used--;
+    /**
+     * Full in the report's sense: every place taken, and every place's session connecting or
+     * connected. Places whose session still waits for its pacing turn do not count: then the
+     * connect rate, not the server, is what holds the run back. Under lock.
+     */
+    private boolean full() {
+      return used == size && beforeConnect == 0;
     }
 
-    void release() {
+    /** A place came back. Under lock. */
+    private void placeGiven(Slot slot, long now) {
+      boolean was = full();
+      used--;
+      if (!slot.connected) {
+        beforeConnect--;
+      }
+      if (was) {
+        long stretch = now - fullSince;
+        if (stretch > longestFullNanos) {
+          longestFullNanos = stretch;
+        }
+      }
+    }
+
+    /** The session holding {@code slot} begins its connect: the hold bound starts now. */
+    void connecting(Slot slot) {
+      synchronized (lock) {
+        if (slot.connected || slot.state != Slot.HOLDING) {
+          return;
+        }
+        long now = ticker.nanoTime();
+        // Stamped under the lock as it joins held: held stays in stamp order, so the head is the
+        // oldest.
+        slot.since = now;
+        held.add(slot);
+        slot.connected = true;
+        beforeConnect--;
+        if (full()) {
+          fullSince = now;
+        }
+      }
+    }
+
+    void release(Slot slot) {
       long now = ticker.nanoTime();
       synchronized (lock) {
-        placeGiven(now);
+        placeGiven(slot, now);
       }
       passOn();
     }
@@ -301,7 +347,7 @@ public final class ConnectWindow {
       long now = ticker.nanoTime();
       synchronized (lock) {
         long longest = longestFullNanos;
-        if (used == size && now - fullSince > longest) {
+        if (full() && now - fullSince > longest) {
           longest = now - fullSince;
         }
         return new Report(size, holdNanos, entered, waited, freedUnheard, longest);
@@ -370,12 +416,24 @@ public final class ConnectWindow {
     static final AtomicIntegerFieldUpdater<Slot> STATE = AtomicIntegerFieldUpdater.newUpdater(Slot.class, "state");
 
     private final Window window;
-    final long since;
+    /** When its session began its connect; guarded by the window's lock, meaningful once connected. */
+    long since;
+    /** Whether its session began its connect (the place is then in held); guarded by the window's lock. */
+    boolean connected;
     volatile int state;
 
-    Slot(Window window, long since) {
+    Slot(Window window) {
       this.window = window;
-      this.since = since;
+    }
+
+    /**
+     * Its session begins its connect now (after the wait for its pacing turn): from now on the
+     * place is freed for the next session if held {@link ConnectWindow#holdNanos()} without word
+     * from the server. Before this, a place is given back only by {@link #release()} (its pacing
+     * turn always comes, or its session is cancelled). Once; does nothing after the place came back.
+     */
+    public void connecting() {
+      window.connecting(this);
     }
 
     /**
@@ -385,7 +443,7 @@ public final class ConnectWindow {
      */
     public void release() {
       if (STATE.compareAndSet(this, HOLDING, RELEASED)) {
-        window.release();
+        window.release(this);
       }
     }
 

@@ -103,8 +103,9 @@ public final class Outcome<T> {
    * connect window and its pacing turn, just before the connector was called. Compare it with
    * {@link RunResult#startNanos()} for the run's connect timeline.
    *
-   * @return the stamp, or {@link #NOT_CONNECTED} if the session never began a connect (cancelled
-   *     first, or in a run whose sessions connect for themselves)
+   * @return the stamp of the call to the run's connector (a connector that connects nothing, as
+   *     weft-load's for users that connect for themselves, is stamped too), or
+   *     {@link #NOT_CONNECTED} if the session never called it (cancelled first)
    */
   public long connectStartNanos() {
     return connectStartNanos;

@@ -53,8 +53,10 @@ class ConnectWindowTest {
   void aPlaceHeldForTheBoundWithoutWordIsFreedForTheNextSessionAndCounted() {
     ConnectWindow.Window w = window(2);
     ConnectWindow.Slot first = assertSlot(w.tryEnter());
+    first.connecting();
     now[0] += 10;
     ConnectWindow.Slot second = assertSlot(w.tryEnter());
+    second.connecting();
     assertNull(w.tryEnter());
     // Waits until the oldest place is overdue, no longer.
     assertEquals(HOLD - 10, w.waitNanos());
@@ -63,6 +65,7 @@ class ConnectWindowTest {
     assertEquals(1L, w.waitNanos());
     now[0] += 1;
     ConnectWindow.Slot third = assertSlot(w.tryEnter());
+    third.connecting();
     assertNull(w.tryEnter(), "only the overdue place is freed");
     // The session whose place was freed hears from its server late: nothing more comes back.
     first.release();
@@ -74,6 +77,52 @@ class ConnectWindowTest {
     assertEquals(1, r.freedUnheard());
     assertTrue(r.stalled());
     assertTrue(r.longestFullNanos() >= HOLD - 10, r.toString());
+  }
+
+  /**
+   * Review s15 bug 1: a connect rate below size/hold (here 10 a second, window 32, hold 1 s) keeps
+   * the window full of sessions waiting for their pacing turns, each turn reserved up to 3.2 s
+   * ahead. The hold bound starts at the connect, so none of them is freed unheard when each hears
+   * from its server 5 ms after its connect, and the report says no stall.
+   */
+  @Test
+  void aSlowConnectRateFreesNoPlaceAndIsNoStall() {
+    ConnectWindow.Window w = window(32);
+    ConnectPacing.Pacer pacer = ConnectPacing.perSecond(10, 1).newPacer(() -> now[0]);
+    long start = now[0];
+    java.util.ArrayDeque<long[]> turns = new java.util.ArrayDeque<>();
+    java.util.ArrayDeque<ConnectWindow.Slot> waiting = new java.util.ArrayDeque<>();
+    int sessions = 100;
+    int begun = 0;
+    int connected = 0;
+    for (int step = 0; step < 100_000 && connected < sessions; step++) {
+      // Every session not yet in takes a place if it can, then reserves its pacing turn.
+      while (begun < sessions) {
+        ConnectWindow.Slot s = w.tryEnter();
+        if (s == null) {
+          break;
+        }
+        begun++;
+        waiting.add(s);
+        turns.add(new long[] {now[0] + pacer.reserve()});
+      }
+      // The next turn comes: that session connects and hears from its server 5 ms later.
+      long turn = turns.peekFirst()[0];
+      if (turn > now[0]) {
+        now[0] = turn;
+      }
+      turns.pollFirst();
+      ConnectWindow.Slot s = waiting.pollFirst();
+      s.connecting();
+      now[0] += 5_000_000L;
+      s.release();
+      connected++;
+    }
+    assertEquals(sessions, connected);
+    assertTrue(now[0] - start >= 9_000_000_000L, "the pacing did not slow the run: " + (now[0] - start));
+    ConnectWindow.Report r = w.report();
+    assertEquals(0, r.freedUnheard(), r.toString());
+    assertFalse(r.stalled(), r.toString());
   }
 
   @Test

@@ -74,10 +74,15 @@ final class RunOptions {
 
   @Option(names = "--connect-window", paramLabel = "N",
       description = "Users connected and not yet heard from at once; the others wait before they connect, and a"
-          + " place held 1 s without word from the server is freed (0: no window). Default: "
+          + " place held 1 s (--connect-window-hold) from its connect without word from the server is freed (0: no window). Default: "
           + ConnectWindow.DEFAULT_SESSIONS + " in the closed model, none in the open model (its users connect, then"
           + " wait for their first arrival) or with --connect-rate 0.")
   Integer connectWindow;
+
+  @Option(names = "--connect-window-hold", paramLabel = "DURATION",
+      description = "How long a user holds its place in the connect window, from its connect, without word from the"
+          + " server, before the place is freed for the next user (the user goes on). Default: 1s.")
+  String connectWindowHold;
 
   @Option(names = "--shard", paramLabel = "I/N", description = "Run shard I of N: the users or the arrivals split N ways.")
   String shard;
@@ -200,6 +205,13 @@ final class RunOptions {
       }
       s.connectWindow = connectWindow == 0 ? ConnectWindow.NONE
           : ConnectWindow.of(connectWindow, java.time.Duration.ofNanos(ConnectWindow.DEFAULT_HOLD_NANOS));
+    }
+    if (connectWindowHold != null) {
+      long hold = Durations.parseNanos(connectWindowHold);
+      if (hold <= 0L) {
+        throw new IllegalArgumentException("--connect-window-hold <= 0: " + connectWindowHold);
+      }
+      s.connectWindowHoldNanos = hold;
     }
     if (shard != null) {
       s.shard(shard);

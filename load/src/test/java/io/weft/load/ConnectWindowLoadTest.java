@@ -26,23 +26,28 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * weft-load's users take a place in the run's connect window (at most N connected and not yet
  * heard from) before a paced connect, as the runner's sessions do: the place comes back with the
- * first reply, and a place held 1 s without word from the server is freed, so that a server that
- * answers only once enough users are there slows the run but never stalls it.
+ * first reply, and a place held its hold bound (from the connect) without word from the server
+ * is freed, so that a server that answers only once enough users are there slows the run but
+ * never stalls it.
  */
 class ConnectWindowLoadTest {
   @TempDir Path dir;
 
   /**
-   * The server answers at once; each user keeps its connection 1.5 s between its two iterations.
-   * Its first reply gives its place back: no place is held to the 1 s bound. (A user that gave it
-   * back only at its close would hold it 1.5 s, and the window would free it unheard.)
+   * The server answers each user's first line at once, and its second only once six users are
+   * connected; the window is two, its hold 10 minutes. Each user's first reply gives its place
+   * back, so all six connect and the run ends whole with no place freed. (A user that gave its
+   * place back only at its close would hold it while it waits for its second reply, the other
+   * four would wait for a place, and the run would end only with the 20 s timeouts: no bound of
+   * this test depends on how fast the machine is.)
    */
   @ParameterizedTest
   @ValueSource(strings = {"threads", "continuations:1"})
   void theFirstReplyGivesAUsersPlaceBack(String mode) throws Exception {
-    try (HoldingEchoServer echo = new HoldingEchoServer(0)) {
+    try (HoldingEchoServer echo = new HoldingEchoServer(6, 1)) {
       Runs r = Runs.run(new File(dir.toFile(), "early"), "run", EchoScenario.class.getName(), "-t", echo.target(),
-          "--mode", mode, "-u", "6", "-n", "2", "--think", "1500ms", "--connect-window", "2", "--timeout", "30s", "-q");
+          "--mode", mode, "-u", "6", "-n", "2", "--connect-window", "2", "--connect-window-hold", "10m",
+          "--timeout", "20s", "-q");
       assertEquals(0, r.exit, r::toString);
       JsonNode s = r.summary();
       assertEquals(12, s.at("/operations/say/count").asLong(), r::toString);
@@ -51,15 +56,16 @@ class ConnectWindowLoadTest {
   }
 
   /**
-   * The server answers no one until six users are connected: through a window of two, at least
-   * four places must be freed unheard for the run to end, and it ends whole.
+   * The server answers no one until six users are connected: through a window of two (hold
+   * 200 ms), at least four places must be freed unheard for the run to end, and it ends whole.
    */
   @ParameterizedTest
   @ValueSource(strings = {"threads", "continuations:1"})
-  void aWindowTheServerDoesNotAnswerFreesAPlaceAfterASecond(String mode) throws Exception {
-    try (HoldingEchoServer echo = new HoldingEchoServer(6)) {
+  void aWindowTheServerDoesNotAnswerFreesAPlaceAfterItsHold(String mode) throws Exception {
+    try (HoldingEchoServer echo = new HoldingEchoServer(6, 0)) {
       Runs r = Runs.run(new File(dir.toFile(), "late"), "run", EchoScenario.class.getName(), "-t", echo.target(),
-          "--mode", mode, "-u", "6", "-n", "1", "--connect-window", "2", "--timeout", "30s", "-q");
+          "--mode", mode, "-u", "6", "-n", "1", "--connect-window", "2", "--connect-window-hold", "200ms",
+          "--timeout", "30s", "-q");
       assertEquals(0, r.exit, r::toString);
       JsonNode s = r.summary();
       assertEquals(6, s.at("/operations/say/count").asLong(), r::toString);
@@ -74,15 +80,20 @@ class ConnectWindowLoadTest {
     return Long.parseLong(m.group(1));
   }
 
-  /** Echoes lines, but none before it has accepted {@code quorum} connections. */
+  /**
+   * Echoes lines, but none after a connection's first {@code free} before it has accepted
+   * {@code quorum} connections.
+   */
   static final class HoldingEchoServer implements AutoCloseable {
     private final ServerSocket listener;
     private final int quorum;
+    private final int free;
     private final List<Socket> accepted = new ArrayList<>();
     private final Thread acceptor;
 
-    HoldingEchoServer(int quorum) throws IOException {
+    HoldingEchoServer(int quorum, int free) throws IOException {
       this.quorum = quorum;
+      this.free = free;
       listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
       acceptor = new Thread(this::accept, "holding-echo");
       acceptor.setDaemon(true);
@@ -113,10 +124,13 @@ class ConnectWindowLoadTest {
     private void echo(Socket s) {
       try (BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8))) {
         OutputStream out = s.getOutputStream();
+        int n = 0;
         for (String line = in.readLine(); line != null; line = in.readLine()) {
-          synchronized (accepted) {
-            while (accepted.size() < quorum) {
-              accepted.wait();
+          if (n++ >= free) {
+            synchronized (accepted) {
+              while (accepted.size() < quorum) {
+                accepted.wait();
+              }
             }
           }
           out.write((line + "\r\n").getBytes(StandardCharsets.UTF_8));

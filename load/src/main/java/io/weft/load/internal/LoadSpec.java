@@ -55,12 +55,22 @@ public final class LoadSpec {
    */
   public ConnectWindow connectWindow;
 
+  /**
+   * How long a place in the connect window is held from its connect without word from the server
+   * before it is freed; 0 for the window's own ({@link ConnectWindow#DEFAULT_HOLD_NANOS}).
+   */
+  public long connectWindowHoldNanos;
+
   /** The connect window this run uses. */
   public ConnectWindow window() {
+    ConnectWindow w;
     if (connectWindow != null) {
-      return vmPipe ? ConnectWindow.NONE : connectWindow;
+      w = vmPipe ? ConnectWindow.NONE : connectWindow;
+    } else {
+      w = vmPipe || stages != null || !pacing().paces() ? ConnectWindow.NONE : ConnectWindow.DEFAULT;
     }
-    return vmPipe || stages != null || !pacing().paces() ? ConnectWindow.NONE : ConnectWindow.DEFAULT;
+    return w.limits() && connectWindowHoldNanos > 0L
+        ? ConnectWindow.of(w.sessions(), java.time.Duration.ofNanos(connectWindowHoldNanos)) : w;
   }
 
   public int shard;

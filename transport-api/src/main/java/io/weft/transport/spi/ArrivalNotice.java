@@ -27,12 +27,25 @@ public final class ArrivalNotice {
 
   /** Bytes arrived: runs the watcher, the first time. */
   public void arrived() {
-    if (watcher != ARRIVED) {
-      Runnable w = WATCHER.getAndSet(this, ARRIVED);
-      if (w != null && w != ARRIVED) {
-        w.run();
-      }
+    Runnable w = take();
+    if (w != null) {
+      w.run();
     }
+  }
+
+  /**
+   * Bytes arrived: the watcher, the first time, for the caller to run once it is done with the
+   * input (outside its own error handling: the watcher may run another session's code); null
+   * after that, or with no watcher.
+   *
+   * @return the watcher to run now, or null
+   */
+  public Runnable take() {
+    if (watcher == ARRIVED) {
+      return null;
+    }
+    Runnable w = WATCHER.getAndSet(this, ARRIVED);
+    return w != null && w != ARRIVED ? w : null;
   }
 
   /**

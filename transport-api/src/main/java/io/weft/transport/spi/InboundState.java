@@ -254,7 +254,9 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
    * May ask the library to suspend reading, outside the lock, when the buffer passes its limit.
    *
    * @param message one inbound message, as the library delivers it
-   * @return the wake-up to run, or null when there is none (or it has run already)
+   * @return the wake-up to run, or null when there is none (or it has run already); at the
+   *     connection's first bytes it also runs the first arrival's watcher ({@link ReportsArrival}),
+   *     after the wake-up
    */
   protected final Runnable onInput(M message) {
     Runnable toRun;
@@ -293,8 +295,16 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
       suspension.apply(this, true);
     }
     if (bytes) {
-      // Outside the lock: the watcher may wake another session (a runner's connect window).
-      heard.arrived();
+      // Not run here: the watcher may run another session (a runner's connect window wakes the
+      // next session, which may run inline on this loop thread). It runs with this session's
+      // wake-up, where the caller runs that: after the caller is done with the input (Netty has
+      // released its buffer) and outside the caller's handling of its own errors (an
+      // OutOfMemoryError buffering this input fails this session only), in runWakeup, which
+      // logs what it throws.
+      Runnable watcher = heard.take();
+      if (watcher != null) {
+        toRun = withWatcher(toRun, watcher);
+      }
     }
     if (end != null) {
       runWakeup(toRun);
@@ -302,6 +312,40 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
       return null;
     }
     return toRun;
+  }
+
+  /** This session's wake-up (or none), then the first arrival's watcher. */
+  private static Runnable withWatcher(Runnable wakeUp, Runnable watcher) {
+    if (wakeUp == null) {
+      return watcher;
+    }
+    try {
+      return new ThenWatcher(wakeUp, watcher);
+    } catch (OutOfMemoryError e) {
+      // No room for the pair (once per connection): the watcher runs here, as it must run.
+      watcher.run();
+      return wakeUp;
+    }
+  }
+
+  /** A wake-up and the first arrival's watcher, run in that order, the watcher whatever the wake-up does. */
+  private static final class ThenWatcher implements Runnable {
+    private final Runnable wakeUp;
+    private final Runnable watcher;
+
+    ThenWatcher(Runnable wakeUp, Runnable watcher) {
+      this.wakeUp = wakeUp;
+      this.watcher = watcher;
+    }
+
+    @Override
+    public void run() {
+      try {
+        wakeUp.run();
+      } finally {
+        watcher.run();
+      }
+    }
   }
 
   /** The connection closed, whoever closed it: end of stream after what is buffered. */

@@ -195,6 +195,11 @@ public class SessionContext {
 
   /** The session's connect begins now. */
   public void connecting() {
+    ConnectWindow.Slot s = slot;
+    if (s != null) {
+      // The window's hold bound starts at the connect, not before the pacing turn.
+      s.connecting();
+    }
     connectStartNanos = System.nanoTime();
   }
 

@@ -51,8 +51,9 @@ public final class SessionFrame implements Runnable {
     try {
       if (!session.mustNotConnect()) {
         // A place in the run's connect window first (at most so many sessions connected and not
-        // yet heard from), then the pacing turn: the place is held from before the SYN.
-        while (!session.enterWindow() && !session.mustNotConnect()) {
+        // yet heard from), then the pacing turn: the place is held from before the SYN (its hold
+        // bound starts at the connect). A session cancelled while it waited takes no place.
+        while (!session.mustNotConnect() && !session.enterWindow()) {
           try {
             Suspend.await(session.windowWaiter(), session.windowWaitNanos());
           } finally {

@@ -178,6 +178,10 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
       }
       Transport t;
       try {
+        if (place != null) {
+          // The window's hold bound starts at the connect, not before the pacing turn.
+          place.connecting();
+        }
         OpRecorder.Timer timer = ops.start(Metrics.CONNECT);
         t = plan.connector().connect(plan.address(index), plan.timeout());
         timer.stop();
