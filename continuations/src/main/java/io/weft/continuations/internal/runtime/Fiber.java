@@ -109,7 +109,7 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
   private Map<String, String> mdc;
   /** Set by the thread this fiber ends on, read by that same thread (see takeSuccessor). */
   private Fiber successor;
-  /** The next on the scheduler's list of fibers that found no heap for a queue node (see Scheduler.enqueue). */
+  /** The next on the scheduler's stranded list: fibers that found no heap for a queue node, and a cancelled run's wake-ups (see Scheduler.enqueue). */
   Fiber strandedNext;
   /** {@code SessionLocal} values, made on first use. */
   private Map<Object, Object> locals;
