@@ -358,7 +358,9 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
    * allocation of a close costs the JVM full collections before it fails, so a close can take
    * seconds, and sessions woken only by their closes (the wake-up comes after the library's close)
    * kept what their stacks held, and the heap full, past the run's close wait (RunOutOfHeapTest's
-   * MINA child: 583 of 600 hog sessions never cancelled 30 s after the abort).
+   * MINA child: 583 of 600 hog sessions never cancelled 30 s after the abort). The woken
+   * session's read or flush passes the {@code SessionCancelledException} on without closing its
+   * transport; its frame's close, or the canceller's, closes it ("closed by its owner").
    */
   void cancelWait() {
     if (!isFinished()) {
