@@ -2,6 +2,7 @@ package io.weft.simulation;
 
 import io.weft.continuations.runtime.spi.ReleasingRegistration;
 import io.weft.continuations.runtime.spi.SelfCheckingTransport;
+import io.weft.continuations.spi.SessionCancelledException;
 import io.weft.continuations.spi.Suspend;
 import io.weft.continuations.spi.SuspendingReads;
 import io.weft.transport.Timeout;
@@ -287,6 +288,8 @@ final class SimTransport implements SelfCheckingTransport, SuspendingReads.Waite
         checkOpen();
         checkReset();
       }
+    } catch (SessionCancelledException e) {
+      throw e; // the run's cancel, no failure of the transport: see SessionCancelledException
     } catch (IOException e) {
       throw fail(e);
     }

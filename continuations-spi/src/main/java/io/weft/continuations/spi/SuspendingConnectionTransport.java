@@ -218,6 +218,8 @@ public abstract class SuspendingConnectionTransport<F> extends ConnectionTranspo
     boolean ended;
     try {
       ended = waits.awaitDone(state, handshake, wait, what);
+    } catch (SessionCancelledException e) {
+      throw e; // the run's cancel, no failure of the transport: see SessionCancelledException
     } catch (IOException e) {
       throw fail(e);
     }
@@ -243,6 +245,8 @@ public abstract class SuspendingConnectionTransport<F> extends ConnectionTranspo
         throw timedOut(wait, "flush");
       }
       state.checkWritten(written);
+    } catch (SessionCancelledException e) {
+      throw e; // the run's cancel, no failure of the transport: see SessionCancelledException
     } catch (IOException e) {
       throw fail(e);
     }

@@ -102,6 +102,8 @@ public final class SuspendingReads {
         line = inbound.pollLine(limit, strict, charset);
       } while (line == null && (strict || !inbound.isDrained()));
       return line;
+    } catch (SessionCancelledException e) {
+      throw e; // the run's cancel, no failure of the transport: see SessionCancelledException
     } catch (IOException e) {
       throw waiter.failed(e);
     }
@@ -130,6 +132,8 @@ public final class SuspendingReads {
         waiter.awaitInput(Deadlines.bytes(length));
       } while (!inbound.pollFully(dst, offset, length));
       return dst;
+    } catch (SessionCancelledException e) {
+      throw e; // the run's cancel, no failure of the transport: see SessionCancelledException
     } catch (IOException e) {
       throw waiter.failed(e);
     }
@@ -159,6 +163,8 @@ public final class SuspendingReads {
         n = inbound.poll(dst, offset, length);
       } while (n == Inbound.NO_BYTES_YET);
       return n;
+    } catch (SessionCancelledException e) {
+      throw e; // the run's cancel, no failure of the transport: see SessionCancelledException
     } catch (IOException e) {
       throw waiter.failed(e);
     }

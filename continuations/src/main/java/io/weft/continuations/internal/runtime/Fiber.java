@@ -109,7 +109,7 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
   private Map<String, String> mdc;
   /** Set by the thread this fiber ends on, read by that same thread (see takeSuccessor). */
   private Fiber successor;
-  /** The next on the scheduler's list of fibers that found no heap for a queue node (see Scheduler.enqueue). */
+  /** The next on the scheduler's stranded list: fibers that found no heap for a queue node, and a cancelled run's wake-ups (see Scheduler.enqueue). */
   Fiber strandedNext;
   /** {@code SessionLocal} values, made on first use. */
   private Map<Object, Object> locals;
@@ -358,7 +358,9 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
    * allocation of a close costs the JVM full collections before it fails, so a close can take
    * seconds, and sessions woken only by their closes (the wake-up comes after the library's close)
    * kept what their stacks held, and the heap full, past the run's close wait (RunOutOfHeapTest's
-   * MINA child: 583 of 600 hog sessions never cancelled 30 s after the abort).
+   * MINA child: 583 of 600 hog sessions never cancelled 30 s after the abort). The woken
+   * session's read or flush passes the {@code SessionCancelledException} on without closing its
+   * transport; its frame's close, or the canceller's, closes it ("closed by its owner").
    */
   void cancelWait() {
     if (!isFinished()) {

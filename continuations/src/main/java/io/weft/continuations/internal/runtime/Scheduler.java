@@ -23,8 +23,9 @@ import org.slf4j.LoggerFactory;
  * <p>Where a woken fiber runs: when the scheduler resumes on event loops (the default) and the
  * wake-up runs on a transport's {@link LoopThread} that is not already running a fiber, the
  * fiber runs right there, inside the wake-up, as a Netty handler runs on its event loop: no queue,
- * no other thread woken. Every other wake-up (a timer, a cancellation, one from a worker or from
- * inside another fiber) puts the fiber on the ready queue. The first fibers of a batch start on
+ * no other thread woken. Every other wake-up (a timer, one from a worker or from inside another
+ * fiber) puts the fiber on the ready queue; once the run is cancelled, every wake-up goes on the
+ * stranded list instead (no queue node: see {@link #enqueue}). The first fibers of a batch start on
  * the workers; one admitted as another ends on an event loop starts on that loop, right after the
  * one that ended (see {@link #done}).
  *
@@ -41,11 +42,16 @@ public final class Scheduler {
 
   private final ConcurrentLinkedQueue<Fiber> ready = new ConcurrentLinkedQueue<>();
   /**
-   * Ready fibers that found no heap for a queue node, linked through {@link Fiber#strandedNext};
+   * Ready fibers that found no heap for a queue node, and a cancelled run's wake-ups (see
+   * {@link #enqueue}), oldest first, linked through {@link Fiber#strandedNext};
    * written under {@link #strandedLock}. A monitor, not an atomic: this path runs only when the
    * heap is full, and an atomic's first use (linking its VarHandle call) allocates.
    */
   private volatile Fiber stranded;
+  /** The last fiber of {@link #stranded}'s list, null when it is empty; under {@link #strandedLock}. */
+  private Fiber strandedTail;
+  /** How many times a fiber was put on the stranded list; under {@link #strandedLock}. For tests. */
+  private long strandings;
   private final Object strandedLock = new Object();
   /** Where a failure was met, for the report; not constants, so that their literals are made as the class loads. */
   private static final String WORKER;
@@ -266,8 +272,8 @@ public final class Scheduler {
     }
   }
 
-  /** The next ready fiber: from the ready queue, else from the stranded list; null if none. */
-  private Fiber poll() {
+  /** The next ready fiber: from the ready queue, else from the stranded list; null if none. Package-private for tests. */
+  Fiber poll() {
     Fiber fiber = ready.poll();
     if (fiber != null || stranded == null) {
       return fiber;
@@ -281,11 +287,16 @@ public final class Scheduler {
       if (cancelled) {
         // A cancelled run's wake-ups stay on this list (see enqueue): one at a time, so that
         // taking n of them costs n steps, not n * n re-strandings.
-        stranded = first.strandedNext;
+        Fiber next = first.strandedNext;
+        stranded = next;
+        if (next == null) {
+          strandedTail = null;
+        }
         first.strandedNext = null;
         return first;
       }
       stranded = null;
+      strandedTail = null;
     }
     for (Fiber f = first.strandedNext; f != null; ) {
       Fiber next = f.strandedNext;
@@ -297,10 +308,29 @@ public final class Scheduler {
     return first;
   }
 
+  /**
+   * Appends {@code fiber} to the stranded list: first in, first out, as the ready queue, so that
+   * a cancelled run's woken fibers (which may hold the heap) run before the fibers admitted after
+   * them (which hold nothing yet).
+   */
   private void strand(Fiber fiber) {
     synchronized (strandedLock) {
-      fiber.strandedNext = stranded;
-      stranded = fiber;
+      strandings++;
+      fiber.strandedNext = null;
+      Fiber tail = strandedTail;
+      if (tail == null) {
+        stranded = fiber;
+      } else {
+        tail.strandedNext = fiber;
+      }
+      strandedTail = fiber;
+    }
+  }
+
+  /** How many times a fiber was put on the stranded list. For tests. */
+  long strandings() {
+    synchronized (strandedLock) {
+      return strandings;
     }
   }
 
