@@ -478,12 +478,14 @@ class WaitTimerTest {
     // One wake-up, taken by the sleeping timer: the pass it starts fails, and then no more come
     // from the test. A timer that paused for its housekeeping hour hangs here until the timeout.
     timer.wakeUp();
-    while (failing.expireCalls.get() < 2 && !Thread.currentThread().isInterrupted()) {
+    // Waits for the retried expiry's end (its state), not its start (its count, taken first in
+    // expire(): the timer thread may not have set the state yet when the count reads 2).
+    while (failing.state.get() != 2 && !Thread.currentThread().isInterrupted()) {
       // Polls the wait; nothing is ordered by this pause.
       LockSupport.parkNanos(20_000L);
     }
-    assertEquals(2, failing.expireCalls.get(), "the failed wait's expiry was tried again");
     assertEquals(2, failing.state.get(), "the failed wait timed out");
+    assertEquals(2, failing.expireCalls.get(), "the failed wait's expiry was tried once more, no more");
   }
 
   @Test
