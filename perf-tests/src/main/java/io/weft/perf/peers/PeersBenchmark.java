@@ -52,7 +52,7 @@ public final class PeersBenchmark implements Callable<Integer> {
 
   static {
     CLIENTS.put("cont1", () -> WeftRunnerClient.continuations(1));
-    CLIENTS.put("cont1-p1", () -> WeftRunnerClient.continuationsOneProcessor(1));
+    CLIENTS.put("cont1-pn", () -> WeftRunnerClient.continuationsMinaDefaultProcessors(1));
     CLIENTS.put("cont1-netty", () -> WeftRunnerClient.continuationsOverNetty(1));
     CLIENTS.put("cont2", () -> WeftRunnerClient.continuations(2));
     CLIENTS.put("cont1-workers", () -> WeftRunnerClient.continuationsOnWorkers(1));

@@ -51,13 +51,16 @@ final class WeftRunnerClient implements PeerClient {
   }
 
   /**
-   * Continuations over MINA with one I/O processor, as Netty's client has one event loop: where a
-   * processor count's effect on context switches and CPU per round trip is measured.
+   * Continuations over MINA with MINA's own default processor count, one more than the cores,
+   * instead of the continuation connector's one: where a processor count's effect on context
+   * switches and CPU per round trip is measured (the continuation connector ran MINA's default
+   * before 2026-11-27).
    */
-  static WeftRunnerClient continuationsOneProcessor(int workers) {
-    return new WeftRunnerClient("weft cont(" + workers + ") mina, 1 processor",
+  static WeftRunnerClient continuationsMinaDefaultProcessors(int workers) {
+    int processors = Runtime.getRuntime().availableProcessors() + 1;
+    return new WeftRunnerClient("weft cont(" + workers + ") mina, " + processors + " processors",
         io.weft.continuations.Mode.continuations(workers),
-        () -> SuspendingMinaConnector.builder().processorCount(1).tcp());
+        () -> SuspendingMinaConnector.builder().processorCount(processors).tcp());
   }
 
   /** Continuations over Weft's Netty transport, resumed on its one event loop. */

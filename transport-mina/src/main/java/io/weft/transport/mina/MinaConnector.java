@@ -70,6 +70,7 @@ public final class MinaConnector implements Connector {
   private final IoProcessor<NioSession> processors;
   private final ExecutorService threads;
   private final boolean vmPipe;
+  private final int processorCount;
   private final int inboundLimit;
   private final Core core;
   /** Counters this connector's own threads keep in slots of their own (see ThreadCounts). */
@@ -95,6 +96,7 @@ public final class MinaConnector implements Connector {
 
   private MinaConnector(TlsSettings tls, int inboundLimit, int processorCount, boolean vmPipe) {
     this.vmPipe = vmPipe;
+    this.processorCount = vmPipe ? 0 : processorCount;
     this.inboundLimit = inboundLimit;
     if (vmPipe && tls != null) {
       throw new IllegalStateException("TLS needs TCP; the in-VM pipe has no host to verify");
@@ -113,6 +115,16 @@ public final class MinaConnector implements Connector {
     }
     connector.setConnectTimeoutMillis(MINA_CONNECT_TIMEOUT_MILLIS);
     connector.setHandler(new SessionStateHandler());
+  }
+
+  /**
+   * The number of NIO processor threads this connector runs: 0 for the in-VM pipe, which has
+   * none.
+   *
+   * @return its processor count
+   */
+  public int processorCount() {
+    return processorCount;
   }
 
   /**
@@ -435,7 +447,12 @@ public final class MinaConnector implements Connector {
      * @return a new connector, which the caller closes
      */
     public MinaConnector tcp() {
-      return build(false);
+      return build(false, Runtime.getRuntime().availableProcessors() + 1);
+    }
+
+    /** A TCP connector with {@code defaultProcessors} NIO processors unless told otherwise. */
+    MinaConnector tcp(int defaultProcessors) {
+      return build(false, defaultProcessors);
     }
 
     /**
@@ -445,12 +462,11 @@ public final class MinaConnector implements Connector {
      * @throws IllegalStateException if TLS was asked for
      */
     public MinaConnector vmPipe() {
-      return build(true);
+      return build(true, Runtime.getRuntime().availableProcessors() + 1);
     }
 
-    private MinaConnector build(boolean vmPipe) {
-      return new MinaConnector(tlsSettings(), inboundLimitBytes(),
-          ioThreadsOr(Runtime.getRuntime().availableProcessors() + 1), vmPipe);
+    private MinaConnector build(boolean vmPipe, int defaultProcessors) {
+      return new MinaConnector(tlsSettings(), inboundLimitBytes(), ioThreadsOr(defaultProcessors), vmPipe);
     }
   }
 }

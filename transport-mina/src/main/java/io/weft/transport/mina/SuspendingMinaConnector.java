@@ -19,12 +19,17 @@ import org.apache.mina.transport.vmpipe.VmPipeAddress;
  *
  * <p>Its I/O processor threads are the continuation runtime's workers too: a session whose bytes
  * (or write completion) arrive on a processor is resumed right there, unless the runner is told to
- * resume on its own workers ({@code Mode.continuations(k).resumeOnWorkers()}). MINA's default is
- * one processor more than the cores. {@link Builder#processorCount}(1), as
- * {@code SuspendingNettyConnector} has one event loop, measured (a reconnect per session against
- * redis-server on 2 cores, two interleaved rounds): at 10,000 sessions 1.2x the round trips/s at
- * 0.85x the CPU per round trip, at 100 sessions 0.8x at 1.2x, and the context switches per round
- * trip the same at both. So the default stays MINA's; pick one processor for many sessions.
+ * resume on its own workers ({@code Mode.continuations(k).resumeOnWorkers()}). So one processor
+ * by default over TCP, as {@code SuspendingNettyConnector} has one event loop: it does all the work
+ * of its sessions without a hand-off, and more processors than it needs only add sleeps in
+ * {@code select} and wake-ups. Measured on 2 cores against a loopback redis-server (JDK 25, three
+ * interleaved rounds on an otherwise idle machine, 2026-11-27; README, Performance), one processor
+ * against MINA's own default of one more than the cores: on long-lived connections 2.8x / 1.23x /
+ * 0.95x / 1.06x the round trips/s at N = 1 / 100 / 1,000 / 10,000 sessions, with a reconnect per
+ * session 1.24x / 0.93x / 1.14x at N = 100 / 1,000 / 10,000, and at N = 100 about a thirtieth of
+ * the context switches per round trip. Set {@link Builder#processorCount} to the cores available
+ * when the sessions' own work needs more than one core, or on a loaded machine where one
+ * preempted thread would stall every session.
  *
  * <p>A connect made by a session that runs on one of the processors (resumed there by its input,
  * or started there as another session ended) is watched by that processor's own selector and
@@ -111,6 +116,16 @@ public final class SuspendingMinaConnector extends AbstractSuspendingConnector {
 
 
 
+  /**
+   * As {@link MinaConnector#processorCount()}: the NIO processor threads this connector runs, 0
+   * for the in-VM pipe.
+   *
+   * @return its processor count
+   */
+  public int processorCount() {
+    return mina.processorCount();
+  }
+
   /** The MINA connector under this one: for tests of this package. */
   MinaConnector mina() {
     return mina;
@@ -150,10 +165,11 @@ public final class SuspendingMinaConnector extends AbstractSuspendingConnector {
     }
 
     /**
-     * As {@link MinaConnector.Builder#processorCount}: NIO processor threads for TCP, default (0)
-     * MINA's, one more than the cores (see the class javadoc for when to pick one).
+     * As {@link MinaConnector.Builder#processorCount}: NIO processor threads for TCP; default (0)
+     * one, as {@code SuspendingNettyConnector} has one event loop (see the class javadoc for the
+     * figures, and for when to pick more).
      *
-     * @param count the number of processor threads; 0 for MINA's default
+     * @param count the number of processor threads; 0 for the default, one
      * @return this builder
      * @throws IllegalArgumentException if {@code count < 0}
      */
@@ -168,7 +184,7 @@ public final class SuspendingMinaConnector extends AbstractSuspendingConnector {
      * @return a new connector, which the caller closes
      */
     public SuspendingMinaConnector tcp() {
-      return new SuspendingMinaConnector(mina.tcp(), spinNanos());
+      return new SuspendingMinaConnector(mina.tcp(1), spinNanos());
     }
 
     /**
