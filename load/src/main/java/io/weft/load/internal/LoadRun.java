@@ -274,8 +274,9 @@ public final class LoadRun {
   }
 
   /**
-   * Continuations over TCP run on transport-netty, which beat transport-mina at every N of the
-   * peers benchmark (round trips/s and CPU per round trip); the in-VM pipe is MINA's. Its event
+   * Continuations over TCP run on transport-netty, whose event-loop count is the one knob here
+   * (MINA ran ahead of it at 100 and 1,000 sessions on one processor in the peers runs of
+   * 2026-11-27, Netty at 10,000 on long-lived connections); the in-VM pipe is MINA's. Its event
    * loops are where the users run (each is resumed on its connection's loop), so
    * {@code continuations:K} gets K of them: with one, K had no effect over TCP, and that one
    * thread made every connect, write and close system call of the run.

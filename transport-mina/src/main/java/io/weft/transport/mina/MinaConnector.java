@@ -118,8 +118,8 @@ public final class MinaConnector implements Connector {
   }
 
   /**
-   * The number of NIO processor threads this connector runs: 0 for the in-VM pipe, which has
-   * none.
+   * The number of NIO processor threads this connector runs (the size of its processor pool,
+   * whose threads start with their first session): 0 for the in-VM pipe, which has none.
    *
    * @return its processor count
    */

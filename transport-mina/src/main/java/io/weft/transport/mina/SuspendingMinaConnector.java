@@ -22,14 +22,16 @@ import org.apache.mina.transport.vmpipe.VmPipeAddress;
  * resume on its own workers ({@code Mode.continuations(k).resumeOnWorkers()}). So one processor
  * by default over TCP, as {@code SuspendingNettyConnector} has one event loop: it does all the work
  * of its sessions without a hand-off, and more processors than it needs only add sleeps in
- * {@code select} and wake-ups. Measured on 2 cores against a loopback redis-server (JDK 25, three
- * interleaved rounds on an otherwise idle machine, 2026-11-27; README, Performance), one processor
- * against MINA's own default of one more than the cores: on long-lived connections 2.8x / 1.23x /
- * 0.95x / 1.06x the round trips/s at N = 1 / 100 / 1,000 / 10,000 sessions, with a reconnect per
- * session 1.24x / 0.93x / 1.14x at N = 100 / 1,000 / 10,000, and at N = 100 about a thirtieth of
- * the context switches per round trip. Set {@link Builder#processorCount} to the cores available
- * when the sessions' own work needs more than one core, or on a loaded machine where one
- * preempted thread would stall every session.
+ * {@code select} and wake-ups. Measured on 2 cores against a loopback redis-server (JDK 25, two
+ * runs of three interleaved rounds on an otherwise idle machine, 2026-11-27; README, Performance),
+ * one processor against MINA's own default of one more than the cores: 1.19x-1.24x the round
+ * trips/s at 100 sessions and 1.05x-1.15x at 10,000 (both workloads, both runs), 0.93x-1.03x at
+ * 1,000, with about a thirtieth of the context switches per round trip at 100. One processor is
+ * one core for every session's work and TLS handshakes, whatever {@code continuations(k)} says
+ * (the workers run sessions only with {@code resumeOnWorkers()}), and it serves the blocking
+ * modes' sessions too when they use this connector. Set {@link Builder#processorCount} to the
+ * cores available when the sessions' own work or their TLS needs more than one core, or on a
+ * machine so loaded that one preempted thread would stall every session.
  *
  * <p>A connect made by a session that runs on one of the processors (resumed there by its input,
  * or started there as another session ended) is watched by that processor's own selector and

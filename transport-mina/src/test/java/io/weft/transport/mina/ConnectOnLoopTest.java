@@ -62,7 +62,11 @@ class ConnectOnLoopTest {
   }
 
   private SuspendingMinaConnector connector(TlsSettings tls) {
-    SuspendingMinaConnector.Builder b = SuspendingMinaConnector.builder().processorCount(1);
+    return connector(tls, 1);
+  }
+
+  private SuspendingMinaConnector connector(TlsSettings tls, int processors) {
+    SuspendingMinaConnector.Builder b = SuspendingMinaConnector.builder().processorCount(processors);
     if (tls != null) {
       b.tls(tls);
     }
@@ -97,6 +101,25 @@ class ConnectOnLoopTest {
     }
     assertTrue(connector.mina().loopConnects() >= sessions,
         "connects made on the processor: " + connector.mina().loopConnects() + ", of " + sessions + " from its loop");
+    assertEquals(0, connector.mina().openCount(), "connections left open");
+  }
+
+  /**
+   * With three processors, the second connection is made on the processor that runs the session
+   * and served by it: its echo resumes the session on that processor, where MINA's pool (session
+   * id modulo its size) would have put two of three such connections on another one.
+   */
+  @Test
+  void withSeveralProcessorsAConnectFromTheLoopIsServedByThatLoop() throws Exception {
+    OpenConnectionsServer server = closeLater(new OpenConnectionsServer());
+    SuspendingMinaConnector connector = connector(null, 3);
+    int sessions = 9;
+    List<String> values = values(run(connector, server.address(), sessions, server.address(), LONG_MILLIS, true));
+    for (int i = 0; i < sessions; i++) {
+      assertEquals("loop connected second " + i + ", then third " + i, values.get(i));
+    }
+    assertTrue(connector.mina().loopConnects() >= sessions,
+        "connects made on a processor: " + connector.mina().loopConnects() + ", of " + sessions + " from loops");
     assertEquals(0, connector.mina().openCount(), "connections left open");
   }
 

@@ -52,6 +52,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 class ConnectPerQueryTest {
   enum Case {
     CONTINUATIONS_ON_MINA_LOOPS(Mode.continuations(1), SuspendingMinaConnector::tcp, true),
+    CONTINUATIONS_ON_MINA_PROCESSORS(Mode.continuations(1),
+        () -> SuspendingMinaConnector.builder().processorCount(3).tcp(), true),
     CONTINUATIONS_ON_NETTY_LOOPS(Mode.continuations(1), SuspendingNettyConnector::tcp, true),
     RESUMED_ON_WORKERS_MINA(Mode.continuations(1).resumeOnWorkers(), SuspendingMinaConnector::tcp, false),
     RESUMED_ON_WORKERS_NETTY(Mode.continuations(1).resumeOnWorkers(), SuspendingNettyConnector::tcp, false),

@@ -1,6 +1,7 @@
 package io.weft.transport.mina.testclient;
 
 import io.weft.continuations.spi.EventLoopThread;
+import io.weft.continuations.spi.LoopThread;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
@@ -15,7 +16,9 @@ import java.util.concurrent.TimeUnit;
  * was there before the session could suspend for it); then a second connect, through the
  * same connector, to {@code second}, with one echoed line over it. Answers where the second
  * connect was made ("loop" or "elsewhere") and how it went: "connected" with the echo, or the
- * exception's class and message; then, if asked, one more echoed line on its own transport.
+ * exception's class and message; then, if asked, one more echoed line on its own transport. A
+ * second connection made on a loop is served by that loop: if its echo resumes the session on
+ * another loop thread, the answer says "read on another loop".
  */
 public final class ConnectFromLoopTask implements SessionTask<String> {
   private static final int FIRST_EXCHANGES = 100;
@@ -45,13 +48,16 @@ public final class ConnectFromLoopTask implements SessionTask<String> {
       transport.readLineStrict(200);
     }
     String where = EventLoopThread.inEventLoop() ? "loop" : "elsewhere";
+    LoopThread connectedOn = EventLoopThread.current();
     String result;
     try {
       Transport other = connector.connect(second, Timeout.of(timeoutMillis, TimeUnit.MILLISECONDS));
       try {
         other.writeLine("second " + index);
         other.flush();
-        result = where + " connected " + other.readLineStrict(200);
+        String echo = other.readLineStrict(200);
+        boolean moved = connectedOn != null && EventLoopThread.current() != connectedOn;
+        result = where + (moved ? " read on another loop" : "") + " connected " + echo;
       } finally {
         other.close();
       }
