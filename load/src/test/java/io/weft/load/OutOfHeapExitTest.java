@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -20,8 +19,6 @@ import org.junit.jupiter.api.io.TempDir;
  * was still busy connecting and running at the watchdog, on a loaded machine: not a test of
  * anything. The report directory is the test's own.
  */
-@EnabledIfSystemProperty(named = "weft.heapExhaustionTests", matches = "true",
-    disabledReason = "on request (the lead's choice at landing); run it with -Dweft.heapExhaustionTests=true")
 class OutOfHeapExitTest {
   /** A watchdog only: the child ends in seconds. */
   private static final Duration WATCHDOG = Duration.ofSeconds(120);

@@ -33,9 +33,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * its close passed THREADS on JDK 17 with 50 of 50 bystanders left behind, 50 s). The number
  * left behind is not bounded here because real THREADS runs in a full heap leave up to 49 of
  * 50 behind (JDK 25); that cancels end the sessions is AbortedRunLeftBehindTest's and
- * FailedCloseTest's. By default SYNC runs on every JDK,
- * CONTINUATIONS_NETTY on JDK 17 only; the other cases with {@code -Dweft.heapExhaustionTests=true}
- * (or a list of cases; see the assumption).
+ * FailedCloseTest's. Every case runs in every build but
+ * VIRTUAL_THREADS, which runs with {@code -Dweft.heapExhaustionTests=true} (see the assumption).
  */
 class RunOutOfHeapTest {
   /**
@@ -79,12 +78,8 @@ class RunOutOfHeapTest {
     // and the JDK's root thread container (jdk.trackAllThreads, on by default) keeps them, with
     // what their stacks hold, for good: in one JDK 25 child of eleven the hogs so kept the heap
     // full, and the child's own threads died of it before it could say how the runs ended.
-    // Turned off (the lead's choice at landing): by default SYNC on every JDK and
-    // CONTINUATIONS_NETTY on JDK 17 only, as before issue 22 item 7's turn-on; the other cases
-    // with -Dweft.heapExhaustionTests (revert this commit to run them in every build).
-    boolean everyBuild = c == Case.SYNC || jdk < 21 && c == Case.CONTINUATIONS_NETTY;
-    assumeTrue(everyBuild || asked(c),
-        c + " runs on JDK " + jdk + " only with -D" + ON_REQUEST + "=true (or a list of cases with it)");
+    assumeTrue(c != Case.VIRTUAL_THREADS || asked(c),
+        c + " runs only with -D" + ON_REQUEST + "=true (or a list of cases with it): see the comment above");
     ChildJvm.Result child = ChildJvm.run(dir, WATCHDOG, List.of("-Xmx96m", "-Xss256k"),
         OutOfHeapRun.class.getName(), c.name());
     String all = child.toString();
