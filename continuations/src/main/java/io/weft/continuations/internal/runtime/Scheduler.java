@@ -607,6 +607,12 @@ public final class Scheduler {
    */
   public void cancel(java.util.function.BooleanSupplier goesOn) {
     cancelled = true;
+    // Asked once for the wake pass, which asks no one per fiber: a pass whose run is over, or
+    // whose thread was replaced, wakes nothing (its fibers have ended, or the thread that took
+    // over wakes them).
+    if (goesOn != null && !goesOn.getAsBoolean()) {
+      return;
+    }
     // Every suspended fiber woken first, then the closes, which may be slow (see cancelWaits).
     cancelWaits(batch);
     // Indexed, no iterator, one fiber's close failing sparing no other: see SessionCancels.
@@ -620,7 +626,8 @@ public final class Scheduler {
    * The first step of a cancel: every fiber of {@code fibers} suspended on a wait is woken to its
    * cancel ({@link Fiber#cancelWait}), before any transport is closed; the woken fibers go on the
    * stranded list, not the ready queue (see {@link #enqueue}). Allocates nothing and never
-   * blocks, so it asks no one whether to go on: a close can take seconds in a full heap, and a
+   * waits but on that list's monitor, so it asks whether to go on only once, before it starts
+   * ({@link #cancel(java.util.function.BooleanSupplier)}): a close can take seconds in a full heap, and a
    * fiber woken only by its own close (after the library's part of it) would hold what its stack
    * holds until then; woken here, each one resumes on the workers, unwinds its session's code and
    * closes its own transport. Indexed, no iterator.
