@@ -31,7 +31,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * What the frame does with it in a full heap is {@code SessionFrameLateTest}'s (its child sets its
  * own on the context it makes); this is the modes' wiring: {@code ModeRunner.contexts} for SYNC,
  * THREADS and VIRTUAL_THREADS, ContinuationRunner's fibers for CONTINUATIONS (read by the
- * session itself, from its fiber).
+ * session itself, from its fiber). {@code ModeRunner.contexts} is one final method: the three
+ * modes are listed for the record (each runs through it today), not because their cases differ.
  */
 class RunMadeAheadCancelTest {
   private static final String CLIENT = "io.weft.continuations.testclient";

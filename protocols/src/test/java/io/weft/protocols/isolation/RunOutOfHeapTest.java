@@ -42,7 +42,12 @@ class RunOutOfHeapTest {
    * "true" for all of them, or the names of the cases, comma-separated.
    */
   static final String ON_REQUEST = "weft.heapExhaustionTests";
-  /** A watchdog only: the child normally ends in seconds. */
+  /**
+   * A watchdog only, not a bound on the behaviour: children beside other builds (load 3-7, session
+   * 16) took 4 to 12 s in CONTINUATIONS (37 s when a run ended at its close wait) and 2 to 90 s in
+   * THREADS (median 13 s on JDK 17, 21 s on JDK 25); THREADS children were seen taking up to 112 s
+   * before, and 77 to 155 s at load 9.5-15 (session 13).
+   */
   private static final Duration WATCHDOG = Duration.ofSeconds(240);
 
   enum Case {
@@ -67,8 +72,9 @@ class RunOutOfHeapTest {
   void aRunThatExhaustsTheHeapIsAbortedWithTheReasonAndEverySessionAccountedFor(Case c) throws Exception {
     int jdk = Runtime.version().feature();
     assumeTrue(c != Case.VIRTUAL_THREADS || jdk >= 21, "VIRTUAL_THREADS needs JDK 21 or later; this is JDK " + jdk);
-    // Every case but VIRTUAL_THREADS in every build, on every JDK. Their slow ends are bounded by
-    // the close wait after the abort (30 s in the child): THREADS in a thrashing heap (each close
+    // Every case but VIRTUAL_THREADS in every build, on every JDK. Each run's slow end is bounded
+    // by the close wait after the abort (30 s in the child), the child's by the thrash before the
+    // first report, that wait, the gathering and the after-run: THREADS in a thrashing heap (each close
     // and read slice allocates); CONTINUATIONS over MINA, whose one worker resumes 600 fibers in
     // a full heap. A session left behind is CANCELLED and counted in the message, and the run
     // after them must still succeed.

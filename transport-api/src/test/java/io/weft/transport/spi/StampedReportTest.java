@@ -19,6 +19,8 @@ import org.junit.jupiter.api.Test;
  * business, is read in SessionFrame and Scheduler.reportHeap; {@code SessionFrameLateTest}'s late
  * reports block after both, so they do not pin that order.
  */
+// The watches are held open by their try blocks, never read there.
+@SuppressWarnings("try")
 class StampedReportTest {
   private static OutOfMemoryError heapSpace() {
     return new OutOfMemoryError("Java heap space");

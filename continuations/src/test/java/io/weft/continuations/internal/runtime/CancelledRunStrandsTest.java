@@ -77,6 +77,7 @@ class CancelledRunStrandsTest {
       scheduler.shutdown(5_000);
     }
   }
+
   /**
    * A cancel pass told by its {@code goesOn} not to go on (its run is over, or its canceller
    * stalled in a close and was replaced) wakes and marks no fiber: the wake pass, which asks no
