@@ -352,7 +352,11 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
   /**
    * Marks this session cancelled and ends the wait it is suspended on, if any, so that it resumes
    * on the scheduler's workers and meets its cancel there, unwinding its stack: allocates
-   * nothing, closes nothing, never blocks. A session not suspended now meets the cancel at its
+   * nothing, closes nothing, and waits for nothing but the scheduler's stranded-list monitor (held
+   * for a few stores by whoever strands or takes a fiber; see {@link Scheduler#enqueue}). Called on
+   * an event loop that is free to run a session (a caller cancelling from a transport's handler),
+   * the woken session runs there and then, in place (see {@link Scheduler#ready}), before this
+   * returns. A session not suspended now meets the cancel at its
    * next wait ({@link #arm}); one that has ended keeps its outcome. A run's cancel does this for
    * every session before it closes any transport ({@link Scheduler#cancel}): in a full heap each
    * allocation of a close costs the JVM full collections before it fails, so a close can take
@@ -363,7 +367,11 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
    * transport; its frame's close, or the canceller's, closes it ("closed by its owner").
    */
   void cancelWait() {
-    if (!isFinished()) {
+    // Written once: an aborted run's passes come every 50 ms during its grace, each over the
+    // whole batch (a million sessions for weft-load -u 1000000), and a read costs no store. A
+    // read that sees true still orders as the Dekker pair with arm's re-check needs: the write it
+    // saw came before it, so a wait armed after that write meets it there.
+    if (!cancelled && !isFinished()) {
       cancelled = true;
     }
     Wait wait = currentWait;

@@ -602,11 +602,20 @@ public final class Scheduler {
   }
 
   /**
-   * As {@link #cancel()}, asking {@code goesOn} (null: always) before each fiber: a pass whose run
-   * is over, or whose thread was replaced after it stalled in a close, stops there.
+   * As {@link #cancel()}, asking {@code goesOn} (null: always) once before the wake pass and then
+   * before each fiber's close: a pass whose run is over, or whose thread was replaced after it
+   * stalled in a close, stops there.
    */
   public void cancel(java.util.function.BooleanSupplier goesOn) {
     cancelled = true;
+    // Asked once for the wake pass, which asks no one per fiber: a pass whose run is over, or
+    // whose thread was replaced, wakes nothing (its fibers have ended, or the thread that took
+    // over wakes them). On the canceller that took over and has no spare yet, this first ask
+    // also tries to make one (AbortCancels.passGoesOn), before the wake pass: at most once per
+    // 5 s, and only after a takeover.
+    if (goesOn != null && !goesOn.getAsBoolean()) {
+      return;
+    }
     // Every suspended fiber woken first, then the closes, which may be slow (see cancelWaits).
     cancelWaits(batch);
     // Indexed, no iterator, one fiber's close failing sparing no other: see SessionCancels.
@@ -619,8 +628,10 @@ public final class Scheduler {
   /**
    * The first step of a cancel: every fiber of {@code fibers} suspended on a wait is woken to its
    * cancel ({@link Fiber#cancelWait}), before any transport is closed; the woken fibers go on the
-   * stranded list, not the ready queue (see {@link #enqueue}). Allocates nothing and never
-   * blocks, so it asks no one whether to go on: a close can take seconds in a full heap, and a
+   * stranded list, not the ready queue (see {@link #enqueue}). Allocates nothing itself and never
+   * waits but on that list's monitor (on an event loop free to run a session the woken session
+   * runs there, in place, see {@link #ready}), so it asks whether to go on only once, before it starts
+   * ({@link #cancel(java.util.function.BooleanSupplier)}): a close can take seconds in a full heap, and a
    * fiber woken only by its own close (after the library's part of it) would hold what its stack
    * holds until then; woken here, each one resumes on the workers, unwinds its session's code and
    * closes its own transport. Indexed, no iterator.

@@ -520,7 +520,8 @@ public class SessionContext {
    * close it too (it returns at once): a close that never returns stops one canceller only.
    */
   public void cancel() {
-    if (!finished) {
+    // Written once, as in Fiber.cancelWait: an aborted run's re-cancels pass every 50 ms.
+    if (!cancelled && !finished) {
       cancelled = true;
     }
     if (!CANCEL_CLOSING.compareAndSet(this, 0, 1)) {

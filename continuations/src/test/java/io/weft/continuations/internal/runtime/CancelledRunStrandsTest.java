@@ -1,6 +1,7 @@
 package io.weft.continuations.internal.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -72,6 +73,56 @@ class CancelledRunStrandsTest {
         release.countDown();
       }
       assertTrue(done.await(30, TimeUnit.SECONDS), "the holder never ended");
+    } finally {
+      scheduler.shutdown(5_000);
+    }
+  }
+
+  /**
+   * A cancel pass told by its {@code goesOn} not to go on (its run is over, or its canceller
+   * stalled in a close and was replaced) wakes and marks no fiber: the wake pass, which asks no
+   * one per fiber, asks once before it starts (each of an aborted run's passes, every 50 ms of its
+   * grace, would otherwise write to every fiber of the batch again). The scheduler is cancelled all
+   * the same, and a pass that goes on marks them. No timing: the one worker is held in the only
+   * admitted fiber's frame; the others are not admitted, so nothing but the passes marks them.
+   */
+  @Test
+  void aCancelPassStoppedBeforeItStartsMarksNoFiber() throws Exception {
+    Scheduler scheduler = new Scheduler(1, 1, "cancelled-strands-test");
+    CountDownLatch started = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    try (PipeConnector unused = new PipeConnector()) {
+      List<Fiber> batch = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        batch.add(new Fiber(i, unused, InetSocketAddress.createUnresolved("nowhere", 1), Timeout.NONE, null,
+            scheduler, false));
+      }
+      Runnable hold = () -> {
+        started.countDown();
+        try {
+          // Bounded: the test lets it go in its finally.
+          release.await(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      };
+      CountDownLatch done = scheduler.runAll(batch, fiber -> fiber == batch.get(0) ? hold : () -> { }, () -> { });
+      try {
+        assertTrue(started.await(30, TimeUnit.SECONDS), "the holder's frame never started");
+        scheduler.cancel(() -> false);
+        for (Fiber fiber : batch) {
+          assertFalse(fiber.cancelled, "a pass stopped before it started marked fiber " + fiber.index());
+        }
+        assertEquals(0, scheduler.strandings());
+        scheduler.cancel(() -> true);
+        for (Fiber fiber : batch) {
+          assertTrue(fiber.cancelled, "a pass that goes on left fiber " + fiber.index() + " unmarked");
+        }
+      } finally {
+        release.countDown();
+      }
+      // The fibers admitted after the cancel are cancelled as they are admitted: all end.
+      assertTrue(done.await(30, TimeUnit.SECONDS), "the batch never ended");
     } finally {
       scheduler.shutdown(5_000);
     }

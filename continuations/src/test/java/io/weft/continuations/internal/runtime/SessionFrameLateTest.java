@@ -133,7 +133,11 @@ class SessionFrameLateTest {
    * message (the report's, {@code HeapExhaustion.isHeapExhausted}) waits until the test lets it
    * go, as a thread stopped there by a full collection would. Whatever the code looks at before it
    * reports (whether its session was left behind, whether its scheduler stops) it has looked at by
-   * then.
+   * then. So the two cases below show that the report is stamped and reaches only the watches
+   * begun by its stamp; they do not show that the stamp comes before the look (a stamp taken after
+   * the look, just before the report, passes them too: the stop they make comes after both). That
+   * order is read in the code (SessionFrame's catches, {@code Scheduler.reportHeap}); what a
+   * stamped report reaches is {@code StampedReportTest}'s (transport-api).
    */
   static final class SlowToReport extends OutOfMemoryError {
     private static final long serialVersionUID = 1L;
