@@ -103,8 +103,9 @@ weft() {
   python3 -c "$JITSAMPLER" "$pid" "$OUT/$name.jit" &
   local sampler=$!
   wait "$pid" || true
-  wait "$sampler" || true
+  # The wall time taken as the JVM ends, not after the sampler's last 0.25 s sleep.
   echo $(( $(date +%s%3N) - t0 )) > "$OUT/$name.wallms"
+  wait "$sampler" || true
 }
 # The sampler: the launcher execs java, or (training a class-data archive) runs it as its child; every
 # 0.25 s, the time and the ticks (10 ms) of utime+stime of the JVM's C1/C2 compiler threads.
