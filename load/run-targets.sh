@@ -141,14 +141,16 @@ with open(out, "w") as f:
         time.sleep(0.25)
 '
 # settled DIR: whether a steady window was settled: the JIT's compiler threads' CPU over the window
-# (the window taken as the last `seconds` before summary.json was written, to within ~0.3 s) and the
-# rate of the window's second half over its first (the per-second timeline's whole intervals in it).
+# (the window taken as the last `seconds` before intervals.hlog was last written: weft-load closes it
+# as the window ends, while summary.json comes 0.2-0.5 s later, after the report code, whose compiles
+# must not count) and the rate of the window's second half over its first (the per-second
+# timeline's whole intervals in it).
 settled() {
   python3 -c '
 import json, os, sys
 d = sys.argv[1]
 s = json.load(open(d + "/summary.json"))
-end = os.stat(d + "/summary.json").st_mtime; start = end - s["seconds"]
+end = os.stat(d + "/intervals.hlog").st_mtime; start = end - s["seconds"]
 pts = [tuple(map(float, l.split())) for l in open(d + ".jit") if len(l.split()) == 2]
 inside = [p for p in pts if start <= p[0] <= end]
 jit = (inside[-1][1] - inside[0][1]) / 100.0 / (inside[-1][0] - inside[0][0]) if len(inside) > 1 and inside[-1][0] > inside[0][0] else None
