@@ -83,11 +83,22 @@ verdict() { # name ours theirs [note]
 RESULTS=()
 STARTS=()
 SPLITS=()
-RPID=; NPID=
-trap 'for p in $RPID $NPID; do kill "$p" 2>/dev/null || true; done' EXIT
+# The servers, the running weft-load (its timeout's pid: timeout passes the signal on) and its sampler,
+# stopped by pid on exit and on Ctrl-C or TERM: weft-load and the sampler run in the background, where
+# bash starts them with SIGINT ignored, so Ctrl-C alone would leave them running.
+RPID=; NPID=; WPID=; SPID=
+cleanup() { for p in $WPID $SPID $RPID $NPID; do kill "$p" 2>/dev/null || true; done; }
+trap cleanup EXIT
+trap 'cleanup; exit 130' INT
+trap 'cleanup; exit 143' TERM
 want() { case " $TARGETS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 BACKLOG="$(cat /proc/sys/net/core/somaxconn 2>/dev/null || echo 4096)"
 if [ $SMOKE = 1 ]; then NS="10 20"; DUR=2; WARM=1; WHOLE=2; WHOLEN=200; else NS="100 1000 10000"; WHOLEN=100000; fi
+# Every child has a timeout (timeout -k: KILL 10 s after TERM), generous for its run: a weft-load
+# or C-tool run of WARM + DUR s (or WHOLE s, or 100,000-200,000 Redis requests, a few seconds)
+# gets 300 s beyond its length (the 100,000-user line row 900 s); a hung child then ends the script
+# (set -e: its figure is missing) instead of holding it.
+TMO=$(( WARM + DUR + WHOLE + 300 ))
 # weft NAME ARGS...: one weft-load run into $OUT/NAME, its process's wall time kept for startup(), and
 # its JIT compiler threads' CPU sampled every 0.25 s into $OUT/NAME.jit for settled(). Connects are
 # paced at 20,000/s in bursts of 1,000, and the connect window is off (--connect-window 0): both
@@ -98,17 +109,20 @@ if [ $SMOKE = 1 ]; then NS="10 20"; DUR=2; WARM=1; WHOLE=2; WHOLEN=200; else NS=
 weft() {
   local name="$1"; shift
   local t0 pid; t0="$(date +%s%3N)"
-  load/weft-load "$@" --mode "$MODE" --connect-rate 20000 --connect-burst 1000 --connect-window 0 -q -o "$OUT/$name" > "$OUT/$name.txt" 2>&1 &
-  pid=$!
+  timeout -k 10 "$TMO" load/weft-load "$@" --mode "$MODE" --connect-rate 20000 --connect-burst 1000 --connect-window 0 -q -o "$OUT/$name" > "$OUT/$name.txt" 2>&1 &
+  WPID=$!; pid=$WPID
   python3 -c "$JITSAMPLER" "$pid" "$OUT/$name.jit" &
-  local sampler=$!
+  SPID=$!
   wait "$pid" || true
   # The wall time taken as the JVM ends, not after the sampler's last 0.25 s sleep.
   echo $(( $(date +%s%3N) - t0 )) > "$OUT/$name.wallms"
-  wait "$sampler" || true
+  WPID=
+  wait "$SPID" || true
+  SPID=
 }
-# The sampler: the launcher execs java, or (training a class-data archive) runs it as its child; every
-# 0.25 s, the time and the ticks (10 ms) of utime+stime of the JVM's C1/C2 compiler threads.
+# The sampler, given timeout's pid: the java process below it (the launcher execs java, or, training a
+# class-data archive, runs it as its child); every 0.25 s, the time and the ticks (10 ms) of
+# utime+stime of the JVM's C1/C2 compiler threads.
 JITSAMPLER='
 import os, sys, time
 launcher, out = int(sys.argv[1]), sys.argv[2]
@@ -123,12 +137,15 @@ def ticks(p):
             pass
     return s
 def jvm():
-    if open("/proc/%d/comm" % launcher).read().strip() == "java":
-        return launcher
-    for t in os.listdir("/proc/%d/task" % launcher):
-        for c in open("/proc/%d/task/%s/children" % (launcher, t)).read().split():
-            if open("/proc/%s/comm" % c).read().strip() == "java":
-                return int(c)
+    level = [launcher]
+    for _ in range(4):  # timeout -> (launcher ->) java
+        below = []
+        for p in level:
+            if open("/proc/%d/comm" % p).read().strip() == "java":
+                return p
+            for t in os.listdir("/proc/%d/task" % p):
+                below += [int(c) for c in open("/proc/%d/task/%s/children" % (p, t)).read().split()]
+        level = below
     return None
 with open(out, "w") as f:
     while os.path.exists("/proc/%d" % launcher):
@@ -180,7 +197,7 @@ print("%-44s latency %s   server %s   client %s" % (sys.argv[1], f("latencyNanos
 ' "$1" "$2" "$3"
 }
 redisbench() { # PORT N REQUESTS: redis-benchmark's GET/s
-  redis-benchmark -p "$1" -c "$2" -n "$3" -t get -q 2>/dev/null | tr '\r' '\n' \
+  timeout -k 10 "$TMO" redis-benchmark -p "$1" -c "$2" -n "$3" -t get -q 2>/dev/null | tr '\r' '\n' \
     | sed -n 's/.*GET: \([0-9.]*\) requests per second.*/\1/p' | tail -n1
 }
 
@@ -247,13 +264,13 @@ for KA in keep-alive close; do
   if [ $KA = close ]; then WRKH=(-H 'Connection: close'); WEFTH=(--no-keep-alive); else WRKH=(); WEFTH=(); fi
   for C in $NS; do
     # Whole run: WHOLE seconds (wrk's default -d is 10 s), no warm-up, for both.
-    THEIRS="$(wrk -t 2 -c "$C" -d "${WHOLE}s" "${WRKH[@]}" "http://127.0.0.1:$NPORT/" | sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p')"
+    THEIRS="$(timeout -k 10 "$TMO" wrk -t 2 -c "$C" -d "${WHOLE}s" "${WRKH[@]}" "http://127.0.0.1:$NPORT/" | sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p')"
     weft "http-$KA-$C-whole" http -t "127.0.0.1:$NPORT" "${WEFTH[@]}" -u "$C" -d "${WHOLE}s"
     RESULTS+=("$(verdict "http GET /, $KA, N=$C, whole run" "$(rate "$OUT/http-$KA-$C-whole" GET)" "$THEIRS" "both with their connects")")
     STARTS+=("$(startup "http $KA N=$C" "$OUT/http-$KA-$C-whole")")
     # Steady state: both run WARM + DUR s; weft-load's figure is its last DUR s, wrk's its whole run.
     weft "http-$KA-$C-steady" http -t "127.0.0.1:$NPORT" "${WEFTH[@]}" -u "$C" --warmup "${WARM}s" -d "${DUR}s"
-    THEIRS="$(wrk -t 2 -c "$C" -d "$((WARM + DUR))s" "${WRKH[@]}" "http://127.0.0.1:$NPORT/" | sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p')"
+    THEIRS="$(timeout -k 10 "$TMO" wrk -t 2 -c "$C" -d "$((WARM + DUR))s" "${WRKH[@]}" "http://127.0.0.1:$NPORT/" | sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p')"
     RESULTS+=("$(verdict "http GET /, $KA, N=$C, steady state" "$(rate "$OUT/http-$KA-$C-steady" GET)" "$THEIRS" "$(settled "$OUT/http-$KA-$C-steady")")")
     SPLITS+=("$(split "http GET /, $KA, N=$C, steady state" "$OUT/http-$KA-$C-steady" GET)")
   done
@@ -264,7 +281,7 @@ fi
 # ---- 3. 100,000 concurrent line users, continuations(1), 1 GB heap
 if want line; then
 if [ $SMOKE = 1 ]; then U=1000; else U=100000; fi
-if JDK_JAVA_OPTIONS="${JDK_JAVA_OPTIONS:+$JDK_JAVA_OPTIONS }-Xmx1g" load/weft-load line --in-vm --mode continuations:1 -u "$U" -n 3 --think 2s --timeout 60s -q \
+if JDK_JAVA_OPTIONS="${JDK_JAVA_OPTIONS:+$JDK_JAVA_OPTIONS }-Xmx1g" timeout -k 10 900 load/weft-load line --in-vm --mode continuations:1 -u "$U" -n 3 --think 2s --timeout 60s -q \
     -o "$OUT/line-$U" > "$OUT/line-$U.txt" 2>&1 \
   && python3 -c 'import json,sys; s=json.load(open(sys.argv[1]+"/summary.json")); n=int(sys.argv[2]); sys.exit(0 if s["operations"]["echo"]["count"]==3*n and s["errors"]==0 else 1)' "$OUT/line-$U" "$U" \
   && [ -s "$OUT/line-$U/report.html" ]; then
