@@ -3,15 +3,27 @@
 # the C tool in turn for each row (interleaved, same server, same run), and give two figures apart:
 #   whole run:    a run of the length a user of the C tool runs by default, with no warm-up: http
 #                 WHOLE seconds (default 10, wrk's default -d), Redis redis-benchmark's default
-#                 100,000 requests (at least 20 per connection). weft-load's figure is its measured
-#                 window (its first connect to its last reply, the connect ramp and a cold JIT
-#                 included); the C tool's own figure also spans its connects. JVM start and the
-#                 rewrite, before the window, are printed apart;
+#                 100,000 requests (at least 20 per connection). What each tool's rate includes:
+#                 - wrk takes its start time before its threads connect: its rate includes its
+#                   connects. weft-load's http figure is its measured window, its clock's start
+#                   (just before the first connect) to its last reply, the connect ramp and a cold
+#                   JIT included: the same span.
+#                 - redis-benchmark makes all its clients first (65 at a time, 50 ms apart: ~1,300
+#                   connects/s, 0.75 s at N = 1,000, 7.7 s at 10,000) and starts its clock after
+#                   that: its rate excludes its connects. weft-load's Redis whole-run figure
+#                   therefore starts at its first request, taken as its clock's start plus its
+#                   fastest connect (no request comes before it, so the figure errs low); its
+#                   users still connect while the first ones send (its ramp, 0.5 s at 10,000 at
+#                   20,000 connects/s, stays in), and its JIT is cold. Its figure over its whole
+#                   window, connects included, is printed beside the verdict.
+#                 JVM start and the rewrite, before the window, are printed apart;
 #   steady state: both tools run WARM + DUR seconds (default 20 + 5) on one set of connections, the
 #                 same rule for both. weft-load's figure is its last DUR seconds (--warmup WARM); the
-#                 C tool, which has no JIT to warm, is measured over its whole run (its connect ramp a
-#                 share of about 1%). WARM is long enough for the JIT's C2 compiles of the hot path to
-#                 have landed (they landed 8-18 s into a run on 2 cores); each steady row says whether
+#                 C tool, which has no JIT to warm, is measured over its whole run: wrk's figure
+#                 includes its connect ramp (a small share of 25 s; not measured), redis-benchmark's
+#                 does not (as above), nor does weft-load's window. WARM is long enough for the JIT's
+#                 C2 compiles of the hot path to have landed (they landed 8-18 s into a run on 2
+#                 cores); each steady row says whether
 #                 its window was settled: the JIT's compiler threads under 0.1 core over the window,
 #                 and the window's second half at most 10% faster than its first.
 #   1. weft-load redis >= 0.8x redis-benchmark's GET/s at N = 100, 1,000, 10,000 connections, no
@@ -46,6 +58,8 @@ if [ -n "${WEFT_JAVA_OPTS+set}" ]; then export WEFT_LOAD_JAVA_OPTS="$WEFT_JAVA_O
 OUT="$(mktemp -d /tmp/weft-load-targets.XXXXXX)"
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 echo "fd limit $(ulimit -n); output in $OUT; mode $MODE; $("$JAVA" -version 2>&1 | head -n1); JVM options: $(if [ -z "${WEFT_LOAD_JAVA_OPTS+set}" ]; then echo "none (the launcher's default)"; elif [ -z "$WEFT_LOAD_JAVA_OPTS" ]; then echo none; else echo "$WEFT_LOAD_JAVA_OPTS"; fi)"
+echo "weft-load connects: paced 20,000/s in bursts of 1,000, connect window OFF (--connect-window 0, not the default 32): the servers listen with backlog $(cat /proc/sys/net/core/somaxconn 2>/dev/null || echo 4096), which the pacing keeps whole, and the C tools have no window; with the default window a place comes back only with a user's first reply, which held 10,000 users to ~2,350 connections after 20 s"
+echo "rates: wrk's includes its connects, redis-benchmark's does not (its clock starts after all its clients are made); weft-load's Redis whole run counts from its first request, its http whole run from its first connect"
 
 ./mvnw -B -q -pl load -am -DskipTests package
 JAR=load/target/weft-load.jar
@@ -61,17 +75,32 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 # rate DIR OP: operation OP's completions per second in a weft-load run, from its JSON summary (the
 # summary's total count also holds the users' connects, timed as the operation "connect").
 rate() { python3 -c 'import json,sys; s=json.load(open(sys.argv[1]+"/summary.json")); print("%.0f" % (s["operations"][sys.argv[2]]["count"]/s["seconds"]))' "$1" "$2"; }
+# fromfirst DIR OP: OP's rate from weft-load's first request: its window less its fastest connect (the
+# window starts just before the first connect and every request follows a finished connect, so the
+# first request is no earlier: the figure errs low). For redis-benchmark, whose rate excludes connects.
+fromfirst() { python3 -c 'import json,sys; s=json.load(open(sys.argv[1]+"/summary.json")); o=s["operations"]; print("%.0f" % (o[sys.argv[2]]["count"]/(s["seconds"]-o["connect"]["latencyNanos"]["min"]/1e9)))' "$1" "$2"; }
 verdict() { # name ours theirs [note]
   python3 -c 'import sys; n,o,t=sys.argv[1],float(sys.argv[2]),float(sys.argv[3]); r=o/t if t else 0; print("%-48s %s  weft-load %.0f/s, peer %.0f/s, %.2fx (>= 0.8x)%s" % (n, "MET   " if r>=0.8 else "MISSED", o, t, r, "; " + sys.argv[4] if len(sys.argv) > 4 else ""))' "$@"
 }
 RESULTS=()
 STARTS=()
 SPLITS=()
-RPID=; NPID=
-trap 'for p in $RPID $NPID; do kill "$p" 2>/dev/null || true; done' EXIT
+# The servers, the running weft-load (its timeout's pid: timeout passes the signal on) and its sampler,
+# stopped by pid on exit and on Ctrl-C or TERM: weft-load and the sampler run in the background, where
+# bash starts them with SIGINT ignored, so Ctrl-C alone would leave them running.
+RPID=; NPID=; WPID=; SPID=
+cleanup() { for p in $WPID $SPID $RPID $NPID; do kill "$p" 2>/dev/null || true; done; }
+trap cleanup EXIT
+trap 'cleanup; exit 130' INT
+trap 'cleanup; exit 143' TERM
 want() { case " $TARGETS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 BACKLOG="$(cat /proc/sys/net/core/somaxconn 2>/dev/null || echo 4096)"
 if [ $SMOKE = 1 ]; then NS="10 20"; DUR=2; WARM=1; WHOLE=2; WHOLEN=200; else NS="100 1000 10000"; WHOLEN=100000; fi
+# Every child has a timeout (timeout -k: KILL 10 s after TERM), generous for its run: a weft-load
+# or C-tool run of WARM + DUR s (or WHOLE s, or 100,000-200,000 Redis requests, a few seconds)
+# gets 300 s beyond its length (the 100,000-user line row 900 s); a hung child then ends the script
+# (set -e: its figure is missing) instead of holding it.
+TMO=$(( WARM + DUR + WHOLE + 300 ))
 # weft NAME ARGS...: one weft-load run into $OUT/NAME, its process's wall time kept for startup(), and
 # its JIT compiler threads' CPU sampled every 0.25 s into $OUT/NAME.jit for settled(). Connects are
 # paced at 20,000/s in bursts of 1,000, and the connect window is off (--connect-window 0): both
@@ -82,16 +111,20 @@ if [ $SMOKE = 1 ]; then NS="10 20"; DUR=2; WARM=1; WHOLE=2; WHOLEN=200; else NS=
 weft() {
   local name="$1"; shift
   local t0 pid; t0="$(date +%s%3N)"
-  load/weft-load "$@" --mode "$MODE" --connect-rate 20000 --connect-burst 1000 --connect-window 0 -q -o "$OUT/$name" > "$OUT/$name.txt" 2>&1 &
-  pid=$!
+  timeout -k 10 "$TMO" load/weft-load "$@" --mode "$MODE" --connect-rate 20000 --connect-burst 1000 --connect-window 0 -q -o "$OUT/$name" > "$OUT/$name.txt" 2>&1 &
+  WPID=$!; pid=$WPID
   python3 -c "$JITSAMPLER" "$pid" "$OUT/$name.jit" &
-  local sampler=$!
+  SPID=$!
   wait "$pid" || true
-  wait "$sampler" || true
+  # The wall time taken as the JVM ends, not after the sampler's last 0.25 s sleep.
   echo $(( $(date +%s%3N) - t0 )) > "$OUT/$name.wallms"
+  WPID=
+  wait "$SPID" || true
+  SPID=
 }
-# The sampler: the launcher execs java, or (training a class-data archive) runs it as its child; every
-# 0.25 s, the time and the ticks (10 ms) of utime+stime of the JVM's C1/C2 compiler threads.
+# The sampler, given timeout's pid: the java process below it (the launcher execs java, or, training a
+# class-data archive, runs it as its child); every 0.25 s, the time and the ticks (10 ms) of
+# utime+stime of the JVM's C1/C2 compiler threads.
 JITSAMPLER='
 import os, sys, time
 launcher, out = int(sys.argv[1]), sys.argv[2]
@@ -106,12 +139,15 @@ def ticks(p):
             pass
     return s
 def jvm():
-    if open("/proc/%d/comm" % launcher).read().strip() == "java":
-        return launcher
-    for t in os.listdir("/proc/%d/task" % launcher):
-        for c in open("/proc/%d/task/%s/children" % (launcher, t)).read().split():
-            if open("/proc/%s/comm" % c).read().strip() == "java":
-                return int(c)
+    level = [launcher]
+    for _ in range(4):  # timeout -> (launcher ->) java
+        below = []
+        for p in level:
+            if open("/proc/%d/comm" % p).read().strip() == "java":
+                return p
+            for t in os.listdir("/proc/%d/task" % p):
+                below += [int(c) for c in open("/proc/%d/task/%s/children" % (p, t)).read().split()]
+        level = below
     return None
 with open(out, "w") as f:
     while os.path.exists("/proc/%d" % launcher):
@@ -124,14 +160,16 @@ with open(out, "w") as f:
         time.sleep(0.25)
 '
 # settled DIR: whether a steady window was settled: the JIT's compiler threads' CPU over the window
-# (the window taken as the last `seconds` before summary.json was written, to within ~0.3 s) and the
-# rate of the window's second half over its first (the per-second timeline's whole intervals in it).
+# (the window taken as the last `seconds` before intervals.hlog was last written: weft-load closes it
+# as the window ends, while summary.json comes 0.2-0.5 s later, after the report code, whose compiles
+# must not count) and the rate of the window's second half over its first (the per-second
+# timeline's whole intervals in it).
 settled() {
   python3 -c '
 import json, os, sys
 d = sys.argv[1]
 s = json.load(open(d + "/summary.json"))
-end = os.stat(d + "/summary.json").st_mtime; start = end - s["seconds"]
+end = os.stat(d + "/intervals.hlog").st_mtime; start = end - s["seconds"]
 pts = [tuple(map(float, l.split())) for l in open(d + ".jit") if len(l.split()) == 2]
 inside = [p for p in pts if start <= p[0] <= end]
 jit = (inside[-1][1] - inside[0][1]) / 100.0 / (inside[-1][0] - inside[0][0]) if len(inside) > 1 and inside[-1][0] > inside[0][0] else None
@@ -161,7 +199,7 @@ print("%-44s latency %s   server %s   client %s" % (sys.argv[1], f("latencyNanos
 ' "$1" "$2" "$3"
 }
 redisbench() { # PORT N REQUESTS: redis-benchmark's GET/s
-  redis-benchmark -p "$1" -c "$2" -n "$3" -t get -q 2>/dev/null | tr '\r' '\n' \
+  timeout -k 10 "$TMO" redis-benchmark -p "$1" -c "$2" -n "$3" -t get -q 2>/dev/null | tr '\r' '\n' \
     | sed -n 's/.*GET: \([0-9.]*\) requests per second.*/\1/p' | tail -n1
 }
 
@@ -181,16 +219,18 @@ redis-cli -p "$RPORT" set key value >/dev/null
 weft "redis-calibration" redis -t "127.0.0.1:$RPORT" -u 1 --warmup "${WARM}s" -d "${DUR}s" -c 'PING'
 SPLITS+=("$(split "calibration: redis PING, 1 user" "$OUT/redis-calibration" PING)")
 for N in $NS; do
-  # Whole run: redis-benchmark's default 100,000 requests (at least 20 per connection), connects
-  # included, for both.
+  # Whole run: redis-benchmark's default 100,000 requests (at least 20 per connection). Its rate
+  # leaves out its connects (its clock starts once all its clients are made), so weft-load's figure
+  # here starts at its first request (fromfirst); its whole window, connects included, beside it.
   PER=$(( WHOLEN / N > 20 ? WHOLEN / N : 20 ))
   THEIRS="$(redisbench "$RPORT" "$N" $((PER * N)))"
   weft "redis-$N-whole" redis -t "127.0.0.1:$RPORT" -u "$N" -n "$PER" -c 'GET key'
-  RESULTS+=("$(verdict "redis GET, N=$N, $PER req/conn, whole run" "$(rate "$OUT/redis-$N-whole" GET)" "$THEIRS")")
+  RESULTS+=("$(verdict "redis GET, N=$N, $PER req/conn, whole run" "$(fromfirst "$OUT/redis-$N-whole" GET)" "$THEIRS" \
+    "weft-load from its first request, as redis-benchmark starts after its connects; with its connects $(rate "$OUT/redis-$N-whole" GET)/s")")
   STARTS+=("$(startup "redis N=$N" "$OUT/redis-$N-whole")")
   # Steady state: weft-load's last DUR s after a WARM s warm-up; redis-benchmark for about as many
-  # requests as weft-load's warm-up and window held (WARM + DUR s; its figure spans its connects, a
-  # small share of a run that long).
+  # requests as weft-load's warm-up and window held (WARM + DUR s; its figure leaves out its
+  # connects, as weft-load's window, after the warm-up, holds none).
   weft "redis-$N-steady" redis -t "127.0.0.1:$RPORT" -u "$N" --warmup "${WARM}s" -d "${DUR}s" -c 'GET key'
   OURS="$(rate "$OUT/redis-$N-steady" GET)"
   THEIRS="$(redisbench "$RPORT" "$N" "$(python3 -c "import sys; print(max(int(float(sys.argv[1])*($WARM + $DUR)), 20*$N))" "$OURS")")"
@@ -226,13 +266,13 @@ for KA in keep-alive close; do
   if [ $KA = close ]; then WRKH=(-H 'Connection: close'); WEFTH=(--no-keep-alive); else WRKH=(); WEFTH=(); fi
   for C in $NS; do
     # Whole run: WHOLE seconds (wrk's default -d is 10 s), no warm-up, for both.
-    THEIRS="$(wrk -t 2 -c "$C" -d "${WHOLE}s" "${WRKH[@]}" "http://127.0.0.1:$NPORT/" | sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p')"
+    THEIRS="$(timeout -k 10 "$TMO" wrk -t 2 -c "$C" -d "${WHOLE}s" "${WRKH[@]}" "http://127.0.0.1:$NPORT/" | sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p')"
     weft "http-$KA-$C-whole" http -t "127.0.0.1:$NPORT" "${WEFTH[@]}" -u "$C" -d "${WHOLE}s"
-    RESULTS+=("$(verdict "http GET /, $KA, N=$C, whole run" "$(rate "$OUT/http-$KA-$C-whole" GET)" "$THEIRS")")
+    RESULTS+=("$(verdict "http GET /, $KA, N=$C, whole run" "$(rate "$OUT/http-$KA-$C-whole" GET)" "$THEIRS" "both with their connects")")
     STARTS+=("$(startup "http $KA N=$C" "$OUT/http-$KA-$C-whole")")
     # Steady state: both run WARM + DUR s; weft-load's figure is its last DUR s, wrk's its whole run.
     weft "http-$KA-$C-steady" http -t "127.0.0.1:$NPORT" "${WEFTH[@]}" -u "$C" --warmup "${WARM}s" -d "${DUR}s"
-    THEIRS="$(wrk -t 2 -c "$C" -d "$((WARM + DUR))s" "${WRKH[@]}" "http://127.0.0.1:$NPORT/" | sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p')"
+    THEIRS="$(timeout -k 10 "$TMO" wrk -t 2 -c "$C" -d "$((WARM + DUR))s" "${WRKH[@]}" "http://127.0.0.1:$NPORT/" | sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p')"
     RESULTS+=("$(verdict "http GET /, $KA, N=$C, steady state" "$(rate "$OUT/http-$KA-$C-steady" GET)" "$THEIRS" "$(settled "$OUT/http-$KA-$C-steady")")")
     SPLITS+=("$(split "http GET /, $KA, N=$C, steady state" "$OUT/http-$KA-$C-steady" GET)")
   done
@@ -243,7 +283,7 @@ fi
 # ---- 3. 100,000 concurrent line users, continuations(1), 1 GB heap
 if want line; then
 if [ $SMOKE = 1 ]; then U=1000; else U=100000; fi
-if JDK_JAVA_OPTIONS="${JDK_JAVA_OPTIONS:+$JDK_JAVA_OPTIONS }-Xmx1g" load/weft-load line --in-vm --mode continuations:1 -u "$U" -n 3 --think 2s --timeout 60s -q \
+if JDK_JAVA_OPTIONS="${JDK_JAVA_OPTIONS:+$JDK_JAVA_OPTIONS }-Xmx1g" timeout -k 10 900 load/weft-load line --in-vm --mode continuations:1 -u "$U" -n 3 --think 2s --timeout 60s -q \
     -o "$OUT/line-$U" > "$OUT/line-$U.txt" 2>&1 \
   && python3 -c 'import json,sys; s=json.load(open(sys.argv[1]+"/summary.json")); n=int(sys.argv[2]); sys.exit(0 if s["operations"]["echo"]["count"]==3*n and s["errors"]==0 else 1)' "$OUT/line-$U" "$U" \
   && [ -s "$OUT/line-$U/report.html" ]; then
