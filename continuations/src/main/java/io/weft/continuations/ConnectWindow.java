@@ -412,23 +412,35 @@ public final class ConnectWindow {
     /**
      * Wakes the longest live waiter if a place is free, or, with {@code clockLeft}, whatever the
      * places: the waiter that watched the clock left, and the one woken takes it over (it looks
-     * again, finds no place, and its {@link Waiter#waitNanos()} is the timed one).
+     * again, finds no place, and its {@link Waiter#waitNanos()} is the timed one). A wake-up that
+     * runs out of heap (a full heap: the scheduler's queue node) is that waiter's loss, not the
+     * caller's: the next waiter is woken instead, and the one whose wake-up failed looks again at
+     * its wait's bound. So a place taken or given back is never lost with the error, and the
+     * caller (a session that took a place, an I/O thread that heard from the server) goes on.
      */
     private void passOn(boolean clockLeft) {
-      Runnable next = null;
-      synchronized (lock) {
-        while ((used < size || clockLeft) && next == null) {
-          Waiter w = waiters.poll();
-          if (w == null) {
-            break;
+      for (;;) {
+        Runnable next = null;
+        synchronized (lock) {
+          while ((used < size || clockLeft) && next == null) {
+            Waiter w = waiters.poll();
+            if (w == null) {
+              break;
+            }
+            w.queued = false;
+            next = w.wakeUp;
+            w.wakeUp = null;
           }
-          w.queued = false;
-          next = w.wakeUp;
-          w.wakeUp = null;
         }
-      }
-      if (next != null) {
-        next.run();
+        if (next == null) {
+          return;
+        }
+        try {
+          next.run();
+          return;
+        } catch (OutOfMemoryError e) {
+          // Its wake-up failed: the next waiter's turn (each is polled once, so this ends).
+        }
       }
     }
 

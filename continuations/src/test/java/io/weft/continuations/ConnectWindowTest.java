@@ -378,6 +378,48 @@ class ConnectWindowTest {
     assertTrue(r.toString().startsWith("connect window 1 for each of 4 addresses: 1 waited"), r.toString());
   }
 
+  /**
+   * A full heap makes a wake-up fail (the scheduler cannot queue the woken session): that is the
+   * woken session's loss. The place given back, or taken by the session that freed an overdue
+   * one, is not lost with the error, and the next waiter is woken instead. Before, the error went
+   * out of {@code release()} to the I/O thread that heard from the server, and out of
+   * {@code tryEnter()} after the place was counted as taken: a place leaked for the run. (The
+   * wake-up here throws the error a full heap throws; everything else is the real window.)
+   */
+  @Test
+  void aWakeUpThatRunsOutOfHeapCostsOnlyItsOwnSession() {
+    OutOfMemoryError full = new OutOfMemoryError("no room for the scheduler's queue node");
+    ConnectWindow.Window w = window(1);
+    ConnectWindow.Slot holder = assertSlot(w.tryEnter());
+    AtomicInteger b = new AtomicInteger();
+    w.waiter().register(() -> {
+      throw full;
+    });
+    w.waiter().register(b::incrementAndGet);
+    holder.release();
+    assertEquals(1, b.get(), "the next waiter was not woken");
+
+    // A session frees two overdue places and takes one: the wake-up for the other fails.
+    ConnectWindow.Window two = window(2);
+    ConnectWindow.Slot s1 = assertSlot(two.tryEnter());
+    ConnectWindow.Slot s2 = assertSlot(two.tryEnter());
+    s1.connecting();
+    s2.connecting();
+    AtomicInteger d = new AtomicInteger();
+    two.waiter().register(() -> {
+      throw full;
+    });
+    two.waiter().register(d::incrementAndGet);
+    now[0] += HOLD;
+    ConnectWindow.Slot taken = assertSlot(two.tryEnter());
+    assertEquals(1, d.get(), "the second freed place was not passed on");
+    assertEquals(2, two.report().freedUnheard());
+    taken.release();
+    assertSlot(two.tryEnter());
+    assertSlot(two.tryEnter());
+    assertNull(two.tryEnter(), "a place counted twice");
+  }
+
   @Test
   void noneHasNoWindowAndBadSizesAreRefused() {
     assertFalse(ConnectWindow.NONE.limits());
