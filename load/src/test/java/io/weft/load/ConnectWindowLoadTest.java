@@ -122,6 +122,29 @@ class ConnectWindowLoadTest {
     }
   }
 
+  /**
+   * Two servers, each answering no one until three users are connected to it; six users round
+   * robin, a window of three and a 10-minute hold. With a window per server both fill and answer,
+   * and the run ends whole with no place freed. With one window for the run (the old code) its
+   * three places went to users of both servers, neither server had three, and the run could end
+   * only with the 20 s timeouts.
+   */
+  @org.junit.jupiter.api.Test
+  void eachServerHasItsOwnWindow() throws Exception {
+    try (HoldingEchoServer a = new HoldingEchoServer(3, 0); HoldingEchoServer b = new HoldingEchoServer(3, 0)) {
+      Runs r = Runs.run(new File(dir.toFile(), "servers"), "run", EchoScenario.class.getName(), "-t", a.target(),
+          "-t", b.target(), "--mode", "continuations:1", "-u", "6", "-n", "1", "--connect-window", "3",
+          "--connect-window-hold", "10m", "--timeout", "20s", "-q");
+      assertEquals(0, r.exit, r::toString);
+      JsonNode s = r.summary();
+      assertEquals(6, s.at("/operations/say/count").asLong(), r::toString);
+      assertEquals(0, s.at("/errors").asLong(), r::toString);
+      assertEquals(0, freedUnheard(s), r::toString);
+      assertTrue(s.at("/info/connect window").asText().startsWith("3 sessions, held 600000 ms at most for each of 2 servers"),
+          r::toString);
+    }
+  }
+
   private static long freedUnheard(JsonNode summary) {
     String info = summary.at("/info/connect window").asText();
     Matcher m = Pattern.compile("(\\d+) places freed without word from the server").matcher(info);
