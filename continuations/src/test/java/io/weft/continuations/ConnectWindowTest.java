@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -396,7 +397,12 @@ class ConnectWindowTest {
       throw full;
     });
     w.waiter().register(b::incrementAndGet);
-    holder.release();
+    try {
+      holder.release();
+    } catch (OutOfMemoryError e) {
+      // Caught here: JUnit takes an OutOfMemoryError for the test JVM's own and ends the run.
+      fail("another session's wake-up failed the release: " + e);
+    }
     assertEquals(1, b.get(), "the next waiter was not woken");
 
     // A session frees two overdue places and takes one: the wake-up for the other fails.
@@ -411,7 +417,12 @@ class ConnectWindowTest {
     });
     two.waiter().register(d::incrementAndGet);
     now[0] += HOLD;
-    ConnectWindow.Slot taken = assertSlot(two.tryEnter());
+    ConnectWindow.Slot taken = null;
+    try {
+      taken = assertSlot(two.tryEnter());
+    } catch (OutOfMemoryError e) {
+      fail("another session's wake-up failed tryEnter() after it took a place: " + e);
+    }
     assertEquals(1, d.get(), "the second freed place was not passed on");
     assertEquals(2, two.report().freedUnheard());
     taken.release();
