@@ -523,12 +523,19 @@ public final class ConnectWindow {
       return 1L;
     }
 
-    /** Runs {@code wakeUp} now if a place is free, else when one is given back. */
+    /**
+     * Runs {@code wakeUp} now if a place is free or no waiter watches the clock, else when a place
+     * is given back (or the clock handed on). The clock may have been left between this waiter's
+     * {@link #waitNanos()} and this call (its watcher took a place and found no one queued to hand
+     * it to): woken at once, the session looks again and its {@code waitNanos()} takes the clock,
+     * so held places are never left unwatched behind a safety-net wait. No spin: the clock is then
+     * held.
+     */
     @Override
     public void register(Runnable wakeUp) {
       boolean now;
       synchronized (window.lock) {
-        now = window.used < window.size;
+        now = window.used < window.size || window.clock == null;
         if (!now) {
           this.wakeUp = wakeUp;
           if (!queued) {

@@ -139,8 +139,12 @@ class ConnectWindowTest {
     ConnectWindow.Waiter wa = w.waiter();
     ConnectWindow.Waiter wb = w.waiter();
     ConnectWindow.Waiter wc = w.waiter();
+    // Each computes its wait's bound, then registers (as the callers do): a watches the clock.
+    wa.waitNanos();
     wa.register(a::incrementAndGet);
+    wb.waitNanos();
     wb.register(b::incrementAndGet);
+    wc.waitNanos();
     wc.register(c::incrementAndGet);
     assertEquals(0, a.get() + b.get() + c.get(), "woken while the window is full");
     // a's wait timed out: its wake-up is dead, and must not swallow the place's hand-over.
@@ -153,6 +157,7 @@ class ConnectWindowTest {
     wb.leave();
     assertEquals(0, c.get(), "woken while b holds the only place");
     // a waits again, now behind c.
+    wa.waitNanos();
     wa.register(a::incrementAndGet);
     bs.release();
     assertEquals(1, c.get());
@@ -241,6 +246,46 @@ class ConnectWindowTest {
     assertEquals(5 * HOLD, now[0] - start);
   }
 
+  /**
+   * The clock is left between a newcomer's bound and its registration: the watcher takes the
+   * place that came due and finds no one queued to hand the clock to. The newcomer, bound to the
+   * safety net, is woken as it registers, takes the clock, and the next place coming due is taken
+   * in time (not after 64 holds with no one watching the held places).
+   */
+  @Test
+  void theClockLeftBetweenANewcomersBoundAndItsRegistrationIsTakenOver() {
+    ConnectWindow.Window w = window(2);
+    // Two places held by silent servers, the second connected 1 ns after the first.
+    for (int i = 0; i < 2; i++) {
+      Sim s = new Sim(w);
+      s.step();
+      assertNotNull(s.slot);
+      now[0] += 1;
+    }
+    long start = now[0];
+    Sim watcher = new Sim(w);
+    watcher.step();
+    assertNull(watcher.slot);
+    assertTrue(watcher.due - now[0] < UNTIMED, "the first waiter watches the clock");
+    Sim newcomer = new Sim(w);
+    newcomer.bound();
+    assertEquals(UNTIMED, newcomer.due - now[0], "the clock is watched: the newcomer's bound is the safety net");
+    // The watcher's wait ends: it frees the overdue place, takes it and leaves (the clock with it).
+    now[0] = watcher.due;
+    watcher.wait.ended = true;
+    watcher.waiter.waited();
+    watcher.step();
+    assertNotNull(watcher.slot);
+    newcomer.register();
+    assertTrue(newcomer.wait.woken, "registered with no one watching the clock, and not woken");
+    List<Sim> sims = new ArrayList<>();
+    sims.add(newcomer);
+    Totals t = drive(sims);
+    assertEquals(1, t.placed);
+    assertEquals(0, w.report().waiting());
+    assertTrue(now[0] - start <= HOLD, "the second place came due unwatched: taken after " + (now[0] - start) + " ns");
+  }
+
   private static final long FOREVER = Long.MAX_VALUE;
   /** The bound of a wait that does not watch the clock. */
   private static final long UNTIMED = ConnectWindow.Waiter.UNTIMED_HOLDS * HOLD;
@@ -325,10 +370,20 @@ class ConnectWindowTest {
         due = FOREVER;
         return;
       }
+      bound();
+      register();
+    }
+
+    /** The first half of a wait: its bound (the caller's {@code waiter.waitNanos()}). */
+    void bound() {
       if (waiter == null) {
         waiter = w.waiter();
       }
       due = now[0] + waiter.waitNanos();
+    }
+
+    /** The second half: the wait registers ({@code Suspend.await}'s {@code register}). */
+    void register() {
       Wait mine = new Wait();
       wait = mine;
       waiter.register(() -> {
@@ -393,10 +448,14 @@ class ConnectWindowTest {
     ConnectWindow.Window w = window(1);
     ConnectWindow.Slot holder = assertSlot(w.tryEnter());
     AtomicInteger b = new AtomicInteger();
-    w.waiter().register(() -> {
+    ConnectWindow.Waiter w1 = w.waiter();
+    w1.waitNanos();
+    w1.register(() -> {
       throw full;
     });
-    w.waiter().register(b::incrementAndGet);
+    ConnectWindow.Waiter w2 = w.waiter();
+    w2.waitNanos();
+    w2.register(b::incrementAndGet);
     try {
       holder.release();
     } catch (OutOfMemoryError e) {
@@ -412,10 +471,14 @@ class ConnectWindowTest {
     s1.connecting();
     s2.connecting();
     AtomicInteger d = new AtomicInteger();
-    two.waiter().register(() -> {
+    ConnectWindow.Waiter t1 = two.waiter();
+    t1.waitNanos();
+    t1.register(() -> {
       throw full;
     });
-    two.waiter().register(d::incrementAndGet);
+    ConnectWindow.Waiter t2 = two.waiter();
+    t2.waitNanos();
+    t2.register(d::incrementAndGet);
     now[0] += HOLD;
     ConnectWindow.Slot taken = null;
     try {
