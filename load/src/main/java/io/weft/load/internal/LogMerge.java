@@ -31,6 +31,9 @@ public final class LogMerge {
     }
     Results r = new Results();
     Map<String, TreeMap<Long, Histogram>> byTag = new TreeMap<>();
+    // Each interval's length, from its histograms' start and end stamps (a partial last interval
+    // is shorter than a second); a second that only the comment lines cover (errors or connects
+    // and no histogram) counts as 1 s.
     Map<Long, Double> lengths = new HashMap<>();
     Map<String, TreeMap<Long, Long>> intervalErrors = new HashMap<>();
     TreeMap<Long, Long> allErrors = new TreeMap<>();
@@ -80,7 +83,6 @@ public final class LogMerge {
             intervalErrors.computeIfAbsent(f[0], k -> new TreeMap<>()).merge(bucket, n, Long::sum);
             allErrors.merge(bucket, n, Long::sum);
             byTag.computeIfAbsent(f[0], t -> new TreeMap<>()).computeIfAbsent(bucket, b -> new Histogram(3));
-            lengths.merge(bucket, 1.0, Math::max);
           }
         } else if (line.startsWith("#" + Reporter.COMMENT + Reporter.INTERVAL_CONNECTS)) {
           String[] f = line.substring(1 + Reporter.COMMENT.length() + Reporter.INTERVAL_CONNECTS.length()).split(" ");
@@ -93,7 +95,6 @@ public final class LogMerge {
               c[1] = Math.max(c[1], 0L) + waiting;
             }
             c[2] += Long.parseLong(f[3]);
-            lengths.merge(bucket, 1.0, Math::max);
           }
         } else if (line.startsWith("#" + Reporter.COMMENT + "errors ")) {
           String[] f = line.substring(1 + Reporter.COMMENT.length() + "errors ".length()).split(" ");
@@ -127,7 +128,7 @@ public final class LogMerge {
         } else {
           op.latency.add(b.getValue());
           long errors = intervalErrors.getOrDefault(e.getKey(), new TreeMap<>()).getOrDefault(b.getKey(), 0L);
-          op.intervals.add(new Results.Interval(b.getKey(), lengths.get(b.getKey()), b.getValue(), errors));
+          op.intervals.add(new Results.Interval(b.getKey(), lengths.getOrDefault(b.getKey(), 1.0), b.getValue(), errors));
           all.computeIfAbsent(b.getKey(), k -> new Histogram(3)).add(b.getValue());
         }
       }
@@ -138,7 +139,7 @@ public final class LogMerge {
     }
     for (Map.Entry<Long, Histogram> b : all.entrySet()) {
       long[] c = connects.getOrDefault(b.getKey(), new long[] {0L, -1L, 0L});
-      r.timeline.add(new Results.Interval(b.getKey(), lengths.get(b.getKey()), b.getValue(),
+      r.timeline.add(new Results.Interval(b.getKey(), lengths.getOrDefault(b.getKey(), 1.0), b.getValue(),
           allErrors.getOrDefault(b.getKey(), 0L), c[0], c[1], c[2]));
     }
     if (!r.open()) {

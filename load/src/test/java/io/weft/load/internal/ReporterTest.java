@@ -81,7 +81,11 @@ class ReporterTest {
       Reporter reporter = new Reporter(metrics, results, new PrintStream(bytes, true, StandardCharsets.UTF_8),
           false, false, hlog, 0L);
       reporter.window(w::report);
+      OpRecorder ops = metrics.newSession();
       // Second 1: two users take the places and connect; three wait.
+      for (int i = 0; i < 10; i++) {
+        ops.stop("GET", ops.start());
+      }
       for (int i = 0; i < 2; i++) {
         w.tryEnter().connecting();
         metrics.connectBegun();
@@ -98,7 +102,11 @@ class ReporterTest {
         waiters.remove(0).leave();
         metrics.connectBegun();
       }
-      reporter.finish(2_000_000_000L, -1);
+      // The run ends 0.3 s into second 2: a partial last interval, with 3 operations.
+      for (int i = 0; i < 3; i++) {
+        ops.stop("GET", ops.start());
+      }
+      reporter.finish(1_300_000_000L, -1);
       assertEquals(2, results.timeline.size());
       Results.Interval first = results.timeline.get(0);
       Results.Interval second = results.timeline.get(1);
@@ -121,6 +129,12 @@ class ReporterTest {
     assertEquals(4, merged.timeline.get(1).connects);
     assertEquals(2, merged.timeline.get(1).windowWaiting);
     assertEquals(4, merged.timeline.get(1).freedUnheard);
+    // Interval lengths come from the histograms: the last, partial one is 0.3 s (its rate 6 / 0.3
+    // s), not stretched to a second.
+    assertEquals(1.0, merged.timeline.get(0).seconds, 0.0015);
+    assertEquals(0.3, merged.timeline.get(1).seconds, 0.0015);
+    assertEquals(6, merged.timeline.get(1).count);
+    assertEquals(0.3, merged.ops.get("GET").intervals.get(1).seconds, 0.0015);
     java.util.Map<String, Object> json = JsonReport.tree(merged, null);
     @SuppressWarnings("unchecked")
     java.util.Map<String, Object> t1 = ((java.util.List<java.util.Map<String, Object>>) json.get("timeline")).get(1);
