@@ -2,9 +2,16 @@ package io.weft.continuations;
 
 import io.weft.continuations.spi.WaitRegistration;
 import io.weft.transport.spi.Ticker;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
@@ -47,8 +54,13 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * The wait for a place is not counted against a session's timeout: its session deadline starts
  * with its connect ({@code Timeout}), after the wait. Only TCP is windowed (an in-VM pipe has no
  * listen queue), and not {@code SYNC}, which opens one connection at a time. A run over several
- * addresses has one window for all of them: a silent server among them holds places to the
- * bound, and so slows the connects to the others too.
+ * addresses has a window for each listening socket it reaches ({@link Windows}): each has its own
+ * listen queue, so a silent or slow server among them holds its own sessions' places only, and
+ * the connects to the others go on (the charter's "a hostile peer costs its own session only").
+ * Addresses are told apart by IP and port; on loopback by port alone, since a server bound to
+ * {@code 0.0.0.0:6379} and reached as {@code 127.0.0.1:6379 .. 127.0.0.4:6379} (for more
+ * ephemeral ports) has one queue. A remote server reached through several of its own IPs on one
+ * port also has one queue but gets a window per IP: give such a run a smaller window.
  *
  * <p>Immutable.
  */
@@ -126,6 +138,20 @@ public final class ConnectWindow {
   }
 
   /**
+   * New windows for one run, one per server address, reading {@code ticker}.
+   *
+   * @param ticker the clock the windows read
+   * @return the windows
+   * @throws IllegalStateException for {@link #NONE}
+   */
+  public Windows newWindows(Ticker ticker) {
+    if (!limits()) {
+      throw new IllegalStateException("ConnectWindow.NONE has no window");
+    }
+    return new Windows(this, Objects.requireNonNull(ticker, "ticker"));
+  }
+
+  /**
    * A new window for one run, reading {@code ticker}.
    *
    * @param ticker the clock the window reads
@@ -146,8 +172,86 @@ public final class ConnectWindow {
   }
 
   /**
-   * One run's window. A session takes a place with {@link #tryEnter()}; when none is free it
-   * waits on its own {@link Waiter} ({@code Suspend.await(waiter, window.waitNanos())}) and tries
+   * One run's windows: one {@link Window} per server address, each of the configured size, since
+   * each server has its own listen queue. Made as the run's sessions are; thread-safe.
+   */
+  public static final class Windows {
+    private final ConnectWindow config;
+    private final Ticker ticker;
+    /** By listen queue (see key); guarded by itself. */
+    private final Map<Object, Window> byAddress = new LinkedHashMap<>();
+
+    Windows(ConnectWindow config, Ticker ticker) {
+      this.config = config;
+      this.ticker = ticker;
+    }
+
+    /**
+     * The window of the listening socket at {@code address}, made at its first call: call it as
+     * the sessions are made, not in a session's path. Loopback addresses with one port share a
+     * window (see {@link ConnectWindow}).
+     *
+     * @param address the server's address
+     * @return its window
+     */
+    public Window forAddress(SocketAddress address) {
+      Object key = key(Objects.requireNonNull(address, "address"));
+      synchronized (byAddress) {
+        Window w = byAddress.get(key);
+        if (w == null) {
+          w = new Window(config, ticker);
+          byAddress.put(key, w);
+        }
+        return w;
+      }
+    }
+
+    /** One listen queue's key: the port alone on loopback, else the resolved IP and port, else the address. */
+    private static Object key(SocketAddress address) {
+      if (address instanceof InetSocketAddress) {
+        InetSocketAddress inet = (InetSocketAddress) address;
+        InetAddress ip = inet.getAddress();
+        if (ip != null && ip.isLoopbackAddress()) {
+          return inet.getPort();
+        }
+        if (ip != null) {
+          return new InetSocketAddress(ip, inet.getPort());
+        }
+      }
+      return address;
+    }
+
+    /**
+     * What the windows did so far, together: places, waits and places freed summed, the longest
+     * full stretch of any one; {@link Report#addresses()} says over how many.
+     *
+     * @return the report
+     */
+    public Report report() {
+      List<Window> all;
+      synchronized (byAddress) {
+        all = new ArrayList<>(byAddress.values());
+      }
+      long entered = 0L;
+      long waited = 0L;
+      long freed = 0L;
+      long longest = 0L;
+      int waiting = 0;
+      for (Window w : all) {
+        Report r = w.report();
+        entered += r.entered();
+        waited += r.waited();
+        freed += r.freedUnheard();
+        longest = Math.max(longest, r.longestFullNanos());
+        waiting += r.waiting();
+      }
+      return new Report(config.sessions, config.holdNanos, entered, waited, freed, longest, waiting, all.size());
+    }
+  }
+
+  /**
+   * One run's window for one server. A session takes a place with {@link #tryEnter()}; when none is free it
+   * waits on its own {@link Waiter} ({@code Suspend.await(waiter, waiter.waitNanos())}) and tries
    * again. Thread-safe; its lock is held for a few field updates only, never while a wake-up
    * runs.
    */
@@ -162,6 +266,14 @@ public final class ConnectWindow {
     private final ArrayDeque<Slot> held = new ArrayDeque<>();
     /** Sessions waiting for a place, in arrival order, each at most once; guarded by lock. */
     private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+    /**
+     * The one waiter whose wait is timed by the held places (until the oldest is overdue), from
+     * its {@link Waiter#waitNanos()} until it leaves; null if none. The others wait for a wake-up,
+     * so a place coming due wakes one session, not every one. Guarded by lock.
+     */
+    private Waiter clock;
+    /** Sessions waiting for a place now (a waiter made and not yet left); guarded by lock. */
+    private int waiting;
     /** Places taken whose session has not begun its connect yet (its pacing turn); guarded by lock. */
     private int beforeConnect;
     /** When the window last became full (see {@link #full()}); guarded by lock (meaningful while full). */
@@ -214,40 +326,13 @@ public final class ConnectWindow {
      * @return the session's waiter, to wait on as often as it must
      */
     public Waiter waiter() {
+      // Made before the counts move: a failed allocation (a full heap) counts no waiter.
+      Waiter w = new Waiter(this);
       synchronized (lock) {
         waited++;
+        waiting++;
       }
-      return new Waiter(this);
-    }
-
-    /**
-     * How long a session that found no free place waits before it tries again, at most: until
-     * the oldest held place is overdue. A place given back wakes it earlier.
-     *
-     * @return nanoseconds, at least 1
-     */
-    public long waitNanos() {
-      long now = ticker.nanoTime();
-      boolean room;
-      synchronized (lock) {
-        freeOverdue(now);
-        Slot oldest = held.peekFirst();
-        room = used < size;
-        if (!room) {
-          if (oldest == null) {
-            // Every place is before its connect (its pacing turn): none can be overdue sooner than
-            // a hold from now; a place given back, or passed on, wakes the waiter earlier.
-            return holdNanos;
-          }
-          long left = oldest.since + holdNanos - now;
-          return left > 0L ? left : 1L;
-        }
-      }
-      if (room) {
-        // Places freed here: the longest waiter may take one (the caller tries again at once).
-        passOn();
-      }
-      return 1L;
+      return w;
     }
 
     /** Drops given-back places at the head, and frees overdue ones. Under lock. */
@@ -321,20 +406,41 @@ public final class ConnectWindow {
      * place, gave up, or was cancelled): a wake-up handed to it may have been meant for a place.
      */
     public void passOn() {
-      Runnable next = null;
-      synchronized (lock) {
-        while (used < size && next == null) {
-          Waiter w = waiters.poll();
-          if (w == null) {
-            break;
+      passOn(false);
+    }
+
+    /**
+     * Wakes the longest live waiter if a place is free, or, with {@code clockLeft}, whatever the
+     * places: the waiter that watched the clock left, and the one woken takes it over (it looks
+     * again, finds no place, and its {@link Waiter#waitNanos()} is the timed one). A wake-up that
+     * runs out of heap (a full heap: the scheduler's queue node) is that waiter's loss, not the
+     * caller's: the next waiter is woken instead, and the one whose wake-up failed looks again at
+     * its wait's bound. So a place taken or given back is never lost with the error, and the
+     * caller (a session that took a place, an I/O thread that heard from the server) goes on.
+     */
+    private void passOn(boolean clockLeft) {
+      for (;;) {
+        Runnable next = null;
+        synchronized (lock) {
+          while ((used < size || clockLeft) && next == null) {
+            Waiter w = waiters.poll();
+            if (w == null) {
+              break;
+            }
+            w.queued = false;
+            next = w.wakeUp;
+            w.wakeUp = null;
           }
-          w.queued = false;
-          next = w.wakeUp;
-          w.wakeUp = null;
         }
-      }
-      if (next != null) {
-        next.run();
+        if (next == null) {
+          return;
+        }
+        try {
+          next.run();
+          return;
+        } catch (OutOfMemoryError e) {
+          // Its wake-up failed: the next waiter's turn (each is polled once, so this ends).
+        }
       }
     }
 
@@ -350,7 +456,7 @@ public final class ConnectWindow {
         if (full() && now - fullSince > longest) {
           longest = now - fullSince;
         }
-        return new Report(size, holdNanos, entered, waited, freedUnheard, longest);
+        return new Report(size, holdNanos, entered, waited, freedUnheard, longest, waiting, 1);
       }
     }
   }
@@ -362,27 +468,81 @@ public final class ConnectWindow {
    * not taken for a live one.
    */
   public static final class Waiter implements WaitRegistration {
+    /**
+     * A waiter that does not watch the clock waits at most this many holds: a safety net, for a
+     * wake-up lost to a full heap (64 s with the default hold).
+     */
+    public static final long UNTIMED_HOLDS = 64L;
+
     private final Window window;
     /** Guarded by the window's lock. */
     Runnable wakeUp;
     /** Guarded by the window's lock. */
     boolean queued;
+    /** Whether it left (see {@link #leave()}); guarded by the window's lock. */
+    private boolean left;
 
     Waiter(Window window) {
       this.window = window;
     }
 
-    /** Runs {@code wakeUp} now if a place is free, else when one is given back. */
+    /**
+     * How long this session waits before it tries again, at most. One waiter of the window at a
+     * time, the clock's, waits until the oldest held place is overdue (it frees that place when it
+     * looks again, and takes it); it keeps the clock from wait to wait until it {@link #leave()}s,
+     * which hands the clock to the next waiter. Every other waiter waits for a place given back,
+     * freed or handed on to it ({@link Window#passOn()}), and at most {@link #UNTIMED_HOLDS}
+     * holds (a safety net only: a wake-up lost to a full heap delays, never strands, a session).
+     * So a place coming due wakes one session, not all of them. Frees overdue places; with a
+     * place free, hands it on and answers at once.
+     *
+     * @return nanoseconds, at least 1
+     */
+    public long waitNanos() {
+      Window w = window;
+      long now = w.ticker.nanoTime();
+      synchronized (w.lock) {
+        w.freeOverdue(now);
+        if (w.used >= w.size) {
+          if (w.clock != null && w.clock != this) {
+            return w.holdNanos > Long.MAX_VALUE / UNTIMED_HOLDS ? Long.MAX_VALUE : w.holdNanos * UNTIMED_HOLDS;
+          }
+          w.clock = this;
+          Slot oldest = w.held.peekFirst();
+          if (oldest == null) {
+            // Every place is before its connect (its pacing turn): none can be overdue sooner than
+            // a hold from now; a place given back, or passed on, wakes the waiter earlier.
+            return w.holdNanos;
+          }
+          long left = oldest.since + w.holdNanos - now;
+          return left > 0L ? left : 1L;
+        }
+      }
+      // Places freed here: the longest waiter may take one (the caller tries again at once).
+      w.passOn(false);
+      return 1L;
+    }
+
+    /**
+     * Runs {@code wakeUp} now if a place is free or no waiter watches the clock, else when a place
+     * is given back (or the clock handed on). The clock may have been left between this waiter's
+     * {@link #waitNanos()} and this call (its watcher took a place and found no one queued to hand
+     * it to): woken at once, the session looks again and its {@code waitNanos()} takes the clock,
+     * so held places are never left unwatched behind a safety-net wait. No spin: the clock is then
+     * held.
+     */
     @Override
     public void register(Runnable wakeUp) {
       boolean now;
       synchronized (window.lock) {
-        now = window.used < window.size;
+        now = window.used < window.size || window.clock == null;
         if (!now) {
           this.wakeUp = wakeUp;
           if (!queued) {
-            queued = true;
+            // Queued only once added: an add that fails (the deque's growth in a full heap) leaves
+            // it out of the queue, to be added at its next wait, not marked as in it for good.
             window.waiters.add(this);
+            queued = true;
           }
         }
       }
@@ -391,7 +551,10 @@ public final class ConnectWindow {
       }
     }
 
-    /** The session's wait ended (woken, timed out or cancelled): its wake-up, if still queued, is dead. */
+    /**
+     * The session's wait ended (woken, timed out or cancelled): its wake-up, if still queued, is
+     * dead. A waiter that watches the clock keeps it: it looks again now, or leaves.
+     */
     public void waited() {
       synchronized (window.lock) {
         wakeUp = null;
@@ -400,11 +563,23 @@ public final class ConnectWindow {
 
     /**
      * The session stops waiting for good (it took a place, or gives up): a wake-up that came to it
-     * meanwhile is handed to the next waiter.
+     * meanwhile is handed to the next waiter, and so is the clock if it watched it. Counts once;
+     * later calls only hand on. Allocates nothing.
      */
     public void leave() {
-      waited();
-      window.passOn();
+      boolean clockLeft;
+      synchronized (window.lock) {
+        wakeUp = null;
+        clockLeft = window.clock == this;
+        if (clockLeft) {
+          window.clock = null;
+        }
+        if (!left) {
+          left = true;
+          window.waiting--;
+        }
+      }
+      window.passOn(clockLeft);
     }
   }
 
@@ -466,20 +641,44 @@ public final class ConnectWindow {
     private final long waited;
     private final long freedUnheard;
     private final long longestFullNanos;
+    private final int waiting;
+    private final int addresses;
 
-    Report(int sessions, long holdNanos, long entered, long waited, long freedUnheard, long longestFullNanos) {
+    Report(int sessions, long holdNanos, long entered, long waited, long freedUnheard, long longestFullNanos,
+        int waiting, int addresses) {
+      this.addresses = addresses;
       this.sessions = sessions;
       this.holdNanos = holdNanos;
       this.entered = entered;
       this.waited = waited;
       this.freedUnheard = freedUnheard;
       this.longestFullNanos = longestFullNanos;
+      this.waiting = waiting;
     }
 
     /**
-     * The window's size.
+     * How many windows this report covers: one per listen queue the run's addresses reach (see
+     * {@link ConnectWindow}), 1 for a single window.
      *
-     * @return how many sessions may be unheard from at once
+     * @return the windows
+     */
+    public int addresses() {
+      return addresses;
+    }
+
+    /**
+     * Sessions waiting for a place when the report was made (a timeline's gauge; 0 at a run's end).
+     *
+     * @return how many wait now
+     */
+    public int waiting() {
+      return waiting;
+    }
+
+    /**
+     * The window's size, each address's.
+     *
+     * @return how many sessions of one server may be unheard from at once
      */
     public int sessions() {
       return sessions;
@@ -533,10 +732,14 @@ public final class ConnectWindow {
       return freedUnheard > 0 || longestFullNanos >= holdNanos;
     }
 
-    /** {@code "connect window 32: 968 waited, full for 12 ms at most, 0 freed unheard"}. */
+    /**
+     * {@code "connect window 32: 968 waited, full for 12 ms at most, 0 freed unheard after 1000 ms"};
+     * over several addresses {@code "connect window 32 for each of 3 addresses: ..."}.
+     */
     @Override
     public String toString() {
-      return "connect window " + sessions + ": " + waited + " waited, full for " + longestFullNanos / 1_000_000L
+      return "connect window " + sessions + (addresses > 1 ? " for each of " + addresses + " addresses" : "") + ": "
+          + waited + " waited, full for " + longestFullNanos / 1_000_000L
           + " ms at most, " + freedUnheard + " freed unheard after " + holdNanos / 1_000_000L + " ms";
     }
   }

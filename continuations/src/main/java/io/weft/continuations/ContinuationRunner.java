@@ -95,13 +95,13 @@ final class ContinuationRunner extends ModeRunner {
     scheduler.carry(new CarriedContexts(settings.contexts()));
     List<Fiber> fibers = new ArrayList<>(sessions);
     ConnectPacing.Pacer pacer = pacer();
-    ConnectWindow.Window window = window();
+    ConnectWindow.Windows window = windows();
     for (int i = 0; i < sessions; i++) {
       Fiber fiber = new Fiber(i, settings.connector(), settings.addressFor(i), settings.timeout(), task, scheduler,
           settings.debugFrames());
       fiber.pacer(pacer);
       fiber.cancelledWithNoRoom(control.cancelledWithNoRoom());
-      fiber.window(window);
+      fiber.window(windowFor(window, settings.addressFor(i)));
       fibers.add(fiber);
     }
     long start = System.nanoTime();

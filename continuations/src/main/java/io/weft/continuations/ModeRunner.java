@@ -44,14 +44,14 @@ abstract class ModeRunner {
 
   /** One plain session context per session of the run {@code control}, all sharing {@code task}. */
   final List<SessionContext> contexts(SessionTask<?> task, int sessions, RunControl control,
-      ConnectWindow.Window window) {
+      ConnectWindow.Windows windows) {
     List<SessionContext> contexts = new ArrayList<>(sessions);
     ConnectPacing.Pacer pacer = pacer();
     for (int i = 0; i < sessions; i++) {
       SessionContext c = new SessionContext(i, settings.connector(), settings.addressFor(i), settings.timeout(), task);
       c.pacer(pacer);
       c.cancelledWithNoRoom(control.cancelledWithNoRoom());
-      c.window(window);
+      c.window(windowFor(windows, settings.addressFor(i)));
       contexts.add(c);
     }
     return contexts;
@@ -70,19 +70,24 @@ abstract class ModeRunner {
   }
 
   /**
-   * One run's connect window; null in {@code SYNC}, for {@link ConnectWindow#NONE}, and where no
-   * address is TCP (as {@link #pacer()}).
+   * One run's connect windows, one per server address; null in {@code SYNC}, for
+   * {@link ConnectWindow#NONE}, and where no address is TCP (as {@link #pacer()}).
    */
-  final ConnectWindow.Window window() {
+  final ConnectWindow.Windows windows() {
     if (settings.mode().kind() == Mode.Kind.SYNC || !settings.connectWindow().limits()
         || settings.addresses().stream().noneMatch(a -> a instanceof java.net.InetSocketAddress)) {
       return null;
     }
-    return settings.connectWindow().newWindow(io.weft.transport.spi.Ticker.system());
+    return settings.connectWindow().newWindows(io.weft.transport.spi.Ticker.system());
+  }
+
+  /** The window of a session that connects to {@code address}: null without windows, or for an in-VM address. */
+  static ConnectWindow.Window windowFor(ConnectWindow.Windows windows, java.net.SocketAddress address) {
+    return windows == null || !(address instanceof java.net.InetSocketAddress) ? null : windows.forAddress(address);
   }
 
   final <T> RunResult<T> result(List<? extends SessionContext> contexts, long startNanos, RunControl control,
-      ConnectWindow.Window window) {
+      ConnectWindow.Windows window) {
     long wall = System.nanoTime() - startNanos;
     boolean leftSome = control.unended() > 0;
     for (;;) {

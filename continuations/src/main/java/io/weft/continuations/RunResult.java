@@ -150,7 +150,7 @@ public final class RunResult<T> {
   /**
    * What the run's connect window did (see {@link SessionRunner.Builder#connectWindow}): how many
    * sessions waited for a place, the longest time it stayed full, places freed without word from
-   * the server.
+   * the server; over several servers, their windows together ({@link ConnectWindow.Report#addresses()}).
    *
    * @return the report, or empty where the run had no window ({@code SYNC}, in-VM addresses,
    *     {@link ConnectWindow#NONE})

@@ -459,7 +459,10 @@ public final class SessionRunner implements AutoCloseable {
      * with the first bytes the session receives, its failed connect or its task's end, or after
      * the window's hold bound without word from the server (see {@link ConnectWindow}: a protocol
      * whose first reply comes late is slowed, never stuck, and the run logs it and reports it in
-     * {@link RunResult#connectWindow()}). {@code SYNC} and in-VM addresses have no window.
+     * {@link RunResult#connectWindow()}). A run over several {@link #addresses} has a window of
+     * this size for each listening socket they reach (each has its own listen queue; loopback
+     * addresses with one port are one), so a silent server holds back only its own sessions.
+     * {@code SYNC} and in-VM addresses have no window.
      *
      * @param window the window; {@link ConnectWindow#NONE} for none
      * @return this builder

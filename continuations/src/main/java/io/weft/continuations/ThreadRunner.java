@@ -28,7 +28,7 @@ final class ThreadRunner extends ModeRunner {
     if (virtual) {
       VirtualThreads.check();
     }
-    ConnectWindow.Window window = window();
+    ConnectWindow.Windows window = windows();
     List<SessionContext> contexts = contexts(TaskFactory.newTask(taskClass, args), sessions, control, window);
     long start = System.nanoTime();
     int maxInFlight = settings.maxInFlight();

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -59,10 +60,13 @@ class ConnectWindowTest {
     second.connecting();
     assertNull(w.tryEnter());
     // Waits until the oldest place is overdue, no longer.
-    assertEquals(HOLD - 10, w.waitNanos());
+    ConnectWindow.Waiter waiter = w.waiter();
+    assertEquals(HOLD - 10, waiter.waitNanos());
+    waiter.waited();
     now[0] += HOLD - 11;
     assertNull(w.tryEnter(), "freed before the bound");
-    assertEquals(1L, w.waitNanos());
+    assertEquals(1L, waiter.waitNanos());
+    waiter.leave();
     now[0] += 1;
     ConnectWindow.Slot third = assertSlot(w.tryEnter());
     third.connecting();
@@ -135,8 +139,12 @@ class ConnectWindowTest {
     ConnectWindow.Waiter wa = w.waiter();
     ConnectWindow.Waiter wb = w.waiter();
     ConnectWindow.Waiter wc = w.waiter();
+    // Each computes its wait's bound, then registers (as the callers do): a watches the clock.
+    wa.waitNanos();
     wa.register(a::incrementAndGet);
+    wb.waitNanos();
     wb.register(b::incrementAndGet);
+    wc.waitNanos();
     wc.register(c::incrementAndGet);
     assertEquals(0, a.get() + b.get() + c.get(), "woken while the window is full");
     // a's wait timed out: its wake-up is dead, and must not swallow the place's hand-over.
@@ -149,6 +157,7 @@ class ConnectWindowTest {
     wb.leave();
     assertEquals(0, c.get(), "woken while b holds the only place");
     // a waits again, now behind c.
+    wa.waitNanos();
     wa.register(a::incrementAndGet);
     bs.release();
     assertEquals(1, c.get());
@@ -162,6 +171,327 @@ class ConnectWindowTest {
     wd.register(d::incrementAndGet);
     assertEquals(1, d.get());
     assertEquals(4, w.report().waited());
+  }
+
+  /**
+   * Review s15 risk 4: a stalled window (every place held by a session whose server is silent)
+   * must not wake every waiter each time a place comes due. 200 sessions wait on a window of 4
+   * whose places come due one at a time; each waits as SessionFrame does (try, then
+   * {@code Suspend.await(waiter, waiter.waitNanos())}, then {@code waited()}), on the test's clock.
+   * A waiter woken that then finds no place is a wasted wake-up: at most one per place freed
+   * (the clock handed on to the next waiter), however many wait. Before the fix every waiter
+   * waited until the oldest place was due, so each place coming due woke all of them (about
+   * 200 x 200 / 2 wasted wake-ups here).
+   */
+  @Test
+  void aPlaceComingDueWakesOneWaiterNotEveryOne() {
+    ConnectWindow.Window w = window(4);
+    List<Sim> sims = new ArrayList<>();
+    // The window fills with sessions whose server never speaks, connected 1 ns apart: their
+    // places come due one by one.
+    for (int i = 0; i < 4; i++) {
+      Sim s = new Sim(w);
+      s.step();
+      assertNotNull(s.slot);
+      now[0] += 1;
+    }
+    for (int i = 0; i < 200; i++) {
+      Sim s = new Sim(w);
+      s.step();
+      assertNull(s.slot);
+      sims.add(s);
+    }
+    assertEquals(200, w.report().waiting());
+    long start = now[0];
+    Totals t = drive(sims);
+    assertEquals(200, t.placed, "every waiter gets a place");
+    assertEquals(200, w.report().freedUnheard());
+    assertEquals(0, w.report().waiting());
+    // No slower than before: 4 places per hold (none waited for the untimed waits' safety net).
+    assertTrue(now[0] - start < 50 * HOLD, "the window admitted fewer than 4 a hold: " + (now[0] - start));
+    assertTrue(t.wasted <= t.placed, "wasted wake-ups " + t.wasted + " for " + t.placed + " places freed");
+  }
+
+  /** The waiter that watches the clock is cancelled: another takes the clock over, and the run goes on. */
+  @Test
+  void aCancelledClockWatcherHandsTheClockOn() {
+    ConnectWindow.Window w = window(2);
+    for (int i = 0; i < 2; i++) {
+      Sim s = new Sim(w);
+      s.step();
+      assertNotNull(s.slot);
+    }
+    long start = now[0];
+    List<Sim> sims = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      Sim s = new Sim(w);
+      s.step();
+      sims.add(s);
+    }
+    Sim watcher = null;
+    for (Sim s : sims) {
+      if (s.due - now[0] < UNTIMED) {
+        assertNull(watcher, "two waiters watch the clock");
+        watcher = s;
+      }
+    }
+    assertNotNull(watcher, "no waiter watches the clock: a place coming due wakes nobody");
+    assertEquals(HOLD, watcher.due - now[0]);
+    watcher.cancel();
+    sims.remove(watcher);
+    Totals t = drive(sims);
+    assertEquals(9, t.placed);
+    assertEquals(0, w.report().waiting());
+    // 2 places a hold from the first hold on: the clock was handed on, not left to the safety net.
+    assertEquals(5 * HOLD, now[0] - start);
+  }
+
+  /**
+   * The clock is left between a newcomer's bound and its registration: the watcher takes the
+   * place that came due and finds no one queued to hand the clock to. The newcomer, bound to the
+   * safety net, is woken as it registers, takes the clock, and the next place coming due is taken
+   * in time (not after 64 holds with no one watching the held places).
+   */
+  @Test
+  void theClockLeftBetweenANewcomersBoundAndItsRegistrationIsTakenOver() {
+    ConnectWindow.Window w = window(2);
+    // Two places held by silent servers, the second connected 1 ns after the first.
+    for (int i = 0; i < 2; i++) {
+      Sim s = new Sim(w);
+      s.step();
+      assertNotNull(s.slot);
+      now[0] += 1;
+    }
+    long start = now[0];
+    Sim watcher = new Sim(w);
+    watcher.step();
+    assertNull(watcher.slot);
+    assertTrue(watcher.due - now[0] < UNTIMED, "the first waiter watches the clock");
+    Sim newcomer = new Sim(w);
+    newcomer.bound();
+    assertEquals(UNTIMED, newcomer.due - now[0], "the clock is watched: the newcomer's bound is the safety net");
+    // The watcher's wait ends: it frees the overdue place, takes it and leaves (the clock with it).
+    now[0] = watcher.due;
+    watcher.wait.ended = true;
+    watcher.waiter.waited();
+    watcher.step();
+    assertNotNull(watcher.slot);
+    newcomer.register();
+    assertTrue(newcomer.wait.woken, "registered with no one watching the clock, and not woken");
+    List<Sim> sims = new ArrayList<>();
+    sims.add(newcomer);
+    Totals t = drive(sims);
+    assertEquals(1, t.placed);
+    assertEquals(0, w.report().waiting());
+    assertTrue(now[0] - start <= HOLD, "the second place came due unwatched: taken after " + (now[0] - start) + " ns");
+  }
+
+  private static final long FOREVER = Long.MAX_VALUE;
+  /** The bound of a wait that does not watch the clock. */
+  private static final long UNTIMED = ConnectWindow.Waiter.UNTIMED_HOLDS * HOLD;
+
+  /** What {@link #drive} saw. */
+  private static final class Totals {
+    int placed;
+    int wasted;
+  }
+
+  /**
+   * Runs the sessions to a place each: wakes the woken ones, else moves the clock to the first
+   * wait's end.
+   */
+  private Totals drive(List<Sim> sims) {
+    Totals t = new Totals();
+    for (int round = 0; round < 1_000_000; round++) {
+      Sim next = null;
+      for (Sim s : sims) {
+        if (s.slot == null && s.wait != null && s.wait.woken) {
+          next = s;
+          break;
+        }
+      }
+      if (next == null) {
+        long due = FOREVER;
+        for (Sim s : sims) {
+          if (s.slot == null && s.due < due) {
+            due = s.due;
+            next = s;
+          }
+        }
+        if (next == null) {
+          boolean waiting = false;
+          for (Sim s : sims) {
+            waiting |= s.slot == null;
+          }
+          assertFalse(waiting, "stuck: sessions wait, and none is woken or timed");
+          return t;
+        }
+        now[0] = Math.max(now[0], due);
+      }
+      // Its wait ends (woken, or timed out), and it tries again.
+      next.wait.ended = true;
+      next.waiter.waited();
+      next.step();
+      if (next.slot != null) {
+        t.placed++;
+      } else {
+        t.wasted++;
+      }
+    }
+    throw new AssertionError("did not settle");
+  }
+
+  /** One wait of a {@link Sim}: its wake-up counts only until the wait ends (as Suspend.await's). */
+  private static final class Wait {
+    boolean woken;
+    boolean ended;
+  }
+
+  /** A session as SessionFrame runs it: try for a place, else wait on its waiter and try again. */
+  private final class Sim {
+    final ConnectWindow.Window w;
+    ConnectWindow.Waiter waiter;
+    ConnectWindow.Slot slot;
+    Wait wait;
+    long due = FOREVER;
+
+    Sim(ConnectWindow.Window w) {
+      this.w = w;
+    }
+
+    void step() {
+      slot = w.tryEnter();
+      if (slot != null) {
+        if (waiter != null) {
+          waiter.leave();
+        }
+        // Connects, and never hears from its server.
+        slot.connecting();
+        due = FOREVER;
+        return;
+      }
+      bound();
+      register();
+    }
+
+    /** The first half of a wait: its bound (the caller's {@code waiter.waitNanos()}). */
+    void bound() {
+      if (waiter == null) {
+        waiter = w.waiter();
+      }
+      due = now[0] + waiter.waitNanos();
+    }
+
+    /** The second half: the wait registers ({@code Suspend.await}'s {@code register}). */
+    void register() {
+      Wait mine = new Wait();
+      wait = mine;
+      waiter.register(() -> {
+        if (!mine.ended) {
+          mine.woken = true;
+        }
+      });
+    }
+
+    void cancel() {
+      wait.ended = true;
+      waiter.waited();
+      waiter.leave();
+      due = FOREVER;
+      wait = null;
+    }
+  }
+
+  /**
+   * One window per listen queue: addresses told apart by IP and port, loopback ones by port alone
+   * (one server bound to all addresses, reached through several loopback IPs, has one queue); the
+   * report adds the windows up.
+   */
+  @Test
+  void eachListenQueueHasItsOwnWindowAndTheReportAddsThemUp() throws Exception {
+    ConnectWindow.Windows ws = ConnectWindow.of(1, Duration.ofNanos(HOLD)).newWindows(() -> now[0]);
+    java.net.InetAddress one = java.net.InetAddress.getByName("127.0.0.1");
+    java.net.InetAddress two = java.net.InetAddress.getByName("127.0.0.2");
+    ConnectWindow.Window a = ws.forAddress(new java.net.InetSocketAddress(one, 7000));
+    assertTrue(a == ws.forAddress(new java.net.InetSocketAddress(two, 7000)), "one port on loopback, one queue");
+    ConnectWindow.Window b = ws.forAddress(new java.net.InetSocketAddress(one, 7001));
+    assertTrue(a != b);
+    java.net.InetAddress remote = java.net.InetAddress.getByName("192.0.2.1");
+    java.net.InetAddress other = java.net.InetAddress.getByName("192.0.2.2");
+    ConnectWindow.Window c = ws.forAddress(new java.net.InetSocketAddress(remote, 7000));
+    assertTrue(c != a && c != ws.forAddress(new java.net.InetSocketAddress(other, 7000)));
+    assertTrue(c == ws.forAddress(new java.net.InetSocketAddress(remote, 7000)));
+    // A full window holds back its own sessions only.
+    assertNotNull(a.tryEnter());
+    assertNull(a.tryEnter());
+    assertNotNull(b.tryEnter());
+    a.waiter();
+    ConnectWindow.Report r = ws.report();
+    assertEquals(4, r.addresses());
+    assertEquals(2, r.entered());
+    assertEquals(1, r.waited());
+    assertEquals(1, r.waiting());
+    assertTrue(r.toString().startsWith("connect window 1 for each of 4 addresses: 1 waited"), r.toString());
+  }
+
+  /**
+   * A full heap makes a wake-up fail (the scheduler cannot queue the woken session): that is the
+   * woken session's loss. The place given back, or taken by the session that freed an overdue
+   * one, is not lost with the error, and the next waiter is woken instead. Before, the error went
+   * out of {@code release()} to the I/O thread that heard from the server, and out of
+   * {@code tryEnter()} after the place was counted as taken: a place leaked for the run. (The
+   * wake-up here throws the error a full heap throws; everything else is the real window.)
+   */
+  @Test
+  void aWakeUpThatRunsOutOfHeapCostsOnlyItsOwnSession() {
+    OutOfMemoryError full = new OutOfMemoryError("no room for the scheduler's queue node");
+    ConnectWindow.Window w = window(1);
+    ConnectWindow.Slot holder = assertSlot(w.tryEnter());
+    AtomicInteger b = new AtomicInteger();
+    ConnectWindow.Waiter w1 = w.waiter();
+    w1.waitNanos();
+    w1.register(() -> {
+      throw full;
+    });
+    ConnectWindow.Waiter w2 = w.waiter();
+    w2.waitNanos();
+    w2.register(b::incrementAndGet);
+    try {
+      holder.release();
+    } catch (OutOfMemoryError e) {
+      // Caught here: JUnit takes an OutOfMemoryError for the test JVM's own and ends the run.
+      fail("another session's wake-up failed the release: " + e);
+    }
+    assertEquals(1, b.get(), "the next waiter was not woken");
+
+    // A session frees two overdue places and takes one: the wake-up for the other fails.
+    ConnectWindow.Window two = window(2);
+    ConnectWindow.Slot s1 = assertSlot(two.tryEnter());
+    ConnectWindow.Slot s2 = assertSlot(two.tryEnter());
+    s1.connecting();
+    s2.connecting();
+    AtomicInteger d = new AtomicInteger();
+    ConnectWindow.Waiter t1 = two.waiter();
+    t1.waitNanos();
+    t1.register(() -> {
+      throw full;
+    });
+    ConnectWindow.Waiter t2 = two.waiter();
+    t2.waitNanos();
+    t2.register(d::incrementAndGet);
+    now[0] += HOLD;
+    ConnectWindow.Slot taken = null;
+    try {
+      taken = assertSlot(two.tryEnter());
+    } catch (OutOfMemoryError e) {
+      fail("another session's wake-up failed tryEnter() after it took a place: " + e);
+    }
+    assertEquals(1, d.get(), "the second freed place was not passed on");
+    assertEquals(2, two.report().freedUnheard());
+    taken.release();
+    assertSlot(two.tryEnter());
+    assertSlot(two.tryEnter());
+    assertNull(two.tryEnter(), "a place counted twice");
   }
 
   @Test

@@ -199,12 +199,13 @@ final class RunOptions {
       }
       s.connectPacing = pr == 0 ? ConnectPacing.NONE : ConnectPacing.perSecond(pr, pb);
     }
-    if (connectWindow != null) {
-      if (connectWindow < 0) {
-        throw new IllegalArgumentException("--connect-window < 0: " + connectWindow);
+    Integer cw = connectWindow != null ? connectWindow : declared != null ? declared.connectWindow() : null;
+    if (cw != null) {
+      if (cw < 0) {
+        throw new IllegalArgumentException("--connect-window < 0: " + cw);
       }
-      s.connectWindow = connectWindow == 0 ? ConnectWindow.NONE
-          : ConnectWindow.of(connectWindow, java.time.Duration.ofNanos(ConnectWindow.DEFAULT_HOLD_NANOS));
+      s.connectWindow = cw == 0 ? ConnectWindow.NONE
+          : ConnectWindow.of(cw, java.time.Duration.ofNanos(ConnectWindow.DEFAULT_HOLD_NANOS));
     }
     if (connectWindowHold != null) {
       long hold = Durations.parseNanos(connectWindowHold);
@@ -212,6 +213,8 @@ final class RunOptions {
         throw new IllegalArgumentException("--connect-window-hold <= 0: " + connectWindowHold);
       }
       s.connectWindowHoldNanos = hold;
+    } else if (declared != null && declared.connectWindowHold() != null) {
+      s.connectWindowHoldNanos = declared.connectWindowHold().toNanos();
     }
     if (shard != null) {
       s.shard(shard);

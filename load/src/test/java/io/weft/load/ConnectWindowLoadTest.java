@@ -70,6 +70,78 @@ class ConnectWindowLoadTest {
       JsonNode s = r.summary();
       assertEquals(6, s.at("/operations/say/count").asLong(), r::toString);
       assertTrue(freedUnheard(s) >= 4, r::toString);
+      // The timeline shows it (issue 26 item 2): every user's connect, and each place freed, in
+      // the second it happened.
+      long connects = 0;
+      long freed = 0;
+      for (JsonNode interval : s.at("/timeline")) {
+        connects += interval.at("/connects").asLong();
+        freed += interval.at("/freedUnheard").asLong();
+        assertTrue(interval.at("/windowWaiting").asLong(-1) >= 0, r::toString);
+      }
+      assertEquals(6, connects, r::toString);
+      assertEquals(freedUnheard(s), freed, r::toString);
+    }
+  }
+
+  /**
+   * A scenario declares its connect window in code (1 user, held 200 ms) and the server answers
+   * no one until three users are connected: at least two places must be freed unheard for the
+   * run to end, so the declared window is the one the run used (the default, 32, frees none).
+   * {@code --connect-window 3} overrides it (all three fit: none freed), and
+   * {@code --connect-window-hold} overrides the declared hold.
+   */
+  @org.junit.jupiter.api.Test
+  void aWindowDeclaredInCodeIsTheRunsAndFlagsOverrideIt() throws Exception {
+    String scenario = io.weft.load.testscenario.DeclaredWorkloadScenario.class.getName();
+    try (HoldingEchoServer echo = new HoldingEchoServer(3, 0)) {
+      Runs r = Runs.run(new File(dir.toFile(), "declared"), "run", scenario, "-t", echo.target(),
+          "--mode", "continuations:1", "-p", "window=1", "-p", "holdMs=200", "--timeout", "30s", "-q");
+      assertEquals(0, r.exit, r::toString);
+      JsonNode s = r.summary();
+      assertEquals(12, s.at("/operations/say/count").asLong(), r::toString);
+      assertTrue(s.at("/info/connect window").asText().startsWith("1 sessions, held 200 ms at most"), r::toString);
+      assertTrue(freedUnheard(s) >= 2, r::toString);
+    }
+    try (HoldingEchoServer echo = new HoldingEchoServer(3, 0)) {
+      Runs r = Runs.run(new File(dir.toFile(), "flag"), "run", scenario, "-t", echo.target(),
+          "--mode", "continuations:1", "-p", "window=1", "-p", "holdMs=200", "--connect-window", "3",
+          "--connect-window-hold", "10m", "--timeout", "30s", "-q");
+      assertEquals(0, r.exit, r::toString);
+      JsonNode s = r.summary();
+      assertEquals(12, s.at("/operations/say/count").asLong(), r::toString);
+      assertTrue(s.at("/info/connect window").asText().startsWith("3 sessions, held 600000 ms at most"), r::toString);
+      assertEquals(0, freedUnheard(s), r::toString);
+    }
+    try (HoldingEchoServer echo = new HoldingEchoServer(3, 0)) {
+      Runs r = Runs.run(new File(dir.toFile(), "off"), "run", scenario, "-t", echo.target(),
+          "--mode", "continuations:1", "-p", "window=1", "-p", "holdMs=200", "--connect-window", "0",
+          "--timeout", "30s", "-q");
+      assertEquals(0, r.exit, r::toString);
+      assertEquals("none", r.summary().at("/info/connect window").asText(), r::toString);
+    }
+  }
+
+  /**
+   * Two servers, each answering no one until three users are connected to it; six users round
+   * robin, a window of three and a 10-minute hold. With a window per server both fill and answer,
+   * and the run ends whole with no place freed. With one window for the run (the old code) its
+   * three places went to users of both servers, neither server had three, and the run could end
+   * only with the 20 s timeouts.
+   */
+  @org.junit.jupiter.api.Test
+  void eachServerHasItsOwnWindow() throws Exception {
+    try (HoldingEchoServer a = new HoldingEchoServer(3, 0); HoldingEchoServer b = new HoldingEchoServer(3, 0)) {
+      Runs r = Runs.run(new File(dir.toFile(), "servers"), "run", EchoScenario.class.getName(), "-t", a.target(),
+          "-t", b.target(), "--mode", "continuations:1", "-u", "6", "-n", "1", "--connect-window", "3",
+          "--connect-window-hold", "10m", "--timeout", "20s", "-q");
+      assertEquals(0, r.exit, r::toString);
+      JsonNode s = r.summary();
+      assertEquals(6, s.at("/operations/say/count").asLong(), r::toString);
+      assertEquals(0, s.at("/errors").asLong(), r::toString);
+      assertEquals(0, freedUnheard(s), r::toString);
+      assertTrue(s.at("/info/connect window").asText().startsWith("3 sessions, held 600000 ms at most for each of 2 servers"),
+          r::toString);
     }
   }
 

@@ -146,6 +146,9 @@ public final class LoadRun {
           plan.duration(spec.durationNanos);
         }
         Reporter reporter = new Reporter(metrics, results, out, spec.terminal, spec.quiet, hlog, start);
+        if (plan.windowed()) {
+          reporter.window(plan::windowReport);
+        }
         ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
           Thread t = new Thread(r, "weft-load-reporter");
           t.setDaemon(true);
@@ -196,7 +199,8 @@ public final class LoadRun {
         }
         ConnectWindow.Report window = plan.windowReport();
         if (window != null) {
-          results.info.put("connect window", spec.window() + "; " + window.waited() + " connects waited for a place, full for "
+          results.info.put("connect window", spec.window()
+              + (window.addresses() > 1 ? " for each of " + window.addresses() + " servers" : "") + "; " + window.waited() + " connects waited for a place, full for "
               + Durations.format(window.longestFullNanos()) + " at most, " + window.freedUnheard()
               + " places freed without word from the server");
           if (window.stalled() && !spec.quiet) {

@@ -18,7 +18,9 @@ import org.HdrHistogram.HistogramLogReader;
  * shard's own start, to the second), errors and users summed. The logs must come from runs of
  * one model; each shard's own start is its time 0. Each interval's errors come from the
  * {@code #weft-load interval-errors} comment lines beside the histograms, so the merged timeline
- * shows when errors happened, not only how many there were.
+ * shows when errors happened, not only how many there were; so do its connects and connect
+ * window ({@code #weft-load interval-connects}: connects and places freed unheard summed, users
+ * waiting for a place summed over the shards that have a window).
  */
 public final class LogMerge {
   private LogMerge() {}
@@ -29,9 +31,13 @@ public final class LogMerge {
     }
     Results r = new Results();
     Map<String, TreeMap<Long, Histogram>> byTag = new TreeMap<>();
+    // Each interval's length, from its histograms' start and end stamps (a partial last interval
+    // is shorter than a second); a second that only the comment lines cover (errors or connects
+    // and no histogram) counts as 1 s.
     Map<Long, Double> lengths = new HashMap<>();
     Map<String, TreeMap<Long, Long>> intervalErrors = new HashMap<>();
     TreeMap<Long, Long> allErrors = new TreeMap<>();
+    TreeMap<Long, long[]> connects = new TreeMap<>();
     long expected = -1;
     boolean first = true;
     for (File log : logs) {
@@ -77,7 +83,18 @@ public final class LogMerge {
             intervalErrors.computeIfAbsent(f[0], k -> new TreeMap<>()).merge(bucket, n, Long::sum);
             allErrors.merge(bucket, n, Long::sum);
             byTag.computeIfAbsent(f[0], t -> new TreeMap<>()).computeIfAbsent(bucket, b -> new Histogram(3));
-            lengths.merge(bucket, 1.0, Math::max);
+          }
+        } else if (line.startsWith("#" + Reporter.COMMENT + Reporter.INTERVAL_CONNECTS)) {
+          String[] f = line.substring(1 + Reporter.COMMENT.length() + Reporter.INTERVAL_CONNECTS.length()).split(" ");
+          if (f.length == 4) {
+            long bucket = Math.max(0L, Math.round(Double.parseDouble(f[0])));
+            long[] c = connects.computeIfAbsent(bucket, b -> new long[] {0L, -1L, 0L});
+            c[0] += Long.parseLong(f[1]);
+            long waiting = Long.parseLong(f[2]);
+            if (waiting >= 0) {
+              c[1] = Math.max(c[1], 0L) + waiting;
+            }
+            c[2] += Long.parseLong(f[3]);
           }
         } else if (line.startsWith("#" + Reporter.COMMENT + "errors ")) {
           String[] f = line.substring(1 + Reporter.COMMENT.length() + "errors ".length()).split(" ");
@@ -111,14 +128,19 @@ public final class LogMerge {
         } else {
           op.latency.add(b.getValue());
           long errors = intervalErrors.getOrDefault(e.getKey(), new TreeMap<>()).getOrDefault(b.getKey(), 0L);
-          op.intervals.add(new Results.Interval(b.getKey(), lengths.get(b.getKey()), b.getValue(), errors));
+          op.intervals.add(new Results.Interval(b.getKey(), lengths.getOrDefault(b.getKey(), 1.0), b.getValue(), errors));
           all.computeIfAbsent(b.getKey(), k -> new Histogram(3)).add(b.getValue());
         }
       }
     }
+    for (Long bucket : connects.keySet()) {
+      // A second with connects and no operation (the ramp) is in the timeline too.
+      all.computeIfAbsent(bucket, k -> new Histogram(3));
+    }
     for (Map.Entry<Long, Histogram> b : all.entrySet()) {
-      r.timeline.add(new Results.Interval(b.getKey(), lengths.get(b.getKey()), b.getValue(),
-          allErrors.getOrDefault(b.getKey(), 0L)));
+      long[] c = connects.getOrDefault(b.getKey(), new long[] {0L, -1L, 0L});
+      r.timeline.add(new Results.Interval(b.getKey(), lengths.getOrDefault(b.getKey(), 1.0), b.getValue(),
+          allErrors.getOrDefault(b.getKey(), 0L), c[0], c[1], c[2]));
     }
     if (!r.open()) {
       r.correct(expected);

@@ -47,6 +47,7 @@ public final class Metrics {
   private final LongAdder backoffNanos = new LongAdder();
   private final LongAdder pacedConnects = new LongAdder();
   private final LongAdder pacingNanos = new LongAdder();
+  private final LongAdder connectsBegun = new LongAdder();
 
   private static final long UNSET = Long.MIN_VALUE;
   /** {@link #phase}: before the measured window. */
@@ -162,6 +163,16 @@ public final class Metrics {
   /** The time paced connects waited for their turn, in nanoseconds. */
   public long pacingNanos() {
     return pacingNanos.sum();
+  }
+
+  /** A user begins a connect (each user's first, and every reconnect): the timeline's {@code connects}. */
+  void connectBegun() {
+    connectsBegun.increment();
+  }
+
+  /** Connects begun so far, in the warm-up too. */
+  public long connectsBegun() {
+    return connectsBegun.sum();
   }
 
   /** A user backs off for {@code nanos} after a failed connect. */

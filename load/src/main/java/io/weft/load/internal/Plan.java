@@ -29,7 +29,9 @@ public final class Plan {
   private final long iterations;
   private final long thinkNanos;
   private final ConnectPacing.Pacer pacer;
-  private final ConnectWindow.Window window;
+  /** The run's connect windows, one per server, or null; {@link #windowOf} by address index. */
+  private final ConnectWindow.Windows windows;
+  private final ConnectWindow.Window[] windowOf;
   private volatile long durationNanos = Long.MAX_VALUE;
 
   /** The first backoff after a failed connect; it doubles with each failure in a row. */
@@ -55,37 +57,42 @@ public final class Plan {
     this.iterations = iterations;
     this.thinkNanos = thinkNanos;
     this.pacer = pacing.newPacer(System::nanoTime);
-    this.window = window.limits() ? window.newWindow(System::nanoTime) : null;
+    this.windows = window.limits() ? window.newWindows(System::nanoTime) : null;
+    this.windowOf = new ConnectWindow.Window[this.addresses.size()];
+    for (int i = 0; windows != null && i < windowOf.length; i++) {
+      // One window per server: each has its own listen queue (a silent one holds only its own users).
+      windowOf[i] = windows.forAddress(this.addresses.get(i));
+    }
   }
 
   /**
-   * Takes a place in the run's connect window (at most so many users connected and not yet
-   * heard from), before a paced connect: the place, or null if the window is full. Every place
-   * is given back ({@link ConnectWindow.Slot#release()}) when the connection's first bytes
-   * arrive, its connect fails, or it closes. Only when {@link #windowed()}.
+   * Takes a place in the connect window of user {@code index}'s server (at most so many users
+   * connected to it and not yet heard from), before a paced connect: the place, or null if the
+   * window is full. Every place is given back ({@link ConnectWindow.Slot#release()}) when the
+   * connection's first bytes arrive, its connect fails, or it closes. Only when {@link #windowed()}.
    */
-  public ConnectWindow.Slot tryEnterWindow() {
-    return window.tryEnter();
+  public ConnectWindow.Slot tryEnterWindow(int index) {
+    return windowOf[index % windowOf.length].tryEnter();
   }
 
   /** Whether the run has a connect window. */
   public boolean windowed() {
-    return window != null;
+    return windows != null;
   }
 
-  /** What a user that found the window full waits on. */
-  public ConnectWindow.Waiter windowWaiter() {
-    return window.waiter();
+  /** What user {@code index} waits on when its server's window is full. */
+  public ConnectWindow.Waiter windowWaiter(int index) {
+    return windowOf[index % windowOf.length].waiter();
   }
 
-  /** How long a user that found the window full waits before it tries again, at most. */
-  public long windowWaitNanos() {
-    return window.waitNanos();
+  /** A user begins a connect now (after its place in the window and its pacing turn, if any). */
+  public void connectBegun() {
+    metrics.connectBegun();
   }
 
   /** What the window did, or null without one. */
   public ConnectWindow.Report windowReport() {
-    return window == null ? null : window.report();
+    return windows == null ? null : windows.report();
   }
 
   /**

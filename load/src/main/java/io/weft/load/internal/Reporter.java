@@ -1,5 +1,6 @@
 package io.weft.load.internal;
 
+import io.weft.continuations.ConnectWindow;
 import java.io.File;
 import java.io.FileNotFoundException;
 import java.io.PrintStream;
@@ -8,6 +9,7 @@ import java.util.IdentityHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramLogWriter;
 import org.HdrHistogram.Recorder;
@@ -16,8 +18,12 @@ import org.HdrHistogram.Recorder;
  * Once per interval takes every operation's interval histogram from the run's {@link Metrics},
  * writes it to the HdrHistogram interval log (tagged with the operation's name; service times
  * tagged {@code service:NAME}), adds it to the {@link Results} and prints the live line: elapsed,
- * sessions in an iteration, operations/s, p50/p99 of the interval and errors. On a terminal the
- * line is redrawn in place, otherwise one line per interval; nothing when quiet.
+ * sessions in an iteration, operations/s, p50/p99 of the interval, errors, and the connects begun
+ * in the interval (with a connect window: the users waiting for a place at its end and the places
+ * freed without word from the server in it). On a terminal the line is redrawn in place, otherwise
+ * one line per interval; nothing when quiet. The connects and the window's figures go into the
+ * interval log too ({@code #weft-load interval-connects FROM CONNECTS WAITING FREED}, WAITING -1
+ * without a window), so merged shards keep them.
  *
  * <p>Lifecycle: {@link #tick} from one thread (the run's ticker), {@link #finish} once at the end.
  */
@@ -28,6 +34,8 @@ public final class Reporter {
   public static final String SERVER = "server:";
   /** The interval log's tag prefix of an operation's client's own time. */
   public static final String CLIENT = "client:";
+  /** The interval log's comment of an interval's connects and connect window: {@code FROM CONNECTS WAITING FREED}. */
+  public static final String INTERVAL_CONNECTS = "interval-connects ";
 
   private final Metrics metrics;
   private final Results results;
@@ -42,6 +50,10 @@ public final class Reporter {
   private long lastTickNanos;
   private long lastErrorTotal;
   private boolean drewLine;
+  /** The run's connect window's report, or null for a run without a window. */
+  private Supplier<ConnectWindow.Report> window;
+  private long lastConnects;
+  private long lastFreedUnheard;
 
   /**
    * @param hlog where to write the interval log, or null for none
@@ -66,6 +78,11 @@ public final class Reporter {
     } else {
       log = null;
     }
+  }
+
+  /** The run has a connect window: its figures go into each interval. Before the first tick. */
+  public synchronized void window(Supplier<ConnectWindow.Report> report) {
+    this.window = report;
   }
 
   /** Ends the interval at {@code nowNanos}. */
@@ -110,14 +127,32 @@ public final class Reporter {
     long errorTotal = metrics.errors();
     long errors = errorTotal - lastErrorTotal;
     lastErrorTotal = errorTotal;
-    results.timeline.add(new Results.Interval(from, to - from, all, errors));
+    long connectTotal = metrics.connectsBegun();
+    long connects = connectTotal - lastConnects;
+    lastConnects = connectTotal;
+    long waiting = -1L;
+    long freed = 0L;
+    if (window != null) {
+      ConnectWindow.Report w = window.get();
+      waiting = w.waiting();
+      freed = w.freedUnheard() - lastFreedUnheard;
+      lastFreedUnheard = w.freedUnheard();
+    }
+    if (log != null) {
+      log.outputComment(COMMENT + INTERVAL_CONNECTS + String.format(Locale.ROOT, "%.3f", from) + " " + connects + " "
+          + waiting + " " + freed);
+    }
+    results.timeline.add(new Results.Interval(from, to - from, all, errors, connects, waiting, freed));
     long measuredFrom = metrics.measuredFrom();
     results.seconds = measuredFrom == Long.MIN_VALUE ? 0.0 : Math.max(0.0, (nowNanos - measuredFrom) / 1e9);
     if (!quiet) {
-      String line = String.format(Locale.ROOT, "%7.1fs  active %6d  %10.0f ops/s  p50 %9s  p99 %9s  errors %d",
-          to, metrics.busy(), (to - from) <= 0 ? 0.0 : all.getTotalCount() / (to - from),
+      String line = String.format(Locale.ROOT, "%7.1fs  active %6d  %10.0f ops/s  p50 %9s  p99 %9s  errors %d"
+          + "  connects %d", to, metrics.busy(), (to - from) <= 0 ? 0.0 : all.getTotalCount() / (to - from),
           all.getTotalCount() == 0 ? "-" : Durations.format(all.getValueAtPercentile(50)),
-          all.getTotalCount() == 0 ? "-" : Durations.format(all.getValueAtPercentile(99)), errors);
+          all.getTotalCount() == 0 ? "-" : Durations.format(all.getValueAtPercentile(99)), errors, connects);
+      if (waiting >= 0) {
+        line += String.format(Locale.ROOT, " (%d wait for a place, %d freed unheard)", waiting, freed);
+      }
       if (terminal) {
         out.print("\r" + line + "\u001b[K");
         drewLine = true;

@@ -23,8 +23,22 @@ public final class Results {
     public final long p90;
     public final long p99;
     public final long max;
+    /** Connects begun in the interval (every user's first and every reconnect); 0 in an operation's own intervals. */
+    public final long connects;
+    /**
+     * Users waiting for a place in the connect window at the interval's end (merged: all shards');
+     * -1 for a run without a window, and in an operation's own intervals.
+     */
+    public final long windowWaiting;
+    /** Places in the connect window freed without word from the server in the interval; 0 without a window. */
+    public final long freedUnheard;
 
     public Interval(double startSeconds, double seconds, Histogram h, long errors) {
+      this(startSeconds, seconds, h, errors, 0L, -1L, 0L);
+    }
+
+    public Interval(double startSeconds, double seconds, Histogram h, long errors, long connects, long windowWaiting,
+        long freedUnheard) {
       this.startSeconds = startSeconds;
       this.seconds = seconds;
       this.count = h.getTotalCount();
@@ -33,6 +47,9 @@ public final class Results {
       this.p90 = h.getValueAtPercentile(90);
       this.p99 = h.getValueAtPercentile(99);
       this.max = h.getMaxValue();
+      this.connects = connects;
+      this.windowWaiting = windowWaiting;
+      this.freedUnheard = freedUnheard;
     }
 
     public double rate() {

@@ -19,6 +19,7 @@ import java.util.Objects;
  *       .stage(Duration.ofSeconds(30), 0, 500)     // ramp to 500 iterations/s
  *       .stage(Duration.ofMinutes(2), 500)         // hold
  *       .maxSessions(200)
+ *       .connectWindow(16)                         // at most 16 users unheard from
  *       .threshold("GET:p99<20ms")
  *       .threshold("errors<0.1%");
  * }
@@ -43,6 +44,8 @@ public final class Workload {
   private Integer maxSessions;
   private Double connectRate;
   private Integer connectBurst;
+  private Integer connectWindow;
+  private Duration connectWindowHold;
   private final List<String> stages = new ArrayList<>();
   private final List<String> thresholds = new ArrayList<>();
 
@@ -205,6 +208,34 @@ public final class Workload {
   }
 
   /**
+   * The connect window ({@code --connect-window}): at most {@code users} users connected and not
+   * yet heard from at once, the others wait before they connect; 0 for none. Without it the run
+   * has the default: 32 in the closed model over TCP, none in the open model.
+   *
+   * @param users the window, not negative; 0 for no window
+   * @return this
+   */
+  public Workload connectWindow(int users) {
+    if (users < 0) {
+      throw new IllegalArgumentException("connectWindow < 0: " + users);
+    }
+    connectWindow = users;
+    return this;
+  }
+
+  /**
+   * How long a place in the connect window is held from its connect without word from the server
+   * before it is freed for the next user ({@code --connect-window-hold}; 1 s without it).
+   *
+   * @param hold a positive duration
+   * @return this
+   */
+  public Workload connectWindowHold(Duration hold) {
+    connectWindowHold = positive(hold, "connectWindowHold");
+    return this;
+  }
+
+  /**
    * A threshold, written as on the command line: {@code [OPERATION:]METRIC OP VALUE}, e.g.
    * {@code "GET:p99<20ms"}, {@code "errors<0.1%"}, {@code "rate>=1000"}. Checked before the run.
    *
@@ -295,6 +326,24 @@ public final class Workload {
    */
   public Integer connectBurst() {
     return connectBurst;
+  }
+
+  /**
+   * The connect window; 0 for none.
+   *
+   * @return it, or null if not declared
+   */
+  public Integer connectWindow() {
+    return connectWindow;
+  }
+
+  /**
+   * How long a place in the connect window is held without word from the server.
+   *
+   * @return it, or null if not declared
+   */
+  public Duration connectWindowHold() {
+    return connectWindowHold;
   }
 
   /**

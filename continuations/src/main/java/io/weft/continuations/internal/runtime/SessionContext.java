@@ -165,7 +165,7 @@ public class SessionContext {
 
   /** How long this session waits for a place before it tries again, at most; after the wait, see {@link #windowWaited()}. */
   public long windowWaitNanos() {
-    return window.waitNanos();
+    return windowWaiter().waitNanos();
   }
 
   /** This session's wait for a place ended, however. */
@@ -230,6 +230,13 @@ public class SessionContext {
   }
 
   /**
+   * The class entries {@link #opened} checks and casts to, resolved as the class loads: resolved
+   * at a session's first connect in a full heap instead, the resolution may run the class
+   * loader, which allocates, and throw OutOfMemoryError out of {@code opened}.
+   */
+  private static final Class<?>[] OPENED_CHECKS = {ReportsArrival.class, ReportsClose.class};
+
+  /**
    * True for the engine's own stack-unwinding signal, which sessions must let through. Allocates
    * nothing for the errors a session ends with when the heap has run out (a class's name is
    * made on its first call, which may be that moment): the class is compared, and the name only
@@ -285,15 +292,6 @@ public class SessionContext {
    */
   public void opened(Transport transport) {
     this.transport = transport;
-    ConnectWindow.Slot s = slot;
-    if (s != null && transport instanceof ReportsArrival) {
-      // Heard from, the place goes back at once, on the thread that took the bytes; else at the task's end.
-      try {
-        ((ReportsArrival) transport).whenHeardFrom(s);
-      } catch (IllegalStateException e) {
-        // Someone else watches this transport's first arrival: the place goes back at the task's end.
-      }
-    }
     if (transport instanceof ReportsClose) {
       holds = 2;
       closeHold = 1;
@@ -306,6 +304,17 @@ public class SessionContext {
           HOLDS.decrementAndGet(this);
         }
         throw e;
+      }
+    }
+    // After the close's watch (review s15 risk 7): whatever this meets, the place goes back at the
+    // task's end all the same, and the close is watched.
+    ConnectWindow.Slot s = slot;
+    if (s != null && transport instanceof ReportsArrival) {
+      // Heard from, the place goes back at once, on the thread that took the bytes; else at the task's end.
+      try {
+        ((ReportsArrival) transport).whenHeardFrom(s);
+      } catch (IllegalStateException e) {
+        // Someone else watches this transport's first arrival: the place goes back at the task's end.
       }
     }
     if (cancelled) {

@@ -133,7 +133,8 @@ public final class SessionFrame implements Runnable {
         session.leaveWindow();
       } catch (Throwable e) {
         // A wake-up that ran out of heap: the place is freed all the same (its slot was given
-        // back first); a waiter not woken waits until its wait's bound, then looks again.
+        // back first); a waiter not woken waits until its wait's bound (the clock's waiter a
+        // hold at most, the others ConnectWindow.Waiter.UNTIMED_HOLDS holds), then looks again.
       }
       if (transport != null) {
         try {

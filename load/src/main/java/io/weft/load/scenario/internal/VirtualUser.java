@@ -182,6 +182,7 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
           // The window's hold bound starts at the connect, not before the pacing turn.
           place.connecting();
         }
+        plan.connectBegun();
         OpRecorder.Timer timer = ops.start(Metrics.CONNECT);
         t = plan.connector().connect(plan.address(index), plan.timeout());
         timer.stop();
@@ -269,13 +270,14 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
 
     /** Waits for a place in the run's connect window (suspended in continuation mode). */
     private void enterWindow() throws Exception {
-      ConnectWindow.Slot slot = plan.tryEnterWindow();
+      ConnectWindow.Slot slot = plan.tryEnterWindow(index);
       if (slot == null) {
-        ConnectWindow.Waiter waiter = plan.windowWaiter();
+        ConnectWindow.Waiter waiter = plan.windowWaiter(index);
         try {
-          while ((slot = plan.tryEnterWindow()) == null) {
+          while ((slot = plan.tryEnterWindow(index)) == null) {
             try {
-              Suspend.await(waiter, plan.windowWaitNanos());
+              // One waiter watches the clock; the others wait for a wake-up (no herd at an overdue place).
+              Suspend.await(waiter, waiter.waitNanos());
             } finally {
               waiter.waited();
             }
