@@ -8,6 +8,7 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPipeline;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GenericFutureListener;
@@ -378,7 +379,7 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
       throw new TransportClosedException("transport is closed");
     }
     int now = 0;
-    if (handshake == null && ch instanceof LingerlessSocketChannel && ch.pipeline().first() instanceof Handler) {
+    if (handshake == null && ch instanceof LingerlessSocketChannel && onlyThisStatesHandler(ch)) {
       try {
         now = ((LingerlessSocketChannel) ch).writeNow(src, 0, length);
       } catch (IOException e) {
@@ -394,6 +395,12 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
     ByteBuf buf = ch.alloc().directBuffer(length - now, length - now);
     buf.writeBytes(src, now, length - now);
     return ch.writeAndFlush(buf);
+  }
+
+  /** True when this state's handler is the channel's only one: no outbound handler (TLS) for a write to pass by. */
+  private static boolean onlyThisStatesHandler(Channel ch) {
+    ChannelPipeline pipeline = ch.pipeline();
+    return pipeline.first() instanceof Handler && pipeline.last() instanceof Handler;
   }
 
   /**
