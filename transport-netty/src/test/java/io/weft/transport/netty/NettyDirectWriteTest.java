@@ -1,5 +1,6 @@
 package io.weft.transport.netty;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -11,17 +12,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOption;
 import io.netty.util.concurrent.Future;
 import io.weft.testsupport.EchoServer;
 import io.weft.transport.Timeout;
 import io.weft.transport.netty.internal.ChannelState;
 import io.weft.transport.netty.internal.LingerlessSocketChannel;
+import java.io.DataInputStream;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -93,28 +99,104 @@ class NettyDirectWriteTest {
   }
 
   /**
-   * The peer resets the connection; the channel does not read (auto-read off), so the send on the
-   * event loop is the first to meet the reset. Its future fails with the socket's exception, the
-   * channel closes, and the transport's flush then fails as docs/errors.md says for a reset
-   * ({@code SocketException}, "Connection reset"). The send is repeated, one loop task at a time,
-   * until the reset has reached the client's socket (a bounded wait for a condition, not a sleep).
+   * A send above {@link LingerlessSocketChannel#MAX_DIRECT_BYTES} goes through Netty's pooled
+   * buffers even on the loop: the JDK would copy it into a temporary direct buffer as large as it
+   * and keep that for the loop thread's life.
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aSendAboveTheCapGoesThroughNettyEvenOnTheEventLoop() throws Exception {
+    try (EchoServer tcp = EchoServer.tcp(); NettyConnector connector = NettyConnector.builder().eventLoopThreads(1).tcp();
+         NettyTransport transport = connector.connect(tcp.address(), FIVE_SECONDS)) {
+      ChannelState state = transport.state();
+      Channel ch = state.channel();
+      byte[] line = new byte[LingerlessSocketChannel.MAX_DIRECT_BYTES + 1];
+      Arrays.fill(line, (byte) 'x');
+      line[line.length - 1] = '\n';
+      ChannelFuture written = ch.eventLoop().submit(() -> state.send(line, line.length)).get(30, TimeUnit.SECONDS);
+      assertNotNull(written, "a send above the cap wrote the socket itself");
+      assertTrue(written.await(30, TimeUnit.SECONDS) && written.isSuccess(), () -> "the write failed: " + written.cause());
+      assertEquals(LingerlessSocketChannel.MAX_DIRECT_BYTES, transport.readLine(line.length).length());
+    }
+  }
+
+  /**
+   * A direct write the socket takes only part of: the rest goes to Netty after it, a later send
+   * queues behind that rest, and the peer receives every byte once, in order. The peer does not
+   * read until every send is made, and both ends' socket buffers are small, so the sends (each at
+   * the cap, written straight to the socket while nothing is queued) fill them.
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aPartialDirectWriteLeavesTheRestToNettyInOrder() throws Exception {
+    try (ServerSocket server = new ServerSocket()) {
+      server.setReceiveBufferSize(4096);
+      server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+      try (NettyConnector connector = NettyConnector.builder().eventLoopThreads(1).tcp();
+           NettyTransport transport = connector.connect(new InetSocketAddress(server.getInetAddress(), server.getLocalPort()),
+               FIVE_SECONDS);
+           Socket peer = server.accept()) {
+        ChannelState state = transport.state();
+        Channel ch = state.channel();
+        assertInstanceOf(LingerlessSocketChannel.class, ch, "not the plaintext fast path's channel");
+        ch.config().setOption(ChannelOption.SO_SNDBUF, 4096);
+        int chunk = LingerlessSocketChannel.MAX_DIRECT_BYTES;
+        int maxChunks = 64;
+        byte[] stream = new byte[chunk * maxChunks + 100];
+        for (int i = 0; i < stream.length; i++) {
+          stream[i] = (byte) (i * 31 % 251);
+        }
+        Object[] first = ch.eventLoop().submit(() -> {
+          int chunks = 0;
+          ChannelFuture queued = null;
+          while (queued == null && chunks < maxChunks) {
+            queued = state.send(Arrays.copyOfRange(stream, chunks * chunk, (chunks + 1) * chunk), chunk);
+            chunks++;
+          }
+          return new Object[] {chunks, queued, ch.unsafe().outboundBuffer().totalPendingWriteBytes()};
+        }).get(30, TimeUnit.SECONDS);
+        int chunks = (Integer) first[0];
+        ChannelFuture rest = (ChannelFuture) first[1];
+        assertNotNull(rest, "the socket took " + chunks + " chunks of " + chunk + " bytes from a peer that does not read");
+        long pending = (Long) first[2];
+        assertTrue(pending > 0 && pending <= chunk, "bytes left to Netty: " + pending);
+        int sent = chunks * chunk;
+        ChannelFuture second = ch.eventLoop().submit(() -> state.send(Arrays.copyOfRange(stream, sent, sent + 100), 100))
+            .get(30, TimeUnit.SECONDS);
+        assertNotNull(second, "a send behind bytes left to Netty wrote the socket itself");
+        byte[] received = new byte[sent + 100];
+        new DataInputStream(peer.getInputStream()).readFully(received);
+        assertArrayEquals(Arrays.copyOf(stream, sent + 100), received, "the bytes the peer received");
+        assertTrue(rest.await(30, TimeUnit.SECONDS) && rest.isSuccess(), () -> "the rest's write failed: " + rest.cause());
+        assertTrue(second.await(30, TimeUnit.SECONDS) && second.isSuccess(), () -> "the second write failed: " + second.cause());
+      }
+    }
+  }
+
+  /**
+   * The peer resets the connection; the channel does not read (auto-read turned off on its event
+   * loop before the reset, so no read event can come), so the send on the event loop is the first
+   * to meet the reset. Its future fails with the socket's exception (the reset, not a closed
+   * channel's or a broken pipe's), the channel closes, and the transport's flush then fails as
+   * docs/errors.md says for a reset ({@code SocketException}, "Connection reset"). Until the reset
+   * has reached the client's socket the sends go through (no future); a bounded number of loop
+   * tasks, the test's timeout its watchdog.
    */
   @Test
   @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
   void aSendOnTheEventLoopThatMeetsAResetFailsWithItAndClosesTheChannel() throws Exception {
-    try (ServerSocket server = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+    try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
          NettyConnector connector = NettyConnector.builder().eventLoopThreads(1).tcp();
          NettyTransport transport = connector.connect(new InetSocketAddress(server.getInetAddress(), server.getLocalPort()),
              FIVE_SECONDS)) {
       ChannelState state = transport.state();
       Channel ch = state.channel();
-      ch.config().setAutoRead(false);
+      ch.eventLoop().submit(() -> ch.config().setAutoRead(false)).get(30, TimeUnit.SECONDS);
       try (Socket accepted = server.accept()) {
         accepted.setSoLinger(true, 0);
       }
       ChannelFuture failed = null;
-      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (failed == null && System.nanoTime() - end < 0) {
+      for (int attempt = 0; failed == null && attempt < 10_000; attempt++) {
         failed = ch.eventLoop().submit(() -> state.send(PING, PING.length)).get(30, TimeUnit.SECONDS);
       }
       assertNotNull(failed, "no send met the reset");
@@ -122,6 +204,8 @@ class NettyDirectWriteTest {
       assertTrue(met.isDone(), "the failed send's future is not done");
       assertFalse(met.isSuccess(), "the send that met the reset succeeded");
       assertInstanceOf(IOException.class, met.cause());
+      assertFalse(met.cause() instanceof ClosedChannelException, () -> "not the reset: " + met.cause());
+      assertTrue(String.valueOf(met.cause().getMessage()).contains("reset"), () -> "not the reset: " + met.cause());
       assertTrue(ch.closeFuture().await(30, TimeUnit.SECONDS), "the channel did not close");
       SocketException e = assertThrows(SocketException.class, () -> state.checkWritten(met));
       assertTrue(e.getMessage().contains("Connection reset"), e.getMessage());

@@ -18,6 +18,13 @@ import java.nio.channels.spi.SelectorProvider;
  */
 public final class LingerlessSocketChannel extends NioSocketChannel {
   /**
+   * The most bytes {@link #writeNow} writes (16 KiB, as MINA's {@code NioProcessor.writeNow}):
+   * the JDK writes a heap array through a temporary direct buffer as large as the write, which it
+   * then keeps for the thread's life; a larger flush goes through Netty's pooled buffers instead.
+   */
+  public static final int MAX_DIRECT_BYTES = 16 * 1024;
+
+  /**
    * A new, unconnected channel.
    *
    * @param provider the provider of the JDK channel, that of the event loops' selectors
@@ -32,7 +39,8 @@ public final class LingerlessSocketChannel extends NioSocketChannel {
    * when nothing is in Netty's outbound buffer: the bytes then go to the kernel in the order the
    * caller wrote them, as Netty's own flush would write them there, only without the pipeline's
    * outbound walk, a pooled buffer, a copy into it, the outbound buffer's entry and a promise.
-   * Writes nothing (returns 0) anywhere else: off the event loop, on a channel not registered, not active or
+   * Writes nothing (returns 0) anywhere else: more than {@link #MAX_DIRECT_BYTES}, off the
+   * event loop, on a channel not registered, not active or
    * whose output is shut down, or with bytes queued in Netty's outbound buffer. The caller must
    * also know that no outbound handler (such as TLS) sits in the pipeline: those bytes would
    * pass it by. A non-blocking socket takes what its send buffer has room for; the caller hands
@@ -47,7 +55,8 @@ public final class LingerlessSocketChannel extends NioSocketChannel {
    *     fails the write with it and closes the channel, as Netty's flush does
    */
   public int writeNow(byte[] src, int offset, int length) throws IOException {
-    if (!isRegistered() || !eventLoop().inEventLoop() || !isActive() || isOutputShutdown()) {
+    if (length > MAX_DIRECT_BYTES
+        || !isRegistered() || !eventLoop().inEventLoop() || !isActive() || isOutputShutdown()) {
       return 0;
     }
     ChannelOutboundBuffer queued = unsafe().outboundBuffer();
