@@ -8,6 +8,7 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPipeline;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GenericFutureListener;
@@ -358,10 +359,15 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
   // ---- The writer's side.
 
   /**
-   * Sends the first {@code length} bytes of {@code src} in one pooled direct buffer and flushes
-   * it. On the channel's own event loop the bytes go to the socket before this returns, and the
-   * future is then usually done already; from any other thread the write is handed to the event
-   * loop. Netty releases the buffer once written or failed.
+   * Sends the first {@code length} bytes of {@code src}. On the channel's own event loop, on a
+   * plaintext channel (no TLS handler: only this state's handler in the pipeline) with nothing
+   * queued in Netty's outbound buffer, they go straight to the socket
+   * ({@link LingerlessSocketChannel#writeNow}), as a session resumed on its loop writes its
+   * request (MINA's connector does the same): null when all of them went, nothing to wait for.
+   * Otherwise, or for the bytes the socket had no room for, in one pooled direct buffer that is
+   * written and flushed through the pipeline: on the event loop the bytes go to the socket before
+   * this returns, and the future is then usually done already; from any other thread the write
+   * is handed to the event loop. Netty releases the buffer once written or failed.
    *
    * @throws TransportClosedException if the channel is gone
    */
@@ -372,9 +378,29 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
       checkWritable("flush");
       throw new TransportClosedException("transport is closed");
     }
-    ByteBuf buf = ch.alloc().directBuffer(length, length);
-    buf.writeBytes(src, 0, length);
+    int now = 0;
+    if (handshake == null && ch instanceof LingerlessSocketChannel && onlyThisStatesHandler(ch)) {
+      try {
+        now = ((LingerlessSocketChannel) ch).writeNow(src, 0, length);
+      } catch (IOException e) {
+        // As Netty's own flush meets a failed write: the channel closes (its end reported in
+        // a later task of the loop), and the write's future fails with the socket's exception.
+        ch.unsafe().close(ch.voidPromise());
+        return ch.newFailedFuture(e);
+      }
+      if (now == length) {
+        return null;
+      }
+    }
+    ByteBuf buf = ch.alloc().directBuffer(length - now, length - now);
+    buf.writeBytes(src, now, length - now);
     return ch.writeAndFlush(buf);
+  }
+
+  /** True when this state's handler is the channel's only one: no outbound handler (TLS) for a write to pass by. */
+  private static boolean onlyThisStatesHandler(Channel ch) {
+    ChannelPipeline pipeline = ch.pipeline();
+    return pipeline.first() instanceof Handler && pipeline.last() instanceof Handler;
   }
 
   /**

@@ -1,6 +1,9 @@
 package io.weft.transport.netty.internal;
 
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.spi.SelectorProvider;
 
 /**
@@ -10,9 +13,17 @@ import java.nio.channels.spi.SelectorProvider;
  * {@code SO_LINGER} (no connector option does), so the answer is always that it cannot, and the
  * channel closes on its event loop as Netty's would; the JDK's close still reads the option
  * itself, for its own half-close. One system call less per connection, for a client that
- * connects per session. Not API.
+ * connects per session. It also lets its {@link ChannelState} write a flush's bytes straight to
+ * the socket where nothing could come between them ({@link #writeNow}). Not API.
  */
 public final class LingerlessSocketChannel extends NioSocketChannel {
+  /**
+   * The most bytes {@link #writeNow} writes (16 KiB, as MINA's {@code NioProcessor.writeNow}):
+   * the JDK writes a heap array through a temporary direct buffer as large as the write, which it
+   * then keeps for the thread's life; a larger flush goes through Netty's pooled buffers instead.
+   */
+  public static final int MAX_DIRECT_BYTES = 16 * 1024;
+
   /**
    * A new, unconnected channel.
    *
@@ -21,6 +32,38 @@ public final class LingerlessSocketChannel extends NioSocketChannel {
    */
   public LingerlessSocketChannel(SelectorProvider provider) {
     super(provider);
+  }
+
+  /**
+   * Writes {@code src[offset, offset + length)} to the socket now, on the channel's event loop,
+   * when nothing is in Netty's outbound buffer: the bytes then go to the kernel in the order the
+   * caller wrote them, as Netty's own flush would write them there, only without the pipeline's
+   * outbound walk, a pooled buffer, a copy into it, the outbound buffer's entry and a promise.
+   * Writes nothing (returns 0) anywhere else: more than {@link #MAX_DIRECT_BYTES}, off the
+   * event loop, on a channel not registered, not active or
+   * whose output is shut down, or with bytes queued in Netty's outbound buffer. The caller must
+   * also know that no outbound handler (such as TLS) sits in the pipeline: those bytes would
+   * pass it by. A non-blocking socket takes what its send buffer has room for; the caller hands
+   * the rest to Netty as usual, after these.
+   *
+   * @param src the bytes
+   * @param offset the first to write
+   * @param length how many
+   * @return how many bytes went to the kernel: 0 when it may not write now, fewer than
+   *     {@code length} when the socket's send buffer is full
+   * @throws IOException if the socket's write failed (nothing was written then); the caller
+   *     fails the write with it and closes the channel, as Netty's flush does
+   */
+  public int writeNow(byte[] src, int offset, int length) throws IOException {
+    if (length > MAX_DIRECT_BYTES
+        || !isRegistered() || !eventLoop().inEventLoop() || !isActive() || isOutputShutdown()) {
+      return 0;
+    }
+    ChannelOutboundBuffer queued = unsafe().outboundBuffer();
+    if (queued == null || !queued.isEmpty() || queued.totalPendingWriteBytes() != 0L) {
+      return 0;
+    }
+    return javaChannel().write(ByteBuffer.wrap(src, offset, length));
   }
 
   /** Netty's own unsafe of a NIO socket channel but for its close's linger check. */
