@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.weft.testsupport.ChildJvm;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -35,13 +36,27 @@ class NoRoomReportTest {
   @TempDir
   Path dir;
 
+  /**
+   * The cases with {@code limit} pass G1's GC overhead limit at every collection
+   * ({@code -XX:GCTimeLimit=0 -XX:GCHeapFreeLimit=100}). G1 has that limit from JDK 25 (and in the
+   * 21 updates): once passed, it fails the allocation whose collection found it so, even when that
+   * collection freed the reserve, so the report's first try at its words fails every time. When
+   * the report tried its words once, these cases told the watch only "with no room to say more"
+   * (JDK 25, every run), and the plain G1 cases did so in about one child in six under load. On
+   * JDK 17, whose G1 has no such limit, they run as the plain G1 cases.
+   */
   @ParameterizedTest
-  @CsvSource({"-XX:+UseSerialGC, probe", "-XX:+UseG1GC, probe", "-XX:+UseSerialGC, session", "-XX:+UseG1GC, session"})
-  void theFirstReportInAHeapWithNoRoomLeftTellsTheRuns(String collector, String how) throws Exception {
-    ChildJvm.Result child = ChildJvm.run(dir, WATCHDOG, List.of("-Xmx16m", collector,
+  @CsvSource({"-XX:+UseSerialGC, probe, -", "-XX:+UseG1GC, probe, -", "-XX:+UseG1GC, probe, limit",
+      "-XX:+UseSerialGC, session, -", "-XX:+UseG1GC, session, -", "-XX:+UseG1GC, session, limit"})
+  void theFirstReportInAHeapWithNoRoomLeftTellsTheRuns(String collector, String how, String overheadLimit)
+      throws Exception {
+    List<String> options = new ArrayList<>(List.of("-Xmx16m", collector,
         // Only the report under test may tell the watch.
-        "-Dio.weft.transport.heapFullAfterCollectionPercent=0", "-Dio.weft.transport.gcTimePercent=0"),
-        NoRoomReportRun.class.getName(), how);
+        "-Dio.weft.transport.heapFullAfterCollectionPercent=0", "-Dio.weft.transport.gcTimePercent=0"));
+    if (overheadLimit.equals("limit")) {
+      options.addAll(List.of("-XX:GCTimeLimit=0", "-XX:GCHeapFreeLimit=100"));
+    }
+    ChildJvm.Result child = ChildJvm.run(dir, WATCHDOG, options, NoRoomReportRun.class.getName(), how);
     String all = child.toString();
     assertEquals(0, child.exit(), all);
     if (how.equals("probe")) {
