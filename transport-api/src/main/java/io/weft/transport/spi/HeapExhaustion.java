@@ -161,16 +161,20 @@ public final class HeapExhaustion {
   }
 
   /** How many times {@link #words} tries to make the words before it gives up on them. */
-  private static final int WORD_TRIES = 3;
+  private static final int WORD_TRIES = 2;
 
   /**
    * The words for a report, once the reserve is given back, or {@link #UNSAID} if they do not fit.
-   * Tried again when the heap refuses them: a JVM's GC overhead limit (G1 has one from JDK 25, and
-   * in the 21 updates; Parallel always had one) fails the allocation whose collection found the
-   * limit passed, even when that collection freed the reserve. The next allocation takes the room
-   * without collecting again (JDK 25, G1: the first try failed in about 1 child JVM in 6 under load,
-   * every time with {@code -XX:GCTimeLimit=0 -XX:GCHeapFreeLimit=100}, and the second try never
-   * did). Never throws.
+   * Tried a second time, best effort, when the heap refuses them: a G1 with a GC overhead limit
+   * (JDK-8212084: JDK 26, backported to 25.0.3 and to 21 updates; not OpenJDK 17.0.15's G1;
+   * Parallel always had one) fails, once the limit has been passed, every allocation that needs a
+   * collection, even when that collection freed the reserve. The second try then takes a region
+   * the reserve left free, with no collection (25.0.3, G1: the first try failed in about one
+   * child JVM in six under load, and every time with {@code -XX:GCTimeLimit=0
+   * -XX:GCHeapFreeLimit=100}; the second never did). It cannot where the reserve leaves no
+   * region free: G1 regions of 8 MiB and more (heaps of 16 GiB and more) hold it inside one, and
+   * there the runs may hear {@link #UNSAID}. Each failed try costs the JVM's collections again, so
+   * there is only one more. Never throws.
    */
   private static String words(Throwable failure, String what) {
     for (int i = 0; i < WORD_TRIES; i++) {
