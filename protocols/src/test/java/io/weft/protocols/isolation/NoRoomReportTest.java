@@ -38,12 +38,13 @@ class NoRoomReportTest {
 
   /**
    * The cases with {@code limit} pass G1's GC overhead limit at every collection
-   * ({@code -XX:GCTimeLimit=0 -XX:GCHeapFreeLimit=100}). G1 has that limit with JDK-8212084 (JDK 26,
-   * backported to 25.0.3 and 21 updates): once passed, it fails the allocation whose collection
-   * found it so, even when that collection freed the reserve, so the report's first try at its words fails every time. When
-   * the report tried its words once, these cases told the watch only "with no room to say more"
-   * (JDK 25, every run), and the plain G1 cases did so in about one child in six under load. On
-   * OpenJDK 17.0.15, whose G1 has no such limit, they run as the plain G1 cases.
+   * ({@code -XX:GCTimeLimit=0 -XX:GCHeapFreeLimit=100}). G1 has that limit with JDK-8212084 (JDK
+   * 26, backported to 25.0.3 and 21 updates): once passed, it fails the allocation whose
+   * collection found it so, even when that collection freed the reserve, so the report's first
+   * try at its words fails every time. When the report tried its words once, these cases told the
+   * watch only "with no room to say more" (JDK 25, every run), and the plain G1 cases did so in
+   * about one child in six under load. On OpenJDK 17.0.15, whose G1 has no such limit, they run
+   * as the plain G1 cases.
    */
   @ParameterizedTest
   @CsvSource({"-XX:+UseSerialGC, probe, -", "-XX:+UseG1GC, probe, -", "-XX:+UseG1GC, probe, limit",
