@@ -160,6 +160,51 @@ public final class InboundBuffer implements Inbound {
   }
 
   /**
+   * Makes room at the tail for {@code len} bytes that have arrived and returns where they go in
+   * {@link #array()}: for a transport that copies received bytes straight from its library's
+   * buffer (a Netty {@code ByteBuf}) into this buffer, with no array of its own in between. Copy
+   * them there, then {@link #commit(int)} them; nothing is buffered until then. Like
+   * {@link #append(byte[], int, int)}, it grows the array for bytes that arrived, never ahead of
+   * them.
+   *
+   * @param len how many bytes will be copied in
+   * @return the index in {@link #array()} where the first of them goes
+   * @throws IllegalArgumentException if {@code len < 0}
+   * @throws OutOfMemoryError if the buffer would pass 2 GiB
+   */
+  public int reserve(int len) {
+    if (len < 0) {
+      throw new IllegalArgumentException("len < 0: " + len);
+    }
+    ensureWritable(len);
+    return tail;
+  }
+
+  /**
+   * The array that {@link #reserve(int)} made room in; valid until the next call that appends,
+   * takes or clears.
+   *
+   * @return this buffer's array
+   */
+  public byte[] array() {
+    return data;
+  }
+
+  /**
+   * Buffers the {@code len} bytes copied into {@link #array()} at the index {@link #reserve(int)}
+   * returned.
+   *
+   * @param len how many bytes were copied in, at most what was reserved
+   * @throws IndexOutOfBoundsException if {@code len} is negative or passes the array's room
+   */
+  public void commit(int len) {
+    if (len < 0 || len > data.length - tail) {
+      throw new IndexOutOfBoundsException("commit " + len + " with room for " + (data.length - tail));
+    }
+    tail += len;
+  }
+
+  /**
    * Reads once from {@code in} into this buffer, at most {@code maxBytes}. Returns the bytes
    * read, or -1 (and marks end of stream) when {@code in} is at its end. Blocks as
    * {@code in.read} does, so only a blocking transport's reading thread calls it; room for
