@@ -177,7 +177,11 @@ public final class RedisClient {
    */
   public Object call(String... args) throws IOException {
     checkNothingPending("call");
-    send(args);
+    // send(args)'s steps, and readValue(0) for the reply: the client's methods that a continuation
+    // enters on a call are this one and readValue, and a read that suspends captures only those.
+    Command command = encode(args);
+    transport.write(command.bytes, 0, command.size);
+    sent();
     transport.flush();
     return thrownIfError(readValue(0));
   }
@@ -204,10 +208,11 @@ public final class RedisClient {
    * @return the integer reply
    */
   public long callLong(String... args) throws IOException {
-    // call(args)'s steps, not a call to it: a continuation that suspends in the read captures one
-    // frame fewer.
+    // call(args)'s steps, not a call to it: one frame fewer (see call).
     checkNothingPending("call");
-    send(args);
+    Command command = encode(args);
+    transport.write(command.bytes, 0, command.size);
+    sent();
     transport.flush();
     Object reply = thrownIfError(readValue(0));
     if (reply instanceof Long) {
@@ -228,7 +233,9 @@ public final class RedisClient {
   public String callString(String... args) throws IOException {
     // As in callLong: call(args)'s steps, one frame fewer.
     checkNothingPending("call");
-    send(args);
+    Command command = encode(args);
+    transport.write(command.bytes, 0, command.size);
+    sent();
     transport.flush();
     Object reply = thrownIfError(readValue(0));
     if (reply == null || reply instanceof String) {
@@ -248,6 +255,20 @@ public final class RedisClient {
    * @throws IOException if the transport fails
    */
   public void send(String... args) throws IOException {
+    // The whole command in one write: one call into the transport instead of four per argument.
+    Command command = encode(args);
+    transport.write(command.bytes, 0, command.size);
+    sent();
+  }
+
+  /**
+   * Checks {@code args} and the client, and encodes the command into this client's
+   * {@link Command}, for the caller to write and then count as {@link #sent()}. Plain code that
+   * never waits: {@link #call(String...)}, {@link #callLong} and {@link #callString} write the
+   * command themselves rather than through {@link #send(String...)}, one method fewer for a
+   * continuation to enter on every call.
+   */
+  private Command encode(String[] args) {
     checkArgs(args == null ? 0 : args.length);
     for (String arg : args) {
       if (arg == null) {
@@ -255,13 +276,16 @@ public final class RedisClient {
       }
     }
     checkUsable();
-    // The whole command in one write: one call into the transport instead of four per argument.
     Command command = command();
     command.header('*', args.length);
     for (String arg : args) {
       command.bulk(arg);
     }
-    transport.write(command.bytes, 0, command.size);
+    return command;
+  }
+
+  /** One more command written whose reply is pending. */
+  private void sent() {
     pending++;
     state = STATE_PENDING;
   }
@@ -288,8 +312,7 @@ public final class RedisClient {
       command.crlf();
     }
     transport.write(command.bytes, 0, command.size);
-    pending++;
-    state = STATE_PENDING;
+    sent();
   }
 
   /**

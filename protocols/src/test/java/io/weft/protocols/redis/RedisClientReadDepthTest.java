@@ -22,17 +22,18 @@ import javax.net.ssl.SSLSession;
 import org.junit.jupiter.api.Test;
 
 /**
- * How deep in the client each read of a reply is made: the client's frames between the caller and
- * the transport. In continuation mode every one of them is a rewritten frame that a read which
- * suspends captures and restores, and that costs its per-method bookkeeping on every call, so the
- * common replies are read from as few as two: the call and the value's parser.
+ * How deep in the client each transport call of a round trip is made: the client's frames between
+ * the caller and the transport. In continuation mode every one of them is a rewritten frame that a
+ * read which suspends captures and restores, and that costs its per-method bookkeeping on every
+ * call, so a call writes from itself and reads the common replies from two frames: the call and the
+ * value's parser.
  */
 class RedisClientReadDepthTest {
 
   /** A transport over an in-memory script that records the client's frames at each read. */
   private static final class Recording implements Transport {
     private final InMemoryTransport in;
-    /** Each read's client frames, outermost first, as "readLineStrict: callLong > readValue". */
+    /** Each transport call's client frames, outermost first, as "readLineStrict: callLong > readValue". */
     final Set<String> reads = new LinkedHashSet<>();
 
     Recording(String script) {
@@ -93,6 +94,7 @@ class RedisClientReadDepthTest {
 
     @Override
     public void write(byte[] src, int offset, int length) throws IOException {
+      record("write");
       in.write(src, offset, length);
     }
 
@@ -118,6 +120,7 @@ class RedisClientReadDepthTest {
 
     @Override
     public void flush() throws IOException {
+      record("flush");
       in.flush();
     }
 
@@ -153,10 +156,11 @@ class RedisClientReadDepthTest {
   }
 
   @Test
-  void anIntegerReplyIsReadFromTheCallAndTheValueParser() throws Exception {
+  void anIntegerCallWritesFromTheCallAndReadsFromTheCallAndTheValueParser() throws Exception {
     Recording transport = new Recording(":42\r\n");
     assertEquals(42L, new RedisClient(transport).callLong("INCR", "n"));
-    assertEquals(Set.of("readLineStrict: callLong > readValue"), transport.reads);
+    assertEquals(List.of("write: callLong", "flush: callLong", "readLineStrict: callLong > readValue"),
+        List.copyOf(transport.reads));
   }
 
   @Test
@@ -165,7 +169,8 @@ class RedisClientReadDepthTest {
     RedisClient client = new RedisClient(transport);
     assertEquals("OK", client.call("SET", "k", "v"));
     assertEquals("PONG", client.callString("PING"));
-    assertEquals(List.of("readLineStrict: call > readValue", "readLineStrict: callString > readValue"),
+    assertEquals(List.of("write: call", "flush: call", "readLineStrict: call > readValue",
+            "write: callString", "flush: callString", "readLineStrict: callString > readValue"),
         List.copyOf(transport.reads));
   }
 
@@ -173,7 +178,8 @@ class RedisClientReadDepthTest {
   void aBulkReplysBodyAndItsCrlfAreReadFromTheBulkParser() throws Exception {
     Recording transport = new Recording("$5\r\nhello\r\n");
     assertEquals("hello", new RedisClient(transport).callString("GET", "k"));
-    assertEquals(List.of("readLineStrict: callString > readValue", "read: callString > readValue > readBulk"),
+    assertEquals(List.of("write: callString", "flush: callString", "readLineStrict: callString > readValue",
+            "read: callString > readValue > readBulk"),
         List.copyOf(transport.reads));
   }
 
@@ -187,7 +193,7 @@ class RedisClientReadDepthTest {
     assertEquals(1L, client.readReply());
     List<?> elements = (List<?>) client.readReply();
     assertArrayEquals("ab".getBytes(UTF_8), (byte[]) elements.get(0));
-    assertEquals(List.of("readLineStrict: readReply > readValue",
+    assertEquals(List.of("write: send", "flush: flush", "readLineStrict: readReply > readValue",
             "readLineStrict: readReply > readValue > readArray > readValue",
             "read: readReply > readValue > readArray > readValue > readBulk"),
         List.copyOf(transport.reads));
@@ -198,6 +204,7 @@ class RedisClientReadDepthTest {
     Recording transport = new Recording(":1\r\n:2\r\n");
     List<String[]> commands = List.of(new String[] {"INCR", "n"}, new String[] {"INCR", "n"});
     assertEquals(List.of(1L, 2L), new RedisClient(transport).pipeline(commands));
-    assertEquals(Set.of("readLineStrict: pipeline > readValue"), transport.reads);
+    assertEquals(List.of("write: pipeline > send", "flush: pipeline", "readLineStrict: pipeline > readValue"),
+        List.copyOf(transport.reads));
   }
 }
