@@ -256,6 +256,8 @@ public final class RedisClient {
    */
   public void send(String... args) throws IOException {
     // The whole command in one write: one call into the transport instead of four per argument.
+    // call(String...), callLong and callString do these steps themselves (one frame fewer): a change
+    // here is a change there too.
     Command command = encode(args);
     transport.write(command.bytes, 0, command.size);
     sent();
@@ -473,8 +475,8 @@ public final class RedisClient {
       throw overReplyBudget("at bulk length " + ProtocolViolationException.quote(line));
     }
     replyBudget -= length + 2;
-    // Wire.readSized's and Wire.expectCrlfAfter's loops, with their messages, written out here:
-    // the reads then come straight from this frame, two frames fewer than through Wire's.
+    // The body and its CRLF read here, with Wire's messages (endOfStream, notCrlf): the reads come
+    // straight from this frame, no helper frame between it and the transport.
     GrowingBytes bulk = new GrowingBytes();
     long done = 0;
     while (done < length) {

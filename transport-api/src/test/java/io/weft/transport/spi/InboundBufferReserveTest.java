@@ -83,12 +83,31 @@ class InboundBufferReserveTest {
   }
 
   @Test
-  void aCommitPastTheRoomOrANegativeCountIsRefused() {
+  void aCommitPastTheReservationOrANegativeCountIsRefused() {
     InboundBuffer buffer = new InboundBuffer(16);
     buffer.reserve(4);
+    // The array has room for 16, but only 4 were set aside.
+    assertThrows(IndexOutOfBoundsException.class, () -> buffer.commit(5));
     assertThrows(IndexOutOfBoundsException.class, () -> buffer.commit(17));
     assertThrows(IndexOutOfBoundsException.class, () -> buffer.commit(-1));
     assertThrows(IllegalArgumentException.class, () -> buffer.reserve(-1));
     assertEquals(0, buffer.size());
+  }
+
+  @Test
+  void aCommitWithoutAReservationOrAfterItsUseIsRefused() throws Exception {
+    InboundBuffer buffer = new InboundBuffer(16);
+    assertThrows(IndexOutOfBoundsException.class, () -> buffer.commit(1));
+    copyIn(buffer, "ab");
+    // Its reservation was used: the stale room past the tail is no input.
+    assertThrows(IndexOutOfBoundsException.class, () -> buffer.commit(1));
+    buffer.reserve(4);
+    buffer.append("c".getBytes(UTF_8), 0, 1);
+    assertThrows(IndexOutOfBoundsException.class, () -> buffer.commit(1));
+    buffer.reserve(4);
+    byte[] one = new byte[1];
+    assertEquals(1, buffer.poll(one, 0, 1));
+    assertThrows(IndexOutOfBoundsException.class, () -> buffer.commit(1));
+    assertEquals(2, buffer.size());
   }
 }
