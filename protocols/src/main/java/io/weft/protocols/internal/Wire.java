@@ -108,22 +108,6 @@ public final class Wire {
     }
   }
 
-  /**
-   * {@link #readInto} for a block of a reply that may hold many: its message says
-   * "{@code noun} of {@code length} bytes", put together only if the read fails, so that a reply
-   * of many small blocks costs no String per block.
-   *
-   * @param noun what is being read, for the message ("bulk string", "chunk")
-   * @throws EOFException if the stream ends first, quoting the last bytes that arrived
-   */
-  public static void readSized(Transport transport, GrowingBytes into, long length, String noun)
-      throws IOException {
-    long done = fill(transport, into, length);
-    if (done < length) {
-      throw endOfStream(sized(noun, length), done, length, into.quoteTail());
-    }
-  }
-
   /** Reads into {@code into} until it holds {@code length} more bytes or the stream ends; returns how many. */
   private static long fill(Transport transport, GrowingBytes into, long length) throws IOException {
     long done = 0;
@@ -137,10 +121,6 @@ public final class Wire {
       done += n;
     }
     return done;
-  }
-
-  private static String sized(String noun, long length) {
-    return noun + " of " + length + " bytes";
   }
 
   /**
@@ -221,18 +201,6 @@ public final class Wire {
     int got = crlf(transport, scratch);
     if (got >= 0) {
       throw notCrlf(what, scratch, got);
-    }
-  }
-
-  /**
-   * {@link #expectCrlf} after a block of {@code length} bytes named {@code noun}, the message put
-   * together only if the check fails (see {@link #readSized}).
-   */
-  public static void expectCrlfAfter(Transport transport, byte[] scratch, String noun, long length)
-      throws IOException {
-    int got = crlf(transport, scratch);
-    if (got >= 0) {
-      throw notCrlf(sized(noun, length), scratch, got);
     }
   }
 

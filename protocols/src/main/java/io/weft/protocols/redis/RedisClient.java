@@ -177,9 +177,13 @@ public final class RedisClient {
    */
   public Object call(String... args) throws IOException {
     checkNothingPending("call");
-    send(args);
+    // send(args)'s steps, and readValue(0) for the reply: the client's methods that a continuation
+    // enters on a call are this one and readValue, and a read that suspends captures only those.
+    Command command = encode(args);
+    transport.write(command.bytes, 0, command.size);
+    sent();
     transport.flush();
-    return thrownIfError(readPendingReply());
+    return thrownIfError(readValue(0));
   }
 
   /**
@@ -193,7 +197,7 @@ public final class RedisClient {
     checkNothingPending("call");
     send(args);
     transport.flush();
-    return thrownIfError(readPendingReply());
+    return thrownIfError(readValue(0));
   }
 
   /**
@@ -204,7 +208,13 @@ public final class RedisClient {
    * @return the integer reply
    */
   public long callLong(String... args) throws IOException {
-    Object reply = call(args);
+    // call(args)'s steps, not a call to it: one frame fewer (see call).
+    checkNothingPending("call");
+    Command command = encode(args);
+    transport.write(command.bytes, 0, command.size);
+    sent();
+    transport.flush();
+    Object reply = thrownIfError(readValue(0));
     if (reply instanceof Long) {
       return (Long) reply;
     }
@@ -221,7 +231,13 @@ public final class RedisClient {
    * @return the string reply, or null
    */
   public String callString(String... args) throws IOException {
-    Object reply = call(args);
+    // As in callLong: call(args)'s steps, one frame fewer.
+    checkNothingPending("call");
+    Command command = encode(args);
+    transport.write(command.bytes, 0, command.size);
+    sent();
+    transport.flush();
+    Object reply = thrownIfError(readValue(0));
     if (reply == null || reply instanceof String) {
       return (String) reply;
     }
@@ -239,6 +255,22 @@ public final class RedisClient {
    * @throws IOException if the transport fails
    */
   public void send(String... args) throws IOException {
+    // The whole command in one write: one call into the transport instead of four per argument.
+    // call(String...), callLong and callString do these steps themselves (one frame fewer): a change
+    // here is a change there too.
+    Command command = encode(args);
+    transport.write(command.bytes, 0, command.size);
+    sent();
+  }
+
+  /**
+   * Checks {@code args} and the client, and encodes the command into this client's
+   * {@link Command}, for the caller to write and then count as {@link #sent()}. Plain code that
+   * never waits: {@link #call(String...)}, {@link #callLong} and {@link #callString} write the
+   * command themselves rather than through {@link #send(String...)}, one method fewer for a
+   * continuation to enter on every call.
+   */
+  private Command encode(String[] args) {
     checkArgs(args == null ? 0 : args.length);
     for (String arg : args) {
       if (arg == null) {
@@ -246,13 +278,16 @@ public final class RedisClient {
       }
     }
     checkUsable();
-    // The whole command in one write: one call into the transport instead of four per argument.
     Command command = command();
     command.header('*', args.length);
     for (String arg : args) {
       command.bulk(arg);
     }
-    transport.write(command.bytes, 0, command.size);
+    return command;
+  }
+
+  /** One more command written whose reply is pending. */
+  private void sent() {
     pending++;
     state = STATE_PENDING;
   }
@@ -279,8 +314,7 @@ public final class RedisClient {
       command.crlf();
     }
     transport.write(command.bytes, 0, command.size);
-    pending++;
-    state = STATE_PENDING;
+    sent();
   }
 
   /**
@@ -310,7 +344,7 @@ public final class RedisClient {
    * @return the reply, typed as the class javadoc says
    */
   public Object readReply() throws IOException {
-    return thrownIfError(readPendingReply());
+    return thrownIfError(readValue(0));
   }
 
   /**
@@ -341,69 +375,83 @@ public final class RedisClient {
     transport.flush();
     List<Object> replies = new ArrayList<>(commands.size());
     for (int i = 0; i < commands.size(); i++) {
-      replies.add(readPendingReply());
+      replies.add(readValue(0));
     }
     return replies;
   }
 
-  private Object readPendingReply() throws IOException {
-    checkUsable();
-    if (pending == 0) {
-      throw new IllegalStateException("no reply pending: send a command first");
+  /**
+   * Reads one value; at {@code depth} 0, the reply to the oldest command pending, with the
+   * client's bookkeeping around it (the reply's budget, the pending count, the state). One method
+   * for both, not a frame for the bookkeeping around a frame for the value: a continuation that
+   * suspends in the read captures one frame fewer.
+   */
+  private Object readValue(int depth) throws IOException {
+    if (depth == 0) {
+      checkUsable();
+      if (pending == 0) {
+        throw new IllegalStateException("no reply pending: send a command first");
+      }
+      replyBudget = maxReplyBytes == Integer.MAX_VALUE ? Long.MAX_VALUE : maxReplyBytes;
     }
     Object reply;
-    replyBudget = maxReplyBytes == Integer.MAX_VALUE ? Long.MAX_VALUE : maxReplyBytes;
     try {
-      reply = readValue(0);
+      // The element's line, charged to the reply's budget with its CRLF and the element it starts;
+      // read here, not in a helper of its own: one frame fewer to capture when the read suspends.
+      long left = replyBudget - ELEMENT_COST - 2;
+      if (left < 0) {
+        throw overReplyBudget("before the next element");
+      }
+      String line;
+      if (left >= maxLineBytes) {
+        line = transport.readLineStrict(maxLineBytes);
+      } else {
+        try {
+          line = transport.readLineStrict((int) left);
+        } catch (LineTooLongException e) {
+          // The line may well be within maxLineBytes: the limit passed is the reply's.
+          throw new ProtocolViolationException("reply over the limit of " + maxReplyBytes
+              + " bytes (maxReplyBytes: its bytes plus " + ELEMENT_COST + " per element), in a line starting "
+              + e.getMessage().substring(e.getMessage().indexOf(':') + 2), e);
+        }
+      }
+      replyBudget = left - line.length();
+      if (line.isEmpty()) {
+        throw new ProtocolViolationException("empty reply line");
+      }
+      switch (line.charAt(0)) {
+        case '+':
+          // Redis's most common status, returned without a second String.
+          reply = line.equals("+OK") ? "OK" : line.substring(1);
+          break;
+        case '-':
+          reply = new InPlaceError(line.substring(1));
+          break;
+        case ':':
+          reply = Wire.parseLong(line, 1, line.length(), "integer reply", line);
+          break;
+        case '$':
+          reply = readBulk(line);
+          break;
+        case '*':
+          reply = readArray(line, depth);
+          break;
+        default:
+          throw new ProtocolViolationException("unexpected reply type " + ProtocolViolationException.quote(line.substring(0, 1))
+              + ": " + ProtocolViolationException.quote(line));
+      }
     } catch (IOException | RuntimeException e) {
-      state = STATE_BROKEN;
-      brokenBy = e.toString();
+      if (depth == 0) {
+        state = STATE_BROKEN;
+        brokenBy = e.toString();
+      }
       throw e;
     }
-    pending--;
-    state = pending == 0 ? STATE_READY : STATE_PENDING;
+    if (depth == 0) {
+      pending--;
+      state = pending == 0 ? STATE_READY : STATE_PENDING;
+    }
     return reply;
-  }
-
-  private Object readValue(int depth) throws IOException {
-    // The element's line, charged to the reply's budget with its CRLF and the element it starts;
-    // read here, not in a helper of its own: one frame fewer to capture when the read suspends.
-    long left = replyBudget - ELEMENT_COST - 2;
-    if (left < 0) {
-      throw overReplyBudget("before the next element");
-    }
-    String line;
-    if (left >= maxLineBytes) {
-      line = transport.readLineStrict(maxLineBytes);
-    } else {
-      try {
-        line = transport.readLineStrict((int) left);
-      } catch (LineTooLongException e) {
-        // The line may well be within maxLineBytes: the limit passed is the reply's.
-        throw new ProtocolViolationException("reply over the limit of " + maxReplyBytes
-            + " bytes (maxReplyBytes: its bytes plus " + ELEMENT_COST + " per element), in a line starting "
-            + e.getMessage().substring(e.getMessage().indexOf(':') + 2), e);
-      }
-    }
-    replyBudget = left - line.length();
-    if (line.isEmpty()) {
-      throw new ProtocolViolationException("empty reply line");
-    }
-    switch (line.charAt(0)) {
-      case '+':
-        return line.substring(1);
-      case '-':
-        return new InPlaceError(line.substring(1));
-      case ':':
-        return Wire.parseLong(line, 1, line.length(), "integer reply", line);
-      case '$':
-        return readBulk(line);
-      case '*':
-        return readArray(line, depth);
-      default:
-        throw new ProtocolViolationException("unexpected reply type " + ProtocolViolationException.quote(line.substring(0, 1))
-            + ": " + ProtocolViolationException.quote(line));
-    }
   }
 
   private ProtocolViolationException overReplyBudget(String where) {
@@ -427,9 +475,31 @@ public final class RedisClient {
       throw overReplyBudget("at bulk length " + ProtocolViolationException.quote(line));
     }
     replyBudget -= length + 2;
+    // The body and its CRLF read here, with Wire's messages (endOfStream, notCrlf): the reads come
+    // straight from this frame, no helper frame between it and the transport.
     GrowingBytes bulk = new GrowingBytes();
-    Wire.readSized(transport, bulk, length, "bulk string");
-    Wire.expectCrlfAfter(transport, scratch, "bulk string", length);
+    long done = 0;
+    while (done < length) {
+      int room = bulk.room(length - done);
+      int n = transport.read(bulk.segment(), bulk.position(), room);
+      if (n < 0) {
+        throw Wire.endOfStream("bulk string of " + length + " bytes", done, length, bulk.quoteTail());
+      }
+      bulk.advance(n);
+      done += n;
+    }
+    byte[] crlf = scratch;
+    int got = 0;
+    while (got < 2) {
+      int n = transport.read(crlf, got, 2 - got);
+      if (n < 0) {
+        break;
+      }
+      got += n;
+    }
+    if (got < 2 || crlf[0] != '\r' || crlf[1] != '\n') {
+      throw Wire.notCrlf("bulk string of " + length + " bytes", crlf, got);
+    }
     return bulk.toByteArray();
   }
 

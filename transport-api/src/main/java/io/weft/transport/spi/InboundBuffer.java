@@ -44,6 +44,8 @@ public final class InboundBuffer implements Inbound {
   private boolean consumedAny;
   /** The peer, named for a message, while the start of the stream is watched for a TLS alert. */
   private String plaintextPeer;
+  /** Bytes the last {@link #reserve} set aside at the tail and no commit, append or take has used since. */
+  private int reserved;
 
   /**
    * An empty buffer, not watching for a TLS alert. It grows as bytes arrive, and goes back to
@@ -140,6 +142,7 @@ public final class InboundBuffer implements Inbound {
    * @throws OutOfMemoryError if the buffer would pass 2 GiB
    */
   public void append(byte[] src, int off, int len) {
+    reserved = 0;
     ensureWritable(len);
     System.arraycopy(src, off, data, tail, len);
     tail += len;
@@ -153,10 +156,59 @@ public final class InboundBuffer implements Inbound {
    * @throws OutOfMemoryError if the buffer would pass 2 GiB
    */
   public void append(ByteBuffer src) {
+    reserved = 0;
     int len = src.remaining();
     ensureWritable(len);
     src.get(data, tail, len);
     tail += len;
+  }
+
+  /**
+   * Makes room at the tail for {@code len} bytes that have arrived and returns where they go in
+   * {@link #array()}: for a transport that copies received bytes straight from its library's
+   * buffer (a Netty {@code ByteBuf}) into this buffer, with no array of its own in between. Copy
+   * them there, then {@link #commit(int)} them; nothing is buffered until then. The array grows as
+   * {@link #append(byte[], int, int)} grows it: to the bytes buffered and reserved, or to twice its
+   * length, whichever is more. Any append, take or clear before the commit ends the reservation.
+   *
+   * @param len how many bytes will be copied in
+   * @return the index in {@link #array()} where the first of them goes
+   * @throws IllegalArgumentException if {@code len < 0}
+   * @throws OutOfMemoryError if the buffer would pass 2 GiB
+   */
+  public int reserve(int len) {
+    if (len < 0) {
+      throw new IllegalArgumentException("len < 0: " + len);
+    }
+    ensureWritable(len);
+    reserved = len;
+    return tail;
+  }
+
+  /**
+   * The array that {@link #reserve(int)} made room in; valid until the next call that appends,
+   * takes or clears.
+   *
+   * @return this buffer's array
+   */
+  public byte[] array() {
+    return data;
+  }
+
+  /**
+   * Buffers the {@code len} bytes copied into {@link #array()} at the index {@link #reserve(int)}
+   * returned.
+   *
+   * @param len how many bytes were copied in, at most what was reserved
+   * @throws IndexOutOfBoundsException if {@code len} is negative or more than the last
+   *     {@link #reserve(int)} set aside (nothing is reserved after a commit, append, take or clear)
+   */
+  public void commit(int len) {
+    if (len < 0 || len > reserved) {
+      throw new IndexOutOfBoundsException("commit " + len + " with " + reserved + " reserved");
+    }
+    tail += len;
+    reserved = 0;
   }
 
   /**
@@ -172,6 +224,7 @@ public final class InboundBuffer implements Inbound {
    *     when its socket's timeout passed)
    */
   public int readFrom(InputStream in, int maxBytes) throws IOException {
+    reserved = 0;
     ensureWritable(maxBytes);
     int n = in.read(data, tail, maxBytes);
     if (n < 0) {
@@ -311,6 +364,7 @@ public final class InboundBuffer implements Inbound {
 
   /** Discards everything buffered, and a grown array with it. */
   public void clear() {
+    reserved = 0;
     head = 0;
     tail = 0;
     scanned = 0;
@@ -356,6 +410,7 @@ public final class InboundBuffer implements Inbound {
   }
 
   private void consume(int n) {
+    reserved = 0;
     consumedAny = true;
     plaintextPeer = null;
     head += n;

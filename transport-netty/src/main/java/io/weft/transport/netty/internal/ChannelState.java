@@ -209,27 +209,16 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
   }
 
   /**
-   * Copies the message's bytes into the session's buffer. On a Weft event loop (always, bar
-   * tests) through the thread's own scratch array: a pooled buffer's NIO view would be one or two
-   * new {@code ByteBuffer}s per read.
+   * Copies the message's bytes straight into the session's buffer: one copy, from Netty's pooled
+   * buffer into the buffer's own array, with no array in between and no NIO view of the pooled
+   * buffer (one or two new {@code ByteBuffer}s per read).
    */
   @Override
   protected IOException append(ByteBuf message) {
-    int index = message.readerIndex();
     int length = message.readableBytes();
-    Thread thread = Thread.currentThread();
-    if (thread instanceof NettyLoopThread) {
-      byte[] scratch = ((NettyLoopThread) thread).scratch;
-      while (length > 0) {
-        int n = Math.min(length, scratch.length);
-        message.getBytes(index, scratch, 0, n);
-        inbound.append(scratch, 0, n);
-        index += n;
-        length -= n;
-      }
-    } else {
-      inbound.append(message.nioBuffer(index, length));
-    }
+    int at = inbound.reserve(length);
+    message.getBytes(message.readerIndex(), inbound.array(), at, length);
+    inbound.commit(length);
     return null;
   }
 

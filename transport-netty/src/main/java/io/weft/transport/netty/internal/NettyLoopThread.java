@@ -11,14 +11,6 @@ import io.weft.continuations.spi.LoopThread;
  * its bytes. Made by {@link EventLoops#threads}; lives as long as its event-loop group.
  */
 final class NettyLoopThread extends FastThreadLocalThread implements LoopThread {
-  /** Bytes {@link #scratch} holds. */
-  static final int SCRATCH_BYTES = 8 * 1024;
-
-  /**
-   * What a read's bytes go through on their way from Netty's pooled buffer to a session's own
-   * buffer ({@code ChannelState}); touched only by this thread.
-   */
-  final byte[] scratch = new byte[SCRATCH_BYTES];
   /** Touched only by this thread. */
   private boolean runningSession;
 
