@@ -61,7 +61,7 @@ class SuspendDepthTest {
       acceptor.setDaemon(true);
       acceptor.start();
       RunResult<String> result;
-      try (SessionRunner runner = SessionRunner.builder().mode(Mode.CONTINUATIONS).connector(connector)
+      try (SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(1)).connector(connector)
           .address(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort()))
           .timeout(Timeout.of(20, TimeUnit.SECONDS)).instrument(CLIENT).build()) {
         result = runner.run(HeldReadTask.class, 2);

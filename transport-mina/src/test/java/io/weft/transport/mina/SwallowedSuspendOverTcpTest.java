@@ -68,7 +68,7 @@ class SwallowedSuspendOverTcpTest {
       echo.setDaemon(true);
       echo.start();
       RunResult<String> result;
-      try (SessionRunner runner = SessionRunner.builder().mode(Mode.CONTINUATIONS).connector(connector)
+      try (SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(1)).connector(connector)
           .address(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort()))
           .timeout(Timeout.of(20, TimeUnit.SECONDS)).instrument(CLIENT).build()) {
         result = runner.run(HiddenExchangeTask.class, 1, ROUNDS);
