@@ -41,6 +41,7 @@ class SuspendDepthTest {
   @EnumSource(value = SuspendingLoops.class, names = {"MINA", "NETTY"})
   void aReadThatSuspendsCapturesTheTransportsReadMethodTheLoopAndTheWaitOnly(SuspendingLoops loops) throws Exception {
     CapturedFrames.held = null;
+    CapturedFrames.heldOn = null;
     CapturedFrames.seen = null;
     CountDownLatch holding = new CountDownLatch(1);
     CountDownLatch released = new CountDownLatch(1);

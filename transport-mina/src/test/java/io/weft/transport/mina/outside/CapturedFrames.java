@@ -28,6 +28,8 @@ public final class CapturedFrames {
 
   /** The suspended session's recorder, kept by that session before its wait. */
   public static volatile Stack held;
+  /** The I/O thread the suspended session ran on when it suspended. */
+  public static volatile Thread heldOn;
   /** What the watching session saw: the classes of the held stack's references, innermost first. */
   public static volatile List<String> seen;
 
