@@ -16,6 +16,8 @@ import org.apache.commons.javaflow.core.StackRecorder;
  * reads that captured stack; then it asks the server to answer session 0.
  */
 public final class HeldReadTask implements SessionTask<String> {
+  private static final int ROUNDS = 100;
+
   public HeldReadTask() {}
 
   @Override
@@ -41,7 +43,6 @@ public final class HeldReadTask implements SessionTask<String> {
     return expect(transport, "release", "released");
   }
 
-  private static final int ROUNDS = 100;
 
   private static String expect(Transport transport, String line, String reply) throws IOException {
     transport.writeLine(line);
