@@ -43,7 +43,6 @@ public final class HeldReadTask implements SessionTask<String> {
     return expect(transport, "release", "released");
   }
 
-
   private static String expect(Transport transport, String line, String reply) throws IOException {
     transport.writeLine(line);
     transport.flush();
