@@ -35,8 +35,9 @@ public final class SuspendingReads {
    * wait, after a poll that answered "need more", is: {@link #beginWait}; unless that said the
    * input may be there already, {@link Suspend#await} with this waiter as the registration, again
    * after each {@link #nextSlice} while the suspends time out; then {@link #endWait} once woken, or
-   * {@link #abandonWait} if anything threw. None of these suspends: the loop calls
-   * {@code Suspend.await} itself, so the wait adds no rewritten frame of its own.
+   * {@link #abandonWait} if the suspend or {@code nextSlice} threw an exception. None of these
+   * suspends: the loop calls {@code Suspend.await} itself, so the wait adds no rewritten frame of
+   * its own.
    *
    * <p>A waiter belongs to one transport, which has one reader at a time, so it may keep what one
    * wait needs between its steps in fields.

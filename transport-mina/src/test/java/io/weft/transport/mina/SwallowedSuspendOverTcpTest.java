@@ -42,7 +42,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class SwallowedSuspendOverTcpTest {
   private static final String CLIENT = "io.weft.transport.mina.testclient";
-  /** More round trips than the run's first suspends, which are checked frame by frame. */
+  /**
+   * Round trips on the I/O thread, each with a suspend, before the helper's: more than the run's
+   * first 64 suspends, which are checked frame by frame (see HiddenExchangeTask).
+   */
   private static final int ROUNDS = 70;
 
   static Stream<Arguments> cases() {

@@ -19,7 +19,13 @@ public final class AfterSwallowExchange implements LineExchange {
   public static final List<String> RETURNED = new CopyOnWriteArrayList<>();
   /** The call made after the swallowed suspend: one of {@link #CALLS}. */
   public static volatile String next = "writeLine";
-  /** Every transport operation that makes the entry check. */
+  /**
+   * The transport operations whose entry check this can show over TCP: every write, {@code flush},
+   * {@code startTls}, and the reads that return at once. The four {@code readLine} overloads check
+   * on entry too, but here their line is never buffered yet (the reply is appended by the same I/O
+   * thread, later), so they would reach the wait, whose own check ({@code Fiber.arm}) refuses them
+   * there whether the entry check is made or not.
+   */
   public static final List<String> CALLS = List.of("writeLine", "write(byte[])", "write(byte[],int,int)",
       "write(String)", "write(String,Charset)", "flush", "read(0 bytes)", "readFully(0 bytes)", "readBytes(0)",
       "startTls");

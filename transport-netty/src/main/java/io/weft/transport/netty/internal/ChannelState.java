@@ -380,7 +380,7 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
     }
     int now = 0;
     // The thread first: a send off the loop (SYNC, THREADS, virtual threads, resumeOnWorkers)
-    // goes through Netty without reading the pipeline's handlers (volatile reads).
+    // goes through Netty without reading the pipeline's first and last handlers.
     if (handshake == null && ch instanceof LingerlessSocketChannel && ch.isRegistered() && ch.eventLoop().inEventLoop()
         && onlyThisStatesHandler(ch)) {
       try {
