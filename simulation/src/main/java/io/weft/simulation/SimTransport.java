@@ -152,12 +152,12 @@ final class SimTransport implements SelfCheckingTransport, SuspendingReads.Waite
 
   // How a read waits: the transport is its own SuspendingReads.Waiter (one object less per
   // connection), registered as the side's reader, woken by a segment, FIN, reset or close. It
-  // holds one wake-up, which a wake clears and which awaitInput clears when the wait times out or
-  // fails: a ReleasingRegistration, so the session's read waits share one wake-up object.
+  // holds one wake-up, which a wake clears and which abandonWait clears when the wait times out or
+  // fails: a ReleasingRegistration, so the session's read waits share one wake-up object. The
+  // read loop calls Suspend.await itself between these steps: no frame of the wait's own.
 
   @Override
-  @continuable
-  public void awaitInput(long awaited) throws IOException {
+  public long beginWait(long awaited) throws IOException {
     checkReset();
     long wait;
     try {
@@ -167,23 +167,28 @@ final class SimTransport implements SelfCheckingTransport, SuspendingReads.Waite
     }
     end.readerWaiting = true;
     end.readProgress();
-    boolean woken;
-    try {
-      woken = Suspend.await(this, wait);
-    } catch (IOException | RuntimeException e) {
-      end.readerWaiting = false;
-      end.readerWake = null;
-      throw e;
-    }
+    return wait;
+  }
+
+  @Override
+  public long nextSlice(long slice, long awaited) throws IOException {
+    // One suspend per wait: the virtual clock needs no re-asserted interest.
+    throw readTimedOut(slice, awaited);
+  }
+
+  @Override
+  public void endWait() throws IOException {
     end.readerWaiting = false;
-    if (!woken) {
-      end.readerWake = null;
-      throw readTimedOut(wait, awaited);
-    }
     checkOpen();
     if (end.inbound.size() == 0 && !end.inbound.isEof()) {
       checkReset();
     }
+  }
+
+  @Override
+  public void abandonWait() {
+    end.readerWaiting = false;
+    end.readerWake = null;
   }
 
   @Override

@@ -79,6 +79,34 @@ public final class Suspend {
     return wait.result();
   }
 
+  /**
+   * The entry check of a transport operation in {@code CONTINUATIONS} mode: returns at once outside
+   * a continuation and while the session runs normally; throws the runtime's
+   * {@code NotInstrumentedError}, which ends the session, if its continuation is being captured.
+   * Capturing means a frame on the way out of a suspend was not rewritten: it swallowed the suspend,
+   * took the engine's placeholder for the call's result and called on. Rewritten code never calls
+   * a transport while capturing, so the call is refused before it does anything.
+   *
+   * <p>A suspending transport handed to the session's task as it is (as {@link
+   * SuspendingConnectionTransport} is, with no checked wrapper of the runtime's in front of it,
+   * which would be one rewritten frame more on every suspend and resume) calls this first thing in
+   * every read, write, {@code flush} and {@code startTls}.
+   *
+   * @throws Error the runtime's {@code NotInstrumentedError} if a suspend was swallowed
+   * @throws IllegalStateException if so in a continuation that no Weft runtime started
+   */
+  public static void checkEntry() {
+    StackRecorder recorder = StackRecorder.get();
+    if (recorder != null && recorder.isCapturing) {
+      Object context = recorder.getContext();
+      if (context instanceof SuspendableSession) {
+        throw ((SuspendableSession) context).swallowed();
+      }
+      throw new IllegalStateException("a transport was called while a continuation that no Weft runtime started"
+          + " was being captured (context " + context + "): a frame that was not rewritten swallowed its suspend");
+    }
+  }
+
   private static SuspendableSession sessionOf(StackRecorder recorder) {
     Object context = recorder.getContext();
     if (context instanceof SuspendableSession) {

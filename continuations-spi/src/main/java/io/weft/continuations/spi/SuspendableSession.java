@@ -39,6 +39,16 @@ public interface SuspendableSession {
   /** Called by the session right after its continuation was resumed at a wait it armed. */
   void resumedAtWait();
 
+  /**
+   * The error that ends this session because a transport operation was entered while its
+   * continuation was being captured: a frame that was not rewritten swallowed a suspend and called
+   * on (see {@link Suspend#checkEntry()}). The runtime records it as the session's outcome, whatever
+   * the session's code throws after it.
+   *
+   * @return the error to throw, naming the frame where it can
+   */
+  Error swallowed();
+
   /** One wait armed by {@link SuspendableSession#arm}. */
   interface PendingWait {
 

@@ -26,8 +26,14 @@ import org.apache.commons.javaflow.api.continuable;
  *
  * <p>Fast path: a read that finds its data buffered, or a flush whose bytes went to the socket at
  * once or whose future is already done, returns without suspending. A read's suspend path is
- * {@code readLine} → {@link SuspendingReads#readLine} → this transport's waiter (which takes
- * {@link SuspendingWaits#awaitInput}'s steps itself) → {@link Suspend#await}.
+ * {@code readLine} → {@link SuspendingReads#readLine} (which takes the wait's steps, this
+ * transport's waiter's, itself) → {@link Suspend#await}: three rewritten frames.
+ *
+ * <p>Every read, write, {@code flush} and {@code startTls} makes continuation mode's entry check
+ * itself, first thing ({@link Suspend#checkEntry()}): a frame that was not rewritten and swallowed a
+ * suspend is stopped at its next call here, before that call does anything. So the runtime hands
+ * this transport to the session's task as it is, without the checked wrapper it puts in front of
+ * other transports: one rewritten frame less on every suspend and resume.
  *
  * <p>Lifecycle: made by its connector once the connect is done; closed by its owner, by a
  * failure that ends it, or by the connector. Its waiting methods carry {@code @continuable} and
@@ -60,82 +66,110 @@ public abstract class SuspendingConnectionTransport<F> extends ConnectionTranspo
   @Override
   @continuable
   public final String readLine(int limit) throws IOException {
+    Suspend.checkEntry();
     return reads.readLine(limit, false, StandardCharsets.UTF_8);
   }
 
   @Override
   @continuable
   public final String readLine(int limit, Charset charset) throws IOException {
+    Suspend.checkEntry();
     return reads.readLine(limit, false, charset);
   }
 
   @Override
   @continuable
   public final String readLineStrict(int limit) throws IOException {
+    Suspend.checkEntry();
     return reads.readLine(limit, true, StandardCharsets.UTF_8);
   }
 
   @Override
   @continuable
   public final String readLineStrict(int limit, Charset charset) throws IOException {
+    Suspend.checkEntry();
     return reads.readLine(limit, true, charset);
   }
 
   @Override
   @continuable
   public final void readFully(byte[] dst, int offset, int length) throws IOException {
+    Suspend.checkEntry();
     reads.readFully(dst, offset, length);
   }
 
   @Override
   @continuable
   public final byte[] readBytes(int byteCount) throws IOException {
+    Suspend.checkEntry();
     return reads.readFully(ReadArguments.newBytes(byteCount), 0, byteCount);
   }
 
   @Override
   @continuable
   public final int read(byte[] dst, int offset, int length) throws IOException {
+    Suspend.checkEntry();
     return reads.read(dst, offset, length);
   }
 
   /**
    * How this transport's reads wait: {@link SuspendingWaits#awaitInput}'s steps, with the
-   * connector's waits and counters, taken in this frame and ending in {@link Suspend#await}, so
-   * that neither the loop nor the wait adds a rewritten frame of its own to the suspend path; and
-   * the registration of the reader's wake-up with the state, made once.
+   * connector's waits and counters, taken as the steps of a {@link SuspendingReads.Waiter}, none
+   * of which suspends: the read loop calls {@link Suspend#await} itself, so neither the loop nor
+   * the wait adds a rewritten frame of its own to the suspend path; and the registration of the
+   * reader's wake-up with the state, made once. What one wait needs between its steps is kept
+   * here: the transport has one reader at a time.
    */
-  private final class SuspendingWaiter extends ReadWaiter implements SuspendingReads.Waiter, WaitRegistration {
+  private final class SuspendingWaiter extends ReadWaiter implements SuspendingReads.Waiter {
+    /** The wait's bound, from the transport's timeout and the session's deadline. */
+    private long wait;
+    /** When the wait began. */
+    private long start;
+    /** What was left of the wait when its last suspend began. */
+    private long left;
+
     @Override
-    @continuable
-    public void awaitInput(long awaited) throws IOException {
-      long wait = readWaitNanos(awaited);
-      long start = SuspendingWaits.beginInputWait(state);
-      boolean arrived = false;
-      // No finally: a suspension unwinds this frame without running one, and it is no end.
+    public long beginWait(long awaited) throws IOException {
+      long bound = readWaitNanos(awaited);
+      long begun = SuspendingWaits.beginInputWait(state);
       try {
-        if (waits.spunForInput(state, start, wait)) {
-          arrived = true;
-        } else {
-          for (long left = waits.firstLeft(start, wait); left > 0L; left = SuspendingWaits.left(wait, start)) {
-            long slice = waits.slice(state, left);
-            if (Suspend.await(this, slice)) {
-              arrived = true;
-              break;
-            }
-            if (!SuspendingWaits.nextSlice(state, slice, left)) {
-              break;
-            }
-          }
+        if (waits.spunForInput(state, begun, bound)) {
+          state.readerWaiting(false);
+          return 0L;
         }
+        long first = waits.firstLeft(begun, bound);
+        if (first <= 0L) {
+          throw readTimedOut(bound, awaited);
+        }
+        wait = bound;
+        start = begun;
+        left = first;
+        return waits.slice(state, first);
       } catch (IOException | RuntimeException e) {
         state.readerWaiting(false);
         throw e;
       }
-      state.readerWaiting(false);
-      if (!arrived) {
-        throw readTimedOut(wait, awaited);
+    }
+
+    @Override
+    public long nextSlice(long slice, long awaited) throws IOException {
+      if (SuspendingWaits.nextSlice(state, slice, left)) {
+        left = SuspendingWaits.left(wait, start);
+        if (left > 0L) {
+          return waits.slice(state, left);
+        }
       }
+      throw readTimedOut(wait, awaited);
+    }
+
+    @Override
+    public void endWait() {
+      state.readerWaiting(false);
+    }
+
+    @Override
+    public void abandonWait() {
+      state.readerWaiting(false);
     }
 
     @Override
@@ -149,6 +183,7 @@ public abstract class SuspendingConnectionTransport<F> extends ConnectionTranspo
   @Override
   @continuable
   public final void write(byte[] src, int offset, int length) throws IOException {
+    Suspend.checkEntry();
     if (buffer(src, offset, length)) {
       send();
     }
@@ -157,18 +192,26 @@ public abstract class SuspendingConnectionTransport<F> extends ConnectionTranspo
   @Override
   @continuable
   public final void write(byte[] src) throws IOException {
-    write(src, 0, src.length);
+    Suspend.checkEntry();
+    // Not through write(src, 0, length): no frame of its own on the path of the flush's wait.
+    if (buffer(src, 0, src.length)) {
+      send();
+    }
   }
 
   @Override
   @continuable
   public final void write(String text) throws IOException {
-    write(text, StandardCharsets.UTF_8);
+    Suspend.checkEntry();
+    if (buffer(text, StandardCharsets.UTF_8)) {
+      send();
+    }
   }
 
   @Override
   @continuable
   public final void write(String text, Charset charset) throws IOException {
+    Suspend.checkEntry();
     if (buffer(text, charset)) {
       send();
     }
@@ -177,6 +220,7 @@ public abstract class SuspendingConnectionTransport<F> extends ConnectionTranspo
   @Override
   @continuable
   public final void writeLine(String line) throws IOException {
+    Suspend.checkEntry();
     if (bufferLine(line)) {
       send();
     }
@@ -185,6 +229,7 @@ public abstract class SuspendingConnectionTransport<F> extends ConnectionTranspo
   @Override
   @continuable
   public final void flush() throws IOException {
+    Suspend.checkEntry();
     checkOpen();
     send();
   }
@@ -192,6 +237,7 @@ public abstract class SuspendingConnectionTransport<F> extends ConnectionTranspo
   @Override
   @continuable
   public final void startTls(TlsSettings settings) throws IOException {
+    Suspend.checkEntry();
     Objects.requireNonNull(settings, "settings");
     checkOpen();
     send();

@@ -14,23 +14,35 @@ import org.apache.commons.javaflow.api.continuable;
 /**
  * The read loops of every transport that suspends a continuation instead of blocking: poll the
  * transport's {@code Inbound} (transport-api's internal view of its received bytes); if the bytes
- * are there, return at once (the fast path, counted); otherwise wait for input through the
- * transport's {@link Waiter} (which ends in {@link Suspend#await}) and poll again. A suspending
- * transport's {@link Transport} read methods call these straight from their own
- * {@code @continuable} frames.
+ * are there, return at once (the fast path, counted); otherwise wait for input and poll again. The
+ * wait is the transport's {@link Waiter}'s steps, none of which suspends, around a call to
+ * {@link Suspend#await} made from the loop itself. A suspending transport's {@link Transport} read
+ * methods call these straight from their own {@code @continuable} frames, so a read that suspends
+ * has three rewritten frames: the transport's read method, the loop, {@code Suspend.await}.
  *
  * <p>This is the second of the two shapes of the loop; the first, {@code BlockingReads} in
  * {@code transport-api}, is the same loop for transports that block, kept free of JavaFlow so
  * that they pay nothing for continuations. This one must be rewritten, and is, at build time
  * with this module. It adds no frame to the suspend path: it takes the place of the private loop
- * each transport used to have between its public read method and its wait.
+ * each transport used to have between its public read method and its wait, and of the wait.
  *
  * <p>One per transport, made with it; used by that transport's one reader at a time.
  */
 public final class SuspendingReads {
 
-  /** How a suspending transport waits for input and fails; given to {@link SuspendingReads}. */
-  public interface Waiter {
+  /**
+   * How a suspending transport waits for input and fails; given to {@link SuspendingReads}. A
+   * wait, after a poll that answered "need more", is: {@link #beginWait}; unless that said the
+   * input may be there already, {@link Suspend#await} with this waiter as the registration, again
+   * after each {@link #nextSlice} while the suspends time out; then {@link #endWait} once woken, or
+   * {@link #abandonWait} if the suspend or {@code nextSlice} threw an exception. None of these
+   * suspends: the loop calls {@code Suspend.await} itself, so the wait adds no rewritten frame of
+   * its own.
+   *
+   * <p>A waiter belongs to one transport, which has one reader at a time, so it may keep what one
+   * wait needs between its steps in fields.
+   */
+  public interface Waiter extends WaitRegistration {
     /**
      * Throws if the transport is closed; called once at the start of every read.
      *
@@ -39,16 +51,43 @@ public final class SuspendingReads {
     void checkOpen() throws TransportClosedException;
 
     /**
-     * Waits until input may have arrived (bytes, end of stream, a failure, a close), after a
-     * poll that answered "need more", by way of {@link Suspend#await}: it suspends in a
-     * continuation and blocks elsewhere. The loop then polls again. Its implementation must carry
-     * {@code @continuable} and call the wait directly, adding no frame of its own between.
+     * Begins a wait until input may have arrived (bytes, end of stream, a failure, a close):
+     * checks that the caller may wait and marks the reader as waiting.
      *
      * @param awaited what the read waits for, for a timeout's message
-     * @throws IOException if the wait times out or the transport fails or is closed meanwhile
+     * @return the timeout of the first suspend, in nanoseconds (above 0, or {@code Deadlines.FOREVER});
+     *     0 when the input may be there already (say, a spin saw it come): the wait is then over,
+     *     ended by this call, and the loop polls again
+     * @throws IOException if the read's time is already up, or it may not wait here; the wait is
+     *     then over, ended by this call
      */
-    @continuable
-    void awaitInput(long awaited) throws IOException;
+    long beginWait(long awaited) throws IOException;
+
+    /**
+     * After a suspend of {@code slice} that timed out: the timeout of the next suspend of the same
+     * wait, or the read's timeout thrown when the wait is over. The loop then calls
+     * {@link #abandonWait}.
+     *
+     * @param slice the timeout of the suspend that ran out
+     * @param awaited what the read waits for, for a timeout's message
+     * @return the next suspend's timeout, above 0
+     * @throws IOException the read's timeout, when the wait's time is up
+     */
+    long nextSlice(long slice, long awaited) throws IOException;
+
+    /**
+     * Ends a wait whose suspend was woken; may throw what the wake-up meant (a close, a
+     * failure) before the loop polls again.
+     *
+     * @throws IOException if the transport was closed or failed meanwhile
+     */
+    void endWait() throws IOException;
+
+    /**
+     * Ends a wait that threw (its timeout, the run's cancel, a failure): the reader no longer
+     * waits, and its wake-up is forgotten where the transport must forget it. Throws nothing.
+     */
+    void abandonWait();
 
     /**
      * Applies the transport's failure policy to a read that failed (typically: close on a
@@ -97,8 +136,22 @@ public final class SuspendingReads {
         immediate.increment();
         return line;
       }
+      long awaited = Deadlines.line(limit);
       do {
-        waiter.awaitInput(Deadlines.line(limit));
+        // The wait, in this frame (see Waiter).
+        long slice = waiter.beginWait(awaited);
+        if (slice > 0L) {
+          // No finally: a suspension unwinds this frame without running one, and it is no end.
+          try {
+            while (!Suspend.await(waiter, slice)) {
+              slice = waiter.nextSlice(slice, awaited);
+            }
+          } catch (IOException | RuntimeException e) {
+            waiter.abandonWait();
+            throw e;
+          }
+          waiter.endWait();
+        }
         line = inbound.pollLine(limit, strict, charset);
       } while (line == null && (strict || !inbound.isDrained()));
       return line;
@@ -128,8 +181,21 @@ public final class SuspendingReads {
         immediate.increment();
         return dst;
       }
+      long awaited = Deadlines.bytes(length);
       do {
-        waiter.awaitInput(Deadlines.bytes(length));
+        // The wait, in this frame (see Waiter).
+        long slice = waiter.beginWait(awaited);
+        if (slice > 0L) {
+          try {
+            while (!Suspend.await(waiter, slice)) {
+              slice = waiter.nextSlice(slice, awaited);
+            }
+          } catch (IOException | RuntimeException e) {
+            waiter.abandonWait();
+            throw e;
+          }
+          waiter.endWait();
+        }
       } while (!inbound.pollFully(dst, offset, length));
       return dst;
     } catch (SessionCancelledException e) {
@@ -159,7 +225,19 @@ public final class SuspendingReads {
         return n;
       }
       do {
-        waiter.awaitInput(Deadlines.ANY_BYTES);
+        // The wait, in this frame (see Waiter).
+        long slice = waiter.beginWait(Deadlines.ANY_BYTES);
+        if (slice > 0L) {
+          try {
+            while (!Suspend.await(waiter, slice)) {
+              slice = waiter.nextSlice(slice, Deadlines.ANY_BYTES);
+            }
+          } catch (IOException | RuntimeException e) {
+            waiter.abandonWait();
+            throw e;
+          }
+          waiter.endWait();
+        }
         n = inbound.poll(dst, offset, length);
       } while (n == Inbound.NO_BYTES_YET);
       return n;

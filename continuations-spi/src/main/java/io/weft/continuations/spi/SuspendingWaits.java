@@ -24,9 +24,9 @@ import org.apache.commons.javaflow.api.continuable;
  *
  * <p>Every method that can reach {@code Suspend.await} carries {@code @continuable} and is
  * rewritten by this module's build; nothing here suspends in a lambda (the registration lambdas
- * only register). {@code SuspendingConnectionTransport}'s read waiter takes {@link #awaitInput}'s
- * steps in its own frame and calls {@code Suspend.await} from there: one rewritten frame fewer on
- * every read that suspends.
+ * only register). {@code SuspendingConnectionTransport}'s reads take {@link #awaitInput}'s steps
+ * as the steps of their {@link SuspendingReads.Waiter}, and the read loop calls
+ * {@code Suspend.await} itself: two rewritten frames fewer on every read that suspends.
  */
 public final class SuspendingWaits {
   private static final int SPINS_PER_YIELD = 64;
@@ -169,7 +169,7 @@ public final class SuspendingWaits {
   @continuable
   public boolean awaitInput(ConnectionState<?, ?> state, WaitRegistration reader, long nanos)
       throws IOException {
-    // SuspendingConnectionTransport's waiter takes these same steps in its own frame.
+    // SuspendingConnectionTransport's waiter takes these same steps, in the read loop's frame.
     long start = beginInputWait(state);
     boolean arrived = false;
     // No finally: a suspension unwinds this frame without running one, and it is no end.
@@ -197,7 +197,7 @@ public final class SuspendingWaits {
   }
 
   // The steps of a wait for input, for awaitInput and for the transport waiter that takes them
-  // in its own frame. None suspends, so none is a frame on the suspend path.
+  // in the read loop's frame. None suspends, so none is a frame on the suspend path.
 
   /** Checks that the caller may wait and marks the reader as waiting; returns the wait's start. */
   static long beginInputWait(ConnectionState<?, ?> state) {

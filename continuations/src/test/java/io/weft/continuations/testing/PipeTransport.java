@@ -170,7 +170,7 @@ public final class PipeTransport implements Transport {
     }
   }
 
-  /** Waits through {@link Suspend#await}, woken by the server thread's delivery or a close. */
+  /** Waits through {@link Suspend#await} (which the read loop calls), woken by the server thread's delivery or a close. */
   private final class PipeWaiter implements SuspendingReads.Waiter {
     @Override
     public void checkOpen() throws TransportClosedException {
@@ -178,16 +178,31 @@ public final class PipeTransport implements Transport {
     }
 
     @Override
-    @continuable
-    public void awaitInput(long awaited) throws IOException {
-      long wait = Deadlines.waitNanos(timeout, sessionStart, "read");
-      if (!Suspend.await(PipeTransport.this::registerReader, wait)) {
-        TransportTimeoutException e = Deadlines.timedOut(timeout, sessionStart, wait, "read");
-        close("an operation timed out: " + e.getMessage());
-        throw e;
-      }
+    public long beginWait(long awaited) throws IOException {
+      return Deadlines.waitNanos(timeout, sessionStart, "read");
+    }
+
+    @Override
+    public void register(Runnable wake) {
+      registerReader(wake);
+    }
+
+    @Override
+    public long nextSlice(long slice, long awaited) throws IOException {
+      TransportTimeoutException e = Deadlines.timedOut(timeout, sessionStart, slice, "read");
+      close("an operation timed out: " + e.getMessage());
+      throw e;
+    }
+
+    @Override
+    public void endWait() throws IOException {
       // A close wakes the wait too; what was buffered before it is not read after it.
       PipeTransport.this.checkOpen();
+    }
+
+    @Override
+    public void abandonWait() {
+      // Nothing to forget: a later wait's registration replaces the wake-up.
     }
 
     @Override

@@ -190,9 +190,11 @@ class IoThreadResumeTest {
   }
 
   /**
-   * The connector's transport under the runner's checking wrapper in continuation mode (the
-   * runner's {@code CheckedTransport}, defined by the runner's own loader, so it cannot be cast
-   * to): its one field of type {@link Transport}. A wrapper of another shape fails here, by name.
+   * The connector's transport: {@code t} itself (the MINA and Netty transports reach the task
+   * unwrapped in every mode, since they make continuation mode's entry check themselves), or, under
+   * a wrapper such as the runner's {@code CheckedTransport} (defined by the runner's own loader, so
+   * it cannot be cast to), its one field of type {@link Transport}. A wrapper of another shape fails
+   * here, by name.
    */
   private static Transport unwrapped(Transport t) {
     if (t instanceof SuspendingMinaTransport || t.getClass().getPackageName().equals("io.weft.transport.netty")) {

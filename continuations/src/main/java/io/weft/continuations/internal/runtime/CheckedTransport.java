@@ -16,8 +16,9 @@ import javax.net.ssl.SSLSession;
  * <p>Like {@link SessionFrame}, the {@code ContinuationClassLoader} defines its own copy and
  * rewrites it: only there does the engine see {@code Transport}'s methods marked, so only there
  * are the calls to the delegate rewritten. Costs one extra frame on each suspend path; a transport
- * that makes the check itself ({@link io.weft.continuations.runtime.spi.SelfCheckingTransport})
- * is not wrapped.
+ * that makes the check itself ({@link io.weft.continuations.runtime.spi.SelfCheckingTransport},
+ * and the MINA and Netty ones, {@link io.weft.continuations.spi.SuspendingConnectionTransport},
+ * through {@link io.weft.continuations.spi.Suspend#checkEntry()}) is not wrapped.
  */
 public final class CheckedTransport implements Transport {
   private final Transport delegate;

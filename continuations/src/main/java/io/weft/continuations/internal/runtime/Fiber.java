@@ -244,6 +244,7 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
    * error that ends the session (the first one named, whatever is thrown after it). From now on
    * every suspend of this run is checked, so the frame is named while it is on the stack.
    */
+  @Override
   public NotInstrumentedError swallowed() {
     scheduler.probeEverySuspend();
     return recorded(FrameChecker.swallowedSuspend(index()));

@@ -4,6 +4,7 @@ import io.weft.continuations.internal.rewrite.RewrittenMethods;
 import io.weft.continuations.runtime.spi.SelfCheckingTransport;
 import io.weft.continuations.NotInstrumentedError;
 import io.weft.continuations.spi.Suspend;
+import io.weft.continuations.spi.SuspendingConnectionTransport;
 import java.lang.StackWalker.Option;
 import java.lang.StackWalker.StackFrame;
 import java.lang.invoke.MethodType;
@@ -165,7 +166,9 @@ public final class FrameChecker {
   /** {the first frame below Weft's own, its caller or null}, or null. */
   private static StackFrame[] firstUserFrame(List<StackFrame> frames) {
     int i = skipWeftTop(frames);
-    while (i < frames.size() && frames.get(i).getDeclaringClass().getName().equals(CheckedTransport.class.getName())) {
+    // The transport the task called (the checked wrapper, or a suspending transport that checks
+    // itself) is not the frame that carried on.
+    while (i < frames.size() && isTransportEntry(frames.get(i).getDeclaringClass())) {
       i++;
     }
     if (i >= frames.size() || isBottom(frames.get(i))) {
@@ -173,6 +176,10 @@ public final class FrameChecker {
     }
     StackFrame caller = i + 1 < frames.size() && !isBottom(frames.get(i + 1)) ? frames.get(i + 1) : null;
     return new StackFrame[] {frames.get(i), caller};
+  }
+
+  private static boolean isTransportEntry(Class<?> type) {
+    return type.getName().equals(CheckedTransport.class.getName()) || type == SuspendingConnectionTransport.class;
   }
 
   private static int skipWeftTop(List<StackFrame> frames) {

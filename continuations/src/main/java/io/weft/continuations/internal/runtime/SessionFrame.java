@@ -3,6 +3,7 @@ package io.weft.continuations.internal.runtime;
 import io.weft.continuations.runtime.spi.SelfCheckingTransport;
 import io.weft.continuations.spi.SessionCancelledException;
 import io.weft.continuations.spi.Suspend;
+import io.weft.continuations.spi.SuspendingConnectionTransport;
 import io.weft.transport.Transport;
 import io.weft.transport.spi.HeapExhaustion;
 import java.io.IOException;
@@ -90,9 +91,10 @@ public final class SessionFrame implements Runnable {
       transport = session.connector().connect(session.address(), session.timeout());
       session.opened(transport);
       // A transport that makes the entry check itself is handed over as it is: one frame less on
-      // every suspend and resume.
+      // every suspend and resume. The MINA and Netty ones do (Suspend.checkEntry, first thing in
+      // each read, write, flush and startTls), as the simulation's does.
       Transport forTask = session.checked() && !(transport instanceof SelfCheckingTransport)
-          ? new CheckedTransport(transport) : transport;
+          && !(transport instanceof SuspendingConnectionTransport) ? new CheckedTransport(transport) : transport;
       Object value = session.task().run(forTask, session.index());
       session.succeeded(value);
     } catch (Throwable failure) {

@@ -15,7 +15,9 @@ import io.weft.transport.Transport;
  * {@link #checkEntry()} first thing in each of those methods (every overload), and gets the same
  * check without the frame: a busy simulation suspends millions of times.
  *
- * <p>Only for transports built for the continuation runtime (the simulation's). A transport that
+ * <p>Only for transports built for the continuation runtime (the simulation's). The MINA and Netty
+ * transports ({@code io.weft.continuations.spi.SuspendingConnectionTransport}) make the same check
+ * through the SPI's {@code Suspend.checkEntry()} and are not wrapped either. A transport that
  * implements it and skips the call in one method lets a frame that swallowed a suspend make that
  * call: it is caught later (at the session's next wait or resume), after the call had its effect.
  */

@@ -368,7 +368,10 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
       throw new TransportClosedException("transport is closed");
     }
     int now = 0;
-    if (handshake == null && ch instanceof LingerlessSocketChannel && onlyThisStatesHandler(ch)) {
+    // The thread first: a send off the loop (SYNC, THREADS, virtual threads, resumeOnWorkers)
+    // goes through Netty without reading the pipeline's first and last handlers.
+    if (handshake == null && ch instanceof LingerlessSocketChannel && ch.isRegistered() && ch.eventLoop().inEventLoop()
+        && onlyThisStatesHandler(ch)) {
       try {
         now = ((LingerlessSocketChannel) ch).writeNow(src, 0, length);
       } catch (IOException e) {
