@@ -17,13 +17,18 @@
 #                   20,000 connects/s, stays in), and its JIT is cold. Its figure over its whole
 #                   window, connects included, is printed beside the verdict.
 #                 JVM start and the rewrite, before the window, are printed apart;
-#   steady state: both tools run WARM + DUR seconds (default 20 + 5) on one set of connections, the
-#                 same rule for both. weft-load's figure is its last DUR seconds (--warmup WARM); the
-#                 C tool, which has no JIT to warm, is measured over its whole run: wrk's figure
-#                 includes its connect ramp (a small share of 25 s; not measured), redis-benchmark's
-#                 does not (as above), nor does weft-load's window. WARM is long enough for the JIT's
-#                 C2 compiles of the hot path to have landed (they landed 8-18 s into a run on 2
-#                 cores); each steady row says whether
+#   steady state: both tools run WARM + DUR seconds (default 20 + 5), the same rule for both, and
+#                 the verdict compares what the SERVER counted in each tool's last DUR seconds of
+#                 traffic: nginx's stub_status requests, Redis's INFO total_commands_processed,
+#                 sampled every 0.25 s beside each run (the samples' own requests taken out); the
+#                 span ends at the last sample before the tool's traffic stopped, so it holds
+#                 neither tool's connect ramp nor its end. Each tool's own figure is printed
+#                 beside it: weft-load's is its measured window (--warmup WARM, its last DUR s),
+#                 wrk's its whole run (its connect ramp included), redis-benchmark's its whole run
+#                 after its connects (as above). Each row also prints the kernel's listen-queue
+#                 overflows (TcpExtListenOverflows, system-wide) during each tool's run. WARM is long
+#                 enough for the JIT's C2 compiles of the hot path to have landed (they landed 8-18 s
+#                 into a run on 2 cores); each steady row says whether
 #                 its window was settled: the JIT's compiler threads under 0.1 core over the window,
 #                 and the window's second half at most 10% faster than its first.
 #   1. weft-load redis >= 0.8x redis-benchmark's GET/s at N = 100, 1,000, 10,000 connections, no
@@ -59,7 +64,7 @@ OUT="$(mktemp -d /tmp/weft-load-targets.XXXXXX)"
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 echo "fd limit $(ulimit -n); output in $OUT; mode $MODE; $("$JAVA" -version 2>&1 | head -n1); JVM options: $(if [ -z "${WEFT_LOAD_JAVA_OPTS+set}" ]; then echo "none (the launcher's default)"; elif [ -z "$WEFT_LOAD_JAVA_OPTS" ]; then echo none; else echo "$WEFT_LOAD_JAVA_OPTS"; fi)"
 echo "weft-load connects: paced 20,000/s in bursts of 1,000, connect window OFF (--connect-window 0, not the default 32): the servers listen with backlog $(cat /proc/sys/net/core/somaxconn 2>/dev/null || echo 4096), which the pacing keeps whole, and the C tools have no window; with the default window a place comes back only with a user's first reply, which held 10,000 users to ~2,350 connections after 20 s"
-echo "rates: wrk's includes its connects, redis-benchmark's does not (its clock starts after all its clients are made); weft-load's Redis whole run counts from its first request, its http whole run from its first connect"
+echo "rates: whole runs are each tool's own figure: wrk's includes its connects, redis-benchmark's does not (its clock starts after all its clients are made); weft-load's Redis whole run counts from its first request, its http whole run from its first connect. Steady rows are judged on the server's own count over each tool's last ${DUR:-5} s of traffic (nginx stub_status / Redis total_commands_processed), each tool's own figure beside it"
 
 ./mvnw -B -q -pl load -am -DskipTests package
 JAR=load/target/weft-load.jar
@@ -88,8 +93,8 @@ SPLITS=()
 # The servers, the running weft-load (its timeout's pid: timeout passes the signal on) and its sampler,
 # stopped by pid on exit and on Ctrl-C or TERM: weft-load and the sampler run in the background, where
 # bash starts them with SIGINT ignored, so Ctrl-C alone would leave them running.
-RPID=; NPID=; WPID=; SPID=
-cleanup() { for p in $WPID $SPID $RPID $NPID; do kill "$p" 2>/dev/null || true; done; }
+RPID=; NPID=; WPID=; SPID=; CPID=; XPID=
+cleanup() { for p in $WPID $SPID $CPID $XPID $RPID $NPID; do kill "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
 trap 'cleanup; exit 130' INT
 trap 'cleanup; exit 143' TERM
@@ -115,12 +120,113 @@ weft() {
   WPID=$!; pid=$WPID
   python3 -c "$JITSAMPLER" "$pid" "$OUT/$name.jit" &
   SPID=$!
+  srvsample "$pid" "$OUT/$name.srv"
   wait "$pid" || true
   # The wall time taken as the JVM ends, not after the sampler's last 0.25 s sleep.
   echo $(( $(date +%s%3N) - t0 )) > "$OUT/$name.wallms"
   WPID=
   wait "$SPID" || true
   SPID=
+  srvdone
+}
+# ctool NAME CMD...: a C tool's run (under the timeout), its output into $OUT/NAME.out, the server's
+# counter sampled beside it like weft-load's (srvsample).
+ctool() {
+  local name="$1"; shift
+  timeout -k 10 "$TMO" "$@" > "$OUT/$name.out" 2>/dev/null &
+  CPID=$!
+  srvsample "$CPID" "$OUT/$name.srv"
+  wait "$CPID" || true
+  CPID=
+  srvdone
+}
+# SRV ("nginx PORT" or "redis PORT"; empty for none): the server whose own counter srvsample reads
+# beside the runs of a steady row. srvsample PID FILE starts the sampler (every 0.25 s until PID
+# ends, then once more: the time, the server's count of requests or commands, and the kernel's
+# TcpExtListenOverflows); srvdone waits for it.
+SRV=
+srvsample() { if [ -n "$SRV" ]; then python3 -c "$SRVSAMPLER" $SRV "$1" "$2" & XPID=$!; fi; }
+srvdone() { if [ -n "$XPID" ]; then wait "$XPID" || true; XPID=; fi; }
+SRVSAMPLER='
+import os, socket, sys, time
+kind, port, pid, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+conn = None
+def count():
+    global conn
+    if kind == "nginx":
+        # Its own request each time (HTTP/1.0: nginx closes after it), counted by nginx too.
+        s = socket.create_connection(("127.0.0.1", port), 5)
+        s.sendall(b"GET /weft-status HTTP/1.0\r\n\r\n")
+        data = b""
+        while True:
+            b = s.recv(65536)
+            if not b:
+                break
+            data += b
+        s.close()
+        return int(data.split(b"\r\n\r\n", 1)[1].decode().splitlines()[2].split()[2])
+    # Redis: one connection kept; INFO is a command too, counted by Redis.
+    if conn is None:
+        conn = socket.create_connection(("127.0.0.1", port), 5).makefile("rwb")
+    conn.write(b"INFO stats\r\n"); conn.flush()
+    n = int(conn.readline()[1:])
+    for line in conn.read(n + 2).decode().splitlines():
+        if line.startswith("total_commands_processed:"):
+            return int(line.split(":")[1])
+    raise OSError("no total_commands_processed")
+def overflows():
+    try:
+        rows = [l.split() for l in open("/proc/net/netstat") if l.startswith("TcpExt:")]
+        return int(rows[1][rows[0].index("ListenOverflows")])
+    except (OSError, ValueError, IndexError):
+        return -1
+def sample(f):
+    global conn
+    try:
+        t0 = time.time(); c = count(); t1 = time.time()
+        f.write("%.3f %d %d\n" % ((t0 + t1) / 2, c, overflows())); f.flush()
+    except (OSError, ValueError, IndexError):
+        conn = None
+with open(out, "w") as f:
+    while os.path.exists("/proc/%d" % pid):
+        sample(f)
+        time.sleep(0.25)
+    sample(f)
+'
+# srvrate FILE: from srvsample's FILE, the server's count per second over the tool's last DUR s of
+# traffic ("RATE SPAN OVERFLOWS"): the span ends at the last sample after which the count still
+# rose (so inside the traffic), starts at the sample nearest DUR s before it (or the first), and
+# its samples' own requests are taken out; OVERFLOWS is the listen-queue overflows over the whole
+# run. "? ? ?" without two samples in the traffic.
+srvrate() {
+  python3 -c '
+import sys
+pts = [tuple(map(float, l.split())) for l in open(sys.argv[1]) if len(l.split()) == 3]
+dur = float(sys.argv[2])
+rising = [i for i in range(1, len(pts)) if pts[i][1] - pts[i - 1][1] > 1]
+if not rising or rising[-1] - 1 < 1:
+    print("? ? ?"); sys.exit(0)
+e = rising[-1] - 1
+s = min(range(0, e), key=lambda i: abs(pts[i][0] - (pts[e][0] - dur)))
+span = pts[e][0] - pts[s][0]
+ov = pts[-1][2] - pts[0][2] if pts[0][2] >= 0 and pts[-1][2] >= 0 else -1
+print("%.0f %.2f %d" % ((pts[e][1] - pts[s][1] - (e - s)) / span, span, ov))
+' "$1" "$DUR" 2>/dev/null || echo "? ? ?"
+}
+# steadyrow NAME WEFTDIR CTOOLNAME TOOL OP THEIRS: the verdict of a steady row on the server's counts
+# (weft-load's run in WEFTDIR, the C tool TOOL's in $OUT/CTOOLNAME), with each tool's own figure
+# (weft-load's operation OP over its window, the C tool's THEIRS), the spans, the overflows and
+# settled() beside it.
+steadyrow() {
+  local name="$1" wd="$2" cn="$3" tool="$4" ownw ownc w c
+  ownw="$(rate "$wd" "$5")"; ownc="$6"
+  read -r -a w <<< "$(srvrate "$wd.srv")"
+  read -r -a c <<< "$(srvrate "$OUT/$cn.srv")"
+  if [ "${w[0]}" != "?" ] && [ "${c[0]}" != "?" ]; then
+    verdict "$name" "${w[0]}" "${c[0]}" "server-counted over the last ${w[1]} s / ${c[1]} s of each one's traffic; own figures: weft-load $ownw/s (its window), $tool ${ownc%.*}/s (its whole run); listen overflows ${w[2]} / ${c[2]}; $(settled "$wd")"
+  else
+    verdict "$name" "$ownw" "$ownc" "NO SERVER COUNT (${SRV:-none}), own figures: weft-load its window, $tool its whole run; $(settled "$wd")"
+  fi
 }
 # The sampler, given timeout's pid: the java process below it (the launcher execs java, or, training a
 # class-data archive, runs it as its child); every 0.25 s, the time and the ticks (10 ms) of
@@ -231,17 +337,24 @@ for N in $NS; do
   # Steady state: weft-load's last DUR s after a WARM s warm-up; redis-benchmark for about as many
   # requests as weft-load's warm-up and window held (WARM + DUR s; its figure leaves out its
   # connects, as weft-load's window, after the warm-up, holds none).
+  SRV="redis $RPORT"
   weft "redis-$N-steady" redis -t "127.0.0.1:$RPORT" -u "$N" --warmup "${WARM}s" -d "${DUR}s" -c 'GET key'
   OURS="$(rate "$OUT/redis-$N-steady" GET)"
-  THEIRS="$(redisbench "$RPORT" "$N" "$(python3 -c "import sys; print(max(int(float(sys.argv[1])*($WARM + $DUR)), 20*$N))" "$OURS")")"
-  RESULTS+=("$(verdict "redis GET, N=$N, steady state" "$OURS" "$THEIRS" "$(settled "$OUT/redis-$N-steady")")")
+  ctool "redisbench-$N-steady" redis-benchmark -p "$RPORT" -c "$N" -n "$(python3 -c "import sys; print(max(int(float(sys.argv[1])*($WARM + $DUR)), 20*$N))" "$OURS")" -t get -q
+  SRV=
+  THEIRS="$(tr '\r' '\n' < "$OUT/redisbench-$N-steady.out" | sed -n 's/.*GET: \([0-9.]*\) requests per second.*/\1/p' | tail -n1)"
+  RESULTS+=("$(steadyrow "redis GET, N=$N, steady state" "$OUT/redis-$N-steady" "redisbench-$N-steady" redis-benchmark GET "$THEIRS")")
   SPLITS+=("$(split "redis GET, N=$N, steady state" "$OUT/redis-$N-steady" GET)")
 done
 kill "$RPID" 2>/dev/null || true; RPID=
 fi
 
 # ---- 2. http
+# Whether this nginx has stub_status (the steady rows' server counts; without it they are judged on
+# each tool's own figure, and say so).
+nginx_status() { "$(command -v nginx || echo /usr/sbin/nginx)" -V 2>&1 | grep -q http_stub_status_module; }
 if want http; then
+NSRV=; if nginx_status; then NSRV="nginx"; fi
 NPORT="$(free_port)"
 mkdir -p "$OUT/nginx/logs" "$OUT/nginx/html"
 printf 'hello from nginx\n' > "$OUT/nginx/html/index.html"
@@ -256,7 +369,10 @@ events { worker_connections 30000; }
 http {
   access_log off;
   keepalive_requests 100000000;
-  server { listen 127.0.0.1:$NPORT backlog=$BACKLOG; root $OUT/nginx/html; }
+  server {
+    listen 127.0.0.1:$NPORT backlog=$BACKLOG; root $OUT/nginx/html;
+    $(if nginx_status; then echo "location = /weft-status { stub_status; }"; fi)
+  }
 }
 CONF
 "$(command -v nginx || echo /usr/sbin/nginx)" -p "$OUT/nginx" -c "$OUT/nginx/nginx.conf" &
@@ -271,9 +387,12 @@ for KA in keep-alive close; do
     RESULTS+=("$(verdict "http GET /, $KA, N=$C, whole run" "$(rate "$OUT/http-$KA-$C-whole" GET)" "$THEIRS" "both with their connects")")
     STARTS+=("$(startup "http $KA N=$C" "$OUT/http-$KA-$C-whole")")
     # Steady state: both run WARM + DUR s; weft-load's figure is its last DUR s, wrk's its whole run.
+    SRV="${NSRV:+$NSRV $NPORT}"
     weft "http-$KA-$C-steady" http -t "127.0.0.1:$NPORT" "${WEFTH[@]}" -u "$C" --warmup "${WARM}s" -d "${DUR}s"
-    THEIRS="$(timeout -k 10 "$TMO" wrk -t 2 -c "$C" -d "$((WARM + DUR))s" "${WRKH[@]}" "http://127.0.0.1:$NPORT/" | sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p')"
-    RESULTS+=("$(verdict "http GET /, $KA, N=$C, steady state" "$(rate "$OUT/http-$KA-$C-steady" GET)" "$THEIRS" "$(settled "$OUT/http-$KA-$C-steady")")")
+    ctool "wrk-$KA-$C-steady" wrk -t 2 -c "$C" -d "$((WARM + DUR))s" "${WRKH[@]}" "http://127.0.0.1:$NPORT/"
+    SRV=
+    THEIRS="$(sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' "$OUT/wrk-$KA-$C-steady.out")"
+    RESULTS+=("$(steadyrow "http GET /, $KA, N=$C, steady state" "$OUT/http-$KA-$C-steady" "wrk-$KA-$C-steady" wrk GET "$THEIRS")")
     SPLITS+=("$(split "http GET /, $KA, N=$C, steady state" "$OUT/http-$KA-$C-steady" GET)")
   done
 done

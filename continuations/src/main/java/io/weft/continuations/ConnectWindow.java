@@ -412,34 +412,46 @@ public final class ConnectWindow {
     /**
      * Wakes the longest live waiter if a place is free, or, with {@code clockLeft}, whatever the
      * places: the waiter that watched the clock left, and the one woken takes it over (it looks
-     * again, finds no place, and its {@link Waiter#waitNanos()} is the timed one). A wake-up that
-     * runs out of heap (a full heap: the scheduler's queue node) is that waiter's loss, not the
-     * caller's: the next waiter is woken instead, and the one whose wake-up failed looks again at
-     * its wait's bound. So a place taken or given back is never lost with the error, and the
-     * caller (a session that took a place, an I/O thread that heard from the server) goes on.
+     * again, finds no place, and its {@link Waiter#waitNanos()} is the timed one).
+     *
+     * <p>One wake-up at most, even if it fails. Of the wake-ups in this code base, only a virtual
+     * thread's unpark can run out of heap (its scheduler's task): a fiber's wake-up queues without
+     * a node when the heap is full ({@code Scheduler.enqueue}) or runs on the loop thread under a
+     * catch, and a platform thread's latch allocates nothing. Such an {@link OutOfMemoryError} is
+     * caught here, so that a place taken or given back is never lost with it and the caller (a
+     * session that took a place, an I/O thread that heard from the server) goes on; but the wake-up
+     * had settled its wait before it failed, so that session is stranded, not delayed. No second
+     * waiter is tried in its stead: in a full heap each try costs the caller, often an event loop,
+     * full collections. The place stays free for the next {@link #tryEnter()}, release or clock
+     * waiter; if the stranded one watched the clock, the clock is vacant again, and the next waiter
+     * to look, or to register, takes it (its other waiters look again at their safety net,
+     * {@link Waiter#UNTIMED_HOLDS} holds, at the latest).
      */
     private void passOn(boolean clockLeft) {
-      for (;;) {
-        Runnable next = null;
-        synchronized (lock) {
-          while ((used < size || clockLeft) && next == null) {
-            Waiter w = waiters.poll();
-            if (w == null) {
-              break;
-            }
-            w.queued = false;
-            next = w.wakeUp;
-            w.wakeUp = null;
+      Runnable next = null;
+      Waiter woken = null;
+      synchronized (lock) {
+        while ((used < size || clockLeft) && next == null) {
+          Waiter w = waiters.poll();
+          if (w == null) {
+            break;
           }
+          w.queued = false;
+          next = w.wakeUp;
+          w.wakeUp = null;
+          woken = w;
         }
-        if (next == null) {
-          return;
-        }
-        try {
-          next.run();
-          return;
-        } catch (OutOfMemoryError e) {
-          // Its wake-up failed: the next waiter's turn (each is polled once, so this ends).
+      }
+      if (next == null) {
+        return;
+      }
+      try {
+        next.run();
+      } catch (OutOfMemoryError e) {
+        synchronized (lock) {
+          if (clock == woken) {
+            clock = null;
+          }
         }
       }
     }

@@ -435,45 +435,76 @@ class ConnectWindowTest {
   }
 
   /**
-   * A full heap makes a wake-up fail (the scheduler cannot queue the woken session): that is the
-   * woken session's loss. The place given back, or taken by the session that freed an overdue
-   * one, is not lost with the error, and the next waiter is woken instead. Before, the error went
-   * out of {@code release()} to the I/O thread that heard from the server, and out of
-   * {@code tryEnter()} after the place was counted as taken: a place leaked for the run. (The
-   * wake-up here throws the error a full heap throws; everything else is the real window.)
+   * A full heap makes a wake-up fail (a virtual thread's unpark cannot queue its task): that is
+   * the woken session's loss, not the caller's, and it costs the caller one wake-up, not one per
+   * waiter. The place given back, or taken by the session that freed an overdue one, is not lost
+   * with the error: it stays free for the next session that looks. A clock that the stranded
+   * session watched is vacant again, so the next waiter to look watches it, instead of every
+   * waiter waiting out its safety net. Before (load5), the hand-over tried waiter after waiter on
+   * the caller's thread (in a full heap, full collections for each, often on an event loop) and
+   * the clock stayed with the stranded session. (The wake-ups here throw the error a full heap
+   * throws; everything else is the real window.)
    */
   @Test
-  void aWakeUpThatRunsOutOfHeapCostsOnlyItsOwnSession() {
-    OutOfMemoryError full = new OutOfMemoryError("no room for the scheduler's queue node");
+  void aWakeUpThatRunsOutOfHeapCostsOnlyItsOwnSessionAndOneTry() {
+    OutOfMemoryError full = new OutOfMemoryError("no room for the virtual thread's task");
     ConnectWindow.Window w = window(1);
     ConnectWindow.Slot holder = assertSlot(w.tryEnter());
-    AtomicInteger b = new AtomicInteger();
+    holder.connecting();
+    AtomicInteger tries = new AtomicInteger();
+    AtomicInteger woken = new AtomicInteger();
     ConnectWindow.Waiter w1 = w.waiter();
-    w1.waitNanos();
+    assertEquals(HOLD, w1.waitNanos(), "the first waiter watches the clock");
     w1.register(() -> {
+      tries.incrementAndGet();
       throw full;
     });
     ConnectWindow.Waiter w2 = w.waiter();
-    w2.waitNanos();
-    w2.register(b::incrementAndGet);
+    assertEquals(HOLD * ConnectWindow.Waiter.UNTIMED_HOLDS, w2.waitNanos());
+    w2.register(() -> {
+      tries.incrementAndGet();
+      throw full;
+    });
+    ConnectWindow.Waiter w3 = w.waiter();
+    w3.waitNanos();
+    w3.register(woken::incrementAndGet);
     try {
       holder.release();
     } catch (OutOfMemoryError e) {
       // Caught here: JUnit takes an OutOfMemoryError for the test JVM's own and ends the run.
       fail("another session's wake-up failed the release: " + e);
     }
-    assertEquals(1, b.get(), "the next waiter was not woken");
+    assertEquals(1, tries.get(), "a full heap's wake-ups were tried one after another on the releasing thread");
+    assertEquals(0, woken.get());
+    // The place is free, and the clock is no longer the stranded session's: a newcomer takes the
+    // place, and the next waiter to look watches the clock (a hold, not the safety net).
+    ConnectWindow.Slot next = assertSlot(w.tryEnter());
+    next.connecting();
+    ConnectWindow.Waiter w4 = w.waiter();
+    assertEquals(HOLD, w4.waitNanos(), "the clock stayed with the session whose wake-up failed");
+    // It leaves: the clock goes to the next waiter in line, w2, whose wake-up fails too (one try).
+    w4.leave();
+    assertEquals(2, tries.get());
+    assertEquals(0, woken.get());
+    // The next place given back reaches the waiter behind the two failed wake-ups.
+    next.release();
+    assertEquals(1, woken.get(), "the waiter behind two failed wake-ups was never handed a place");
+    assertSlot(w.tryEnter());
+    assertNull(w.tryEnter(), "a place counted twice");
 
-    // A session frees two overdue places and takes one: the wake-up for the other fails.
+    // A session frees two overdue places and takes one: the wake-up for the other fails. The
+    // session keeps its place, the other stays free, and no second waiter is tried.
     ConnectWindow.Window two = window(2);
     ConnectWindow.Slot s1 = assertSlot(two.tryEnter());
     ConnectWindow.Slot s2 = assertSlot(two.tryEnter());
     s1.connecting();
     s2.connecting();
+    AtomicInteger twoTries = new AtomicInteger();
     AtomicInteger d = new AtomicInteger();
     ConnectWindow.Waiter t1 = two.waiter();
     t1.waitNanos();
     t1.register(() -> {
+      twoTries.incrementAndGet();
       throw full;
     });
     ConnectWindow.Waiter t2 = two.waiter();
@@ -486,12 +517,13 @@ class ConnectWindowTest {
     } catch (OutOfMemoryError e) {
       fail("another session's wake-up failed tryEnter() after it took a place: " + e);
     }
-    assertEquals(1, d.get(), "the second freed place was not passed on");
+    assertEquals(1, twoTries.get());
+    assertEquals(0, d.get(), "a second waiter was tried after a failed wake-up");
     assertEquals(2, two.report().freedUnheard());
-    taken.release();
-    assertSlot(two.tryEnter());
     assertSlot(two.tryEnter());
     assertNull(two.tryEnter(), "a place counted twice");
+    taken.release();
+    assertEquals(1, d.get(), "the next place given back did not reach the waiter");
   }
 
   @Test

@@ -72,6 +72,72 @@ class ShardMergeTest {
     }
   }
 
+  /**
+   * Review load5-s16 risk 5: a shard's log written before weft-load counted connects (no
+   * {@code #weft-load interval-connects} lines; 75141bc, 2026-11-27, added them and changed nothing
+   * else in the log) merges with a new one: the counts are whole, and the merged timeline's
+   * connects are unknown, so left out, rather than the new shard's alone (which read as the run's).
+   * Two new logs merged give every user's first connect.
+   */
+  @org.junit.jupiter.api.Test
+  void aLogWrittenBeforeTheConnectLinesMergesWithANewOneAndItsConnectsAreUnknown() throws Exception {
+    try (EchoServer echo = EchoServer.tcp()) {
+      String target = "127.0.0.1:" + ((InetSocketAddress) echo.address()).getPort();
+      String[] workload = {"-u", "5", "-n", "7"};
+      Runs a = run(target, workload, "0/2", "oa");
+      Runs b = run(target, workload, "1/2", "ob");
+      File newA = new File(a.out, "intervals.hlog");
+      File newB = new File(b.out, "intervals.hlog");
+      JsonNode both = merge("onew", newA, newB);
+      long connects = 0;
+      for (JsonNode i : both.at("/timeline")) {
+        org.junit.jupiter.api.Assertions.assertTrue(i.has("connects"), both.at("/timeline").toString());
+        connects += i.at("/connects").asLong();
+      }
+      assertEquals(5, connects, "two new logs merged: every user's first connect");
+
+      java.util.List<String> lines = java.nio.file.Files.readAllLines(newA.toPath(), StandardCharsets.UTF_8);
+      java.util.List<String> before = new java.util.ArrayList<>();
+      for (String line : lines) {
+        if (!line.startsWith("#weft-load interval-connects ")) {
+          before.add(line);
+        }
+      }
+      org.junit.jupiter.api.Assertions.assertTrue(before.size() < lines.size(), "the new log has no connect lines to drop");
+      File oldA = new File(dir.toFile(), "old-a.hlog");
+      java.nio.file.Files.write(oldA.toPath(), before, StandardCharsets.UTF_8);
+
+      File[][] pairs = {{oldA, newB}, {newB, oldA}, {oldA, oldA}};
+      long[] counts = {count(a) + count(b), count(a) + count(b), 2 * count(a)};
+      for (int p = 0; p < pairs.length; p++) {
+        JsonNode merged = merge("omixed" + p, pairs[p]);
+        assertEquals(counts[p], merged.at("/operations/echo/count").asLong());
+        assertEquals(0, merged.at("/errors").asLong());
+        org.junit.jupiter.api.Assertions.assertTrue(merged.at("/timeline").size() > 0);
+        for (JsonNode i : merged.at("/timeline")) {
+          org.junit.jupiter.api.Assertions.assertFalse(i.has("connects"),
+              "connects of a merge with a log that does not say them: " + merged.at("/timeline"));
+          org.junit.jupiter.api.Assertions.assertFalse(i.has("windowWaiting"), merged.at("/timeline").toString());
+        }
+      }
+    }
+  }
+
+  private JsonNode merge(String name, File... logs) throws Exception {
+    String[] args = new String[logs.length + 3];
+    args[0] = "merge";
+    for (int i = 0; i < logs.length; i++) {
+      args[i + 1] = logs[i].getPath();
+    }
+    File out = new File(dir.toFile(), name);
+    args[logs.length + 1] = "-o";
+    args[logs.length + 2] = out.getPath();
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    int exit = WeftLoad.run(new PrintStream(bytes, true, StandardCharsets.UTF_8), args);
+    assertEquals(0, exit, bytes.toString(StandardCharsets.UTF_8));
+    return new ObjectMapper().readTree(new File(out, "summary.json"));
+  }
+
   private Runs failingRun(String target, String[] workload, String shard, String name) {
     String[] base = {"redis", "-t", target, "--mode", "continuations:1", "-q", "--shard", shard};
     String[] args = new String[base.length + workload.length];

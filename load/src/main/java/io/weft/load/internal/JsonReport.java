@@ -57,7 +57,9 @@ public final class JsonReport {
       t.put("p90", i.p90);
       t.put("p99", i.p99);
       t.put("max", i.max);
-      t.put("connects", i.connects);
+      if (i.connects >= 0) {
+        t.put("connects", i.connects);
+      }
       if (i.windowWaiting >= 0) {
         t.put("windowWaiting", i.windowWaiting);
         t.put("freedUnheard", i.freedUnheard);

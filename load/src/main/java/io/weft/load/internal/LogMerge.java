@@ -20,7 +20,10 @@ import org.HdrHistogram.HistogramLogReader;
  * {@code #weft-load interval-errors} comment lines beside the histograms, so the merged timeline
  * shows when errors happened, not only how many there were; so do its connects and connect
  * window ({@code #weft-load interval-connects}: connects and places freed unheard summed, users
- * waiting for a place summed over the shards that have a window).
+ * waiting for a place summed over the shards that have a window). A log written before those lines
+ * (weft-load before 2026-11-27) says nothing of its connects: merged with any such log, the
+ * timeline's connects and window figures are unknown (-1, left out of the JSON), not the other
+ * shards' alone, which would read as the whole run's.
  */
 public final class LogMerge {
   private LogMerge() {}
@@ -40,6 +43,7 @@ public final class LogMerge {
     TreeMap<Long, long[]> connects = new TreeMap<>();
     long expected = -1;
     boolean first = true;
+    boolean connectsKnown = true;
     for (File log : logs) {
       Map<String, String> run = runLine(log);
       if (run == null) {
@@ -74,6 +78,7 @@ public final class LogMerge {
           byTag.computeIfAbsent(tag, t -> new TreeMap<>()).computeIfAbsent(bucket, b -> new Histogram(3)).add(h);
         }
       }
+      boolean saysConnects = false;
       for (String line : Files.readAllLines(log.toPath(), StandardCharsets.UTF_8)) {
         if (line.startsWith("#" + Reporter.COMMENT + "interval-errors ")) {
           String[] f = line.substring(1 + Reporter.COMMENT.length() + "interval-errors ".length()).split(" ");
@@ -87,6 +92,7 @@ public final class LogMerge {
         } else if (line.startsWith("#" + Reporter.COMMENT + Reporter.INTERVAL_CONNECTS)) {
           String[] f = line.substring(1 + Reporter.COMMENT.length() + Reporter.INTERVAL_CONNECTS.length()).split(" ");
           if (f.length == 4) {
+            saysConnects = true;
             long bucket = Math.max(0L, Math.round(Double.parseDouble(f[0])));
             long[] c = connects.computeIfAbsent(bucket, b -> new long[] {0L, -1L, 0L});
             c[0] += Long.parseLong(f[1]);
@@ -103,6 +109,7 @@ public final class LogMerge {
           }
         }
       }
+      connectsKnown &= saysConnects;
     }
     r.info.put("shards", Integer.toString(logs.size()));
     r.info.put(r.open() ? "max sessions" : "users", Long.toString(r.users));
@@ -133,12 +140,15 @@ public final class LogMerge {
         }
       }
     }
+    if (!connectsKnown) {
+      connects.clear();
+    }
     for (Long bucket : connects.keySet()) {
       // A second with connects and no operation (the ramp) is in the timeline too.
       all.computeIfAbsent(bucket, k -> new Histogram(3));
     }
     for (Map.Entry<Long, Histogram> b : all.entrySet()) {
-      long[] c = connects.getOrDefault(b.getKey(), new long[] {0L, -1L, 0L});
+      long[] c = connectsKnown ? connects.getOrDefault(b.getKey(), new long[] {0L, -1L, 0L}) : new long[] {-1L, -1L, 0L};
       r.timeline.add(new Results.Interval(b.getKey(), lengths.getOrDefault(b.getKey(), 1.0), b.getValue(),
           allErrors.getOrDefault(b.getKey(), 0L), c[0], c[1], c[2]));
     }

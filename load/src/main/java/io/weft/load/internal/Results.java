@@ -23,7 +23,10 @@ public final class Results {
     public final long p90;
     public final long p99;
     public final long max;
-    /** Connects begun in the interval (every user's first and every reconnect); 0 in an operation's own intervals. */
+    /**
+     * Connects begun in the interval (every user's first and every reconnect); 0 in an operation's
+     * own intervals; -1 if unknown (a merge with a log written before weft-load counted them).
+     */
     public final long connects;
     /**
      * Users waiting for a place in the connect window at the interval's end (merged: all shards');

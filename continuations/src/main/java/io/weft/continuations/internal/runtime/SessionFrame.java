@@ -134,9 +134,11 @@ public final class SessionFrame implements Runnable {
         // in the window (nor waits for one, if it was cancelled waiting): the next one may go.
         session.leaveWindow();
       } catch (Throwable e) {
-        // A wake-up that ran out of heap: the place is freed all the same (its slot was given
-        // back first); a waiter not woken waits until its wait's bound (the clock's waiter a
-        // hold at most, the others ConnectWindow.Waiter.UNTIMED_HOLDS holds), then looks again.
+        // The window's hand-over catches a wake-up's OutOfMemoryError (a virtual thread's
+        // unpark; that session is stranded) and tries no other waiter: the place is free all the
+        // same (its slot was given back first), and a waiter not woken looks again at its wait's
+        // bound (the clock's a hold at most, the others ConnectWindow.Waiter.UNTIMED_HOLDS
+        // holds). Whatever else escapes here must not skip the close below.
       }
       if (transport != null) {
         try {
