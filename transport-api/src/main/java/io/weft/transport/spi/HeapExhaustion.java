@@ -105,13 +105,7 @@ public final class HeapExhaustion {
     }
     // Let go first: the words below need room.
     reserve = null;
-    String reason = UNSAID;
-    try {
-      reason = reason(failure, what);
-    } catch (RuntimeException | Error e) {
-      // Even the words did not fit: the watchers hear the reason without them.
-    }
-    exhausted(reason);
+    exhausted(words(failure, what));
     return true;
   }
 
@@ -150,14 +144,28 @@ public final class HeapExhaustion {
       return true;
     }
     reserve = null;
-    String reason = UNSAID;
+    tell(words(failure, what), BY_STAMP, stamp, 0L);
+    return true;
+  }
+
+  /**
+   * The words of a report: {@link #reason}'s, or the ones made ahead if they do not fit, or if
+   * this exhaustion has been said already. Then the runs watching have heard it, and each later
+   * report (hundreds of sessions failing with the error, a woken session's cancel meeting it) would
+   * only cost its thread full collections for words that no one needs: at a full heap, each
+   * allocation fails only after them (seen: the one worker of a MINA run spending its close wait
+   * on them, the cancels of its sessions waiting behind).
+   */
+  private static String words(Throwable failure, String what) {
+    if (said) {
+      return UNSAID;
+    }
     try {
-      reason = reason(failure, what);
+      return reason(failure, what);
     } catch (RuntimeException | Error e) {
       // Even the words did not fit: the watchers hear the reason without them.
+      return UNSAID;
     }
-    tell(reason, BY_STAMP, stamp, 0L);
-    return true;
   }
 
   /** Whether any run watching now had begun by {@code stamp}. Allocates nothing. */
