@@ -8,6 +8,8 @@ import io.weft.transport.spi.VirtualThreads;
 import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code THREADS} and {@code VIRTUAL_THREADS}: a thread per session, platform or virtual, at most
@@ -15,7 +17,13 @@ import java.util.concurrent.TimeUnit;
  * which ends its wait) and interrupts the session threads still running.
  */
 final class ThreadRunner extends ModeRunner {
+  private static final Logger LOG = LoggerFactory.getLogger(ThreadRunner.class);
   private final boolean virtual;
+
+  static {
+    // Links the stamp's call as the class loads, not first in a catch with the heap full.
+    HeapExhaustion.stamp();
+  }
 
   ThreadRunner(RunnerSettings settings, boolean virtual) {
     super(settings);
@@ -152,24 +160,55 @@ final class ThreadRunner extends ModeRunner {
     return () -> {
       Thread self = Thread.currentThread();
       try {
-        synchronized (running) {
-          running[slot] = self;
+        try {
+          synchronized (running) {
+            running[slot] = self;
+          }
+          new SessionFrame(context).run();
+        } finally {
+          Thread before;
+          synchronized (running) {
+            running[slot] = null;
+            before = lastEnded[0];
+            lastEnded[0] = self;
+          }
+          if (context.taskEnded()) {
+            permits.release();
+            control.wake();
+          }
+          joinQuietly(before);
         }
-        new SessionFrame(context).run();
-      } finally {
-        Thread before;
-        synchronized (running) {
-          running[slot] = null;
-          before = lastEnded[0];
-          lastEnded[0] = self;
-        }
-        if (context.taskEnded()) {
-          permits.release();
-          control.wake();
-        }
-        joinQuietly(before);
+      } catch (Throwable t) {
+        // Nothing leaves a session's thread for the JDK's uncaught-exception handler. On a virtual
+        // thread that handler runs on its carrier, and when it fails (an OutOfMemoryError thrown
+        // from it: no room to print the trace) the error ends the carrier, a thread of the JDK's
+        // scheduler: the virtual threads queued on it are dropped (ForkJoinPool.deregisterWorker
+        // cancels its tasks) and never run again, so their sessions can never end, nor give
+        // back what their stacks hold (seen: every carrier dead within 4 s of a full heap).
+        uncaught(context, t);
       }
     };
+  }
+
+  /**
+   * What came out of a session's thread after its frame (the session has its outcome: this is
+   * its end's bookkeeping, or the frame's own last steps, failing): the heap's end is reported
+   * (stamped, and not for a session its run left behind, as SessionFrame does), anything else
+   * logged. Never throws, and allocates nothing before the report.
+   */
+  private static void uncaught(SessionContext context, Throwable t) {
+    long metAt = HeapExhaustion.stamp();
+    try {
+      if (HeapExhaustion.isHeapExhausted(t)) {
+        if (!context.isLeftBehind()) {
+          HeapExhaustion.report(t, RunControl.ENDING_A_SESSION, metAt);
+        }
+        return;
+      }
+      LOG.error("session {}'s thread ended with an error after the session's end", context.index(), t);
+    } catch (Throwable e) {
+      // No room to tell: the thread ends quietly, its carrier (if virtual) unharmed.
+    }
   }
 
   /**
