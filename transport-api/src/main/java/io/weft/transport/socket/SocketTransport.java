@@ -24,6 +24,7 @@ import io.weft.transport.spi.ReportsArrival;
 import io.weft.transport.spi.ReportsClose;
 import io.weft.transport.spi.Ticker;
 import io.weft.transport.spi.Tls;
+import io.weft.transport.spi.VirtualThreads;
 import io.weft.transport.spi.WriteWatchdog;
 import java.io.IOException;
 import java.io.InputStream;
@@ -252,11 +253,19 @@ public final class SocketTransport implements Transport, ReplyTiming, ReportsClo
         throw Deadlines.readTimedOut(timeout, sessionStartNanos, 0L, awaited, inbound.describeUnread());
       }
       long end = wait == Deadlines.FOREVER ? 0L : System.nanoTime() + wait;
+      // Not in slices on a virtual thread: there each slice is a timed park, and on JDK 25 the
+      // timer of a timed park is set up by the carrier after the virtual thread has yielded
+      // (VirtualThread.afterYield), an allocation that in a full heap throws on the carrier and
+      // ends it (with the virtual threads queued on it, which never run again). A virtual
+      // thread's read whose close could not wake it is woken by its runner's cancel instead,
+      // which interrupts the session threads it cancels (an interrupted virtual thread's socket
+      // read ends).
+      long slice = VirtualThreads.isVirtual(Thread.currentThread()) ? Deadlines.FOREVER : readSliceNanos;
       for (;;) {
         long left = wait == Deadlines.FOREVER ? Deadlines.FOREVER : Math.max(1L, end - System.nanoTime());
-        boolean lastSlice = left != Deadlines.FOREVER && left <= readSliceNanos;
+        boolean lastSlice = left != Deadlines.FOREVER && left <= slice;
         try {
-          socket.setSoTimeout(Deadlines.toSoTimeoutMillis(lastSlice ? left : readSliceNanos));
+          socket.setSoTimeout(Deadlines.toSoTimeoutMillis(lastSlice ? left : slice));
           if (inbound.readFrom(in, READ_CHUNK) > 0) {
             replies.arrived();
             heard.arrived();

@@ -13,11 +13,14 @@ public final class VirtualThreads {
   private static final MethodHandle OF_VIRTUAL;
   private static final MethodHandle NAME;
   private static final MethodHandle START;
+  /** {@code Thread.isVirtual()}, as {@code (Thread) -> boolean}; null before JDK 21. */
+  private static final MethodHandle IS_VIRTUAL;
 
   static {
     MethodHandle ofVirtual = null;
     MethodHandle name = null;
     MethodHandle start = null;
+    MethodHandle isVirtual = null;
     try {
       Class<?> builder = Class.forName("java.lang.Thread$Builder");
       Class<?> ofVirtualType = Class.forName("java.lang.Thread$Builder$OfVirtual");
@@ -25,12 +28,17 @@ public final class VirtualThreads {
       ofVirtual = lookup.findStatic(Thread.class, "ofVirtual", MethodType.methodType(ofVirtualType));
       name = lookup.findVirtual(ofVirtualType, "name", MethodType.methodType(ofVirtualType, String.class));
       start = lookup.findVirtual(builder, "start", MethodType.methodType(Thread.class, Runnable.class));
+      isVirtual = lookup.findVirtual(Thread.class, "isVirtual", MethodType.methodType(boolean.class));
     } catch (ReflectiveOperationException | LinkageError e) {
       ofVirtual = null;
+      isVirtual = null;
     }
     OF_VIRTUAL = ofVirtual;
     NAME = name;
     START = start;
+    IS_VIRTUAL = isVirtual;
+    // Linked now, with room: the first look may come with the heap full.
+    isVirtual(Thread.currentThread());
   }
 
   private VirtualThreads() {}
@@ -52,6 +60,27 @@ public final class VirtualThreads {
    */
   public static String unavailableReason() {
     return available() ? null : "virtual threads need JDK 21+, this is JDK " + Runtime.version();
+  }
+
+  /**
+   * Whether {@code thread} is a virtual thread: false on JDKs before 21. Allocates nothing once
+   * this class has loaded.
+   *
+   * @param thread any thread
+   * @return {@code thread.isVirtual()} on JDK 21+, else false
+   */
+  public static boolean isVirtual(Thread thread) {
+    if (IS_VIRTUAL == null) {
+      return false;
+    }
+    try {
+      return (boolean) IS_VIRTUAL.invokeExact(thread);
+    } catch (RuntimeException | Error e) {
+      throw e;
+    } catch (Throwable t) {
+      // Thread.isVirtual() declares nothing.
+      throw new IllegalStateException(t);
+    }
   }
 
   /** Throws {@link UnsupportedOperationException} unless this JDK has virtual threads. */

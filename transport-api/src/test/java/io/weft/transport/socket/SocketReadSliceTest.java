@@ -100,6 +100,35 @@ class SocketReadSliceTest {
     assertTrue(transport.emptyReadSlices >= 1, "slices before the timeout: " + transport.emptyReadSlices);
   }
 
+  /**
+   * On a virtual thread a read is one wait, not slices: each slice would be a timed park, and on
+   * JDK 25 the timer of a timed park is set up on the carrier after the virtual thread yields, an
+   * allocation that in a full heap ends the carrier (session 16's VIRTUAL_THREADS children: every
+   * carrier dead within seconds). Its timeout is the same. A virtual thread's read whose close
+   * could not wake it is ended by the runner's interrupt instead. Before, this read waited its
+   * 200 ms in 20 ms slices.
+   */
+  @Test
+  void aReadOnAVirtualThreadWaitsInOneWaitNotInSlices() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(io.weft.transport.spi.VirtualThreads.available(),
+        "virtual threads need JDK 21+");
+    SocketTransport transport = transport(new Socket(), Timeout.of(200, TimeUnit.MILLISECONDS));
+    CompletableFuture<Throwable> ended = new CompletableFuture<>();
+    io.weft.transport.spi.VirtualThreads.start("slice-test-virtual-reader", () -> {
+      try {
+        transport.readLine(100);
+        ended.complete(null);
+      } catch (Throwable t) {
+        ended.complete(t);
+      }
+    });
+    Throwable e = ended.get();
+    assertTrue(e instanceof TransportTimeoutException, String.valueOf(e));
+    assertTrue(e.getMessage().startsWith("read timed out after 200 ms waiting for a line"), e.getMessage());
+    assertEquals(0, transport.emptyReadSlices, "slices of a virtual thread's read");
+    transport.close();
+  }
+
   @Test
   void aReadWhoseCloseCouldNotWakeItEndsAtItsNextSlice() throws Exception {
     CloseFailsSocket socket = new CloseFailsSocket();
