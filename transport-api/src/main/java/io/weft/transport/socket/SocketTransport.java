@@ -71,8 +71,9 @@ public final class SocketTransport implements Transport, ReplyTiming, ReportsClo
    * normally ends a blocked read at once (the JDK signals the reader), but a close that fails half
    * way does not: when the heap runs out inside the JDK's socket close, after it has marked the
    * socket closing and before it signals the reader, the read stays blocked and every later close
-   * returns at once. So a read waits in slices of this length; a read's timeout is unchanged (the
-   * slices add up to it), and a read with data to come pays nothing.
+   * returns at once. So a read on a platform thread waits in slices of this length; a read's
+   * timeout is unchanged (the slices add up to it), and a read with data to come pays nothing. A
+   * read on a virtual thread does not (see {@code awaitInput}).
    */
   static final long READ_SLICE_NANOS = TimeUnit.SECONDS.toNanos(5);
 

@@ -22,12 +22,13 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A socket read waits in slices ({@link SocketTransport#READ_SLICE_NANOS}, 20 ms here), so that a
+ * A socket read on a platform thread waits in slices ({@link SocketTransport#READ_SLICE_NANOS}, 20 ms here), so that a
  * read whose transport was closed by a close that could not wake it still ends: when the heap runs
  * out inside the JDK's socket close after it marked the socket closing and before it signalled the
  * reader, the read stays blocked and every later close returns at once (seen in RunOutOfHeapTest's
  * THREADS case: two sessions left blocked in a socket read of a run that was aborted). The slices
- * change nothing else: a read gets data that comes slices later, and its timeout is one wait.
+ * change nothing else: a read gets data that comes slices later, and its timeout is one wait. On
+ * a virtual thread a read is one wait (the last case).
  */
 class SocketReadSliceTest {
   private static final long SLICE = TimeUnit.MILLISECONDS.toNanos(20);
