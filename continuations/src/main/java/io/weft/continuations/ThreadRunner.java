@@ -21,8 +21,10 @@ final class ThreadRunner extends ModeRunner {
   private final boolean virtual;
 
   static {
-    // Links the stamp's call as the class loads, not first in a catch with the heap full.
+    // Links, as the class loads, the calls that a session thread's end makes with the heap
+    // perhaps full: the stamp and the look at the error (its report is linked by SessionFrame's).
     HeapExhaustion.stamp();
+    HeapExhaustion.isHeapExhausted(null);
   }
 
   ThreadRunner(RunnerSettings settings, boolean virtual) {
@@ -101,7 +103,7 @@ final class ThreadRunner extends ModeRunner {
         // and the thread's start nothing may fail unnoticed, or the run would wait for a
         // session that never ran.
         context.whenFreedByClose(freed);
-        Runnable body = sessionBody(context, permits, running, lastEnded, control);
+        Runnable body = sessionBody(context, permits, running, lastEnded, control, virtual);
         String name = "weft-session-" + context.index();
         if (!control.awaitSessions(onePermit, grace)) {
           context.cancel();
@@ -155,59 +157,85 @@ final class ThreadRunner extends ModeRunner {
    * the run waiting for a session whose thread is gone.
    */
   private static Runnable sessionBody(SessionContext context, Semaphore permits, Thread[] running,
-      Thread[] lastEnded, RunControl control) {
+      Thread[] lastEnded, RunControl control, boolean virtual) {
     int slot = context.index();
     return () -> {
       Thread self = Thread.currentThread();
+      Throwable escaped = null;
+      long metAt = 0L;
       try {
-        try {
-          synchronized (running) {
-            running[slot] = self;
-          }
-          new SessionFrame(context).run();
-        } finally {
-          Thread before;
-          synchronized (running) {
-            running[slot] = null;
-            before = lastEnded[0];
-            lastEnded[0] = self;
-          }
-          if (context.taskEnded()) {
-            permits.release();
-            control.wake();
-          }
-          joinQuietly(before);
+        if (virtual) {
+          // Its socket reads are one untimed park each (see SocketTransport's read slices).
+          VirtualThreads.markSessionThread();
         }
+        synchronized (running) {
+          running[slot] = self;
+        }
+        new SessionFrame(context).run();
       } catch (Throwable t) {
-        // Nothing leaves a session's thread for the JDK's uncaught-exception handler. On a virtual
-        // thread that handler runs on its carrier, and when it fails (an OutOfMemoryError thrown
-        // from it: no room to print the trace) the error ends the carrier, a thread of the JDK's
-        // scheduler: the virtual threads queued on it are dropped (ForkJoinPool.deregisterWorker
-        // cancels its tasks) and never run again, so their sessions can never end, nor give
-        // back what their stacks hold (seen: every carrier dead within 4 s of a full heap).
-        uncaught(context, t);
+        // Stamped before the permit below goes back: once it is back the run may return, and a
+        // run begun after that must not hear this report, however late it comes.
+        metAt = HeapExhaustion.stamp();
+        escaped = t;
+      }
+      try {
+        Thread before;
+        synchronized (running) {
+          running[slot] = null;
+          before = lastEnded[0];
+          lastEnded[0] = self;
+        }
+        if (context.taskEnded()) {
+          permits.release();
+          control.wake();
+        }
+        joinQuietly(before);
+      } catch (Throwable t) {
+        // The end's bookkeeping allocates nothing; should it fail all the same, its error is
+        // not reported (it may come after the run returned), only handed on as below.
+        if (escaped == null) {
+          escaped = t;
+          metAt = -1L;
+        }
+      }
+      if (escaped != null) {
+        // Never left to the JDK: on a virtual thread its uncaught-exception dispatch runs on the
+        // carrier, and a dispatch that fails (an OutOfMemoryError thrown from the handler: no
+        // room to print the trace) ends the carrier, a thread of the JDK's scheduler, and the
+        // virtual threads queued on it are dropped (ForkJoinPool.deregisterWorker) and never
+        // run again: their sessions can never end, nor give back what their stacks hold.
+        uncaught(context, self, escaped, metAt);
       }
     };
   }
 
   /**
-   * What came out of a session's thread after its frame (the session has its outcome: this is
-   * its end's bookkeeping, or the frame's own last steps, failing): the heap's end is reported
-   * (stamped, and not for a session its run left behind, as SessionFrame does), anything else
-   * logged. Never throws, and allocates nothing before the report.
+   * What came out of a session's thread that its frame did not handle (an error in the frame's
+   * own last steps): the heap's end is reported, stamped with {@code metAt} (as SessionFrame
+   * reports it; not for a session its run left behind, nor when {@code metAt} is -1), anything
+   * else handed to the thread's uncaught-exception handler as the JDK would, but here a handler
+   * that fails cannot end the thread's carrier. Never throws.
    */
-  private static void uncaught(SessionContext context, Throwable t) {
-    long metAt = HeapExhaustion.stamp();
+  private static void uncaught(SessionContext context, Thread self, Throwable t, long metAt) {
     try {
       if (HeapExhaustion.isHeapExhausted(t)) {
-        if (!context.isLeftBehind()) {
+        if (metAt >= 0L && !context.isLeftBehind()) {
           HeapExhaustion.report(t, RunControl.ENDING_A_SESSION, metAt);
         }
         return;
       }
-      LOG.error("session {}'s thread ended with an error after the session's end", context.index(), t);
+      Thread.UncaughtExceptionHandler handler = self.getUncaughtExceptionHandler();
+      if (handler != null) {
+        handler.uncaughtException(self, t);
+      }
     } catch (Throwable e) {
-      // No room to tell: the thread ends quietly, its carrier (if virtual) unharmed.
+      // The handler failed (no room to print, say): the thread ends all the same, its carrier,
+      // if it is virtual, unharmed; said through slf4j if there is room.
+      try {
+        LOG.error("session {}'s thread: its uncaught-exception handler failed on {}", context.index(), t, e);
+      } catch (Throwable again) {
+        // No room to say it either.
+      }
     }
   }
 

@@ -1,6 +1,8 @@
 package io.weft.continuations;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weft.continuations.testing.FirstCloseFailsConnector;
 import io.weft.testsupport.EchoServer;
@@ -13,15 +15,16 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Nothing leaves a session's thread for the JDK's uncaught-exception handler: what its frame's
- * last steps throw (here a close that fails with a {@code NoClassDefFoundError}, which the frame
- * lets through after freeing the session's place) is logged by Weft, or reported if it is the
- * heap's end. On a virtual thread that handler runs on the carrier, and a handler with no room to
- * print (an {@code OutOfMemoryError} thrown from it) ends the carrier, a thread of the JDK's
- * scheduler, with every virtual thread queued on it: in a full heap that left session 16's
- * VIRTUAL_THREADS children with no carrier at all, their sessions never to end. The run and its
- * outcomes are as before: each session has its echo, and {@code run()} returns. Before, the
- * error reached the handler (the default one here, which the JDK calls for both kinds of thread).
+ * What a session's thread throws that its frame did not handle (here what the frame's close
+ * throws: it frees the session's place and lets an {@code Error} that is not an
+ * {@code OutOfMemoryError} through) is dealt with by Weft, never left to the JDK: on a virtual
+ * thread the JDK's uncaught-exception dispatch runs on the carrier, and a dispatch that fails (no
+ * room to print) ends the carrier, a thread of the JDK's scheduler, with every virtual thread
+ * queued on it (session 16's VIRTUAL_THREADS children: no carrier left, sessions never to end).
+ * The heap's end (an error caused by an {@code OutOfMemoryError: Java heap space}, as a class
+ * initialiser that ran out of heap throws) is reported, stamped when the frame let it out, and
+ * aborts the run; anything else goes to the thread's handler as before, through a dispatch that
+ * cannot end the thread's carrier. Before, the heap's end went to the handler and no run heard it.
  */
 class SessionThreadEndTest {
   static List<Mode> modes() {
@@ -36,7 +39,31 @@ class SessionThreadEndTest {
   @MethodSource("modes")
   // A watchdog only.
   @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
-  void whatASessionsThreadThrowsAfterItsFrameNeverReachesTheUncaughtExceptionHandler(Mode mode) throws Exception {
+  void theHeapsEndASessionsThreadLetsOutIsReportedAndNeverReachesTheUncaughtExceptionHandler(Mode mode)
+      throws Exception {
+    List<String> uncaught = new CopyOnWriteArrayList<>();
+    Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
+    Thread.setDefaultUncaughtExceptionHandler((t, e) -> uncaught.add(t.getName() + ": " + e));
+    try (EchoServer tcp = EchoServer.tcp();
+         FirstCloseFailsConnector connector = FirstCloseFailsConnector.failingWithError(1,
+             () -> new ExceptionInInitializerError(new OutOfMemoryError("Java heap space")));
+         SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector).address(tcp.address())
+             .timeout(Timeout.of(30, TimeUnit.SECONDS)).closeWait(60, TimeUnit.SECONDS).build()) {
+      RunAbortedException e = assertThrows(RunAbortedException.class, () -> runner.run(FailedCloseTest.Echo.class, 1));
+      assertTrue(e.getMessage().startsWith("the run was aborted: the heap ran out (java.lang.ExceptionInInitializerError,"
+          + " met by a session's thread ending on thread weft-session-0)"), e.getMessage());
+      assertEquals(Outcome.Status.SUCCEEDED, e.result().outcome(0).status(), e.result().outcome(0).toString());
+    } finally {
+      Thread.setDefaultUncaughtExceptionHandler(before);
+    }
+    assertEquals(List.of(), uncaught, "what reached the uncaught-exception handler");
+  }
+
+  @ParameterizedTest
+  @MethodSource("modes")
+  // A watchdog only.
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void anotherErrorASessionsThreadLetsOutGoesToTheThreadsUncaughtExceptionHandler(Mode mode) throws Exception {
     int sessions = 3;
     List<String> uncaught = new CopyOnWriteArrayList<>();
     Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
@@ -47,7 +74,7 @@ class SessionThreadEndTest {
          SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector).address(tcp.address())
              .timeout(Timeout.of(30, TimeUnit.SECONDS)).build()) {
       // run() returns once every session's thread has ended (the last one joined the one before
-      // it, and so on): by then the JDK has called the handler of any thread that would call it.
+      // it, and so on): by then each thread has made its dispatch.
       RunResult<String> result = runner.run(FailedCloseTest.Echo.class, sessions);
       assertEquals(sessions, connector.failedCloses());
       for (int i = 0; i < sessions; i++) {
@@ -57,6 +84,10 @@ class SessionThreadEndTest {
     } finally {
       Thread.setDefaultUncaughtExceptionHandler(before);
     }
-    assertEquals(List.of(), uncaught, "what reached the uncaught-exception handler");
+    assertEquals(sessions, uncaught.size(), uncaught.toString());
+    for (String u : uncaught) {
+      assertTrue(u.startsWith("weft-session-") && u.endsWith(": java.lang.NoClassDefFoundError: Could not initialize class"
+          + " a.ClassOfTheClose"), u);
+    }
   }
 }

@@ -83,6 +83,30 @@ public final class VirtualThreads {
     }
   }
 
+  /** Set on the session threads of a VIRTUAL_THREADS run ({@link #markSessionThread()}). */
+  private static final ThreadLocal<Boolean> SESSION_THREAD = new ThreadLocal<>();
+
+  /**
+   * Marks the current thread, a virtual thread that a VIRTUAL_THREADS run started for a session,
+   * as one whose socket reads wait in one untimed park rather than in timed slices: its runner's
+   * cancel interrupts it, which ends such a read even where a close could not (see
+   * {@code SocketTransport}). Called as the thread starts, with room for its thread-local map.
+   */
+  public static void markSessionThread() {
+    SESSION_THREAD.set(Boolean.TRUE);
+  }
+
+  /**
+   * Whether the current thread was marked by {@link #markSessionThread()}. On a thread that is
+   * not virtual, false without looking further; allocates nothing on a marked thread.
+   *
+   * @return true on a marked virtual session thread
+   */
+  public static boolean onSessionThread() {
+    Thread self = Thread.currentThread();
+    return isVirtual(self) && SESSION_THREAD.get() == Boolean.TRUE;
+  }
+
   /** Throws {@link UnsupportedOperationException} unless this JDK has virtual threads. */
   public static void check() {
     if (!available()) {

@@ -96,9 +96,9 @@ public final class NoRoomToCancelRun {
           || !fiber.failure().getMessage().equals("session 3 cancelled");
     }
     // The exception a cancelled fiber's wait throws as it is woken (Wait.result, Fiber.arm), with
-    // no room for its own: the one made ahead, not the error.
+    // no room for its own: the one made ahead, not the error; here with a run's words.
     Fiber woken = new Fiber(4, connector, address, Timeout.NONE, new Never(), scheduler, false);
-    woken.cancelledWithNoRoom(madeAhead);
+    woken.cancelledWithNoRoom(new SessionCancelledException(SessionContext.CANCELLED_WITH_NO_ROOM));
     Throwable wokenWith = woken.cancelledException();
     boolean wokenFilled = false;
     for (int i = 0; i < TRIES && !wokenFilled; i++) {
