@@ -37,6 +37,9 @@ final class ThreadRunner extends ModeRunner {
       throws InterruptedException {
     if (virtual) {
       VirtualThreads.check();
+      // The JDK's lazily linked steps of a virtual thread's life taken now, with room, not first
+      // on a carrier when the heap has run out (see warmUp).
+      VirtualThreads.warmUp();
     }
     ConnectWindow.Windows window = windows();
     List<SessionContext> contexts = contexts(TaskFactory.newTask(taskClass, args), sessions, control, window);

@@ -59,6 +59,38 @@ class SessionThreadEndTest {
     assertEquals(List.of(), uncaught, "what reached the uncaught-exception handler");
   }
 
+  /**
+   * A VIRTUAL_THREADS run has run one virtual thread through its life (start, park, end) before
+   * its first session's, so that the JDK's lazily linked steps of that life are not first taken on
+   * a carrier in a full heap ({@code VirtualThreads.warmUp}). What a first link in a full heap does
+   * is shown only in child JVMs (docs/errors.md); this shows that the runner makes the warm-up.
+   */
+  @org.junit.jupiter.api.Test
+  // A watchdog only.
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aVirtualThreadsRunWarmsTheJdksVirtualThreadPathsUpFirst() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(Runtime.version().feature() >= 21, "virtual threads need JDK 21+");
+    try (EchoServer tcp = EchoServer.tcp(); io.weft.transport.socket.SocketConnector connector =
+             new io.weft.transport.socket.SocketConnector();
+         SessionRunner runner = SessionRunner.builder().mode(Mode.VIRTUAL_THREADS).connector(connector)
+             .address(tcp.address()).timeout(Timeout.of(30, TimeUnit.SECONDS)).build()) {
+      WarmedUp.seen = new CopyOnWriteArrayList<>();
+      runner.run(WarmedUp.class, 1);
+      assertEquals(List.of(true), WarmedUp.seen);
+    }
+  }
+
+  /** Notes whether the JVM's virtual-thread warm-up had run when the session ran. */
+  public static final class WarmedUp implements io.weft.transport.SessionTask<String> {
+    static volatile List<Boolean> seen;
+
+    @Override
+    public String run(io.weft.transport.Transport transport, int index) {
+      seen.add(io.weft.transport.spi.VirtualThreads.warmedUp());
+      return "seen";
+    }
+  }
+
   @ParameterizedTest
   @MethodSource("modes")
   // A watchdog only.

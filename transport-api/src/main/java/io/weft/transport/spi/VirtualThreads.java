@@ -83,6 +83,45 @@ public final class VirtualThreads {
     }
   }
 
+  /** Whether {@link #warmUp()} has run a virtual thread through its life in this JVM. */
+  private static volatile boolean warmedUp;
+
+  /**
+   * Once per JVM, runs one virtual thread through its whole life (start, a timed park, a yield,
+   * its end) and waits for it, so that the JDK's code on those paths is loaded, linked and
+   * initialised now, with room. The JDK links some of it lazily, on the carrier: the first virtual
+   * thread to end, for one, initialises {@code jdk.internal.event.VirtualThreadEndEvent} in
+   * {@code VirtualThread.run}'s last steps, and where that first end comes in a full heap (a
+   * VIRTUAL_THREADS run whose sessions all end only once the heap has run out) the
+   * {@code OutOfMemoryError} of that initialisation leaves the virtual thread's frame and ends its
+   * carrier (seen with {@code -Xlog:exceptions} in session 17: then every carrier died within a
+   * second, each in turn failing to make a replacement). For a runner, before its first virtual
+   * session thread.
+   *
+   * @throws InterruptedException if interrupted while waiting for the thread's end
+   * @throws UnsupportedOperationException if this JDK has no virtual threads
+   */
+  public static void warmUp() throws InterruptedException {
+    if (warmedUp) {
+      return;
+    }
+    Thread thread = start("weft-virtual-warm-up", () -> {
+      java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+      Thread.yield();
+    });
+    thread.join();
+    warmedUp = true;
+  }
+
+  /**
+   * Whether {@link #warmUp()} has run in this JVM.
+   *
+   * @return true once a warm-up thread has ended
+   */
+  public static boolean warmedUp() {
+    return warmedUp;
+  }
+
   /** Set on the session threads of a VIRTUAL_THREADS run ({@link #markSessionThread()}). */
   private static final ThreadLocal<Boolean> SESSION_THREAD = new ThreadLocal<>();
 
