@@ -44,11 +44,13 @@ final class RunControl {
   static final String RUN_THREAD;
   static final String STARTING_A_SESSION;
   static final String A_SESSION;
+  static final String ENDING_A_SESSION;
 
   static {
     RUN_THREAD = "a run's own thread";
     STARTING_A_SESSION = "the run's thread starting a session";
     A_SESSION = "a session";
+    ENDING_A_SESSION = "a session's thread ending";
   }
 
   /** The name of the thread that cancels aborted runs (see the class comment). */

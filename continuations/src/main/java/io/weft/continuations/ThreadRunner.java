@@ -8,6 +8,8 @@ import io.weft.transport.spi.VirtualThreads;
 import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code THREADS} and {@code VIRTUAL_THREADS}: a thread per session, platform or virtual, at most
@@ -15,7 +17,15 @@ import java.util.concurrent.TimeUnit;
  * which ends its wait) and interrupts the session threads still running.
  */
 final class ThreadRunner extends ModeRunner {
+  private static final Logger LOG = LoggerFactory.getLogger(ThreadRunner.class);
   private final boolean virtual;
+
+  static {
+    // Links, as the class loads, the calls that a session thread's end makes with the heap
+    // perhaps full: the stamp and the look at the error (its report is linked by SessionFrame's).
+    HeapExhaustion.stamp();
+    HeapExhaustion.isHeapExhausted(null);
+  }
 
   ThreadRunner(RunnerSettings settings, boolean virtual) {
     super(settings);
@@ -27,6 +37,9 @@ final class ThreadRunner extends ModeRunner {
       throws InterruptedException {
     if (virtual) {
       VirtualThreads.check();
+      // The JDK's lazily linked steps of a virtual thread's life taken now, with room, not first
+      // on a carrier when the heap has run out (see warmUp).
+      VirtualThreads.warmUp();
     }
     ConnectWindow.Windows window = windows();
     List<SessionContext> contexts = contexts(TaskFactory.newTask(taskClass, args), sessions, control, window);
@@ -93,7 +106,7 @@ final class ThreadRunner extends ModeRunner {
         // and the thread's start nothing may fail unnoticed, or the run would wait for a
         // session that never ran.
         context.whenFreedByClose(freed);
-        Runnable body = sessionBody(context, permits, running, lastEnded, control);
+        Runnable body = sessionBody(context, permits, running, lastEnded, control, virtual);
         String name = "weft-session-" + context.index();
         if (!control.awaitSessions(onePermit, grace)) {
           context.cancel();
@@ -147,16 +160,28 @@ final class ThreadRunner extends ModeRunner {
    * the run waiting for a session whose thread is gone.
    */
   private static Runnable sessionBody(SessionContext context, Semaphore permits, Thread[] running,
-      Thread[] lastEnded, RunControl control) {
+      Thread[] lastEnded, RunControl control, boolean virtual) {
     int slot = context.index();
     return () -> {
       Thread self = Thread.currentThread();
+      Throwable escaped = null;
+      long metAt = 0L;
       try {
+        if (virtual) {
+          // Its socket reads are one untimed park each (see SocketTransport's read slices).
+          VirtualThreads.markSessionThread();
+        }
         synchronized (running) {
           running[slot] = self;
         }
         new SessionFrame(context).run();
-      } finally {
+      } catch (Throwable t) {
+        // Stamped before the permit below goes back: once it is back the run may return, and a
+        // run begun after that must not hear this report, however late it comes.
+        metAt = HeapExhaustion.stamp();
+        escaped = t;
+      }
+      try {
         Thread before;
         synchronized (running) {
           running[slot] = null;
@@ -168,8 +193,53 @@ final class ThreadRunner extends ModeRunner {
           control.wake();
         }
         joinQuietly(before);
+      } catch (Throwable t) {
+        // The end's bookkeeping allocates nothing; should it fail all the same, its error is
+        // not reported (it may come after the run returned), only handed on as below.
+        if (escaped == null) {
+          escaped = t;
+          metAt = -1L;
+        }
+      }
+      if (escaped != null) {
+        // Never left to the JDK: on a virtual thread its uncaught-exception dispatch runs on the
+        // carrier, and a dispatch that fails (an OutOfMemoryError thrown from the handler: no
+        // room to print the trace) ends the carrier, a thread of the JDK's scheduler, and the
+        // virtual threads queued on it are dropped (ForkJoinPool.deregisterWorker) and never
+        // run again: their sessions can never end, nor give back what their stacks hold.
+        uncaught(context, self, escaped, metAt);
       }
     };
+  }
+
+  /**
+   * What came out of a session's thread that its frame did not handle (an error in the frame's
+   * own last steps): the heap's end is reported, stamped with {@code metAt} (as SessionFrame
+   * reports it; not for a session its run left behind, nor when {@code metAt} is -1), anything
+   * else handed to the thread's uncaught-exception handler as the JDK would, but here a handler
+   * that fails cannot end the thread's carrier. Never throws.
+   */
+  private static void uncaught(SessionContext context, Thread self, Throwable t, long metAt) {
+    try {
+      if (HeapExhaustion.isHeapExhausted(t)) {
+        if (metAt >= 0L && !context.isLeftBehind()) {
+          HeapExhaustion.report(t, RunControl.ENDING_A_SESSION, metAt);
+        }
+        return;
+      }
+      Thread.UncaughtExceptionHandler handler = self.getUncaughtExceptionHandler();
+      if (handler != null) {
+        handler.uncaughtException(self, t);
+      }
+    } catch (Throwable e) {
+      // The handler failed (no room to print, say): the thread ends all the same, its carrier,
+      // if it is virtual, unharmed; said through slf4j if there is room.
+      try {
+        LOG.error("session {}'s thread: its uncaught-exception handler failed on {}", context.index(), t, e);
+      } catch (Throwable again) {
+        // No room to say it either.
+      }
+    }
   }
 
   /**

@@ -34,7 +34,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * left behind is not bounded here because real THREADS runs in a full heap leave up to 49 of
  * 50 behind (JDK 25); that cancels end the sessions is AbortedRunLeftBehindTest's and
  * FailedCloseTest's. Every case runs in every build but
- * VIRTUAL_THREADS, which runs with {@code -Dweft.heapExhaustionTests=true} (see the assumption).
+ * VIRTUAL_THREADS, which runs with {@code -Dweft.heapExhaustionTests=true} (see the assumption),
+ * its child with {@link #VIRTUAL_THREADS_FLAGS}.
  */
 class RunOutOfHeapTest {
   /**
@@ -42,6 +43,15 @@ class RunOutOfHeapTest {
    * "true" for all of them, or the names of the cases, comma-separated.
    */
   static final String ON_REQUEST = "weft.heapExhaustionTests";
+  /**
+   * What the VIRTUAL_THREADS child adds to its command line: the JDK's socket pollers on platform
+   * threads ({@code sun.nio.ch.Poller}'s mode 1; JDK 21 has no other, JDK 22 and later on Linux
+   * default to sub-pollers that are virtual threads, which a full heap can end, their carriers
+   * with them). Part of the best configuration measured, not a reliable one (session 17, JDK 25,
+   * children beside other builds; counts in docs/errors.md): its gain is within chance at those
+   * counts, the sub-pollers' death is read in the JDK's code.
+   */
+  static final List<String> VIRTUAL_THREADS_FLAGS = List.of("-Djdk.pollerMode=1");
   /**
    * A watchdog only, not a bound on the behaviour: children beside other builds (load 3-7, session
    * 16) took 4 to 12 s in CONTINUATIONS (37 s when a run ended at its close wait) and 2 to 90 s in
@@ -78,16 +88,25 @@ class RunOutOfHeapTest {
     // and read slice allocates); CONTINUATIONS over MINA, whose one worker resumes 600 fibers in
     // a full heap. A session left behind is CANCELLED and counted in the message, and the run
     // after them must still succeed.
-    // VIRTUAL_THREADS (JDK 21 and later) only on request: a ForkJoinPool carrier that dies of the
-    // error has the virtual threads queued on it cancelled (ForkJoinPool.deregisterWorker's
-    // cancelTasks). They never run again, so their sessions are left behind at the close wait,
-    // and the JDK's root thread container (jdk.trackAllThreads, on by default) keeps them, with
-    // what their stacks hold, for good: in one JDK 25 child of eleven the hogs so kept the heap
-    // full, and the child's own threads died of it before it could say how the runs ended.
+    // VIRTUAL_THREADS (JDK 21 and later) only on request: the JDK's carrier threads can die of
+    // the error (an error out of the task a carrier runs, or out of its attempt to replace a
+    // dead one, ends it), and a carrier that dies drops the virtual threads queued on it
+    // (ForkJoinPool.deregisterWorker). They never run again: their sessions are left behind at
+    // the close wait, what their stacks hold is never given back, and the child's own threads
+    // die of the full heap before they can say how the runs ended (exit 1). Weft no longer ends
+    // carriers itself (ThreadRunner: nothing leaves a session's thread for the uncaught-exception
+    // handler; SocketTransport: a virtual session thread's read is one untimed park;
+    // VirtualThreads.warmUp: the JDK's lazily linked end of a virtual thread is taken with room),
+    // and the child runs with the pollers on platform threads (VIRTUAL_THREADS_FLAGS), but
+    // session 17 still saw children lose every carrier (another killer, not yet found): not for
+    // every build.
     assumeTrue(c != Case.VIRTUAL_THREADS || asked(c),
         c + " runs only with -D" + ON_REQUEST + "=true (or a list of cases with it): see the comment above");
-    ChildJvm.Result child = ChildJvm.run(dir, WATCHDOG, List.of("-Xmx96m", "-Xss256k"),
-        OutOfHeapRun.class.getName(), c.name());
+    List<String> flags = new java.util.ArrayList<>(List.of("-Xmx96m", "-Xss256k"));
+    if (c == Case.VIRTUAL_THREADS) {
+      flags.addAll(VIRTUAL_THREADS_FLAGS);
+    }
+    ChildJvm.Result child = ChildJvm.run(dir, WATCHDOG, flags, OutOfHeapRun.class.getName(), c.name());
     String all = child.toString();
     assertEquals(3, child.exit(), all);
     // The first to tell: a thread meeting the error, the heap still nearly full after a full

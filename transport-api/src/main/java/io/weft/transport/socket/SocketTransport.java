@@ -24,6 +24,7 @@ import io.weft.transport.spi.ReportsArrival;
 import io.weft.transport.spi.ReportsClose;
 import io.weft.transport.spi.Ticker;
 import io.weft.transport.spi.Tls;
+import io.weft.transport.spi.VirtualThreads;
 import io.weft.transport.spi.WriteWatchdog;
 import java.io.IOException;
 import java.io.InputStream;
@@ -70,10 +71,17 @@ public final class SocketTransport implements Transport, ReplyTiming, ReportsClo
    * normally ends a blocked read at once (the JDK signals the reader), but a close that fails half
    * way does not: when the heap runs out inside the JDK's socket close, after it has marked the
    * socket closing and before it signals the reader, the read stays blocked and every later close
-   * returns at once. So a read waits in slices of this length; a read's timeout is unchanged (the
-   * slices add up to it), and a read with data to come pays nothing.
+   * returns at once. So a read on a platform thread waits in slices of this length; a read's
+   * timeout is unchanged (the slices add up to it), and a read with data to come pays nothing. A
+   * read on a VIRTUAL_THREADS session thread does not (see {@code awaitInput}).
    */
   static final long READ_SLICE_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+  static {
+    // Initialised and linked as this class loads: the first look comes in a read's wait, which
+    // may come with the heap full, and a class whose initialiser failed once is unusable for good.
+    VirtualThreads.onSessionThread();
+  }
 
   /** The plain socket, or the TLS socket layered over it once upgraded (closing it closes both). */
   private volatile Socket socket;
@@ -252,11 +260,20 @@ public final class SocketTransport implements Transport, ReplyTiming, ReportsClo
         throw Deadlines.readTimedOut(timeout, sessionStartNanos, 0L, awaited, inbound.describeUnread());
       }
       long end = wait == Deadlines.FOREVER ? 0L : System.nanoTime() + wait;
+      // Not in slices on a VIRTUAL_THREADS session thread: there each slice is a timed park, and
+      // on JDK 25 the timer of a timed park is set up by the carrier after the virtual thread has
+      // yielded (VirtualThread.afterYield), an allocation that in a full heap throws on the
+      // carrier and ends it (with the virtual threads queued on it, which never run again). Such
+      // a read whose close could not wake it is woken by its runner's cancel instead, which
+      // interrupts the session threads it cancels (an interrupted virtual thread's socket read
+      // ends). Any other thread, virtual or not (a SYNC caller, a transport used directly), keeps
+      // the slices: nothing would interrupt it.
+      long slice = VirtualThreads.onSessionThread() ? Deadlines.FOREVER : readSliceNanos;
       for (;;) {
         long left = wait == Deadlines.FOREVER ? Deadlines.FOREVER : Math.max(1L, end - System.nanoTime());
-        boolean lastSlice = left != Deadlines.FOREVER && left <= readSliceNanos;
+        boolean lastSlice = left != Deadlines.FOREVER && left <= slice;
         try {
-          socket.setSoTimeout(Deadlines.toSoTimeoutMillis(lastSlice ? left : readSliceNanos));
+          socket.setSoTimeout(Deadlines.toSoTimeoutMillis(lastSlice ? left : slice));
           if (inbound.readFrom(in, READ_CHUNK) > 0) {
             replies.arrived();
             heard.arrived();

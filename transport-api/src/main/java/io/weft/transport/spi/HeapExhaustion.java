@@ -174,10 +174,20 @@ public final class HeapExhaustion {
    * -XX:GCHeapFreeLimit=100}; the second never did). It cannot where the reserve leaves no
    * region free: G1 regions of 8 MiB and more (heaps of 16 GiB and more) hold it inside one, and
    * there the runs may hear {@link #UNSAID}. Each failed try costs the JVM's collections again, so
-   * there is only one more. Never throws.
+   * there is only one more.
+   *
+   * <p>Not tried if this exhaustion has been said already (looked at before each try): then the
+   * runs watching have heard it, and each later report (hundreds of sessions failing with the
+   * error, a woken session's cancel meeting it) would only cost its thread full collections for
+   * words that no one needs: at a full heap, each allocation fails only after them (seen: the one
+   * worker of a MINA run spending its close wait on them, the cancels of its sessions waiting
+   * behind). Never throws.
    */
   private static String words(Throwable failure, String what) {
     for (int i = 0; i < WORD_TRIES; i++) {
+      if (said) {
+        return UNSAID;
+      }
       try {
         return reason(failure, what);
       } catch (RuntimeException | Error e) {

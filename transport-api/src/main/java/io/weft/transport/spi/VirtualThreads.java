@@ -13,11 +13,14 @@ public final class VirtualThreads {
   private static final MethodHandle OF_VIRTUAL;
   private static final MethodHandle NAME;
   private static final MethodHandle START;
+  /** {@code Thread.isVirtual()}, as {@code (Thread) -> boolean}; null before JDK 21. */
+  private static final MethodHandle IS_VIRTUAL;
 
   static {
     MethodHandle ofVirtual = null;
     MethodHandle name = null;
     MethodHandle start = null;
+    MethodHandle isVirtual = null;
     try {
       Class<?> builder = Class.forName("java.lang.Thread$Builder");
       Class<?> ofVirtualType = Class.forName("java.lang.Thread$Builder$OfVirtual");
@@ -25,12 +28,17 @@ public final class VirtualThreads {
       ofVirtual = lookup.findStatic(Thread.class, "ofVirtual", MethodType.methodType(ofVirtualType));
       name = lookup.findVirtual(ofVirtualType, "name", MethodType.methodType(ofVirtualType, String.class));
       start = lookup.findVirtual(builder, "start", MethodType.methodType(Thread.class, Runnable.class));
+      isVirtual = lookup.findVirtual(Thread.class, "isVirtual", MethodType.methodType(boolean.class));
     } catch (ReflectiveOperationException | LinkageError e) {
       ofVirtual = null;
+      isVirtual = null;
     }
     OF_VIRTUAL = ofVirtual;
     NAME = name;
     START = start;
+    IS_VIRTUAL = isVirtual;
+    // Linked now, with room: the first look may come with the heap full.
+    isVirtual(Thread.currentThread());
   }
 
   private VirtualThreads() {}
@@ -52,6 +60,90 @@ public final class VirtualThreads {
    */
   public static String unavailableReason() {
     return available() ? null : "virtual threads need JDK 21+, this is JDK " + Runtime.version();
+  }
+
+  /**
+   * Whether {@code thread} is a virtual thread: false on JDKs before 21. Allocates nothing once
+   * this class has loaded.
+   *
+   * @param thread any thread
+   * @return {@code thread.isVirtual()} on JDK 21+, else false
+   */
+  public static boolean isVirtual(Thread thread) {
+    if (IS_VIRTUAL == null) {
+      return false;
+    }
+    try {
+      return (boolean) IS_VIRTUAL.invokeExact(thread);
+    } catch (RuntimeException | Error e) {
+      throw e;
+    } catch (Throwable t) {
+      // Thread.isVirtual() declares nothing.
+      throw new IllegalStateException(t);
+    }
+  }
+
+  /** Whether {@link #warmUp()} has run a virtual thread through its life in this JVM. */
+  private static volatile boolean warmedUp;
+
+  /**
+   * Once per JVM, runs one virtual thread through its whole life (start, a timed park, a yield,
+   * its end) and waits for it, so that the JDK's code on those paths is loaded, linked and
+   * initialised now, with room. The JDK links some of it lazily, on the carrier: the first virtual
+   * thread to end, for one, initialises {@code jdk.internal.event.VirtualThreadEndEvent} in
+   * {@code VirtualThread.run}'s last steps, and where that first end comes in a full heap (a
+   * VIRTUAL_THREADS run whose sessions all end only once the heap has run out) the
+   * {@code OutOfMemoryError} of that initialisation leaves the virtual thread's frame and ends its
+   * carrier (seen with {@code -Xlog:exceptions} in session 17: then every carrier died within a
+   * second, each in turn failing to make a replacement). For a runner, before its first virtual
+   * session thread.
+   *
+   * @throws InterruptedException if interrupted while waiting for the thread's end
+   * @throws UnsupportedOperationException if this JDK has no virtual threads
+   */
+  public static void warmUp() throws InterruptedException {
+    if (warmedUp) {
+      return;
+    }
+    Thread thread = start("weft-virtual-warm-up", () -> {
+      java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+      Thread.yield();
+    });
+    thread.join();
+    warmedUp = true;
+  }
+
+  /**
+   * Whether {@link #warmUp()} has run in this JVM.
+   *
+   * @return true once a warm-up thread has ended
+   */
+  public static boolean warmedUp() {
+    return warmedUp;
+  }
+
+  /** Set on the session threads of a VIRTUAL_THREADS run ({@link #markSessionThread()}). */
+  private static final ThreadLocal<Boolean> SESSION_THREAD = new ThreadLocal<>();
+
+  /**
+   * Marks the current thread, a virtual thread that a VIRTUAL_THREADS run started for a session,
+   * as one whose socket reads wait in one untimed park rather than in timed slices: its runner's
+   * cancel interrupts it, which ends such a read even where a close could not (see
+   * {@code SocketTransport}). Called as the thread starts, with room for its thread-local map.
+   */
+  public static void markSessionThread() {
+    SESSION_THREAD.set(Boolean.TRUE);
+  }
+
+  /**
+   * Whether the current thread was marked by {@link #markSessionThread()}. On a thread that is
+   * not virtual, false without looking further; allocates nothing on a marked thread.
+   *
+   * @return true on a marked virtual session thread
+   */
+  public static boolean onSessionThread() {
+    Thread self = Thread.currentThread();
+    return isVirtual(self) && SESSION_THREAD.get() == Boolean.TRUE;
   }
 
   /** Throws {@link UnsupportedOperationException} unless this JDK has virtual threads. */

@@ -276,8 +276,25 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
     return swallow;
   }
 
+  /**
+   * The exception a cancelled session's wait (or its next one) throws. With no room for one of its
+   * own, the one made with its run: the session was cancelled, it did not meet the heap's end,
+   * and failing it with the error would have its frame report the heap again and again, each
+   * report's words costing the one worker full collections while the run's other cancels wait
+   * (session 16's slow MINA children). Throws the error only if no run made one ahead. That one is
+   * shared by the run's sessions and now reaches the task's code: a try-with-resources whose close
+   * throws adds to its suppressed exceptions, which every session sharing it then shows.
+   */
   SessionCancelledException cancelledException() {
-    return new SessionCancelledException("session " + index() + " cancelled");
+    try {
+      return new SessionCancelledException("session " + index() + " cancelled");
+    } catch (OutOfMemoryError e) {
+      SessionCancelledException madeAhead = cancelledWithNoRoom();
+      if (madeAhead == null) {
+        throw e;
+      }
+      return madeAhead;
+    }
   }
 
   /** Makes a new fiber ready to start. */

@@ -80,8 +80,8 @@ public class SessionContext {
   private Runnable freedByClose;
 
   /** What the made-ahead failure of a session cancelled with no room says ({@link #cancelledWithNoRoom()}). */
-  public static final String CANCELLED_WITH_NO_ROOM = "cancelled before it connected (the heap had no room then for"
-      + " an exception of its own; the sessions cancelled so share this one)";
+  public static final String CANCELLED_WITH_NO_ROOM = "cancelled (the heap had no room then for an exception of its"
+      + " own; the sessions cancelled so share this one)";
   /**
    * The failure of this session if it is cancelled before it connects with no room for one of its
    * own, made with its run or scheduler; null for none (a context made outside both). Never made

@@ -13,7 +13,8 @@ import org.apache.commons.javaflow.core.StackRecorder;
 
 /**
  * For {@link SessionFrameLateTest}'s child JVM: the frame of a session cancelled before it
- * connects, and the first slice of a fiber cancelled before it started, run with the heap full to
+ * connects, the first slice of a fiber cancelled before it started, and the exception a cancelled
+ * fiber's woken wait throws ({@code Fiber.cancelledException}), run with the heap full to
  * within a few bytes, so that they have no room to make the session's own
  * {@link SessionCancelledException}. Its failure must be the one made ahead (as a
  * run makes it), not the {@link OutOfMemoryError}. Prints what the session ended with once the
@@ -94,7 +95,26 @@ public final class NoRoomToCancelRun {
       fiberFilled = !(fiber.failure() instanceof SessionCancelledException)
           || !fiber.failure().getMessage().equals("session 3 cancelled");
     }
+    // The exception a cancelled fiber's wait throws as it is woken (Wait.result, Fiber.arm), with
+    // no room for its own: the one made ahead, not the error; here with a run's words.
+    Fiber woken = new Fiber(4, connector, address, Timeout.NONE, new Never(), scheduler, false);
+    woken.cancelledWithNoRoom(new SessionCancelledException(SessionContext.CANCELLED_WITH_NO_ROOM));
+    Throwable wokenWith = woken.cancelledException();
+    boolean wokenFilled = false;
+    for (int i = 0; i < TRIES && !wokenFilled; i++) {
+      fill();
+      try {
+        wokenWith = woken.cancelledException();
+      } catch (OutOfMemoryError e) {
+        wokenWith = e;
+      }
+      held = null;
+      wokenFilled = !(wokenWith instanceof SessionCancelledException)
+          || !wokenWith.getMessage().equals("session 4 cancelled");
+    }
     System.gc();
+    System.out.println("woken filled: " + wokenFilled);
+    System.out.println("woken failure: " + wokenWith.getClass().getName() + ": " + wokenWith.getMessage());
     System.out.println("warm: " + warm.failure().getMessage());
     System.out.println("warm fiber: " + warmFiber.failure().getMessage());
     System.out.println("fiber filled: " + fiberFilled);

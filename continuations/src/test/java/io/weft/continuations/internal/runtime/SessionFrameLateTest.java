@@ -136,8 +136,10 @@ class SessionFrameLateTest {
    * then. So the two cases below show that the report is stamped and reaches only the watches
    * begun by its stamp; they do not show that the stamp comes before the look (a stamp taken after
    * the look, just before the report, passes them too: the stop they make comes after both). That
-   * order is read in the code (SessionFrame's catches, {@code Scheduler.reportHeap}); what a
-   * stamped report reaches is {@code StampedReportTest}'s (transport-api).
+   * order is {@link #aSessionsHeapReportIsStampedWhenItsErrorIsCaughtNotWhenItLooks}'s for the
+   * session's catch; {@code Scheduler.reportHeap}'s stamp and look are two volatile reads in a
+   * row, with no call between them where a test could stop the thread, so there it is read in the
+   * code. What a stamped report reaches is {@code StampedReportTest}'s (transport-api).
    */
   static final class SlowToReport extends OutOfMemoryError {
     private static final long serialVersionUID = 1L;
@@ -205,6 +207,65 @@ class SessionFrameLateTest {
   }
 
   /**
+   * An {@link OutOfMemoryError} of the heap's kind that stops its thread at the first look at its
+   * cause: in SessionFrame's catch that look ({@code unwrapped}) comes after the stamp and before
+   * the look whether the session was left behind, so the test can begin a watch between them.
+   */
+  static final class SlowToUnwrap extends OutOfMemoryError {
+    private static final long serialVersionUID = 1L;
+    final transient CountDownLatch unwrapping = new CountDownLatch(1);
+    final transient CountDownLatch letGo = new CountDownLatch(1);
+
+    SlowToUnwrap() {
+      super("Java heap space");
+    }
+
+    @Override
+    public Throwable getCause() {
+      if (unwrapping.getCount() > 0) {
+        unwrapping.countDown();
+        ForwardingTransport.awaitUninterruptibly(letGo);
+      }
+      return super.getCause();
+    }
+  }
+
+  /**
+   * Review hostile3-s15 nit 7: the stamp is taken as the error is caught, before the session
+   * looks whether it is still its run's business, not just before the report. The session's
+   * thread is stopped after its catch began and before that look (in the unwrapping of its
+   * failure); a watch begins then, a run begun after the error was met; then the session goes on,
+   * looks (not left behind: its run is still under way) and reports. The report reaches the watch
+   * that was there when the error was met, and not the later one. A stamp taken after the look
+   * (the mutant the review named), or anywhere after the unwrapping, reaches the later watch too.
+   */
+  @Test
+  // A watchdog only.
+  @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aSessionsHeapReportIsStampedWhenItsErrorIsCaughtNotWhenItLooks() throws Exception {
+    SlowToUnwrap error = new SlowToUnwrap();
+    Throws.error = error;
+    List<String> toldEarlier = new CopyOnWriteArrayList<>();
+    List<String> toldLater = new CopyOnWriteArrayList<>();
+    try (EchoServer tcp = EchoServer.tcp(); CountingConnector connector = new CountingConnector();
+         HeapExhaustion.Watch earlier = HeapExhaustion.watch(toldEarlier::add)) {
+      SessionContext c = new SessionContext(0, connector, tcp.address(), Timeout.NONE, new Throws());
+      c.started();
+      Thread session = new Thread(new SessionFrame(c), "stamped-when-caught");
+      session.start();
+      error.unwrapping.await();
+      try (HeapExhaustion.Watch later = HeapExhaustion.watch(toldLater::add)) {
+        error.letGo.countDown();
+        session.join();
+        assertEquals(List.of(), toldLater, "a watch begun after the error was caught heard its report");
+      }
+      assertEquals(1, toldEarlier.size(), toldEarlier.toString());
+      assertTrue(toldEarlier.get(0).contains("met by a session on thread stamped-when-caught"), toldEarlier.get(0));
+      assertSame(error, c.failure());
+    }
+  }
+
+  /**
    * As above, for a scheduler's report (a fiber's end, a worker's escape, an admission): it looks
    * whether the scheduler is stopping (its run over), then reports. A run that began after the
    * scheduler stopped does not hear it.
@@ -245,8 +306,8 @@ class SessionFrameLateTest {
    * Review s14 point 11: a session cancelled before it connects, when the heap has no room for its
    * own exception, is cancelled with the one made ahead (by its run), never with the
    * {@code OutOfMemoryError}, which it did not meet (errors.md: the FAILED session is the one that
-   * met the error); so is a fiber cancelled before its first slice. In a child JVM whose heap is
-   * full ({@link NoRoomToCancelRun}).
+   * met the error); so is a fiber cancelled before its first slice, and so is a cancelled fiber's
+   * wait as the cancel wakes it. In a child JVM whose heap is full ({@link NoRoomToCancelRun}).
    */
   @Test
   void aSessionCancelledBeforeItConnectsWithNoRoomForItsExceptionGetsTheOneMadeAheadNotTheError(
@@ -264,6 +325,11 @@ class SessionFrameLateTest {
     // A fiber cancelled before its first slice (CONTINUATIONS), likewise.
     assertTrue(child.out().contains("fiber filled: true"), all);
     assertTrue(child.out().contains("fiber failure: made ahead by its run"), all);
+    // A cancelled fiber's wait, woken by the cancel, throws the one made ahead too (before, the
+    // error, which its frame then reported as the heap's end, its words costing full collections).
+    assertTrue(child.out().contains("woken filled: true"), all);
+    assertTrue(child.out().contains("\nwoken failure: io.weft.continuations.spi.SessionCancelledException: "
+        + SessionContext.CANCELLED_WITH_NO_ROOM), all);
     assertFalse(child.out().contains("OutOfMemoryError"), all);
     assertFalse(child.out().contains("Java heap space"), all);
   }

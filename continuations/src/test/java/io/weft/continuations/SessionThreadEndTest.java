@@ -1,0 +1,125 @@
+package io.weft.continuations;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weft.continuations.testing.FirstCloseFailsConnector;
+import io.weft.testsupport.EchoServer;
+import io.weft.transport.Timeout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * What a session's thread throws that its frame did not handle (here what the frame's close
+ * throws: it frees the session's place and lets an {@code Error} that is not an
+ * {@code OutOfMemoryError} through) is dealt with by Weft, never left to the JDK: on a virtual
+ * thread the JDK's uncaught-exception dispatch runs on the carrier, and a dispatch that fails (no
+ * room to print) ends the carrier, a thread of the JDK's scheduler, with every virtual thread
+ * queued on it (session 16's VIRTUAL_THREADS children: no carrier left, sessions never to end).
+ * The heap's end (an error caused by an {@code OutOfMemoryError: Java heap space}, as a class
+ * initialiser that ran out of heap throws) is reported, stamped when the frame let it out, and
+ * aborts the run; anything else goes to the thread's handler as before, through a dispatch that
+ * cannot end the thread's carrier. Before, the heap's end went to the handler and no run heard it.
+ */
+class SessionThreadEndTest {
+  static List<Mode> modes() {
+    List<Mode> modes = new ArrayList<>(List.of(Mode.THREADS));
+    if (Runtime.version().feature() >= 21) {
+      modes.add(Mode.VIRTUAL_THREADS);
+    }
+    return modes;
+  }
+
+  @ParameterizedTest
+  @MethodSource("modes")
+  // A watchdog only.
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void theHeapsEndASessionsThreadLetsOutIsReportedAndNeverReachesTheUncaughtExceptionHandler(Mode mode)
+      throws Exception {
+    List<String> uncaught = new CopyOnWriteArrayList<>();
+    Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
+    Thread.setDefaultUncaughtExceptionHandler((t, e) -> uncaught.add(t.getName() + ": " + e));
+    try (EchoServer tcp = EchoServer.tcp();
+         FirstCloseFailsConnector connector = FirstCloseFailsConnector.failingWithError(1,
+             () -> new ExceptionInInitializerError(new OutOfMemoryError("Java heap space")));
+         SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector).address(tcp.address())
+             .timeout(Timeout.of(30, TimeUnit.SECONDS)).closeWait(60, TimeUnit.SECONDS).build()) {
+      RunAbortedException e = assertThrows(RunAbortedException.class, () -> runner.run(FailedCloseTest.Echo.class, 1));
+      assertTrue(e.getMessage().startsWith("the run was aborted: the heap ran out (java.lang.ExceptionInInitializerError,"
+          + " met by a session's thread ending on thread weft-session-0)"), e.getMessage());
+      assertEquals(Outcome.Status.SUCCEEDED, e.result().outcome(0).status(), e.result().outcome(0).toString());
+    } finally {
+      Thread.setDefaultUncaughtExceptionHandler(before);
+    }
+    assertEquals(List.of(), uncaught, "what reached the uncaught-exception handler");
+  }
+
+  /**
+   * A VIRTUAL_THREADS run has run one virtual thread through its life (start, park, end) before
+   * its first session's, so that the JDK's lazily linked steps of that life are not first taken on
+   * a carrier in a full heap ({@code VirtualThreads.warmUp}). What a first link in a full heap does
+   * is shown only in child JVMs (docs/errors.md); this shows that the runner makes the warm-up.
+   */
+  @org.junit.jupiter.api.Test
+  // A watchdog only.
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aVirtualThreadsRunWarmsTheJdksVirtualThreadPathsUpFirst() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(Runtime.version().feature() >= 21, "virtual threads need JDK 21+");
+    try (EchoServer tcp = EchoServer.tcp(); io.weft.transport.socket.SocketConnector connector =
+             new io.weft.transport.socket.SocketConnector();
+         SessionRunner runner = SessionRunner.builder().mode(Mode.VIRTUAL_THREADS).connector(connector)
+             .address(tcp.address()).timeout(Timeout.of(30, TimeUnit.SECONDS)).build()) {
+      WarmedUp.seen = new CopyOnWriteArrayList<>();
+      runner.run(WarmedUp.class, 1);
+      assertEquals(List.of(true), WarmedUp.seen);
+    }
+  }
+
+  /** Notes whether the JVM's virtual-thread warm-up had run when the session ran. */
+  public static final class WarmedUp implements io.weft.transport.SessionTask<String> {
+    static volatile List<Boolean> seen;
+
+    @Override
+    public String run(io.weft.transport.Transport transport, int index) {
+      seen.add(io.weft.transport.spi.VirtualThreads.warmedUp());
+      return "seen";
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource("modes")
+  // A watchdog only.
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void anotherErrorASessionsThreadLetsOutGoesToTheThreadsUncaughtExceptionHandler(Mode mode) throws Exception {
+    int sessions = 3;
+    List<String> uncaught = new CopyOnWriteArrayList<>();
+    Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
+    Thread.setDefaultUncaughtExceptionHandler((t, e) -> uncaught.add(t.getName() + ": " + e));
+    try (EchoServer tcp = EchoServer.tcp();
+         FirstCloseFailsConnector connector = FirstCloseFailsConnector.failingWithError(1,
+             () -> new NoClassDefFoundError("Could not initialize class a.ClassOfTheClose"));
+         SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector).address(tcp.address())
+             .timeout(Timeout.of(30, TimeUnit.SECONDS)).build()) {
+      // run() returns once every session's thread has ended (the last one joined the one before
+      // it, and so on): by then each thread has made its dispatch.
+      RunResult<String> result = runner.run(FailedCloseTest.Echo.class, sessions);
+      assertEquals(sessions, connector.failedCloses());
+      for (int i = 0; i < sessions; i++) {
+        assertEquals(Outcome.Status.SUCCEEDED, result.outcome(i).status(), i + ": " + result.outcome(i));
+        assertEquals("session " + i, result.outcome(i).value());
+      }
+    } finally {
+      Thread.setDefaultUncaughtExceptionHandler(before);
+    }
+    assertEquals(sessions, uncaught.size(), uncaught.toString());
+    for (String u : uncaught) {
+      assertTrue(u.startsWith("weft-session-") && u.endsWith(": java.lang.NoClassDefFoundError: Could not initialize class"
+          + " a.ClassOfTheClose"), u);
+    }
+  }
+}
