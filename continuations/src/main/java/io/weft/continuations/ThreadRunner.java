@@ -169,7 +169,12 @@ final class ThreadRunner extends ModeRunner {
       try {
         if (virtual) {
           // Its socket reads are one untimed park each (see SocketTransport's read slices).
-          VirtualThreads.markSessionThread();
+          try {
+            VirtualThreads.markSessionThread();
+          } catch (OutOfMemoryError e) {
+            // No room for the mark: best effort, the session runs all the same, and its reads
+            // keep their slices. The frame below meets the heap's end itself if it lasts.
+          }
         }
         synchronized (running) {
           running[slot] = self;

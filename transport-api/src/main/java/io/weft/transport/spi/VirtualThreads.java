@@ -96,22 +96,38 @@ public final class VirtualThreads {
    * {@code OutOfMemoryError} of that initialisation leaves the virtual thread's frame and ends its
    * carrier (seen with {@code -Xlog:exceptions} in session 17: then every carrier died within a
    * second, each in turn failing to make a replacement). For a runner, before its first virtual
-   * session thread.
+   * session thread. Waits at most a second for it; if the thread cannot be made or has not ended by
+   * then, returns all the same and the next call tries again.
    *
    * @throws InterruptedException if interrupted while waiting for the thread's end
    * @throws UnsupportedOperationException if this JDK has no virtual threads
    */
   public static void warmUp() throws InterruptedException {
+    check();
     if (warmedUp) {
       return;
     }
-    Thread thread = start("weft-virtual-warm-up", () -> {
-      java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
-      Thread.yield();
-    });
-    thread.join();
-    warmedUp = true;
+    Thread thread;
+    try {
+      thread = start("weft-virtual-warm-up", () -> {
+        java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+        Thread.yield();
+      });
+    } catch (RuntimeException | Error e) {
+      // No room, or no thread: the run goes on without the warm-up, and the next run tries again.
+      return;
+    }
+    // Bounded: a warm-up that cannot run (every carrier busy with the user's own pinned virtual
+    // threads, or its carrier dead of a heap already full) must not hold the run's start. It ends
+    // in about a millisecond when it can; the next run tries again if it did not.
+    thread.join(WARM_UP_WAIT_MILLIS);
+    if (!thread.isAlive()) {
+      warmedUp = true;
+    }
   }
+
+  /** How long a run's start waits for {@link #warmUp()}'s thread to end. */
+  private static final long WARM_UP_WAIT_MILLIS = 1_000L;
 
   /**
    * Whether {@link #warmUp()} has run in this JVM.
@@ -143,7 +159,17 @@ public final class VirtualThreads {
    */
   public static boolean onSessionThread() {
     Thread self = Thread.currentThread();
-    return isVirtual(self) && SESSION_THREAD.get() == Boolean.TRUE;
+    if (!isVirtual(self)) {
+      return false;
+    }
+    try {
+      return SESSION_THREAD.get() == Boolean.TRUE;
+    } catch (OutOfMemoryError e) {
+      // An unmarked virtual thread's first look makes its thread-local map or entry; with no room
+      // for it, the thread is not a marked session thread (a marked one allocates nothing here),
+      // and its read keeps its slices.
+      return false;
+    }
   }
 
   /** Throws {@link UnsupportedOperationException} unless this JDK has virtual threads. */
