@@ -61,13 +61,15 @@ TARGETS="${WEFT_TARGETS:-redis http line jmh}"
 DUR="${DUR:-5}"
 WARM="${WARM:-20}"
 WHOLE="${WHOLE:-10}"
+# Smoke sizes set here, before the lines below print DUR.
+if [ $SMOKE = 1 ]; then NS="10 20"; DUR=2; WARM=1; WHOLE=2; WHOLEN=200; else NS="100 1000 10000"; WHOLEN=100000; fi
 JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 if [ -n "${WEFT_JAVA_OPTS+set}" ]; then export WEFT_LOAD_JAVA_OPTS="$WEFT_JAVA_OPTS"; fi
 OUT="$(mktemp -d /tmp/weft-load-targets.XXXXXX)"
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 echo "$(date -u '+%Y-%m-%d %H:%M:%S UTC'); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown); load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown); fd limit $(ulimit -n); output in $OUT; mode $MODE; $("$JAVA" -version 2>&1 | head -n1); JVM options: $(if [ -z "${WEFT_LOAD_JAVA_OPTS+set}" ]; then echo "none (the launcher's default)"; elif [ -z "$WEFT_LOAD_JAVA_OPTS" ]; then echo none; else echo "$WEFT_LOAD_JAVA_OPTS"; fi)"
 echo "weft-load connects: paced 20,000/s in bursts of 1,000, connect window OFF (--connect-window 0, not the default 32): the servers listen with backlog $(cat /proc/sys/net/core/somaxconn 2>/dev/null || echo 4096), which the pacing keeps whole, and the C tools have no window; with the default window a place comes back only with a user's first reply, which held 10,000 users to ~2,350 connections after 20 s"
-echo "rates: whole runs are each tool's own figure: wrk's includes its connects, redis-benchmark's does not (its clock starts after all its clients are made); weft-load's Redis whole run counts from its first request, its http whole run from its first connect. Steady rows are judged on the server's own count over each tool's last ${DUR:-5} s of traffic, ending within one read (0.25 s) of its end (nginx stub_status / Redis total_commands_processed, read over one kept connection), each tool's own figure beside it"
+echo "rates: whole runs are each tool's own figure: wrk's includes its connects, redis-benchmark's does not (its clock starts after all its clients are made); weft-load's Redis whole run counts from its first request, its http whole run from its first connect. Steady rows are judged on the server's own count over each tool's last ${DUR} s of traffic, ending within one read (0.25 s) of its end (nginx stub_status / Redis total_commands_processed, read over one kept connection), each tool's own figure beside it"
 
 ./mvnw -B -q -pl load -am -DskipTests package
 JAR=load/target/weft-load.jar
@@ -103,7 +105,6 @@ trap 'cleanup; exit 130' INT
 trap 'cleanup; exit 143' TERM
 want() { case " $TARGETS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 BACKLOG="$(cat /proc/sys/net/core/somaxconn 2>/dev/null || echo 4096)"
-if [ $SMOKE = 1 ]; then NS="10 20"; DUR=2; WARM=1; WHOLE=2; WHOLEN=200; else NS="100 1000 10000"; WHOLEN=100000; fi
 # Every child has a timeout (timeout -k: KILL 10 s after TERM), generous for its run: a weft-load
 # or C-tool run of WARM + DUR s (or WHOLE s, or 100,000-200,000 Redis requests, a few seconds)
 # gets 300 s beyond its length (the 100,000-user line row 900 s); a hung child then ends the script
