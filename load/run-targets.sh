@@ -20,9 +20,12 @@
 #   steady state: both tools run WARM + DUR seconds (default 20 + 5), the same rule for both, and
 #                 the verdict compares what the SERVER counted in each tool's last DUR seconds of
 #                 traffic: nginx's stub_status requests, Redis's INFO total_commands_processed,
-#                 sampled every 0.25 s beside each run (the samples' own requests taken out); the
-#                 span ends at the last sample before the tool's traffic stopped, so it holds
-#                 neither tool's connect ramp nor its end. Each tool's own figure is printed
+#                 read every 0.25 s beside each run over one kept connection (the reads' own
+#                 requests taken out, each read stamped as its reply arrives); the span ends at the
+#                 last read before the tool's traffic stopped (within one read, 0.25 s, of its
+#                 end; a trickle of late requests after it does not count as traffic), so it holds
+#                 neither tool's connect ramp nor its end; the slowest read and the trickle after
+#                 the span are printed beside it. Each tool's own figure is printed
 #                 beside it: weft-load's is its measured window (--warmup WARM, its last DUR s),
 #                 wrk's its whole run (its connect ramp included), redis-benchmark's its whole run
 #                 after its connects (as above). Each row also prints the kernel's listen-queue
@@ -58,13 +61,15 @@ TARGETS="${WEFT_TARGETS:-redis http line jmh}"
 DUR="${DUR:-5}"
 WARM="${WARM:-20}"
 WHOLE="${WHOLE:-10}"
+# Smoke sizes set here, before the lines below print DUR.
+if [ $SMOKE = 1 ]; then NS="10 20"; DUR=2; WARM=1; WHOLE=2; WHOLEN=200; else NS="100 1000 10000"; WHOLEN=100000; fi
 JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 if [ -n "${WEFT_JAVA_OPTS+set}" ]; then export WEFT_LOAD_JAVA_OPTS="$WEFT_JAVA_OPTS"; fi
 OUT="$(mktemp -d /tmp/weft-load-targets.XXXXXX)"
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-echo "fd limit $(ulimit -n); output in $OUT; mode $MODE; $("$JAVA" -version 2>&1 | head -n1); JVM options: $(if [ -z "${WEFT_LOAD_JAVA_OPTS+set}" ]; then echo "none (the launcher's default)"; elif [ -z "$WEFT_LOAD_JAVA_OPTS" ]; then echo none; else echo "$WEFT_LOAD_JAVA_OPTS"; fi)"
+echo "$(date -u '+%Y-%m-%d %H:%M:%S UTC'); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown); load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown); fd limit $(ulimit -n); output in $OUT; mode $MODE; $("$JAVA" -version 2>&1 | head -n1); JVM options: $(if [ -z "${WEFT_LOAD_JAVA_OPTS+set}" ]; then echo "none (the launcher's default)"; elif [ -z "$WEFT_LOAD_JAVA_OPTS" ]; then echo none; else echo "$WEFT_LOAD_JAVA_OPTS"; fi)"
 echo "weft-load connects: paced 20,000/s in bursts of 1,000, connect window OFF (--connect-window 0, not the default 32): the servers listen with backlog $(cat /proc/sys/net/core/somaxconn 2>/dev/null || echo 4096), which the pacing keeps whole, and the C tools have no window; with the default window a place comes back only with a user's first reply, which held 10,000 users to ~2,350 connections after 20 s"
-echo "rates: whole runs are each tool's own figure: wrk's includes its connects, redis-benchmark's does not (its clock starts after all its clients are made); weft-load's Redis whole run counts from its first request, its http whole run from its first connect. Steady rows are judged on the server's own count over each tool's last ${DUR:-5} s of traffic (nginx stub_status / Redis total_commands_processed), each tool's own figure beside it"
+echo "rates: whole runs are each tool's own figure: wrk's includes its connects, redis-benchmark's does not (its clock starts after all its clients are made); weft-load's Redis whole run counts from its first request, its http whole run from its first connect. Steady rows are judged on the server's own count over each tool's last ${DUR} s of traffic, ending within one read (0.25 s) of its end (nginx stub_status / Redis total_commands_processed, read over one kept connection), each tool's own figure beside it"
 
 ./mvnw -B -q -pl load -am -DskipTests package
 JAR=load/target/weft-load.jar
@@ -100,7 +105,6 @@ trap 'cleanup; exit 130' INT
 trap 'cleanup; exit 143' TERM
 want() { case " $TARGETS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 BACKLOG="$(cat /proc/sys/net/core/somaxconn 2>/dev/null || echo 4096)"
-if [ $SMOKE = 1 ]; then NS="10 20"; DUR=2; WARM=1; WHOLE=2; WHOLEN=200; else NS="100 1000 10000"; WHOLEN=100000; fi
 # Every child has a timeout (timeout -k: KILL 10 s after TERM), generous for its run: a weft-load
 # or C-tool run of WARM + DUR s (or WHOLE s, or 100,000-200,000 Redis requests, a few seconds)
 # gets 300 s beyond its length (the 100,000-user line row 900 s); a hung child then ends the script
@@ -150,27 +154,37 @@ srvdone() { if [ -n "$XPID" ]; then wait "$XPID" || true; XPID=; fi; }
 SRVSAMPLER='
 import os, socket, sys, time
 kind, port, pid, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+# One connection kept to the server (made again only after a failure), so that a read does not
+# queue in the listen backlog the tool under test fills: a dropped SYN would delay it 1 s or 3 s.
 conn = None
-def count():
+def connect():
     global conn
-    if kind == "nginx":
-        # Its own request each time (HTTP/1.0: nginx closes after it), counted by nginx too.
-        s = socket.create_connection(("127.0.0.1", port), 5)
-        s.sendall(b"GET /weft-status HTTP/1.0\r\n\r\n")
-        data = b""
-        while True:
-            b = s.recv(65536)
-            if not b:
-                break
-            data += b
-        s.close()
-        return int(data.split(b"\r\n\r\n", 1)[1].decode().splitlines()[2].split()[2])
-    # Redis: one connection kept; INFO is a command too, counted by Redis.
     if conn is None:
         conn = socket.create_connection(("127.0.0.1", port), 5).makefile("rwb")
-    conn.write(b"INFO stats\r\n"); conn.flush()
-    n = int(conn.readline()[1:])
-    for line in conn.read(n + 2).decode().splitlines():
+    return conn
+def count():
+    c = connect()
+    if kind == "nginx":
+        # HTTP/1.1 keep-alive (the nginx of this script keeps a connection for 100,000,000 requests);
+        # each read is a request, counted by nginx too.
+        c.write(b"GET /weft-status HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"); c.flush()
+        length = None
+        while True:
+            line = c.readline()
+            if not line:
+                raise OSError("closed")
+            if line in (b"\r\n", b"\n"):
+                break
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":", 1)[1])
+        if length is None:
+            raise OSError("no Content-Length")
+        body = c.read(length)
+        return int(body.decode().splitlines()[2].split()[2])
+    # Redis: INFO is a command too, counted by Redis.
+    c.write(b"INFO stats\r\n"); c.flush()
+    n = int(c.readline()[1:])
+    for line in c.read(n + 2).decode().splitlines():
         if line.startswith("total_commands_processed:"):
             return int(line.split(":")[1])
     raise OSError("no total_commands_processed")
@@ -183,35 +197,59 @@ def overflows():
 def sample(f):
     global conn
     try:
+        # Stamped as the reply arrives (the server counted the read just before it answered); the
+        # time the read took (a connect included, when one was made again) in ms beside it.
         t0 = time.time(); c = count(); t1 = time.time()
-        f.write("%.3f %d %d\n" % ((t0 + t1) / 2, c, overflows())); f.flush()
+        f.write("%.3f %d %d %.1f\n" % (t1, c, overflows(), (t1 - t0) * 1000)); f.flush()
     except (OSError, ValueError, IndexError):
+        if conn is not None:
+            try:
+                conn.close()
+            except OSError:
+                pass
         conn = None
 with open(out, "w") as f:
+    # A read every 0.25 s on a fixed beat (a slow read delays the next, not all after it).
+    tick = time.time()
     while os.path.exists("/proc/%d" % pid):
         sample(f)
-        time.sleep(0.25)
+        tick = max(tick + 0.25, time.time())
+        time.sleep(max(0.0, tick - time.time()))
     sample(f)
 '
 # srvrate FILE: from srvsample's FILE, the server's count per second over the tool's last DUR s of
-# traffic ("RATE SPAN OVERFLOWS"): the span ends at the last sample after which the count still
-# rose (so inside the traffic), starts at the sample nearest DUR s before it (or the first), and
-# its samples' own requests are taken out; OVERFLOWS is the listen-queue overflows over the whole
-# run. "? ? ?" without two samples in the traffic.
+# traffic ("RATE SPAN OVERFLOWS SLOWEST SLOW TAIL"). The span ends at the start of the last interval
+# between reads in which the count rose at least a quarter of the run's median rate (so inside the
+# traffic, within one interval, about 0.25 s, of its end: a late request or two after the traffic
+# stopped, say an iteration finishing after a SYN retry, does not move the end into the dead time
+# before it), starts at the read nearest DUR s before it (or the first), and the reads' own requests
+# are taken out. OVERFLOWS: the listen-queue overflows over the whole run; SLOWEST: the slowest
+# read in the span, ms (its stamp is its reply's arrival, so a slow read moves no stamp, but the
+# count it read may have been taken that much earlier); SLOW: the span's reads over 50 ms; TAIL:
+# seconds from the span's end to the last rise of the count at all (requests trickling in after
+# the traffic; a tail over 2 intervals is worth a look). "? ? ? ? ? ?" without two reads in the traffic.
 srvrate() {
   python3 -c '
 import sys
-pts = [tuple(map(float, l.split())) for l in open(sys.argv[1]) if len(l.split()) == 3]
+pts = [tuple(map(float, l.split())) for l in open(sys.argv[1]) if len(l.split()) == 4]
 dur = float(sys.argv[2])
-rising = [i for i in range(1, len(pts)) if pts[i][1] - pts[i - 1][1] > 1]
-if not rising or rising[-1] - 1 < 1:
-    print("? ? ?"); sys.exit(0)
-e = rising[-1] - 1
+# The rate in each interval between reads, the request of the read ending it taken out.
+rates = [((pts[i][1] - pts[i - 1][1] - 1) / (pts[i][0] - pts[i - 1][0]), i) for i in range(1, len(pts)) if pts[i][0] > pts[i - 1][0]]
+rising = sorted(r for r, i in rates if r > 0)
+if not rising:
+    print("? ? ? ? ? ?"); sys.exit(0)
+median = rising[len(rising) // 2]
+full = [i for r, i in rates if r >= median / 4]
+if not full or full[-1] - 1 < 1:
+    print("? ? ? ? ? ?"); sys.exit(0)
+e = full[-1] - 1
 s = min(range(0, e), key=lambda i: abs(pts[i][0] - (pts[e][0] - dur)))
 span = pts[e][0] - pts[s][0]
 ov = pts[-1][2] - pts[0][2] if pts[0][2] >= 0 and pts[-1][2] >= 0 else -1
-print("%.0f %.2f %d" % ((pts[e][1] - pts[s][1] - (e - s)) / span, span, ov))
-' "$1" "$DUR" 2>/dev/null || echo "? ? ?"
+reads = [p[3] for p in pts[s:e + 1]]
+last = max(i for r, i in rates if r > 0)
+print("%.0f %.2f %d %.0f %d %.2f" % ((pts[e][1] - pts[s][1] - (e - s)) / span, span, ov, max(reads), sum(1 for x in reads if x > 50), pts[last][0] - pts[e][0]))
+' "$1" "$DUR" 2>/dev/null || echo "? ? ? ? ? ?"
 }
 # steadyrow NAME WEFTDIR CTOOLNAME TOOL OP THEIRS: the verdict of a steady row on the server's counts
 # (weft-load's run in WEFTDIR, the C tool TOOL's in $OUT/CTOOLNAME), with each tool's own figure
@@ -223,7 +261,7 @@ steadyrow() {
   read -r -a w <<< "$(srvrate "$wd.srv")"
   read -r -a c <<< "$(srvrate "$OUT/$cn.srv")"
   if [ "${w[0]}" != "?" ] && [ "${c[0]}" != "?" ]; then
-    verdict "$name" "${w[0]}" "${c[0]}" "server-counted over the last ${w[1]} s / ${c[1]} s of each one's traffic; own figures: weft-load $ownw/s (its window), $tool ${ownc%.*}/s (its whole run); listen overflows ${w[2]} / ${c[2]}; $(settled "$wd")"
+    verdict "$name" "${w[0]}" "${c[0]}" "server-counted over the last ${w[1]} s / ${c[1]} s of each one's traffic; own figures: weft-load $ownw/s (its window), $tool ${ownc%.*}/s (its whole run); listen overflows ${w[2]} / ${c[2]}; slowest server read ${w[3]} / ${c[3]} ms (${w[4]} / ${c[4]} over 50 ms); trickle after the span ${w[5]} / ${c[5]} s; $(settled "$wd")"
   else
     verdict "$name" "$ownw" "$ownc" "NO SERVER COUNT (${SRV:-none}), own figures: weft-load its window, $tool its whole run; $(settled "$wd")"
   fi

@@ -1,6 +1,7 @@
 package io.weft.continuations;
 
 import io.weft.continuations.spi.WaitRegistration;
+import io.weft.transport.spi.HeapExhaustion;
 import io.weft.transport.spi.Ticker;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -256,6 +257,18 @@ public final class ConnectWindow {
    * runs.
    */
   public static final class Window {
+    /**
+     * Where a failed wake-up was met, for {@link HeapExhaustion}: not a constant, so that its
+     * literal is made as this class loads, not first in a catch with the heap full.
+     */
+    private static final String HANDING_ON;
+
+    static {
+      HANDING_ON = "handing on a connect-window place";
+      // Links the stamp's call as the class loads, not first on a heap's-end path.
+      HeapExhaustion.stamp();
+    }
+
     private final int size;
     private final long holdNanos;
     private final Ticker ticker;
@@ -420,7 +433,9 @@ public final class ConnectWindow {
      * catch, and a platform thread's latch allocates nothing. Such an {@link OutOfMemoryError} is
      * caught here, so that a place taken or given back is never lost with it and the caller (a
      * session that took a place, an I/O thread that heard from the server) goes on; but the wake-up
-     * had settled its wait before it failed, so that session is stranded, not delayed. No second
+     * had settled its wait before it failed, so that session is stranded, not delayed: the error
+     * is reported to {@link HeapExhaustion}, which aborts the runs watching, the only way that
+     * session's run can end (a stranded virtual thread never runs again). No second
      * waiter is tried in its stead: in a full heap each try costs the caller, often an event loop,
      * full collections. The place stays free for the next {@link #tryEnter()}, release or clock
      * waiter; if the stranded one watched the clock, the clock is vacant again, and the next waiter
@@ -448,11 +463,15 @@ public final class ConnectWindow {
       try {
         next.run();
       } catch (OutOfMemoryError e) {
+        long metAt = HeapExhaustion.stamp();
         synchronized (lock) {
           if (clock == woken) {
             clock = null;
           }
         }
+        // Told outside the lock (a watcher aborts its run, whose cancels may hand on places):
+        // the stranded session's run can only end by that abort, since its wake-up is spent.
+        HeapExhaustion.report(e, HANDING_ON, metAt);
       }
     }
 
@@ -481,8 +500,9 @@ public final class ConnectWindow {
    */
   public static final class Waiter implements WaitRegistration {
     /**
-     * A waiter that does not watch the clock waits at most this many holds: a safety net, for a
-     * wake-up lost to a full heap (64 s with the default hold).
+     * A waiter that does not watch the clock waits at most this many holds: a safety net, for the
+     * waiters left unwoken when a hand-over's one wake-up was spent on a session stranded by a full
+     * heap (64 s with the default hold).
      */
     public static final long UNTIMED_HOLDS = 64L;
 
@@ -504,7 +524,8 @@ public final class ConnectWindow {
      * looks again, and takes it); it keeps the clock from wait to wait until it {@link #leave()}s,
      * which hands the clock to the next waiter. Every other waiter waits for a place given back,
      * freed or handed on to it ({@link Window#passOn()}), and at most {@link #UNTIMED_HOLDS}
-     * holds (a safety net only: a wake-up lost to a full heap delays, never strands, a session).
+     * holds (a safety net only: for the waiters not woken because a hand-over's one wake-up was
+     * spent on a session that a full heap stranded; see {@link Window#passOn()}).
      * So a place coming due wakes one session, not all of them. Frees overdue places; with a
      * place free, hands it on and answers at once.
      *

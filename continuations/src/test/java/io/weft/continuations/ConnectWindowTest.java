@@ -8,9 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.weft.transport.spi.HeapExhaustion;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -442,88 +444,99 @@ class ConnectWindowTest {
    * session watched is vacant again, so the next waiter to look watches it, instead of every
    * waiter waiting out its safety net. Before (load5), the hand-over tried waiter after waiter on
    * the caller's thread (in a full heap, full collections for each, often on an event loop) and
-   * the clock stayed with the stranded session. (The wake-ups here throw the error a full heap
-   * throws; everything else is the real window.)
+   * the clock stayed with the stranded session. Each failed wake-up is reported to
+   * {@link HeapExhaustion}, whose watchers abort their runs: a stranded session's run ends no
+   * other way. Before load8 the error was swallowed. (The wake-ups here throw the error a full
+   * heap throws; everything else is the real window.)
    */
   @Test
   void aWakeUpThatRunsOutOfHeapCostsOnlyItsOwnSessionAndOneTry() {
-    OutOfMemoryError full = new OutOfMemoryError("no room for the virtual thread's task");
-    ConnectWindow.Window w = window(1);
-    ConnectWindow.Slot holder = assertSlot(w.tryEnter());
-    holder.connecting();
-    AtomicInteger tries = new AtomicInteger();
-    AtomicInteger woken = new AtomicInteger();
-    ConnectWindow.Waiter w1 = w.waiter();
-    assertEquals(HOLD, w1.waitNanos(), "the first waiter watches the clock");
-    w1.register(() -> {
-      tries.incrementAndGet();
-      throw full;
-    });
-    ConnectWindow.Waiter w2 = w.waiter();
-    assertEquals(HOLD * ConnectWindow.Waiter.UNTIMED_HOLDS, w2.waitNanos());
-    w2.register(() -> {
-      tries.incrementAndGet();
-      throw full;
-    });
-    ConnectWindow.Waiter w3 = w.waiter();
-    w3.waitNanos();
-    w3.register(woken::incrementAndGet);
-    try {
-      holder.release();
-    } catch (OutOfMemoryError e) {
-      // Caught here: JUnit takes an OutOfMemoryError for the test JVM's own and ends the run.
-      fail("another session's wake-up failed the release: " + e);
-    }
-    assertEquals(1, tries.get(), "a full heap's wake-ups were tried one after another on the releasing thread");
-    assertEquals(0, woken.get());
-    // The place is free, and the clock is no longer the stranded session's: a newcomer takes the
-    // place, and the next waiter to look watches the clock (a hold, not the safety net).
-    ConnectWindow.Slot next = assertSlot(w.tryEnter());
-    next.connecting();
-    ConnectWindow.Waiter w4 = w.waiter();
-    assertEquals(HOLD, w4.waitNanos(), "the clock stayed with the session whose wake-up failed");
-    // It leaves: the clock goes to the next waiter in line, w2, whose wake-up fails too (one try).
-    w4.leave();
-    assertEquals(2, tries.get());
-    assertEquals(0, woken.get());
-    // The next place given back reaches the waiter behind the two failed wake-ups.
-    next.release();
-    assertEquals(1, woken.get(), "the waiter behind two failed wake-ups was never handed a place");
-    assertSlot(w.tryEnter());
-    assertNull(w.tryEnter(), "a place counted twice");
+    // The message a full heap's error carries, so that HeapExhaustion takes it for the heap's end.
+    OutOfMemoryError full = new OutOfMemoryError("Java heap space");
+    List<String> told = new CopyOnWriteArrayList<>();
+    try (HeapExhaustion.Watch watch = HeapExhaustion.watch(told::add)) {
+      ConnectWindow.Window w = window(1);
+      ConnectWindow.Slot holder = assertSlot(w.tryEnter());
+      holder.connecting();
+      AtomicInteger tries = new AtomicInteger();
+      AtomicInteger woken = new AtomicInteger();
+      ConnectWindow.Waiter w1 = w.waiter();
+      assertEquals(HOLD, w1.waitNanos(), "the first waiter watches the clock");
+      w1.register(() -> {
+        tries.incrementAndGet();
+        throw full;
+      });
+      ConnectWindow.Waiter w2 = w.waiter();
+      assertEquals(HOLD * ConnectWindow.Waiter.UNTIMED_HOLDS, w2.waitNanos());
+      w2.register(() -> {
+        tries.incrementAndGet();
+        throw full;
+      });
+      ConnectWindow.Waiter w3 = w.waiter();
+      w3.waitNanos();
+      w3.register(woken::incrementAndGet);
+      try {
+        holder.release();
+      } catch (OutOfMemoryError e) {
+        // Caught here: JUnit takes an OutOfMemoryError for the test JVM's own and ends the run.
+        fail("another session's wake-up failed the release: " + e);
+      }
+      assertEquals(1, tries.get(), "a full heap's wake-ups were tried one after another on the releasing thread");
+      // The stranded session's run can end only by an abort: the failed wake-up is reported.
+      assertEquals(1, told.size(), "a wake-up that ran out of heap was swallowed, its runs not told");
+      assertTrue(told.get(0).contains("handing on a connect-window place"), told.get(0));
+      assertEquals(0, woken.get());
+      // The place is free, and the clock is no longer the stranded session's: a newcomer takes the
+      // place, and the next waiter to look watches the clock (a hold, not the safety net).
+      ConnectWindow.Slot next = assertSlot(w.tryEnter());
+      next.connecting();
+      ConnectWindow.Waiter w4 = w.waiter();
+      assertEquals(HOLD, w4.waitNanos(), "the clock stayed with the session whose wake-up failed");
+      // It leaves: the clock goes to the next waiter in line, w2, whose wake-up fails too (one try).
+      w4.leave();
+      assertEquals(2, tries.get());
+      assertEquals(2, told.size(), "the second failed wake-up was not reported");
+      assertEquals(0, woken.get());
+      // The next place given back reaches the waiter behind the two failed wake-ups.
+      next.release();
+      assertEquals(1, woken.get(), "the waiter behind two failed wake-ups was never handed a place");
+      assertSlot(w.tryEnter());
+      assertNull(w.tryEnter(), "a place counted twice");
 
-    // A session frees two overdue places and takes one: the wake-up for the other fails. The
-    // session keeps its place, the other stays free, and no second waiter is tried.
-    ConnectWindow.Window two = window(2);
-    ConnectWindow.Slot s1 = assertSlot(two.tryEnter());
-    ConnectWindow.Slot s2 = assertSlot(two.tryEnter());
-    s1.connecting();
-    s2.connecting();
-    AtomicInteger twoTries = new AtomicInteger();
-    AtomicInteger d = new AtomicInteger();
-    ConnectWindow.Waiter t1 = two.waiter();
-    t1.waitNanos();
-    t1.register(() -> {
-      twoTries.incrementAndGet();
-      throw full;
-    });
-    ConnectWindow.Waiter t2 = two.waiter();
-    t2.waitNanos();
-    t2.register(d::incrementAndGet);
-    now[0] += HOLD;
-    ConnectWindow.Slot taken = null;
-    try {
-      taken = assertSlot(two.tryEnter());
-    } catch (OutOfMemoryError e) {
-      fail("another session's wake-up failed tryEnter() after it took a place: " + e);
+      // A session frees two overdue places and takes one: the wake-up for the other fails. The
+      // session keeps its place, the other stays free, and no second waiter is tried.
+      ConnectWindow.Window two = window(2);
+      ConnectWindow.Slot s1 = assertSlot(two.tryEnter());
+      ConnectWindow.Slot s2 = assertSlot(two.tryEnter());
+      s1.connecting();
+      s2.connecting();
+      AtomicInteger twoTries = new AtomicInteger();
+      AtomicInteger d = new AtomicInteger();
+      ConnectWindow.Waiter t1 = two.waiter();
+      t1.waitNanos();
+      t1.register(() -> {
+        twoTries.incrementAndGet();
+        throw full;
+      });
+      ConnectWindow.Waiter t2 = two.waiter();
+      t2.waitNanos();
+      t2.register(d::incrementAndGet);
+      now[0] += HOLD;
+      ConnectWindow.Slot taken = null;
+      try {
+        taken = assertSlot(two.tryEnter());
+      } catch (OutOfMemoryError e) {
+        fail("another session's wake-up failed tryEnter() after it took a place: " + e);
+      }
+      assertEquals(1, twoTries.get());
+      assertEquals(3, told.size(), "a failed wake-up in tryEnter's hand-over was not reported");
+      assertEquals(0, d.get(), "a second waiter was tried after a failed wake-up");
+      assertEquals(2, two.report().freedUnheard());
+      assertSlot(two.tryEnter());
+      assertNull(two.tryEnter(), "a place counted twice");
+      taken.release();
+      assertEquals(1, d.get(), "the next place given back did not reach the waiter");
     }
-    assertEquals(1, twoTries.get());
-    assertEquals(0, d.get(), "a second waiter was tried after a failed wake-up");
-    assertEquals(2, two.report().freedUnheard());
-    assertSlot(two.tryEnter());
-    assertNull(two.tryEnter(), "a place counted twice");
-    taken.release();
-    assertEquals(1, d.get(), "the next place given back did not reach the waiter");
   }
 
   @Test
