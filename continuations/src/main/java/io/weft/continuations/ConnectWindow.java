@@ -596,23 +596,29 @@ public final class ConnectWindow {
 
     /**
      * The session stops waiting for good (it took a place, or gives up): a wake-up that came to it
-     * meanwhile is handed to the next waiter, and so is the clock if it watched it. Counts once;
-     * later calls only hand on. Allocates nothing.
+     * meanwhile is handed to the next waiter, and so is the clock if no one watches it now (it
+     * watched it, or it was woken to take it over and took a place instead). Counts once; later
+     * calls only hand on. Allocates nothing.
      */
     public void leave() {
-      boolean clockLeft;
+      boolean clockVacant;
       synchronized (window.lock) {
         wakeUp = null;
-        clockLeft = window.clock == this;
-        if (clockLeft) {
+        if (window.clock == this) {
           window.clock = null;
         }
+        // Vacant now, whoever left it: this waiter, or one it was handed to and that took a
+        // place instead (woken by a watcher that left, it found an overdue place free and took
+        // it; the clock stayed vacant). Either way the next waiter is woken to look, and takes
+        // the clock if the window is full: left vacant, no one frees the held places as they
+        // come due, and the waiters sleep to their safety net or to a place given back.
+        clockVacant = window.clock == null;
         if (!left) {
           left = true;
           window.waiting--;
         }
       }
-      window.passOn(clockLeft);
+      window.passOn(clockVacant);
     }
   }
 

@@ -288,6 +288,56 @@ class ConnectWindowTest {
     assertTrue(now[0] - start <= HOLD, "the second place came due unwatched: taken after " + (now[0] - start) + " ns");
   }
 
+  /**
+   * The watcher leaves with the place that came due and wakes the next waiter to take the clock
+   * over; before that one runs, the next held place comes due too, and it takes that place
+   * instead. The clock must not stay vacant: a third waiter is woken to take it, and the places
+   * just taken are freed in time as they come due (not after 64 holds, the safety net, or
+   * whenever a server happens to speak).
+   */
+  @Test
+  void aWaiterWokenToTakeTheClockThatTakesAPlaceInsteadHandsTheClockOn() {
+    ConnectWindow.Window w = window(2);
+    for (int i = 0; i < 2; i++) {
+      Sim s = new Sim(w);
+      s.step();
+      assertNotNull(s.slot);
+      now[0] += 1;
+    }
+    long start = now[0];
+    Sim watcher = new Sim(w);
+    watcher.step();
+    Sim heir = new Sim(w);
+    heir.step();
+    Sim third = new Sim(w);
+    third.step();
+    assertTrue(watcher.due - now[0] < UNTIMED, "the first waiter watches the clock");
+    assertEquals(UNTIMED, heir.due - now[0]);
+    assertEquals(UNTIMED, third.due - now[0]);
+    // The watcher's wait ends as the first place comes due: it takes that place and leaves,
+    // waking the next waiter to take the clock over.
+    now[0] = watcher.due;
+    watcher.wait.ended = true;
+    watcher.waiter.waited();
+    watcher.step();
+    assertNotNull(watcher.slot);
+    assertTrue(heir.wait.woken, "the watcher left and woke no one");
+    // The heir runs a nanosecond later: the second place is overdue by then, and it takes it.
+    now[0] += 1;
+    heir.wait.ended = true;
+    heir.waiter.waited();
+    heir.step();
+    assertNotNull(heir.slot, "the second place was overdue and free");
+    assertTrue(third.wait.woken, "the clock was left vacant: no one watches the places just taken");
+    List<Sim> sims = new ArrayList<>();
+    sims.add(third);
+    Totals t = drive(sims);
+    assertEquals(1, t.placed);
+    assertEquals(0, w.report().waiting());
+    assertTrue(now[0] - start <= 2 * HOLD + 1, "the third waiter's place came due unwatched: taken after "
+        + (now[0] - start) + " ns");
+  }
+
   private static final long FOREVER = Long.MAX_VALUE;
   /** The bound of a wait that does not watch the clock. */
   private static final long UNTIMED = ConnectWindow.Waiter.UNTIMED_HOLDS * HOLD;
