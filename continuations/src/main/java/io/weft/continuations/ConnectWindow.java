@@ -423,9 +423,11 @@ public final class ConnectWindow {
     }
 
     /**
-     * Wakes the longest live waiter if a place is free, or, with {@code clockLeft}, whatever the
-     * places: the waiter that watched the clock left, and the one woken takes it over (it looks
-     * again, finds no place, and its {@link Waiter#waitNanos()} is the timed one).
+     * Wakes the longest live waiter if a place is free, or, with {@code clockVacant} and still no
+     * waiter watching the clock (looked at again under the lock: a newcomer may have taken it
+     * since), whatever the places: its watcher left, or the one woken to take it over took a place
+     * or gave up; the one woken now takes it over (it looks again, finds no place, and its
+     * {@link Waiter#waitNanos()} is the timed one).
      *
      * <p>One wake-up at most, even if it fails. Of the wake-ups in this code base, only a virtual
      * thread's unpark can run out of heap (its scheduler's task): a fiber's wake-up queues without
@@ -442,11 +444,11 @@ public final class ConnectWindow {
      * to look, or to register, takes it (its other waiters look again at their safety net,
      * {@link Waiter#UNTIMED_HOLDS} holds, at the latest).
      */
-    private void passOn(boolean clockLeft) {
+    private void passOn(boolean clockVacant) {
       Runnable next = null;
       Waiter woken = null;
       synchronized (lock) {
-        while ((used < size || clockLeft) && next == null) {
+        while ((used < size || (clockVacant && clock == null)) && next == null) {
           Waiter w = waiters.poll();
           if (w == null) {
             break;
@@ -597,7 +599,7 @@ public final class ConnectWindow {
     /**
      * The session stops waiting for good (it took a place, or gives up): a wake-up that came to it
      * meanwhile is handed to the next waiter, and so is the clock if no one watches it now (it
-     * watched it, or it was woken to take it over and took a place instead). Counts once; later
+     * watched it, or it was woken to take it over and took a place instead or gave up). Counts once; later
      * calls only hand on. Allocates nothing.
      */
     public void leave() {
@@ -607,11 +609,11 @@ public final class ConnectWindow {
         if (window.clock == this) {
           window.clock = null;
         }
-        // Vacant now, whoever left it: this waiter, or one it was handed to and that took a
-        // place instead (woken by a watcher that left, it found an overdue place free and took
-        // it; the clock stayed vacant). Either way the next waiter is woken to look, and takes
-        // the clock if the window is full: left vacant, no one frees the held places as they
-        // come due, and the waiters sleep to their safety net or to a place given back.
+        // Vacant now, whoever left it: this waiter, or one it was handed to that took a place
+        // instead (woken by a watcher that left, it found an overdue place free and took it) or
+        // gave up (cancelled before it looked). Either way the next waiter is woken to look, and
+        // takes the clock if the window is full: left vacant, no one frees the held places as
+        // they come due, and the waiters sleep to their safety net or to a place given back.
         clockVacant = window.clock == null;
         if (!left) {
           left = true;
