@@ -30,9 +30,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The launcher script {@code load/weft-load} runs the jar with the JVM's defaults unless the user
- * gives JVM options of their own ({@code WEFT_LOAD_JAVA_OPTS}), passes every argument on as given and exits with the jar's code.
+ * gives JVM options of their own ({@code WEFT_LOAD_JAVA_OPTS}), passes every argument on as given and exits with the jar's code;
+ * a scenario subcommand's run also gets a class-data archive from the user's cache directory (trained by the first such run).
  * It runs the real script as a command (its committed executable bit and its shebang), on a jar whose
- * main class ({@link LauncherProbe}) prints what it was started with.
+ * main class ({@link LauncherProbe}) prints what it was started with. Every run has its own
+ * {@code XDG_CACHE_HOME} in the test's directory, so no test writes to the user's cache.
  */
 class LauncherTest {
   private static final Path SCRIPT = Path.of(System.getProperty("user.dir"), "weft-load");
@@ -142,9 +144,9 @@ class LauncherTest {
     boolean aot = Runtime.version().feature() >= 25;
     List<String> quiet = aot ? List.of("-Xlog:cds*=off", "-Xlog:aot*=off") : List.of("-Xlog:cds*=off");
 
-    Run first = run(archived(jar, archives, "exit=5"));
-    assertEquals(5, first.code, first.toString());
-    assertEquals("", first.err, first.toString());
+    Run first = run(archived(jar, archives, "http", "exit=1"));
+    assertEquals(1, first.code, first.toString());
+    assertEquals(training("http", archives), first.err, first.toString());
     assertEquals(first.out.lines().count(), first.probeLines(), "only the probe's lines: " + first);
     List<Path> made;
     try (Stream<Path> files = Files.list(archives)) {
@@ -158,13 +160,13 @@ class LauncherTest {
     assertTrue(option.startsWith(aot ? "-XX:AOTCacheOutput=" : "-XX:ArchiveClassesAtExit="), first.toString());
     assertEquals(quiet, first.jvm().subList(1, first.jvm().size()), first.toString());
 
-    Run next = run(archived(jar, archives, "b"));
+    Run next = run(archived(jar, archives, "http", "b"));
     assertEquals(0, next.code, next.toString());
     assertEquals("", next.err, next.toString());
     List<String> reading = new ArrayList<>(List.of((aot ? "-XX:AOTCache=" : "-XX:SharedArchiveFile=") + archive));
     reading.addAll(quiet);
     assertEquals(reading, next.jvm(), next.toString());
-    assertEquals(List.of("b"), next.args(), next.toString());
+    assertEquals(List.of("http", "b"), next.args(), next.toString());
     assertEquals(next.out.lines().count(), next.probeLines(), "only the probe's lines: " + next);
   }
 
@@ -182,9 +184,9 @@ class LauncherTest {
     boolean aot = Runtime.version().feature() >= 25;
     String extension = aot ? ".aot" : ".jsa";
 
-    Run first = run(archived(jar, archives, "exit=4", "stdin"), "one line\n");
-    assertEquals(4, first.code, first.toString());
-    assertEquals("", first.err, first.toString());
+    Run first = run(archived(jar, archives, "redis", "exit=1", "stdin"), "one line\n");
+    assertEquals(1, first.code, first.toString());
+    assertEquals(training("redis", archives), first.err, first.toString());
     assertEquals(List.of("one line"), first.tagged("stdin "), first.toString());
     assertEquals(List.of(), first.tagged("file ").stream().filter(f -> f.endsWith(extension)).collect(Collectors.toList()),
         "an archive under its name while the training JVM ran: " + first);
@@ -200,7 +202,7 @@ class LauncherTest {
     assertNotEquals(written, archive, "the training JVM wrote under the archive's own name, which other runs read");
     assertTrue(Files.size(archive) > 0, archive + " is empty");
 
-    Run next = run(archived(jar, archives, "b"));
+    Run next = run(archived(jar, archives, "redis", "b"));
     assertEquals(0, next.code, next.toString());
     assertEquals((aot ? "-XX:AOTCache=" : "-XX:SharedArchiveFile=") + archive, next.jvm().get(0), next.toString());
   }
@@ -214,7 +216,7 @@ class LauncherTest {
   @Test
   void aTrainingRunEndedByASignalLeavesNoArchiveAndItsCodeComesBack() throws Exception {
     Path archives = dir.resolve("archives");
-    ProcessBuilder pb = archived(probeJar(), archives, "stdin");
+    ProcessBuilder pb = archived(probeJar(), archives, "http", "stdin");
     Path err = dir.resolve("err.txt");
     pb.redirectError(err.toFile());
     Process p = pb.start();
@@ -254,19 +256,166 @@ class LauncherTest {
   void anArchiveThatDoesNotFitIsIgnoredQuietly() throws Exception {
     Path jar = probeJar();
     Path archives = dir.resolve("archives");
-    Run first = run(archived(jar, archives));
+    Run first = run(archived(jar, archives, "http"));
     assertEquals(0, first.code, first.toString());
     Path archive;
     try (Stream<Path> files = Files.list(archives)) {
       archive = files.findFirst().orElseThrow();
     }
     Files.writeString(archive, "not an archive");
-    Run next = run(archived(jar, archives, "c"));
+    Run next = run(archived(jar, archives, "http", "c"));
     assertEquals(0, next.code, next.toString());
     assertEquals("", next.err, next.toString());
     assertTrue(next.jvm().get(0).endsWith("=" + archive), next.toString());
-    assertEquals(List.of("c"), next.args(), next.toString());
+    assertEquals(List.of("http", "c"), next.args(), next.toString());
     assertEquals(next.out.lines().count(), next.probeLines(), "only the probe's lines: " + next);
+  }
+
+  /**
+   * With no WEFT_LOAD_ARCHIVE, a scenario subcommand's run uses an archive in the user's cache
+   * directory ($XDG_CACHE_HOME/weft-load): the first run trains it and says so in one line on stderr,
+   * the next reads it and says nothing.
+   */
+  @Test
+  void byDefaultTheFirstScenarioRunTrainsAnArchiveInTheUsersCacheAndTheNextStartsFromIt() throws Exception {
+    Path jar = probeJar();
+    Path cache = dir.resolve("xdg-cache").resolve("weft-load");
+    boolean aot = Runtime.version().feature() >= 25;
+
+    Run first = launch(jar, null, "redis", "-u", "10");
+    assertEquals(0, first.code, first.toString());
+    assertEquals(training("redis", cache), first.err, first.toString());
+    assertTrue(first.jvm().get(0).startsWith((aot ? "-XX:AOTCacheOutput=" : "-XX:ArchiveClassesAtExit=") + cache + "/weft-load-redis-"),
+        first.toString());
+    List<Path> made = files(cache);
+    assertEquals(1, made.size(), made.toString());
+
+    Run next = launch(jar, null, "redis", "-u", "10");
+    assertEquals(0, next.code, next.toString());
+    assertEquals("", next.err, next.toString());
+    assertEquals((aot ? "-XX:AOTCache=" : "-XX:SharedArchiveFile=") + made.get(0), next.jvm().get(0), next.toString());
+    assertEquals(List.of("redis", "-u", "10"), next.args(), next.toString());
+  }
+
+  /** Without XDG_CACHE_HOME the cache directory is $HOME/.cache/weft-load. */
+  @Test
+  void withoutXdgCacheHomeTheArchiveIsUnderHomeDotCache() throws Exception {
+    Path home = Files.createDirectory(dir.resolve("home"));
+    ProcessBuilder pb = command(probeJar(), null, SCRIPT.toString(), "http");
+    pb.environment().remove("XDG_CACHE_HOME");
+    pb.environment().put("HOME", home.toString());
+    Run run = run(pb);
+    assertEquals(0, run.code, run.toString());
+    Path cache = home.resolve(".cache").resolve("weft-load");
+    assertEquals(training("http", cache), run.err, run.toString());
+    assertEquals(1, files(cache).size(), files(cache).toString());
+  }
+
+  /** WEFT_LOAD_ARCHIVE=off, or empty, means no archive: no JVM option, nothing written. */
+  @Test
+  void offOrEmptyMeansNoArchive() throws Exception {
+    for (String off : List.of("off", "")) {
+      ProcessBuilder pb = command(probeJar(), null, SCRIPT.toString(), "http");
+      pb.environment().put("WEFT_LOAD_ARCHIVE", off);
+      pb.directory(dir.toFile());
+      Run run = run(pb);
+      assertEquals(0, run.code, run.toString());
+      assertEquals("", run.err, run.toString());
+      assertEquals(List.of(), run.jvm(), "WEFT_LOAD_ARCHIVE='" + off + "': " + run);
+    }
+    assertTrue(!Files.exists(dir.resolve("off")) && !Files.exists(dir.resolve("xdg-cache")), "an archive directory was made");
+  }
+
+  /**
+   * Only a scenario subcommand's run uses an archive: a first run of merge, example, help or
+   * --version (or a scenario's --help) would train one on a path no load run takes.
+   */
+  @Test
+  void onlyAScenarioSubcommandsRunUsesAnArchive() throws Exception {
+    Path archives = dir.resolve("archives");
+    Path jar = probeJar();
+    for (List<String> args : List.of(List.<String>of(), List.of("merge", "a.hlog"), List.of("example", "co-demo"), List.of("help", "http"),
+        List.of("--version"), List.of("-V"), List.of("http", "--help"), List.of("redis", "-h"), List.of("Http"))) {
+      Run run = run(archived(jar, archives, args.toArray(new String[0])));
+      assertEquals(0, run.code, run.toString());
+      assertEquals(List.of(), run.jvm(), args + ": " + run);
+      assertEquals("", run.err, args + ": " + run);
+    }
+    assertTrue(!Files.exists(archives) || files(archives).isEmpty(), "an archive was trained: " + (Files.exists(archives) ? files(archives) : ""));
+    for (String scenario : List.of("redis", "pg", "http", "smtp", "line", "run")) {
+      Run run = run(archived(jar, archives, scenario, "-d", "1s"));
+      assertEquals(training(scenario, archives), run.err, run.toString());
+    }
+    assertEquals(6, files(archives).size(), files(archives).toString());
+  }
+
+  /**
+   * The archive is kept only from a run that was made (exit 0, or 1: a threshold failed): a usage
+   * error (2) or a run that failed (3: the server refused, say) took a path no load run takes.
+   */
+  @Test
+  void onlyARunThatWasMadeKeepsItsArchive() throws Exception {
+    Path archives = dir.resolve("archives");
+    Path jar = probeJar();
+    for (int code : new int[] {2, 3, 4}) {
+      Run run = run(archived(jar, archives, "http", "exit=" + code));
+      assertEquals(code, run.code, run.toString());
+      assertEquals(List.of(), files(archives), "exit " + code + " kept an archive: " + run);
+    }
+    Run made = run(archived(jar, archives, "http", "exit=1"));
+    assertEquals(1, made.code, made.toString());
+    assertEquals(1, files(archives).size(), files(archives).toString());
+  }
+
+  /**
+   * Each subcommand has an archive of its own, and a rebuilt jar at the same path trains anew and,
+   * once its archive is in place, removes the old build's (that subcommand's only); a jar at another
+   * path has archives of its own, left alone.
+   */
+  @Test
+  void eachSubcommandHasItsOwnArchiveAndARebuiltJarsReplacesTheOldOne() throws Exception {
+    Path archives = dir.resolve("archives");
+    Path jar = probeJar();
+    Path other = Files.copy(jar, dir.resolve("other.jar"));
+    assertEquals(training("http", archives), run(archived(jar, archives, "http")).err);
+    assertEquals(training("redis", archives), run(archived(jar, archives, "redis")).err);
+    assertEquals(training("http", archives), run(archived(other, archives, "http")).err);
+    List<Path> before = files(archives);
+    assertEquals(3, before.size(), before.toString());
+    Path oldHttp = archiveOf(before, jar, "http");
+    Path oldRedis = archiveOf(before, jar, "redis");
+    Path otherHttp = archiveOf(before, other, "http");
+
+    // The rebuild: another size and time.
+    try (OutputStream out = Files.newOutputStream(jar, java.nio.file.StandardOpenOption.APPEND)) {
+      out.write(new byte[16]);
+    }
+    Files.setLastModifiedTime(jar, java.nio.file.attribute.FileTime.fromMillis(Files.getLastModifiedTime(jar).toMillis() - 3_600_000L));
+    Run rebuilt = run(archived(jar, archives, "http"));
+    assertEquals(training("http", archives), rebuilt.err, rebuilt.toString());
+    List<Path> after = files(archives);
+    assertEquals(3, after.size(), after.toString());
+    assertTrue(!after.contains(oldHttp), "the old build's archive stayed: " + after);
+    assertTrue(after.contains(oldRedis), "the redis archive went: " + after);
+    assertTrue(after.contains(otherHttp), "the other jar's archive went: " + after);
+    Run next = run(archived(jar, archives, "http"));
+    assertEquals("", next.err, next.toString());
+    assertTrue(next.jvm().get(0).endsWith("=" + archiveOf(after, jar, "http")), next.toString());
+  }
+
+  /** The one archive in {@code files} that the launcher made for {@code subcommand} of {@code jar} (its size in the name). */
+  private static Path archiveOf(List<Path> files, Path jar, String subcommand) throws IOException {
+    String size = "-" + Files.size(jar) + "-" + Files.getLastModifiedTime(jar).toMillis() / 1000;
+    List<Path> found = files.stream().filter(f -> f.getFileName().toString().startsWith("weft-load-" + subcommand + "-")
+        && f.getFileName().toString().contains(size)).collect(Collectors.toList());
+    assertEquals(1, found.size(), subcommand + " of " + jar + " (" + size + ") in " + files);
+    return found.get(0);
+  }
+
+  /** The line a training run prints on stderr. */
+  private static String training(String subcommand, Path archives) {
+    return "weft-load: the first " + subcommand + " run with this JDK and jar trains a class-data archive for later runs, in "
+        + archives + " (WEFT_LOAD_ARCHIVE=off: none)\n";
   }
 
   private ProcessBuilder archived(Path jar, Path archives, String... args) {
@@ -322,6 +471,7 @@ class LauncherTest {
       env.put("WEFT_LOAD_JAR", jar.toString());
     }
     env.put("JAVA_HOME", System.getProperty("java.home"));
+    env.put("XDG_CACHE_HOME", dir.resolve("xdg-cache").toString());
     return pb;
   }
 
