@@ -145,9 +145,10 @@ weft() {
   # The run's class-data archive directory: ARCH (the row's), else one of the run's own.
   if [ $ARCHIVES = 1 ]; then export WEFT_LOAD_ARCHIVE="$OUT/archive-${ARCH:-$name}"; else export WEFT_LOAD_ARCHIVE=off; fi
   # Whether this run started from an archive or trained one (its directory had none before it).
-  if [ $ARCHIVES = 0 ]; then echo "none" > "$OUT/$name.archive"
-  elif ls "$WEFT_LOAD_ARCHIVE"/*.aot "$WEFT_LOAD_ARCHIVE"/*.jsa >/dev/null 2>&1; then echo "with archive" > "$OUT/$name.archive"
-  else echo "first run" > "$OUT/$name.archive"; fi
+  local state="first run" f
+  for f in "$WEFT_LOAD_ARCHIVE"/*.aot "$WEFT_LOAD_ARCHIVE"/*.jsa; do if [ -f "$f" ]; then state="with archive"; fi; done
+  if [ $ARCHIVES = 0 ]; then state=none; fi
+  echo "$state" > "$OUT/$name.archive"
   timeout -k 10 "$TMO" load/weft-load "$@" --mode "$MODE" --connect-rate 20000 --connect-burst 1000 --connect-window 0 -q -o "$OUT/$name" > "$OUT/$name.txt" 2>&1 &
   WPID=$!; pid=$WPID
   python3 -c "$JITSAMPLER" "$pid" "$OUT/$name.jit" &
