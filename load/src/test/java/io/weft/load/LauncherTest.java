@@ -154,7 +154,7 @@ class LauncherTest {
     }
     assertEquals(1, made.size(), made.toString());
     Path archive = made.get(0);
-    assertTrue(archive.getFileName().toString().startsWith("weft-load-" + Runtime.version().feature()), archive.toString());
+    assertTrue(archive.getFileName().toString().startsWith("weft-load-http-" + Runtime.version().feature()), archive.toString());
     assertTrue(Files.size(archive) > 0, archive + " is empty");
     String option = first.jvm().get(0);
     assertTrue(option.startsWith(aot ? "-XX:AOTCacheOutput=" : "-XX:ArchiveClassesAtExit="), first.toString());
@@ -297,11 +297,15 @@ class LauncherTest {
     assertEquals(List.of("redis", "-u", "10"), next.args(), next.toString());
   }
 
-  /** Without XDG_CACHE_HOME the cache directory is $HOME/.cache/weft-load. */
+  /**
+   * Without XDG_CACHE_HOME the cache directory is $HOME/.cache/weft-load; a relative XDG_CACHE_HOME
+   * is ignored (the XDG spec), so that run reads the same archive.
+   */
   @Test
   void withoutXdgCacheHomeTheArchiveIsUnderHomeDotCache() throws Exception {
     Path home = Files.createDirectory(dir.resolve("home"));
-    ProcessBuilder pb = command(probeJar(), null, SCRIPT.toString(), "http");
+    Path jar = probeJar();
+    ProcessBuilder pb = command(jar, null, SCRIPT.toString(), "http");
     pb.environment().remove("XDG_CACHE_HOME");
     pb.environment().put("HOME", home.toString());
     Run run = run(pb);
@@ -309,6 +313,15 @@ class LauncherTest {
     Path cache = home.resolve(".cache").resolve("weft-load");
     assertEquals(training("http", cache), run.err, run.toString());
     assertEquals(1, files(cache).size(), files(cache).toString());
+
+    ProcessBuilder relative = command(jar, null, SCRIPT.toString(), "http");
+    relative.environment().put("XDG_CACHE_HOME", "relative-cache");
+    relative.environment().put("HOME", home.toString());
+    relative.directory(dir.toFile());
+    Run next = run(relative);
+    assertEquals("", next.err, next.toString());
+    assertTrue(next.jvm().get(0).endsWith("=" + files(cache).get(0)), next.toString());
+    assertTrue(!Files.exists(dir.resolve("relative-cache")), "a relative XDG_CACHE_HOME was used");
   }
 
   /** WEFT_LOAD_ARCHIVE=off, or empty, means no archive: no JVM option, nothing written. */
@@ -377,39 +390,45 @@ class LauncherTest {
     Path archives = dir.resolve("archives");
     Path jar = probeJar();
     Path other = Files.copy(jar, dir.resolve("other.jar"));
-    assertEquals(training("http", archives), run(archived(jar, archives, "http")).err);
-    assertEquals(training("redis", archives), run(archived(jar, archives, "redis")).err);
-    assertEquals(training("http", archives), run(archived(other, archives, "http")).err);
+    Path oldHttp = trained(run(archived(jar, archives, "http")), "http", archives);
+    Path oldRedis = trained(run(archived(jar, archives, "redis")), "redis", archives);
+    Path otherHttp = trained(run(archived(other, archives, "http")), "http", archives);
     List<Path> before = files(archives);
-    assertEquals(3, before.size(), before.toString());
-    Path oldHttp = archiveOf(before, jar, "http");
-    Path oldRedis = archiveOf(before, jar, "redis");
-    Path otherHttp = archiveOf(before, other, "http");
+    assertEquals(List.of(oldHttp, oldRedis, otherHttp).stream().sorted().collect(Collectors.toList()), before);
 
-    // The rebuild: another size and time.
-    try (OutputStream out = Files.newOutputStream(jar, java.nio.file.StandardOpenOption.APPEND)) {
-      out.write(new byte[16]);
-    }
+    // The rebuild: another jar at the same path, of another size and time.
+    long size = Files.size(jar);
+    probeJar("rebuilt");
+    assertNotEquals(size, Files.size(jar));
     Files.setLastModifiedTime(jar, java.nio.file.attribute.FileTime.fromMillis(Files.getLastModifiedTime(jar).toMillis() - 3_600_000L));
-    Run rebuilt = run(archived(jar, archives, "http"));
-    assertEquals(training("http", archives), rebuilt.err, rebuilt.toString());
+    Path newHttp = trained(run(archived(jar, archives, "http")), "http", archives);
+    assertNotEquals(oldHttp, newHttp, "the rebuilt jar's archive has the old one's name");
     List<Path> after = files(archives);
-    assertEquals(3, after.size(), after.toString());
-    assertTrue(!after.contains(oldHttp), "the old build's archive stayed: " + after);
-    assertTrue(after.contains(oldRedis), "the redis archive went: " + after);
-    assertTrue(after.contains(otherHttp), "the other jar's archive went: " + after);
+    assertEquals(List.of(newHttp, oldRedis, otherHttp).stream().sorted().collect(Collectors.toList()), after,
+        "the old build's http archive goes, the redis one and the other jar's stay");
     Run next = run(archived(jar, archives, "http"));
     assertEquals("", next.err, next.toString());
-    assertTrue(next.jvm().get(0).endsWith("=" + archiveOf(after, jar, "http")), next.toString());
+    assertEquals((Runtime.version().feature() >= 25 ? "-XX:AOTCache=" : "-XX:SharedArchiveFile=") + newHttp, next.jvm().get(0), next.toString());
   }
 
-  /** The one archive in {@code files} that the launcher made for {@code subcommand} of {@code jar} (its size in the name). */
-  private static Path archiveOf(List<Path> files, Path jar, String subcommand) throws IOException {
-    String size = "-" + Files.size(jar) + "-" + Files.getLastModifiedTime(jar).toMillis() / 1000;
-    List<Path> found = files.stream().filter(f -> f.getFileName().toString().startsWith("weft-load-" + subcommand + "-")
-        && f.getFileName().toString().contains(size)).collect(Collectors.toList());
-    assertEquals(1, found.size(), subcommand + " of " + jar + " (" + size + ") in " + files);
-    return found.get(0);
+  /**
+   * The archive {@code run} trained for {@code subcommand}, in {@code archives}: it said so, and its JVM
+   * wrote {@code NAME.PID.tmp}, which the launcher renamed to {@code NAME.jsa} (JDK 25+: {@code NAME.aot}),
+   * there now.
+   */
+  private static Path trained(Run run, String subcommand, Path archives) {
+    assertEquals(0, run.code, run.toString());
+    assertEquals(training(subcommand, archives), run.err, run.toString());
+    boolean aot = Runtime.version().feature() >= 25;
+    String option = aot ? "-XX:AOTCacheOutput=" : "-XX:ArchiveClassesAtExit=";
+    String written = run.jvm().get(0);
+    assertTrue(written.startsWith(option) && written.endsWith(".tmp"), run.toString());
+    String name = written.substring(option.length(), written.length() - ".tmp".length());
+    Path archive = Path.of(name.substring(0, name.lastIndexOf('.')) + (aot ? ".aot" : ".jsa"));
+    assertEquals(archives, archive.getParent(), run.toString());
+    assertTrue(archive.getFileName().toString().startsWith("weft-load-" + subcommand + "-"), archive.toString());
+    assertTrue(Files.isRegularFile(archive), archive + " is not there: " + run);
+    return archive;
   }
 
   /** The line a training run prints on stderr. */
@@ -426,6 +445,11 @@ class LauncherTest {
 
   /** A jar holding only {@link LauncherProbe}, its main class. */
   private Path probeJar() throws IOException {
+    return probeJar(null);
+  }
+
+  /** dir/probe.jar, holding {@link LauncherProbe}, its main class, and an entry named {@code extra} if not null. */
+  private Path probeJar(String extra) throws IOException {
     Path jar = dir.resolve("probe.jar");
     Manifest manifest = new Manifest();
     manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
@@ -437,6 +461,11 @@ class LauncherTest {
       out.putNextEntry(new JarEntry(entry));
       in.transferTo(out);
       out.closeEntry();
+      if (extra != null) {
+        out.putNextEntry(new JarEntry(extra));
+        out.write(extra.getBytes(StandardCharsets.UTF_8));
+        out.closeEntry();
+      }
     }
     return jar;
   }
