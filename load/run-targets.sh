@@ -49,7 +49,7 @@
 #      keep-alive, and with Connection: close (a new connection per request; wrk -H 'Connection: close');
 #   3. 100,000 concurrent line users in continuations(1) within 1 GB of heap, summary and report made;
 #   4. recording one timed operation <= 100 ns (JMH, RecordingBenchmark).
-# Run it alone on a quiet machine: ./load/run-targets.sh [--smoke]   (about 12 minutes at full size)
+# Run it alone on a quiet machine: ./load/run-targets.sh [--smoke]   (about 14 minutes at full size: each whole row runs weft-load twice)
 # --smoke runs every step tiny (N = 10/20, 1,000 users, short JMH), to check the script works.
 # WEFT_LOAD_MODE (default continuations:2, one event loop per core of a 2-core machine, as wrk -t 2),
 # WEFT_TARGETS (default "redis http line jmh"), DUR (seconds of each steady window, default 5), WARM
