@@ -17,9 +17,10 @@
 #                   20,000 connects/s, stays in), and its JIT is cold. Its figure over its whole
 #                   window, connects included, is printed beside the verdict.
 #                 JVM start and the rewrite, before the window, are printed apart.
-#                 Class-data archives: the launcher uses one by default (a user's first run of a
-#                 scenario trains it as it exits, later runs start from it; docs/load.md), so each
-#                 whole row runs weft-load twice after the C tool, both printed with a verdict:
+#                 Class-data archives: the launcher uses one when asked (WEFT_LOAD_ARCHIVE: the first
+#                 run of a scenario trains it as it exits, later runs start from it; docs/load.md),
+#                 and this script asks, so each whole row runs weft-load twice after the C tool, both
+#                 printed with a verdict:
 #                 "first run", with an empty archive directory of the row's own ($OUT/archive-ROW:
 #                 never the user's cache), which trains the archive, as a user's first run does, and
 #                 "with archive", starting from it. The row's steady run, the calibration and the
@@ -82,7 +83,7 @@ if [ -n "${WEFT_LOAD_ARCHIVE+set}" ] && { [ -z "$WEFT_LOAD_ARCHIVE" ] || [ "$WEF
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 echo "$(date -u '+%Y-%m-%d %H:%M:%S UTC'); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown); load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown); fd limit $(ulimit -n); output in $OUT; mode $MODE; $("$JAVA" -version 2>&1 | head -n1); JVM options: $(if [ -z "${WEFT_LOAD_JAVA_OPTS+set}" ]; then echo "none (the launcher's default)"; elif [ -z "$WEFT_LOAD_JAVA_OPTS" ]; then echo none; else echo "$WEFT_LOAD_JAVA_OPTS"; fi)"
 if [ $ARCHIVES = 1 ]; then
-  echo "class-data archives: the launcher's default; each whole row runs weft-load twice, its first run with an empty archive directory (it trains the archive as it exits, as a user's first run does) and then with that archive; the steady, calibration and line runs start from their row's archive (or train their own); all in $OUT/archive-*"
+  echo "class-data archives (WEFT_LOAD_ARCHIVE; the launcher's default is none): each whole row runs weft-load twice, its first run with an empty archive directory (it trains the archive as it exits, as a first run with WEFT_LOAD_ARCHIVE does) and then with that archive; the steady, calibration and line runs start from their row's archive (or train their own); all in $OUT/archive-*"
 else
   echo "class-data archives: none (WEFT_LOAD_ARCHIVE=off): one whole run per row, with no archive"
 fi

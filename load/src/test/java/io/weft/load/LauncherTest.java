@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The launcher script {@code load/weft-load} runs the jar with the JVM's defaults unless the user
  * gives JVM options of their own ({@code WEFT_LOAD_JAVA_OPTS}), passes every argument on as given and exits with the jar's code;
- * a scenario subcommand's run also gets a class-data archive from the user's cache directory (trained by the first such run).
+ * with WEFT_LOAD_ARCHIVE, a scenario subcommand's run also gets a class-data archive (trained by the first such run).
  * It runs the real script as a command (its committed executable bit and its shebang), on a jar whose
  * main class ({@link LauncherProbe}) prints what it was started with. Every run has its own
  * {@code XDG_CACHE_HOME} in the test's directory, so no test writes to the user's cache.
@@ -271,18 +271,28 @@ class LauncherTest {
     assertEquals(next.out.lines().count(), next.probeLines(), "only the probe's lines: " + next);
   }
 
+  /** With no WEFT_LOAD_ARCHIVE a scenario subcommand's run has no archive: nothing added, nothing written. */
+  @Test
+  void byDefaultAScenarioRunHasNoArchive() throws Exception {
+    Run run = launch(probeJar(), null, "http", "-u", "10");
+    assertEquals(0, run.code, run.toString());
+    assertEquals("", run.err, run.toString());
+    assertEquals(List.of(), run.jvm(), run.toString());
+    assertTrue(!Files.exists(dir.resolve("xdg-cache")), "a cache directory was made");
+  }
+
   /**
-   * With no WEFT_LOAD_ARCHIVE, a scenario subcommand's run uses an archive in the user's cache
+   * WEFT_LOAD_ARCHIVE=cache: a scenario subcommand's run uses an archive in the user's cache
    * directory ($XDG_CACHE_HOME/weft-load): the first run trains it and says so in one line on stderr,
    * the next reads it and says nothing.
    */
   @Test
-  void byDefaultTheFirstScenarioRunTrainsAnArchiveInTheUsersCacheAndTheNextStartsFromIt() throws Exception {
+  void inTheCacheTheFirstScenarioRunTrainsAnArchiveInTheUsersCacheAndTheNextStartsFromIt() throws Exception {
     Path jar = probeJar();
     Path cache = dir.resolve("xdg-cache").resolve("weft-load");
     boolean aot = Runtime.version().feature() >= 25;
 
-    Run first = launch(jar, null, "redis", "-u", "10");
+    Run first = run(archived(jar, Path.of("cache"), "redis", "-u", "10"));
     assertEquals(0, first.code, first.toString());
     assertEquals(training("redis", cache), first.err, first.toString());
     assertTrue(first.jvm().get(0).startsWith((aot ? "-XX:AOTCacheOutput=" : "-XX:ArchiveClassesAtExit=") + cache + "/weft-load-redis-"),
@@ -290,7 +300,7 @@ class LauncherTest {
     List<Path> made = files(cache);
     assertEquals(1, made.size(), made.toString());
 
-    Run next = launch(jar, null, "redis", "-u", "10");
+    Run next = run(archived(jar, Path.of("cache"), "redis", "-u", "10"));
     assertEquals(0, next.code, next.toString());
     assertEquals("", next.err, next.toString());
     assertEquals((aot ? "-XX:AOTCache=" : "-XX:SharedArchiveFile=") + made.get(0), next.jvm().get(0), next.toString());
@@ -298,8 +308,8 @@ class LauncherTest {
   }
 
   /**
-   * Without XDG_CACHE_HOME the cache directory is $HOME/.cache/weft-load; a relative XDG_CACHE_HOME
-   * is ignored (the XDG spec), so that run reads the same archive.
+   * WEFT_LOAD_ARCHIVE=cache without XDG_CACHE_HOME: the cache directory is $HOME/.cache/weft-load; a
+   * relative XDG_CACHE_HOME is ignored (the XDG spec), so that run reads the same archive.
    */
   @Test
   void withoutXdgCacheHomeTheArchiveIsUnderHomeDotCache() throws Exception {
@@ -307,6 +317,7 @@ class LauncherTest {
     Path jar = probeJar();
     ProcessBuilder pb = command(jar, null, SCRIPT.toString(), "http");
     pb.environment().remove("XDG_CACHE_HOME");
+    pb.environment().put("WEFT_LOAD_ARCHIVE", "cache");
     pb.environment().put("HOME", home.toString());
     Run run = run(pb);
     assertEquals(0, run.code, run.toString());
@@ -316,12 +327,32 @@ class LauncherTest {
 
     ProcessBuilder relative = command(jar, null, SCRIPT.toString(), "http");
     relative.environment().put("XDG_CACHE_HOME", "relative-cache");
+    relative.environment().put("WEFT_LOAD_ARCHIVE", "cache");
     relative.environment().put("HOME", home.toString());
     relative.directory(dir.toFile());
     Run next = run(relative);
     assertEquals("", next.err, next.toString());
     assertTrue(next.jvm().get(0).endsWith("=" + files(cache).get(0)), next.toString());
     assertTrue(!Files.exists(dir.resolve("relative-cache")), "a relative XDG_CACHE_HOME was used");
+  }
+
+  /**
+   * The user's own class-data sharing options turn the archive off: the JVM would refuse to start
+   * with ours beside them (JDK 25: AOTCache with any -Xshare; JDK 17: a dynamic dump with -Xshare:off).
+   */
+  @Test
+  void theUsersOwnClassDataSharingOptionsTurnTheArchiveOff() throws Exception {
+    Path archives = dir.resolve("archives");
+    Path jar = probeJar();
+    for (String share : List.of("-Xshare:off", "-Xshare:auto")) {
+      ProcessBuilder pb = archived(jar, archives, "http");
+      pb.environment().put("WEFT_LOAD_JAVA_OPTS", share);
+      Run run = run(pb);
+      assertEquals(0, run.code, share + ": " + run);
+      assertEquals("", run.err, share + ": " + run);
+      assertEquals(List.of(share), run.jvm(), share + ": " + run);
+    }
+    assertTrue(!Files.exists(archives), "an archive directory was made");
   }
 
   /** WEFT_LOAD_ARCHIVE=off, or empty, means no archive: no JVM option, nothing written. */
@@ -434,7 +465,7 @@ class LauncherTest {
   /** The line a training run prints on stderr. */
   private static String training(String subcommand, Path archives) {
     return "weft-load: the first " + subcommand + " run with this JDK and jar trains a class-data archive for later runs, in "
-        + archives + " (WEFT_LOAD_ARCHIVE=off: none)\n";
+        + archives + "\n";
   }
 
   private ProcessBuilder archived(Path jar, Path archives, String... args) {
