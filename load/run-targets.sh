@@ -16,7 +16,17 @@
 #                   users still connect while the first ones send (its ramp, 0.5 s at 10,000 at
 #                   20,000 connects/s, stays in), and its JIT is cold. Its figure over its whole
 #                   window, connects included, is printed beside the verdict.
-#                 JVM start and the rewrite, before the window, are printed apart;
+#                 JVM start and the rewrite, before the window, are printed apart.
+#                 Class-data archives: the launcher uses one when asked (WEFT_LOAD_ARCHIVE: the first
+#                 run of a scenario trains it as it exits, later runs start from it; docs/load.md),
+#                 and this script asks, so each whole row runs weft-load twice after the C tool, both
+#                 printed with a verdict:
+#                 "first run", with an empty archive directory of the row's own ($OUT/archive-ROW:
+#                 never the user's cache), which trains the archive, as a user's first run does, and
+#                 "with archive", starting from it. The row's steady run, the calibration and the
+#                 line row use an archive too (the row's, else one of their own, trained by their first
+#                 run). WEFT_LOAD_ARCHIVE=off (or empty) in the environment: no archive anywhere, one
+#                 whole run per row;
 #   steady state: both tools run WARM + DUR seconds (default 20 + 5), the same rule for both, and
 #                 the verdict compares what the SERVER counted in each tool's last DUR seconds of
 #                 traffic: nginx's stub_status requests, Redis's INFO total_commands_processed,
@@ -40,7 +50,7 @@
 #      keep-alive, and with Connection: close (a new connection per request; wrk -H 'Connection: close');
 #   3. 100,000 concurrent line users in continuations(1) within 1 GB of heap, summary and report made;
 #   4. recording one timed operation <= 100 ns (JMH, RecordingBenchmark).
-# Run it alone on a quiet machine: ./load/run-targets.sh [--smoke]   (about 12 minutes at full size)
+# Run it alone on a quiet machine: ./load/run-targets.sh [--smoke]   (about 14 minutes at full size: each whole row runs weft-load twice)
 # --smoke runs every step tiny (N = 10/20, 1,000 users, short JMH), to check the script works.
 # WEFT_LOAD_MODE (default continuations:2, one event loop per core of a 2-core machine, as wrk -t 2),
 # WEFT_TARGETS (default "redis http line jmh"), DUR (seconds of each steady window, default 5), WARM
@@ -51,6 +61,8 @@
 # the event loops spent 15% of their samples
 # in page faults on allocation, http N = 1,000). The 100,000-user row adds -Xmx1g through
 # JDK_JAVA_OPTIONS, ahead of these options: an -Xmx among them overrides its 1 GB.
+# WEFT_LOAD_ARCHIVE: off (or empty) for no class-data archive in any run (above); any other value
+# is not used: the script's runs keep their archives in $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -66,8 +78,15 @@ if [ $SMOKE = 1 ]; then NS="10 20"; DUR=2; WARM=1; WHOLE=2; WHOLEN=200; else NS=
 JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 if [ -n "${WEFT_JAVA_OPTS+set}" ]; then export WEFT_LOAD_JAVA_OPTS="$WEFT_JAVA_OPTS"; fi
 OUT="$(mktemp -d /tmp/weft-load-targets.XXXXXX)"
+# ARCHIVES=1: the launcher's default class-data archives, each run's in a directory under $OUT.
+if [ -n "${WEFT_LOAD_ARCHIVE+set}" ] && { [ -z "$WEFT_LOAD_ARCHIVE" ] || [ "$WEFT_LOAD_ARCHIVE" = off ]; }; then ARCHIVES=0; else ARCHIVES=1; fi
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 echo "$(date -u '+%Y-%m-%d %H:%M:%S UTC'); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown); load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown); fd limit $(ulimit -n); output in $OUT; mode $MODE; $("$JAVA" -version 2>&1 | head -n1); JVM options: $(if [ -z "${WEFT_LOAD_JAVA_OPTS+set}" ]; then echo "none (the launcher's default)"; elif [ -z "$WEFT_LOAD_JAVA_OPTS" ]; then echo none; else echo "$WEFT_LOAD_JAVA_OPTS"; fi)"
+if [ $ARCHIVES = 1 ]; then
+  echo "class-data archives (WEFT_LOAD_ARCHIVE; the launcher's default is none): each whole row runs weft-load twice, its first run with an empty archive directory (it trains the archive as it exits, as a first run with WEFT_LOAD_ARCHIVE does) and then with that archive; the steady, calibration and line runs start from their row's archive (or train their own); all in $OUT/archive-*"
+else
+  echo "class-data archives: none (WEFT_LOAD_ARCHIVE=off): one whole run per row, with no archive"
+fi
 echo "weft-load connects: paced 20,000/s in bursts of 1,000, connect window OFF (--connect-window 0, not the default 32): the servers listen with backlog $(cat /proc/sys/net/core/somaxconn 2>/dev/null || echo 4096), which the pacing keeps whole, and the C tools have no window; with the default window a place comes back only with a user's first reply, which held 10,000 users to ~2,350 connections after 20 s"
 echo "rates: whole runs are each tool's own figure: wrk's includes its connects, redis-benchmark's does not (its clock starts after all its clients are made); weft-load's Redis whole run counts from its first request, its http whole run from its first connect. Steady rows are judged on the server's own count over each tool's last ${DUR} s of traffic, ending within one read (0.25 s) of its end (nginx stub_status / Redis total_commands_processed, read over one kept connection), each tool's own figure beside it"
 
@@ -94,6 +113,10 @@ verdict() { # name ours theirs [note]
 }
 RESULTS=()
 STARTS=()
+# Each whole row's weft-load runs: the first run (it trains the row's archive) and one with it; one
+# without archives.
+ARCH=
+if [ $ARCHIVES = 1 ]; then WHOLERUNS="-first -archived"; else WHOLERUNS="-first"; fi
 SPLITS=()
 # The servers, the running weft-load (its timeout's pid: timeout passes the signal on) and its sampler,
 # stopped by pid on exit and on Ctrl-C or TERM: weft-load and the sampler run in the background, where
@@ -120,6 +143,13 @@ TMO=$(( WARM + DUR + WHOLE + 300 ))
 weft() {
   local name="$1"; shift
   local t0 pid; t0="$(date +%s%3N)"
+  # The run's class-data archive directory: ARCH (the row's), else one of the run's own.
+  if [ $ARCHIVES = 1 ]; then export WEFT_LOAD_ARCHIVE="$OUT/archive-${ARCH:-$name}"; else export WEFT_LOAD_ARCHIVE=off; fi
+  # Whether this run started from an archive or trained one (its directory had none before it).
+  local state="first run" f
+  for f in "$WEFT_LOAD_ARCHIVE"/*.aot "$WEFT_LOAD_ARCHIVE"/*.jsa; do if [ -f "$f" ]; then state="with archive"; fi; done
+  if [ $ARCHIVES = 0 ]; then state=none; fi
+  echo "$state" > "$OUT/$name.archive"
   timeout -k 10 "$TMO" load/weft-load "$@" --mode "$MODE" --connect-rate 20000 --connect-burst 1000 --connect-window 0 -q -o "$OUT/$name" > "$OUT/$name.txt" 2>&1 &
   WPID=$!; pid=$WPID
   python3 -c "$JITSAMPLER" "$pid" "$OUT/$name.jit" &
@@ -329,9 +359,10 @@ print("%s (JIT %s cores in the window, its second half %s of the first)" % ("set
 ' "$1" 2>/dev/null || echo "settled: ?"
 }
 # startup LABEL DIR: the process's wall time outside the measured window (JVM start, class loading,
-# the rewrite, and the reports written at the end), printed apart from the figures.
+# the rewrite, the reports written at the end and, for a run that trains an archive, its making),
+# printed apart from the figures, with the run's archive state.
 startup() {
-  python3 -c 'import json,sys; s=json.load(open(sys.argv[2]+"/summary.json")); w=int(open(sys.argv[2]+".wallms").read())/1000.0; print("%-44s %.2f s of %.2f s outside the measured window" % (sys.argv[1], w-s["seconds"], w))' "$1" "$2"
+  python3 -c 'import json,sys; s=json.load(open(sys.argv[2]+"/summary.json")); w=int(open(sys.argv[2]+".wallms").read())/1000.0; print("%-44s %.2f s of %.2f s outside the measured window (%s)" % (sys.argv[1], w-s["seconds"], w, open(sys.argv[2]+".archive").read().strip()))' "$1" "$2"
 }
 # split LABEL DIR OP: the operation's latency, server time and client's own time (p50 / p99).
 split() {
@@ -368,15 +399,19 @@ for N in $NS; do
   # here starts at its first request (fromfirst); its whole window, connects included, beside it.
   PER=$(( WHOLEN / N > 20 ? WHOLEN / N : 20 ))
   THEIRS="$(redisbench "$RPORT" "$N" $((PER * N)))"
-  weft "redis-$N-whole" redis -t "127.0.0.1:$RPORT" -u "$N" -n "$PER" -c 'GET key'
-  RESULTS+=("$(verdict "redis GET, N=$N, $PER req/conn, whole run" "$(fromfirst "$OUT/redis-$N-whole" GET)" "$THEIRS" \
-    "weft-load from its first request, as redis-benchmark starts after its connects; with its connects $(rate "$OUT/redis-$N-whole" GET)/s")")
-  STARTS+=("$(startup "redis N=$N" "$OUT/redis-$N-whole")")
+  ARCH="redis-$N"
+  for RUN in $WHOLERUNS; do
+    weft "redis-$N-whole$RUN" redis -t "127.0.0.1:$RPORT" -u "$N" -n "$PER" -c 'GET key'
+    RESULTS+=("$(verdict "redis GET, N=$N, $PER req/conn, whole, $(cat "$OUT/redis-$N-whole$RUN.archive")" "$(fromfirst "$OUT/redis-$N-whole$RUN" GET)" "$THEIRS" \
+      "weft-load from its first request, as redis-benchmark starts after its connects; with its connects $(rate "$OUT/redis-$N-whole$RUN" GET)/s")")
+    STARTS+=("$(startup "redis N=$N" "$OUT/redis-$N-whole$RUN")")
+  done
   # Steady state: weft-load's last DUR s after a WARM s warm-up; redis-benchmark for about as many
   # requests as weft-load's warm-up and window held (WARM + DUR s; its figure leaves out its
   # connects, as weft-load's window, after the warm-up, holds none).
   SRV="redis $RPORT"
   weft "redis-$N-steady" redis -t "127.0.0.1:$RPORT" -u "$N" --warmup "${WARM}s" -d "${DUR}s" -c 'GET key'
+  ARCH=
   OURS="$(rate "$OUT/redis-$N-steady" GET)"
   ctool "redisbench-$N-steady" redis-benchmark -p "$RPORT" -c "$N" -n "$(python3 -c "import sys; print(max(int(float(sys.argv[1])*($WARM + $DUR)), 20*$N))" "$OURS")" -t get -q
   SRV=
@@ -421,12 +456,16 @@ for KA in keep-alive close; do
   for C in $NS; do
     # Whole run: WHOLE seconds (wrk's default -d is 10 s), no warm-up, for both.
     THEIRS="$(timeout -k 10 "$TMO" wrk -t 2 -c "$C" -d "${WHOLE}s" "${WRKH[@]}" "http://127.0.0.1:$NPORT/" | sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p')"
-    weft "http-$KA-$C-whole" http -t "127.0.0.1:$NPORT" "${WEFTH[@]}" -u "$C" -d "${WHOLE}s"
-    RESULTS+=("$(verdict "http GET /, $KA, N=$C, whole run" "$(rate "$OUT/http-$KA-$C-whole" GET)" "$THEIRS" "both with their connects")")
-    STARTS+=("$(startup "http $KA N=$C" "$OUT/http-$KA-$C-whole")")
+    ARCH="http-$KA-$C"
+    for RUN in $WHOLERUNS; do
+      weft "http-$KA-$C-whole$RUN" http -t "127.0.0.1:$NPORT" "${WEFTH[@]}" -u "$C" -d "${WHOLE}s"
+      RESULTS+=("$(verdict "http GET /, $KA, N=$C, whole, $(cat "$OUT/http-$KA-$C-whole$RUN.archive")" "$(rate "$OUT/http-$KA-$C-whole$RUN" GET)" "$THEIRS" "both with their connects")")
+      STARTS+=("$(startup "http $KA N=$C" "$OUT/http-$KA-$C-whole$RUN")")
+    done
     # Steady state: both run WARM + DUR s; weft-load's figure is its last DUR s, wrk's its whole run.
     SRV="${NSRV:+$NSRV $NPORT}"
     weft "http-$KA-$C-steady" http -t "127.0.0.1:$NPORT" "${WEFTH[@]}" -u "$C" --warmup "${WARM}s" -d "${DUR}s"
+    ARCH=
     ctool "wrk-$KA-$C-steady" wrk -t 2 -c "$C" -d "$((WARM + DUR))s" "${WRKH[@]}" "http://127.0.0.1:$NPORT/"
     SRV=
     THEIRS="$(sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' "$OUT/wrk-$KA-$C-steady.out")"
@@ -440,11 +479,13 @@ fi
 # ---- 3. 100,000 concurrent line users, continuations(1), 1 GB heap
 if want line; then
 if [ $SMOKE = 1 ]; then U=1000; else U=100000; fi
-if JDK_JAVA_OPTIONS="${JDK_JAVA_OPTIONS:+$JDK_JAVA_OPTIONS }-Xmx1g" timeout -k 10 900 load/weft-load line --in-vm --mode continuations:1 -u "$U" -n 3 --think 2s --timeout 60s -q \
+# As a user's first line run: it trains its archive as it exits (with archives on).
+if [ $ARCHIVES = 1 ]; then LINEARCH="$OUT/archive-line"; LINESTATE="first run, trains an archive"; else LINEARCH=off; LINESTATE="no archive"; fi
+if WEFT_LOAD_ARCHIVE="$LINEARCH" JDK_JAVA_OPTIONS="${JDK_JAVA_OPTIONS:+$JDK_JAVA_OPTIONS }-Xmx1g" timeout -k 10 900 load/weft-load line --in-vm --mode continuations:1 -u "$U" -n 3 --think 2s --timeout 60s -q \
     -o "$OUT/line-$U" > "$OUT/line-$U.txt" 2>&1 \
   && python3 -c 'import json,sys; s=json.load(open(sys.argv[1]+"/summary.json")); n=int(sys.argv[2]); sys.exit(0 if s["operations"]["echo"]["count"]==3*n and s["errors"]==0 else 1)' "$OUT/line-$U" "$U" \
   && [ -s "$OUT/line-$U/report.html" ]; then
-  RESULTS+=("$(printf '%-44s MET     %d users x 3 lines, 2 s think, -Xmx1g, no errors, report made' "$U concurrent line users, continuations(1)" "$U")")
+  RESULTS+=("$(printf '%-44s MET     %d users x 3 lines, 2 s think, -Xmx1g, no errors, report made (%s)' "$U concurrent line users, continuations(1)" "$U" "$LINESTATE")")
 else
   RESULTS+=("$(printf '%-44s MISSED  see %s' "$U concurrent line users, continuations(1)" "$OUT/line-$U.txt")")
 fi

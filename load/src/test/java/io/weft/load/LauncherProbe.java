@@ -14,7 +14,7 @@ import java.util.Arrays;
  * the argument {@code stdin}, it then prints {@code ready} and reads one line from its standard input
  * ({@code stdin <line>}, or {@code stdin EOF}), blocking until the line comes. As it exits it prints
  * the files in {@code $WEFT_LOAD_ARCHIVE}, if set ({@code file <name>}), and exits with the code its
- * first argument names ({@code exit=N}), else 0.
+ * first argument of the form {@code exit=N} names, else 0.
  */
 public final class LauncherProbe {
   private LauncherProbe() {}
@@ -41,7 +41,13 @@ public final class LauncherProbe {
       }
     }
     System.out.flush();
-    int code = args.length > 0 && args[0].startsWith("exit=") ? Integer.parseInt(args[0].substring(5)) : 0;
+    int code = 0;
+    for (String arg : args) {
+      if (arg.startsWith("exit=")) {
+        code = Integer.parseInt(arg.substring(5));
+        break;
+      }
+    }
     System.exit(code);
   }
 }

@@ -30,9 +30,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The launcher script {@code load/weft-load} runs the jar with the JVM's defaults unless the user
- * gives JVM options of their own ({@code WEFT_LOAD_JAVA_OPTS}), passes every argument on as given and exits with the jar's code.
+ * gives JVM options of their own ({@code WEFT_LOAD_JAVA_OPTS}), passes every argument on as given and exits with the jar's code;
+ * with WEFT_LOAD_ARCHIVE, a scenario subcommand's run also gets a class-data archive (trained by the first such run).
  * It runs the real script as a command (its committed executable bit and its shebang), on a jar whose
- * main class ({@link LauncherProbe}) prints what it was started with.
+ * main class ({@link LauncherProbe}) prints what it was started with. Every run has its own
+ * {@code XDG_CACHE_HOME} in the test's directory, so no test writes to the user's cache.
  */
 class LauncherTest {
   private static final Path SCRIPT = Path.of(System.getProperty("user.dir"), "weft-load");
@@ -142,9 +144,9 @@ class LauncherTest {
     boolean aot = Runtime.version().feature() >= 25;
     List<String> quiet = aot ? List.of("-Xlog:cds*=off", "-Xlog:aot*=off") : List.of("-Xlog:cds*=off");
 
-    Run first = run(archived(jar, archives, "exit=5"));
-    assertEquals(5, first.code, first.toString());
-    assertEquals("", first.err, first.toString());
+    Run first = run(archived(jar, archives, "http", "exit=1"));
+    assertEquals(1, first.code, first.toString());
+    assertEquals(training("http", archives), first.err, first.toString());
     assertEquals(first.out.lines().count(), first.probeLines(), "only the probe's lines: " + first);
     List<Path> made;
     try (Stream<Path> files = Files.list(archives)) {
@@ -152,19 +154,19 @@ class LauncherTest {
     }
     assertEquals(1, made.size(), made.toString());
     Path archive = made.get(0);
-    assertTrue(archive.getFileName().toString().startsWith("weft-load-" + Runtime.version().feature()), archive.toString());
+    assertTrue(archive.getFileName().toString().startsWith("weft-load-http-" + Runtime.version().feature()), archive.toString());
     assertTrue(Files.size(archive) > 0, archive + " is empty");
     String option = first.jvm().get(0);
     assertTrue(option.startsWith(aot ? "-XX:AOTCacheOutput=" : "-XX:ArchiveClassesAtExit="), first.toString());
     assertEquals(quiet, first.jvm().subList(1, first.jvm().size()), first.toString());
 
-    Run next = run(archived(jar, archives, "b"));
+    Run next = run(archived(jar, archives, "http", "b"));
     assertEquals(0, next.code, next.toString());
     assertEquals("", next.err, next.toString());
     List<String> reading = new ArrayList<>(List.of((aot ? "-XX:AOTCache=" : "-XX:SharedArchiveFile=") + archive));
     reading.addAll(quiet);
     assertEquals(reading, next.jvm(), next.toString());
-    assertEquals(List.of("b"), next.args(), next.toString());
+    assertEquals(List.of("http", "b"), next.args(), next.toString());
     assertEquals(next.out.lines().count(), next.probeLines(), "only the probe's lines: " + next);
   }
 
@@ -182,9 +184,9 @@ class LauncherTest {
     boolean aot = Runtime.version().feature() >= 25;
     String extension = aot ? ".aot" : ".jsa";
 
-    Run first = run(archived(jar, archives, "exit=4", "stdin"), "one line\n");
-    assertEquals(4, first.code, first.toString());
-    assertEquals("", first.err, first.toString());
+    Run first = run(archived(jar, archives, "redis", "exit=1", "stdin"), "one line\n");
+    assertEquals(1, first.code, first.toString());
+    assertEquals(training("redis", archives), first.err, first.toString());
     assertEquals(List.of("one line"), first.tagged("stdin "), first.toString());
     assertEquals(List.of(), first.tagged("file ").stream().filter(f -> f.endsWith(extension)).collect(Collectors.toList()),
         "an archive under its name while the training JVM ran: " + first);
@@ -200,7 +202,7 @@ class LauncherTest {
     assertNotEquals(written, archive, "the training JVM wrote under the archive's own name, which other runs read");
     assertTrue(Files.size(archive) > 0, archive + " is empty");
 
-    Run next = run(archived(jar, archives, "b"));
+    Run next = run(archived(jar, archives, "redis", "b"));
     assertEquals(0, next.code, next.toString());
     assertEquals((aot ? "-XX:AOTCache=" : "-XX:SharedArchiveFile=") + archive, next.jvm().get(0), next.toString());
   }
@@ -214,7 +216,7 @@ class LauncherTest {
   @Test
   void aTrainingRunEndedByASignalLeavesNoArchiveAndItsCodeComesBack() throws Exception {
     Path archives = dir.resolve("archives");
-    ProcessBuilder pb = archived(probeJar(), archives, "stdin");
+    ProcessBuilder pb = archived(probeJar(), archives, "http", "stdin");
     Path err = dir.resolve("err.txt");
     pb.redirectError(err.toFile());
     Process p = pb.start();
@@ -254,19 +256,216 @@ class LauncherTest {
   void anArchiveThatDoesNotFitIsIgnoredQuietly() throws Exception {
     Path jar = probeJar();
     Path archives = dir.resolve("archives");
-    Run first = run(archived(jar, archives));
+    Run first = run(archived(jar, archives, "http"));
     assertEquals(0, first.code, first.toString());
     Path archive;
     try (Stream<Path> files = Files.list(archives)) {
       archive = files.findFirst().orElseThrow();
     }
     Files.writeString(archive, "not an archive");
-    Run next = run(archived(jar, archives, "c"));
+    Run next = run(archived(jar, archives, "http", "c"));
     assertEquals(0, next.code, next.toString());
     assertEquals("", next.err, next.toString());
     assertTrue(next.jvm().get(0).endsWith("=" + archive), next.toString());
-    assertEquals(List.of("c"), next.args(), next.toString());
+    assertEquals(List.of("http", "c"), next.args(), next.toString());
     assertEquals(next.out.lines().count(), next.probeLines(), "only the probe's lines: " + next);
+  }
+
+  /** With no WEFT_LOAD_ARCHIVE a scenario subcommand's run has no archive: nothing added, nothing written. */
+  @Test
+  void byDefaultAScenarioRunHasNoArchive() throws Exception {
+    Run run = launch(probeJar(), null, "http", "-u", "10");
+    assertEquals(0, run.code, run.toString());
+    assertEquals("", run.err, run.toString());
+    assertEquals(List.of(), run.jvm(), run.toString());
+    assertTrue(!Files.exists(dir.resolve("xdg-cache")), "a cache directory was made");
+  }
+
+  /**
+   * WEFT_LOAD_ARCHIVE=cache: a scenario subcommand's run uses an archive in the user's cache
+   * directory ($XDG_CACHE_HOME/weft-load): the first run trains it and says so in one line on stderr,
+   * the next reads it and says nothing.
+   */
+  @Test
+  void inTheCacheTheFirstScenarioRunTrainsAnArchiveInTheUsersCacheAndTheNextStartsFromIt() throws Exception {
+    Path jar = probeJar();
+    Path cache = dir.resolve("xdg-cache").resolve("weft-load");
+    boolean aot = Runtime.version().feature() >= 25;
+
+    Run first = run(archived(jar, Path.of("cache"), "redis", "-u", "10"));
+    assertEquals(0, first.code, first.toString());
+    assertEquals(training("redis", cache), first.err, first.toString());
+    assertTrue(first.jvm().get(0).startsWith((aot ? "-XX:AOTCacheOutput=" : "-XX:ArchiveClassesAtExit=") + cache + "/weft-load-redis-"),
+        first.toString());
+    List<Path> made = files(cache);
+    assertEquals(1, made.size(), made.toString());
+
+    Run next = run(archived(jar, Path.of("cache"), "redis", "-u", "10"));
+    assertEquals(0, next.code, next.toString());
+    assertEquals("", next.err, next.toString());
+    assertEquals((aot ? "-XX:AOTCache=" : "-XX:SharedArchiveFile=") + made.get(0), next.jvm().get(0), next.toString());
+    assertEquals(List.of("redis", "-u", "10"), next.args(), next.toString());
+  }
+
+  /**
+   * WEFT_LOAD_ARCHIVE=cache without XDG_CACHE_HOME: the cache directory is $HOME/.cache/weft-load; a
+   * relative XDG_CACHE_HOME is ignored (the XDG spec), so that run reads the same archive.
+   */
+  @Test
+  void withoutXdgCacheHomeTheArchiveIsUnderHomeDotCache() throws Exception {
+    Path home = Files.createDirectory(dir.resolve("home"));
+    Path jar = probeJar();
+    ProcessBuilder pb = command(jar, null, SCRIPT.toString(), "http");
+    pb.environment().remove("XDG_CACHE_HOME");
+    pb.environment().put("WEFT_LOAD_ARCHIVE", "cache");
+    pb.environment().put("HOME", home.toString());
+    Run run = run(pb);
+    assertEquals(0, run.code, run.toString());
+    Path cache = home.resolve(".cache").resolve("weft-load");
+    assertEquals(training("http", cache), run.err, run.toString());
+    assertEquals(1, files(cache).size(), files(cache).toString());
+
+    ProcessBuilder relative = command(jar, null, SCRIPT.toString(), "http");
+    relative.environment().put("XDG_CACHE_HOME", "relative-cache");
+    relative.environment().put("WEFT_LOAD_ARCHIVE", "cache");
+    relative.environment().put("HOME", home.toString());
+    relative.directory(dir.toFile());
+    Run next = run(relative);
+    assertEquals("", next.err, next.toString());
+    assertTrue(next.jvm().get(0).endsWith("=" + files(cache).get(0)), next.toString());
+    assertTrue(!Files.exists(dir.resolve("relative-cache")), "a relative XDG_CACHE_HOME was used");
+  }
+
+  /**
+   * The user's own class-data sharing options turn the archive off: the JVM would refuse to start
+   * with ours beside them (JDK 25: AOTCache with any -Xshare; JDK 17: a dynamic dump with -Xshare:off).
+   */
+  @Test
+  void theUsersOwnClassDataSharingOptionsTurnTheArchiveOff() throws Exception {
+    Path archives = dir.resolve("archives");
+    Path jar = probeJar();
+    for (String share : List.of("-Xshare:off", "-Xshare:auto")) {
+      ProcessBuilder pb = archived(jar, archives, "http");
+      pb.environment().put("WEFT_LOAD_JAVA_OPTS", share);
+      Run run = run(pb);
+      assertEquals(0, run.code, share + ": " + run);
+      assertEquals("", run.err, share + ": " + run);
+      assertEquals(List.of(share), run.jvm(), share + ": " + run);
+    }
+    assertTrue(!Files.exists(archives), "an archive directory was made");
+  }
+
+  /** WEFT_LOAD_ARCHIVE=off, or empty, means no archive: no JVM option, nothing written. */
+  @Test
+  void offOrEmptyMeansNoArchive() throws Exception {
+    for (String off : List.of("off", "")) {
+      ProcessBuilder pb = command(probeJar(), null, SCRIPT.toString(), "http");
+      pb.environment().put("WEFT_LOAD_ARCHIVE", off);
+      pb.directory(dir.toFile());
+      Run run = run(pb);
+      assertEquals(0, run.code, run.toString());
+      assertEquals("", run.err, run.toString());
+      assertEquals(List.of(), run.jvm(), "WEFT_LOAD_ARCHIVE='" + off + "': " + run);
+    }
+    assertTrue(!Files.exists(dir.resolve("off")) && !Files.exists(dir.resolve("xdg-cache")), "an archive directory was made");
+  }
+
+  /**
+   * Only a scenario subcommand's run uses an archive: a first run of merge, example, help or
+   * --version (or a scenario's --help) would train one on a path no load run takes.
+   */
+  @Test
+  void onlyAScenarioSubcommandsRunUsesAnArchive() throws Exception {
+    Path archives = dir.resolve("archives");
+    Path jar = probeJar();
+    for (List<String> args : List.of(List.<String>of(), List.of("merge", "a.hlog"), List.of("example", "co-demo"), List.of("help", "http"),
+        List.of("--version"), List.of("-V"), List.of("http", "--help"), List.of("redis", "-h"), List.of("Http"))) {
+      Run run = run(archived(jar, archives, args.toArray(new String[0])));
+      assertEquals(0, run.code, run.toString());
+      assertEquals(List.of(), run.jvm(), args + ": " + run);
+      assertEquals("", run.err, args + ": " + run);
+    }
+    assertTrue(!Files.exists(archives) || files(archives).isEmpty(), "an archive was trained: " + (Files.exists(archives) ? files(archives) : ""));
+    for (String scenario : List.of("redis", "pg", "http", "smtp", "line", "run")) {
+      Run run = run(archived(jar, archives, scenario, "-d", "1s"));
+      assertEquals(training(scenario, archives), run.err, run.toString());
+    }
+    assertEquals(6, files(archives).size(), files(archives).toString());
+  }
+
+  /**
+   * The archive is kept only from a run that was made (exit 0, or 1: a threshold failed): a usage
+   * error (2) or a run that failed (3: the server refused, say) took a path no load run takes.
+   */
+  @Test
+  void onlyARunThatWasMadeKeepsItsArchive() throws Exception {
+    Path archives = dir.resolve("archives");
+    Path jar = probeJar();
+    for (int code : new int[] {2, 3, 4}) {
+      Run run = run(archived(jar, archives, "http", "exit=" + code));
+      assertEquals(code, run.code, run.toString());
+      assertEquals(List.of(), files(archives), "exit " + code + " kept an archive: " + run);
+    }
+    Run made = run(archived(jar, archives, "http", "exit=1"));
+    assertEquals(1, made.code, made.toString());
+    assertEquals(1, files(archives).size(), files(archives).toString());
+  }
+
+  /**
+   * Each subcommand has an archive of its own, and a rebuilt jar at the same path trains anew and,
+   * once its archive is in place, removes the old build's (that subcommand's only); a jar at another
+   * path has archives of its own, left alone.
+   */
+  @Test
+  void eachSubcommandHasItsOwnArchiveAndARebuiltJarsReplacesTheOldOne() throws Exception {
+    Path archives = dir.resolve("archives");
+    Path jar = probeJar();
+    Path other = Files.copy(jar, dir.resolve("other.jar"));
+    Path oldHttp = trained(run(archived(jar, archives, "http")), "http", archives);
+    Path oldRedis = trained(run(archived(jar, archives, "redis")), "redis", archives);
+    Path otherHttp = trained(run(archived(other, archives, "http")), "http", archives);
+    List<Path> before = files(archives);
+    assertEquals(List.of(oldHttp, oldRedis, otherHttp).stream().sorted().collect(Collectors.toList()), before);
+
+    // The rebuild: another jar at the same path, of another size and time.
+    long size = Files.size(jar);
+    probeJar("rebuilt");
+    assertNotEquals(size, Files.size(jar));
+    Files.setLastModifiedTime(jar, java.nio.file.attribute.FileTime.fromMillis(Files.getLastModifiedTime(jar).toMillis() - 3_600_000L));
+    Path newHttp = trained(run(archived(jar, archives, "http")), "http", archives);
+    assertNotEquals(oldHttp, newHttp, "the rebuilt jar's archive has the old one's name");
+    List<Path> after = files(archives);
+    assertEquals(List.of(newHttp, oldRedis, otherHttp).stream().sorted().collect(Collectors.toList()), after,
+        "the old build's http archive goes, the redis one and the other jar's stay");
+    Run next = run(archived(jar, archives, "http"));
+    assertEquals("", next.err, next.toString());
+    assertEquals((Runtime.version().feature() >= 25 ? "-XX:AOTCache=" : "-XX:SharedArchiveFile=") + newHttp, next.jvm().get(0), next.toString());
+  }
+
+  /**
+   * The archive {@code run} trained for {@code subcommand}, in {@code archives}: it said so, and its JVM
+   * wrote {@code NAME.PID.tmp}, which the launcher renamed to {@code NAME.jsa} (JDK 25+: {@code NAME.aot}),
+   * there now.
+   */
+  private static Path trained(Run run, String subcommand, Path archives) {
+    assertEquals(0, run.code, run.toString());
+    assertEquals(training(subcommand, archives), run.err, run.toString());
+    boolean aot = Runtime.version().feature() >= 25;
+    String option = aot ? "-XX:AOTCacheOutput=" : "-XX:ArchiveClassesAtExit=";
+    String written = run.jvm().get(0);
+    assertTrue(written.startsWith(option) && written.endsWith(".tmp"), run.toString());
+    String name = written.substring(option.length(), written.length() - ".tmp".length());
+    Path archive = Path.of(name.substring(0, name.lastIndexOf('.')) + (aot ? ".aot" : ".jsa"));
+    assertEquals(archives, archive.getParent(), run.toString());
+    assertTrue(archive.getFileName().toString().startsWith("weft-load-" + subcommand + "-"), archive.toString());
+    assertTrue(Files.isRegularFile(archive), archive + " is not there: " + run);
+    return archive;
+  }
+
+  /** The line a training run prints on stderr. */
+  private static String training(String subcommand, Path archives) {
+    return "weft-load: the first " + subcommand + " run with this JDK and jar trains a class-data archive for later runs, in "
+        + archives + "\n";
   }
 
   private ProcessBuilder archived(Path jar, Path archives, String... args) {
@@ -277,6 +476,11 @@ class LauncherTest {
 
   /** A jar holding only {@link LauncherProbe}, its main class. */
   private Path probeJar() throws IOException {
+    return probeJar(null);
+  }
+
+  /** dir/probe.jar, holding {@link LauncherProbe}, its main class, and an entry named {@code extra} if not null. */
+  private Path probeJar(String extra) throws IOException {
     Path jar = dir.resolve("probe.jar");
     Manifest manifest = new Manifest();
     manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
@@ -288,6 +492,11 @@ class LauncherTest {
       out.putNextEntry(new JarEntry(entry));
       in.transferTo(out);
       out.closeEntry();
+      if (extra != null) {
+        out.putNextEntry(new JarEntry(extra));
+        out.write(extra.getBytes(StandardCharsets.UTF_8));
+        out.closeEntry();
+      }
     }
     return jar;
   }
@@ -322,6 +531,7 @@ class LauncherTest {
       env.put("WEFT_LOAD_JAR", jar.toString());
     }
     env.put("JAVA_HOME", System.getProperty("java.home"));
+    env.put("XDG_CACHE_HOME", dir.resolve("xdg-cache").toString());
     return pb;
   }
 
