@@ -186,8 +186,8 @@ final class ThreadRunner extends ModeRunner {
         metAt = HeapExhaustion.stamp();
         escaped = t;
       }
+      Thread before = null;
       try {
-        Thread before;
         synchronized (running) {
           running[slot] = null;
           before = lastEnded[0];
@@ -197,7 +197,6 @@ final class ThreadRunner extends ModeRunner {
           permits.release();
           control.wake();
         }
-        joinQuietly(before);
       } catch (Throwable t) {
         // The end's bookkeeping allocates nothing; should it fail all the same, its error is
         // not reported (it may come after the run returned), only handed on as below.
@@ -212,7 +211,16 @@ final class ThreadRunner extends ModeRunner {
         // room to print the trace) ends the carrier, a thread of the JDK's scheduler, and the
         // virtual threads queued on it are dropped (ForkJoinPool.deregisterWorker) and never
         // run again: their sessions can never end, nor give back what their stacks hold.
+        // Before the join below: the thread before this one may be held for long (in its own
+        // handler, say), and the heap's end reported here must abort the runs now, not then.
         uncaught(context, self, escaped, metAt);
+      }
+      try {
+        joinQuietly(before);
+      } catch (Throwable t) {
+        // Nothing known throws here (the join gives up on an OutOfMemoryError); handed on as a
+        // failed bookkeeping's error is, never reported.
+        uncaught(context, self, t, -1L);
       }
     };
   }
