@@ -97,8 +97,9 @@ public final class VirtualThreads {
    * carrier (seen with {@code -Xlog:exceptions} in session 17: then every carrier died within a
    * second, each in turn failing to make a replacement). First it loads the class of a catch
    * clause that a carrier's submit reaches only when it fails (see {@link #loadCarrierCatchTypes}).
-   * For a runner, before its first virtual session thread. Waits at most a second for it; if the thread cannot be made or has not ended by
-   * then, returns all the same and the next call tries again.
+   * For a runner, before its first virtual session thread. Waits at most a second for it; if the
+   * thread cannot be made or has not ended by then, returns all the same and the next call tries
+   * again.
    *
    * @throws InterruptedException if interrupted while waiting for the thread's end
    * @throws UnsupportedOperationException if this JDK has no virtual threads
@@ -149,7 +150,7 @@ public final class VirtualThreads {
   private static void loadCarrierCatchTypes() {
     try {
       Class.forName("java.util.concurrent.RejectedExecutionException");
-    } catch (ClassNotFoundException | LinkageError e) {
+    } catch (ClassNotFoundException | LinkageError | OutOfMemoryError e) {
       // Not there, or no room for it now: nothing to load, or the next run tries again.
     }
   }
