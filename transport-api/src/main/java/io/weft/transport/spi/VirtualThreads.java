@@ -109,7 +109,7 @@ public final class VirtualThreads {
     if (warmedUp) {
       return;
     }
-    loadCarrierCatchTypes();
+    boolean loaded = loadCarrierCatchTypes();
     Thread thread;
     try {
       thread = start("weft-virtual-warm-up", () -> {
@@ -124,7 +124,7 @@ public final class VirtualThreads {
     // threads, or its carrier dead of a heap already full) must not hold the run's start. It ends
     // in about a millisecond when it can; the next run tries again if it did not.
     thread.join(WARM_UP_WAIT_MILLIS);
-    if (!thread.isAlive()) {
+    if (!thread.isAlive() && loaded) {
       warmedUp = true;
     }
   }
@@ -146,12 +146,19 @@ public final class VirtualThreads {
    * {@code runContinuation} and ended the carrier; the other carrier died failing to replace it,
    * and the run's sessions never ended. Once loaded (here, with room), resolving the clause
    * allocates nothing. Best effort: with no room even now, the run goes on without it.
+   *
+   * @return false if it could not be loaded now (the next warm-up tries again)
    */
-  private static void loadCarrierCatchTypes() {
+  private static boolean loadCarrierCatchTypes() {
     try {
       Class.forName("java.util.concurrent.RejectedExecutionException");
-    } catch (ClassNotFoundException | LinkageError | OutOfMemoryError e) {
-      // Not there, or no room for it now: nothing to load, or the next run tries again.
+      return true;
+    } catch (ClassNotFoundException e) {
+      // Not in this JDK: nothing of it to resolve either.
+      return true;
+    } catch (LinkageError | OutOfMemoryError e) {
+      // No room for it now: the run goes on, and the next warm-up tries again.
+      return false;
     }
   }
 
