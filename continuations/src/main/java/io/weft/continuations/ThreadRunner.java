@@ -87,11 +87,20 @@ final class ThreadRunner extends ModeRunner {
         // Over: nothing of this pass reaches the sessions after the run returned.
         return;
       }
-      synchronized (running) {
-        for (Thread t : running) {
-          if (t != null) {
-            t.interrupt();
-          }
+      // Each slot read under the monitor, each interrupt made outside it (into a local: nothing
+      // allocated). On JDK 25 a virtual thread's interrupt is an unpark whose submit, in a full
+      // heap, retries until there is room (VirtualThread.submitRunContinuation: park 100 ms, try
+      // again); made under the monitor it kept every session thread's end (which takes it) from
+      // unwinding, so the heap never freed: a deadlock until the close wait (review-heap7-s18,
+      // child D-6). Interrupting a thread that has just ended is harmless; a pass stalled in one
+      // interrupt is taken over by the spare, whose second interrupt of that thread returns at once.
+      for (int i = 0; i < running.length; i++) {
+        Thread t;
+        synchronized (running) {
+          t = running[i];
+        }
+        if (t != null) {
+          t.interrupt();
         }
       }
     });
