@@ -97,8 +97,10 @@ class RunOutOfHeapTest {
     // killers are removed (ThreadRunner: nothing leaves a session's thread for the
     // uncaught-exception handler; SocketTransport: a virtual session thread's read is one untimed
     // park; VirtualThreads.warmUp: the JDK's lazily linked end of a virtual thread is taken with
-    // room, and the class of the carrier's submit's first catch clause is loaded with room), and
-    // the child runs with the pollers on platform threads (VIRTUAL_THREADS_FLAGS); a user's read
+    // room, and the class of the carrier's submit's first catch clause is loaded with room: on
+    // JDK 25, whose submit retries on OutOfMemoryError; JDK 21's does not, so there a failed
+    // submit still ends the carrier), and the child runs with the pollers on platform threads
+    // (VIRTUAL_THREADS_FLAGS); a user's read
     // timeout still makes a timed park, and children that keep their carriers can still end with
     // the heap full of sessions left behind, still unwinding one full collection at a time, where
     // the child finds no room to say how its runs ended (docs/errors.md): not for every build.

@@ -133,8 +133,11 @@ public final class VirtualThreads {
    * Loads the one class that a carrier's own steps name in a {@code catch} and that a JVM running
    * virtual threads need not have loaded: {@code java.util.concurrent.RejectedExecutionException},
    * the first catch clause of {@code VirtualThread.submitRunContinuation} (and of its external and
-   * lazy variants), whose {@code catch (OutOfMemoryError)} after it retries a submit that found no
-   * room. The JVM resolves a catch clause's class only when an exception first reaches that
+   * lazy variants), whose {@code catch (OutOfMemoryError)} after it retries, on JDK 25, a submit
+   * that found no room (JDK 21's submit catches only {@code RejectedExecutionException}: there a
+   * failed submit's error leaves the unpark whether or not the class is loaded, so on JDK 21 this
+   * load removes nothing, and a session thread's end that unparks another from a carrier in a full
+   * heap can still end the carrier). The JVM resolves a catch clause's class only when an exception first reaches that
    * handler table; loading it then allocates (its mirror), and in a full heap that allocation
    * fails: the new {@code OutOfMemoryError} replaces the one being handled and the JVM goes on
    * looking for a handler from the failed clause's own start, outside the try, so the error
@@ -145,7 +148,9 @@ public final class VirtualThreads {
    * full heap, the catch clause's class could not be loaded, and the error left
    * {@code runContinuation} and ended the carrier; the other carrier died failing to replace it,
    * and the run's sessions never ended. Once loaded (here, with room), resolving the clause
-   * allocates nothing. Best effort: with no room even now, the run goes on without it.
+   * allocates nothing, and on JDK 25 a submit that finds no room retries until it finds some (park
+   * 100 ms, try again): an interrupt or unpark of a virtual thread may then wait for the heap, so
+   * none is made holding what the session threads need to end (ThreadRunner's cancel). Best effort: with no room even now, the run goes on without it.
    *
    * @return false if it could not be loaded now (the next warm-up tries again)
    */
