@@ -87,11 +87,20 @@ final class ThreadRunner extends ModeRunner {
         // Over: nothing of this pass reaches the sessions after the run returned.
         return;
       }
-      synchronized (running) {
-        for (Thread t : running) {
-          if (t != null) {
-            t.interrupt();
-          }
+      // Each slot read under the monitor, each interrupt made outside it (into a local: nothing
+      // allocated). On JDK 25 a virtual thread's interrupt is an unpark whose submit, in a full
+      // heap, retries until there is room (VirtualThread.submitRunContinuation: park 100 ms, try
+      // again); made under the monitor it kept every session thread's end (which takes it) from
+      // unwinding, so the heap never freed: a deadlock until the close wait (review-heap7-s18,
+      // child D-6). Interrupting a thread that has just ended is harmless; a pass stalled in one
+      // interrupt is taken over by the spare, whose second interrupt of that thread returns at once.
+      for (int i = 0; i < running.length; i++) {
+        Thread t;
+        synchronized (running) {
+          t = running[i];
+        }
+        if (t != null) {
+          t.interrupt();
         }
       }
     });
@@ -186,8 +195,8 @@ final class ThreadRunner extends ModeRunner {
         metAt = HeapExhaustion.stamp();
         escaped = t;
       }
+      Thread before = null;
       try {
-        Thread before;
         synchronized (running) {
           running[slot] = null;
           before = lastEnded[0];
@@ -197,7 +206,6 @@ final class ThreadRunner extends ModeRunner {
           permits.release();
           control.wake();
         }
-        joinQuietly(before);
       } catch (Throwable t) {
         // The end's bookkeeping allocates nothing; should it fail all the same, its error is
         // not reported (it may come after the run returned), only handed on as below.
@@ -212,7 +220,16 @@ final class ThreadRunner extends ModeRunner {
         // room to print the trace) ends the carrier, a thread of the JDK's scheduler, and the
         // virtual threads queued on it are dropped (ForkJoinPool.deregisterWorker) and never
         // run again: their sessions can never end, nor give back what their stacks hold.
+        // Before the join below: the thread before this one may be held for long (in its own
+        // handler, say), and the heap's end reported here must abort the runs now, not then.
         uncaught(context, self, escaped, metAt);
+      }
+      try {
+        joinQuietly(before);
+      } catch (Throwable t) {
+        // Nothing known throws here (the join gives up on an OutOfMemoryError); handed on as a
+        // failed bookkeeping's error is, never reported.
+        uncaught(context, self, t, -1L);
       }
     };
   }

@@ -58,12 +58,15 @@ public final class HeapExhaustion {
     HEAP_SPACE = "Java heap space";
     GC_OVERHEAD = "GC overhead limit exceeded";
     UNSAID = "the heap ran out (" + "java.lang.OutOfMemoryError, with no room to say more)";
-    words(new OutOfMemoryError(UNSAID), UNSAID);
+    words(new OutOfMemoryError(UNSAID), UNSAID, -1, 0L, 0L);
   }
 
   @SuppressWarnings("unused") // held, never read: its point is to be let go
   private static volatile byte[] reserve = new byte[RESERVE_BYTES];
-  /** Whether this exhaustion has been logged (reset with the reserve). */
+  /**
+   * Whether this exhaustion has been logged (reset with the reserve). Words are skipped only once it
+   * is set and every watcher a report concerns has heard (see {@link #words}).
+   */
   private static volatile boolean said;
   /** How many watches have begun in this JVM (see {@link #stamp()}); written under the class's lock. */
   private static volatile long watchesBegun;
@@ -105,7 +108,7 @@ public final class HeapExhaustion {
     }
     // Let go first: the words below need room.
     reserve = null;
-    exhausted(words(failure, what));
+    exhausted(words(failure, what, -1, 0L, 0L));
     return true;
   }
 
@@ -144,7 +147,7 @@ public final class HeapExhaustion {
       return true;
     }
     reserve = null;
-    tell(words(failure, what), BY_STAMP, stamp, 0L);
+    tell(words(failure, what, BY_STAMP, stamp, 0L), BY_STAMP, stamp, 0L);
     return true;
   }
 
@@ -176,16 +179,22 @@ public final class HeapExhaustion {
    * there the runs may hear {@link #UNSAID}. Each failed try costs the JVM's collections again, so
    * there is only one more.
    *
-   * <p>Not tried if this exhaustion has been said already (looked at before each try): then the
-   * runs watching have heard it, and each later report (hundreds of sessions failing with the
-   * error, a woken session's cancel meeting it) would only cost its thread full collections for
-   * words that no one needs: at a full heap, each allocation fails only after them (seen: the one
-   * worker of a MINA run spending its close wait on them, the cancels of its sessions waiting
-   * behind). Never throws.
+   * <p>Not tried if this exhaustion has been said already and every watcher that the report
+   * concerns ({@code collector}, {@code id} and {@code windowStartNanos} as for {@link #tell}) has
+   * heard it (looked at before each try): then each later report (hundreds of sessions failing
+   * with the error, a woken session's cancel meeting it) would only cost its thread full
+   * collections for words that no one needs: at a full heap, each allocation fails only after them
+   * (seen: the one worker of a MINA run spending its close wait on them, the cancels of its
+   * sessions waiting behind). A watcher that has not heard yet gets words: one whose watch began
+   * after an earlier report that reached only older watches (stamped, or a late collection
+   * notice) or after one that found no room to take the reserve back, which would otherwise hear
+   * its own exhaustion without them; and one that a report under way has not reached yet, which
+   * would otherwise hear a racing later report's {@link #UNSAID} first (a run keeps the first
+   * reason it hears). Never throws.
    */
-  private static String words(Throwable failure, String what) {
+  private static String words(Throwable failure, String what, int collector, long id, long windowStartNanos) {
     for (int i = 0; i < WORD_TRIES; i++) {
-      if (said) {
+      if (said && allHeard(collector, id, windowStartNanos)) {
         return UNSAID;
       }
       try {
@@ -196,6 +205,22 @@ public final class HeapExhaustion {
     }
     // Even the words did not fit: the watchers hear the reason without them.
     return UNSAID;
+  }
+
+  /**
+   * Whether every watcher that a report for {@code collector} (as for {@link #tell}) concerns has
+   * heard an earlier one. Allocates nothing.
+   */
+  private static boolean allHeard(int collector, long id, long windowStartNanos) {
+    Watcher[] now = watchers;
+    for (int i = 0; i < now.length; i++) {
+      Watcher watcher = now[i];
+      if (watcher != null && !watcher.heard
+          && (collector == -1 || concerns(watcher, collector, id, windowStartNanos))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
@@ -301,13 +326,19 @@ public final class HeapExhaustion {
       if (watcher == null) {
         continue;
       }
+      if (collector != -1 && !concerns(watcher, collector, id, windowStartNanos)) {
+        continue;
+      }
+      // A run that had not heard before: said (logged) for it too.
+      first |= !watcher.heard;
       try {
-        if (collector == -1 || concerns(watcher, collector, id, windowStartNanos)) {
-          watcher.onExhausted.accept(reason);
-        }
+        watcher.onExhausted.accept(reason);
       } catch (RuntimeException | Error e) {
         // One watcher failing must not keep the others from hearing.
       }
+      // Only now, after its hearing: a report racing this one makes its own words until then (see
+      // words), so that its UNSAID cannot reach this watcher first.
+      watcher.heard = true;
     }
     try {
       if (first) {
@@ -388,6 +419,8 @@ public final class HeapExhaustion {
     final long startedNanos;
     /** Its place among the watches begun in this JVM, from 1, for stamped reports. */
     final long number;
+    /** Whether a report has been told to it ({@link #words} makes words for one that has not). */
+    volatile boolean heard;
 
     Watcher(Consumer<String> onExhausted, long[] collectionsAtStart, long startedNanos, long number) {
       this.onExhausted = onExhausted;

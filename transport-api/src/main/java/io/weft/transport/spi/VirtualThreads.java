@@ -95,9 +95,11 @@ public final class VirtualThreads {
    * VIRTUAL_THREADS run whose sessions all end only once the heap has run out) the
    * {@code OutOfMemoryError} of that initialisation leaves the virtual thread's frame and ends its
    * carrier (seen with {@code -Xlog:exceptions} in session 17: then every carrier died within a
-   * second, each in turn failing to make a replacement). For a runner, before its first virtual
-   * session thread. Waits at most a second for it; if the thread cannot be made or has not ended by
-   * then, returns all the same and the next call tries again.
+   * second, each in turn failing to make a replacement). First it loads the class of a catch
+   * clause that a carrier's submit reaches only when it fails (see {@link #loadCarrierCatchTypes}).
+   * For a runner, before its first virtual session thread. Waits at most a second for it; if the
+   * thread cannot be made or has not ended by then, returns all the same and the next call tries
+   * again.
    *
    * @throws InterruptedException if interrupted while waiting for the thread's end
    * @throws UnsupportedOperationException if this JDK has no virtual threads
@@ -107,6 +109,7 @@ public final class VirtualThreads {
     if (warmedUp) {
       return;
     }
+    boolean loaded = loadCarrierCatchTypes();
     Thread thread;
     try {
       thread = start("weft-virtual-warm-up", () -> {
@@ -121,8 +124,46 @@ public final class VirtualThreads {
     // threads, or its carrier dead of a heap already full) must not hold the run's start. It ends
     // in about a millisecond when it can; the next run tries again if it did not.
     thread.join(WARM_UP_WAIT_MILLIS);
-    if (!thread.isAlive()) {
+    if (!thread.isAlive() && loaded) {
       warmedUp = true;
+    }
+  }
+
+  /**
+   * Loads the one class that a carrier's own steps name in a {@code catch} and that a JVM running
+   * virtual threads need not have loaded: {@code java.util.concurrent.RejectedExecutionException},
+   * the first catch clause of {@code VirtualThread.submitRunContinuation} (and of its external and
+   * lazy variants), whose {@code catch (OutOfMemoryError)} after it retries, on JDK 25, a submit
+   * that found no room (JDK 21's submit catches only {@code RejectedExecutionException}: there a
+   * failed submit's error leaves the unpark whether or not the class is loaded, so on JDK 21 this
+   * load removes nothing, and a session thread's end that unparks another from a carrier in a full
+   * heap can still end the carrier). The JVM resolves a catch clause's class only when an exception first reaches that
+   * handler table; loading it then allocates (its mirror), and in a full heap that allocation
+   * fails: the new {@code OutOfMemoryError} replaces the one being handled and the JVM goes on
+   * looking for a handler from the failed clause's own start, outside the try, so the error
+   * escapes the retry loop. Seen with {@code -Xlog:exceptions} in session 18 (JDK 25.0.3, a
+   * VIRTUAL_THREADS child of {@code RunOutOfHeapTest}): a session thread's end ({@code
+   * VirtualThread.afterDone}, on the carrier) counted down the latch that the next session's
+   * thread waited on (ThreadRunner's join of the thread before it), the unpark's submit met the
+   * full heap, the catch clause's class could not be loaded, and the error left
+   * {@code runContinuation} and ended the carrier; the other carrier died failing to replace it,
+   * and the run's sessions never ended. Once loaded (here, with room), resolving the clause
+   * allocates nothing, and on JDK 25 a submit that finds no room retries until it finds some (park
+   * 100 ms, try again): an interrupt or unpark of a virtual thread may then wait for the heap, so
+   * none is made holding what the session threads need to end (ThreadRunner's cancel). Best effort: with no room even now, the run goes on without it.
+   *
+   * @return false if it could not be loaded now (the next warm-up tries again)
+   */
+  private static boolean loadCarrierCatchTypes() {
+    try {
+      Class.forName("java.util.concurrent.RejectedExecutionException");
+      return true;
+    } catch (ClassNotFoundException e) {
+      // Not in this JDK: nothing of it to resolve either.
+      return true;
+    } catch (LinkageError | OutOfMemoryError e) {
+      // No room for it now: the run goes on, and the next warm-up tries again.
+      return false;
     }
   }
 

@@ -45,6 +45,75 @@ class SaidOnceReportTest {
     assertTrue(told.get(3).contains("described failure, met by a report of a new exhaustion"), told.get(3));
   }
 
+  /**
+   * Review-heap6-s17 RISK 5: a report that reached only older watches (here a stamped one; a late
+   * collection notice likewise) said the exhaustion, but not to a run watching since: that run's
+   * own report of it is said to it in full. Before, the run heard only the words made ahead (and
+   * nothing was logged for it), though there was room for its own.
+   */
+  @Test
+  void aRunThatHasNotHeardTheExhaustionHearsItInFullThoughAnOlderRunWasToldIt() {
+    List<String> older = new CopyOnWriteArrayList<>();
+    List<String> newer = new CopyOnWriteArrayList<>();
+    Described late = new Described();
+    Described own = new Described();
+    try (HeapExhaustion.Watch a = HeapExhaustion.watch(older::add)) {
+      long stampedBeforeTheSecondWatch = HeapExhaustion.stamp();
+      try (HeapExhaustion.Watch b = HeapExhaustion.watch(newer::add)) {
+        assertTrue(HeapExhaustion.report(late, "a late report", stampedBeforeTheSecondWatch));
+        assertEquals(List.of(), newer, "a report stamped before the second watch reached it");
+        assertTrue(HeapExhaustion.report(own, "the newer run's own report"));
+      }
+    }
+    assertEquals(2, older.size(), older.toString());
+    assertTrue(older.get(0).contains("described failure, met by a late report"), older.get(0));
+    assertEquals(1, newer.size(), newer.toString());
+    assertTrue(newer.get(0).contains("described failure, met by the newer run's own report"), newer.get(0));
+  }
+
+  /**
+   * Review-heap6-s17 RISK 5, the race: a report made while an earlier one is still telling its
+   * watchers (here held in the first watcher's hearing) makes words of its own for a watcher the
+   * earlier one has not reached yet, so that the first reason that watcher hears is said in full.
+   * Before, the earlier report had already marked the exhaustion said, and the later one's words
+   * made ahead ("with no room to say more") reached the second watcher first (a run keeps the
+   * first reason it hears).
+   */
+  @Test
+  void aReportRacingTheFirstOneSaysItsOwnWordsToAWatcherTheFirstHasNotReachedYet() throws Exception {
+    java.util.concurrent.CountDownLatch firstHearing = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch goOn = new java.util.concurrent.CountDownLatch(1);
+    List<String> first = new CopyOnWriteArrayList<>();
+    List<String> second = new CopyOnWriteArrayList<>();
+    Thread firstReporter = new Thread(() -> HeapExhaustion.report(new Described(), "the first report"),
+        "first-reporter");
+    try (HeapExhaustion.Watch a = HeapExhaustion.watch(reason -> {
+          first.add(reason);
+          if (Thread.currentThread() == firstReporter) {
+            // Holds the first report here, before it reaches the second watcher.
+            firstHearing.countDown();
+            try {
+              goOn.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+        });
+        HeapExhaustion.Watch b = HeapExhaustion.watch(second::add)) {
+      firstReporter.start();
+      try {
+        firstHearing.await();
+        assertTrue(HeapExhaustion.report(new Described(), "a racing report"));
+        assertTrue(second.get(0).contains("described failure, met by a racing report"), second.toString());
+      } finally {
+        goOn.countDown();
+        firstReporter.join();
+      }
+    }
+    assertTrue(first.get(0).contains("described failure, met by the first report"), first.toString());
+    assertEquals(2, second.size(), second.toString());
+  }
+
   /** The heap's error, counting how often its words are asked for. */
   private static final class Described extends OutOfMemoryError {
     private static final long serialVersionUID = 1L;
