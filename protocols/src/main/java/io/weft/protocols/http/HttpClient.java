@@ -44,9 +44,12 @@ import java.util.List;
  * each chunk-size line is read as a {@code String}, about 40 bytes beyond its own for a one-byte
  * chunk ({@code 1\r\nx\r\n}, 6 bytes on the wire), so no bound in bytes alone holds for a body of
  * many tiny chunks. The chunks' bytes themselves are kept in a few segments however small the
- * chunks are. Bytes are read as the transport has them into a buffer of the client's own,
- * 2 KiB at first and never larger than one line needs, and parsed from there, so a response that
- * arrived in one segment costs one read; bytes past a response stay there for the next one.
+ * chunks are. Bytes are read as the transport has them into a buffer of the client's own, and
+ * parsed from there, so a response that arrived in one segment costs one read; bytes past a
+ * response stay there for the next one. The buffer starts at 2 KiB for a client's first response
+ * and then at a length fitted to the responses it has read (half as much again as the last one
+ * held, 128 bytes to 2 KiB, shrinking by at most half per response), doubles when full, and is
+ * never larger than one line needs.
  * Those bytes are the client's, no longer the transport's: a caller who reads the transport
  * itself after using the client, or gives it to another client, loses them, so keep one client
  * per connection for the connection's life. The buffer is let go when a response ends with
@@ -94,8 +97,13 @@ public final class HttpClient {
 
   private static final int MAX_INTERIM_RESPONSES = 16;
   private static final byte[] EMPTY = new byte[0];
-  /** The first size of the buffer of arrived bytes: a typical response in one read. */
+  /**
+   * The most a buffer of arrived bytes starts at, and what a new client's first one starts at: a
+   * typical response in one read.
+   */
   private static final int INITIAL_IN = 2048;
+  /** The least a buffer of arrived bytes starts at, however small the responses were. */
+  static final int MIN_FIRST_IN = 128;
   /** The largest array the buffer of arrived bytes may be: what a JVM is sure to allocate. */
   static final int MAX_IN = Integer.MAX_VALUE - 8;
 
@@ -117,6 +125,14 @@ public final class HttpClient {
   private byte[] in = EMPTY;
   private int head;
   private int tail;
+  /**
+   * The length a new buffer of arrived bytes starts at: {@link #INITIAL_IN} for a new client,
+   * then fitted to the responses this client has read (see {@link #nextFirstIn}), so that a
+   * kept-alive connection of small responses does not make a 2 KiB array per response.
+   */
+  private int firstIn = INITIAL_IN;
+  /** The most bytes {@link #in} held unparsed at once during the exchange being made. */
+  private int mostHeld;
   /** Bytes from {@code head} already searched for a line end. */
   private int scanned;
   private boolean eof;
@@ -249,6 +265,7 @@ public final class HttpClient {
     checkTarget(target);
     checkUsable();
     state = STATE_EXCHANGING;
+    mostHeld = tail - head;
     try {
       writeRequest(method, target, headers, body);
       transport.flush();
@@ -256,6 +273,7 @@ public final class HttpClient {
       if (state == STATE_EXCHANGING) {
         state = STATE_IDLE;
       }
+      firstIn = nextFirstIn(firstIn, mostHeld, in.length);
       if (head == tail) {
         // Nothing past the response: a session waiting for its next request holds no buffer.
         in = EMPTY;
@@ -281,13 +299,30 @@ public final class HttpClient {
   }
 
   private void writeRequest(String method, String target, HttpHeaders headers, byte[] body) throws IOException {
+    boolean addHost = headers == null || headers.get("Host") == null;
+    String length = body != null && (headers == null || headers.get("Content-Length") == null)
+        ? Integer.toString(body.length) : null;
+    // The request's array is made once, as long as its chars (each is one byte, or none for the
+    // second of a surrogate pair): the transport may keep it, so it cannot be reused, and a
+    // doubling from a guess would make one to three arrays per request.
+    long chars = method.length() + 1L + target.length() + 11 + 2
+        + (addHost ? 6L + host.length() + 2 : 0)
+        + (length != null ? 16L + length.length() + 2 : 0);
+    if (headers != null) {
+      for (int i = 0; i < headers.size(); i++) {
+        chars += headers.name(i).length() + 2L + headers.value(i).length() + 2;
+      }
+    }
+    if (chars > out.length && chars <= MAX_IN) {
+      out = new byte[(int) chars];
+    }
     int n = 0;
     n = put(put(put(put(n, method), " "), target), " HTTP/1.1\r\n");
-    if (headers == null || headers.get("Host") == null) {
+    if (addHost) {
       n = put(put(put(n, "Host: "), host), "\r\n");
     }
-    if (body != null && (headers == null || headers.get("Content-Length") == null)) {
-      n = put(put(put(n, "Content-Length: "), Integer.toString(body.length)), "\r\n");
+    if (length != null) {
+      n = put(put(put(n, "Content-Length: "), length), "\r\n");
     }
     if (headers != null) {
       for (int i = 0; i < headers.size(); i++) {
@@ -760,7 +795,7 @@ public final class HttpClient {
         throw new ProtocolViolationException("a line longer than one Java array holds (" + MAX_IN
             + " bytes): " + ProtocolViolationException.quote(in, head, tail - head));
       }
-      in = Arrays.copyOf(in, grownLength(in.length, need));
+      in = Arrays.copyOf(in, grownLength(in.length, need, firstIn));
     }
     return true;
   }
@@ -772,17 +807,37 @@ public final class HttpClient {
       return false;
     }
     tail += n;
+    if (tail - head > mostHeld) {
+      mostHeld = tail - head;
+    }
     return true;
   }
 
   /**
-   * The length the buffer of arrived bytes grows to from a full {@code length}, for a line that
-   * may need {@code need} bytes: twice as much (at least 2 KiB), so that it follows the bytes
-   * received, but never past {@code need} nor {@link #MAX_IN}; always more than {@code length}
-   * while {@code length < MAX_IN}.
+   * The length the next buffer of arrived bytes starts at, after an exchange in which the buffer
+   * ({@code length} long at its end) held at most {@code mostHeld} unparsed bytes at once, when
+   * the last one started at {@code first}. Half as much again as the response held, rounded up to
+   * 64 bytes; twice the buffer if a read filled it (the transport may have had more); never less
+   * than half of {@code first} (a run of small responses shrinks it over a few exchanges, so one
+   * small response among large ones costs little); between {@link #MIN_FIRST_IN} and
+   * {@link #INITIAL_IN}. It follows what arrived: a response of n bytes in one piece makes the
+   * next buffer at most about 1.5 n + 64 bytes, or 2 KiB.
    */
-  static int grownLength(int length, long need) {
-    long grown = Math.max(Math.min(2L * length, need), Math.min((long) INITIAL_IN, need));
+  static int nextFirstIn(int first, int mostHeld, int length) {
+    long want = mostHeld >= length ? 2L * length : mostHeld + (mostHeld >> 1);
+    want = (want + 63) & ~63L;
+    long next = Math.max(want, first / 2);
+    return (int) Math.max(MIN_FIRST_IN, Math.min(INITIAL_IN, next));
+  }
+
+  /**
+   * The length the buffer of arrived bytes grows to from a full {@code length}, for a line that
+   * may need {@code need} bytes: twice as much (at least {@code first}, the length a new buffer
+   * starts at, at most 2 KiB), so that it follows the bytes received, but never past {@code need}
+   * nor {@link #MAX_IN}; always more than {@code length} while {@code length < MAX_IN}.
+   */
+  static int grownLength(int length, long need, int first) {
+    long grown = Math.max(Math.min(2L * length, need), Math.min((long) first, need));
     return (int) Math.min(Math.max(grown, length + 1L), MAX_IN);
   }
 

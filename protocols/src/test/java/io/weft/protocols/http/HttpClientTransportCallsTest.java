@@ -29,6 +29,9 @@ class HttpClientTransportCallsTest {
   private static final String RESPONSE = "HTTP/1.1 200 OK\r\nServer: nginx\r\nDate: Thu, 26 Nov 2026 23:59:59 GMT\r\n"
       + "Content-Type: text/html\r\nContent-Length: 17\r\nLast-Modified: Thu, 26 Nov 2026 23:00:00 GMT\r\n"
       + "Connection: keep-alive\r\nETag: \"6a3b2c1d-11\"\r\nAccept-Ranges: bytes\r\n\r\nhello from nginx\n";
+  private static final String BIG_BODY = "0123456789abcdef".repeat(200);
+  private static final String BIG_RESPONSE = "HTTP/1.1 200 OK\r\nServer: nginx\r\nContent-Length: " + BIG_BODY.length()
+      + "\r\n\r\n" + BIG_BODY;
 
   @Test
   void aResponseThatArrivedInOnePieceIsParsedFromOneRead() throws IOException {
@@ -96,12 +99,52 @@ class HttpClientTransportCallsTest {
   void theBufferNeverGrowsPastWhatAnArrayHoldsNorShrinksAtTheTop() {
     long noLimit = Integer.MAX_VALUE + 2L;
     // From 1 GiB, doubling would be 2^31: an int overflow, and NegativeArraySizeException.
-    assertEquals(HttpClient.MAX_IN, HttpClient.grownLength(1 << 30, noLimit));
-    assertEquals(HttpClient.MAX_IN, HttpClient.grownLength(HttpClient.MAX_IN - 1, noLimit));
-    assertEquals(2048, HttpClient.grownLength(0, noLimit));
-    assertEquals(8192, HttpClient.grownLength(4096, noLimit));
-    assertEquals(8194, HttpClient.grownLength(8192, 8194), "never past what one line needs");
-    assertEquals(18, HttpClient.grownLength(0, 18));
+    assertEquals(HttpClient.MAX_IN, HttpClient.grownLength(1 << 30, noLimit, 2048));
+    assertEquals(HttpClient.MAX_IN, HttpClient.grownLength(HttpClient.MAX_IN - 1, noLimit, 2048));
+    assertEquals(2048, HttpClient.grownLength(0, noLimit, 2048));
+    assertEquals(448, HttpClient.grownLength(0, noLimit, 448), "a new buffer starts at the fitted length");
+    assertEquals(896, HttpClient.grownLength(448, noLimit, 448));
+    assertEquals(8192, HttpClient.grownLength(4096, noLimit, 2048));
+    assertEquals(8194, HttpClient.grownLength(8192, 8194, 2048), "never past what one line needs");
+    assertEquals(18, HttpClient.grownLength(0, 18, 2048));
+  }
+
+  @Test
+  void aKeptAliveClientReadsSmallResponsesIntoABufferFittedToThem() throws IOException {
+    // One response per read, as a server answering each request gives them.
+    int responses = 8;
+    Counting transport = new Counting(InMemoryTransport.of(RESPONSE.repeat(responses) + BIG_RESPONSE + RESPONSE));
+    HttpClient http = new HttpClient(transport, "localhost");
+    for (int i = 0; i < responses; i++) {
+      transport.perRead = RESPONSE.length();
+      HttpResponse got = http.get("/");
+      assertArrayEquals("hello from nginx\n".getBytes(StandardCharsets.US_ASCII), got.body());
+    }
+    assertEquals(responses, transport.reads, "one read per response, the fitted buffer too: " + transport.readArrays);
+    assertEquals(2048, transport.readArrays.get(0), "a new client's first buffer");
+    int last = transport.readArrays.get(responses - 1);
+    assertTrue(last >= RESPONSE.length() && last <= RESPONSE.length() * 3 / 2 + 64,
+        "the buffer a " + RESPONSE.length() + "-byte response is read into, after " + (responses - 1)
+        + " of them: " + transport.readArrays);
+
+    // A larger response than the fitted buffer holds: whole, and the next buffer is larger again.
+    transport.perRead = BIG_RESPONSE.length();
+    assertEquals(BIG_BODY, http.get("/big").bodyUtf8());
+    int bigFirstRead = transport.readArrays.size();
+    transport.perRead = RESPONSE.length();
+    assertEquals(200, http.get("/").status());
+    assertEquals(last, transport.readArrays.get(responses), "the large response's first read went into the fitted buffer");
+    assertEquals(2 * last, transport.readArrays.get(bigFirstRead), "a response that filled the buffer: the next starts at twice it");
+  }
+
+  @Test
+  void theNextBufferFollowsWhatTheLastResponseHeld() {
+    assertEquals(448, HttpClient.nextFirstIn(448, 270, 448), "1.5 x 270, rounded up to 64");
+    assertEquals(1024, HttpClient.nextFirstIn(2048, 270, 2048), "it shrinks by at most half per response");
+    assertEquals(896, HttpClient.nextFirstIn(448, 448, 448), "a read filled it: twice");
+    assertEquals(2048, HttpClient.nextFirstIn(2048, 2048, 2048), "never above 2 KiB");
+    assertEquals(2048, HttpClient.nextFirstIn(2048, 9000, 16384), "a buffer grown for a long line: 2 KiB");
+    assertEquals(HttpClient.MIN_FIRST_IN, HttpClient.nextFirstIn(128, 27, 2048), "never below the least");
   }
 
   private static byte[] buffer(HttpClient http, String name) throws ReflectiveOperationException {
@@ -121,6 +164,10 @@ class HttpClientTransportCallsTest {
     final List<String> readCallers = new ArrayList<>();
     /** The largest room a read offered beyond the first 2 KiB, over the bytes received before it. */
     double largestRoomOverReceived;
+    /** Per read, the length of the array the client read into. */
+    final List<Integer> readArrays = new ArrayList<>();
+    /** The most bytes one read hands out. */
+    int perRead = Integer.MAX_VALUE;
 
     Counting(InMemoryTransport inner) {
       this.inner = inner;
@@ -172,7 +219,8 @@ class HttpClientTransportCallsTest {
       if (dst.length > 2048) {
         largestRoomOverReceived = Math.max(largestRoomOverReceived, dst.length / (double) received);
       }
-      int n = inner.read(dst, offset, length);
+      readArrays.add(dst.length);
+      int n = inner.read(dst, offset, Math.min(length, perRead));
       if (n > 0) {
         received += n;
       }
