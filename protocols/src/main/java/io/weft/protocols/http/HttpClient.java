@@ -27,8 +27,9 @@ import java.util.List;
  * the response said {@code Connection: close}, came from HTTP/1.0 without keep-alive, or was
  * framed by the close itself. Any {@link IOException} leaves it {@code BROKEN}: the stream is
  * at an unknown point. A {@code SPENT} or {@code BROKEN} client refuses requests with
- * {@link IllegalStateException}; open a new transport and client. The client never closes the
- * transport: its owner does.
+ * {@link IllegalStateException}; open a new transport and client (made with
+ * {@link #HttpClient(Transport, HttpClient)}, it starts where the old one's buffer size had got
+ * to). The client never closes the transport: its owner does.
  *
  * <h2>Limits</h2>
  * Memory follows the bytes received, never what the server claims: a body grows in steps of at
@@ -135,6 +136,8 @@ public final class HttpClient {
   private int mostHeld;
   /** Bytes from {@code head} already searched for a line end. */
   private int scanned;
+  /** Where in {@link #in} the line {@link #pollLineEnd} found last starts. */
+  private int lineAt;
   private boolean eof;
   /** How many bytes from {@code head} the line being looked for may need (see {@link #pollLine}). */
   private long wanted;
@@ -148,6 +151,12 @@ public final class HttpClient {
   private byte[] out = EMPTY;
   private int state = STATE_IDLE;
   private String unusableBecause;
+  /**
+   * Why a {@code SPENT} client whose {@link #unusableBecause} is null is spent: the response's
+   * version, and its {@code Connection} field (null if none).
+   */
+  private String spentVersion;
+  private String spentConnection;
   /** What the header section of the response being read may still cost. */
   private long headerBudget;
 
@@ -195,6 +204,29 @@ public final class HttpClient {
     this.maxLineBytes = maxLineBytes;
     this.maxHeaderBytes = maxHeaderBytes;
     this.maxBodyBytes = maxBodyBytes;
+  }
+
+  /**
+   * A client for a new connection to the same server as {@code previous} (after a response that
+   * ended its connection, say): the same {@code Host} and limits, and the buffer for its first
+   * response started at the length {@code previous}'s responses fitted (see the class javadoc),
+   * not at 2 KiB. Nothing else is taken over: bytes {@code previous} held past its last response
+   * belong to {@code previous}'s connection, and are not this client's.
+   *
+   * @param transport the new connection, which stays the caller's to close
+   * @param previous a client of the same server, in any state
+   * @throws IllegalArgumentException if {@code transport} or {@code previous} is null
+   */
+  public HttpClient(Transport transport, HttpClient previous) {
+    this(transport, checked(previous).host, previous.maxLineBytes, previous.maxHeaderBytes, previous.maxBodyBytes);
+    this.firstIn = previous.firstIn;
+  }
+
+  private static HttpClient checked(HttpClient previous) {
+    if (previous == null) {
+      throw new IllegalArgumentException("previous == null");
+    }
+    return previous;
   }
 
   /**
@@ -394,7 +426,11 @@ public final class HttpClient {
         : headers.hasToken("Connection", "keep-alive");
     byte[] body = readBody(head, status, headers);
     if (!keepAlive && state == STATE_EXCHANGING) {
-      spend("the server sent " + version + (headers.get("Connection") == null ? "" : " with Connection: " + headers.get("Connection")));
+      // The reason's words are made when asked (checkUsable), not with every such response.
+      state = STATE_SPENT;
+      unusableBecause = null;
+      spentVersion = version;
+      spentConnection = headers.get("Connection");
     }
     return new HttpResponse(version, status, reason, headers.readOnly(), body);
   }
@@ -407,10 +443,11 @@ public final class HttpClient {
   private boolean pollHead() throws IOException {
     for (;;) {
       if (statusLine == null) {
-        String line = pollHeaderLine("status line");
-        if (line == null) {
+        int length = pollHeaderLine("status line");
+        if (length < 0) {
           return false;
         }
+        String line = new String(in, lineAt, length, StandardCharsets.ISO_8859_1);
         parseVersion(line);
         parseStatus(line);
         statusLine = line;
@@ -435,36 +472,45 @@ public final class HttpClient {
     }
   }
 
-  /** The next header-section line if it has arrived, else null; charged to the section's budget. */
-  private String pollHeaderLine(String what) throws IOException {
+  /**
+   * The length of the next header-section line if it has arrived (its bytes at
+   * {@code in[lineAt..lineAt + length)}, already consumed: read them before the next read), else
+   * -1; charged to the section's budget.
+   */
+  private int pollHeaderLine(String what) throws IOException {
     long left = headerBudget - FIELD_COST - 2;
     if (left < 0) {
       throw overHeaderBudget("reading a " + what);
     }
-    String line;
+    int length;
     if (left >= maxLineBytes) {
-      line = pollLine(maxLineBytes);
+      length = pollLineEnd(maxLineBytes);
     } else {
       try {
-        line = pollLine((int) left);
+        length = pollLineEnd((int) left);
       } catch (LineTooLongException e) {
         // The line may well be within maxLineBytes: the limit passed is the section's.
         throw overHeaderBudget("in a " + what + " starting " + e.getMessage().substring(e.getMessage().indexOf(':') + 2));
       }
     }
-    if (line == null) {
-      return null;
+    if (length < 0) {
+      return -1;
     }
-    headerBudget = left - line.length();
-    // String.indexOf(int) is a vectorized intrinsic; a charAt loop cost a share of every response.
-    int nul = line.indexOf('\0');
-    int cr = line.indexOf('\r');
-    if (nul >= 0 || cr >= 0) {
-      boolean nulFirst = nul >= 0 && (cr < 0 || nul < cr);
-      throw new ProtocolViolationException((nulFirst ? "NUL" : "bare CR") + " in a " + what
-          + " (RFC 9110 section 5.5): " + ProtocolViolationException.quote(line));
+    headerBudget = left - length;
+    byte[] b = in;
+    for (int i = lineAt, end = lineAt + length; i < end; i++) {
+      byte c = b[i];
+      if (c == 0 || c == '\r') {
+        throw new ProtocolViolationException((c == 0 ? "NUL" : "bare CR") + " in a " + what
+            + " (RFC 9110 section 5.5): " + ProtocolViolationException.quote(lineString(length)));
+      }
     }
-    return line;
+    return length;
+  }
+
+  /** The line at {@code in[lineAt..lineAt + length)} as a String, for a message. */
+  private String lineString(int length) {
+    return new String(in, lineAt, length, StandardCharsets.ISO_8859_1);
   }
 
   private ProtocolViolationException overHeaderBudget(String where) {
@@ -511,35 +557,38 @@ public final class HttpClient {
   /** Parses the fields that have arrived into {@code into}: true at the empty line that ends them. */
   private boolean pollFields(HttpHeaders into, String what) throws IOException {
     for (;;) {
-      String line = pollHeaderLine(what);
-      if (line == null) {
+      int length = pollHeaderLine(what);
+      if (length < 0) {
         return false;
       }
-      if (line.isEmpty()) {
+      if (length == 0) {
         return true;
       }
-      char first = line.charAt(0);
-      if (first == ' ' || first == '\t') {
-        throw new ProtocolViolationException("obsolete header line folding: " + ProtocolViolationException.quote(line));
+      // Parsed from the bytes: the field's name and value are made from them, not cut from a
+      // String of the whole line, and a common name is the one String HttpHeaders keeps for it.
+      byte[] b = in;
+      int at = lineAt;
+      int end = at + length;
+      if (b[at] == ' ' || b[at] == '\t') {
+        throw new ProtocolViolationException("obsolete header line folding: " + ProtocolViolationException.quote(lineString(length)));
       }
-      int colon = line.indexOf(':');
-      if (colon <= 0 || !HttpHeaders.isToken(line, 0, colon)) {
-        throw new ProtocolViolationException("malformed header line: " + ProtocolViolationException.quote(line));
+      int colon = at;
+      while (colon < end && b[colon] != ':') {
+        colon++;
       }
-      into.addParsed(line.substring(0, colon), trimOws(line, colon + 1));
+      if (colon == end || colon == at || !HttpHeaders.isToken(b, at, colon)) {
+        throw new ProtocolViolationException("malformed header line: " + ProtocolViolationException.quote(lineString(length)));
+      }
+      // The value without the spaces and tabs RFC 9110 allows around it.
+      int start = colon + 1;
+      while (start < end && (b[start] == ' ' || b[start] == '\t')) {
+        start++;
+      }
+      while (end > start && (b[end - 1] == ' ' || b[end - 1] == '\t')) {
+        end--;
+      }
+      into.addParsed(HttpHeaders.name(b, at, colon), new String(b, start, end - start, StandardCharsets.ISO_8859_1));
     }
-  }
-
-  /** The field value from {@code start}, without the spaces and tabs RFC 9110 allows around it. */
-  private static String trimOws(String line, int start) {
-    int end = line.length();
-    while (start < end && (line.charAt(start) == ' ' || line.charAt(start) == '\t')) {
-      start++;
-    }
-    while (end > start && (line.charAt(end - 1) == ' ' || line.charAt(end - 1) == '\t')) {
-      end--;
-    }
-    return line.substring(start, end);
   }
 
   private byte[] readBody(boolean head, int status, HttpHeaders headers) throws IOException {
@@ -716,6 +765,15 @@ public final class HttpClient {
    * {@code EOFException}s.
    */
   private String pollLine(int limit) throws IOException {
+    int length = pollLineEnd(limit);
+    return length < 0 ? null : lineString(length);
+  }
+
+  /**
+   * As {@link #pollLine}, the line's length, its bytes left at {@code in[lineAt..lineAt + length)}
+   * (consumed: read them before the next read into {@link #in}); -1 where it returns null.
+   */
+  private int pollLineEnd(int limit) throws IOException {
     int size = tail - head;
     // A line of `limit` bytes needs up to limit + 2 bytes with its CRLF; look no further.
     int window = (int) Math.min((long) size, (long) limit + 2L);
@@ -726,9 +784,9 @@ public final class HttpClient {
         if (length > limit) {
           throw tooLong(limit);
         }
-        String line = new String(b, head, length, StandardCharsets.ISO_8859_1);
+        lineAt = head;
         consume(i + 1 - head);
-        return line;
+        return length;
       }
     }
     if (window == (long) limit + 2L || (size == limit + 1 && b[head + limit] != '\r')) {
@@ -738,7 +796,7 @@ public final class HttpClient {
     if (!eof) {
       wanted = limit + 2L;
       awaitedLineLimit = limit;
-      return null;
+      return -1;
     }
     if (size == 0) {
       throw new EOFException("end of stream: expected a line");
@@ -915,7 +973,8 @@ public final class HttpClient {
 
   private void checkUsable() {
     if (state == STATE_SPENT) {
-      throw new IllegalStateException("connection not reusable: " + unusableBecause);
+      throw new IllegalStateException("connection not reusable: " + (unusableBecause != null ? unusableBecause
+          : "the server sent " + spentVersion + (spentConnection == null ? "" : " with Connection: " + spentConnection)));
     }
     if (state == STATE_BROKEN) {
       throw new IllegalStateException("client unusable: " + unusableBecause);

@@ -1,8 +1,10 @@
 package io.weft.protocols.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.weft.testsupport.InMemoryTransport;
 import io.weft.transport.Timeout;
 import io.weft.transport.socket.SocketTransport;
 import java.io.IOException;
@@ -16,15 +18,16 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestReporter;
 
 /**
  * What a kept-alive exchange of a small response allocates on the caller's thread, over a real
  * loopback connection (SYNC, the socket transport) to a scripted peer that answers each request
- * with nginx's response to a GET of a 17-byte file (about 330 bytes, sent in one write): the
- * parse's strings, fields and response, the request's bytes and a buffer for the response's bytes
- * fitted to the responses seen so far. A fresh 2 KiB buffer per response, and a 256-byte request
- * array for a 37-byte request, made it about 4.3 KB per exchange (the load tool's profile at
- * 10,000 users: half of all it allocated).
+ * with nginx's response to a GET of a 17-byte file (253 bytes, sent in one write): the parse's
+ * strings, fields and response, the request's bytes, and a buffer for the response's bytes fitted
+ * to the responses seen so far. A fresh 2 KiB buffer per response and a 256-byte array for a
+ * 37-byte request made it 4,216 bytes per exchange (182ed02, JDK 17; the load tool's profile at
+ * 10,000 users: half of all it allocated); fitted, 2,336.
  */
 class HttpClientAllocationTest {
   private static final com.sun.management.ThreadMXBean THREADS =
@@ -39,12 +42,12 @@ class HttpClientAllocationTest {
   /**
    * What one exchange may allocate: the parse's objects (about 2 KB on JDK 17 and 25: nine
    * lines, each a String, and a name and a value cut from it) and a buffer fitted to a
-   * 330-byte response, with room to spare; not a fresh 2 KiB buffer besides.
+   * 253-byte response, with room to spare; not a fresh 2 KiB buffer besides.
    */
   private static final long MOST_PER_EXCHANGE = 3_072;
 
   @Test
-  void aKeptAliveExchangeOfASmallResponseAllocatesNoFresh2KiBBuffer() throws Exception {
+  void aKeptAliveExchangeOfASmallResponseAllocatesNoFresh2KiBBuffer(TestReporter reporter) throws Exception {
     try (ServerSocket server = new ServerSocket(0, 8, InetAddress.getLoopbackAddress())) {
       Thread peer = new Thread(() -> answerEveryRequest(server), "scripted-http-peer");
       peer.setDaemon(true);
@@ -60,10 +63,46 @@ class HttpClientAllocationTest {
           exchange(http);
         }
         long perExchange = (THREADS.getCurrentThreadAllocatedBytes() - before) / MEASURED;
+        reporter.publishEntry("bytes allocated per exchange", Long.toString(perExchange));
         assertTrue(perExchange <= MOST_PER_EXCHANGE, "bytes allocated per exchange of a " + RESPONSE.length
             + "-byte response: " + perExchange + ", at most " + MOST_PER_EXCHANGE + " expected");
       }
     }
+  }
+
+  @Test
+  void aResponseThatEndsItsConnectionCostsNoMoreThanOneThatKeepsIt(TestReporter reporter) throws IOException {
+    // The same bytes but for the one token; the spent client's reason is worded when asked.
+    String close = "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok";
+    String kept = "HTTP/1.1 200 OK\r\nConnection: other\r\nContent-Length: 2\r\n\r\nok";
+    HttpClient spent = new HttpClient(InMemoryTransport.of(close), "localhost");
+    spent.get("/");
+    IllegalStateException refused = assertThrows(IllegalStateException.class, () -> spent.get("/"));
+    assertEquals("connection not reusable: the server sent HTTP/1.1 with Connection: close", refused.getMessage());
+    HttpClient reusable = new HttpClient(InMemoryTransport.of(kept), "localhost");
+    reusable.get("/");
+    assertTrue(reusable.isReusable());
+
+    oneConnectionEach(close, WARM_UP);
+    oneConnectionEach(kept, WARM_UP);
+    long closing = oneConnectionEach(close, MEASURED);
+    long keeping = oneConnectionEach(kept, MEASURED);
+    reporter.publishEntry("bytes per exchange and client", closing + " with Connection: close, " + keeping + " without");
+    assertTrue(closing <= keeping + 32, "bytes per exchange and client: " + closing + " with Connection: close, "
+        + keeping + " without");
+  }
+
+  /** Bytes allocated per exchange, each on a client and connection of its own, the connections made first. */
+  private static long oneConnectionEach(String response, int exchanges) throws IOException {
+    InMemoryTransport[] connections = new InMemoryTransport[exchanges];
+    for (int i = 0; i < exchanges; i++) {
+      connections[i] = InMemoryTransport.of(response);
+    }
+    long before = THREADS.getCurrentThreadAllocatedBytes();
+    for (InMemoryTransport connection : connections) {
+      new HttpClient(connection, "localhost").get("/");
+    }
+    return (THREADS.getCurrentThreadAllocatedBytes() - before) / exchanges;
   }
 
   private static void exchange(HttpClient http) throws IOException {

@@ -2,9 +2,12 @@ package io.weft.protocols.http;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weft.testsupport.InMemoryTransport;
+import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
@@ -135,6 +138,46 @@ class HttpClientTransportCallsTest {
     assertEquals(200, http.get("/").status());
     assertEquals(last, transport.readArrays.get(responses), "the large response's first read went into the fitted buffer");
     assertEquals(2 * last, transport.readArrays.get(bigFirstRead), "a response that filled the buffer: the next starts at twice it");
+  }
+
+  @Test
+  void aCommonFieldNameIsOneStringForEveryResponseAndAnyOtherIsReadAsSent() throws IOException {
+    String other = "HTTP/1.1 200 OK\r\nCONTENT-LENGTH: 2\r\nX-Weft: \t v a \t\r\nDate:\r\nx-weft:w\r\n\r\nok";
+    HttpClient http = new HttpClient(InMemoryTransport.of(RESPONSE + RESPONSE + other), "localhost");
+    HttpHeaders first = http.get("/").headers();
+    HttpHeaders second = http.get("/").headers();
+    assertEquals(8, second.size());
+    for (int i = 0; i < first.size(); i++) {
+      assertSame(first.name(i), second.name(i), "field " + i + "'s name, " + first.name(i) + ", in two responses");
+    }
+    HttpResponse response = http.get("/");
+    HttpHeaders fields = response.headers();
+    assertEquals(List.of("CONTENT-LENGTH", "X-Weft", "Date", "x-weft"),
+        List.of(fields.name(0), fields.name(1), fields.name(2), fields.name(3)), "names as sent");
+    assertEquals(List.of("v a", "w"), fields.values("X-WEFT"), "values without the spaces and tabs around them");
+    assertEquals("", fields.get("date"));
+    assertEquals("ok", response.bodyUtf8());
+  }
+
+  @Test
+  void aClientForANewConnectionStartsAtTheBufferSizeThePreviousOneFitted() throws IOException {
+    Counting first = new Counting(InMemoryTransport.of(RESPONSE.repeat(4)));
+    first.perRead = RESPONSE.length();
+    HttpClient old = new HttpClient(first, "example.org:8080", 1024, 4096, 100);
+    for (int i = 0; i < 4; i++) {
+      old.get("/");
+    }
+    int fitted = first.readArrays.get(3);
+    assertTrue(fitted < 2048, "the first client's buffer after 4 responses: " + first.readArrays);
+
+    Counting second = new Counting(InMemoryTransport.of(RESPONSE));
+    HttpClient next = new HttpClient(second, old);
+    assertEquals(200, next.get("/").status());
+    assertEquals(List.of(fitted), second.readArrays, "the new connection's first response, in one read into the fitted buffer");
+    assertEquals("GET / HTTP/1.1\r\nHost: example.org:8080\r\n\r\n", second.inner.written(), "the same Host");
+    Counting third = new Counting(InMemoryTransport.of("HTTP/1.1 200 OK\r\nContent-Length: 101\r\n\r\n" + "x".repeat(101)));
+    ProtocolViolationException over = assertThrows(ProtocolViolationException.class, () -> new HttpClient(third, next).get("/"));
+    assertTrue(over.getMessage().contains("over the body limit of 100 bytes"), "the same limits: " + over.getMessage());
   }
 
   @Test
