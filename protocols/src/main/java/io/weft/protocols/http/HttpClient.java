@@ -83,8 +83,8 @@ public final class HttpClient {
   public static final int DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
   /**
    * What each line of the header section costs against its budget, beyond its bytes: at least what
-   * reading and keeping a parsed field allocates beyond them (the line, its name and value, their
-   * slots: about 190 bytes on JDK 17 and 25), so that the budget bounds the allocation of a header
+   * reading and keeping a parsed field allocates beyond them (its name and value, their slots:
+   * under 190 bytes on JDK 17 and 25), so that the budget bounds the allocation of a header
    * section of many tiny fields as well as of a few long ones.
    */
   public static final int FIELD_COST = 256;
