@@ -878,8 +878,8 @@ public final class HttpClient {
    * 64 bytes; twice the buffer if a read filled it (the transport may have had more); never less
    * than half of {@code first} (a run of small responses shrinks it over a few exchanges, so one
    * small response among large ones costs little); between {@link #MIN_FIRST_IN} and
-   * {@link #INITIAL_IN}. It follows what arrived: a response of n bytes in one piece makes the
-   * next buffer at most about 1.5 n + 64 bytes, or 2 KiB.
+   * {@link #INITIAL_IN}. It follows what arrived: after a few responses of n bytes each, in one
+   * piece, a buffer starts at about 1.5 n + 64 bytes (at most 2 KiB).
    */
   static int nextFirstIn(int first, int mostHeld, int length) {
     long want = mostHeld >= length ? 2L * length : mostHeld + (mostHeld >> 1);
