@@ -587,7 +587,7 @@ public final class HttpClient {
       while (end > start && (b[end - 1] == ' ' || b[end - 1] == '\t')) {
         end--;
       }
-      into.addParsed(HttpHeaders.name(b, at, colon), new String(b, start, end - start, StandardCharsets.ISO_8859_1));
+      into.addParsed(HttpHeaders.parsedName(b, at, colon), new String(b, start, end - start, StandardCharsets.ISO_8859_1));
     }
   }
 

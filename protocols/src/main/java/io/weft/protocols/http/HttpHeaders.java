@@ -224,7 +224,6 @@ public final class HttpHeaders {
     return isToken(s, 0, s.length());
   }
 
-  /** Whether {@code s[from..to)} is a token; a range, so that a parsed line is not cut up to ask. */
   /** The same test on the bytes {@code b[from..to)}. */
   static boolean isToken(byte[] b, int from, int to) {
     if (from >= to) {
@@ -245,7 +244,7 @@ public final class HttpHeaders {
    * The field name in {@code b[from..to)} (a token, so ASCII): one of {@link #COMMON_NAMES} if it
    * is spelled exactly so (the same String every time, nothing made), else a new String.
    */
-  static String name(byte[] b, int from, int to) {
+  static String parsedName(byte[] b, int from, int to) {
     int length = to - from;
     String[] common = COMMON_NAMES;
     for (int k = 0; k < common.length; k++) {
@@ -266,6 +265,7 @@ public final class HttpHeaders {
     return true;
   }
 
+  /** Whether {@code s[from..to)} is a token; a range, so that a parsed line is not cut up to ask. */
   static boolean isToken(String s, int from, int to) {
     if (from >= to) {
       return false;
