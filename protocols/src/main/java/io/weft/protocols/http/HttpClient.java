@@ -28,8 +28,12 @@ import java.util.List;
  * framed by the close itself. Any {@link IOException} leaves it {@code BROKEN}: the stream is
  * at an unknown point. A {@code SPENT} or {@code BROKEN} client refuses requests with
  * {@link IllegalStateException}; open a new transport and client (made with
- * {@link #HttpClient(Transport, HttpClient)}, it starts where the old one's buffer size had got
+ * {@link #forNewConnection(Transport)}, it starts where the old one's buffer size had got
  * to). The client never closes the transport: its owner does.
+ *
+ * <h2>Threads</h2>
+ * A client is not thread-safe: one session uses it at a time, one exchange after another, from
+ * one thread or continuation.
  *
  * <h2>Limits</h2>
  * Memory follows the bytes received, never what the server claims: a body grows in steps of at
@@ -207,26 +211,23 @@ public final class HttpClient {
   }
 
   /**
-   * A client for a new connection to the same server as {@code previous} (after a response that
-   * ended its connection, say): the same {@code Host} and limits, and the buffer for its first
-   * response started at the length {@code previous}'s responses fitted (see the class javadoc),
-   * not at 2 KiB. Nothing else is taken over: bytes {@code previous} held past its last response
-   * belong to {@code previous}'s connection, and are not this client's.
+   * A client over {@code transport}, a new connection to this client's server (after a response
+   * that ended this one's connection, say), with this client's settings: the same {@code Host} and
+   * the same limits ({@code maxLineBytes}, {@code maxHeaderBytes}, {@code maxBodyBytes}), and the
+   * buffer for its first response started at the length this client's responses fitted (see the
+   * class javadoc), not at 2 KiB. This client may be in any state (idle, spent, broken, its
+   * transport closed); it is only read, and is unchanged. Nothing else is shared or carried over:
+   * the new client has its own buffers and state, and bytes this client held past its last
+   * response belong to this client's connection, not the new one.
    *
    * @param transport the new connection, which stays the caller's to close
-   * @param previous a client of the same server, in any state
-   * @throws IllegalArgumentException if {@code transport} or {@code previous} is null
+   * @return a new client over {@code transport}
+   * @throws IllegalArgumentException if {@code transport} is null
    */
-  public HttpClient(Transport transport, HttpClient previous) {
-    this(transport, checked(previous).host, previous.maxLineBytes, previous.maxHeaderBytes, previous.maxBodyBytes);
-    this.firstIn = previous.firstIn;
-  }
-
-  private static HttpClient checked(HttpClient previous) {
-    if (previous == null) {
-      throw new IllegalArgumentException("previous == null");
-    }
-    return previous;
+  public HttpClient forNewConnection(Transport transport) {
+    HttpClient next = new HttpClient(transport, host, maxLineBytes, maxHeaderBytes, maxBodyBytes);
+    next.firstIn = firstIn;
+    return next;
   }
 
   /**

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weft.testsupport.InMemoryTransport;
+import io.weft.transport.LineTooLongException;
 import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
@@ -171,13 +172,26 @@ class HttpClientTransportCallsTest {
     assertTrue(fitted < 2048, "the first client's buffer after 4 responses: " + first.readArrays);
 
     Counting second = new Counting(InMemoryTransport.of(RESPONSE));
-    HttpClient next = new HttpClient(second, old);
+    HttpClient next = old.forNewConnection(second);
     assertEquals(200, next.get("/").status());
     assertEquals(List.of(fitted), second.readArrays, "the new connection's first response, in one read into the fitted buffer");
     assertEquals("GET / HTTP/1.1\r\nHost: example.org:8080\r\n\r\n", second.inner.written(), "the same Host");
     Counting third = new Counting(InMemoryTransport.of("HTTP/1.1 200 OK\r\nContent-Length: 101\r\n\r\n" + "x".repeat(101)));
-    ProtocolViolationException over = assertThrows(ProtocolViolationException.class, () -> new HttpClient(third, next).get("/"));
-    assertTrue(over.getMessage().contains("over the body limit of 100 bytes"), "the same limits: " + over.getMessage());
+    ProtocolViolationException over = assertThrows(ProtocolViolationException.class, () -> next.forNewConnection(third).get("/"));
+    assertTrue(over.getMessage().contains("over the body limit of 100 bytes"), "the same body limit: " + over.getMessage());
+    Counting fourth = new Counting(InMemoryTransport.of("HTTP/1.1 200 OK\r\nX-Long: " + "y".repeat(1100) + "\r\n\r\n"));
+    HttpClient broken = old.forNewConnection(fourth);
+    LineTooLongException longLine = assertThrows(LineTooLongException.class, () -> broken.get("/"));
+    assertEquals(1024, longLine.limit(), "the same line limit");
+    String field = "X-Wide: " + "z".repeat(900) + "\r\n";
+    Counting fifth = new Counting(InMemoryTransport.of("HTTP/1.1 200 OK\r\n" + field.repeat(4) + "Content-Length: 0\r\n\r\n"));
+    ProtocolViolationException wide = assertThrows(ProtocolViolationException.class, () -> old.forNewConnection(fifth).get("/"));
+    assertTrue(wide.getMessage().contains("header section over the limit of 4096"), "the same header limit: " + wide.getMessage());
+    assertThrows(IllegalStateException.class, () -> broken.get("/"), "broken");
+    Counting sixth = new Counting(InMemoryTransport.of(RESPONSE));
+    assertEquals(200, broken.forNewConnection(sixth).get("/").status(), "a broken client still makes a working one");
+    assertEquals(List.of(fitted), sixth.readArrays, "started at the size fitted before, passed on through the broken client");
+    assertThrows(IllegalArgumentException.class, () -> old.forNewConnection(null));
   }
 
   @Test

@@ -58,7 +58,7 @@ public final class HttpScenario implements Scenario {
     this.transport = transport;
     // A reconnect (Connection: close, or after a failure) starts its client's buffer at the size
     // the last connection's responses fitted, not at 2 KiB per connection.
-    this.http = http == null ? new HttpClient(transport, host) : new HttpClient(transport, http);
+    this.http = http == null ? new HttpClient(transport, host) : http.forNewConnection(transport);
   }
 
   @Override
