@@ -142,6 +142,13 @@ public final class HttpClient {
   private int scanned;
   /** Where in {@link #in} the line {@link #pollLineEnd} found last starts. */
   private int lineAt;
+  /**
+   * How many times {@link #roomIn} has run (each may move the bytes in {@link #in}, and a read
+   * follows), and its count when {@link #lineAt} was set: a line is parsed in place only while the
+   * two are equal (asserted).
+   */
+  private int roomsMade;
+  private int roomsMadeAtLine;
   private boolean eof;
   /** How many bytes from {@code head} the line being looked for may need (see {@link #pollLine}). */
   private long wanted;
@@ -511,6 +518,7 @@ public final class HttpClient {
 
   /** The line at {@code in[lineAt..lineAt + length)} as a String, for a message. */
   private String lineString(int length) {
+    assert roomsMade == roomsMadeAtLine : "the line's bytes were moved or overwritten";
     return new String(in, lineAt, length, StandardCharsets.ISO_8859_1);
   }
 
@@ -567,6 +575,7 @@ public final class HttpClient {
       }
       // Parsed from the bytes: the field's name and value are made from them, not cut from a
       // String of the whole line, and a common name is the one String HttpHeaders keeps for it.
+      assert roomsMade == roomsMadeAtLine : "the line's bytes were moved or overwritten";
       byte[] b = in;
       int at = lineAt;
       int end = at + length;
@@ -786,6 +795,7 @@ public final class HttpClient {
           throw tooLong(limit);
         }
         lineAt = head;
+        roomsMadeAtLine = roomsMade;
         consume(i + 1 - head);
         return length;
       }
@@ -841,6 +851,7 @@ public final class HttpClient {
    * {@code head}, as {@link #fillIn} reads into it; false at the end of the stream (nothing to read).
    */
   private boolean roomIn(long need) throws ProtocolViolationException {
+    roomsMade++;
     if (eof) {
       return false;
     }

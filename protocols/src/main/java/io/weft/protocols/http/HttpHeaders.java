@@ -2,8 +2,10 @@ package io.weft.protocols.http;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * An ordered list of HTTP header fields; names compare without regard to case. Request headers
@@ -282,7 +284,7 @@ public final class HttpHeaders {
   }
 
   private static String[] commonNames(String... names) {
-    java.util.Set<String> all = new java.util.LinkedHashSet<>();
+    Set<String> all = new LinkedHashSet<>();
     for (String name : names) {
       all.add(name);
       all.add(name.toLowerCase(Locale.ROOT));

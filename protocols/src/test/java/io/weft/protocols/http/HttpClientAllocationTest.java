@@ -25,12 +25,8 @@ import org.junit.jupiter.api.TestReporter;
  * loopback connection (SYNC, the socket transport) to a scripted peer that answers each request
  * with nginx's response to a GET of a 17-byte file (253 bytes, sent in one write): the request's
  * bytes, a buffer for the response's bytes fitted to the responses seen so far, and the parse's
- * status line, field values, fields and response. Measured per exchange (JDK 17.0.15 and 25.0.3
- * alike): 4,216 bytes on 182ed02 (a fresh 2 KiB buffer per response, a 256-byte array for a
- * 37-byte request, a String per header line with its name and value cut from it); 2,336 with the
- * buffer fitted and the request array made at its length; 1,336 with the fields parsed from the
- * bytes and their common names shared. And what a response that ends its connection costs beside
- * one that keeps it.
+ * status line, field values, fields and response: 1,336 bytes per exchange (JDK 17.0.15 and
+ * 25.0.3 alike). And what a response that ends its connection costs beside one that keeps it.
  */
 class HttpClientAllocationTest {
   private static final com.sun.management.ThreadMXBean THREADS =
