@@ -27,8 +27,13 @@ import java.util.List;
  * the response said {@code Connection: close}, came from HTTP/1.0 without keep-alive, or was
  * framed by the close itself. Any {@link IOException} leaves it {@code BROKEN}: the stream is
  * at an unknown point. A {@code SPENT} or {@code BROKEN} client refuses requests with
- * {@link IllegalStateException}; open a new transport and client. The client never closes the
- * transport: its owner does.
+ * {@link IllegalStateException}; open a new transport and client (made with
+ * {@link #forNewConnection(Transport)}, it starts where the old one's buffer size had got
+ * to). The client never closes the transport: its owner does.
+ *
+ * <h2>Threads</h2>
+ * A client is not thread-safe: one session uses it at a time, one exchange after another, from
+ * one thread or continuation.
  *
  * <h2>Limits</h2>
  * Memory follows the bytes received, never what the server claims: a body grows in steps of at
@@ -44,9 +49,12 @@ import java.util.List;
  * each chunk-size line is read as a {@code String}, about 40 bytes beyond its own for a one-byte
  * chunk ({@code 1\r\nx\r\n}, 6 bytes on the wire), so no bound in bytes alone holds for a body of
  * many tiny chunks. The chunks' bytes themselves are kept in a few segments however small the
- * chunks are. Bytes are read as the transport has them into a buffer of the client's own,
- * 2 KiB at first and never larger than one line needs, and parsed from there, so a response that
- * arrived in one segment costs one read; bytes past a response stay there for the next one.
+ * chunks are. Bytes are read as the transport has them into a buffer of the client's own, and
+ * parsed from there, so a response that arrived in one segment costs one read; bytes past a
+ * response stay there for the next one. The buffer starts at 2 KiB for a client's first response
+ * and then at a length fitted to the responses it has read (half as much again as the last one
+ * held, 128 bytes to 2 KiB, shrinking by at most half per response), doubles when full, and is
+ * never larger than one line needs.
  * Those bytes are the client's, no longer the transport's: a caller who reads the transport
  * itself after using the client, or gives it to another client, loses them, so keep one client
  * per connection for the connection's life. The buffer is let go when a response ends with
@@ -79,8 +87,8 @@ public final class HttpClient {
   public static final int DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
   /**
    * What each line of the header section costs against its budget, beyond its bytes: at least what
-   * reading and keeping a parsed field allocates beyond them (the line, its name and value, their
-   * slots: about 190 bytes on JDK 17 and 25), so that the budget bounds the allocation of a header
+   * reading and keeping a parsed field allocates beyond them (its name and value, their slots:
+   * under 190 bytes on JDK 17 and 25), so that the budget bounds the allocation of a header
    * section of many tiny fields as well as of a few long ones.
    */
   public static final int FIELD_COST = 256;
@@ -94,8 +102,13 @@ public final class HttpClient {
 
   private static final int MAX_INTERIM_RESPONSES = 16;
   private static final byte[] EMPTY = new byte[0];
-  /** The first size of the buffer of arrived bytes: a typical response in one read. */
+  /**
+   * The most a buffer of arrived bytes starts at, and what a new client's first one starts at: a
+   * typical response in one read.
+   */
   private static final int INITIAL_IN = 2048;
+  /** The least a buffer of arrived bytes starts at, however small the responses were. */
+  static final int MIN_FIRST_IN = 128;
   /** The largest array the buffer of arrived bytes may be: what a JVM is sure to allocate. */
   static final int MAX_IN = Integer.MAX_VALUE - 8;
 
@@ -117,8 +130,25 @@ public final class HttpClient {
   private byte[] in = EMPTY;
   private int head;
   private int tail;
+  /**
+   * The length a new buffer of arrived bytes starts at: {@link #INITIAL_IN} for a new client,
+   * then fitted to the responses this client has read (see {@link #nextFirstIn}), so that a
+   * kept-alive connection of small responses does not make a 2 KiB array per response.
+   */
+  private int firstIn = INITIAL_IN;
+  /** The most bytes {@link #in} held unparsed at once during the exchange being made. */
+  private int mostHeld;
   /** Bytes from {@code head} already searched for a line end. */
   private int scanned;
+  /** Where in {@link #in} the line {@link #pollLineEnd} found last starts. */
+  private int lineAt;
+  /**
+   * How many times {@link #roomIn} has run (each may move the bytes in {@link #in}, and a read
+   * follows), and its count when {@link #lineAt} was set: a line is parsed in place only while the
+   * two are equal (asserted).
+   */
+  private int roomsMade;
+  private int roomsMadeAtLine;
   private boolean eof;
   /** How many bytes from {@code head} the line being looked for may need (see {@link #pollLine}). */
   private long wanted;
@@ -132,6 +162,12 @@ public final class HttpClient {
   private byte[] out = EMPTY;
   private int state = STATE_IDLE;
   private String unusableBecause;
+  /**
+   * Why a {@code SPENT} client whose {@link #unusableBecause} is null is spent: the response's
+   * version, and its {@code Connection} field (null if none).
+   */
+  private String spentVersion;
+  private String spentConnection;
   /** What the header section of the response being read may still cost. */
   private long headerBudget;
 
@@ -179,6 +215,26 @@ public final class HttpClient {
     this.maxLineBytes = maxLineBytes;
     this.maxHeaderBytes = maxHeaderBytes;
     this.maxBodyBytes = maxBodyBytes;
+  }
+
+  /**
+   * A client over {@code transport}, a new connection to this client's server (after a response
+   * that ended this one's connection, say), with this client's settings: the same {@code Host} and
+   * the same limits ({@code maxLineBytes}, {@code maxHeaderBytes}, {@code maxBodyBytes}), and the
+   * buffer for its first response started at the length this client's responses fitted (see the
+   * class javadoc), not at 2 KiB. This client may be in any state (idle, spent, broken, its
+   * transport closed); it is only read, and is unchanged. Nothing else is shared or carried over:
+   * the new client has its own buffers and state, and bytes this client held past its last
+   * response belong to this client's connection, not the new one.
+   *
+   * @param transport the new connection, which stays the caller's to close
+   * @return a new client over {@code transport}
+   * @throws IllegalArgumentException if {@code transport} is null
+   */
+  public HttpClient forNewConnection(Transport transport) {
+    HttpClient next = new HttpClient(transport, host, maxLineBytes, maxHeaderBytes, maxBodyBytes);
+    next.firstIn = firstIn;
+    return next;
   }
 
   /**
@@ -249,6 +305,7 @@ public final class HttpClient {
     checkTarget(target);
     checkUsable();
     state = STATE_EXCHANGING;
+    mostHeld = tail - head;
     try {
       writeRequest(method, target, headers, body);
       transport.flush();
@@ -256,6 +313,7 @@ public final class HttpClient {
       if (state == STATE_EXCHANGING) {
         state = STATE_IDLE;
       }
+      firstIn = nextFirstIn(firstIn, mostHeld, in.length);
       if (head == tail) {
         // Nothing past the response: a session waiting for its next request holds no buffer.
         in = EMPTY;
@@ -281,13 +339,30 @@ public final class HttpClient {
   }
 
   private void writeRequest(String method, String target, HttpHeaders headers, byte[] body) throws IOException {
+    boolean addHost = headers == null || headers.get("Host") == null;
+    String length = body != null && (headers == null || headers.get("Content-Length") == null)
+        ? Integer.toString(body.length) : null;
+    // The request's array is made once, as long as its chars (each is one byte, or none for the
+    // second of a surrogate pair): the transport may keep it, so it cannot be reused, and a
+    // doubling from a guess would make one to three arrays per request.
+    long chars = method.length() + 1L + target.length() + 11 + 2
+        + (addHost ? 6L + host.length() + 2 : 0)
+        + (length != null ? 16L + length.length() + 2 : 0);
+    if (headers != null) {
+      for (int i = 0; i < headers.size(); i++) {
+        chars += headers.name(i).length() + 2L + headers.value(i).length() + 2;
+      }
+    }
+    if (chars > out.length && chars <= MAX_IN) {
+      out = new byte[(int) chars];
+    }
     int n = 0;
     n = put(put(put(put(n, method), " "), target), " HTTP/1.1\r\n");
-    if (headers == null || headers.get("Host") == null) {
+    if (addHost) {
       n = put(put(put(n, "Host: "), host), "\r\n");
     }
-    if (body != null && (headers == null || headers.get("Content-Length") == null)) {
-      n = put(put(put(n, "Content-Length: "), Integer.toString(body.length)), "\r\n");
+    if (length != null) {
+      n = put(put(put(n, "Content-Length: "), length), "\r\n");
     }
     if (headers != null) {
       for (int i = 0; i < headers.size(); i++) {
@@ -359,7 +434,11 @@ public final class HttpClient {
         : headers.hasToken("Connection", "keep-alive");
     byte[] body = readBody(head, status, headers);
     if (!keepAlive && state == STATE_EXCHANGING) {
-      spend("the server sent " + version + (headers.get("Connection") == null ? "" : " with Connection: " + headers.get("Connection")));
+      // The reason's words are made when asked (checkUsable), not with every such response.
+      state = STATE_SPENT;
+      unusableBecause = null;
+      spentVersion = version;
+      spentConnection = headers.get("Connection");
     }
     return new HttpResponse(version, status, reason, headers.readOnly(), body);
   }
@@ -372,10 +451,11 @@ public final class HttpClient {
   private boolean pollHead() throws IOException {
     for (;;) {
       if (statusLine == null) {
-        String line = pollHeaderLine("status line");
-        if (line == null) {
+        int length = pollHeaderLine("status line");
+        if (length < 0) {
           return false;
         }
+        String line = new String(in, lineAt, length, StandardCharsets.ISO_8859_1);
         parseVersion(line);
         parseStatus(line);
         statusLine = line;
@@ -400,36 +480,46 @@ public final class HttpClient {
     }
   }
 
-  /** The next header-section line if it has arrived, else null; charged to the section's budget. */
-  private String pollHeaderLine(String what) throws IOException {
+  /**
+   * The length of the next header-section line if it has arrived (its bytes at
+   * {@code in[lineAt..lineAt + length)}, already consumed: read them before the next read), else
+   * -1; charged to the section's budget.
+   */
+  private int pollHeaderLine(String what) throws IOException {
     long left = headerBudget - FIELD_COST - 2;
     if (left < 0) {
       throw overHeaderBudget("reading a " + what);
     }
-    String line;
+    int length;
     if (left >= maxLineBytes) {
-      line = pollLine(maxLineBytes);
+      length = pollLineEnd(maxLineBytes);
     } else {
       try {
-        line = pollLine((int) left);
+        length = pollLineEnd((int) left);
       } catch (LineTooLongException e) {
         // The line may well be within maxLineBytes: the limit passed is the section's.
         throw overHeaderBudget("in a " + what + " starting " + e.getMessage().substring(e.getMessage().indexOf(':') + 2));
       }
     }
-    if (line == null) {
-      return null;
+    if (length < 0) {
+      return -1;
     }
-    headerBudget = left - line.length();
-    // String.indexOf(int) is a vectorized intrinsic; a charAt loop cost a share of every response.
-    int nul = line.indexOf('\0');
-    int cr = line.indexOf('\r');
-    if (nul >= 0 || cr >= 0) {
-      boolean nulFirst = nul >= 0 && (cr < 0 || nul < cr);
-      throw new ProtocolViolationException((nulFirst ? "NUL" : "bare CR") + " in a " + what
-          + " (RFC 9110 section 5.5): " + ProtocolViolationException.quote(line));
+    headerBudget = left - length;
+    byte[] b = in;
+    for (int i = lineAt, end = lineAt + length; i < end; i++) {
+      byte c = b[i];
+      if (c == 0 || c == '\r') {
+        throw new ProtocolViolationException((c == 0 ? "NUL" : "bare CR") + " in a " + what
+            + " (RFC 9110 section 5.5): " + ProtocolViolationException.quote(lineString(length)));
+      }
     }
-    return line;
+    return length;
+  }
+
+  /** The line at {@code in[lineAt..lineAt + length)} as a String, for a message. */
+  private String lineString(int length) {
+    assert roomsMade == roomsMadeAtLine : "the line's bytes were moved or overwritten";
+    return new String(in, lineAt, length, StandardCharsets.ISO_8859_1);
   }
 
   private ProtocolViolationException overHeaderBudget(String where) {
@@ -476,35 +566,39 @@ public final class HttpClient {
   /** Parses the fields that have arrived into {@code into}: true at the empty line that ends them. */
   private boolean pollFields(HttpHeaders into, String what) throws IOException {
     for (;;) {
-      String line = pollHeaderLine(what);
-      if (line == null) {
+      int length = pollHeaderLine(what);
+      if (length < 0) {
         return false;
       }
-      if (line.isEmpty()) {
+      if (length == 0) {
         return true;
       }
-      char first = line.charAt(0);
-      if (first == ' ' || first == '\t') {
-        throw new ProtocolViolationException("obsolete header line folding: " + ProtocolViolationException.quote(line));
+      // Parsed from the bytes: the field's name and value are made from them, not cut from a
+      // String of the whole line, and a common name is the one String HttpHeaders keeps for it.
+      assert roomsMade == roomsMadeAtLine : "the line's bytes were moved or overwritten";
+      byte[] b = in;
+      int at = lineAt;
+      int end = at + length;
+      if (b[at] == ' ' || b[at] == '\t') {
+        throw new ProtocolViolationException("obsolete header line folding: " + ProtocolViolationException.quote(lineString(length)));
       }
-      int colon = line.indexOf(':');
-      if (colon <= 0 || !HttpHeaders.isToken(line, 0, colon)) {
-        throw new ProtocolViolationException("malformed header line: " + ProtocolViolationException.quote(line));
+      int colon = at;
+      while (colon < end && b[colon] != ':') {
+        colon++;
       }
-      into.addParsed(line.substring(0, colon), trimOws(line, colon + 1));
+      if (colon == end || colon == at || !HttpHeaders.isToken(b, at, colon)) {
+        throw new ProtocolViolationException("malformed header line: " + ProtocolViolationException.quote(lineString(length)));
+      }
+      // The value without the spaces and tabs RFC 9110 allows around it.
+      int start = colon + 1;
+      while (start < end && (b[start] == ' ' || b[start] == '\t')) {
+        start++;
+      }
+      while (end > start && (b[end - 1] == ' ' || b[end - 1] == '\t')) {
+        end--;
+      }
+      into.addParsed(HttpHeaders.parsedName(b, at, colon), new String(b, start, end - start, StandardCharsets.ISO_8859_1));
     }
-  }
-
-  /** The field value from {@code start}, without the spaces and tabs RFC 9110 allows around it. */
-  private static String trimOws(String line, int start) {
-    int end = line.length();
-    while (start < end && (line.charAt(start) == ' ' || line.charAt(start) == '\t')) {
-      start++;
-    }
-    while (end > start && (line.charAt(end - 1) == ' ' || line.charAt(end - 1) == '\t')) {
-      end--;
-    }
-    return line.substring(start, end);
   }
 
   private byte[] readBody(boolean head, int status, HttpHeaders headers) throws IOException {
@@ -681,6 +775,15 @@ public final class HttpClient {
    * {@code EOFException}s.
    */
   private String pollLine(int limit) throws IOException {
+    int length = pollLineEnd(limit);
+    return length < 0 ? null : lineString(length);
+  }
+
+  /**
+   * As {@link #pollLine}, the line's length, its bytes left at {@code in[lineAt..lineAt + length)}
+   * (consumed: read them before the next read into {@link #in}); -1 where it returns null.
+   */
+  private int pollLineEnd(int limit) throws IOException {
     int size = tail - head;
     // A line of `limit` bytes needs up to limit + 2 bytes with its CRLF; look no further.
     int window = (int) Math.min((long) size, (long) limit + 2L);
@@ -691,9 +794,10 @@ public final class HttpClient {
         if (length > limit) {
           throw tooLong(limit);
         }
-        String line = new String(b, head, length, StandardCharsets.ISO_8859_1);
+        lineAt = head;
+        roomsMadeAtLine = roomsMade;
         consume(i + 1 - head);
-        return line;
+        return length;
       }
     }
     if (window == (long) limit + 2L || (size == limit + 1 && b[head + limit] != '\r')) {
@@ -703,7 +807,7 @@ public final class HttpClient {
     if (!eof) {
       wanted = limit + 2L;
       awaitedLineLimit = limit;
-      return null;
+      return -1;
     }
     if (size == 0) {
       throw new EOFException("end of stream: expected a line");
@@ -747,6 +851,7 @@ public final class HttpClient {
    * {@code head}, as {@link #fillIn} reads into it; false at the end of the stream (nothing to read).
    */
   private boolean roomIn(long need) throws ProtocolViolationException {
+    roomsMade++;
     if (eof) {
       return false;
     }
@@ -760,7 +865,7 @@ public final class HttpClient {
         throw new ProtocolViolationException("a line longer than one Java array holds (" + MAX_IN
             + " bytes): " + ProtocolViolationException.quote(in, head, tail - head));
       }
-      in = Arrays.copyOf(in, grownLength(in.length, need));
+      in = Arrays.copyOf(in, grownLength(in.length, need, firstIn));
     }
     return true;
   }
@@ -772,17 +877,37 @@ public final class HttpClient {
       return false;
     }
     tail += n;
+    if (tail - head > mostHeld) {
+      mostHeld = tail - head;
+    }
     return true;
   }
 
   /**
-   * The length the buffer of arrived bytes grows to from a full {@code length}, for a line that
-   * may need {@code need} bytes: twice as much (at least 2 KiB), so that it follows the bytes
-   * received, but never past {@code need} nor {@link #MAX_IN}; always more than {@code length}
-   * while {@code length < MAX_IN}.
+   * The length the next buffer of arrived bytes starts at, after an exchange in which the buffer
+   * ({@code length} long at its end) held at most {@code mostHeld} unparsed bytes at once, when
+   * the last one started at {@code first}. Half as much again as the response held, rounded up to
+   * 64 bytes; twice the buffer if a read filled it (the transport may have had more); never less
+   * than half of {@code first} (a run of small responses shrinks it over a few exchanges, so one
+   * small response among large ones costs little); between {@link #MIN_FIRST_IN} and
+   * {@link #INITIAL_IN}. It follows what arrived: after a few responses of n bytes each, in one
+   * piece, a buffer starts at about 1.5 n + 64 bytes (at most 2 KiB).
    */
-  static int grownLength(int length, long need) {
-    long grown = Math.max(Math.min(2L * length, need), Math.min((long) INITIAL_IN, need));
+  static int nextFirstIn(int first, int mostHeld, int length) {
+    long want = mostHeld >= length ? 2L * length : mostHeld + (mostHeld >> 1);
+    want = (want + 63) & ~63L;
+    long next = Math.max(want, first / 2);
+    return (int) Math.max(MIN_FIRST_IN, Math.min(INITIAL_IN, next));
+  }
+
+  /**
+   * The length the buffer of arrived bytes grows to from a full {@code length}, for a line that
+   * may need {@code need} bytes: twice as much (at least {@code first}, the length a new buffer
+   * starts at, at most 2 KiB), so that it follows the bytes received, but never past {@code need}
+   * nor {@link #MAX_IN}; always more than {@code length} while {@code length < MAX_IN}.
+   */
+  static int grownLength(int length, long need, int first) {
+    long grown = Math.max(Math.min(2L * length, need), Math.min((long) first, need));
     return (int) Math.min(Math.max(grown, length + 1L), MAX_IN);
   }
 
@@ -860,7 +985,8 @@ public final class HttpClient {
 
   private void checkUsable() {
     if (state == STATE_SPENT) {
-      throw new IllegalStateException("connection not reusable: " + unusableBecause);
+      throw new IllegalStateException("connection not reusable: " + (unusableBecause != null ? unusableBecause
+          : "the server sent " + spentVersion + (spentConnection == null ? "" : " with Connection: " + spentConnection)));
     }
     if (state == STATE_BROKEN) {
       throw new IllegalStateException("client unusable: " + unusableBecause);

@@ -1,8 +1,11 @@
 package io.weft.protocols.http;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * An ordered list of HTTP header fields; names compare without regard to case. Request headers
@@ -11,6 +14,16 @@ import java.util.Locale;
 public final class HttpHeaders {
   /** Names and values of 12 fields. */
   private static final int RESPONSE_SLOTS = 24;
+  /**
+   * Field names servers send in most responses, as nginx, Apache, the JDK's server and most
+   * frameworks spell them, and all in lower case (as HTTP/2 gateways pass them on): a response's
+   * name spelled exactly so is this String, not a new one per response.
+   */
+  private static final String[] COMMON_NAMES = commonNames("Server", "Date", "Content-Type", "Content-Length",
+      "Last-Modified", "Connection", "ETag", "Accept-Ranges", "Transfer-Encoding", "Cache-Control", "Expires",
+      "Keep-Alive", "Location", "Vary", "Content-Encoding", "Set-Cookie", "Age", "Pragma", "Content-length",
+      "Access-Control-Allow-Origin", "X-Content-Type-Options", "Strict-Transport-Security", "Content-Security-Policy",
+      "X-Frame-Options");
 
   private final List<String> namesAndValues;
   private final boolean readOnly;
@@ -213,6 +226,47 @@ public final class HttpHeaders {
     return isToken(s, 0, s.length());
   }
 
+  /** The same test on the bytes {@code b[from..to)}. */
+  static boolean isToken(byte[] b, int from, int to) {
+    if (from >= to) {
+      return false;
+    }
+    for (int i = from; i < to; i++) {
+      char c = (char) (b[i] & 0xff);
+      boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+          || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+      if (!ok) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The field name in {@code b[from..to)} (a token, so ASCII): one of {@link #COMMON_NAMES} if it
+   * is spelled exactly so (the same String every time, nothing made), else a new String.
+   */
+  static String parsedName(byte[] b, int from, int to) {
+    int length = to - from;
+    String[] common = COMMON_NAMES;
+    for (int k = 0; k < common.length; k++) {
+      String name = common[k];
+      if (name.length() == length && name.charAt(0) == b[from] && matches(name, b, from)) {
+        return name;
+      }
+    }
+    return new String(b, from, length, StandardCharsets.ISO_8859_1);
+  }
+
+  private static boolean matches(String name, byte[] b, int from) {
+    for (int i = 1; i < name.length(); i++) {
+      if (name.charAt(i) != b[from + i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** Whether {@code s[from..to)} is a token; a range, so that a parsed line is not cut up to ask. */
   static boolean isToken(String s, int from, int to) {
     if (from >= to) {
@@ -227,6 +281,15 @@ public final class HttpHeaders {
       }
     }
     return true;
+  }
+
+  private static String[] commonNames(String... names) {
+    Set<String> all = new LinkedHashSet<>();
+    for (String name : names) {
+      all.add(name);
+      all.add(name.toLowerCase(Locale.ROOT));
+    }
+    return all.toArray(new String[0]);
   }
 
   private static void checkName(String name) {

@@ -56,7 +56,9 @@ public final class HttpScenario implements Scenario {
   @Override
   public void connected(Transport transport, OpRecorder ops) {
     this.transport = transport;
-    this.http = new HttpClient(transport, host);
+    // A reconnect (Connection: close, or after a failure) starts its client's buffer at the size
+    // the last connection's responses fitted, not at 2 KiB per connection.
+    this.http = http == null ? new HttpClient(transport, host) : http.forNewConnection(transport);
   }
 
   @Override
