@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.weft.testsupport.EchoServer;
 import io.weft.transport.Timeout;
 import io.weft.transport.netty.internal.EventLoops;
@@ -52,6 +53,32 @@ class NettyLoopReadBufferTest {
       long reads = ownBufferReads(ch) - before;
       // Every reply needs at least one read; each was made into the loop's buffer, none into a pooled one.
       assertTrue(reads >= exchanges, () -> reads + " reads into the event loop's buffer for " + exchanges + " replies");
+    }
+  }
+
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aChannelWithAnotherHandlerReadsIntoPooledBuffers() throws Exception {
+    int exchanges = 100;
+    try (EchoServer tcp = EchoServer.tcp(); NettyConnector connector = NettyConnector.builder().eventLoopThreads(1).tcp();
+         NettyTransport transport = connector.connect(tcp.address(), FIVE_SECONDS)) {
+      Channel ch = transport.state().channel();
+      assertInstanceOf(LingerlessSocketChannel.class, ch, "not the plaintext fast path's channel");
+      transport.writeLine("alone");
+      transport.flush();
+      assertEquals("alone", transport.readLine(100));
+      assertTrue(ownBufferReads(ch) > 0, "Weft's handler alone: not read into the loop's buffer");
+      // Any other handler (as STARTTLS's SslHandler, added first on the loop) could keep or view a
+      // read's buffer: from then on the channel's reads take pooled buffers.
+      ch.eventLoop().submit(() -> ch.pipeline().addFirst("another", new ChannelInboundHandlerAdapter()))
+          .get(30, TimeUnit.SECONDS);
+      long before = ownBufferReads(ch);
+      for (int i = 0; i < exchanges; i++) {
+        transport.writeLine("line " + i);
+        transport.flush();
+        assertEquals("line " + i, transport.readLine(100));
+      }
+      assertEquals(before, ownBufferReads(ch), "reads into the loop's buffer with another handler in the pipeline");
     }
   }
 

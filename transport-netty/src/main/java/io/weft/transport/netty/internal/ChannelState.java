@@ -191,6 +191,10 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
           ctx.close();
         }
         return;
+      } catch (RuntimeException | Error e) {
+        // Given back all the same: kept, the event loop's own read buffer would never serve a read again.
+        buf.release();
+        throw e;
       }
       // Released before the wake-up, which may run the session right here: its next write can
       // then take the same pooled buffer back from this thread's cache, and the loop's own read

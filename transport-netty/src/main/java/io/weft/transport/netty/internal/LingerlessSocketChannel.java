@@ -98,9 +98,12 @@ public final class LingerlessSocketChannel extends NioSocketChannel {
    * could keep the buffer past the read). That handler copies the bytes into the session's buffer
    * and releases it before anything else runs, so the same buffer serves the loop's next read, of
    * any of its channels: no pooled allocation, no release back to the pool (and its pinned-memory
-   * counter) per read, as MINA's processor reads into its thread's buffer. A buffer someone kept
-   * is never reused (its reference count says so); the read then takes a pooled buffer, as does
-   * every read of a channel with any other handler, and every read off a Weft event loop.
+   * counter) per read, as MINA's processor reads into its thread's buffer. A buffer someone took a
+   * reference to is not read into again until it is given back (its reference count says so); the
+   * read then takes a pooled buffer, as does every read of a channel with any other handler, and
+   * every read off a Weft event loop. The count cannot see an un-retained view of the buffer
+   * (a {@code slice()} kept past the read would see the next read's bytes): that is why no handler
+   * but Weft's own, which keeps nothing, may see it.
    */
   @SuppressWarnings("deprecation") // RecvByteBufAllocator.Handle: the type Netty's read loop asks for
   static final class ReadHandle extends RecvByteBufAllocator.DelegatingHandle {
