@@ -34,8 +34,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Lifecycle.</b> Created before the connect, its handler added to the channel's pipeline by
  * the connect (which binds this state to the channel), fed by the event loop until the channel
- * closes, and closed once by its transport or connector. Each inbound {@link ByteBuf} (pooled,
- * direct) is copied into the buffer and released at once, on the event loop.
+ * closes, and closed once by its transport or connector. Each inbound {@link ByteBuf} (direct:
+ * the event loop's own read buffer on a plaintext channel with this handler alone, see
+ * {@link LingerlessSocketChannel}; otherwise pooled) is copied into the buffer and released at
+ * once, on the event loop, before anything else runs: the loop reads its next message into the
+ * same buffer.
  *
  * <p><b>Read suspension.</b> {@code autoRead} is off above the inbound limit. The event loop
  * stops reading in the same turn ({@code autoRead} is checked between the reads of one turn); a
@@ -188,9 +191,14 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
           ctx.close();
         }
         return;
+      } catch (RuntimeException | Error e) {
+        // Given back all the same: kept, the event loop's own read buffer would never serve a read again.
+        buf.release();
+        throw e;
       }
       // Released before the wake-up, which may run the session right here: its next write can
-      // then take the same pooled buffer back from this thread's cache.
+      // then take the same pooled buffer back from this thread's cache, and the loop's own read
+      // buffer is free again for whatever reads this thread makes next.
       buf.release();
       runWakeup(toRun);
     }
@@ -209,8 +217,8 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
   }
 
   /**
-   * Copies the message's bytes straight into the session's buffer: one copy, from Netty's pooled
-   * buffer into the buffer's own array, with no array in between and no NIO view of the pooled
+   * Copies the message's bytes straight into the session's buffer: one copy, from Netty's direct
+   * buffer into the buffer's own array, with no array in between and no NIO view of the direct
    * buffer (one or two new {@code ByteBuffer}s per read).
    */
   @Override
@@ -389,8 +397,11 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
     return ch.writeAndFlush(buf);
   }
 
-  /** True when this state's handler is the channel's only one: no outbound handler (TLS) for a write to pass by. */
-  private static boolean onlyThisStatesHandler(Channel ch) {
+  /**
+   * True when this state's handler is the channel's only one: no outbound handler (TLS) for a
+   * write to pass by, and no handler but this state's to see (or keep) a read's buffer.
+   */
+  static boolean onlyThisStatesHandler(Channel ch) {
     ChannelPipeline pipeline = ch.pipeline();
     return pipeline.first() instanceof Handler && pipeline.last() instanceof Handler;
   }

@@ -56,6 +56,17 @@ public final class EventLoops {
     };
   }
 
+  /**
+   * How many reads of its channels the current event-loop thread served from its own read buffer
+   * (see {@link LingerlessSocketChannel}); for tests and diagnostics.
+   *
+   * @return the count, or -1 off a Weft Netty event loop
+   */
+  public static long ownBufferReads() {
+    Thread t = Thread.currentThread();
+    return t instanceof NettyLoopThread ? ((NettyLoopThread) t).readBufferUses() : -1L;
+  }
+
   /** True on any transport's event-loop thread, where nothing may block. */
   public static boolean inEventLoop() {
     return LoopThread.inEventLoop();

@@ -1,6 +1,9 @@
 package io.weft.transport.netty.internal;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -14,7 +17,9 @@ import java.nio.channels.spi.SelectorProvider;
  * channel closes on its event loop as Netty's would; the JDK's close still reads the option
  * itself, for its own half-close. One system call less per connection, for a client that
  * connects per session. It also lets its {@link ChannelState} write a flush's bytes straight to
- * the socket where nothing could come between them ({@link #writeNow}). Not API.
+ * the socket where nothing could come between them ({@link #writeNow}), and reads the socket into
+ * its event loop's own direct buffer while only its {@link ChannelState}'s handler reads what
+ * arrives (see {@link ReadHandle}). Not API.
  */
 public final class LingerlessSocketChannel extends NioSocketChannel {
   /**
@@ -66,9 +71,59 @@ public final class LingerlessSocketChannel extends NioSocketChannel {
     return javaChannel().write(ByteBuffer.wrap(src, offset, length));
   }
 
-  /** Netty's own unsafe of a NIO socket channel but for its close's linger check. */
+  /** Netty's own unsafe of a NIO socket channel but for its close's linger check and its read buffer. */
   @Override
+  @SuppressWarnings("deprecation") // RecvByteBufAllocator.Handle: the type Netty's read loop asks for
   protected AbstractNioUnsafe newUnsafe() {
-    return new NioByteUnsafe() { };
+    return new NioByteUnsafe() {
+      /** Made by the event loop's first read; only the event loop reads it. */
+      private ReadHandle handle;
+
+      @Override
+      public RecvByteBufAllocator.Handle recvBufAllocHandle() {
+        ReadHandle h = handle;
+        if (h == null) {
+          h = new ReadHandle(super.recvBufAllocHandle(), LingerlessSocketChannel.this);
+          handle = h;
+        }
+        return h;
+      }
+    };
+  }
+
+  /**
+   * The read loop's buffers: where its adaptive guess would take a pooled buffer, it takes the
+   * event loop's own read buffer ({@link NettyLoopThread#readBuffer}) instead, on a channel whose
+   * pipeline is its {@link ChannelState}'s handler alone (plaintext: no TLS handler, nothing that
+   * could keep the buffer past the read). That handler copies the bytes into the session's buffer
+   * and releases it before anything else runs, so the same buffer serves the loop's next read, of
+   * any of its channels: no pooled allocation, no release back to the pool (and its pinned-memory
+   * counter) per read, as MINA's processor reads into its thread's buffer. A buffer someone took a
+   * reference to is not read into again until it is given back (its reference count says so); the
+   * read then takes a pooled buffer, as does every read of a channel with any other handler, and
+   * every read off a Weft event loop. The count cannot see an un-retained view of the buffer
+   * (a {@code slice()} kept past the read would see the next read's bytes): that is why no handler
+   * but Weft's own, which keeps nothing, may see it.
+   */
+  @SuppressWarnings("deprecation") // RecvByteBufAllocator.Handle: the type Netty's read loop asks for
+  static final class ReadHandle extends RecvByteBufAllocator.DelegatingHandle {
+    private final LingerlessSocketChannel channel;
+
+    ReadHandle(RecvByteBufAllocator.Handle delegate, LingerlessSocketChannel channel) {
+      super(delegate);
+      this.channel = channel;
+    }
+
+    @Override
+    public ByteBuf allocate(ByteBufAllocator alloc) {
+      Thread t = Thread.currentThread();
+      if (t instanceof NettyLoopThread && ChannelState.onlyThisStatesHandler(channel)) {
+        ByteBuf own = ((NettyLoopThread) t).readBuffer(guess());
+        if (own != null) {
+          return own;
+        }
+      }
+      return super.allocate(alloc);
+    }
   }
 }
