@@ -85,6 +85,189 @@ class CancelDuringCloseTest {
     }
   }
 
+  /** Each mode, with the session's release of its transport before the cancel's close fails, or after. */
+  static List<Arguments> mirrorCases() {
+    List<Mode> modes = new ArrayList<>(List.of(Mode.THREADS));
+    if (Runtime.version().feature() >= 21) {
+      modes.add(Mode.VIRTUAL_THREADS);
+    }
+    List<Arguments> cases = new ArrayList<>();
+    for (Mode mode : modes) {
+      cases.add(Arguments.of(mode, true));
+      cases.add(Arguments.of(mode, false));
+    }
+    return cases;
+  }
+
+  /**
+   * The mirror image, which failed the official CI of session 18 ({@code FailedMinaCloseTest},
+   * THREADS, JDK 25: "1 of them had not ended 30000 ms later"): the abort's cancel closes session
+   * B's transport first, while B's task is still running; B's task then ends, and its frame's own
+   * close finds the cancel's under way and returns at once, doing nothing (as {@code
+   * InboundState.close} does); then the cancel's close fails for want of heap, the connection
+   * left open and its close unreported. Before, the frame, its close having returned, let the
+   * transport go, and the cancel's failed close left nothing for the next pass to close: the run
+   * waited out its close wait and left B behind. Now the cancel's failed close keeps the
+   * transport (again, if the frame has already let it go: {@code frameFirst}), and a frame's
+   * release that comes after such a keep does not forget it.
+   */
+  @ParameterizedTest
+  @MethodSource("mirrorCases")
+  // A watchdog only.
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aSessionsCloseThatFindsACancelsCloseUnderWayWhichThenRunsOutOfHeapStillLeavesNoSessionBehind(Mode mode,
+      boolean frameFirst) throws Exception {
+    CancelClosesFirst.bArmed = new CountDownLatch(1);
+    try (EchoServer tcp = EchoServer.tcp(); CancelFirstConnector connector = new CancelFirstConnector(frameFirst);
+         SessionRunner runner = SessionRunner.builder().mode(mode).connector(connector).address(tcp.address())
+             .timeout(Timeout.of(30, TimeUnit.SECONDS)).closeWait(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS).build()) {
+      RunAbortedException e = assertThrows(RunAbortedException.class, () -> runner.run(CancelClosesFirst.class, 2));
+      assertTrue(e.getMessage().startsWith("the run was aborted: the heap ran out (java.lang.OutOfMemoryError:"
+          + " Java heap space, met by a session on thread "), e.getMessage());
+      assertFalse(e.getMessage().contains("had not ended"), e.getMessage());
+      // The interleaving took place: the cancel's close was under way when B's own came, and
+      // then threw.
+      assertEquals(1, connector.closesFoundUnderWay.get());
+      assertEquals(1, connector.failedCloses.get());
+      // Every connection closed, and its close reported, before run() returned.
+      assertEquals(0, connector.sockets.openTransports().size());
+      RunResult<?> result = e.result();
+      assertEquals(Outcome.Status.FAILED, result.outcome(0).status(), result.outcome(0).toString());
+      assertInstanceOf(OutOfMemoryError.class, result.outcome(0).failure());
+      // B's task returned after the cancel had marked it: its value is its outcome all the same.
+      assertEquals(Outcome.Status.SUCCEEDED, result.outcome(1).status(), result.outcome(1).toString());
+      assertEquals("done", result.outcome(1).value());
+    }
+  }
+
+  /**
+   * Session 1 (B) arms its transport's close, then waits until the cancel's close of it is under
+   * way, and ends; session 0 (A), once B is armed, meets the heap's end (thrown, as the session
+   * frame reports a real one), which aborts the run and cancels B.
+   */
+  public static final class CancelClosesFirst implements SessionTask<String> {
+    static volatile CountDownLatch bArmed;
+
+    @Override
+    public String run(Transport transport, int index) throws IOException {
+      if (index == 1) {
+        CancelFirstClose close = (CancelFirstClose) transport;
+        close.arm(Thread.currentThread());
+        bArmed.countDown();
+        ForwardingTransport.awaitUninterruptibly(close.cancelClosing);
+        return "done";
+      }
+      ForwardingTransport.awaitUninterruptibly(bArmed);
+      throw new OutOfMemoryError("Java heap space");
+    }
+  }
+
+  /** Real loopback TCP transports; one armed by its task closes as {@link CancelFirstClose} says. */
+  static final class CancelFirstConnector implements Connector {
+    final SocketConnector sockets = new SocketConnector();
+    final AtomicInteger closesFoundUnderWay = new AtomicInteger();
+    final AtomicInteger failedCloses = new AtomicInteger();
+    final boolean frameFirst;
+
+    CancelFirstConnector(boolean frameFirst) {
+      this.frameFirst = frameFirst;
+    }
+
+    @Override
+    public Transport connect(SocketAddress remote, Timeout timeout) throws IOException {
+      return new CancelFirstClose(sockets.connect(remote, timeout), this);
+    }
+
+    @Override
+    public void close() {
+      sockets.close();
+    }
+  }
+
+  /**
+   * Once armed: its first close (the cancel's, B's task still running) lets the task end and
+   * waits until a second close (the session frame's) has come while it is under way; that one
+   * does nothing and returns. Then the first fails for want of heap with the socket left open:
+   * with {@code frameFirst}, once the session's thread has ended (its frame has let the
+   * transport go, if it does); else at once, the second returning only as the first fails. A
+   * close after the failure is the socket's own. Unarmed: the socket's own close.
+   */
+  private static final class CancelFirstClose extends ForwardingTransport implements ReportsClose {
+    private final CancelFirstConnector connector;
+    final CountDownLatch cancelClosing = new CountDownLatch(1);
+    private final CountDownLatch secondCame = new CountDownLatch(1);
+    private final CountDownLatch firstFailing = new CountDownLatch(1);
+    private volatile Thread session;
+    /** 0: the first close not yet come; 1: under way; 2: failed. Guarded by this. */
+    private int first;
+
+    CancelFirstClose(Transport socket, CancelFirstConnector connector) {
+      super(socket);
+      this.connector = connector;
+    }
+
+    void arm(Thread sessionThread) {
+      session = sessionThread;
+    }
+
+    @Override
+    public void close() {
+      boolean isFirst = false;
+      boolean underWay = false;
+      synchronized (this) {
+        if (session != null && first == 0) {
+          first = 1;
+          isFirst = true;
+        } else if (first == 1) {
+          underWay = true;
+        }
+      }
+      if (isFirst) {
+        cancelClosing.countDown();
+        ForwardingTransport.awaitUninterruptibly(secondCame);
+        if (connector.frameFirst) {
+          joinUninterruptibly(session);
+        }
+        synchronized (this) {
+          first = 2;
+        }
+        connector.failedCloses.incrementAndGet();
+        firstFailing.countDown();
+        throw new OutOfMemoryError("Java heap space");
+      }
+      if (underWay) {
+        // Does nothing, the close being under way.
+        connector.closesFoundUnderWay.incrementAndGet();
+        secondCame.countDown();
+        if (!connector.frameFirst) {
+          ForwardingTransport.awaitUninterruptibly(firstFailing);
+        }
+        return;
+      }
+      socket.close();
+    }
+
+    private static void joinUninterruptibly(Thread thread) {
+      boolean interrupted = false;
+      for (;;) {
+        try {
+          thread.join();
+          break;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    @Override
+    public void whenClosed(Runnable closed) {
+      ((ReportsClose) socket).whenClosed(closed);
+    }
+  }
+
   /**
    * Session 1 (B) arms its transport's close and ends at once; session 0 (A), once B's close is
    * under way, meets the heap's end (thrown, as the session frame reports a real one).

@@ -407,11 +407,27 @@ public class SessionContext {
   }
 
   /**
-   * The session has ended and closed its transport: forget the transport, so that a finished
-   * session, which the run keeps for its outcome, holds none of its connection's buffers.
+   * How many times a close of this session's transport ran out of heap and kept it again: read
+   * by the session frame before its close, and handed to {@link #released(int)} after it.
    */
-  public void released() {
-    this.transport = null;
+  public int closesKept() {
+    return keptAfterFailedClose;
+  }
+
+  /**
+   * The session has ended and closed its transport: forget the transport, so that a finished
+   * session, which the run keeps for its outcome, holds none of its connection's buffers. Unless
+   * a close has run out of heap and kept it since {@code keptBefore} was read (see
+   * {@link #closesKept}): the session frame's close returns at once, doing nothing, when it finds
+   * a cancel's close under way, and if that close then fails, forgetting the transport would
+   * leave the connection open, its close unreported, and the session's place held.
+   */
+  public void released(int keptBefore) {
+    synchronized (this) {
+      if (keptAfterFailedClose == keptBefore) {
+        this.transport = null;
+      }
+    }
   }
 
   /**
@@ -540,7 +556,20 @@ public class SessionContext {
       int kept = keptAfterFailedClose;
       Transport t = transport;
       if (t != null) {
-        t.close();
+        try {
+          t.close();
+        } catch (OutOfMemoryError e) {
+          // Failed part of the way, the connection perhaps left open: kept for the next pass, even
+          // if the session's own close, finding this one under way, returned and let it go.
+          closeRanOutOfHeap(t);
+          throw e;
+        } catch (RuntimeException e) {
+          // Not for want of heap: its close may never be reported, and the session's own close
+          // may have found this one under way and let the transport go. The place is then held by
+          // the task alone, as when the session frame's own close throws so.
+          closeFailed();
+          throw e;
+        }
         if (finished) {
           // Closed this time: a finished session holds none of its buffers. Unless the session's
           // own close, under way while this one came (which then did nothing), has since failed

@@ -141,9 +141,12 @@ public final class SessionFrame implements Runnable {
         // holds). Whatever else escapes here must not skip the close below.
       }
       if (transport != null) {
+        // Read before the close: a cancel's close under way when this one comes makes this one
+        // return at once, and if that close then runs out of heap it keeps the transport again.
+        int kept = session.closesKept();
         try {
           transport.close();
-          session.released();
+          session.released(kept);
         } catch (OutOfMemoryError e) {
           long metAt = HeapExhaustion.stamp();
           // The session has its outcome, and the run is told. The transport stays with the
@@ -161,8 +164,9 @@ public final class SessionFrame implements Runnable {
           // under way (that cancel's close then did nothing): close again now, the report having
           // given the heap's reserve back. Still no room: the transport stays for the cancels.
           try {
+            kept = session.closesKept();
             transport.close();
-            session.released();
+            session.released(kept);
           } catch (OutOfMemoryError | RuntimeException again) {
             // Left to the run's cancels, or to the runner's close wait.
           }
