@@ -3,7 +3,10 @@ package io.weft.load;
 import io.weft.continuations.NotInstrumentableException;
 import io.weft.continuations.RunAbortedException;
 import io.weft.load.internal.LoadRun;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
 import java.util.Properties;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -43,7 +46,34 @@ public final class WeftLoad {
     if (!leakDetectionChosen(System.getProperties())) {
       System.setProperty(LEAK_DETECTION, "disabled");
     }
-    System.exit(run(System.out, args));
+    int code = run(System.out, args);
+    recordExitCode(System.getenv(EXIT_CODE_FILE), code);
+    System.exit(code);
+  }
+
+  /**
+   * The environment variable through which the launcher ({@code load/weft-load}) asks for the run's
+   * own exit code in a file, on a run that trains a class-data archive: the JVM writes that archive
+   * after {@code System.exit}, and if it cannot (a full disk, a file-size limit) the JVM exits 1,
+   * whatever the run's code was. The launcher then exits with this one.
+   */
+  static final String EXIT_CODE_FILE = "WEFT_LOAD_EXIT_CODE_FILE";
+
+  /**
+   * Writes {@code code} and a newline at the start of {@code file}, over what is there (the
+   * launcher makes it before the run with a few blanks, so that the write needs no new room on a
+   * full disk); nothing if {@code file} is null or empty. Best effort: a code that cannot be written
+   * leaves the launcher with the JVM's.
+   */
+  static void recordExitCode(String file, int code) {
+    if (file == null || file.isEmpty()) {
+      return;
+    }
+    try (RandomAccessFile f = new RandomAccessFile(file, "rw")) {
+      f.write((code + "\n").getBytes(StandardCharsets.US_ASCII));
+    } catch (IOException | RuntimeException e) {
+      // The launcher goes by the JVM's exit code, as without the file.
+    }
   }
 
   /**

@@ -14,7 +14,8 @@ import java.util.Arrays;
  * the argument {@code stdin}, it then prints {@code ready} and reads one line from its standard input
  * ({@code stdin <line>}, or {@code stdin EOF}), blocking until the line comes. As it exits it prints
  * the files in {@code $WEFT_LOAD_ARCHIVE}, if set ({@code file <name>}), and exits with the code its
- * first argument of the form {@code exit=N} names, else 0.
+ * first argument of the form {@code exit=N} names, else 0, having written that code where the launcher
+ * asks for it ({@code WEFT_LOAD_EXIT_CODE_FILE}), as weft-load does.
  */
 public final class LauncherProbe {
   private LauncherProbe() {}
@@ -46,6 +47,13 @@ public final class LauncherProbe {
       if (arg.startsWith("exit=")) {
         code = Integer.parseInt(arg.substring(5));
         break;
+      }
+    }
+    // As weft-load does (WeftLoad.recordExitCode): the run's own exit code, over the blanks the launcher wrote.
+    String codeFile = System.getenv("WEFT_LOAD_EXIT_CODE_FILE");
+    if (codeFile != null && !codeFile.isEmpty()) {
+      try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(codeFile, "rw")) {
+        f.write((code + "\n").getBytes(StandardCharsets.US_ASCII));
       }
     }
     System.exit(code);

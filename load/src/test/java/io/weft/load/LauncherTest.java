@@ -251,6 +251,63 @@ class LauncherTest {
     }
   }
 
+  /**
+   * A training run whose JVM cannot write the archive as it exits (here a file-size limit; a full
+   * disk alike) exits with the run's own code, not the JVM's 1 ("a threshold failed"), says so in one
+   * line on stderr, and leaves no archive and no file of its own: the next run trains again. Before,
+   * such a run exited 1 whatever its own code (review-load10-s18 B2).
+   */
+  @Test
+  void aTrainingRunWhoseArchiveCannotBeWrittenExitsWithTheRunsOwnCode() throws Exception {
+    Path jar = probeJar();
+    Path archives = dir.resolve("archives");
+    ProcessBuilder limited = archived(jar, archives, "http", "exit=0");
+    List<String> command = new ArrayList<>(List.of("bash", "-c", "ulimit -f 64 && exec \"$0\" \"$@\""));
+    command.addAll(limited.command());
+    limited.command(command);
+
+    Run first = run(limited);
+    assertEquals(0, first.code, first.toString());
+    String said = "weft-load: the JVM exited with 1 after the run, writing the class-data archive in " + archives
+        + " (a full disk, or a file-size limit?); no archive kept, and the run's own exit code is 0\n";
+    assertTrue(first.err.startsWith(training("http", archives)) && first.err.endsWith(said), first.toString());
+    assertEquals(List.of(), files(archives), "left by the run that could not write its archive");
+
+    Run next = run(archived(jar, archives, "http"));
+    trained(next, "http", archives);
+  }
+
+  /**
+   * The files of a training run whose launcher was killed (SIGKILL runs no trap: its JVM's
+   * {@code NAME.PID.tmp}, and on JDK 25 {@code NAME.PID.tmp.config}) are removed once the next
+   * training run of that jar, JDK and subcommand has put its archive in place, if that launcher's
+   * pid is gone; a run still under way (its pid alive) keeps its files. Before, nothing ever removed
+   * them (review-load10-s18 R1).
+   */
+  @Test
+  void theFilesOfATrainingRunWhoseLauncherWasKilledAreRemovedByTheNextArchivesMaking() throws Exception {
+    Path jar = probeJar();
+    Path archives = dir.resolve("archives");
+    Path archive = trained(run(archived(jar, archives, "http")), "http", archives);
+    String name = archive.toString().substring(0, archive.toString().lastIndexOf('.'));
+    // A pid that has been and gone: a process that has ended.
+    Process ended = new ProcessBuilder("true").start();
+    ended.waitFor();
+    long gone = ended.pid();
+    assertTrue(ProcessHandle.of(gone).isEmpty() || !ProcessHandle.of(gone).get().isAlive(), "pid " + gone + " alive");
+    List<Path> stale = List.of(Path.of(name + "." + gone + ".tmp"), Path.of(name + "." + gone + ".tmp.config"),
+        Path.of(name + "." + gone + ".tmp.code"));
+    Path underWay = Path.of(name + "." + ProcessHandle.current().pid() + ".tmp");
+    for (Path file : stale) {
+      Files.writeString(file, "left");
+    }
+    Files.writeString(underWay, "under way");
+    Files.delete(archive);
+
+    Path again = trained(run(archived(jar, archives, "http")), "http", archives);
+    assertEquals(List.of(again, underWay).stream().sorted().collect(Collectors.toList()), files(archives));
+  }
+
   /** An archive that does not fit this JVM (here: not an archive at all) is ignored, silently. */
   @Test
   void anArchiveThatDoesNotFitIsIgnoredQuietly() throws Exception {
