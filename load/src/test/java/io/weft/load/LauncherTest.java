@@ -281,7 +281,8 @@ class LauncherTest {
    * The files of a training run whose launcher was killed (SIGKILL runs no trap: its JVM's
    * {@code NAME.PID.tmp}, and on JDK 25 {@code NAME.PID.tmp.config}) are removed once the next
    * training run of that jar, JDK and subcommand has put its archive in place, if that launcher's
-   * pid is gone; a run still under way (its pid alive) keeps its files. Before, nothing ever removed
+   * pid is gone and they have not changed for an hour; a run still under way (its pid alive) keeps
+   * its files, and so does a gone pid's file changed within the hour. Before, nothing ever removed
    * them (review-load10-s18 R1).
    */
   @Test
@@ -290,22 +291,25 @@ class LauncherTest {
     Path archives = dir.resolve("archives");
     Path archive = trained(run(archived(jar, archives, "http")), "http", archives);
     String name = archive.toString().substring(0, archive.toString().lastIndexOf('.'));
-    // A pid that has been and gone: a process that has ended.
-    Process ended = new ProcessBuilder("true").start();
-    ended.waitFor();
-    long gone = ended.pid();
-    assertTrue(ProcessHandle.of(gone).isEmpty() || !ProcessHandle.of(gone).get().isAlive(), "pid " + gone + " alive");
+    // A pid no process can have: one above the kernel's largest.
+    // (Read by lines: Files.readString takes a /proc file's size, 0, and reads too little of it.)
+    long gone = Long.parseLong(Files.readAllLines(Path.of("/proc/sys/kernel/pid_max")).get(0).trim()) + 1;
     List<Path> stale = List.of(Path.of(name + "." + gone + ".tmp"), Path.of(name + "." + gone + ".tmp.config"),
         Path.of(name + "." + gone + ".tmp.code"));
     Path underWay = Path.of(name + "." + ProcessHandle.current().pid() + ".tmp");
+    // Left an hour and more ago; the run under way's file as old.
+    java.nio.file.attribute.FileTime longAgo = java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 2 * 3600_000L);
     for (Path file : stale) {
-      Files.writeString(file, "left");
+      Files.setLastModifiedTime(Files.writeString(file, "left"), longAgo);
     }
-    Files.writeString(underWay, "under way");
+    Files.setLastModifiedTime(Files.writeString(underWay, "under way"), longAgo);
+    // A file of a gone launcher that changed within the hour: perhaps of a launcher this one cannot see.
+    Path recent = Path.of(name + "0." + gone + ".tmp.code");
+    Files.writeString(recent, "    \n");
     Files.delete(archive);
 
     Path again = trained(run(archived(jar, archives, "http")), "http", archives);
-    assertEquals(List.of(again, underWay).stream().sorted().collect(Collectors.toList()), files(archives));
+    assertEquals(List.of(again, underWay, recent).stream().sorted().collect(Collectors.toList()), files(archives));
   }
 
   /** An archive that does not fit this JVM (here: not an archive at all) is ignored, silently. */

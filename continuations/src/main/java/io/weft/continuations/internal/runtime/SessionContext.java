@@ -39,6 +39,8 @@ public class SessionContext {
    * before such a keep never forgets the transport after it.
    */
   private volatile int keptAfterFailedClose;
+  /** Set when a cancel's close threw, not for want of heap, while the session still held its transport; guarded by this. */
+  private boolean cancelCloseThrew;
   /** Set as the session frame begins: a session never started is not left behind, only cancelled. */
   private volatile boolean started;
   /**
@@ -403,6 +405,8 @@ public class SessionContext {
     synchronized (this) {
       this.transport = transport;
       keptAfterFailedClose++;
+      // The latest failed close decides: this one is left to the cancels.
+      cancelCloseThrew = false;
     }
   }
 
@@ -426,6 +430,31 @@ public class SessionContext {
     synchronized (this) {
       if (keptAfterFailedClose == keptBefore) {
         this.transport = null;
+      } else if (cancelCloseThrew) {
+        // The cancel's close, under way as the frame's came, threw (not for want of heap): nothing
+        // closes it again, so its close may never be reported. The task's end frees the place, as
+        // when the frame's own close throws so.
+        this.transport = null;
+        closeFailed();
+      }
+    }
+  }
+
+  /**
+   * A cancel's close of this session's transport threw, not for want of heap: its close may never be
+   * reported. If the session frame has let the transport go (its own close found this one under way),
+   * the task's end frees the place from now on, as when the frame's own close throws so; else the
+   * frame is told, through {@link #released(int)}, or closes the transport itself later (a close
+   * that threw can be made again). Not at once in every case: while the task runs, its connection's
+   * close still holds the place, and the frame's own close may yet report it.
+   */
+  private void cancelCloseThrew() {
+    synchronized (this) {
+      if (transport == null) {
+        closeFailed();
+      } else {
+        cancelCloseThrew = true;
+        keptAfterFailedClose++;
       }
     }
   }
@@ -564,10 +593,7 @@ public class SessionContext {
           closeRanOutOfHeap(t);
           throw e;
         } catch (RuntimeException e) {
-          // Not for want of heap: its close may never be reported, and the session's own close
-          // may have found this one under way and let the transport go. The place is then held by
-          // the task alone, as when the session frame's own close throws so.
-          closeFailed();
+          cancelCloseThrew();
           throw e;
         }
         if (finished) {
