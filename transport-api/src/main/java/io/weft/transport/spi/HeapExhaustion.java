@@ -23,9 +23,10 @@ import org.slf4j.LoggerFactory;
  * meeting the error; Serial, Parallel and G1 only, in effect).
  *
  * <p>Lifecycle: the reserve is taken when the class loads and again by each {@link #watch} after
- * a release, if the heap has room for it then; the first {@link #watch} begins listening to the
- * collectors' notifications, and starts the collection-time watch's daemon thread (which sleeps
- * while no run watches), for the rest of the JVM's life.
+ * a release, if the heap has room for it then; each {@link #watch} listens to the collectors'
+ * notifications, until no watch needs them (none watches, or every one has heard a report: the
+ * JVM builds none meanwhile); the first starts the collection-time watch's daemon thread (which
+ * sleeps while no run watches), for the rest of the JVM's life.
  */
 public final class HeapExhaustion {
   /**
@@ -348,6 +349,30 @@ public final class HeapExhaustion {
     } catch (RuntimeException | Error e) {
       // No room to log it: the watchers have heard.
     }
+    stopListeningUnlessNeeded();
+  }
+
+  /**
+   * Stops listening to the collectors' notifications if no watch needs them: none watches, or
+   * every one watching has heard a report (a run keeps the first reason it hears, and is aborted
+   * by it). The next {@link #watch} listens again. So the JVM stops building a notification after
+   * each collection for the rest of an exhausted heap's runs (their close waits, and after): in
+   * a heap full to the end, each build failed after collections of its own, each of which made
+   * another notification; the notification thread was the busiest failing allocator there
+   * (VIRTUAL_THREADS children, session 18). Takes the class's lock, as {@link #watch} does while
+   * it listens again and adds its watcher, so that a stop never comes between the two. Never
+   * throws.
+   */
+  private static void stopListeningUnlessNeeded() {
+    try {
+      synchronized (HeapExhaustion.class) {
+        if (allHeard(-1, 0L, 0L)) {
+          CollectionUsageWatch.stopListening();
+        }
+      }
+    } catch (RuntimeException | Error e) {
+      // It goes on listening: the next report or watch's end tries again.
+    }
   }
 
   private static boolean concerns(Watcher watcher, int collector, long id, long windowStartNanos) {
@@ -367,7 +392,8 @@ public final class HeapExhaustion {
    *     set to anything but a whole number from 0 to 100 (nothing is watched then)
    */
   public static Watch watch(Consumer<String> onExhausted) {
-    CollectionUsageWatch.install();
+    // Before the collections are counted, so that every collection counted after is heard.
+    CollectionUsageWatch.listen();
     CollectionTimeWatch.start();
     long[] collectionsAtStart = CollectionUsageWatch.collectionsNow();
     long startedNanos = System.nanoTime();
@@ -381,6 +407,9 @@ public final class HeapExhaustion {
     }
     Watcher watcher;
     synchronized (HeapExhaustion.class) {
+      // Again, under the lock that a stop takes (stopListeningUnlessNeeded): a report heard by
+      // every watch, or the last watch's end, may have stopped it since; nothing if not.
+      CollectionUsageWatch.listen();
       // Numbered here, in the order the watches begin: a report stamped before this one began
       // does not reach it (report(Throwable, String, long)).
       watcher = new Watcher(onExhausted, collectionsAtStart, startedNanos, watchesBegun + 1);
@@ -406,6 +435,7 @@ public final class HeapExhaustion {
           // into this error. The slot is emptied in place instead (tell() skips it).
           now[i] = null;
         }
+        stopListeningUnlessNeeded();
         return;
       }
     }
