@@ -25,13 +25,14 @@ import javax.management.openmbean.CompositeData;
  * <p>Read from the collectors' notifications ({@code com.sun.management}, module
  * {@code jdk.management}), which the JVM sends on its own notification thread some time after
  * each collection: late, when that thread is slow to run, so possibly after the runs it concerns
- * have ended and others begun. Listened to only while a watch needs them ({@link #listen},
- * {@link #stopListening}): the JVM builds a notification only for a collector with a listener, and
- * in a heap full to the end each build fails, after collections of its own. So each notification is judged by its collection's number (the
+ * have ended and others begun. So each notification is judged by its collection's number (the
  * collector's count of collections, the collection included): it tells only the watches that
  * began while that collector had done fewer ({@link #isCurrent}). A full collection that found
  * the heap full before a run began says nothing about that run's heap: the data it found may
- * have been freed since (an aborted run's), and only a later collection can tell.
+ * have been freed since (an aborted run's), and only a later collection can tell. Listened to
+ * only while a watch needs them ({@link #listen}, {@link #stopListening}): the JVM builds a
+ * notification only for a collector with a listener, and in a heap full to the end each build
+ * fails, after collections of its own.
  *
  * <p>A full collection is one the JVM reports as {@value #FULL_COLLECTION} (Serial, Parallel,
  * G1): young and mixed collections leave the old generation's garbage uncounted, so their
@@ -164,16 +165,6 @@ final class CollectionUsageWatch {
         }
       }
     }
-  }
-
-  /** Whether the listener is on any collector now. For tests. */
-  static synchronized boolean listeningToAny() {
-    for (boolean on : listening) {
-      if (on) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /**
