@@ -64,6 +64,8 @@ class CancelInterruptTest {
   public static final class HeldInterrupt implements SessionTask<String> {
     static volatile CountDownLatch waiting;
     static volatile CountDownLatch interruptBegun;
+    /** Counted down as session 0's channel's close begins: session 0 waits for it, not for its interrupt status. */
+    static volatile CountDownLatch closeBegun;
     static volatile Thread second;
     static volatile Boolean secondEndedInTheInterrupt;
     static volatile int closes;
@@ -71,6 +73,7 @@ class CancelInterruptTest {
     static void reset() {
       waiting = new CountDownLatch(2);
       interruptBegun = new CountDownLatch(1);
+      closeBegun = new CountDownLatch(1);
       second = null;
       secondEndedInTheInterrupt = null;
       closes = 0;
@@ -100,17 +103,34 @@ class CancelInterruptTest {
     }
   }
 
-  /** A channel whose close, made by an interrupt of the thread in {@link #await}, is held up. */
+  /**
+   * A channel whose close, made by an interrupt of the thread in {@link #await}, is held up. The
+   * thread in {@link #await} stays in it until that close has begun, whatever its interrupt status
+   * says: on JDK 25 {@code Thread.interrupt()} sets a platform thread's status before it reads the
+   * thread's channel (its {@code nioBlocker}), and a thread that left on the status alone (its
+   * {@code end()} clearing the channel first) was interrupted with no close: the pass went on to
+   * session 1, and the run ended with none (seen once, JDK 25, THREADS, load 6).
+   */
   static final class Held extends AbstractInterruptibleChannel {
     void await() throws IOException, InterruptedException {
       boolean done = false;
+      boolean interrupted = false;
       begin();
       try {
         HeldInterrupt.waiting.countDown();
-        // Until interrupted (a watchdog only): the cancel pass's interrupt ends it.
-        new CountDownLatch(1).await(120, TimeUnit.SECONDS);
-        done = true;
+        // Until the interrupt's close has begun (a watchdog only): the cancel pass's interrupt
+        // closes this channel, which ends it.
+        for (;;) {
+          try {
+            HeldInterrupt.closeBegun.await(120, TimeUnit.SECONDS);
+            break;
+          } catch (InterruptedException e) {
+            interrupted = true;
+          }
+        }
+        done = !interrupted;
       } finally {
+        // Closed by the interrupt: throws ClosedByInterruptException.
         end(done);
       }
     }
@@ -119,6 +139,7 @@ class CancelInterruptTest {
     protected void implCloseChannel() {
       // On the interrupting thread, inside its interrupt of session 0's thread.
       HeldInterrupt.closes++;
+      HeldInterrupt.closeBegun.countDown();
       HeldInterrupt.interruptBegun.countDown();
       Thread second = HeldInterrupt.second;
       try {
