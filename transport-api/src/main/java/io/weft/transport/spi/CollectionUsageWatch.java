@@ -147,9 +147,12 @@ final class CollectionUsageWatch {
    * the busiest failing allocator (its every failed allocation costing collections of its own,
    * each of which made another notification). Removing allocates a little (the JDK copies its
    * list of listeners); one the heap has no room for stays until the next call. Never throws.
+   *
+   * @return true if it listens to none now
    */
-  static synchronized void stopListening() {
+  static synchronized boolean stopListening() {
     GarbageCollectorMXBean[] now = collectors;
+    boolean none = true;
     for (int i = 0; i < now.length; i++) {
       if (listening[i]) {
         try {
@@ -157,6 +160,7 @@ final class CollectionUsageWatch {
           listening[i] = false;
         } catch (OutOfMemoryError e) {
           // No room: it stays until the next call.
+          none = false;
         } catch (Exception e) {
           // Not there (ListenerNotFoundException): nothing to remove. Caught as Exception, a class
           // loaded long before: a catch clause's own class is loaded when an error first reaches
@@ -165,6 +169,7 @@ final class CollectionUsageWatch {
         }
       }
     }
+    return none;
   }
 
   /**

@@ -70,6 +70,14 @@ public final class HeapExhaustion {
    * earlier one: {@code heard} is not reset with the reserve; see {@link #words}).
    */
   private static volatile boolean said;
+  /**
+   * Whether the collectors may have Weft's listener on them (a watch has listened since the last
+   * stop that removed it from all); under the class's lock. Until a watch begins there is nothing
+   * to stop, and a report then must not be the first use of {@code CollectionUsageWatch}: its
+   * class would be initialised in a heap that may be full, and a failed initialisation leaves it
+   * unusable for the JVM's life.
+   */
+  private static boolean mayBeListening;
   /** How many watches have begun in this JVM (see {@link #stamp()}); written under the class's lock. */
   private static volatile long watchesBegun;
 
@@ -373,8 +381,8 @@ public final class HeapExhaustion {
   private static void stopListeningUnlessNeeded() {
     try {
       synchronized (HeapExhaustion.class) {
-        if (allHeard(watchers, -1, 0L, 0L)) {
-          CollectionUsageWatch.stopListening();
+        if (mayBeListening && allHeard(watchers, -1, 0L, 0L)) {
+          mayBeListening = !CollectionUsageWatch.stopListening();
         }
       }
     } catch (RuntimeException | Error e) {
@@ -399,9 +407,10 @@ public final class HeapExhaustion {
    *     set to anything but a whole number from 0 to 100 (nothing is watched then)
    */
   public static Watch watch(Consumer<String> onExhausted) {
+    // First: it refuses a bad property, and then nothing is watched (nor listened to).
+    CollectionTimeWatch.start();
     // Before the collections are counted, so that every collection counted after is heard.
     CollectionUsageWatch.listen();
-    CollectionTimeWatch.start();
     long[] collectionsAtStart = CollectionUsageWatch.collectionsNow();
     long startedNanos = System.nanoTime();
     if (reserve == null) {
@@ -417,6 +426,7 @@ public final class HeapExhaustion {
       // Again, under the lock that a stop takes (stopListeningUnlessNeeded): a report heard by
       // every watch, or the last watch's end, may have stopped it since; nothing if not.
       CollectionUsageWatch.listen();
+      mayBeListening = true;
       // Numbered here, in the order the watches begin: a report stamped before this one began
       // does not reach it (report(Throwable, String, long)).
       watcher = new Watcher(onExhausted, collectionsAtStart, startedNanos, watchesBegun + 1);
