@@ -57,15 +57,13 @@ class CancelInterruptTest {
   }
 
   /**
-   * Session 0 waits inside {@link Held#begin()} until interrupted; session 1 waits until session
-   * 0's interrupt has begun, then ends; session 2, once both wait, meets the heap's end (a thrown
+   * Session 0 waits inside {@link Held#begin()} until its interrupt has begun to close the channel;
+   * session 1 waits until session 0's interrupt has begun, then ends; session 2, once both wait, meets the heap's end (a thrown
    * {@code OutOfMemoryError}), which aborts the run.
    */
   public static final class HeldInterrupt implements SessionTask<String> {
     static volatile CountDownLatch waiting;
     static volatile CountDownLatch interruptBegun;
-    /** Counted down as session 0's channel's close begins: session 0 waits for it, not for its interrupt status. */
-    static volatile CountDownLatch closeBegun;
     static volatile Thread second;
     static volatile Boolean secondEndedInTheInterrupt;
     static volatile int closes;
@@ -73,7 +71,6 @@ class CancelInterruptTest {
     static void reset() {
       waiting = new CountDownLatch(2);
       interruptBegun = new CountDownLatch(1);
-      closeBegun = new CountDownLatch(1);
       second = null;
       secondEndedInTheInterrupt = null;
       closes = 0;
@@ -109,7 +106,7 @@ class CancelInterruptTest {
    * says: on JDK 25 {@code Thread.interrupt()} sets a platform thread's status before it reads the
    * thread's channel (its {@code nioBlocker}), and a thread that left on the status alone (its
    * {@code end()} clearing the channel first) was interrupted with no close: the pass went on to
-   * session 1, and the run ended with none (seen once, JDK 25, THREADS, load 6).
+   * session 1, and the run ended with none.
    */
   static final class Held extends AbstractInterruptibleChannel {
     void await() throws IOException, InterruptedException {
@@ -122,7 +119,7 @@ class CancelInterruptTest {
         // closes this channel, which ends it.
         for (;;) {
           try {
-            HeldInterrupt.closeBegun.await(120, TimeUnit.SECONDS);
+            HeldInterrupt.interruptBegun.await(120, TimeUnit.SECONDS);
             break;
           } catch (InterruptedException e) {
             interrupted = true;
@@ -139,7 +136,6 @@ class CancelInterruptTest {
     protected void implCloseChannel() {
       // On the interrupting thread, inside its interrupt of session 0's thread.
       HeldInterrupt.closes++;
-      HeldInterrupt.closeBegun.countDown();
       HeldInterrupt.interruptBegun.countDown();
       Thread second = HeldInterrupt.second;
       try {

@@ -16,7 +16,8 @@ import javax.management.NotificationListener;
  * {@link CollectionNoticeTest}'s child: how much the JVM's notification thread allocates for
  * {@value #COLLECTIONS} full collections made after a watch no longer needs the collectors'
  * notifications (argument {@code ended}: the watch was closed; {@code heard}: it heard a report
- * and is still open), against what it allocates for one notification.
+ * and is still open), against what it allocates for one notification; and ({@code again}) for
+ * those made once a new watch has begun after such a stop (it must hear them again).
  *
  * <p>The thread's bytes are read on the thread itself, in a listener of the child's own (the
  * markers) added only after the collections: notifications are built and sent in order on that
@@ -60,6 +61,10 @@ public final class CollectionNoticeRun {
       watch.close();
     } else {
       HeapExhaustion.report(new OutOfMemoryError("Java heap space"), "a test");
+    }
+    if (args[0].equals("again")) {
+      watch.close();
+      watch = HeapExhaustion.watch(reason -> System.out.println("heard again: " + reason));
     }
     long before = threads.getThreadAllocatedBytes(notifier);
     for (int i = 0; i < COLLECTIONS; i++) {

@@ -27,6 +27,8 @@ class CollectionNoticeTest {
   private static final Duration WATCHDOG = Duration.ofSeconds(120);
   /** The first marker's own build, plus room for one notification of a collection made earlier. */
   private static final int AT_MOST = 5;
+  /** The collections' notifications, built again: 20 and the marker's, less room for their spread. */
+  private static final int AT_LEAST_AGAIN = 15;
 
   @TempDir
   Path dir;
@@ -41,7 +43,26 @@ class CollectionNoticeTest {
     check("heard");
   }
 
+  /** After such a stop, a new watch listens again: the JVM builds every collection's notification. */
+  @Test
+  void aWatchBegunAfterAStopHearsTheCollectionsAgain() throws Exception {
+    long[] figures = figures("again");
+    assertTrue(figures[0] >= AT_LEAST_AGAIN * figures[1], "the notification thread allocated " + figures[0]
+        + " bytes for " + CollectionNoticeRun.COLLECTIONS + " collections and a marker, " + figures[1]
+        + " a notification: the new watch did not listen again");
+  }
+
   private void check(String mode) throws Exception {
+    long[] figures = figures(mode);
+    long before = figures[0];
+    long perNotice = figures[1];
+    assertTrue(before < AT_MOST * perNotice, "the notification thread allocated " + before + " bytes for "
+        + CollectionNoticeRun.COLLECTIONS + " collections and a marker, " + perNotice + " a notification: the JVM"
+        + " built their notifications");
+  }
+
+  /** The child's bytes before the first marker and per notification. */
+  private long[] figures(String mode) throws Exception {
     ChildJvm.Result child = ChildJvm.run(dir, WATCHDOG, List.of("-Xmx64m", "-XX:+UseSerialGC"),
         CollectionNoticeRun.class.getName(), mode);
     String all = child.toString();
@@ -51,8 +72,6 @@ class CollectionNoticeTest {
     long perNotice = Long.parseLong(m.group(2));
     System.out.println(mode + ": before-marker " + before + " per-notice " + perNotice);
     assertTrue(perNotice > 0, "a notification's build allocated nothing on that thread: " + all);
-    assertTrue(before < AT_MOST * perNotice, "the notification thread allocated " + before + " bytes for "
-        + CollectionNoticeRun.COLLECTIONS + " collections and a marker, " + perNotice + " a notification: the JVM"
-        + " built their notifications\n" + all);
+    return new long[] {before, perNotice};
   }
 }

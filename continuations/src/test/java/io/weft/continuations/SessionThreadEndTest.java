@@ -73,7 +73,7 @@ class SessionThreadEndTest {
    * began. Before (4327bf1) the stamp was taken after the join, and the new watch heard it. It pins
    * the stamp's order against the join, not against the place's release: a stamp moved after the
    * release but before the report would be caught only if session 2 started and the new watch
-   * began before session 1 stamped, a race (review-heap7-s18 NIT 5).
+   * began before session 1 stamped, a race.
    */
   @ParameterizedTest
   @MethodSource("modes")

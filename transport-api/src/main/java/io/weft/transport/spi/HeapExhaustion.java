@@ -72,12 +72,12 @@ public final class HeapExhaustion {
   private static volatile boolean said;
   /**
    * Whether the collectors may have Weft's listener on them (a watch has listened since the last
-   * stop that removed it from all); under the class's lock. Until a watch begins there is nothing
+   * stop that removed it from all); written under the class's lock. Until a watch begins there is nothing
    * to stop, and a report then must not be the first use of {@code CollectionUsageWatch}: its
    * class would be initialised in a heap that may be full, and a failed initialisation leaves it
    * unusable for the JVM's life.
    */
-  private static boolean mayBeListening;
+  private static volatile boolean mayBeListening;
   /** How many watches have begun in this JVM (see {@link #stamp()}); written under the class's lock. */
   private static volatile long watchesBegun;
 
@@ -118,8 +118,8 @@ public final class HeapExhaustion {
     }
     // Let go first: the words below need room.
     reserve = null;
-    // One read of the watchers for the words and the telling (review-heap7-s18 NIT 4): a watch
-    // begun between two reads would hear the words skipped for the watchers of the first.
+    // One read of the watchers for the words and the telling: a watch begun between two reads
+    // would hear the words skipped for the watchers of the first.
     Watcher[] now = watchers;
     tell(now, words(now, failure, what, -1, 0L, 0L), -1, 0L, 0L);
     return true;
@@ -374,12 +374,17 @@ public final class HeapExhaustion {
    * each collection for the rest of an exhausted heap's runs (their close waits, and after): in
    * a heap full to the end, each build failed after collections of its own, each of which made
    * another notification; the notification thread was the busiest failing allocator there
-   * (VIRTUAL_THREADS children, session 18). Takes the class's lock, as {@link #watch} does while
-   * it listens again and adds its watcher, so that a stop never comes between the two. Never
-   * throws.
+   * (VIRTUAL_THREADS children whose aborted runs' sessions were still unwinding). Takes the
+   * class's lock, as {@link #watch} does while it listens again, counts the collections and adds
+   * its watcher, so that a stop never comes between those. Never throws.
    */
   private static void stopListeningUnlessNeeded() {
     try {
+      // Looked at first without the lock (nothing allocated): the hundreds of reports of one
+      // exhaustion then pass without contending for it once the stop is made.
+      if (!mayBeListening || !allHeard(watchers, -1, 0L, 0L)) {
+        return;
+      }
       synchronized (HeapExhaustion.class) {
         if (mayBeListening && allHeard(watchers, -1, 0L, 0L)) {
           mayBeListening = !CollectionUsageWatch.stopListening();
@@ -409,10 +414,6 @@ public final class HeapExhaustion {
   public static Watch watch(Consumer<String> onExhausted) {
     // First: it refuses a bad property, and then nothing is watched (nor listened to).
     CollectionTimeWatch.start();
-    // Before the collections are counted, so that every collection counted after is heard.
-    CollectionUsageWatch.listen();
-    long[] collectionsAtStart = CollectionUsageWatch.collectionsNow();
-    long startedNanos = System.nanoTime();
     if (reserve == null) {
       try {
         reserve = new byte[RESERVE_BYTES];
@@ -423,10 +424,13 @@ public final class HeapExhaustion {
     }
     Watcher watcher;
     synchronized (HeapExhaustion.class) {
-      // Again, under the lock that a stop takes (stopListeningUnlessNeeded): a report heard by
-      // every watch, or the last watch's end, may have stopped it since; nothing if not.
+      // Listening, then counting the collections, under the lock a stop takes
+      // (stopListeningUnlessNeeded): no stop comes between, so every collection counted after is
+      // heard (if the heap had room to add the listener).
       CollectionUsageWatch.listen();
       mayBeListening = true;
+      long[] collectionsAtStart = CollectionUsageWatch.collectionsNow();
+      long startedNanos = System.nanoTime();
       // Numbered here, in the order the watches begin: a report stamped before this one began
       // does not reach it (report(Throwable, String, long)).
       watcher = new Watcher(onExhausted, collectionsAtStart, startedNanos, watchesBegun + 1);
