@@ -11,6 +11,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import javax.management.NotificationEmitter;
 import javax.management.NotificationListener;
+import javax.management.openmbean.CompositeData;
 
 /**
  * {@link CollectionNoticeTest}'s child: how much the JVM's notification thread allocates for
@@ -20,8 +21,9 @@ import javax.management.NotificationListener;
  * those made once a new watch has begun after such a stop (it must hear them again).
  *
  * <p>The thread's bytes are read on the thread itself, in a listener of the child's own (the
- * markers) added only after the collections: notifications are built and sent in order on that
- * one thread, so by the first marker's hearing every notification of those collections has been
+ * markers) added only after the collections, which takes as markers only notifications of
+ * collections made after it was added: notifications are built and sent in order on that one
+ * thread, so by the first marker's hearing every notification of those collections has been
  * built. Prints {@code before-marker B per-notice N} (B: the bytes from just before the
  * collections to the first marker, that marker's build included; N: the fewest bytes between two
  * later markers, one notification's build and hearing), or a line beginning {@code FAILED}.
@@ -46,9 +48,18 @@ public final class CollectionNoticeRun {
       return;
     }
     BlockingQueue<Long> heard = new LinkedBlockingQueue<>();
-    NotificationListener marker = (notification, handback) -> heard.add(threads.getCurrentThreadAllocatedBytes());
+    // A marker is the notification of a collection made after its listener was added: notifications
+    // still queued from before (the 20 collections', when a watch listens) are let pass.
+    NotificationListener marker = (notification, handback) -> {
+      long bytes = threads.getCurrentThreadAllocatedBytes();
+      CompositeData gcInfo = (CompositeData) ((CompositeData) notification.getUserData()).get("gcInfo");
+      if ((Long) gcInfo.get("id") > markFrom[(Integer) handback]) {
+        heard.add(bytes);
+      }
+    };
     // Once before, then taken off: the JDK's first notification makes its types (a one-time cost
     // that must not count as the later markers' or the collections').
+    markFrom = counts();
     listen(marker, true);
     System.gc();
     if (heard.poll(MARKER_WAIT_SECONDS, TimeUnit.SECONDS) == null) {
@@ -71,6 +82,7 @@ public final class CollectionNoticeRun {
       System.gc();
     }
     heard.clear();
+    markFrom = counts();
     listen(marker, true);
     List<Long> marks = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
@@ -89,12 +101,25 @@ public final class CollectionNoticeRun {
     watch.close();
   }
 
+  /** Each collector's count of collections by now, by index: markers come after them. */
+  private static volatile long[] markFrom = new long[0];
+
+  private static long[] counts() {
+    List<GarbageCollectorMXBean> collectors = ManagementFactory.getGarbageCollectorMXBeans();
+    long[] counts = new long[collectors.size()];
+    for (int i = 0; i < counts.length; i++) {
+      counts[i] = collectors.get(i).getCollectionCount();
+    }
+    return counts;
+  }
+
   private static void listen(NotificationListener listener, boolean on) throws Exception {
-    for (GarbageCollectorMXBean collector : ManagementFactory.getGarbageCollectorMXBeans()) {
+    List<GarbageCollectorMXBean> collectors = ManagementFactory.getGarbageCollectorMXBeans();
+    for (int i = 0; i < collectors.size(); i++) {
       if (on) {
-        ((NotificationEmitter) collector).addNotificationListener(listener, null, null);
+        ((NotificationEmitter) collectors.get(i)).addNotificationListener(listener, null, Integer.valueOf(i));
       } else {
-        ((NotificationEmitter) collector).removeNotificationListener(listener);
+        ((NotificationEmitter) collectors.get(i)).removeNotificationListener(listener);
       }
     }
   }
