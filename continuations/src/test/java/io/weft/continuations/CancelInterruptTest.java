@@ -57,8 +57,8 @@ class CancelInterruptTest {
   }
 
   /**
-   * Session 0 waits inside {@link Held#begin()} until interrupted; session 1 waits until session
-   * 0's interrupt has begun, then ends; session 2, once both wait, meets the heap's end (a thrown
+   * Session 0 waits inside {@link Held#begin()} until its interrupt has begun to close the channel;
+   * session 1 waits until session 0's interrupt has begun, then ends; session 2, once both wait, meets the heap's end (a thrown
    * {@code OutOfMemoryError}), which aborts the run.
    */
   public static final class HeldInterrupt implements SessionTask<String> {
@@ -100,17 +100,34 @@ class CancelInterruptTest {
     }
   }
 
-  /** A channel whose close, made by an interrupt of the thread in {@link #await}, is held up. */
+  /**
+   * A channel whose close, made by an interrupt of the thread in {@link #await}, is held up. The
+   * thread in {@link #await} stays in it until that close has begun, whatever its interrupt status
+   * says: on JDK 25 {@code Thread.interrupt()} sets a platform thread's status before it reads the
+   * thread's channel (its {@code nioBlocker}), and a thread that left on the status alone (its
+   * {@code end()} clearing the channel first) was interrupted with no close: the pass went on to
+   * session 1, and the run ended with none.
+   */
   static final class Held extends AbstractInterruptibleChannel {
     void await() throws IOException, InterruptedException {
       boolean done = false;
+      boolean interrupted = false;
       begin();
       try {
         HeldInterrupt.waiting.countDown();
-        // Until interrupted (a watchdog only): the cancel pass's interrupt ends it.
-        new CountDownLatch(1).await(120, TimeUnit.SECONDS);
-        done = true;
+        // Until the interrupt's close has begun (a watchdog only): the cancel pass's interrupt
+        // closes this channel, which ends it.
+        for (;;) {
+          try {
+            HeldInterrupt.interruptBegun.await(120, TimeUnit.SECONDS);
+            break;
+          } catch (InterruptedException e) {
+            interrupted = true;
+          }
+        }
+        done = !interrupted;
       } finally {
+        // Closed by the interrupt: throws ClosedByInterruptException.
         end(done);
       }
     }

@@ -70,13 +70,16 @@ class SessionThreadEndTest {
    * back) or the watch hears session 1's report, whichever comes first (the report may abort the
    * run before session 2 starts), a new watch begins, as a run begun then would. Once session 0
    * goes on, session 1's report must not reach that watch: its error was met before the watch
-   * began. Before (4327bf1) the stamp was taken after the join, and the new watch heard it.
+   * began. Before (4327bf1) the stamp was taken after the join, and the new watch heard it. It pins
+   * the stamp's order against the join, not against the place's release: a stamp moved after the
+   * release but before the report would be caught only if session 2 started and the new watch
+   * began before session 1 stamped, a race.
    */
   @ParameterizedTest
   @MethodSource("modes")
   // A watchdog only.
   @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
-  void theHeapsEndASessionsThreadLetsOutIsStampedBeforeItsPlaceGoesBack(Mode mode) throws Exception {
+  void theHeapsEndASessionsThreadLetsOutIsStampedBeforeItWaitsForTheThreadBeforeIt(Mode mode) throws Exception {
     CountDownLatch release = new CountDownLatch(1);
     List<String> held = new CopyOnWriteArrayList<>();
     List<String> later = new CopyOnWriteArrayList<>();

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import javax.management.Notification;
 import javax.management.NotificationEmitter;
+import javax.management.NotificationListener;
 import javax.management.openmbean.CompositeData;
 
 /**
@@ -28,7 +29,10 @@ import javax.management.openmbean.CompositeData;
  * collector's count of collections, the collection included): it tells only the watches that
  * began while that collector had done fewer ({@link #isCurrent}). A full collection that found
  * the heap full before a run began says nothing about that run's heap: the data it found may
- * have been freed since (an aborted run's), and only a later collection can tell.
+ * have been freed since (an aborted run's), and only a later collection can tell. Listened to
+ * only while a watch needs them ({@link #listen}, {@link #stopListening}): the JVM builds a
+ * notification only for a collector with a listener, and in a heap full to the end each build
+ * fails, after collections of its own.
  *
  * <p>A full collection is one the JVM reports as {@value #FULL_COLLECTION} (Serial, Parallel,
  * G1): young and mixed collections leave the old generation's garbage uncounted, so their
@@ -55,13 +59,31 @@ final class CollectionUsageWatch {
   private static boolean installed;
   /** The collectors listened to, by index (the handback of their notifications); empty when off. */
   private static volatile GarbageCollectorMXBean[] collectors = new GarbageCollectorMXBean[0];
+  /** The handback of collector {@code i}'s notifications: its index, the same object each time. */
+  private static Integer[] handbacks = new Integer[0];
+  /** Whether the listener is on collector {@code i} now; under the class's lock. */
+  private static boolean[] listening = new boolean[0];
   private static String[] heapPools = new String[0];
   private static long heapMax;
   private static int percent;
 
+  /**
+   * The one listener, added and removed as the same object: the JVM builds a collector's
+   * notifications (after every collection, on its notification thread) only while the collector
+   * has a listener. Assigned here, not a method reference at its use: that would link it there.
+   */
+  private static final NotificationListener LISTENER;
+
+  static {
+    LISTENER = CollectionUsageWatch::collected;
+  }
+
   private CollectionUsageWatch() {}
 
-  /** Listens to every collector, once per JVM; does nothing if the JVM cannot tell or it is off. */
+  /**
+   * Finds the collectors to listen to, once per JVM; does nothing if the JVM cannot tell or it is
+   * off. Listens to none of them yet ({@link #listen}).
+   */
   static synchronized void install() {
     if (installed) {
       return;
@@ -84,12 +106,70 @@ final class CollectionUsageWatch {
     List<GarbageCollectorMXBean> heard = new ArrayList<>();
     for (GarbageCollectorMXBean collector : ManagementFactory.getGarbageCollectorMXBeans()) {
       if (collector instanceof NotificationEmitter) {
-        ((NotificationEmitter) collector).addNotificationListener(CollectionUsageWatch::collected, null,
-            Integer.valueOf(heard.size()));
         heard.add(collector);
       }
     }
+    Integer[] backs = new Integer[heard.size()];
+    for (int i = 0; i < backs.length; i++) {
+      backs[i] = Integer.valueOf(i);
+    }
+    handbacks = backs;
+    listening = new boolean[backs.length];
     collectors = heard.toArray(new GarbageCollectorMXBean[0]);
+  }
+
+  /**
+   * Listens to every collector not listened to yet ({@link #install}ing first): a watch begins.
+   * One the heap has no room to add to goes unheard until the next call (the other watches, and
+   * the threads' own errors, still tell).
+   */
+  static synchronized void listen() {
+    install();
+    GarbageCollectorMXBean[] now = collectors;
+    for (int i = 0; i < now.length; i++) {
+      if (!listening[i]) {
+        try {
+          ((NotificationEmitter) now[i]).addNotificationListener(LISTENER, null, handbacks[i]);
+          listening[i] = true;
+        } catch (OutOfMemoryError e) {
+          // No room: tried again at the next watch.
+        } catch (RuntimeException e) {
+          // Refused: tried again at the next watch.
+        }
+      }
+    }
+  }
+
+  /**
+   * Stops listening to every collector: no watch needs their notifications (none watches, or
+   * every one watching has heard the heap's end). Then the JVM no longer builds a notification
+   * after each collection; in a heap full to the end its notification thread's building was
+   * the busiest failing allocator (its every failed allocation costing collections of its own,
+   * each of which made another notification). Removing allocates a little (the JDK copies its
+   * list of listeners); one the heap has no room for stays until the next call. Never throws.
+   *
+   * @return true if it listens to none now
+   */
+  static synchronized boolean stopListening() {
+    GarbageCollectorMXBean[] now = collectors;
+    boolean none = true;
+    for (int i = 0; i < now.length; i++) {
+      if (listening[i]) {
+        try {
+          ((NotificationEmitter) now[i]).removeNotificationListener(LISTENER, null, handbacks[i]);
+          listening[i] = false;
+        } catch (OutOfMemoryError e) {
+          // No room: it stays until the next call.
+          none = false;
+        } catch (Exception e) {
+          // Not there (ListenerNotFoundException): nothing to remove. Caught as Exception, a class
+          // loaded long before: a catch clause's own class is loaded when an error first reaches
+          // it, which in a full heap fails and replaces the error being handled.
+          listening[i] = false;
+        }
+      }
+    }
+    return none;
   }
 
   /**

@@ -23,9 +23,10 @@ import org.slf4j.LoggerFactory;
  * meeting the error; Serial, Parallel and G1 only, in effect).
  *
  * <p>Lifecycle: the reserve is taken when the class loads and again by each {@link #watch} after
- * a release, if the heap has room for it then; the first {@link #watch} begins listening to the
- * collectors' notifications, and starts the collection-time watch's daemon thread (which sleeps
- * while no run watches), for the rest of the JVM's life.
+ * a release, if the heap has room for it then; each {@link #watch} listens to the collectors'
+ * notifications, until no watch needs them (none watches, or every one has heard a report: the
+ * JVM builds none meanwhile); the first starts the collection-time watch's daemon thread (which
+ * sleeps while no run watches), for the rest of the JVM's life.
  */
 public final class HeapExhaustion {
   /**
@@ -58,16 +59,25 @@ public final class HeapExhaustion {
     HEAP_SPACE = "Java heap space";
     GC_OVERHEAD = "GC overhead limit exceeded";
     UNSAID = "the heap ran out (" + "java.lang.OutOfMemoryError, with no room to say more)";
-    words(new OutOfMemoryError(UNSAID), UNSAID, -1, 0L, 0L);
+    words(watchers, new OutOfMemoryError(UNSAID), UNSAID, -1, 0L, 0L);
   }
 
   @SuppressWarnings("unused") // held, never read: its point is to be let go
   private static volatile byte[] reserve = new byte[RESERVE_BYTES];
   /**
    * Whether this exhaustion has been logged (reset with the reserve). Words are skipped only once it
-   * is set and every watcher a report concerns has heard (see {@link #words}).
+   * is set and every watcher a report concerns has heard a report (of this exhaustion or an
+   * earlier one: {@code heard} is not reset with the reserve; see {@link #words}).
    */
   private static volatile boolean said;
+  /**
+   * Whether the collectors may have Weft's listener on them (a watch has listened since the last
+   * stop that removed it from all); written under the class's lock. Until a watch begins there is nothing
+   * to stop, and a report then must not be the first use of {@code CollectionUsageWatch}: its
+   * class would be initialised in a heap that may be full, and a failed initialisation leaves it
+   * unusable for the JVM's life.
+   */
+  private static volatile boolean mayBeListening;
   /** How many watches have begun in this JVM (see {@link #stamp()}); written under the class's lock. */
   private static volatile long watchesBegun;
 
@@ -108,7 +118,10 @@ public final class HeapExhaustion {
     }
     // Let go first: the words below need room.
     reserve = null;
-    exhausted(words(failure, what, -1, 0L, 0L));
+    // One read of the watchers for the words and the telling: a watch begun between two reads
+    // would hear the words skipped for the watchers of the first.
+    Watcher[] now = watchers;
+    tell(now, words(now, failure, what, -1, 0L, 0L), -1, 0L, 0L);
     return true;
   }
 
@@ -142,18 +155,18 @@ public final class HeapExhaustion {
     if (!isHeapExhausted(failure)) {
       return false;
     }
-    if (!anyWatchingBy(stamp)) {
+    Watcher[] now = watchers;
+    if (!anyWatchingBy(now, stamp)) {
       // Every run watching now began after the error was met: none of them is its business.
       return true;
     }
     reserve = null;
-    tell(words(failure, what, BY_STAMP, stamp, 0L), BY_STAMP, stamp, 0L);
+    tell(now, words(now, failure, what, BY_STAMP, stamp, 0L), BY_STAMP, stamp, 0L);
     return true;
   }
 
-  /** Whether any run watching now had begun by {@code stamp}. Allocates nothing. */
-  private static boolean anyWatchingBy(long stamp) {
-    Watcher[] now = watchers;
+  /** Whether any of the watchers {@code now} had begun by {@code stamp}. Allocates nothing. */
+  private static boolean anyWatchingBy(Watcher[] now, long stamp) {
     for (int i = 0; i < now.length; i++) {
       Watcher watcher = now[i];
       if (watcher != null && watcher.number <= stamp) {
@@ -179,9 +192,11 @@ public final class HeapExhaustion {
    * there the runs may hear {@link #UNSAID}. Each failed try costs the JVM's collections again, so
    * there is only one more.
    *
-   * <p>Not tried if this exhaustion has been said already and every watcher that the report
-   * concerns ({@code collector}, {@code id} and {@code windowStartNanos} as for {@link #tell}) has
-   * heard it (looked at before each try): then each later report (hundreds of sessions failing
+   * <p>Not tried if this exhaustion has been said already and every watcher of {@code now} (the
+   * watchers the report will tell: read once per report) that the report concerns
+   * ({@code collector}, {@code id} and {@code windowStartNanos} as for {@link #tell}) has heard a
+   * report (looked at before each try; one of an earlier exhaustion counts too): then each later
+   * report (hundreds of sessions failing
    * with the error, a woken session's cancel meeting it) would only cost its thread full
    * collections for words that no one needs: at a full heap, each allocation fails only after them
    * (seen: the one worker of a MINA run spending its close wait on them, the cancels of its
@@ -192,9 +207,10 @@ public final class HeapExhaustion {
    * would otherwise hear a racing later report's {@link #UNSAID} first (a run keeps the first
    * reason it hears). Never throws.
    */
-  private static String words(Throwable failure, String what, int collector, long id, long windowStartNanos) {
+  private static String words(Watcher[] now, Throwable failure, String what, int collector, long id,
+      long windowStartNanos) {
     for (int i = 0; i < WORD_TRIES; i++) {
-      if (said && allHeard(collector, id, windowStartNanos)) {
+      if (said && allHeard(now, collector, id, windowStartNanos)) {
         return UNSAID;
       }
       try {
@@ -208,11 +224,10 @@ public final class HeapExhaustion {
   }
 
   /**
-   * Whether every watcher that a report for {@code collector} (as for {@link #tell}) concerns has
-   * heard an earlier one. Allocates nothing.
+   * Whether every watcher of {@code now} that a report for {@code collector} (as for {@link #tell})
+   * concerns has heard an earlier one. Allocates nothing.
    */
-  private static boolean allHeard(int collector, long id, long windowStartNanos) {
-    Watcher[] now = watchers;
+  private static boolean allHeard(Watcher[] now, int collector, long id, long windowStartNanos) {
     for (int i = 0; i < now.length; i++) {
       Watcher watcher = now[i];
       if (watcher != null && !watcher.heard
@@ -241,7 +256,7 @@ public final class HeapExhaustion {
    * are an array, not an iterator).
    */
   static void exhausted(String reason) {
-    tell(reason, -1, 0L, 0L);
+    tell(watchers, reason, -1, 0L, 0L);
   }
 
   /**
@@ -251,7 +266,7 @@ public final class HeapExhaustion {
    * nothing if there is none.
    */
   static void exhaustedByCollection(String reason, int collector, long id) {
-    tell(reason, collector, id, 0L);
+    tell(watchers, reason, collector, id, 0L);
   }
 
   /**
@@ -260,7 +275,7 @@ public final class HeapExhaustion {
    * that began before the window did (one begun since may be a run after the heap was freed).
    */
   static void exhaustedByCollectionTime(String reason, long windowStartNanos) {
-    tell(reason, BY_TIME, 0L, windowStartNanos);
+    tell(watchers, reason, BY_TIME, 0L, windowStartNanos);
   }
 
   /** The reserve goes back to the heap, for room to say why. Allocates nothing. */
@@ -300,13 +315,13 @@ public final class HeapExhaustion {
   private static final int BY_STAMP = -3;
 
   /**
-   * Tells the watchers concerned: every one ({@code collector} -1), those begun before
+   * Tells the watchers of {@code told} (the watchers when the report was made, read once) concerned:
+   * every one ({@code collector} -1), those begun before
    * {@code collector}'s collection {@code id} completed, ({@link #BY_TIME}) those begun by
    * {@code windowStartNanos}, or ({@link #BY_STAMP}) those begun by stamp {@code id}; does nothing
    * if none is.
    */
-  private static void tell(String reason, int collector, long id, long windowStartNanos) {
-    Watcher[] told = watchers;
+  private static void tell(Watcher[] told, String reason, int collector, long id, long windowStartNanos) {
     if (collector != -1) {
       boolean any = false;
       for (int i = 0; i < told.length && !any; i++) {
@@ -337,7 +352,8 @@ public final class HeapExhaustion {
         // One watcher failing must not keep the others from hearing.
       }
       // Only now, after its hearing: a report racing this one makes its own words until then (see
-      // words), so that its UNSAID cannot reach this watcher first.
+      // words), so that its UNSAID cannot reach this watcher first. (Not testable without a hook
+      // inside the hearing: SaidOnceReportTest's racing case pins only the per-watcher flag.)
       watcher.heard = true;
     }
     try {
@@ -347,6 +363,35 @@ public final class HeapExhaustion {
       }
     } catch (RuntimeException | Error e) {
       // No room to log it: the watchers have heard.
+    }
+    stopListeningUnlessNeeded();
+  }
+
+  /**
+   * Stops listening to the collectors' notifications if no watch needs them: none watches, or
+   * every one watching has heard a report (a run keeps the first reason it hears, and is aborted
+   * by it). The next {@link #watch} listens again. So the JVM stops building a notification after
+   * each collection for the rest of an exhausted heap's runs (their close waits, and after): in
+   * a heap full to the end, each build failed after collections of its own, each of which made
+   * another notification; the notification thread was the busiest failing allocator there
+   * (VIRTUAL_THREADS children whose aborted runs' sessions were still unwinding). Takes the
+   * class's lock, as {@link #watch} does while it listens again, counts the collections and adds
+   * its watcher, so that a stop never comes between those. Never throws.
+   */
+  private static void stopListeningUnlessNeeded() {
+    try {
+      // Looked at first without the lock (nothing allocated): the hundreds of reports of one
+      // exhaustion then pass without contending for it once the stop is made.
+      if (!mayBeListening || !allHeard(watchers, -1, 0L, 0L)) {
+        return;
+      }
+      synchronized (HeapExhaustion.class) {
+        if (mayBeListening && allHeard(watchers, -1, 0L, 0L)) {
+          mayBeListening = !CollectionUsageWatch.stopListening();
+        }
+      }
+    } catch (RuntimeException | Error e) {
+      // It goes on listening: the next report or watch's end tries again.
     }
   }
 
@@ -367,10 +412,8 @@ public final class HeapExhaustion {
    *     set to anything but a whole number from 0 to 100 (nothing is watched then)
    */
   public static Watch watch(Consumer<String> onExhausted) {
-    CollectionUsageWatch.install();
+    // First: it refuses a bad property, and then nothing is watched (nor listened to).
     CollectionTimeWatch.start();
-    long[] collectionsAtStart = CollectionUsageWatch.collectionsNow();
-    long startedNanos = System.nanoTime();
     if (reserve == null) {
       try {
         reserve = new byte[RESERVE_BYTES];
@@ -381,6 +424,13 @@ public final class HeapExhaustion {
     }
     Watcher watcher;
     synchronized (HeapExhaustion.class) {
+      // Listening, then counting the collections, under the lock a stop takes
+      // (stopListeningUnlessNeeded): no stop comes between, so every collection counted after is
+      // heard (if the heap had room to add the listener).
+      CollectionUsageWatch.listen();
+      mayBeListening = true;
+      long[] collectionsAtStart = CollectionUsageWatch.collectionsNow();
+      long startedNanos = System.nanoTime();
       // Numbered here, in the order the watches begin: a report stamped before this one began
       // does not reach it (report(Throwable, String, long)).
       watcher = new Watcher(onExhausted, collectionsAtStart, startedNanos, watchesBegun + 1);
@@ -406,6 +456,7 @@ public final class HeapExhaustion {
           // into this error. The slot is emptied in place instead (tell() skips it).
           now[i] = null;
         }
+        stopListeningUnlessNeeded();
         return;
       }
     }
