@@ -40,7 +40,7 @@ public class SessionContext {
    */
   private volatile int keptAfterFailedClose;
   /** Set when a cancel's close threw, not for want of heap, while the session still held its transport; guarded by this. */
-  private boolean cancelCloseThrew;
+  private boolean cancelCloseFailedOtherwise;
   /** Set as the session frame begins: a session never started is not left behind, only cancelled. */
   private volatile boolean started;
   /**
@@ -406,7 +406,7 @@ public class SessionContext {
       this.transport = transport;
       keptAfterFailedClose++;
       // The latest failed close decides: this one is left to the cancels.
-      cancelCloseThrew = false;
+      cancelCloseFailedOtherwise = false;
     }
   }
 
@@ -430,7 +430,7 @@ public class SessionContext {
     synchronized (this) {
       if (keptAfterFailedClose == keptBefore) {
         this.transport = null;
-      } else if (cancelCloseThrew) {
+      } else if (cancelCloseFailedOtherwise) {
         // The cancel's close, under way as the frame's came, threw (not for want of heap): nothing
         // closes it again, so its close may never be reported. The task's end frees the place, as
         // when the frame's own close throws so.
@@ -453,7 +453,7 @@ public class SessionContext {
       if (transport == null) {
         closeFailed();
       } else {
-        cancelCloseThrew = true;
+        cancelCloseFailedOtherwise = true;
         keptAfterFailedClose++;
       }
     }

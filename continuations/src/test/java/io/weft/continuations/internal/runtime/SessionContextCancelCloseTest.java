@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.weft.continuations.testing.ForwardingTransport;
 import io.weft.continuations.testing.LinesOnlyTransport;
 import io.weft.transport.Timeout;
 import io.weft.transport.spi.ReportsClose;
@@ -52,7 +53,7 @@ class SessionContextCancelCloseTest {
     public void close() {
       if (closes.incrementAndGet() == 1) {
         entered.countDown();
-        awaitUninterruptibly(fail);
+        ForwardingTransport.awaitUninterruptibly(fail);
         if (runtimeFailure != null) {
           throw runtimeFailure;
         }
@@ -174,20 +175,5 @@ class SessionContextCancelCloseTest {
     assertEquals(0, c.freed.get());
     c.transport.report();
     assertEquals(1, c.freed.get(), "the close's report did not free the place");
-  }
-
-  private static void awaitUninterruptibly(CountDownLatch latch) {
-    boolean interrupted = false;
-    for (;;) {
-      try {
-        latch.await();
-        break;
-      } catch (InterruptedException e) {
-        interrupted = true;
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
   }
 }
