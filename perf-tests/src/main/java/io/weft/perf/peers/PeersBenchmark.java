@@ -66,6 +66,9 @@ public final class PeersBenchmark implements Callable<Integer> {
     CLIENTS.put("redis-benchmark", RedisBenchmarkClient::new);
   }
 
+  /** The client that is a program of its own, never in this JVM. */
+  private static final String EXTERNAL_CLIENT = "redis-benchmark";
+
   /** File descriptors kept free beside N sessions' sockets (JVM, MINA selectors, jars). */
   private static final int SPARE_DESCRIPTORS = 512;
 
@@ -136,6 +139,22 @@ public final class PeersBenchmark implements Callable<Integer> {
           + " accept queue) to use instead of starting one")
   String redisAddress;
 
+  @Option(names = "--jvm-per-client",
+      description = "run each client but redis-benchmark in a JVM of its own (this JVM's options and class path),"
+          + " kept for the whole benchmark, as a user runs the one client they picked: its JIT profiles, heap and"
+          + " threads not shared with the other clients'; its CPU, context switches, heap and threads measured in"
+          + " its JVM")
+  boolean jvmPerClient;
+
+  /** A new client of id {@code id} in this JVM. */
+  static PeerClient newClient(String id) {
+    Supplier<PeerClient> factory = CLIENTS.get(id);
+    if (factory == null) {
+      throw new IllegalArgumentException("unknown client '" + id + "', known: " + CLIENTS.keySet());
+    }
+    return factory.get();
+  }
+
   public static void main(String[] args) {
     System.exit(new CommandLine(new PeersBenchmark()).execute(args));
   }
@@ -169,7 +188,7 @@ public final class PeersBenchmark implements Callable<Integer> {
          CostMeter probe = new CostMeter()) {
       java.net.InetSocketAddress redisAt = external != null ? external : redis.address();
       for (String id : clients) {
-        chosen.add(CLIENTS.get(id).get());
+        chosen.add(jvmPerClient && !EXTERNAL_CLIENT.equals(id) ? new ForkedClient(id) : newClient(id));
       }
       environment(environment, counter.serverVersion() + (external != null ? " at " + external + ", started by the caller"
           : " " + String.join(" ", redisOptions)), descriptors);
@@ -318,12 +337,13 @@ public final class PeersBenchmark implements Callable<Integer> {
       figures = probe.end(start);
     } else {
       run = client.run(workload);
+      figures = run.figures;
     }
     long served = counter.incrCalls() - incrBefore;
     long overflowsAfter = CostMeter.listenOverflows();
     row.listenOverflows = overflowsBefore < 0 || overflowsAfter < 0 ? null : overflowsAfter - overflowsBefore;
     row.serverIncrCalls = served;
-    row.completedRoundTrips = client.inProcess() ? run.completedRoundTrips : Math.min(served, run.completedRoundTrips);
+    row.completedRoundTrips = run.latency != null ? run.completedRoundTrips : Math.min(served, run.completedRoundTrips);
     row.failedSessions = run.failedSessions;
     boolean ok = run.failedSessions == 0 && row.completedRoundTrips == row.expectedRoundTrips
         && served == row.expectedRoundTrips;
@@ -383,7 +403,7 @@ public final class PeersBenchmark implements Callable<Integer> {
   private String warmupLine(int n, int w, PeerClient client, PeerWorkload warmup, CostMeter probe) throws Exception {
     CostMeter.Reading start = client.inProcess() ? probe.start() : null;
     ClientRun run = client.run(warmup);
-    CostMeter.Figures figures = start != null ? probe.end(start) : null;
+    CostMeter.Figures figures = start != null ? probe.end(start) : run.figures;
     return warmupLine(n, w, warmupRuns, client.label(), warmup.roundTrips(), run,
         figures != null ? figures.cpuNanos : -1L);
   }
@@ -456,6 +476,9 @@ public final class PeersBenchmark implements Callable<Integer> {
           + " client and N, %d time(s)); %d rounds, clients in rotating order", requests, keys, roundTrips,
           warmupRoundTrips, warmupRuns, rounds));
     }
+    env.put("clients' JVMs", jvmPerClient ? "one per client (--jvm-per-client): " + EXTERNAL_CLIENT
+        + " aside, each client runs in a JVM of its own with this one's options, and measures itself there"
+        : "this one: every client but " + EXTERNAL_CLIENT + " runs in this JVM, one after the other");
     env.put("load average at start", CostMeter.loadAverage());
   }
 

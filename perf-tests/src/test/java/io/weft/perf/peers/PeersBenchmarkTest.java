@@ -1,6 +1,7 @@
 package io.weft.perf.peers;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -8,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.weft.testsupport.RedisServerProcess;
 import io.weft.testsupport.ServerBinaries;
 import io.weft.transport.spi.VirtualThreads;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -133,6 +135,41 @@ class PeersBenchmarkTest {
     }
     assertEquals(6, seen.size(), "3 clients at 2 values of N: " + seen);
     assertTrue(json.toString().contains("keep-alive"), "the workload is named in the environment");
+  }
+
+  @Test
+  void eachClientInAJvmOfItsOwnDoesEveryRoundTripAndMeasuresItself() throws Exception {
+    requireBinary(RedisServerProcess.BINARY, RedisServerProcess.DEBIAN_PACKAGE);
+
+    int exit = new CommandLine(new PeersBenchmark()).execute("--jvm-per-client", "--sessions", "10", "--rounds", "2",
+        "--round-trips", "400", "--warmup-round-trips", "200", "--clients", "cont1,netty", "--timeout-s", "60",
+        "--out", out.toString());
+
+    assertEquals(0, exit, "exit status");
+    JsonNode json = new ObjectMapper().readTree(out.resolve(PeersFiles.JSON).toFile());
+    List<String> seen = new ArrayList<>();
+    for (JsonNode row : json.get("rows")) {
+      seen.add(row.get("round").asInt() + " " + row.get("client").asText());
+      assertEquals(PeersRow.OK, row.get("status").asText(), row.toString());
+      assertEquals(400, row.get("completed_round_trips").asLong(), row.toString());
+      assertEquals(400, row.get("server_incr_calls").asLong(), row.toString());
+      // Figures only the client's own JVM can give: an external client's row has none of them.
+      assertTrue(row.get("cpu_us_per_rt").asDouble() > 0, row.toString());
+      assertTrue(row.get("peak_threads").asInt() > 0, row.toString());
+      assertTrue(row.get("p99_us").asDouble() > 0, row.toString());
+    }
+    assertEquals(List.of("1 " + ClientLabels.CONT_1, "1 " + ClientLabels.NETTY, "2 " + ClientLabels.NETTY,
+        "2 " + ClientLabels.CONT_1), seen, "the rows, in the rounds' rotating order");
+    assertTrue(json.get("environment").get("clients' JVMs").asText().startsWith("one per client"),
+        json.get("environment").toString());
+  }
+
+  @Test
+  void aClientWhoseJvmEndsIsAnErrorNamingIt() {
+    IOException e = assertThrows(IOException.class, () -> new ForkedClient("no-such-client"));
+
+    assertTrue(e.getMessage().contains("the JVM of client no-such-client ended its replies (exit status 1)"),
+        e.getMessage());
   }
 
   @Test
