@@ -35,6 +35,11 @@ import javax.management.openmbean.CompositeData;
  *       summed over the live threads' {@code /proc/self/task/&lt;tid&gt;/status}, where a thread
  *       that ends during the run takes its count with it (THREADS mode's session threads), so
  *       those rows count too few;
+ *   <li>the JIT's share: on-CPU time of the JIT compiler threads ({@code C1 CompilerThread*},
+ *       {@code C2 CompilerThread*}) from {@code /proc/self/task/<tid>/schedstat}, in nanoseconds, so
+ *       that a run whose CPU is partly the compiler's (code not yet compiled: a warm-up too short)
+ *       says so; -1 where unreadable, or when a compiler thread ended during the run (the JVM
+ *       starts and stops them as its queue asks: the sum then drops);
  *   <li>peak heap after GC: the most heap in use right after any collection during the run
  *       (GC notifications), -1 when no collection ran;
  *   <li>peak threads: live platform threads ({@code ThreadMXBean}, peak reset before the run;
@@ -75,19 +80,50 @@ final class CostMeter implements AutoCloseable {
     switchesUnreadable = null;
     armed = true;
     long[] switches = readSwitches();
-    return new Reading(os.getProcessCpuTime(), switches[0], switches[1]);
+    return new Reading(os.getProcessCpuTime(), switches[0], switches[1], compilerCpuNanos());
   }
 
   /** The figures of the run that began with {@code start}. */
   Figures end(Reading start) {
     long cpu = os.getProcessCpuTime() - start.cpuNanos;
+    long jit = compilerCpuNanos();
     long[] both = readSwitches();
     long switches = both[0];
     long voluntary = both[1];
     armed = false;
     return new Figures(cpu, start.contextSwitches < 0 || switches < 0 ? -1L : switches - start.contextSwitches,
         start.voluntarySwitches < 0 || voluntary < 0 ? -1L : voluntary - start.voluntarySwitches,
-        peakHeapAfterGc.get(), threads.getPeakThreadCount(), switchesUnreadable);
+        peakHeapAfterGc.get(), threads.getPeakThreadCount(), switchesUnreadable,
+        start.jitNanos < 0 || jit < start.jitNanos ? -1L : jit - start.jitNanos);
+  }
+
+  /**
+   * The on-CPU time, in nanoseconds, of this JVM's live JIT compiler threads, from their
+   * {@code schedstat} (its first field); -1 where there is none to read.
+   */
+  static long compilerCpuNanos() {
+    long sum = 0;
+    try (DirectoryStream<Path> tasks = Files.newDirectoryStream(TASKS)) {
+      for (Path task : tasks) {
+        try {
+          List<String> comm = Files.readAllLines(task.resolve("comm"));
+          if (comm.isEmpty() || !isCompilerThread(comm.get(0))) {
+            continue;
+          }
+          sum += Long.parseLong(Files.readAllLines(task.resolve("schedstat")).get(0).trim().split("\\s+")[0]);
+        } catch (NoSuchFileException e) {
+          // The thread ended between the listing and the read.
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      return -1L;
+    }
+    return sum;
+  }
+
+  /** A thread's name as the kernel keeps it (15 characters): HotSpot's C1 or C2 compiler threads. */
+  static boolean isCompilerThread(String comm) {
+    return comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre");
   }
 
   /** Where the context switches come from, for the report. */
@@ -224,17 +260,20 @@ final class CostMeter implements AutoCloseable {
     final long cpuNanos;
     final long contextSwitches;
     final long voluntarySwitches;
+    final long jitNanos;
 
-    Reading(long cpuNanos, long contextSwitches, long voluntarySwitches) {
+    Reading(long cpuNanos, long contextSwitches, long voluntarySwitches, long jitNanos) {
       this.cpuNanos = cpuNanos;
       this.contextSwitches = contextSwitches;
       this.voluntarySwitches = voluntarySwitches;
+      this.jitNanos = jitNanos;
     }
   }
 
   /**
    * A run's CPU, context switches and the voluntary ones among them (-1 unknown,
-   * {@code switchesUnreadable} says why), peak heap after GC (-1 no GC) and peak threads.
+   * {@code switchesUnreadable} says why), peak heap after GC (-1 no GC), peak threads, and the JIT
+   * compiler threads' CPU within it (-1 unknown).
    */
   static final class Figures {
     final long cpuNanos;
@@ -243,15 +282,22 @@ final class CostMeter implements AutoCloseable {
     final long peakHeapAfterGcBytes;
     final int peakThreads;
     final String switchesUnreadable;
+    final long jitCpuNanos;
 
     Figures(long cpuNanos, long contextSwitches, long voluntarySwitches, long peakHeapAfterGcBytes, int peakThreads,
-        String switchesUnreadable) {
+        String switchesUnreadable, long jitCpuNanos) {
       this.cpuNanos = cpuNanos;
       this.contextSwitches = contextSwitches;
       this.voluntarySwitches = voluntarySwitches;
       this.peakHeapAfterGcBytes = peakHeapAfterGcBytes;
       this.peakThreads = peakThreads;
       this.switchesUnreadable = switchesUnreadable;
+      this.jitCpuNanos = jitCpuNanos;
+    }
+
+    /** The JIT compiler threads' share of the run's CPU, 0 to 1, or -1 when unknown. */
+    double jitShare() {
+      return jitCpuNanos < 0 || cpuNanos <= 0 ? -1.0 : Math.min(1.0, (double) jitCpuNanos / cpuNanos);
     }
   }
 }

@@ -89,6 +89,11 @@ final class ForkedClient implements PeerClient {
   }
 
   @Override
+  public boolean measuresItsJit() {
+    return true;
+  }
+
+  @Override
   public ClientRun run(PeerWorkload workload) throws IOException {
     JsonNode r = ask("run", workload);
     Histogram latency;
@@ -100,7 +105,7 @@ final class ForkedClient implements PeerClient {
     }
     CostMeter.Figures figures = new CostMeter.Figures(r.get("cpuNanos").asLong(), r.get("contextSwitches").asLong(),
         r.get("voluntarySwitches").asLong(), r.get("peakHeapAfterGcBytes").asLong(), r.get("peakThreads").asInt(),
-        text(r.get("switchesUnreadable")));
+        text(r.get("switchesUnreadable")), r.get("jitCpuNanos").asLong());
     return ClientRun.forked(r.get("failedSessions").asInt(), text(r.get("firstFailure")), r.get("wallNanos").asLong(),
         latency, figures);
   }

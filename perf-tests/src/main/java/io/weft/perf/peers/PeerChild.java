@@ -68,5 +68,6 @@ final class PeerChild {
     reply.put("peakHeapAfterGcBytes", figures.peakHeapAfterGcBytes);
     reply.put("peakThreads", figures.peakThreads);
     reply.put("switchesUnreadable", figures.switchesUnreadable);
+    reply.put("jitCpuNanos", figures.jitCpuNanos);
   }
 }

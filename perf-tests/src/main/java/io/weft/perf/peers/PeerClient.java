@@ -19,6 +19,11 @@ interface PeerClient extends AutoCloseable {
   /** True when it runs in this JVM. */
   boolean inProcess();
 
+  /** True when its runs' figures include its JIT compiler threads' CPU (a JVM's client). */
+  default boolean measuresItsJit() {
+    return inProcess();
+  }
+
   /** Runs the workload once and returns when every session has ended. */
   ClientRun run(PeerWorkload workload) throws Exception;
 

@@ -81,9 +81,9 @@ final class PeersFiles {
       md.append("- ").append(e.getKey()).append(": ").append(e.getValue()).append('\n');
     }
     md.append("\n## Medians over the rounds\n\n");
-    md.append("| N | client | rt/s | p50 µs | p99 µs | CPU µs/rt | ctx sw/rt | of them voluntary"
+    md.append("| N | client | rt/s | p50 µs | p99 µs | CPU µs/rt | ctx sw/rt | of them voluntary | JIT % of CPU"
         + " | peak heap after GC MB | peak threads | clean rounds | note |\n");
-    md.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+    md.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
     for (PeersSummary.Median m : summary.medians) {
       md.append("| ").append(String.format(Locale.ROOT, "%,d", m.sessions)).append(" | ").append(m.client)
           .append(" | ").append(num(m.roundTripsPerSecond, "%,.0f"))
@@ -92,6 +92,7 @@ final class PeersFiles {
           .append(" | ").append(num(m.cpuMicrosPerRoundTrip, "%.2f"))
           .append(" | ").append(num(m.contextSwitchesPerRoundTrip, "%.3f"))
           .append(" | ").append(num(m.voluntaryContextSwitchesPerRoundTrip, "%.3f"))
+          .append(" | ").append(num(m.jitCpuPct, "%.1f"))
           .append(" | ").append(num(m.peakHeapAfterGcMb, "%,.1f"))
           .append(" | ").append(num(m.peakThreads, "%,.0f"))
           .append(" | ").append(m.cleanRounds).append('/').append(m.rounds)

@@ -10,7 +10,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  */
 @JsonPropertyOrder({"sessions", "round", "order", "client", "status", "expected_round_trips", "completed_round_trips",
     "server_incr_calls", "failed_sessions", "wall_ms", "round_trips_per_s", "p50_us", "p99_us", "cpu_us_per_rt",
-    "context_switches_per_rt", "voluntary_context_switches_per_rt", "peak_heap_after_gc_mb", "peak_threads", "listen_overflows", "load_at_round_start", "load_at_round_end",
+    "context_switches_per_rt", "voluntary_context_switches_per_rt", "jit_cpu_pct", "peak_heap_after_gc_mb", "peak_threads", "listen_overflows", "load_at_round_start", "load_at_round_end",
     "note"})
 public final class PeersRow {
   /** {@code status}: every round trip done, and the server counted each. */
@@ -42,6 +42,12 @@ public final class PeersRow {
    * parked, handed work on); the others are preemption. In-process clients only.
    */
   @JsonProperty("voluntary_context_switches_per_rt") public Double voluntaryContextSwitchesPerRoundTrip;
+  /**
+   * The JIT compiler threads' share of the client's CPU during the run, in %: well above a few %,
+   * the run measured code still being compiled (see {@code --settle-jit-pct}). In-process clients
+   * and those in a JVM of their own only.
+   */
+  @JsonProperty("jit_cpu_pct") public Double jitCpuPct;
   @JsonProperty("peak_heap_after_gc_mb") public Double peakHeapAfterGcMb;
   @JsonProperty("peak_threads") public Integer peakThreads;
   /**

@@ -67,7 +67,8 @@ final class PeersSummary {
 
   /** Per N and client, the medians over its clean rounds. */
   @JsonPropertyOrder({"sessions", "client", "clean_rounds", "rounds", "round_trips_per_s", "p50_us", "p99_us",
-      "cpu_us_per_rt", "context_switches_per_rt", "voluntary_context_switches_per_rt", "peak_heap_after_gc_mb", "peak_threads",
+      "cpu_us_per_rt", "context_switches_per_rt", "voluntary_context_switches_per_rt", "jit_cpu_pct", "peak_heap_after_gc_mb",
+      "peak_threads",
       "note"})
   public static final class Median {
     @JsonProperty("sessions") public int sessions;
@@ -84,6 +85,7 @@ final class PeersSummary {
     @JsonProperty("round_trips_per_s_spread_pct") public Double roundTripsPerSecondSpreadPct;
     /** The same for CPU per round trip. */
     @JsonProperty("cpu_us_per_rt_spread_pct") public Double cpuSpreadPct;
+    @JsonProperty("jit_cpu_pct") public Double jitCpuPct;
     @JsonProperty("peak_heap_after_gc_mb") public Double peakHeapAfterGcMb;
     @JsonProperty("peak_threads") public Double peakThreads;
     /** Why rounds are missing (the first skip or failure), or null. */
@@ -146,6 +148,7 @@ final class PeersSummary {
     m.voluntaryContextSwitchesPerRoundTrip = median(clean, r -> r.voluntaryContextSwitchesPerRoundTrip);
     m.roundTripsPerSecondSpreadPct = spreadPct(clean, r -> r.roundTripsPerSecond);
     m.cpuSpreadPct = spreadPct(clean, r -> r.cpuMicrosPerRoundTrip);
+    m.jitCpuPct = median(clean, r -> r.jitCpuPct);
     m.peakHeapAfterGcMb = median(clean, r -> r.peakHeapAfterGcMb);
     m.peakThreads = median(clean, r -> r.peakThreads == null ? null : r.peakThreads.doubleValue());
     return m;

@@ -99,7 +99,8 @@ class PeersBenchmarkTest {
          ServerIncrCounter counter = new ServerIncrCounter(redis.address())) {
       long before = counter.incrCalls();
       int exit = new CommandLine(new PeersBenchmark()).execute("--sessions", "10", "--rounds", "2",
-          "--round-trips", "400", "--warmup-round-trips", "200", "--warmup-runs", "2", "--clients", "cont1-pn,netty",
+          "--round-trips", "400", "--warmup-round-trips", "200", "--warmup-runs", "2", "--settle-jit-pct", "0",
+          "--clients", "cont1-pn,netty",
           "--redis-address", redis.address().getHostString() + ":" + redis.address().getPort(), "--timeout-s", "60",
           "--out", out.toString());
 
@@ -162,6 +163,38 @@ class PeersBenchmarkTest {
         "2 " + ClientLabels.CONT_1), seen, "the rows, in the rounds' rotating order");
     assertTrue(json.get("environment").get("clients' JVMs").asText().startsWith("one per client"),
         json.get("environment").toString());
+  }
+
+  @Test
+  void aClientWarmsUpAgainUntilItsJitHasSettledOrItsMostRuns() throws Exception {
+    requireBinary(RedisServerProcess.BINARY, RedisServerProcess.DEBIAN_PACKAGE);
+
+    try (RedisServerProcess redis = RedisServerProcess.start(ServerBinaries.find(RedisServerProcess.BINARY),
+        List.of("--maxclients", "128"));
+         ServerIncrCounter counter = new ServerIncrCounter(redis.address())) {
+      long before = counter.incrCalls();
+      // A JVM of its own, new: its first warm-up compiles the client's code, so the JIT takes more
+      // than a millionth of that run's CPU, and at least one more warm-up follows.
+      int exit = new CommandLine(new PeersBenchmark()).execute("--jvm-per-client", "--sessions", "10", "--rounds", "1",
+          "--round-trips", "400", "--warmup-round-trips", "200", "--warmup-runs", "1", "--settle-jit-pct", "0.0001",
+          "--max-warmup-runs", "3", "--clients", "netty",
+          "--redis-address", redis.address().getHostString() + ":" + redis.address().getPort(), "--timeout-s", "60",
+          "--out", out.toString());
+
+      assertEquals(0, exit, "exit status");
+      long warmups = (counter.incrCalls() - before - 400) / 200;
+      assertTrue(warmups >= 2 && warmups <= 3, "warm-up runs: " + warmups + " (1 asked, then until settled, 3 at most)");
+      JsonNode row = new ObjectMapper().readTree(out.resolve(PeersFiles.JSON).toFile()).get("rows").get(0);
+      assertTrue(row.get("jit_cpu_pct").asDouble() >= 0, row.toString());
+    }
+  }
+
+  @Test
+  void fewerMostWarmUpsThanWarmUpsIsRefused() {
+    int exit = new CommandLine(new PeersBenchmark()).execute("--warmup-runs", "3", "--max-warmup-runs", "2",
+        "--out", out.toString());
+
+    assertEquals(2, exit);
   }
 
   @Test
