@@ -149,11 +149,11 @@ public final class PeersBenchmark implements Callable<Integer> {
           + " accept queue) to use instead of starting one")
   String redisAddress;
 
-  @Option(names = "--jvm-per-client",
+  @Option(names = "--jvm-per-client", negatable = true, defaultValue = "true", fallbackValue = "true",
       description = "run each client but redis-benchmark in a JVM of its own (this JVM's options and class path),"
           + " kept for the whole benchmark, as a user runs the one client they picked: its JIT profiles, heap and"
           + " threads not shared with the other clients'; its CPU, context switches, heap and threads measured in"
-          + " its JVM")
+          + " its JVM (the default; --no-jvm-per-client runs them all in this JVM, one after the other)")
   boolean jvmPerClient;
 
   /** A new client of id {@code id} in this JVM. */
