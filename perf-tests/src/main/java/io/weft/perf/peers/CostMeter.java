@@ -38,8 +38,8 @@ import javax.management.openmbean.CompositeData;
  *   <li>the JIT's share: on-CPU time of the JIT compiler threads ({@code C1 CompilerThread*},
  *       {@code C2 CompilerThread*}) from {@code /proc/self/task/<tid>/schedstat}, in nanoseconds, so
  *       that a run whose CPU is partly the compiler's (code not yet compiled: a warm-up too short)
- *       says so; -1 where unreadable, or when a compiler thread ended during the run (the JVM
- *       starts and stops them as its queue asks: the sum then drops);
+ *       says so; unknown where unreadable or no compiler thread is found, or when a compiler
+ *       thread ended during the run (the JVM starts and stops them as its queue asks);
  *   <li>peak heap after GC: the most heap in use right after any collection during the run
  *       (GC notifications), -1 when no collection ran;
  *   <li>peak threads: live platform threads ({@code ThreadMXBean}, peak reset before the run;
@@ -80,13 +80,13 @@ final class CostMeter implements AutoCloseable {
     switchesUnreadable = null;
     armed = true;
     long[] switches = readSwitches();
-    return new Reading(os.getProcessCpuTime(), switches[0], switches[1], compilerCpuNanos());
+    return new Reading(os.getProcessCpuTime(), switches[0], switches[1], compilerThreadsCpu());
   }
 
   /** The figures of the run that began with {@code start}. */
   Figures end(Reading start) {
     long cpu = os.getProcessCpuTime() - start.cpuNanos;
-    long jit = compilerCpuNanos();
+    Map<Long, Long> jit = compilerThreadsCpu();
     long[] both = readSwitches();
     long switches = both[0];
     long voluntary = both[1];
@@ -94,15 +94,33 @@ final class CostMeter implements AutoCloseable {
     return new Figures(cpu, start.contextSwitches < 0 || switches < 0 ? -1L : switches - start.contextSwitches,
         start.voluntarySwitches < 0 || voluntary < 0 ? -1L : voluntary - start.voluntarySwitches,
         peakHeapAfterGc.get(), threads.getPeakThreadCount(), switchesUnreadable,
-        start.jitNanos < 0 || jit < start.jitNanos ? -1L : jit - start.jitNanos);
+        compilerCpuBetween(start.jit, jit));
   }
 
   /**
-   * The on-CPU time, in nanoseconds, of this JVM's live JIT compiler threads, from their
-   * {@code schedstat} (its first field); -1 where there is none to read.
+   * The JIT compiler threads' on-CPU time between two readings, in nanoseconds: a thread there at
+   * both counts its difference, one started between them all of its time; -1 (unknown) when either
+   * reading failed or found no compiler thread (an interpreter-only JVM, another JIT), or when a
+   * thread of the first is gone from the second (HotSpot stops idle compiler threads as its queue
+   * shrinks, and what such a thread did in the run is lost with it).
    */
-  static long compilerCpuNanos() {
+  static long compilerCpuBetween(Map<Long, Long> start, Map<Long, Long> end) {
+    if (start == null || end == null || end.isEmpty() || !end.keySet().containsAll(start.keySet())) {
+      return -1L;
+    }
     long sum = 0;
+    for (Map.Entry<Long, Long> e : end.entrySet()) {
+      sum += e.getValue() - start.getOrDefault(e.getKey(), 0L);
+    }
+    return sum;
+  }
+
+  /**
+   * The on-CPU time, in nanoseconds, of each of this JVM's live JIT compiler threads, by thread id,
+   * from their {@code schedstat} (its first field); null where there is none to read.
+   */
+  static Map<Long, Long> compilerThreadsCpu() {
+    Map<Long, Long> cpu = new java.util.HashMap<>();
     try (DirectoryStream<Path> tasks = Files.newDirectoryStream(TASKS)) {
       for (Path task : tasks) {
         try {
@@ -110,15 +128,16 @@ final class CostMeter implements AutoCloseable {
           if (comm.isEmpty() || !isCompilerThread(comm.get(0))) {
             continue;
           }
-          sum += Long.parseLong(Files.readAllLines(task.resolve("schedstat")).get(0).trim().split("\\s+")[0]);
+          cpu.put(Long.parseLong(task.getFileName().toString()),
+              Long.parseLong(Files.readAllLines(task.resolve("schedstat")).get(0).trim().split("\\s+")[0]));
         } catch (NoSuchFileException e) {
           // The thread ended between the listing and the read.
         }
       }
     } catch (IOException | RuntimeException e) {
-      return -1L;
+      return null;
     }
-    return sum;
+    return cpu;
   }
 
   /** A thread's name as the kernel keeps it (15 characters): HotSpot's C1 or C2 compiler threads. */
@@ -260,13 +279,14 @@ final class CostMeter implements AutoCloseable {
     final long cpuNanos;
     final long contextSwitches;
     final long voluntarySwitches;
-    final long jitNanos;
+    /** The compiler threads' CPU by thread id, or null when unreadable. */
+    final Map<Long, Long> jit;
 
-    Reading(long cpuNanos, long contextSwitches, long voluntarySwitches, long jitNanos) {
+    Reading(long cpuNanos, long contextSwitches, long voluntarySwitches, Map<Long, Long> jit) {
       this.cpuNanos = cpuNanos;
       this.contextSwitches = contextSwitches;
       this.voluntarySwitches = voluntarySwitches;
-      this.jitNanos = jitNanos;
+      this.jit = jit;
     }
   }
 
@@ -295,7 +315,10 @@ final class CostMeter implements AutoCloseable {
       this.jitCpuNanos = jitCpuNanos;
     }
 
-    /** The JIT compiler threads' share of the run's CPU, 0 to 1, or -1 when unknown. */
+    /**
+     * The JIT compiler threads' share of the run's CPU, 0 to 1, or -1 when unknown (their CPU, or
+     * the run's: the process's CPU time moves in steps of 10 ms, so a short run can read 0).
+     */
     double jitShare() {
       return jitCpuNanos < 0 || cpuNanos <= 0 ? -1.0 : Math.min(1.0, (double) jitCpuNanos / cpuNanos);
     }

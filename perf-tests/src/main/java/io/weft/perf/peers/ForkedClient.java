@@ -7,6 +7,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
+import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
@@ -16,6 +17,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.DataFormatException;
 import org.HdrHistogram.Histogram;
@@ -31,26 +34,75 @@ import org.HdrHistogram.Histogram;
  */
 final class ForkedClient implements PeerClient {
   private static final ObjectMapper JSON = new ObjectMapper();
+  /**
+   * What starts each of the child's replies on its standard output, which the JVM itself may write
+   * to too ({@code -Xlog}, {@code -verbose:gc}): every other line is passed on to standard error.
+   */
+  static final String REPLY = "@peers-reply ";
+  /** How long a reply may take beyond the run's own time limit (JVM start, warm-up of a new JVM). */
+  private static final long SLACK_NANOS = TimeUnit.SECONDS.toNanos(120);
 
   private final String id;
   private final Process process;
-  private final BufferedReader replies;
+  private final BlockingQueue<String> replies = new LinkedBlockingQueue<>();
   private final Writer requests;
   private final String label;
+  private final long pid;
 
   ForkedClient(String id) throws IOException {
+    this(id, List.of());
+  }
+
+  /** A child with {@code moreOptions} after this JVM's own (for tests). */
+  ForkedClient(String id, List<String> moreOptions) throws IOException {
     this.id = id;
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(childOptions(ManagementFactory.getRuntimeMXBean().getInputArguments()));
+    command.addAll(moreOptions);
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add(PeerChild.class.getName());
     command.add(id);
-    process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    replies = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+    ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
+    // Their options are among this JVM's input arguments already, which the child is given.
+    builder.environment().remove("JAVA_TOOL_OPTIONS");
+    builder.environment().remove("JDK_JAVA_OPTIONS");
+    builder.environment().remove("_JAVA_OPTIONS");
+    process = builder.start();
+    Thread reader = new Thread(this::readReplies, "peers-child-" + id);
+    reader.setDaemon(true);
+    reader.start();
     requests = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
-    label = reply().get("label").asText();
+    try {
+      JsonNode hello = reply(SLACK_NANOS);
+      label = hello.get("label").asText();
+      pid = process.pid();
+    } catch (IOException | RuntimeException e) {
+      process.destroyForcibly();
+      throw e;
+    }
+  }
+
+  /** The child's standard output: its replies queued, every other line passed on to standard error. */
+  private void readReplies() {
+    try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
+        StandardCharsets.UTF_8))) {
+      for (String line = out.readLine(); line != null; line = out.readLine()) {
+        if (line.startsWith(REPLY)) {
+          replies.add(line.substring(REPLY.length()));
+        } else {
+          System.err.println("[" + id + "] " + line);
+        }
+      }
+    } catch (IOException e) {
+      // The child is gone; reply() says so.
+    }
+  }
+
+  /** The child's process id, for the report. */
+  long pid() {
+    return pid;
   }
 
   /**
@@ -73,13 +125,14 @@ final class ForkedClient implements PeerClient {
     return label;
   }
 
+  /** @throws UncheckedIOException when the child fails: a benchmark with a client gone ends, it does not skip it */
   @Override
   public String unavailableReason(PeerWorkload workload) {
     try {
-      JsonNode reason = ask("unavailable", workload).get("reason");
+      JsonNode reason = ask("unavailable", workload, SLACK_NANOS).get("reason");
       return reason == null || reason.isNull() ? null : reason.asText();
     } catch (IOException e) {
-      return "its JVM failed: " + e.getMessage();
+      throw new UncheckedIOException(e);
     }
   }
 
@@ -95,7 +148,7 @@ final class ForkedClient implements PeerClient {
 
   @Override
   public ClientRun run(PeerWorkload workload) throws IOException {
-    JsonNode r = ask("run", workload);
+    JsonNode r = ask("run", workload, workload.timeoutNanos + SLACK_NANOS);
     Histogram latency;
     try {
       latency = Histogram.decodeFromCompressedByteBuffer(
@@ -114,7 +167,7 @@ final class ForkedClient implements PeerClient {
     return node == null || node.isNull() ? null : node.asText();
   }
 
-  private JsonNode ask(String op, PeerWorkload workload) throws IOException {
+  private JsonNode ask(String op, PeerWorkload workload, long waitNanos) throws IOException {
     ObjectNode request = JSON.createObjectNode().put("op", op)
         .put("host", workload.redis.getHostString()).put("port", workload.redis.getPort())
         .put("concurrency", workload.concurrency).put("totalSessions", workload.totalSessions)
@@ -122,20 +175,33 @@ final class ForkedClient implements PeerClient {
         .put("timeoutNanos", workload.timeoutNanos);
     requests.write(request + "\n");
     requests.flush();
-    return reply();
+    return reply(waitNanos);
   }
 
-  private JsonNode reply() throws IOException {
-    String line = replies.readLine();
-    if (line == null) {
-      String exit;
-      try {
-        exit = process.waitFor(10, TimeUnit.SECONDS) ? "exit status " + process.exitValue() : "still running";
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        exit = "interrupted while waiting for it";
+  /**
+   * The child's next reply, within {@code waitNanos}: a child that ends first, or that has not
+   * answered by then (it is then ended), is an {@code IOException} naming it.
+   */
+  private JsonNode reply(long waitNanos) throws IOException {
+    String line;
+    try {
+      long deadline = System.nanoTime() + waitNanos;
+      line = null;
+      while (line == null) {
+        line = replies.poll(100, TimeUnit.MILLISECONDS);
+        if (line == null && !process.isAlive() && replies.isEmpty()) {
+          throw new IOException("the JVM of client " + id + " ended its replies (exit status " + process.exitValue()
+              + "); its output is above");
+        }
+        if (line == null && System.nanoTime() - deadline > 0) {
+          process.destroyForcibly();
+          throw new IOException("the JVM of client " + id + " did not answer within "
+              + TimeUnit.NANOSECONDS.toSeconds(waitNanos) + " s; ended it");
+        }
       }
-      throw new IOException("the JVM of client " + id + " ended its replies (" + exit + "); its output is above");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("waiting for the JVM of client " + id);
     }
     return JSON.readTree(line);
   }

@@ -29,7 +29,7 @@ final class PeerChild {
     PeerClient client = PeersBenchmark.newClient(args[0]);
     try (CostMeter probe = new CostMeter();
          BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-      replies.println(json.createObjectNode().put("label", client.label()));
+      replies.println(ForkedClient.REPLY + json.createObjectNode().put("label", client.label()));
       for (String line = in.readLine(); line != null; line = in.readLine()) {
         JsonNode request = json.readTree(line);
         String op = request.get("op").asText();
@@ -47,7 +47,7 @@ final class PeerChild {
           ClientRun run = client.run(workload);
           write(reply, run, probe.end(start));
         }
-        replies.println(reply);
+        replies.println(ForkedClient.REPLY + reply);
       }
     } finally {
       client.close();

@@ -97,7 +97,8 @@ public final class PeersBenchmark implements Callable<Integer> {
 
   @Option(names = "--settle-jit-pct", defaultValue = "2",
       description = "after --warmup-runs, each client warms up again, up to --max-warmup-runs in all, until the JIT"
-          + " compiler threads took at most this % of its warm-up run's CPU; a round whose run passes it says"
+          + " compiler threads took at most this %% of its warm-up run's CPU (an unknown share counts as not"
+          + " settled); a round whose run passes it says"
           + " 'JIT not settled'; 0: no more warm-ups than --warmup-runs (default: ${DEFAULT-VALUE})")
   double settleJitPct;
 
@@ -165,6 +166,10 @@ public final class PeersBenchmark implements Callable<Integer> {
     return factory.get();
   }
 
+  /** The command line running this one: its error stream gets the usage errors. */
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
   public static void main(String[] args) {
     System.exit(new CommandLine(new PeersBenchmark()).execute(args));
   }
@@ -176,7 +181,7 @@ public final class PeersBenchmark implements Callable<Integer> {
     Path binary = external != null ? null
         : redisServer != null ? redisServer : ServerBinaries.find(RedisServerProcess.BINARY);
     if (external == null && binary == null) {
-      throw new CommandLine.ParameterException(new CommandLine(this),
+      throw new CommandLine.ParameterException(spec.commandLine(),
           ServerBinaries.missingMessage(RedisServerProcess.BINARY, RedisServerProcess.DEBIAN_PACKAGE));
     }
     int maxN = 0;
@@ -201,7 +206,7 @@ public final class PeersBenchmark implements Callable<Integer> {
         chosen.add(jvmPerClient && !EXTERNAL_CLIENT.equals(id) ? new ForkedClient(id) : newClient(id));
       }
       environment(environment, counter.serverVersion() + (external != null ? " at " + external + ", started by the caller"
-          : " " + String.join(" ", redisOptions)), descriptors);
+          : " " + String.join(" ", redisOptions)), descriptors, chosen);
       System.out.println("# peers: " + environment);
       for (int n : sessions) {
         PeerWorkload run = workload(redisAt, n, roundTrips, keepaliveMaxRoundTrips);
@@ -235,7 +240,7 @@ public final class PeersBenchmark implements Callable<Integer> {
             }
             if (!settled(lastJitShare[i])) {
               System.out.printf(Locale.ROOT, "# N=%,d %s: JIT not settled after %d warm-up runs (%s of its last run's"
-                  + " CPU)%n", n, client.label(), w, percent(lastJitShare[i]));
+                  + " CPU)%n", n, client.label(), w, lastJitShare[i] < 0 ? "share unknown" : percent(lastJitShare[i]));
             }
           }
         }
@@ -313,12 +318,12 @@ public final class PeersBenchmark implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       // Said below.
     }
-    throw new CommandLine.ParameterException(new CommandLine(this), "--redis-address: HOST:PORT, not '" + redisAddress
+    throw new CommandLine.ParameterException(spec.commandLine(), "--redis-address: HOST:PORT, not '" + redisAddress
         + "'");
   }
 
   private void validate() {
-    CommandLine cl = new CommandLine(this);
+    CommandLine cl = spec.commandLine();
     if (!"reconnect".equals(workload) && !keepAlive()) {
       throw new CommandLine.ParameterException(cl, "--workload: reconnect or keepalive, not '" + workload + "'");
     }
@@ -428,8 +433,9 @@ public final class PeersBenchmark implements Callable<Integer> {
       if (figures.switchesUnreadable != null) {
         notes.add(figures.switchesUnreadable);
       }
-      if (settleJitPct > 0 && figures.jitShare() >= 0 && !settled(figures.jitShare())) {
-        notes.add("JIT not settled: " + percent(figures.jitShare()) + " of the run's CPU");
+      if (settleJitPct > 0 && client.measuresItsJit() && !settled(figures.jitShare())) {
+        notes.add(figures.jitShare() < 0 ? "JIT share unknown"
+            : "JIT not settled: " + percent(figures.jitShare()) + " of the run's CPU");
       }
       row.note = notes.isEmpty() ? null : String.join("; ", notes);
     } else if (row.note == null) {
@@ -458,9 +464,12 @@ public final class PeersBenchmark implements Callable<Integer> {
     return jit;
   }
 
-  /** Whether a JIT share (0 to 1) is within --settle-jit-pct; an unknown one (-1) is taken as settled. */
+  /**
+   * Whether a JIT share (0 to 1) is within --settle-jit-pct; an unknown one (-1: a run too short
+   * for the process's 10 ms CPU clock, a compiler thread stopped, no compiler threads) is not.
+   */
   private boolean settled(double jitShare) {
-    return jitShare < 0 || jitShare * 100 <= settleJitPct;
+    return jitShare >= 0 && jitShare * 100 <= settleJitPct;
   }
 
   private static String percent(double share) {
@@ -507,7 +516,7 @@ public final class PeersBenchmark implements Callable<Integer> {
     return value == null ? "-" : String.format(Locale.ROOT, format, value);
   }
 
-  private void environment(Map<String, String> env, String redisVersion, long descriptors) {
+  private void environment(Map<String, String> env, String redisVersion, long descriptors, List<PeerClient> chosen) {
     OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
     List<String> gcs = new ArrayList<>();
     for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
@@ -538,12 +547,23 @@ public final class PeersBenchmark implements Callable<Integer> {
           warmupRoundTrips, warmupRuns, rounds));
     }
     env.put("clients' JVMs", jvmPerClient ? "one per client (--jvm-per-client): " + EXTERNAL_CLIENT
-        + " aside, each client runs in a JVM of its own with this one's options, and measures itself there"
+        + " aside, each client runs in a JVM of its own with this one's options, and measures itself there ("
+        + childPids(chosen) + "; this JVM pid " + ProcessHandle.current().pid() + ")"
         : "this one: every client but " + EXTERNAL_CLIENT + " runs in this JVM, one after the other");
     env.put("warm-up", settleJitPct <= 0 ? warmupRuns + " run(s) per client and N"
         : String.format(Locale.ROOT, "%d run(s) per client and N, then more (up to %d in all) until the JIT compiler"
             + " threads took at most %.1f%% of a warm-up run's CPU", warmupRuns, maxWarmupRuns, settleJitPct));
     env.put("load average at start", CostMeter.loadAverage());
+  }
+
+  private static String childPids(List<PeerClient> clients) {
+    List<String> pids = new ArrayList<>();
+    for (PeerClient c : clients) {
+      if (c instanceof ForkedClient) {
+        pids.add(c.label() + " pid " + ((ForkedClient) c).pid());
+      }
+    }
+    return String.join(", ", pids);
   }
 
   private static long maxDescriptors() {

@@ -154,15 +154,22 @@ class PeersBenchmarkTest {
       assertEquals(PeersRow.OK, row.get("status").asText(), row.toString());
       assertEquals(400, row.get("completed_round_trips").asLong(), row.toString());
       assertEquals(400, row.get("server_incr_calls").asLong(), row.toString());
-      // Figures only the client's own JVM can give: an external client's row has none of them.
-      assertTrue(row.get("cpu_us_per_rt").asDouble() > 0, row.toString());
+      // Figures only a JVM's client can give: an external client's row has none of them.
+      assertTrue(row.hasNonNull("cpu_us_per_rt"), row.toString());
       assertTrue(row.get("peak_threads").asInt() > 0, row.toString());
       assertTrue(row.get("p99_us").asDouble() > 0, row.toString());
     }
     assertEquals(List.of("1 " + ClientLabels.CONT_1, "1 " + ClientLabels.NETTY, "2 " + ClientLabels.NETTY,
         "2 " + ClientLabels.CONT_1), seen, "the rows, in the rounds' rotating order");
-    assertTrue(json.get("environment").get("clients' JVMs").asText().startsWith("one per client"),
-        json.get("environment").toString());
+    String jvms = json.get("environment").get("clients' JVMs").asText();
+    assertTrue(jvms.startsWith("one per client"), jvms);
+    java.util.regex.Matcher pid = java.util.regex.Pattern.compile("pid (\\d+)").matcher(jvms);
+    Set<Long> pids = new java.util.HashSet<>();
+    while (pid.find()) {
+      pids.add(Long.parseLong(pid.group(1)));
+    }
+    assertEquals(3, pids.size(), "two clients' JVMs and this one, all different: " + jvms);
+    assertTrue(jvms.endsWith("this JVM pid " + ProcessHandle.current().pid() + ")"), jvms);
   }
 
   @Test
@@ -185,16 +192,43 @@ class PeersBenchmarkTest {
       long warmups = (counter.incrCalls() - before - 400) / 200;
       assertTrue(warmups >= 2 && warmups <= 3, "warm-up runs: " + warmups + " (1 asked, then until settled, 3 at most)");
       JsonNode row = new ObjectMapper().readTree(out.resolve(PeersFiles.JSON).toFile()).get("rows").get(0);
-      assertTrue(row.get("jit_cpu_pct").asDouble() >= 0, row.toString());
+      assertTrue(row.hasNonNull("jit_cpu_pct") && row.get("jit_cpu_pct").asDouble() >= 0, row.toString());
     }
   }
 
   @Test
   void fewerMostWarmUpsThanWarmUpsIsRefused() {
-    int exit = new CommandLine(new PeersBenchmark()).execute("--warmup-runs", "3", "--max-warmup-runs", "2",
-        "--out", out.toString());
+    java.io.StringWriter err = new java.io.StringWriter();
+    CommandLine cl = new CommandLine(new PeersBenchmark());
+    cl.setErr(new java.io.PrintWriter(err));
+    int exit = cl.execute("--warmup-runs", "3", "--max-warmup-runs", "2", "--out", out.toString());
 
     assertEquals(2, exit);
+    assertTrue(err.toString().contains("--max-warmup-runs at least --warmup-runs"), err.toString());
+  }
+
+  @Test
+  void aChildJvmsOwnOutputDoesNotConfuseItsReplies() throws Exception {
+    // The JVM's own logging on the child's standard output, where its replies go too.
+    try (ForkedClient client = new ForkedClient("netty", List.of("-verbose:gc", "-Xlog:gc*:stdout"))) {
+      assertEquals(ClientLabels.NETTY, client.label());
+      PeerWorkload workload = new PeerWorkload(new java.net.InetSocketAddress("127.0.0.1", 1), 1, 1, 1, 1, 5,
+          java.util.concurrent.TimeUnit.SECONDS);
+      assertEquals(null, client.unavailableReason(workload));
+    }
+  }
+
+  @Test
+  void aClientWhoseJvmHasEndedIsAnErrorNotASkip() throws Exception {
+    ForkedClient client = new ForkedClient("netty");
+    client.close();
+    PeerWorkload workload = new PeerWorkload(new java.net.InetSocketAddress("127.0.0.1", 1), 1, 1, 1, 1, 5,
+        java.util.concurrent.TimeUnit.SECONDS);
+
+    java.io.UncheckedIOException e = assertThrows(java.io.UncheckedIOException.class,
+        () -> client.unavailableReason(workload));
+    assertTrue(e.getMessage().contains("client netty") || e.getCause().getMessage().contains("client netty")
+        || e.getCause() instanceof IOException, e.toString());
   }
 
   @Test
