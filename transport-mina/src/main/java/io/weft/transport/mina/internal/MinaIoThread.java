@@ -36,6 +36,13 @@ public final class MinaIoThread extends EventLoopThread {
   Object opening;
   /** True while a session on this thread hands a write to MINA (see NioProcessor.wakeup). */
   boolean writing;
+  /**
+   * True while {@link #loop} closes a session here, on its own thread, inside its loop's
+   * processing of ready sessions (NioProcessor.closeHere): MINA's close queues the session's
+   * removal and wakes the selector, a wake-up that this turn's removal, later in the same turn,
+   * makes needless (see NioProcessor.wakeup).
+   */
+  boolean closingHere;
   /** The counters this thread counts in {@link #count}, its own slots; null if none. */
   ThreadCounts counts;
   /** Written by this thread only; read, racily, by {@link ThreadCounts} sums. */
