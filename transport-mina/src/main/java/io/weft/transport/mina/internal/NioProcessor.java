@@ -5,6 +5,7 @@ import java.lang.reflect.Constructor;
 import java.net.SocketAddress;
 import java.net.SocketException;
 import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -72,6 +73,8 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
   private final ArrayList<NioSession> ready = new ArrayList<>();
   private final Consumer<SelectionKey> addReady = key -> ready.add((NioSession) key.attachment());
   private final ReadySessions readySessions = new ReadySessions();
+  /** Whether the last select filled {@link #ready} (else MINA's own select filled its set). */
+  private boolean listing;
 
   public NioProcessor(Executor executor) {
     super(executor);
@@ -80,18 +83,26 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
 
   /**
    * MINA's select, with the ready sessions handed to a list this processor keeps instead of to
-   * the selector's selected-key set: MINA's own select fills that set (a {@code HashSet}: a node
-   * allocated for each ready key) and its loop removes each key from it once processed (a hash
-   * removal per key); on a loaded loop that removal was the largest single frame of MINA's own
-   * code in a profile of connect-per-session Redis clients (2026-11-28, perf10 note), where
-   * Netty's event loop walks an array. The same keys in the same order, as the JDK's
-   * {@code select(Consumer, long)} reports each ready key once; a key whose processing failed
-   * (MINA's loop then reports the exception and selects again) is reported again while its
-   * channel stays ready, as the selector's level-triggered readiness reports it. The count
-   * returned is of the keys reported, as MINA's spin check expects.
+   * the selector's selected-key set, where the selector is the JDK's epoll or poll selector (see
+   * {@link #reportsOncePerKey}); MINA's own select otherwise. MINA's own select fills that set (a
+   * {@code HashSet}: a node allocated for each ready key) and its loop removes each key from it
+   * once processed (a hash removal per key); on a loaded loop that removal was the largest single
+   * frame of MINA's own code in a profile of connect-per-session Redis clients (2026-11-28, perf10
+   * note), where Netty's event loop walks an array. The epoll and poll selectors report each ready
+   * key at most once per select, with all its ready operations, to {@code select(Consumer, long)}:
+   * the same keys, ready operations and order as the set, and the same count returned, which
+   * MINA's spin check reads. Others need not (the kqueue selector reports a key once per ready
+   * operation, each time with only that operation), so they keep MINA's set, which adds the
+   * operations up. A key whose processing failed (MINA's loop then reports the exception and
+   * selects again) is reported again while its channel stays ready, as these selectors' readiness
+   * is level-triggered. Checked at every select, so also after MINA replaces its selector.
    */
   @Override
   protected int select(long timeout) throws Exception {
+    listing = reportsOncePerKey(selector);
+    if (!listing) {
+      return super.select(timeout);
+    }
     selectorLock.readLock().lock();
     try {
       ready.clear();
@@ -107,17 +118,37 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
     return select(0);
   }
 
-  /** The sessions the last {@link #select(long)} found ready; its {@code remove} does nothing. */
+  /**
+   * The sessions the last {@link #select(long)} found ready: from this processor's list (whose
+   * {@code remove} does nothing) or, where that select was MINA's own, from the selector's set.
+   */
   @Override
   protected Iterator<NioSession> selectedSessions() {
+    if (!listing) {
+      return super.selectedSessions();
+    }
     readySessions.next = 0;
     return readySessions;
   }
 
   /**
-   * For tests: how many keys the selector's own selected-key set holds; 0 on this processor's
-   * thread, which never uses that set.
+   * True if {@code selector} is the JDK's epoll or poll selector, which reports each ready key at
+   * most once per select, with all its ready operations, to {@code select(Consumer, long)}.
    */
+  static boolean reportsOncePerKey(Selector selector) {
+    String name = selector.getClass().getName();
+    return name.equals("sun.nio.ch.EPollSelectorImpl") || name.equals("sun.nio.ch.PollSelectorImpl");
+  }
+
+  /**
+   * For tests: whether the last select used this processor's list, and how many keys the
+   * selector's own selected-key set holds (0 on this processor's thread when it uses the list).
+   */
+  boolean listing() {
+    return listing;
+  }
+
+  /** See {@link #listing()}. */
   int selectedKeysHeld() {
     return selector.selectedKeys().size();
   }
@@ -293,8 +324,8 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
 
   /**
    * For tests: called at the points of a connect this processor's selector watches where another
-   * thread's cancel may meet it, before each wake-up of a selector, and after each close made
-   * here. Null but in tests.
+   * thread's cancel may meet it, before each wake-up of a selector, and around the MINA close of
+   * each close made here. Null but in tests.
    */
   static volatile Hooks hooks;
 
@@ -315,8 +346,11 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
     /** On the waking thread: {@code processor}'s selector is about to be woken. */
     default void wakingUp(NioProcessor processor) {}
 
-    /** On the processor's thread: {@link #closeHere} has closed {@code session}. */
-    default void closedHere(NioSession session) {}
+    /**
+     * On the processor's thread: {@link #closeHere} is about to call MINA's {@code closeNow} on
+     * {@code session} ({@code done} false), or has returned from it ({@code done} true).
+     */
+    default void closingNow(NioSession session, boolean done) {}
   }
 
   /**
@@ -487,9 +521,11 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
    * needs no wake-up: the processor flushes right after delivering input, in the same turn of its
    * loop. Skipping it saves the selector's wake-up system call and a turn of the loop that selects
    * nothing. The same for the removal that MINA's close queues when this processor closes a
-   * session here ({@link #closeHere}, while it processes ready sessions): MINA removes the
-   * sessions queued for removal after it has processed and flushed the ready ones, in the same
-   * turn. In a profile of connect-per-session Redis clients that close's wake-up was about 0.2
+   * session here ({@link #closeHere}, while it processes ready sessions, the session's write
+   * queue empty): that removal needs no turn of the loop at all, since {@code closeHere} itself
+   * cancels the key, closes the channel and reports the session ended, and MINA's removal then
+   * finds the session closing and only drops it; the cancelled key's descriptor is released at
+   * the next select, which follows this turn with or without a wake-up. In a profile of connect-per-session Redis clients that close's wake-up was about 0.2
    * eventfd writes and 0.2 reads per session, the only system calls per session beyond Netty's
    * (2026-11-28, perf10 note). Every other wake-up (another processor's thread, a traffic change,
    * disposal) goes through.
@@ -591,14 +627,23 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
     }
     Thread t = Thread.currentThread();
     MinaIoThread io = t instanceof MinaIoThread ? (MinaIoThread) t : null;
+    // With its write queue empty (and no filter, checked above) the close runs nothing but the
+    // removal: no write future's listeners, whose own wake-ups must go through.
     if (io != null) {
-      io.closingHere = true;
+      io.closingHere = session.getWriteRequestQueue().isEmpty(session);
+    }
+    Hooks h = hooks;
+    if (h != null) {
+      h.closingNow(session, false);
     }
     try {
       session.closeNow();
     } finally {
       if (io != null) {
         io.closingHere = false;
+      }
+      if (h != null) {
+        h.closingNow(session, true);
       }
     }
     try {
@@ -608,10 +653,6 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
       LOG.debug("session {}: close failed", session, e);
     }
     ((AbstractIoService) session.getService()).getListeners().fireSessionDestroyed(session);
-    Hooks h = hooks;
-    if (h != null) {
-      h.closedHere(session);
-    }
     return true;
   }
 

@@ -1,6 +1,7 @@
 package io.weft.transport.mina.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weft.continuations.Mode;
@@ -11,8 +12,14 @@ import io.weft.testsupport.EchoServer;
 import io.weft.transport.Timeout;
 import io.weft.transport.mina.SuspendingMinaConnector;
 import io.weft.transport.mina.testclient.ConnectFromLoopTask;
-import java.util.Arrays;
+import java.io.IOException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.spi.AbstractSelectableChannel;
+import java.nio.channels.spi.AbstractSelector;
+import java.nio.channels.spi.SelectorProvider;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -24,8 +31,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What a MINA processor's turn of its loop does without, for sessions served on it: the
- * selector's selected-key set (see {@code NioProcessor.select}), and a wake-up of its own
- * selector when it closes a session where its reply arrived (see {@code NioProcessor.wakeup}).
+ * selector's selected-key set where the selector allows (see {@code NioProcessor.select}), and a
+ * wake-up of its own selector when it closes a session where its reply arrived (see
+ * {@code NioProcessor.wakeup}).
  * The sessions' work is unchanged: each echoes a line over its own connection, connects a second
  * time from the processor's loop, echoes and closes there, echoes a third line and ends; every
  * connection is closed. Observed through the processor's test hooks. Real loopback TCP, one
@@ -42,22 +50,40 @@ class ProcessorTurnTest {
 
   /**
    * While the processor works on a ready session, on its own thread, the selector's selected-key
-   * set is empty: looked at where it finishes a connect that its own selector watched. Before,
-   * MINA's select filled that set and its loop emptied it key by key.
+   * set is empty, the processor's own list in use (the JDK's default selector on Linux is epoll's):
+   * looked at where it finishes a connect that its own selector watched. Before, MINA's select
+   * filled that set and its loop emptied it key by key.
    */
   @Test
   void theProcessorWorksOnReadySessionsWithTheSelectorsSelectedKeySetEmpty() throws Exception {
-    List<Integer> held = new CopyOnWriteArrayList<>();
+    List<String> seen = new CopyOnWriteArrayList<>();
     runSessions(new Observer() {
       @Override
       public void finishing(NioSession session, ConnectFuture future) {
-        held.add(((NioProcessor) ((AbstractIoSession) session).getProcessor()).selectedKeysHeld());
+        NioProcessor processor = (NioProcessor) ((AbstractIoSession) session).getProcessor();
+        seen.add(processor.listing() + "/" + processor.selectedKeysHeld());
       }
     });
     // Every second connect was made on the loop, and finished there by the processor (so were
     // the sessions' own connects that the runner started on the loop as others ended).
-    assertTrue(held.size() >= SESSIONS, "connects the processor finished: " + held);
-    assertTrue(held.stream().allMatch(n -> n == 0), "keys in the selector's selected-key set: " + held);
+    assertTrue(seen.size() >= SESSIONS, "connects the processor finished: " + seen);
+    assertTrue(seen.stream().allMatch("true/0"::equals), "list in use / keys in the selector's set: " + seen);
+  }
+
+  /**
+   * The list is used only with selectors that report each ready key at most once per select with
+   * all its ready operations: the JDK's epoll and poll selectors. Any other (the kqueue selector,
+   * which reports a key once per ready operation) keeps MINA's selected-key set.
+   */
+  @Test
+  void onlyTheEpollAndPollSelectorsReportEachReadyKeyOnce() throws IOException {
+    try (Selector platform = Selector.open()) {
+      assertEquals("sun.nio.ch.EPollSelectorImpl", platform.getClass().getName(), "this test expects Linux's default");
+      assertTrue(NioProcessor.reportsOncePerKey(platform));
+    }
+    try (Selector other = new OtherSelector()) {
+      assertFalse(NioProcessor.reportsOncePerKey(other));
+    }
   }
 
   /**
@@ -71,21 +97,74 @@ class ProcessorTurnTest {
     List<String> closeWakeups = new CopyOnWriteArrayList<>();
     AtomicInteger closedHere = new AtomicInteger();
     runSessions(new Observer() {
+      /** The processor's thread while it is inside MINA's close of a session it closes here. */
+      private volatile Thread closing;
+
       @Override
       public void wakingUp(NioProcessor processor) {
-        if (Arrays.stream(new Throwable().getStackTrace()).anyMatch(e -> e.getMethodName().equals("closeHere"))) {
+        if (Thread.currentThread() == closing) {
           closeWakeups.add(Thread.currentThread().getName());
         }
       }
 
       @Override
-      public void closedHere(NioSession session) {
-        closedHere.incrementAndGet();
+      public void closingNow(NioSession session, boolean done) {
+        if (done) {
+          closing = null;
+          closedHere.incrementAndGet();
+        } else {
+          closing = Thread.currentThread();
+        }
       }
     });
     // Each session's second connection at least was closed on the loop, where its echo arrived.
     assertTrue(closedHere.get() >= SESSIONS, "sessions closed on the processor's loop: " + closedHere.get());
     assertEquals(List.of(), closeWakeups, "wake-ups made by closes on the processor's own loop");
+  }
+
+  /** A selector of no JDK kind: only its class matters here. */
+  private static final class OtherSelector extends AbstractSelector {
+    OtherSelector() {
+      super(SelectorProvider.provider());
+    }
+
+    @Override
+    protected void implCloseSelector() {}
+
+    @Override
+    protected SelectionKey register(AbstractSelectableChannel ch, int ops, Object att) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Set<SelectionKey> keys() {
+      return Set.of();
+    }
+
+    @Override
+    public Set<SelectionKey> selectedKeys() {
+      return Set.of();
+    }
+
+    @Override
+    public int selectNow() {
+      return 0;
+    }
+
+    @Override
+    public int select(long timeout) {
+      return 0;
+    }
+
+    @Override
+    public int select() {
+      return 0;
+    }
+
+    @Override
+    public Selector wakeup() {
+      return this;
+    }
   }
 
   /** The hooks a test overrides; the connect-cancel ones do nothing here. */
