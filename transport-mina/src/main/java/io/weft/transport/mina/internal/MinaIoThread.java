@@ -36,6 +36,14 @@ public final class MinaIoThread extends EventLoopThread {
   Object opening;
   /** True while a session on this thread hands a write to MINA (see NioProcessor.wakeup). */
   boolean writing;
+  /**
+   * True while {@link #loop} closes a session with an empty write queue here, on its own thread,
+   * inside its loop's processing of ready sessions (NioProcessor.closeHere): MINA's close then
+   * only queues the session's removal and wakes the selector, a wake-up that buys nothing, since
+   * closeHere has already cancelled the key, closed the channel and reported the end, and the
+   * removal only drops a session already closing (see NioProcessor.wakeup).
+   */
+  boolean closingHere;
   /** The counters this thread counts in {@link #count}, its own slots; null if none. */
   ThreadCounts counts;
   /** Written by this thread only; read, racily, by {@link ThreadCounts} sums. */

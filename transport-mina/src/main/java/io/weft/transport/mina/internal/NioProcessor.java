@@ -5,9 +5,14 @@ import java.lang.reflect.Constructor;
 import java.net.SocketAddress;
 import java.net.SocketException;
 import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.NoSuchElementException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.apache.mina.core.buffer.IoBuffer;
 import org.apache.mina.core.filterchain.DefaultIoFilterChain;
 import org.apache.mina.core.filterchain.IoFilter;
@@ -60,9 +65,120 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
 
   private final Executor executor;
 
+  /**
+   * The sessions the last select found ready, in the order the selector reported them: filled by
+   * {@link #select(long)}, walked by MINA through {@link #selectedSessions()}, both on this
+   * processor's thread only.
+   */
+  private final ArrayList<NioSession> ready = new ArrayList<>();
+  private final Consumer<SelectionKey> addReady = key -> ready.add((NioSession) key.attachment());
+  private final ReadySessions readySessions = new ReadySessions();
+  /** Whether the last select filled {@link #ready} (else MINA's own select filled its set). */
+  private boolean listing;
+
   public NioProcessor(Executor executor) {
     super(executor);
     this.executor = executor;
+  }
+
+  /**
+   * MINA's select, with the ready sessions handed to a list this processor keeps instead of to
+   * the selector's selected-key set, where the selector is the JDK's epoll or poll selector (see
+   * {@link #reportsOncePerKey}); MINA's own select otherwise. MINA's own select fills that set (a
+   * {@code HashSet}: a node allocated for each ready key) and its loop removes each key from it
+   * once processed (a hash removal per key); on a loaded loop that removal was the largest single
+   * frame of MINA's own code in a profile of connect-per-session Redis clients (2026-11-28, perf10
+   * note), where Netty's event loop walks an array. The epoll and poll selectors report each ready
+   * key at most once per select, with all its ready operations, to {@code select(Consumer, long)}:
+   * the same keys, ready operations and order as the set, and the same count returned, which
+   * MINA's spin check reads. Others need not (the kqueue selector reports a key once per ready
+   * operation, each time with only that operation), so they keep MINA's set, which adds the
+   * operations up. A key whose processing failed (MINA's loop then reports the exception and
+   * selects again) is reported again while its channel stays ready, as these selectors' readiness
+   * is level-triggered. Checked at every select, so also after MINA replaces its selector.
+   */
+  @Override
+  protected int select(long timeout) throws Exception {
+    listing = reportsOncePerKey(selector);
+    if (!listing) {
+      return super.select(timeout);
+    }
+    selectorLock.readLock().lock();
+    try {
+      ready.clear();
+      return selector.select(addReady, timeout);
+    } finally {
+      selectorLock.readLock().unlock();
+    }
+  }
+
+  /** As {@link #select(long)}, with no time limit. */
+  @Override
+  protected int select() throws Exception {
+    return select(0);
+  }
+
+  /**
+   * The sessions the last {@link #select(long)} found ready: from this processor's list (whose
+   * {@code remove} does nothing) or, where that select was MINA's own, from the selector's set.
+   */
+  @Override
+  protected Iterator<NioSession> selectedSessions() {
+    if (!listing) {
+      return super.selectedSessions();
+    }
+    readySessions.next = 0;
+    return readySessions;
+  }
+
+  /**
+   * True if {@code selector} is the JDK's epoll or poll selector, which reports each ready key at
+   * most once per select, with all its ready operations, to {@code select(Consumer, long)}.
+   */
+  static boolean reportsOncePerKey(Selector selector) {
+    String name = selector.getClass().getName();
+    return name.equals("sun.nio.ch.EPollSelectorImpl") || name.equals("sun.nio.ch.PollSelectorImpl");
+  }
+
+  /**
+   * For tests: whether the last select used this processor's list, and how many keys the
+   * selector's own selected-key set holds (0 on this processor's thread when it uses the list).
+   */
+  boolean listing() {
+    return listing;
+  }
+
+  /** See {@link #listing()}. */
+  int selectedKeysHeld() {
+    return selector.selectedKeys().size();
+  }
+
+  /** The walk of {@link #ready}, one reused instance; the list is emptied once walked. */
+  private final class ReadySessions implements Iterator<NioSession> {
+    int next;
+
+    @Override
+    public boolean hasNext() {
+      if (next < ready.size()) {
+        return true;
+      }
+      ready.clear();
+      next = 0;
+      return false;
+    }
+
+    @Override
+    public NioSession next() {
+      if (next >= ready.size()) {
+        throw new NoSuchElementException();
+      }
+      return ready.get(next++);
+    }
+
+    @Override
+    public void remove() {
+      // MINA removes each processed key from the selected-key set; there is none here.
+    }
   }
 
   private static Constructor<?> socketSessionConstructor() {
@@ -208,7 +324,8 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
 
   /**
    * For tests: called at the points of a connect this processor's selector watches where another
-   * thread's cancel may meet it. Null but in tests.
+   * thread's cancel may meet it, before each wake-up of a selector, and around the MINA close of
+   * each close made here. Null but in tests.
    */
   static volatile Hooks hooks;
 
@@ -225,6 +342,15 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
 
     /** On the cancelling thread: a cancel of the connect has done all it does. */
     void cancelled(NioSession session, ConnectFuture future);
+
+    /** On the waking thread: {@code processor}'s selector is about to be woken. */
+    default void wakingUp(NioProcessor processor) {}
+
+    /**
+     * On the processor's thread: {@link #closeHere} is about to call MINA's {@code closeNow} on
+     * {@code session} ({@code done} false), or has returned from it ({@code done} true).
+     */
+    default void closingNow(NioSession session, boolean done) {}
   }
 
   /**
@@ -394,17 +520,28 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
    * processor's own thread while it delivers input (a session resumed where its bytes arrived)
    * needs no wake-up: the processor flushes right after delivering input, in the same turn of its
    * loop. Skipping it saves the selector's wake-up system call and a turn of the loop that selects
-   * nothing. Every other wake-up (another processor's thread, a traffic change, disposal) goes
-   * through.
+   * nothing. The same for the removal that MINA's close queues when this processor closes a
+   * session here ({@link #closeHere}, while it processes ready sessions, the session's write
+   * queue empty): that removal needs no turn of the loop at all, since {@code closeHere} itself
+   * cancels the key, closes the channel and reports the session ended, and MINA's removal then
+   * finds the session closing and only drops it; the cancelled key's descriptor is released at
+   * the next select, which follows this turn with or without a wake-up. In a profile of connect-per-session Redis clients that close's wake-up was about 0.2
+   * eventfd writes and 0.2 reads per session, the only system calls per session beyond Netty's
+   * (2026-11-28, perf10 note). Every other wake-up (another processor's thread, a traffic change,
+   * disposal) goes through.
    */
   @Override
   protected void wakeup() {
     Thread t = Thread.currentThread();
     if (t instanceof MinaIoThread) {
       MinaIoThread io = (MinaIoThread) t;
-      if (io.writing && io.receiving != null && io.loop == this) {
+      if (io.loop == this && (io.closingHere || (io.writing && io.receiving != null))) {
         return;
       }
+    }
+    Hooks h = hooks;
+    if (h != null) {
+      h.wakingUp(this);
     }
     super.wakeup();
   }
@@ -488,7 +625,27 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
         || getState(session) != org.apache.mina.core.session.SessionState.OPENED) {
       return false;
     }
-    session.closeNow();
+    Thread t = Thread.currentThread();
+    MinaIoThread io = t instanceof MinaIoThread ? (MinaIoThread) t : null;
+    // With its write queue empty (and no filter, checked above) the close runs nothing but the
+    // removal: no write future's listeners, whose own wake-ups must go through.
+    if (io != null) {
+      io.closingHere = session.getWriteRequestQueue().isEmpty(session);
+    }
+    Hooks h = hooks;
+    if (h != null) {
+      h.closingNow(session, false);
+    }
+    try {
+      session.closeNow();
+    } finally {
+      if (io != null) {
+        io.closingHere = false;
+      }
+      if (h != null) {
+        h.closingNow(session, true);
+      }
+    }
     try {
       destroy(session);
     } catch (Exception e) {
