@@ -42,6 +42,8 @@ final class ScenarioCommands {
     @Override
     public Integer call() throws Exception {
       LoadSpec spec = run.spec(RedisScenario.class.getName(), "redis", true);
+      // Redis and nginx queue 512 by default: the default connect window may grow to 256.
+      spec.deepBacklog = true;
       if (!commands.isEmpty()) {
         spec.params.put("commands", String.join(";", commands));
       }
@@ -143,6 +145,8 @@ final class ScenarioCommands {
     @Override
     public Integer call() throws Exception {
       LoadSpec spec = run.spec(HttpScenario.class.getName(), "http", true);
+      // Redis and nginx queue 512 by default: the default connect window may grow to 256.
+      spec.deepBacklog = true;
       spec.params.put("method", method);
       spec.params.put("path", path);
       spec.params.put("host", host != null ? host : run.targets.get(0).replaceFirst(":[0-9]+$", ""));
