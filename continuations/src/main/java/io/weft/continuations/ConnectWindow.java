@@ -401,7 +401,7 @@ public final class ConnectWindow {
       HeapExhaustion.stamp();
     }
 
-    /** Places now; guarded by lock. Fixed unless the window grows ({@link #grow}). */
+    /** Places now; guarded by lock. Fixed unless the window grows (see {@link #heard}). */
     private int size;
     /** The least size (the configured one) and the most (its cap). */
     private final int floor;
@@ -470,12 +470,11 @@ public final class ConnectWindow {
      * A place came back with its session's first arrival: counted in the growth measure if
      * sessions wait for a place (the window is then what holds them back), else the measure
      * begins again (a trial step is dropped: nothing waited to show whether it paid). Under lock.
-     *
-     * @return whether the window grew (a waiter may take a new place)
+     * A step's new places are handed on by the caller's {@link #passOn()}.
      */
-    private boolean heard(long now) {
+    private void heard(long now) {
       if (cap <= floor) {
-        return false;
+        return;
       }
       if (waiting == 0) {
         if (trial) {
@@ -483,16 +482,16 @@ public final class ConnectWindow {
         } else {
           restart(now, 0);
         }
-        return false;
+        return;
       }
       if (settling > 0) {
         if (--settling == 0) {
           restart(now, 0);
         }
-        return false;
+        return;
       }
       if (++counted < Math.max(MEASURE_PLACES, size)) {
-        return false;
+        return;
       }
       double rate = counted * 1e9 / Math.max(1L, now - measureStart);
       if (!trial) {
@@ -500,16 +499,17 @@ public final class ConnectWindow {
         if (skip > 0) {
           skip--;
         } else if (base.n >= 2) {
-          return step(now);
+          step(now);
+          return;
         }
         restart(now, 0);
-        return false;
+        return;
       }
       tried.add(rate);
       double gain = tried.mean() / base.mean();
       if (gain < 9.0 / 8.0) {
         drop(now);
-        return false;
+        return;
       }
       // Clearly faster: an eighth and CLEAR_BY standard errors more, the spread of the measures
       // at each size giving the error (the accept times of a server that is the limit spread
@@ -525,14 +525,14 @@ public final class ConnectWindow {
         Measures was = base;
         base = tried;
         tried = was;
-        return step(now);
+        step(now);
+        return;
       }
       if (tried.n >= MAX_TRIAL_MEASURES) {
         drop(now);
-        return false;
+        return;
       }
       restart(now, 0);
-      return false;
     }
 
     /** The step on trial did not pay (or nothing waited to show it did): back to the base size. Under lock. */
@@ -544,10 +544,10 @@ public final class ConnectWindow {
     }
 
     /** Tries a step of a quarter more places, if below the cap; else measures on. Under lock. */
-    private boolean step(long now) {
+    private void step(long now) {
       if (size >= cap) {
         restart(now, 0);
-        return false;
+        return;
       }
       baseSize = size;
       size = Math.min(cap, size + Math.max(1, size / 4));
@@ -555,7 +555,6 @@ public final class ConnectWindow {
       trial = true;
       tried.clear();
       restart(now, size);
-      return true;
     }
 
     /** A new measure begins after {@code settle} more places heard from. Under lock. */

@@ -42,7 +42,7 @@ final class ScenarioCommands {
     @Override
     public Integer call() throws Exception {
       LoadSpec spec = run.spec(RedisScenario.class.getName(), "redis", true);
-      // Redis and nginx queue 512 by default: the default connect window may grow to 256.
+      // Redis queues 512 by default (tcp-backlog 511): the default connect window may grow to 256.
       spec.deepBacklog = true;
       if (!commands.isEmpty()) {
         spec.params.put("commands", String.join(";", commands));
@@ -145,7 +145,7 @@ final class ScenarioCommands {
     @Override
     public Integer call() throws Exception {
       LoadSpec spec = run.spec(HttpScenario.class.getName(), "http", true);
-      // Redis and nginx queue 512 by default: the default connect window may grow to 256.
+      // nginx queues 512 by default (backlog 511): the default connect window may grow to 256.
       spec.deepBacklog = true;
       spec.params.put("method", method);
       spec.params.put("path", path);

@@ -43,12 +43,7 @@ public final class Results {
     public final long windowSize;
 
     public Interval(double startSeconds, double seconds, Histogram h, long errors) {
-      this(startSeconds, seconds, h, errors, 0L, -1L, 0L);
-    }
-
-    public Interval(double startSeconds, double seconds, Histogram h, long errors, long connects, long windowWaiting,
-        long freedUnheard) {
-      this(startSeconds, seconds, h, errors, connects, windowWaiting, freedUnheard, -1L);
+      this(startSeconds, seconds, h, errors, 0L, -1L, 0L, -1L);
     }
 
     public Interval(double startSeconds, double seconds, Histogram h, long errors, long connects, long windowWaiting,
