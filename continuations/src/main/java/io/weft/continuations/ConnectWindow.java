@@ -493,7 +493,14 @@ public final class ConnectWindow {
       if (++counted < Math.max(MEASURE_PLACES, size)) {
         return;
       }
-      double rate = counted * 1e9 / Math.max(1L, now - measureStart);
+      long took = now - measureStart;
+      if (took <= 0L) {
+        // A clock that did not move forward gives no rate: the measure is dropped, not counted
+        // (clamped to 1 ns it would read as a huge gain and could keep a step that did not pay).
+        restart(now, 0);
+        return;
+      }
+      double rate = counted * 1e9 / took;
       if (!trial) {
         base.add(rate);
         if (skip > 0) {
@@ -714,8 +721,10 @@ public final class ConnectWindow {
     }
 
     void release(Slot slot, boolean heard) {
-      long now = ticker.nanoTime();
       synchronized (lock) {
+        // Read under the lock: a reading taken before it could predate a measure that another
+        // thread began meanwhile (first arrivals come on several I/O threads at once).
+        long now = ticker.nanoTime();
         placeGiven(slot, now);
         if (heard) {
           heard(now);
@@ -889,8 +898,9 @@ public final class ConnectWindow {
      */
     public long waitNanos() {
       Window w = window;
-      long now = w.ticker.nanoTime();
       synchronized (w.lock) {
+        // Read under the lock, as in Window.release: a halving here restarts the growth measure.
+        long now = w.ticker.nanoTime();
         w.freeOverdue(now);
         if (w.used >= w.size) {
           if (w.clock != null && w.clock != this) {

@@ -165,6 +165,42 @@ class ConnectWindowGrowthTest {
     assertNotNull(fixed.tryEnter());
   }
 
+  /**
+   * A measure the clock did not move through gives no rate and is dropped (review BUG 1): the
+   * server gives back one place a millisecond whatever the window's size, so no step pays; while
+   * the first step is on trial the clock stands still for three whole measures. Clamped to 1 ns,
+   * those measures read as a gain of millions and kept the step (the window went on to 6).
+   */
+  @Test
+  void aMeasureTheClockDidNotMoveThroughIsDropped() {
+    long[] now = {5_000L};
+    ConnectWindow.Window w = ConnectWindow.of(4, Duration.ofSeconds(1)).growingTo(64).newWindow(() -> now[0]);
+    ConnectWindow.Waiter waiter = w.waiter();
+    ArrayDeque<ConnectWindow.Slot> held = new ArrayDeque<>();
+    // Arrivals to come with the clock standing still: the trial step's settling (5) and 3 measures.
+    int frozen = -1;
+    for (int i = 0; i < 20_000; i++) {
+      ConnectWindow.Slot s;
+      while ((s = w.tryEnter()) != null) {
+        s.connecting();
+        held.add(s);
+      }
+      if (frozen > 0) {
+        frozen--;
+      } else {
+        now[0] += MS;
+      }
+      held.poll().run();
+      if (frozen < 0 && w.report().size() == 5) {
+        frozen = 5 + 3 * ConnectWindow.MEASURE_PLACES;
+      }
+    }
+    waiter.leave();
+    assertEquals(0, frozen, "the window never tried a step: " + w.report());
+    assertEquals(5, w.report().largest(), w.report().toString());
+    assertEquals(4, w.report().size(), w.report().toString());
+  }
+
   /** Places heard from with no session waiting do not grow the window: nothing showed that a larger one pays. */
   @Test
   void aWindowNobodyWaitsForDoesNotGrow() {
