@@ -98,7 +98,8 @@ public final class ConnectWindow {
   public static final int DEFAULT_MAX_SESSIONS = 48;
   /**
    * How far {@link #DEEP_BACKLOG} grows: 256, half of the 512 connections Linux queues for
-   * Redis' and nginx's default backlog of 511.
+   * Redis' and nginx's default backlog of 511, where {@code net.core.somaxconn} allows it (Linux
+   * caps every backlog at it: 4096 by default since 5.4, 128 before, a queue of 129).
    */
   public static final int DEEP_BACKLOG_MAX_SESSIONS = 256;
   /** How long a place is held without word from the server, in {@link #DEFAULT}: 1 s. */
@@ -136,8 +137,9 @@ public final class ConnectWindow {
   /**
    * {@value #DEFAULT_SESSIONS} sessions growing to {@value #DEEP_BACKLOG_MAX_SESSIONS} while
    * growing pays, each place freed after at most 1 s without word from the server. Only for a
-   * server known to have a backlog of 511 or more (Redis' and nginx's default): against Java's
-   * default of 50 it overflows the listen queue.
+   * server known to have a backlog of 511 or more (Redis' and nginx's default, and a
+   * {@code net.core.somaxconn} of 511 or more: 128 before Linux 5.4): against Java's default of 50,
+   * or a backlog capped at 128, it overflows the listen queue.
    */
   public static final ConnectWindow DEEP_BACKLOG = new ConnectWindow(DEFAULT_SESSIONS, DEEP_BACKLOG_MAX_SESSIONS,
       DEFAULT_HOLD_NANOS);

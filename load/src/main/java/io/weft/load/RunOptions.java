@@ -77,7 +77,7 @@ final class RunOptions {
           + " place held 1 s (--connect-window-hold) from its connect without word from the server is freed (0: no window). Default: "
           + ConnectWindow.DEFAULT_SESSIONS + " in the closed model, growing while that makes places come back faster"
           + " (to " + ConnectWindow.DEFAULT_MAX_SESSIONS + ", to " + ConnectWindow.DEEP_BACKLOG_MAX_SESSIONS
-          + " for redis and http: --connect-window-max); none in the open model (its users connect, then"
+          + " for redis: --connect-window-max); none in the open model (its users connect, then"
           + " wait for their first arrival) or with --connect-rate 0. A window given here stays its size.")
   Integer connectWindow;
 
@@ -85,7 +85,8 @@ final class RunOptions {
       description = "How far the connect window may grow; below the server's listen backlog (Java's default is 50:"
           + " at most " + ConnectWindow.DEFAULT_MAX_SESSIONS + " against it). Default: "
           + ConnectWindow.DEFAULT_MAX_SESSIONS + ", " + ConnectWindow.DEEP_BACKLOG_MAX_SESSIONS
-          + " for redis and http; with --connect-window, its size (no growth).")
+          + " for redis (an http run against nginx's backlog of 511 may set 256); with --connect-window, its size"
+          + " (no growth).")
   Integer connectWindowMax;
 
   @Option(names = "--connect-window-hold", paramLabel = "DURATION",

@@ -147,8 +147,8 @@ class ConnectWindowLoadTest {
 
   /**
    * The default window grows to 48, below the 51 connections Java's default backlog of 50 queues;
-   * {@code --connect-window-max} caps it (an http user against a Java server caps the 256 of the
-   * http and redis commands' default), a cap below 32 is a fixed window of that size, and a
+   * {@code --connect-window-max} caps it (a redis user against a server with a shallow
+   * backlog caps the 256 of the redis command's default), a cap below 32 is a fixed window of that size, and a
    * window given with {@code --connect-window} stays its size unless a cap lets it grow. The
    * timeline gives the window's size each second ({@code window}).
    */

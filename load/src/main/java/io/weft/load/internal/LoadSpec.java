@@ -68,8 +68,8 @@ public final class LoadSpec {
   public int connectWindowMax;
 
   /**
-   * Whether the scenario's servers are known to have a deep listen backlog (Redis' and nginx's
-   * default 511): the default window is then {@link ConnectWindow#DEEP_BACKLOG}, which grows to
+   * Whether the scenario's servers are known to have a deep listen backlog (Redis' default 511,
+   * where {@code net.core.somaxconn} allows it): the default window is then {@link ConnectWindow#DEEP_BACKLOG}, which grows to
    * {@value ConnectWindow#DEEP_BACKLOG_MAX_SESSIONS}, not {@link ConnectWindow#DEFAULT}.
    */
   public boolean deepBacklog;
