@@ -368,6 +368,7 @@ public final class ConnectWindow {
       int size = all.isEmpty() ? config.sessions : 0;
       int largest = size;
       long halvings = 0L;
+      long failed = 0L;
       for (Window w : all) {
         Report r = w.report();
         entered += r.entered();
@@ -378,9 +379,10 @@ public final class ConnectWindow {
         size = Math.max(size, r.size());
         largest = Math.max(largest, r.largest());
         halvings += r.halvings();
+        failed += r.connectsFailed();
       }
       return new Report(config.sessions, config.maxSessions, config.holdNanos, entered, waited, freed, longest,
-          waiting, all.size(), size, largest, halvings);
+          waiting, all.size(), size, largest, halvings, failed);
     }
   }
 
@@ -439,6 +441,8 @@ public final class ConnectWindow {
     private int largest;
     /** Halvings that shrank the window. */
     private long halvings;
+    /** Places given back by a failed connect ({@link Slot#connectFailed()}). */
+    private long connectsFailed;
     /** Whether the size now is a step on trial, not yet kept. */
     private boolean trial;
     /** The size before the step on trial. */
@@ -610,6 +614,7 @@ public final class ConnectWindow {
         halve(now);
         gave = Slot.STATE.compareAndSet(slot, Slot.HOLDING, Slot.RELEASED);
         if (gave) {
+          connectsFailed++;
           placeGiven(slot, now);
         }
       }
@@ -813,7 +818,7 @@ public final class ConnectWindow {
           longest = now - fullSince;
         }
         return new Report(floor, cap, holdNanos, entered, waited, freedUnheard, longest, waiting, 1, size, largest,
-            halvings);
+            halvings, connectsFailed);
       }
     }
   }
@@ -1069,9 +1074,12 @@ public final class ConnectWindow {
     private final int size;
     private final int largest;
     private final long halvings;
+    private final long connectsFailed;
 
     Report(int sessions, int maxSessions, long holdNanos, long entered, long waited, long freedUnheard,
-        long longestFullNanos, int waiting, int addresses, int size, int largest, long halvings) {
+        long longestFullNanos, int waiting, int addresses, int size, int largest, long halvings,
+        long connectsFailed) {
+      this.connectsFailed = connectsFailed;
       this.addresses = addresses;
       this.sessions = sessions;
       this.maxSessions = maxSessions;
@@ -1150,6 +1158,16 @@ public final class ConnectWindow {
      */
     public long halvings() {
       return halvings;
+    }
+
+    /**
+     * Places given back by a failed connect ({@link Slot#connectFailed()}: refused, timed out,
+     * unreachable; not a cancel), in any window, growing or fixed.
+     *
+     * @return failed connects, all windows'
+     */
+    public long connectsFailed() {
+      return connectsFailed;
     }
 
     /**

@@ -181,6 +181,25 @@ class ConnectWindowLoadTest {
     assertEquals(2, bad.exit, bad::toString);
   }
 
+  /**
+   * A refused connect gives its user's place back as a failed connect (VirtualUser calls
+   * {@code Slot.connectFailed()}, which halves a growing window), and the summary counts it
+   * (review-load12-s20 RISK 3: without the call the place came back as any other).
+   */
+  @org.junit.jupiter.api.Test
+  void aRefusedConnectCountsAsAFailedConnect() throws Exception {
+    int port;
+    try (ServerSocket closed = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      port = closed.getLocalPort();
+    }
+    Runs r = Runs.run(new File(dir.toFile(), "refused"), "run", EchoScenario.class.getName(), "-t", "127.0.0.1:" + port,
+        "--mode", "continuations:1", "-u", "2", "-d", "1s", "--timeout", "5s", "-q");
+    String info = r.summary().at("/info/connect window").asText();
+    Matcher m = Pattern.compile(", (\\d+) connects failed").matcher(info);
+    assertTrue(m.find(), info + "\n" + r);
+    assertTrue(Long.parseLong(m.group(1)) >= 2, info + "\n" + r);
+  }
+
   private static long freedUnheard(JsonNode summary) {
     String info = summary.at("/info/connect window").asText();
     Matcher m = Pattern.compile("(\\d+) places freed without word from the server").matcher(info);
