@@ -69,8 +69,9 @@ public final class LoadSpec {
 
   /**
    * Whether the scenario's servers are known to have a deep listen backlog (Redis' default 511,
-   * where {@code net.core.somaxconn} allows it): the default window is then {@link ConnectWindow#DEEP_BACKLOG}, which grows to
-   * {@value ConnectWindow#DEEP_BACKLOG_MAX_SESSIONS}, not {@link ConnectWindow#DEFAULT}.
+   * where {@code net.core.somaxconn} allows it): the default window is then
+   * {@link ConnectWindow#DEEP_BACKLOG}, which grows to {@value ConnectWindow#DEEP_BACKLOG_MAX_SESSIONS},
+   * not {@link ConnectWindow#DEFAULT}.
    */
   public boolean deepBacklog;
 
