@@ -63,24 +63,94 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * ephemeral ports) has one queue. A remote server reached through several of its own IPs on one
  * port also has one queue but gets a window per IP: give such a run a smaller window.
  *
+ * <p><b>Growth.</b> A window may grow ({@link #growingTo(int)}; {@link #DEFAULT} to
+ * {@value #DEFAULT_MAX_SESSIONS}, {@link #DEEP_BACKLOG} to {@value #DEEP_BACKLOG_MAX_SESSIONS}) while
+ * growing pays. While sessions wait for a place, the window measures how fast places come back
+ * with a first arrival (a session heard from): a measure counts {@value #MEASURE_PLACES} such
+ * places (the window's size if that is more), leaving out the window's worth after a change (the
+ * sessions that took their place before it). After two measures at its size it tries a step of a
+ * quarter more places. The step is dropped at the first measure whose mean rate is not an eighth
+ * above the base size's, and kept only once it is clearly faster: an eighth and
+ * {@link #CLEAR_BY} standard errors more, the spread of the measures at both sizes giving the
+ * error (at least {@value #MIN_DEGREES} degrees of freedom, a spread of at least
+ * {@link #MIN_SPREAD}), within {@value #MAX_TRIAL_MEASURES} measures. So a window that is the limit
+ * (a loaded client: each first reply comes tens of milliseconds after its connect) grows, while
+ * against a server whose accept loop is the limit, where a larger window only lengthens its
+ * listen queue, the noise of its accept times does not ratchet the window up (a seeded model with
+ * exponential accept times kept one step in 3 of 100 seeds, never two:
+ * {@code ConnectWindowGrowthTest}). A step dropped waits 1, 2, 4 .. {@value #MAX_BACKOFF_MEASURES}
+ * measures before the next is tried; a step is also dropped when no session waits. The window
+ * halves, never below {@link #sessions()} and at most once a second, on a failed connect
+ * ({@link Slot#connectFailed()}) or a place freed unheard. It never passes {@link #maxSessions()},
+ * which must be below the server's backlog as {@link #sessions()} must: the halving comes after
+ * the fact, and on Linux a connect to a full listen queue does not fail, its handshake is only
+ * dropped and retried.
+ *
  * <p>Immutable.
  */
 public final class ConnectWindow {
-  /** Sessions of {@link #DEFAULT}: below Java's default backlog of 50 (51 queued), with room to spare. */
+  /** Sessions of {@link #DEFAULT} at first: below Java's default backlog of 50 (51 queued), with room to spare. */
   public static final int DEFAULT_SESSIONS = 32;
+  /**
+   * How far {@link #DEFAULT} grows: 48, below the 51 connections Linux queues for Java's default
+   * backlog of 50.
+   */
+  public static final int DEFAULT_MAX_SESSIONS = 48;
+  /**
+   * How far {@link #DEEP_BACKLOG} grows: 256, half of the 512 connections Linux queues for
+   * Redis' and nginx's default backlog of 511, where {@code net.core.somaxconn} allows it (Linux
+   * caps every backlog at it: 4096 by default since 5.4, 128 before, a queue of 129).
+   */
+  public static final int DEEP_BACKLOG_MAX_SESSIONS = 256;
   /** How long a place is held without word from the server, in {@link #DEFAULT}: 1 s. */
   public static final long DEFAULT_HOLD_NANOS = 1_000_000_000L;
+  /** The fewest places given back that a growing window's measure counts. */
+  public static final int MEASURE_PLACES = 128;
+  /**
+   * The most measures a step is on trial: it is dropped at the first whose mean rate is not an
+   * eighth above the base's, kept once the gain is an eighth and {@link #CLEAR_BY} standard
+   * errors more.
+   */
+  public static final int MAX_TRIAL_MEASURES = 6;
+  /** Standard errors beyond an eighth a step's gain must be to be kept. */
+  public static final double CLEAR_BY = 2.5;
+  /** The fewest measures, less one at each size, a step's gain is judged on (their spread's degrees of freedom). */
+  public static final int MIN_DEGREES = 4;
+  /** The least spread of the measures (relative standard deviation) a gain is judged by. */
+  public static final double MIN_SPREAD = 0.02;
+  /** Measures the base size keeps before it forgets half. */
+  public static final int BASE_MEASURES = 8;
+  /** The most measures a growing window waits before it tries a step again after one that did not pay. */
+  public static final int MAX_BACKOFF_MEASURES = 16;
+  /** The least time between two halvings of a growing window: 1 s. */
+  public static final long HALVING_GAP_NANOS = 1_000_000_000L;
 
   /** No window: sessions connect at their pacing turn, however many are unheard from. */
-  public static final ConnectWindow NONE = new ConnectWindow(0, 0L);
-  /** {@value #DEFAULT_SESSIONS} sessions, each place freed after at most 1 s without word from the server. */
-  public static final ConnectWindow DEFAULT = new ConnectWindow(DEFAULT_SESSIONS, DEFAULT_HOLD_NANOS);
+  public static final ConnectWindow NONE = new ConnectWindow(0, 0, 0L);
+  /**
+   * {@value #DEFAULT_SESSIONS} sessions growing to {@value #DEFAULT_MAX_SESSIONS} while growing
+   * pays (see Growth, above), each place freed after at most 1 s without word from the server.
+   * For any server with a listen backlog of 50 or more (Java's default).
+   */
+  public static final ConnectWindow DEFAULT = new ConnectWindow(DEFAULT_SESSIONS, DEFAULT_MAX_SESSIONS,
+      DEFAULT_HOLD_NANOS);
+  /**
+   * {@value #DEFAULT_SESSIONS} sessions growing to {@value #DEEP_BACKLOG_MAX_SESSIONS} while
+   * growing pays, each place freed after at most 1 s without word from the server. Only for a
+   * server known to have a backlog of 511 or more (Redis' and nginx's default, and a
+   * {@code net.core.somaxconn} of 511 or more: 128 before Linux 5.4): against Java's default of 50,
+   * or a backlog capped at 128, it overflows the listen queue.
+   */
+  public static final ConnectWindow DEEP_BACKLOG = new ConnectWindow(DEFAULT_SESSIONS, DEEP_BACKLOG_MAX_SESSIONS,
+      DEFAULT_HOLD_NANOS);
 
   private final int sessions;
+  private final int maxSessions;
   private final long holdNanos;
 
-  private ConnectWindow(int sessions, long holdNanos) {
+  private ConnectWindow(int sessions, int maxSessions, long holdNanos) {
     this.sessions = sessions;
+    this.maxSessions = maxSessions;
     this.holdNanos = holdNanos;
   }
 
@@ -98,26 +168,80 @@ public final class ConnectWindow {
     if (sessions < 1) {
       throw new IllegalArgumentException("sessions < 1: " + sessions + " (ConnectWindow.NONE for no window)");
     }
+    return new ConnectWindow(sessions, sessions, nanos(hold));
+  }
+
+  private static long nanos(Duration hold) {
     Objects.requireNonNull(hold, "hold");
     if (hold.isNegative() || hold.isZero()) {
       throw new IllegalArgumentException("hold <= 0: " + hold);
     }
-    long nanos;
     try {
-      nanos = hold.toNanos();
+      return hold.toNanos();
     } catch (ArithmeticException e) {
-      nanos = Long.MAX_VALUE;
+      return Long.MAX_VALUE;
     }
-    return new ConnectWindow(sessions, nanos);
   }
 
   /**
-   * The window's size; 0 for {@link #NONE}.
+   * This window, growing from {@link #sessions()} to at most {@code maxSessions} while growing
+   * pays (see the class comment); {@code maxSessions == sessions()} for a fixed window.
    *
-   * @return how many sessions may be unheard from at once
+   * @param maxSessions how far it may grow; below the server's listen backlog
+   * @return the window
+   * @throws IllegalArgumentException if {@code maxSessions < sessions()}
+   * @throws IllegalStateException for {@link #NONE}
+   */
+  public ConnectWindow growingTo(int maxSessions) {
+    if (!limits()) {
+      throw new IllegalStateException("ConnectWindow.NONE has no window");
+    }
+    if (maxSessions < sessions) {
+      throw new IllegalArgumentException("maxSessions < sessions: " + maxSessions + " < " + sessions);
+    }
+    return new ConnectWindow(sessions, maxSessions, holdNanos);
+  }
+
+  /**
+   * This window with places held at most {@code hold} without word from the server.
+   *
+   * @param hold how long a place is held at most, more than 0
+   * @return the window
+   * @throws IllegalArgumentException if {@code hold} is not positive
+   * @throws IllegalStateException for {@link #NONE}
+   */
+  public ConnectWindow withHold(Duration hold) {
+    if (!limits()) {
+      throw new IllegalStateException("ConnectWindow.NONE has no window");
+    }
+    return new ConnectWindow(sessions, maxSessions, nanos(hold));
+  }
+
+  /**
+   * The window's size at first, and the least it halves to; 0 for {@link #NONE}.
+   *
+   * @return how many sessions may be unheard from at once at first
    */
   public int sessions() {
     return sessions;
+  }
+
+  /**
+   * How far the window may grow; {@link #sessions()} for a fixed window, 0 for {@link #NONE}.
+   *
+   * @return the most sessions it lets be unheard from at once
+   */
+  public int maxSessions() {
+    return maxSessions;
+  }
+
+  /**
+   * Whether it may grow.
+   *
+   * @return {@code maxSessions() > sessions()}
+   */
+  public boolean grows() {
+    return maxSessions > sessions;
   }
 
   /**
@@ -168,8 +292,11 @@ public final class ConnectWindow {
 
   @Override
   public String toString() {
-    return limits() ? String.format(Locale.ROOT, "%d sessions, held %d ms at most", sessions, holdNanos / 1_000_000L)
-        : "none";
+    if (!limits()) {
+      return "none";
+    }
+    return String.format(Locale.ROOT, grows() ? "%d sessions growing to %d, held %d ms at most"
+        : "%d sessions, held %3$d ms at most", sessions, maxSessions, holdNanos / 1_000_000L);
   }
 
   /**
@@ -238,6 +365,10 @@ public final class ConnectWindow {
       long freed = 0L;
       long longest = 0L;
       int waiting = 0;
+      int size = all.isEmpty() ? config.sessions : 0;
+      int largest = size;
+      long halvings = 0L;
+      long failed = 0L;
       for (Window w : all) {
         Report r = w.report();
         entered += r.entered();
@@ -245,8 +376,13 @@ public final class ConnectWindow {
         freed += r.freedUnheard();
         longest = Math.max(longest, r.longestFullNanos());
         waiting += r.waiting();
+        size = Math.max(size, r.size());
+        largest = Math.max(largest, r.largest());
+        halvings += r.halvings();
+        failed += r.connectsFailed();
       }
-      return new Report(config.sessions, config.holdNanos, entered, waited, freed, longest, waiting, all.size());
+      return new Report(config.sessions, config.maxSessions, config.holdNanos, entered, waited, freed, longest,
+          waiting, all.size(), size, largest, halvings, failed);
     }
   }
 
@@ -269,7 +405,11 @@ public final class ConnectWindow {
       HeapExhaustion.stamp();
     }
 
-    private final int size;
+    /** Places now; guarded by lock. Fixed unless the window grows (see {@link #heard}). */
+    private int size;
+    /** The least size (the configured one) and the most (its cap). */
+    private final int floor;
+    private final int cap;
     private final long holdNanos;
     private final Ticker ticker;
     private final Object lock = new Object();
@@ -296,11 +436,191 @@ public final class ConnectWindow {
     private long waited;
     private long freedUnheard;
     private long entered;
+    // Growth (a growing window only; see the class comment of ConnectWindow). All guarded by lock.
+    /** The largest size held so far, trials included. */
+    private int largest;
+    /** Halvings that shrank the window. */
+    private long halvings;
+    /** Places given back by a failed connect ({@link Slot#connectFailed()}). */
+    private long connectsFailed;
+    /** Whether the size now is a step on trial, not yet kept. */
+    private boolean trial;
+    /** The size before the step on trial. */
+    private int baseSize;
+    /** The measures at the base size, and at the step on trial. */
+    private Measures base = new Measures();
+    private Measures tried = new Measures();
+    /** Places heard from still to be left out of the measure (taken before the last change). */
+    private int settling;
+    /** Places heard from counted in the measure under way, and when it began. */
+    private int counted;
+    private long measureStart;
+    /** Measures to sit out before the next step; how many the last backoff was. */
+    private int skip;
+    private int backoff;
+    /** When the window last halved; meaningful once halved. */
+    private long lastHalving;
+    private boolean halved;
 
     Window(ConnectWindow window, Ticker ticker) {
       this.size = window.sessions;
+      this.floor = window.sessions;
+      this.cap = window.maxSessions;
+      this.largest = window.sessions;
       this.holdNanos = window.holdNanos;
       this.ticker = ticker;
+      this.settling = window.sessions;
+    }
+
+    /**
+     * A place came back with its session's first arrival: counted in the growth measure if
+     * sessions wait for a place (the window is then what holds them back), else the measure
+     * begins again (a trial step is dropped: nothing waited to show whether it paid). Under lock.
+     * A step's new places are handed on by the caller's {@link #passOn()}.
+     */
+    private void heard(long now) {
+      if (cap <= floor) {
+        return;
+      }
+      if (waiting == 0) {
+        if (trial) {
+          drop(now);
+        } else {
+          restart(now, 0);
+        }
+        return;
+      }
+      if (settling > 0) {
+        if (--settling == 0) {
+          restart(now, 0);
+        }
+        return;
+      }
+      if (++counted < Math.max(MEASURE_PLACES, size)) {
+        return;
+      }
+      long took = now - measureStart;
+      if (took <= 0L) {
+        // A clock that did not move forward gives no rate: the measure is dropped, not counted
+        // (clamped to 1 ns it would read as a huge gain and could keep a step that did not pay).
+        restart(now, 0);
+        return;
+      }
+      double rate = counted * 1e9 / took;
+      if (!trial) {
+        base.add(rate);
+        if (skip > 0) {
+          skip--;
+        } else if (base.n >= 2) {
+          step(now);
+          return;
+        }
+        restart(now, 0);
+        return;
+      }
+      tried.add(rate);
+      double gain = tried.mean() / base.mean();
+      if (gain < 9.0 / 8.0) {
+        drop(now);
+        return;
+      }
+      // Clearly faster: an eighth and CLEAR_BY standard errors more, the spread of the measures
+      // at each size giving the error (the accept times of a server that is the limit spread
+      // them wide, a window that is the limit narrowly).
+      int df = base.n - 1 + tried.n - 1;
+      double spread = df < MIN_DEGREES ? Double.POSITIVE_INFINITY
+          : Math.max(MIN_SPREAD, Math.sqrt((base.spread() + tried.spread()) / df));
+      if (gain >= 9.0 / 8.0 + CLEAR_BY * spread * Math.sqrt(1.0 / base.n + 1.0 / tried.n)) {
+        // Kept: the next step is tried against the rate at this size.
+        trial = false;
+        backoff = 0;
+        baseSize = size;
+        Measures was = base;
+        base = tried;
+        tried = was;
+        step(now);
+        return;
+      }
+      if (tried.n >= MAX_TRIAL_MEASURES) {
+        drop(now);
+        return;
+      }
+      restart(now, 0);
+    }
+
+    /** The step on trial did not pay (or nothing waited to show it did): back to the base size. Under lock. */
+    private void drop(long now) {
+      trial = false;
+      size = baseSize;
+      backOff();
+      restart(now, size);
+    }
+
+    /** Tries a step of a quarter more places, if below the cap; else measures on. Under lock. */
+    private void step(long now) {
+      if (size >= cap) {
+        restart(now, 0);
+        return;
+      }
+      baseSize = size;
+      size = Math.min(cap, size + Math.max(1, size / 4));
+      largest = Math.max(largest, size);
+      trial = true;
+      tried.clear();
+      restart(now, size);
+    }
+
+    /** A new measure begins after {@code settle} more places heard from. Under lock. */
+    private void restart(long now, int settle) {
+      settling = settle;
+      counted = 0;
+      measureStart = now;
+    }
+
+    /** The next step waits twice as many measures as the last (1 at first, 16 at most). Under lock. */
+    private void backOff() {
+      backoff = Math.min(MAX_BACKOFF_MEASURES, Math.max(1, backoff * 2));
+      skip = backoff;
+    }
+
+    /**
+     * A failed connect or a place freed unheard: a growing window halves, never below its first
+     * size, at most once a {@link ConnectWindow#HALVING_GAP_NANOS}, and backs off its next step.
+     * Under lock.
+     */
+    private void halve(long now) {
+      if (cap <= floor || (halved && now - lastHalving < HALVING_GAP_NANOS)) {
+        return;
+      }
+      halved = true;
+      lastHalving = now;
+      int to = Math.max(floor, size / 2);
+      if (to < size) {
+        size = to;
+        halvings++;
+      }
+      trial = false;
+      baseSize = size;
+      base.clear();
+      backOff();
+      restart(now, size);
+    }
+
+    /** A connect failed: see {@link Slot#connectFailed()}. */
+    void connectFailed(Slot slot) {
+      boolean gave;
+      synchronized (lock) {
+        long now = ticker.nanoTime();
+        halve(now);
+        gave = Slot.STATE.compareAndSet(slot, Slot.HOLDING, Slot.RELEASED);
+        if (gave) {
+          connectsFailed++;
+          placeGiven(slot, now);
+        }
+      }
+      if (gave) {
+        passOn();
+      }
     }
 
     /**
@@ -356,6 +676,7 @@ public final class ConnectWindow {
         } else if (now - s.since >= holdNanos && Slot.STATE.compareAndSet(s, Slot.HOLDING, Slot.FREED_UNHEARD)) {
           held.pollFirst();
           freedUnheard++;
+          halve(now);
           placeGiven(s, now);
         } else {
           return;
@@ -369,7 +690,7 @@ public final class ConnectWindow {
      * connect rate, not the server, is what holds the run back. Under lock.
      */
     private boolean full() {
-      return used == size && beforeConnect == 0;
+      return used >= size && beforeConnect == 0;
     }
 
     /** A place came back. Under lock. */
@@ -406,11 +727,18 @@ public final class ConnectWindow {
       }
     }
 
-    void release(Slot slot) {
-      long now = ticker.nanoTime();
+    void release(Slot slot, boolean heard) {
       synchronized (lock) {
+        // Read under the lock: a reading taken before it could predate a measure that another
+        // thread began meanwhile (first arrivals come on several I/O threads at once).
+        long now = ticker.nanoTime();
         placeGiven(slot, now);
+        if (heard) {
+          heard(now);
+        }
       }
+      // A place given back, or new places if the window grew: the woken waiter's tryEnter hands
+      // on the rest, one wake-up at a time.
       passOn();
     }
 
@@ -489,8 +817,50 @@ public final class ConnectWindow {
         if (full() && now - fullSince > longest) {
           longest = now - fullSince;
         }
-        return new Report(size, holdNanos, entered, waited, freedUnheard, longest, waiting, 1);
+        return new Report(floor, cap, holdNanos, entered, waited, freedUnheard, longest, waiting, 1, size, largest,
+            halvings, connectsFailed);
       }
+    }
+  }
+
+  /**
+   * Places a second, measured at one size of a growing window: the last {@value #BASE_MEASURES}
+   * measures (a run whose rate drifts is judged by its recent ones). Guarded by its window's lock.
+   */
+  static final class Measures {
+    private final double[] rates = new double[BASE_MEASURES];
+    /** Measures held, at most {@value #BASE_MEASURES}; the next goes at {@code next}. */
+    int n;
+    private int next;
+
+    void add(double rate) {
+      rates[next] = rate;
+      next = (next + 1) % rates.length;
+      n = Math.min(rates.length, n + 1);
+    }
+
+    double mean() {
+      double sum = 0.0;
+      for (int i = 0; i < n; i++) {
+        sum += rates[i];
+      }
+      return sum / n;
+    }
+
+    /** The sum of the measures' squared deviations from their mean, relative to the mean. */
+    double spread() {
+      double m = mean();
+      double sum = 0.0;
+      for (int i = 0; i < n; i++) {
+        double d = rates[i] / m - 1.0;
+        sum += d * d;
+      }
+      return sum;
+    }
+
+    void clear() {
+      n = 0;
+      next = 0;
     }
   }
 
@@ -535,8 +905,9 @@ public final class ConnectWindow {
      */
     public long waitNanos() {
       Window w = window;
-      long now = w.ticker.nanoTime();
       synchronized (w.lock) {
+        // Read under the lock, as in Window.release: a halving here restarts the growth measure.
+        long now = w.ticker.nanoTime();
         w.freeOverdue(now);
         if (w.used >= w.size) {
           if (w.clock != null && w.clock != this) {
@@ -653,20 +1024,35 @@ public final class ConnectWindow {
     }
 
     /**
-     * Gives the place back (the session heard from its server, its connect failed, or its task
-     * ended): the longest waiter takes it. Once; later calls, and calls after the window freed
-     * the place itself, do nothing. Allocates nothing.
+     * Gives the place back (its connect failed, or its task ended, or the connection closed):
+     * the longest waiter takes it. Once; later calls, and calls after the window freed the place
+     * itself, do nothing. Allocates nothing.
      */
     public void release() {
       if (STATE.compareAndSet(this, HOLDING, RELEASED)) {
-        window.release(this);
+        window.release(this, false);
       }
     }
 
-    /** As {@link #release()}: the watcher of the transport's first arrival. */
+    /**
+     * Gives the place back because its connect failed: as {@link #release()}, and a growing
+     * window halves (see {@link ConnectWindow}). Not for a cancelled connect.
+     */
+    public void connectFailed() {
+      if (state == HOLDING) {
+        window.connectFailed(this);
+      }
+    }
+
+    /**
+     * The watcher of the transport's first arrival: gives the place back as {@link #release()},
+     * and a growing window counts it in its measure of how fast places come back.
+     */
     @Override
     public void run() {
-      release();
+      if (STATE.compareAndSet(this, HOLDING, RELEASED)) {
+        window.release(this, true);
+      }
     }
   }
 
@@ -677,6 +1063,7 @@ public final class ConnectWindow {
    */
   public static final class Report {
     private final int sessions;
+    private final int maxSessions;
     private final long holdNanos;
     private final long entered;
     private final long waited;
@@ -684,11 +1071,21 @@ public final class ConnectWindow {
     private final long longestFullNanos;
     private final int waiting;
     private final int addresses;
+    private final int size;
+    private final int largest;
+    private final long halvings;
+    private final long connectsFailed;
 
-    Report(int sessions, long holdNanos, long entered, long waited, long freedUnheard, long longestFullNanos,
-        int waiting, int addresses) {
+    Report(int sessions, int maxSessions, long holdNanos, long entered, long waited, long freedUnheard,
+        long longestFullNanos, int waiting, int addresses, int size, int largest, long halvings,
+        long connectsFailed) {
+      this.connectsFailed = connectsFailed;
       this.addresses = addresses;
       this.sessions = sessions;
+      this.maxSessions = maxSessions;
+      this.size = size;
+      this.largest = largest;
+      this.halvings = halvings;
       this.holdNanos = holdNanos;
       this.entered = entered;
       this.waited = waited;
@@ -717,12 +1114,60 @@ public final class ConnectWindow {
     }
 
     /**
-     * The window's size, each address's.
+     * The window's size at first, each address's.
      *
-     * @return how many sessions of one server may be unheard from at once
+     * @return how many sessions of one server may be unheard from at once at first
      */
     public int sessions() {
       return sessions;
+    }
+
+    /**
+     * How far the window may grow, each address's; {@link #sessions()} for a fixed window.
+     *
+     * @return its cap
+     */
+    public int maxSessions() {
+      return maxSessions;
+    }
+
+    /**
+     * The window's size when the report was made (a timeline's gauge); over several addresses the
+     * largest window's.
+     *
+     * @return places now
+     */
+    public int size() {
+      return size;
+    }
+
+    /**
+     * The largest size the window took so far, a step on trial included (so the deepest the
+     * listen queue may have been); over several addresses the largest window's.
+     *
+     * @return places at most
+     */
+    public int largest() {
+      return largest;
+    }
+
+    /**
+     * How many times a growing window halved (a failed connect, a place freed unheard).
+     *
+     * @return halvings, all windows'
+     */
+    public long halvings() {
+      return halvings;
+    }
+
+    /**
+     * Places given back by a failed connect ({@link Slot#connectFailed()}: refused, timed out,
+     * unreachable; not a cancel), in any window, growing or fixed.
+     *
+     * @return failed connects, all windows'
+     */
+    public long connectsFailed() {
+      return connectsFailed;
     }
 
     /**
@@ -775,11 +1220,15 @@ public final class ConnectWindow {
 
     /**
      * {@code "connect window 32: 968 waited, full for 12 ms at most, 0 freed unheard after 1000 ms"};
-     * over several addresses {@code "connect window 32 for each of 3 addresses: ..."}.
+     * over several addresses {@code "connect window 32 for each of 3 addresses: ..."}; a growing
+     * window {@code "connect window 32 growing to 256 (reached 96, now 80, halved 1 time): ..."}.
      */
     @Override
     public String toString() {
-      return "connect window " + sessions + (addresses > 1 ? " for each of " + addresses + " addresses" : "") + ": "
+      String growth = maxSessions > sessions ? " growing to " + maxSessions + " (reached " + largest + ", now " + size
+          + ", halved " + halvings + (halvings == 1 ? " time)" : " times)") : "";
+      return "connect window " + sessions + growth + (addresses > 1 ? " for each of " + addresses + " addresses" : "")
+          + ": "
           + waited + " waited, full for " + longestFullNanos / 1_000_000L
           + " ms at most, " + freedUnheard + " freed unheard after " + holdNanos / 1_000_000L + " ms";
     }

@@ -450,8 +450,11 @@ public final class SessionRunner implements AutoCloseable {
 
     /**
      * How many sessions may be connected, or connecting, without having heard from their server
-     * yet; {@link ConnectWindow#DEFAULT} ({@value ConnectWindow#DEFAULT_SESSIONS}, below Java's
-     * default listen backlog of 50) unless told, or none if the pacing is
+     * yet; {@link ConnectWindow#DEFAULT} ({@value ConnectWindow#DEFAULT_SESSIONS}, growing to
+     * {@value ConnectWindow#DEFAULT_MAX_SESSIONS} while that makes places come back faster, below
+     * the 51 connections Java's default listen backlog of 50 queues) unless told
+     * ({@link ConnectWindow#DEEP_BACKLOG} for a server with Redis' or nginx's backlog of 511), or
+     * none if the pacing is
      * {@link ConnectPacing#NONE} and no window is set. Beside the pacing, it keeps the server's listen
      * queue short whatever the load: a connection still queued is one the server has not sent on.
      * The others wait for a place (suspended in {@code CONTINUATIONS}, asleep in the thread modes)
@@ -474,7 +477,7 @@ public final class SessionRunner implements AutoCloseable {
 
     /**
      * As {@link #connectWindow(ConnectWindow)}: at most {@code sessions} sessions not yet heard
-     * from, with the default hold bound; 0 for no window.
+     * from, with the default hold bound, fixed (it does not grow); 0 for no window.
      *
      * @param sessions the window's size, or 0 for none
      * @return this builder

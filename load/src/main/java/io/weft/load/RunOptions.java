@@ -75,9 +75,19 @@ final class RunOptions {
   @Option(names = "--connect-window", paramLabel = "N",
       description = "Users connected and not yet heard from at once; the others wait before they connect, and a"
           + " place held 1 s (--connect-window-hold) from its connect without word from the server is freed (0: no window). Default: "
-          + ConnectWindow.DEFAULT_SESSIONS + " in the closed model, none in the open model (its users connect, then"
-          + " wait for their first arrival) or with --connect-rate 0.")
+          + ConnectWindow.DEFAULT_SESSIONS + " in the closed model, growing while that makes places come back faster"
+          + " (to " + ConnectWindow.DEFAULT_MAX_SESSIONS + ", to " + ConnectWindow.DEEP_BACKLOG_MAX_SESSIONS
+          + " for redis: --connect-window-max); none in the open model (its users connect, then"
+          + " wait for their first arrival) or with --connect-rate 0. A window given here stays its size.")
   Integer connectWindow;
+
+  @Option(names = "--connect-window-max", paramLabel = "N",
+      description = "How far the connect window may grow; below the server's listen backlog (Java's default is 50:"
+          + " at most " + ConnectWindow.DEFAULT_MAX_SESSIONS + " against it). Default: "
+          + ConnectWindow.DEFAULT_MAX_SESSIONS + ", " + ConnectWindow.DEEP_BACKLOG_MAX_SESSIONS
+          + " for redis (an http run against nginx's backlog of 511 may set 256); with --connect-window, its size"
+          + " (no growth).")
+  Integer connectWindowMax;
 
   @Option(names = "--connect-window-hold", paramLabel = "DURATION",
       description = "How long a user holds its place in the connect window, from its connect, without word from the"
@@ -206,6 +216,16 @@ final class RunOptions {
       }
       s.connectWindow = cw == 0 ? ConnectWindow.NONE
           : ConnectWindow.of(cw, java.time.Duration.ofNanos(ConnectWindow.DEFAULT_HOLD_NANOS));
+    }
+    if (connectWindowMax != null) {
+      if (connectWindowMax < 1) {
+        throw new IllegalArgumentException("--connect-window-max < 1: " + connectWindowMax);
+      }
+      if (s.connectWindow != null && s.connectWindow.limits() && connectWindowMax < s.connectWindow.sessions()) {
+        throw new IllegalArgumentException("--connect-window-max < --connect-window: " + connectWindowMax + " < "
+            + s.connectWindow.sessions());
+      }
+      s.connectWindowMax = connectWindowMax;
     }
     if (connectWindowHold != null) {
       long hold = Durations.parseNanos(connectWindowHold);

@@ -42,6 +42,9 @@ final class ScenarioCommands {
     @Override
     public Integer call() throws Exception {
       LoadSpec spec = run.spec(RedisScenario.class.getName(), "redis", true);
+      // Redis queues 512 by default (tcp-backlog 511, where net.core.somaxconn allows it: 128 before
+      // Linux 5.4): the default connect window may grow to 256.
+      spec.deepBacklog = true;
       if (!commands.isEmpty()) {
         spec.params.put("commands", String.join(";", commands));
       }
@@ -143,6 +146,8 @@ final class ScenarioCommands {
     @Override
     public Integer call() throws Exception {
       LoadSpec spec = run.spec(HttpScenario.class.getName(), "http", true);
+      // The default connect window (to 48): an HTTP server may be a Java one with a backlog of 50
+      // (JDK HttpServer, Jetty); --connect-window-max 256 for nginx's 511.
       spec.params.put("method", method);
       spec.params.put("path", path);
       spec.params.put("host", host != null ? host : run.targets.get(0).replaceFirst(":[0-9]+$", ""));

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.weft.continuations.ConnectPacing;
+import io.weft.continuations.ConnectWindow;
 import io.weft.testsupport.RedisServerProcess;
 import java.io.File;
 import java.nio.file.Path;
@@ -39,6 +40,8 @@ class ConnectStormTest {
       double paced = (USERS - ConnectPacing.DEFAULT_BURST) / (double) ConnectPacing.DEFAULT_PER_SECOND;
       assertTrue(s.at("/seconds").asDouble() >= paced * 0.99, "the connects were not paced: " + r);
       assertTrue(r.output.contains("connect pacing: " + ConnectPacing.DEFAULT), r::toString);
+      // redis-server's backlog is 511: the redis command's window may grow to 256.
+      assertTrue(s.at("/info/connect window").asText().startsWith(ConnectWindow.DEEP_BACKLOG.toString()), r::toString);
       // The connect timeline: every user's connect is in it, and by each second's end no more had
       // begun than the pacing allows from the run's start (a burst, then 500 a second; one burst
       // more for the timers' grain). A count the client controls: a slow machine only lowers it.
@@ -49,6 +52,9 @@ class ConnectStormTest {
         double allowed = 2.0 * ConnectPacing.DEFAULT_BURST + ConnectPacing.DEFAULT_PER_SECOND * end;
         assertTrue(begun <= allowed, begun + " connects begun by " + end + " s, above the pacing's " + allowed + "\n" + r);
         assertTrue(interval.at("/windowWaiting").asLong(-1) >= 0, "no connect window in the timeline\n" + r);
+        long size = interval.at("/window").asLong(-1);
+        assertTrue(size >= ConnectWindow.DEFAULT_SESSIONS && size <= ConnectWindow.DEEP_BACKLOG_MAX_SESSIONS,
+            "window " + size + " in the timeline\n" + r);
       }
       assertEquals(USERS, begun, r::toString);
     }

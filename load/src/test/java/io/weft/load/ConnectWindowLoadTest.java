@@ -145,6 +145,61 @@ class ConnectWindowLoadTest {
     }
   }
 
+  /**
+   * The default window grows to 48, below the 51 connections Java's default backlog of 50 queues;
+   * {@code --connect-window-max} caps it (a redis user against a server with a shallow
+   * backlog caps the 256 of the redis command's default), a cap below 32 is a fixed window of that size, and a
+   * window given with {@code --connect-window} stays its size unless a cap lets it grow. The
+   * timeline gives the window's size each second ({@code window}).
+   */
+  @org.junit.jupiter.api.Test
+  void theDefaultWindowGrowsTo48AndTheCapIsSet() throws Exception {
+    String[][] cases = {
+        {}, {"--connect-window-max", "40"}, {"--connect-window-max", "8"}, {"--connect-window", "4"},
+        {"--connect-window", "4", "--connect-window-max", "20"}};
+    String[] expected = {
+        "32 sessions growing to 48, held 1000 ms at most", "32 sessions growing to 40, held 1000 ms at most",
+        "8 sessions, held 1000 ms at most", "4 sessions, held 1000 ms at most",
+        "4 sessions growing to 20, held 1000 ms at most"};
+    for (int i = 0; i < cases.length; i++) {
+      try (HoldingEchoServer echo = new HoldingEchoServer(1, 0)) {
+        List<String> args = new ArrayList<>(List.of("run", EchoScenario.class.getName(), "-t", echo.target(),
+            "--mode", "continuations:1", "-u", "3", "-n", "1", "--timeout", "20s", "-q"));
+        args.addAll(List.of(cases[i]));
+        Runs r = Runs.run(new File(dir.toFile(), "cap" + i), args.toArray(new String[0]));
+        assertEquals(0, r.exit, r::toString);
+        JsonNode s = r.summary();
+        assertTrue(s.at("/info/connect window").asText().startsWith(expected[i]), r::toString);
+        for (JsonNode interval : s.at("/timeline")) {
+          long size = interval.at("/window").asLong(-1);
+          assertTrue(size >= 1 && size <= 48, "window " + size + "\n" + r);
+        }
+      }
+    }
+    Runs bad = Runs.run(new File(dir.toFile(), "bad"), "run", EchoScenario.class.getName(), "-t", "127.0.0.1:1",
+        "--connect-window", "4", "--connect-window-max", "3", "-q");
+    assertEquals(2, bad.exit, bad::toString);
+  }
+
+  /**
+   * A refused connect gives its user's place back as a failed connect (VirtualUser calls
+   * {@code Slot.connectFailed()}, which halves a growing window), and the summary counts it
+   * (review-load12-s20 RISK 3: without the call the place came back as any other).
+   */
+  @org.junit.jupiter.api.Test
+  void aRefusedConnectCountsAsAFailedConnect() throws Exception {
+    int port;
+    try (ServerSocket closed = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      port = closed.getLocalPort();
+    }
+    Runs r = Runs.run(new File(dir.toFile(), "refused"), "run", EchoScenario.class.getName(), "-t", "127.0.0.1:" + port,
+        "--mode", "continuations:1", "-u", "2", "-d", "1s", "--timeout", "5s", "-q");
+    String info = r.summary().at("/info/connect window").asText();
+    Matcher m = Pattern.compile(", (\\d+) connects failed").matcher(info);
+    assertTrue(m.find(), info + "\n" + r);
+    assertTrue(Long.parseLong(m.group(1)) >= 2, info + "\n" + r);
+  }
+
   private static long freedUnheard(JsonNode summary) {
     String info = summary.at("/info/connect window").asText();
     Matcher m = Pattern.compile("(\\d+) places freed without word from the server").matcher(info);

@@ -64,6 +64,9 @@ public final class JsonReport {
         t.put("windowWaiting", i.windowWaiting);
         t.put("freedUnheard", i.freedUnheard);
       }
+      if (i.windowSize >= 0) {
+        t.put("window", i.windowSize);
+      }
       timeline.add(t);
     }
     root.put("timeline", timeline);

@@ -202,7 +202,9 @@ public final class LoadRun {
           results.info.put("connect window", spec.window()
               + (window.addresses() > 1 ? " for each of " + window.addresses() + " servers" : "") + "; " + window.waited() + " connects waited for a place, full for "
               + Durations.format(window.longestFullNanos()) + " at most, " + window.freedUnheard()
-              + " places freed without word from the server");
+              + " places freed without word from the server, " + window.connectsFailed() + " connects failed"
+              + (window.maxSessions() > window.sessions() ? "; grew to " + window.largest() + ", " + window.size()
+              + " at the end, halved " + window.halvings() + (window.halvings() == 1 ? " time" : " times") : ""));
           if (window.stalled() && !spec.quiet) {
             out.println("the connect window held connects back for long (" + window + "): a protocol whose first reply"
                 + " comes late runs better with --connect-window 0");

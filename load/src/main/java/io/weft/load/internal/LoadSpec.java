@@ -61,16 +61,38 @@ public final class LoadSpec {
    */
   public long connectWindowHoldNanos;
 
+  /**
+   * How far the connect window may grow ({@code --connect-window-max}); 0 for the window's own:
+   * a window set with {@link #connectWindow} stays its size, the default grows to its cap.
+   */
+  public int connectWindowMax;
+
+  /**
+   * Whether the scenario's servers are known to have a deep listen backlog (Redis' default 511,
+   * where {@code net.core.somaxconn} allows it): the default window is then
+   * {@link ConnectWindow#DEEP_BACKLOG}, which grows to {@value ConnectWindow#DEEP_BACKLOG_MAX_SESSIONS},
+   * not {@link ConnectWindow#DEFAULT}.
+   */
+  public boolean deepBacklog;
+
   /** The connect window this run uses. */
   public ConnectWindow window() {
     ConnectWindow w;
     if (connectWindow != null) {
       w = vmPipe ? ConnectWindow.NONE : connectWindow;
     } else {
-      w = vmPipe || stages != null || !pacing().paces() ? ConnectWindow.NONE : ConnectWindow.DEFAULT;
+      w = vmPipe || stages != null || !pacing().paces() ? ConnectWindow.NONE
+          : deepBacklog ? ConnectWindow.DEEP_BACKLOG : ConnectWindow.DEFAULT;
     }
-    return w.limits() && connectWindowHoldNanos > 0L
-        ? ConnectWindow.of(w.sessions(), java.time.Duration.ofNanos(connectWindowHoldNanos)) : w;
+    if (!w.limits()) {
+      return w;
+    }
+    if (connectWindowMax > 0) {
+      // A cap below the window's first size is the window's size, fixed.
+      w = connectWindowMax < w.sessions() ? ConnectWindow.of(connectWindowMax,
+          java.time.Duration.ofNanos(w.holdNanos())) : w.growingTo(connectWindowMax);
+    }
+    return connectWindowHoldNanos > 0L ? w.withHold(java.time.Duration.ofNanos(connectWindowHoldNanos)) : w;
   }
 
   public int shard;

@@ -91,16 +91,21 @@ public final class LogMerge {
           }
         } else if (line.startsWith("#" + Reporter.COMMENT + Reporter.INTERVAL_CONNECTS)) {
           String[] f = line.substring(1 + Reporter.COMMENT.length() + Reporter.INTERVAL_CONNECTS.length()).split(" ");
-          if (f.length == 4) {
+          // Since session 20 a fifth field, the window's size (-1 without a window).
+          if (f.length == 4 || f.length == 5) {
             saysConnects = true;
             long bucket = Math.max(0L, Math.round(Double.parseDouble(f[0])));
-            long[] c = connects.computeIfAbsent(bucket, b -> new long[] {0L, -1L, 0L});
+            long[] c = connects.computeIfAbsent(bucket, b -> new long[] {0L, -1L, 0L, -1L});
             c[0] += Long.parseLong(f[1]);
             long waiting = Long.parseLong(f[2]);
             if (waiting >= 0) {
               c[1] = Math.max(c[1], 0L) + waiting;
             }
             c[2] += Long.parseLong(f[3]);
+            long size = f.length == 5 ? Long.parseLong(f[4]) : -1L;
+            if (size >= 0) {
+              c[3] = Math.max(c[3], 0L) + size;
+            }
           }
         } else if (line.startsWith("#" + Reporter.COMMENT + "errors ")) {
           String[] f = line.substring(1 + Reporter.COMMENT.length() + "errors ".length()).split(" ");
@@ -148,9 +153,10 @@ public final class LogMerge {
       all.computeIfAbsent(bucket, k -> new Histogram(3));
     }
     for (Map.Entry<Long, Histogram> b : all.entrySet()) {
-      long[] c = connectsKnown ? connects.getOrDefault(b.getKey(), new long[] {0L, -1L, 0L}) : new long[] {-1L, -1L, 0L};
+      long[] c = connectsKnown ? connects.getOrDefault(b.getKey(), new long[] {0L, -1L, 0L, -1L})
+          : new long[] {-1L, -1L, 0L, -1L};
       r.timeline.add(new Results.Interval(b.getKey(), lengths.getOrDefault(b.getKey(), 1.0), b.getValue(),
-          allErrors.getOrDefault(b.getKey(), 0L), c[0], c[1], c[2]));
+          allErrors.getOrDefault(b.getKey(), 0L), c[0], c[1], c[2], c[3]));
     }
     if (!r.open()) {
       r.correct(expected);

@@ -132,17 +132,19 @@ public final class Reporter {
     lastConnects = connectTotal;
     long waiting = -1L;
     long freed = 0L;
+    long size = -1L;
     if (window != null) {
       ConnectWindow.Report w = window.get();
       waiting = w.waiting();
+      size = w.size();
       freed = w.freedUnheard() - lastFreedUnheard;
       lastFreedUnheard = w.freedUnheard();
     }
     if (log != null) {
       log.outputComment(COMMENT + INTERVAL_CONNECTS + String.format(Locale.ROOT, "%.3f", from) + " " + connects + " "
-          + waiting + " " + freed);
+          + waiting + " " + freed + " " + size);
     }
-    results.timeline.add(new Results.Interval(from, to - from, all, errors, connects, waiting, freed));
+    results.timeline.add(new Results.Interval(from, to - from, all, errors, connects, waiting, freed, size));
     long measuredFrom = metrics.measuredFrom();
     results.seconds = measuredFrom == Long.MIN_VALUE ? 0.0 : Math.max(0.0, (nowNanos - measuredFrom) / 1e9);
     if (!quiet) {
@@ -151,7 +153,8 @@ public final class Reporter {
           all.getTotalCount() == 0 ? "-" : Durations.format(all.getValueAtPercentile(50)),
           all.getTotalCount() == 0 ? "-" : Durations.format(all.getValueAtPercentile(99)), errors, connects);
       if (waiting >= 0) {
-        line += String.format(Locale.ROOT, " (%d wait for a place, %d freed unheard)", waiting, freed);
+        line += String.format(Locale.ROOT, " (window %d, %d wait for a place, %d freed unheard)", size, waiting,
+            freed);
       }
       if (terminal) {
         out.print("\r" + line + "\u001b[K");

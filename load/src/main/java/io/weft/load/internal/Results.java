@@ -35,13 +35,19 @@ public final class Results {
     public final long windowWaiting;
     /** Places in the connect window freed without word from the server in the interval; 0 without a window. */
     public final long freedUnheard;
+    /**
+     * The connect window's size at the interval's end (it grows while that pays; merged: all
+     * shards' summed); -1 for a run without a window, in an operation's own intervals, and in a
+     * merge with a log written before weft-load logged it.
+     */
+    public final long windowSize;
 
     public Interval(double startSeconds, double seconds, Histogram h, long errors) {
-      this(startSeconds, seconds, h, errors, 0L, -1L, 0L);
+      this(startSeconds, seconds, h, errors, 0L, -1L, 0L, -1L);
     }
 
     public Interval(double startSeconds, double seconds, Histogram h, long errors, long connects, long windowWaiting,
-        long freedUnheard) {
+        long freedUnheard, long windowSize) {
       this.startSeconds = startSeconds;
       this.seconds = seconds;
       this.count = h.getTotalCount();
@@ -53,6 +59,7 @@ public final class Results {
       this.connects = connects;
       this.windowWaiting = windowWaiting;
       this.freedUnheard = freedUnheard;
+      this.windowSize = windowSize;
     }
 
     public double rate() {

@@ -116,11 +116,13 @@ class ReporterTest {
       assertEquals(2, second.connects);
       assertEquals(1, second.windowWaiting);
       assertEquals(2, second.freedUnheard);
+      assertEquals(2, first.windowSize);
+      assertEquals(2, second.windowSize);
       outs[shard] = bytes.toString(StandardCharsets.UTF_8);
     }
     String[] lines = outs[0].split("\n");
-    assertTrue(lines[0].endsWith("connects 2 (3 wait for a place, 0 freed unheard)"), lines[0]);
-    assertTrue(lines[1].endsWith("connects 2 (1 wait for a place, 2 freed unheard)"), lines[1]);
+    assertTrue(lines[0].endsWith("connects 2 (window 2, 3 wait for a place, 0 freed unheard)"), lines[0]);
+    assertTrue(lines[1].endsWith("connects 2 (window 2, 1 wait for a place, 2 freed unheard)"), lines[1]);
     Results merged = LogMerge.merge(logs);
     assertEquals(2, merged.timeline.size());
     assertEquals(4, merged.timeline.get(0).connects);
@@ -129,6 +131,9 @@ class ReporterTest {
     assertEquals(4, merged.timeline.get(1).connects);
     assertEquals(2, merged.timeline.get(1).windowWaiting);
     assertEquals(4, merged.timeline.get(1).freedUnheard);
+    // The shards' windows, summed.
+    assertEquals(4, merged.timeline.get(0).windowSize);
+    assertEquals(4, merged.timeline.get(1).windowSize);
     // Interval lengths come from the histograms: the last, partial one is 0.3 s (its rate 6 / 0.3
     // s), not stretched to a second.
     assertEquals(1.0, merged.timeline.get(0).seconds, 0.0015);
@@ -141,6 +146,25 @@ class ReporterTest {
     assertEquals(4L, t1.get("connects"));
     assertEquals(2L, t1.get("windowWaiting"));
     assertEquals(4L, t1.get("freedUnheard"));
+    assertEquals(4L, t1.get("window"));
+    // A log written before the window's size was logged (four fields to a connect line) merges:
+    // the same connects, the size unknown.
+    java.util.List<java.io.File> old = new java.util.ArrayList<>();
+    for (java.io.File log : logs) {
+      java.util.List<String> lines4 = new java.util.ArrayList<>();
+      for (String line : java.nio.file.Files.readAllLines(log.toPath(), StandardCharsets.UTF_8)) {
+        lines4.add(line.startsWith("#" + Reporter.COMMENT + Reporter.INTERVAL_CONNECTS)
+            ? line.substring(0, line.lastIndexOf(' ')) : line);
+      }
+      java.io.File o = new java.io.File(dir.toFile(), "old-" + log.getName());
+      java.nio.file.Files.write(o.toPath(), lines4, StandardCharsets.UTF_8);
+      old.add(o);
+    }
+    Results mergedOld = LogMerge.merge(old);
+    assertEquals(4, mergedOld.timeline.get(1).connects);
+    assertEquals(2, mergedOld.timeline.get(1).windowWaiting);
+    assertEquals(-1, mergedOld.timeline.get(1).windowSize);
+    assertTrue(!JsonReport.tree(mergedOld, null).toString().contains("window="));
   }
 
   /** Without a window the timeline has the connects, and no window figures. */

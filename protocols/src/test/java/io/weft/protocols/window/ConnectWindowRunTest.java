@@ -90,6 +90,31 @@ class ConnectWindowRunTest {
     }
   }
 
+  /**
+   * A refused connect gives its place back as a failed connect ({@link ConnectWindow.Slot#connectFailed()},
+   * which halves a growing window), once for each session, in every mode: SessionFrame, the
+   * bottom frame of every session, makes that call (review-load12-s20 RISK 3: without it the
+   * place came back as any other, and nothing counted the failure).
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("modes")
+  void aRefusedConnectGivesItsPlaceBackAsAFailedConnect(String name, Supplier<SessionMode> modes) throws Exception {
+    InetSocketAddress refused;
+    try (ServerSocket closed = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      refused = new InetSocketAddress(InetAddress.getLoopbackAddress(), closed.getLocalPort());
+    }
+    try (SessionMode mode = modes.get()) {
+      assumeTrue(mode.available(), mode::unavailableReason);
+      RunResult<String> result = mode.runWith(Gated.class, refused, SESSIONS, TIMEOUT,
+          b -> b.connectWindow(ConnectWindow.of(WINDOW, Duration.ofMinutes(10))), Boolean.FALSE);
+      ConnectWindow.Report report = result.connectWindow().orElseThrow();
+      System.out.println(name + ": " + result + ", " + report);
+      assertEquals(SESSIONS, report.entered(), report.toString());
+      assertEquals(SESSIONS, report.connectsFailed(), report.toString());
+      assertEquals(0, report.freedUnheard(), report.toString());
+    }
+  }
+
   /** Reads the greeting if there is one, then the "go" that comes once every session is there. */
   public static final class Gated implements SessionTask<String> {
     private final boolean greeted;

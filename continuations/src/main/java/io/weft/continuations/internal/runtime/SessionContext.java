@@ -195,6 +195,18 @@ public class SessionContext {
     }
   }
 
+  /**
+   * This session's connect failed (not a cancel): it gives its place back, and a growing connect
+   * window halves ({@link ConnectWindow.Slot#connectFailed()}).
+   */
+  public void connectFailed() {
+    ConnectWindow.Slot s = slot;
+    if (s != null) {
+      slot = null;
+      s.connectFailed();
+    }
+  }
+
   /** The session's connect begins now. */
   public void connecting() {
     ConnectWindow.Slot s = slot;

@@ -88,7 +88,15 @@ public final class SessionFrame implements Runnable {
         return;
       }
       session.connecting();
-      transport = session.connector().connect(session.address(), session.timeout());
+      try {
+        transport = session.connector().connect(session.address(), session.timeout());
+      } catch (IOException e) {
+        if (!(e instanceof SessionCancelledException)) {
+          // A growing connect window halves: the server refused, or its queue dropped the handshake.
+          session.connectFailed();
+        }
+        throw e;
+      }
       session.opened(transport);
       // A transport that makes the entry check itself is handed over as it is: one frame less on
       // every suspend and resume. The MINA and Netty ones do (Suspend.checkEntry, first thing in

@@ -190,6 +190,11 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
         leaveWindow();
         throw e;
       } catch (Exception e) {
+        ConnectWindow.Slot held = place;
+        if (held != null) {
+          // A growing connect window halves: the server refused, or its queue dropped the handshake.
+          held.connectFailed();
+        }
         leaveWindow();
         plan.failed(ops, e, Metrics.CONNECT);
         backoffNanos = plan.backoffNanos(++failedConnects);

@@ -1,0 +1,416 @@
+package io.weft.continuations;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.PriorityQueue;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A growing connect window ({@link ConnectWindow#DEFAULT}, {@link ConnectWindow#DEEP_BACKLOG})
+ * against seeded model servers on a clock the test moves (no wall clock, no sleeps): 10,000
+ * sessions, each waiting for a place as SessionFrame does, connecting, queued in the server's
+ * listen queue ({@code backlog + 1} deep, as Linux; an arrival to a full queue is dropped and its
+ * handshake retried 1 s, then 2 s later), taken by a one-at-a-time accept loop, and heard from a
+ * while after. The window grows where the client's own latency, not the server, bounds the rate
+ * (a loaded client: each first reply comes tens of milliseconds after its connect); it does not
+ * grow on noise where the server's accept loop bounds it; and it never queues more than its cap:
+ * 48 of the 51 a Java server's backlog of 50 holds, 256 of the 512 of Redis' and nginx's 511.
+ */
+class ConnectWindowGrowthTest {
+  private static final long MS = 1_000_000L;
+  private static final long S = 1_000_000_000L;
+  private static final int SESSIONS = 10_000;
+
+  /** A loaded client against a fast server: each first reply 40-120 ms after its connect; accepts take 20 us. */
+  private static Model fastServer(long seed, int backlog) {
+    return new Model(seed, backlog, 20_000L, false, 40 * MS, 120 * MS);
+  }
+
+  /** A server whose accept loop is the limit: accepts take 2 ms on average (exponential), replies 1-3 ms after. */
+  private static Model slowAccept(long seed, int backlog) {
+    return new Model(seed, backlog, 2 * MS, true, MS, 3 * MS);
+  }
+
+  @Test
+  void aGrowingWindowConnectsTenThousandFarSoonerWhenTheClientIsTheLimit() {
+    for (long seed = 1; seed <= 5; seed++) {
+      fasterThanFixed(seed);
+    }
+  }
+
+  private static void fasterThanFixed(long seed) {
+    Model fixed = fastServer(seed, 511).run(ConnectWindow.of(32, Duration.ofSeconds(1)));
+    Model grown = fastServer(seed, 511).run(ConnectWindow.DEEP_BACKLOG);
+    System.out.printf("seed %d, fast server, 10,000 sessions: fixed 32 all connected at %.2f s, DEEP_BACKLOG at %.2f s"
+        + " (window %d at most, %d at the end, deepest queue %d)%n", seed, fixed.allConnectedAt / 1e9,
+        grown.allConnectedAt / 1e9, grown.report.largest(), grown.report.size(), grown.deepestQueue);
+    assertEquals(SESSIONS, fixed.connected);
+    assertEquals(SESSIONS, grown.connected);
+    assertEquals(0, grown.overflows, "handshakes dropped at a full queue");
+    assertEquals(0, grown.report.freedUnheard());
+    // About 32 / 80 ms = 400 a second with the window fixed: 25 s.
+    assertTrue(fixed.allConnectedAt > 20 * S, "the model's fixed window is not the limit: " + fixed.allConnectedAt);
+    assertTrue(grown.allConnectedAt < fixed.allConnectedAt / 2.5, "the window did not grow to pay: "
+        + grown.allConnectedAt + " against " + fixed.allConnectedAt + "; " + grown.report);
+    assertTrue(grown.report.largest() > 4 * 32, "seed " + seed + ": " + grown.report);
+    assertTrue(grown.deepestQueue <= ConnectWindow.DEEP_BACKLOG_MAX_SESSIONS, "queue " + grown.deepestQueue);
+  }
+
+  @Test
+  void theDefaultGrowsTo48AndNoFurther() {
+    for (long seed = 1; seed <= 5; seed++) {
+      Model m = fastServer(seed, 50).run(ConnectWindow.DEFAULT);
+      assertEquals(SESSIONS, m.connected);
+      assertEquals(ConnectWindow.DEFAULT_MAX_SESSIONS, m.report.largest(), "seed " + seed + ": " + m.report);
+      assertEquals(0, m.overflows, "seed " + seed);
+      assertTrue(m.deepestQueue <= 48, "seed " + seed + ": queue " + m.deepestQueue);
+    }
+  }
+
+  /**
+   * Review BUG 2: against a server whose accept loop is the limit (accept times exponential, a
+   * mean of 2 ms), a larger window only lengthens its listen queue, and the noise of the accept
+   * times must not ratchet the window up (the reviewer saw 62 in 5 of 5 seeds). In 100 seeds the
+   * default never queues more than 48 of the 51 a Java server holds, nor
+   * {@link ConnectWindow#DEEP_BACKLOG} more than 256 of 512; no seed keeps more than one step (to
+   * 40, then tries 50), and at most 5 of 100 keep that one (3 do: seeds 22, 27, 54).
+   */
+  @Test
+  void noiseDoesNotRatchetTheWindowUpAgainstASlowAcceptServer() {
+    int keptOne = 0;
+    StringBuilder kept = new StringBuilder();
+    for (long seed = 1; seed <= 100; seed++) {
+      Model java = slowAccept(seed, 50).run(ConnectWindow.DEFAULT);
+      assertEquals(SESSIONS, java.connected);
+      assertEquals(0, java.overflows, "seed " + seed + ": handshakes dropped at a Java server's full queue");
+      assertTrue(java.deepestQueue <= 48, "seed " + seed + ": queue " + java.deepestQueue + " of 51");
+      Model deep = slowAccept(seed, 511).run(ConnectWindow.DEEP_BACKLOG);
+      assertEquals(SESSIONS, deep.connected);
+      assertEquals(0, deep.overflows, "seed " + seed);
+      assertTrue(deep.deepestQueue <= 256, "seed " + seed + ": queue " + deep.deepestQueue + " of 512");
+      assertTrue(deep.report.largest() <= 50, "seed " + seed + ": the window kept more than one step that did not"
+          + " pay: " + deep.report);
+      if (deep.report.largest() > 40) {
+        keptOne++;
+        kept.append(" seed ").append(seed).append(": ").append(deep.report.largest()).append('/')
+            .append(deep.report.size());
+      }
+    }
+    System.out.println("slow accept, DEEP_BACKLOG kept a step in " + keptOne + " of 100 seeds:" + kept);
+    assertTrue(keptOne <= 5, "the window kept a step that did not pay in " + keptOne + " of 100 seeds:" + kept);
+  }
+
+  /**
+   * A server whose accept loop stops for 3 s: places are freed unheard, the window halves (to
+   * its first size at the least, at most once a second), and the queue stays within its cap.
+   */
+  @Test
+  void aStalledAcceptLoopHalvesTheWindow() {
+    Model m = fastServer(3, 511);
+    m.stallFrom = 2 * S;
+    m.stallTo = 5 * S;
+    m.run(ConnectWindow.DEEP_BACKLOG);
+    assertEquals(SESSIONS, m.connected);
+    assertTrue(m.report.halvings() >= 1, m.report.toString());
+    assertTrue(m.report.freedUnheard() > 0, m.report.toString());
+    assertTrue(m.deepestQueue <= 512, "queue " + m.deepestQueue);
+  }
+
+  @Test
+  void aFailedConnectHalvesAtMostOnceASecondAndNeverBelowTheFirstSize() {
+    long[] now = {5_000L};
+    ConnectWindow.Window w = ConnectWindow.of(4, Duration.ofSeconds(1)).growingTo(64).newWindow(() -> now[0]);
+    grow(w, now, 5);
+    int before = w.report().size();
+    assertTrue(before > 4, "did not grow: " + w.report());
+    ConnectWindow.Slot s = w.tryEnter();
+    assertNotNull(s);
+    s.connecting();
+    s.connectFailed();
+    assertEquals(Math.max(4, before / 2), w.report().size());
+    assertEquals(1, w.report().halvings());
+    // A second failure within the second: no second halving.
+    now[0] += S - 1;
+    ConnectWindow.Slot t = w.tryEnter();
+    assertNotNull(t);
+    t.connecting();
+    t.connectFailed();
+    assertEquals(Math.max(4, before / 2), w.report().size());
+    // The place went back all the same.
+    ConnectWindow.Slot u = w.tryEnter();
+    assertNotNull(u);
+    u.release();
+    // Later ones halve down to the first size, no further.
+    for (int i = 0; i < 6; i++) {
+      now[0] += S;
+      ConnectWindow.Slot f = w.tryEnter();
+      assertNotNull(f);
+      f.connecting();
+      f.connectFailed();
+    }
+    assertEquals(4, w.report().size());
+    // A fixed window does not halve.
+    ConnectWindow.Window fixed = ConnectWindow.of(4, Duration.ofSeconds(1)).newWindow(() -> now[0]);
+    ConnectWindow.Slot g = fixed.tryEnter();
+    g.connecting();
+    g.connectFailed();
+    assertEquals(4, fixed.report().size());
+    assertEquals(0, fixed.report().halvings());
+    assertNotNull(fixed.tryEnter());
+  }
+
+  /**
+   * A measure the clock did not move through gives no rate and is dropped (review BUG 1): the
+   * server gives back one place a millisecond whatever the window's size, so no step pays; while
+   * the first step is on trial the clock stands still for three whole measures. Clamped to 1 ns,
+   * those measures read as a gain of millions and kept the step (the window went on to 6).
+   */
+  @Test
+  void aMeasureTheClockDidNotMoveThroughIsDropped() {
+    long[] now = {5_000L};
+    ConnectWindow.Window w = ConnectWindow.of(4, Duration.ofSeconds(1)).growingTo(64).newWindow(() -> now[0]);
+    ConnectWindow.Waiter waiter = w.waiter();
+    ArrayDeque<ConnectWindow.Slot> held = new ArrayDeque<>();
+    // Arrivals to come with the clock standing still: the trial step's settling (5) and 3 measures.
+    int frozen = -1;
+    for (int i = 0; i < 20_000; i++) {
+      ConnectWindow.Slot s;
+      while ((s = w.tryEnter()) != null) {
+        s.connecting();
+        held.add(s);
+      }
+      if (frozen > 0) {
+        frozen--;
+      } else {
+        now[0] += MS;
+      }
+      held.poll().run();
+      if (frozen < 0 && w.report().size() == 5) {
+        frozen = 5 + 3 * ConnectWindow.MEASURE_PLACES;
+      }
+    }
+    waiter.leave();
+    assertEquals(0, frozen, "the window never tried a step: " + w.report());
+    assertEquals(5, w.report().largest(), w.report().toString());
+    assertEquals(4, w.report().size(), w.report().toString());
+  }
+
+  /** Places heard from with no session waiting do not grow the window: nothing showed that a larger one pays. */
+  @Test
+  void aWindowNobodyWaitsForDoesNotGrow() {
+    long[] now = {5_000L};
+    ConnectWindow.Window w = ConnectWindow.of(4, Duration.ofSeconds(1)).growingTo(64).newWindow(() -> now[0]);
+    for (int i = 0; i < 10_000; i++) {
+      ConnectWindow.Slot s = w.tryEnter();
+      s.connecting();
+      now[0] += MS;
+      s.run();
+    }
+    assertEquals(4, w.report().size());
+    assertEquals(4, w.report().largest());
+  }
+
+  @Test
+  void growthIsConfiguredAndReported() {
+    assertEquals(32, ConnectWindow.DEFAULT.sessions());
+    assertEquals(48, ConnectWindow.DEFAULT.maxSessions());
+    assertEquals(32, ConnectWindow.DEEP_BACKLOG.sessions());
+    assertEquals(256, ConnectWindow.DEEP_BACKLOG.maxSessions());
+    ConnectWindow fixed = ConnectWindow.of(16, Duration.ofSeconds(2));
+    assertEquals(16, fixed.maxSessions());
+    assertTrue(!fixed.grows());
+    assertEquals("16 sessions, held 2000 ms at most", fixed.toString());
+    ConnectWindow capped = ConnectWindow.DEEP_BACKLOG.growingTo(40).withHold(Duration.ofMillis(300));
+    assertEquals(40, capped.maxSessions());
+    assertEquals(300 * MS, capped.holdNanos());
+    assertEquals("32 sessions growing to 40, held 300 ms at most", capped.toString());
+    assertThrows(IllegalArgumentException.class, () -> ConnectWindow.DEFAULT.growingTo(31));
+    assertThrows(IllegalStateException.class, () -> ConnectWindow.NONE.growingTo(31));
+    assertEquals("connect window 32 growing to 48 (reached 32, now 32, halved 0 times): 0 waited, full for 0 ms"
+        + " at most, 0 freed unheard after 1000 ms", ConnectWindow.DEFAULT.newWindow(() -> 0L).report().toString());
+  }
+
+  /**
+   * Drives {@code w} with always one session waiting and each place heard from 1 ms after its
+   * connect (the window is the limit) until it took {@code steps} steps.
+   */
+  private static void grow(ConnectWindow.Window w, long[] now, int steps) {
+    ConnectWindow.Waiter waiter = w.waiter();
+    ArrayDeque<ConnectWindow.Slot> held = new ArrayDeque<>();
+    for (int i = 0; i < 100_000 && w.report().size() < 4 + steps; i++) {
+      ConnectWindow.Slot s;
+      while ((s = w.tryEnter()) != null) {
+        s.connecting();
+        held.add(s);
+      }
+      // The window is full: every held place is heard from 1 ms later, together.
+      now[0] += MS;
+      while (!held.isEmpty()) {
+        held.poll().run();
+      }
+    }
+    waiter.leave();
+    while (!held.isEmpty()) {
+      held.poll().release();
+    }
+  }
+
+  /** A seeded model of one server and the run's sessions, on its own moved clock. */
+  private static final class Model {
+    final Random random;
+    final int queueDepth;
+    final long acceptNanos;
+    final boolean exponential;
+    final long replyMin;
+    final long replyMax;
+    final long[] now = {0L};
+    final PriorityQueue<Event> events = new PriorityQueue<>();
+    long seq;
+    ConnectWindow.Window window;
+    final ArrayDeque<Session> listenQueue = new ArrayDeque<>();
+    boolean accepting;
+    long stallFrom = Long.MAX_VALUE;
+    long stallTo = Long.MAX_VALUE;
+    int connected;
+    long allConnectedAt;
+    int deepestQueue;
+    int overflows;
+    ConnectWindow.Report report;
+
+    Model(long seed, int backlog, long acceptNanos, boolean exponential, long replyMin, long replyMax) {
+      this.random = new Random(seed);
+      this.queueDepth = backlog + 1;
+      this.acceptNanos = acceptNanos;
+      this.exponential = exponential;
+      this.replyMin = replyMin;
+      this.replyMax = replyMax;
+    }
+
+    Model run(ConnectWindow config) {
+      window = config.newWindow(() -> now[0]);
+      for (int i = 0; i < SESSIONS; i++) {
+        Session s = new Session();
+        at(0L, s::tryPlace);
+      }
+      for (long n = 0; !events.isEmpty(); n++) {
+        assertTrue(n < 50_000_000L, "the model did not settle");
+        Event e = events.poll();
+        now[0] = e.time;
+        e.action.run();
+      }
+      report = window.report();
+      assertEquals(0, report.waiting());
+      return this;
+    }
+
+    void at(long time, Runnable action) {
+      events.add(new Event(time, seq++, action));
+    }
+
+    /** A SYN reaches the listen queue: queued if there is room, else dropped and retried (1 s, then 2 s). */
+    void arrive(Session s, int attempt) {
+      if (listenQueue.size() >= queueDepth) {
+        overflows++;
+        at(now[0] + (attempt == 0 ? S : 2 * S), () -> arrive(s, attempt + 1));
+        return;
+      }
+      listenQueue.add(s);
+      deepestQueue = Math.max(deepestQueue, listenQueue.size());
+      if (!accepting) {
+        accepting = true;
+        at(now[0] + acceptTime(), this::accepted);
+      }
+    }
+
+    long acceptTime() {
+      long t = exponential ? (long) (-Math.log(1.0 - random.nextDouble()) * acceptNanos) : acceptNanos;
+      return Math.max(1L, t);
+    }
+
+    /** The accept loop took the queue's head; its reply reaches the client a while later. */
+    void accepted() {
+      if (now[0] >= stallFrom && now[0] < stallTo) {
+        at(stallTo, this::accepted);
+        return;
+      }
+      Session s = listenQueue.poll();
+      long reply = replyMin + (long) (random.nextDouble() * (replyMax - replyMin));
+      at(now[0] + reply, s::heard);
+      if (listenQueue.isEmpty()) {
+        accepting = false;
+      } else {
+        at(now[0] + acceptTime(), this::accepted);
+      }
+    }
+
+    /** A session as SessionFrame runs it: a place (waiting as it does), its connect, its first reply. */
+    final class Session {
+      ConnectWindow.Waiter waiter;
+      ConnectWindow.Slot slot;
+      /** The wait under way; a wake-up or timeout of an ended one is ignored. */
+      int waitNumber;
+      boolean waitEnded = true;
+
+      void tryPlace() {
+        slot = window.tryEnter();
+        if (slot != null) {
+          if (waiter != null) {
+            waiter.leave();
+            waiter = null;
+          }
+          slot.connecting();
+          at(now[0] + 20_000L, () -> arrive(this, 0));
+          return;
+        }
+        if (waiter == null) {
+          waiter = window.waiter();
+        }
+        long bound = waiter.waitNanos();
+        int number = ++waitNumber;
+        waitEnded = false;
+        waiter.register(() -> at(now[0], () -> endWait(number)));
+        if (bound < Long.MAX_VALUE - now[0]) {
+          at(now[0] + bound, () -> endWait(number));
+        }
+      }
+
+      void endWait(int number) {
+        if (number != waitNumber || waitEnded) {
+          return;
+        }
+        waitEnded = true;
+        waiter.waited();
+        tryPlace();
+      }
+
+      void heard() {
+        slot.run();
+        connected++;
+        allConnectedAt = now[0];
+      }
+    }
+  }
+
+  private static final class Event implements Comparable<Event> {
+    final long time;
+    final long seq;
+    final Runnable action;
+
+    Event(long time, long seq, Runnable action) {
+      this.time = time;
+      this.seq = seq;
+      this.action = action;
+    }
+
+    @Override
+    public int compareTo(Event o) {
+      return time != o.time ? Long.compare(time, o.time) : Long.compare(seq, o.seq);
+    }
+  }
+}
