@@ -1,8 +1,10 @@
 package io.weft.continuations.spi;
 
 import io.weft.transport.TlsSettings;
+import io.weft.transport.spi.Clocked;
 import io.weft.transport.spi.ConnectorBuilder;
 import io.weft.transport.spi.ConnectorCore;
+import io.weft.transport.spi.Ticker;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
@@ -12,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  * counters that tell how waits ended, for tuning. A subclass adds the connect, which opens its
  * own transport type through {@link SuspendingConnects}, and what only its library has.
  */
-public abstract class AbstractSuspendingConnector implements SuspendingConnector {
+public abstract class AbstractSuspendingConnector implements SuspendingConnector, Clocked {
   private final ConnectorCore<?, ?> core;
   private final SuspendingWaits waits;
 
@@ -34,6 +36,20 @@ public abstract class AbstractSuspendingConnector implements SuspendingConnector
    */
   protected final SuspendingWaits waits() {
     return waits;
+  }
+
+  /**
+   * The clock of this connector's connects, waits and session deadlines: its {@link
+   * SuspendingWaits}' ({@link SuspendingWaits#ticker()}), which the built-in connectors make from
+   * the clock set by {@link Builder#ticker}. A run of the {@code continuations} runner over this
+   * connector times its suspensions by it too. Not final, so that a subclass that has a method of
+   * this name keeps it; one that overrides it should answer its waits' clock.
+   *
+   * @return the clock
+   */
+  @Override
+  public Ticker ticker() {
+    return waits.ticker();
   }
 
   /**
@@ -130,6 +146,20 @@ public abstract class AbstractSuspendingConnector implements SuspendingConnector
      */
     public final B tls(TlsSettings tls) {
       blocking.tls(tls);
+      return self();
+    }
+
+    /**
+     * The clock of the built connector's connects, waits and session deadlines, and of every
+     * run of the {@code continuations} runner over it: its wait timer, connect pacing, connect
+     * window and {@code SessionSemaphore} waits (see {@link Ticker}). Default
+     * {@link Ticker#system()}; a test injects one it steps by hand.
+     *
+     * @param ticker the clock
+     * @return this builder
+     */
+    public final B ticker(Ticker ticker) {
+      blocking.ticker(ticker);
       return self();
     }
 

@@ -4,6 +4,7 @@ import io.weft.continuations.spi.SuspendingConnects;
 import io.weft.continuations.spi.AbstractSuspendingConnector;
 import io.weft.continuations.spi.SuspendingWaits;
 import io.weft.transport.Timeout;
+import io.weft.transport.spi.Ticker;
 import io.weft.transport.mina.internal.ThreadCounts;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -60,13 +61,13 @@ public final class SuspendingMinaConnector extends AbstractSuspendingConnector {
   private final MinaConnector mina;
 
   private SuspendingMinaConnector(MinaConnector mina, long spinNanos) {
-    super(mina.core(), waits(mina.counts(), spinNanos));
+    super(mina.core(), waits(mina.counts(), spinNanos, mina.ticker()));
     this.mina = mina;
   }
 
   /** Counted in slots of MINA's own threads (see ThreadCounts), so its I/O threads share no counter. */
-  private static SuspendingWaits waits(ThreadCounts counts, long spinNanos) {
-    return new SuspendingWaits(spinNanos, counts.counter(0), counts.counter(1), counts.counter(2));
+  private static SuspendingWaits waits(ThreadCounts counts, long spinNanos, Ticker ticker) {
+    return new SuspendingWaits(spinNanos, counts.counter(0), counts.counter(1), counts.counter(2), ticker);
   }
 
   /**

@@ -41,7 +41,7 @@ public final class SuspendingNettyConnector extends AbstractSuspendingConnector 
   private final NettyConnector netty;
 
   private SuspendingNettyConnector(NettyConnector netty, long spinNanos) {
-    super(netty.core(), new SuspendingWaits(spinNanos, new LongAdder(), new LongAdder(), new LongAdder()));
+    super(netty.core(), new SuspendingWaits(spinNanos, new LongAdder(), new LongAdder(), new LongAdder(), netty.ticker()));
     this.netty = netty;
   }
 
