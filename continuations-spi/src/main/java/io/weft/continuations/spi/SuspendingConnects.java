@@ -36,6 +36,8 @@ public final class SuspendingConnects {
    * @param opener makes the transport over the connected state
    * @return the transport
    * @throws IOException why the connect failed
+   * @throws IllegalStateException in a Weft session whose run reads another clock than
+   *     {@code waits} (see {@code Ticker})
    * @throws io.weft.transport.BlockingOperationException on the library's I/O thread outside a
    *     session
    */
@@ -46,8 +48,9 @@ public final class SuspendingConnects {
     Objects.requireNonNull(remote, "remote");
     Objects.requireNonNull(timeout, "timeout");
     Ticker clock = waits.ticker();
-    long start = clock.nanoTime();
     String what = "connect to " + remote;
+    Suspend.checkClock(clock, what);
+    long start = clock.nanoTime();
     long wait = Deadlines.waitNanos(clock, timeout, start, what);
     S state = core.register(remote);
     F future = null;

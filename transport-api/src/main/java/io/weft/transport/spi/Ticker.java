@@ -8,12 +8,12 @@ package io.weft.transport.spi;
 @FunctionalInterface
 public interface Ticker {
   /**
-   * The real clock, {@link System#nanoTime()}.
+   * The real clock, {@link System#nanoTime()}: the default of every connector.
    *
-   * @return a ticker that reads {@link System#nanoTime()}
+   * @return the one ticker that reads {@link System#nanoTime()}, the same object at every call
    */
   static Ticker system() {
-    return System::nanoTime;
+    return SystemTicker.INSTANCE;
   }
 
   /**

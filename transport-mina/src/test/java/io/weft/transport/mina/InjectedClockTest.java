@@ -15,6 +15,7 @@ import io.weft.transport.Connector;
 import io.weft.transport.Timeout;
 import io.weft.transport.TransportTimeoutException;
 import io.weft.transport.mina.testclient.EchoLinesTask;
+import io.weft.transport.mina.testclient.SecondConnectorTask;
 import io.weft.transport.mina.testclient.SemaphoreTimeoutTask;
 import io.weft.transport.mina.testclient.TimedReadTask;
 import io.weft.transport.netty.NettyConnector;
@@ -277,5 +278,37 @@ class InjectedClockTest {
       }
     }
     assertEquals(SESSIONS, server.linesEchoed(), "exchanges the server answered");
+  }
+
+  /**
+   * A session that connects through a second connector on the same clock as the run's works in
+   * every mode. Through one on another clock (the system's, the default), a {@code CONTINUATIONS}
+   * session's connect is refused, saying why: the run's timer would time that connector's waits by
+   * a clock they were not computed on. Off a continuation every connector's waits keep to their
+   * own clock, and both work.
+   */
+  @Test
+  void aSecondConnectorMustShareTheRunsClock() throws Exception {
+    step(MILLI, MILLI, () -> false);
+    try (Connector same = c.connectors.apply(clock);
+        Connector other = c.connectors.apply(Ticker.system());
+        SessionRunner runner = runner(Timeout.of(1, TimeUnit.HOURS))) {
+      RunResult<String> shared = runner.run(SecondConnectorTask.class, 2, same, server.address());
+      for (Outcome<String> o : shared.outcomes()) {
+        assertEquals(Outcome.Status.SUCCEEDED, o.status(), () -> "session " + o.index() + ": " + o.failure());
+        assertEquals("first " + o.index() + ", second " + o.index(), o.value());
+      }
+      RunResult<String> mixed = runner.run(SecondConnectorTask.class, 2, other, server.address());
+      for (Outcome<String> o : mixed.outcomes()) {
+        if (!c.continuations() || !(other instanceof io.weft.continuations.spi.SuspendingConnector)) {
+          assertEquals(Outcome.Status.SUCCEEDED, o.status(), () -> "session " + o.index() + ": " + o.failure());
+          continue;
+        }
+        assertEquals(Outcome.Status.FAILED, o.status(), () -> "session " + o.index() + ": " + o.value());
+        assertInstanceOf(IllegalStateException.class, o.failure());
+        assertTrue(o.failure().getMessage().startsWith("connect to " + server.address() + " refused: the connector's"
+            + " clock (Ticker.system()) is not the clock of the session's run"), o.failure().getMessage());
+      }
+    }
   }
 }
