@@ -16,9 +16,9 @@ package io.weft.transport.spi;
  *   <li>In {@code CONTINUATIONS}, also the run's wait timer, which times every suspension of the
  *       run's sessions by it, and {@code SessionSemaphore}'s timed waits: a stepped clock ends
  *       those waits when it is stepped past them (the timer sees a step at its next pass, within
- *       a second of real time). A connect in a session through a connector on another clock
- *       than the run's is refused ({@code IllegalStateException}): give every connector that one
- *       run uses the same ticker (an identical object; {@link #system()} is always the same one).
+ *       a second of real time). A session's connect through a suspending connector on another
+ *       clock than the run's is refused ({@code IllegalStateException}): give every connector that
+ *       one run uses the same ticker (the same object; {@link #system()} is always the same one).
  *   <li>In {@code SYNC}, {@code THREADS} and {@code VIRTUAL_THREADS} (and wherever a transport is
  *       used off a continuation) a blocked thread parks for the wait it computed on this clock, in
  *       real time: stepping the clock does not end a blocked wait early. The blocking connectors'
