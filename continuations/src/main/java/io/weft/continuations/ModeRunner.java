@@ -1,6 +1,7 @@
 package io.weft.continuations;
 
 import io.weft.continuations.internal.runtime.SessionContext;
+import io.weft.continuations.spi.AbstractSuspendingConnector;
 import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.spi.Clocked;
@@ -85,8 +86,9 @@ abstract class ModeRunner {
   }
 
   /**
-   * The run's one clock: its connector's ({@link Clocked#ticker()}), or the system's for a
-   * connector that is not {@link Clocked}. The connect pacing and the connect window read it in
+   * The run's one clock: its connector's (a suspending connector's waits' clock, {@link
+   * AbstractSuspendingConnector#suspendingWaitsTicker()}, or {@link Clocked#ticker()}), or the
+   * system's for a connector that is neither. The connect pacing and the connect window read it in
    * every mode; in {@code CONTINUATIONS} the wait timer reads it too, so that every wait a run
    * computes is timed by the clock it was computed on.
    */
@@ -95,6 +97,10 @@ abstract class ModeRunner {
   }
 
   static Ticker clockOf(Connector connector) {
+    if (connector instanceof AbstractSuspendingConnector) {
+      // What a session's connect checks its connector's clock against: the same source.
+      return ((AbstractSuspendingConnector) connector).suspendingWaitsTicker();
+    }
     if (connector instanceof Clocked) {
       Ticker t = ((Clocked) connector).ticker();
       if (t == null) {

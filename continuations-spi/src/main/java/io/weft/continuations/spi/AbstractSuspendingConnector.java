@@ -1,7 +1,6 @@
 package io.weft.continuations.spi;
 
 import io.weft.transport.TlsSettings;
-import io.weft.transport.spi.Clocked;
 import io.weft.transport.spi.ConnectorBuilder;
 import io.weft.transport.spi.ConnectorCore;
 import io.weft.transport.spi.Ticker;
@@ -14,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  * counters that tell how waits ended, for tuning. A subclass adds the connect, which opens its
  * own transport type through {@link SuspendingConnects}, and what only its library has.
  */
-public abstract class AbstractSuspendingConnector implements SuspendingConnector, Clocked {
+public abstract class AbstractSuspendingConnector implements SuspendingConnector {
   private final ConnectorCore<?, ?> core;
   private final SuspendingWaits waits;
 
@@ -42,13 +41,14 @@ public abstract class AbstractSuspendingConnector implements SuspendingConnector
    * The clock of this connector's connects, waits and session deadlines: its {@link
    * SuspendingWaits}' ({@link SuspendingWaits#ticker()}), which the built-in connectors make from
    * the clock set by {@link Builder#ticker}. A run of the {@code continuations} runner over this
-   * connector times its suspensions by it too. Not final, so that a subclass that has a method of
-   * this name keeps it; one that overrides it should answer its waits' clock.
+   * connector takes it as the run's clock, and a session's connect checks its connector's waits'
+   * clock against it: both read the waits' clock, so a subclass cannot make them differ. Final,
+   * under a name unlikely to clash with a subclass's own method; the built-in connectors also
+   * answer it as {@link io.weft.transport.spi.Clocked#ticker()}.
    *
    * @return the clock
    */
-  @Override
-  public Ticker ticker() {
+  public final Ticker suspendingWaitsTicker() {
     return waits.ticker();
   }
 
@@ -184,6 +184,7 @@ public abstract class AbstractSuspendingConnector implements SuspendingConnector
      * A session resumed on an I/O thread (the default, unless the runner's mode says
      * {@code resumeOnWorkers()}) never spins: there the spin would hold up the reads it waits
      * for. So the spin applies to blocking callers and to sessions run on the runner's workers.
+     * The spin is real time ({@link System#nanoTime()}), whatever clock {@link #ticker(Ticker)} set.
      *
      * @param time the longest spin; 0 for none
      * @param unit the unit of {@code time}

@@ -129,9 +129,9 @@ public final class Suspend {
     if (context instanceof Clocked) {
       Ticker run = ((Clocked) context).ticker();
       if (run != clock) {
-        throw new IllegalStateException(what + " refused: the connector's clock (" + clock
-            + ") is not the clock of the session's run (" + run + ", its connector's), which times every"
-            + " suspension of the run; give every connector that one run uses the same Ticker"
+        throw new IllegalStateException(what + " not made: the connector's clock (" + clock
+            + ") is not the clock of the session's run (" + run + ", the clock of the run's connector), which"
+            + " times every suspension of the run; give every connector that one run uses the same Ticker"
             + " (the connectors' builders' ticker(...))");
       }
     }

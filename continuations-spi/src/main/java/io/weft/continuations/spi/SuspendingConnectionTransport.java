@@ -133,7 +133,7 @@ public abstract class SuspendingConnectionTransport<F> extends ConnectionTranspo
       long bound = readWaitNanos(awaited);
       long begun = waits.beginInputWait(state);
       try {
-        if (waits.spunForInput(state, begun, bound)) {
+        if (waits.spunForInput(state, bound)) {
           state.readerWaiting(false);
           return 0L;
         }

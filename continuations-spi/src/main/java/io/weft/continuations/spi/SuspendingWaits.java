@@ -151,7 +151,7 @@ public final class SuspendingWaits {
     }
     state.checkMaySuspend(what);
     long start = ticker.nanoTime();
-    if (maySpin() && spinUntilDone(state, future, start, nanos)) {
+    if (maySpin() && spinUntilDone(state, future, nanos)) {
       spun.increment();
       return true;
     }
@@ -201,7 +201,7 @@ public final class SuspendingWaits {
     boolean arrived = false;
     // No finally: a suspension unwinds this frame without running one, and it is no end.
     try {
-      if (spunForInput(state, start, nanos)) {
+      if (spunForInput(state, nanos)) {
         arrived = true;
       } else {
         for (long left = firstLeft(start, nanos); left > 0L; left = left(nanos, start)) {
@@ -234,8 +234,8 @@ public final class SuspendingWaits {
   }
 
   /** Spins for input first, where maySpin says so; true (and counted) if it came. */
-  boolean spunForInput(ConnectionState<?, ?> state, long start, long nanos) {
-    if (maySpin() && spinUntilInput(state, start, nanos)) {
+  boolean spunForInput(ConnectionState<?, ?> state, long nanos) {
+    if (maySpin() && spinUntilInput(state, nanos)) {
       spun.increment();
       return true;
     }
@@ -291,13 +291,17 @@ public final class SuspendingWaits {
     return nanos == Deadlines.FOREVER ? Deadlines.FOREVER : nanos - (ticker.nanoTime() - start);
   }
 
-  /** The spin's end: {@code spinNanos} from {@code start}, but never past the wait's own end. */
-  private long spinEnd(long start, long nanos) {
-    return start + Math.min(spinNanos, nanos);
+  /**
+   * The spin's end, on {@link System#nanoTime()}: {@code spinNanos} from now, but never past the
+   * wait's own {@code nanos}. A spin is a budget of CPU in real time, whatever the wait's clock: on a
+   * clock held still, a spin bounded on it would never end.
+   */
+  private long spinEnd(long nanos) {
+    return System.nanoTime() + Math.min(spinNanos, nanos);
   }
 
-  private <F> boolean spinUntilDone(ConnectionState<F, ?> state, F future, long start, long nanos) {
-    long end = spinEnd(start, nanos);
+  private <F> boolean spinUntilDone(ConnectionState<F, ?> state, F future, long nanos) {
+    long end = spinEnd(nanos);
     for (int i = 1; !state.isDone(future) && !state.hasEnded(); i++) {
       if (!spinOnce(i, end)) {
         return false;
@@ -306,8 +310,8 @@ public final class SuspendingWaits {
     return true;
   }
 
-  private boolean spinUntilInput(ConnectionState<?, ?> state, long start, long nanos) {
-    long end = spinEnd(start, nanos);
+  private boolean spinUntilInput(ConnectionState<?, ?> state, long nanos) {
+    long end = spinEnd(nanos);
     for (int i = 1; !state.inputArrived(); i++) {
       if (!spinOnce(i, end)) {
         return false;
@@ -317,8 +321,8 @@ public final class SuspendingWaits {
   }
 
   /** One turn of a spin; false once the spin's time is up. Yields now and then: 2 cores. */
-  private boolean spinOnce(int i, long end) {
-    if (ticker.nanoTime() - end >= 0L) {
+  private static boolean spinOnce(int i, long end) {
+    if (System.nanoTime() - end >= 0L) {
       return false;
     }
     if (i % SPINS_PER_YIELD == 0) {

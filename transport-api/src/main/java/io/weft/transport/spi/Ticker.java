@@ -16,18 +16,23 @@ package io.weft.transport.spi;
  *   <li>In {@code CONTINUATIONS}, also the run's wait timer, which times every suspension of the
  *       run's sessions by it, and {@code SessionSemaphore}'s timed waits: a stepped clock ends
  *       those waits when it is stepped past them (the timer sees a step at its next pass, within
- *       a second of real time). A session's connect through a suspending connector on another
- *       clock than the run's is refused ({@code IllegalStateException}): give every connector that
- *       one run uses the same ticker (the same object; {@link #system()} is always the same one).
+ *       a second of real time). A session's connect through a connector built on
+ *       continuations-spi's {@code SuspendingConnects} (the suspending MINA and Netty connectors)
+ *       on another clock than the run's is refused ({@code IllegalStateException}, "connect to X
+ *       not made: the connector's clock ..."): give every connector that one run uses the same
+ *       ticker (the same object; {@link #system()} is always the same one). A suspending connector
+ *       that computes its waits its own way is not checked: it must read the run's clock itself.
  *   <li>In {@code SYNC}, {@code THREADS} and {@code VIRTUAL_THREADS} (and wherever a transport is
  *       used off a continuation) a blocked thread parks for the wait it computed on this clock, in
  *       real time: stepping the clock does not end a blocked wait early. The blocking connectors'
  *       waits ({@link BlockingWaits}) read the clock again when the park ends and park on until
  *       the clock says the wait is over; a suspending connector's waits off a continuation end
- *       when the park ends. Pacing waits and {@code SessionSemaphore} off a continuation block in
- *       real time too ({@code SessionSemaphore} then reads the system's clock).
+ *       when the park ends. Pacing waits, connect-window waits (retried on the clock) and
+ *       {@code SessionSemaphore} off a continuation block in real time too ({@code SessionSemaphore}
+ *       then reads the system's clock).
  * </ul>
- * Not on it: the runner's abort grace and close waits, and the reports' time stamps
+ * Not on it: a spin before suspending ({@code spinBeforeSuspend}, a budget of CPU in real time),
+ * the connectors' close waits, the runner's abort grace and close waits, and the reports' time stamps
  * ({@code RunResult}, {@code Outcome.connectStartNanos}), which are real time ({@link
  * System#nanoTime()}); {@code SocketTransport}, whose blocking socket calls time out in real time.
  */

@@ -4,6 +4,7 @@ import io.weft.continuations.spi.SuspendingConnects;
 import io.weft.continuations.spi.AbstractSuspendingConnector;
 import io.weft.continuations.spi.SuspendingWaits;
 import io.weft.transport.Timeout;
+import io.weft.transport.spi.Clocked;
 import io.weft.transport.spi.Ticker;
 import io.weft.transport.mina.internal.ThreadCounts;
 import java.io.IOException;
@@ -57,13 +58,24 @@ import org.apache.mina.transport.vmpipe.VmPipeAddress;
  * <p>Counters ({@link #immediate()}, {@link #spun()}, {@link #suspends()}) tell how waits
  * ended, for tuning: kept per I/O thread (other threads: striped adders), summed when read.
  */
-public final class SuspendingMinaConnector extends AbstractSuspendingConnector {
+public final class SuspendingMinaConnector extends AbstractSuspendingConnector implements Clocked {
   private final MinaConnector mina;
 
   private SuspendingMinaConnector(MinaConnector mina, long spinNanos) {
     super(mina.core(), waits(mina.counts(), spinNanos, mina.ticker()));
     this.mina = mina;
   }
+  /**
+   * The clock of this connector's connects, waits and session deadlines, set by the builder's
+   * {@code ticker(...)}: {@link #suspendingWaitsTicker()}.
+   *
+   * @return the clock
+   */
+  @Override
+  public Ticker ticker() {
+    return suspendingWaitsTicker();
+  }
+
 
   /** Counted in slots of MINA's own threads (see ThreadCounts), so its I/O threads share no counter. */
   private static SuspendingWaits waits(ThreadCounts counts, long spinNanos, Ticker ticker) {

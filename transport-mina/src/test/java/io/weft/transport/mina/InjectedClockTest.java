@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.weft.continuations.ConnectPacing;
+import io.weft.continuations.ConnectWindow;
 import io.weft.continuations.Mode;
 import io.weft.continuations.Outcome;
 import io.weft.continuations.RunResult;
@@ -17,6 +18,7 @@ import io.weft.transport.TransportTimeoutException;
 import io.weft.transport.mina.testclient.EchoLinesTask;
 import io.weft.transport.mina.testclient.SecondConnectorTask;
 import io.weft.transport.mina.testclient.SemaphoreTimeoutTask;
+import io.weft.transport.mina.testclient.StolenPermitTask;
 import io.weft.transport.mina.testclient.TimedReadTask;
 import io.weft.transport.netty.NettyConnector;
 import io.weft.transport.netty.SuspendingNettyConnector;
@@ -59,6 +61,9 @@ class InjectedClockTest {
     CONTINUATIONS_NETTY(Mode.continuations(1), t -> SuspendingNettyConnector.builder().ticker(t).tcp()),
     CONTINUATIONS_ON_WORKERS_MINA(Mode.continuations(2).resumeOnWorkers(),
         t -> SuspendingMinaConnector.builder().ticker(t).tcp()),
+    /** A spin before suspending is real time: on a clock held still, one bounded on it never ends. */
+    CONTINUATIONS_ON_WORKERS_SPINNING_MINA(Mode.continuations(2).resumeOnWorkers(),
+        t -> SuspendingMinaConnector.builder().ticker(t).spinBeforeSuspend(50, TimeUnit.MICROSECONDS).tcp()),
     THREADS_MINA(Mode.THREADS, t -> MinaConnector.builder().ticker(t).tcp()),
     THREADS_NETTY(Mode.THREADS, t -> NettyConnector.builder().ticker(t).tcp()),
     THREADS_SUSPENDING_NETTY(Mode.THREADS, t -> SuspendingNettyConnector.builder().ticker(t).tcp());
@@ -246,9 +251,10 @@ class InjectedClockTest {
   /**
    * Connect pacing counts on the connector's clock, in every mode. One connect an hour, ten at
    * once, ten sessions in flight: the first ten connect at once and their exchanges are held by
-   * the server; the clock, stopped otherwise, jumps ten hours; the server answers, and the next ten
+   * the server; the clock, stopped otherwise, jumps eleven hours; the server answers, and the next ten
    * sessions, admitted as the first ones end, find the pacing's burst full again: they connect at
-   * once, and the run ends with no step of the clock more. A pacer on the system's clock would have
+   * once, and the run ends with no step of the clock more (eleven hours: an hour more than the
+   * ten turns need, so that the last one is not on the edge). A pacer on the system's clock would have
    * seen no time pass and given them turns hours apart that no clock step ever brings: the run
    * would hang, timed by the run's timer in {@code CONTINUATIONS} and parked for real hours in
    * {@code THREADS}.
@@ -262,7 +268,7 @@ class InjectedClockTest {
         while (server.linesReceived() < burst) {
           LockSupport.parkNanos(1_000_000L);
         }
-        clock.step(10 * HOUR);
+        clock.step(11 * HOUR);
         server.release();
       }, "clock-jump");
       jump.setDaemon(true);
@@ -302,9 +308,90 @@ class InjectedClockTest {
         }
         assertEquals(Outcome.Status.FAILED, o.status(), () -> "session " + o.index() + ": " + o.value());
         assertInstanceOf(IllegalStateException.class, o.failure());
-        assertTrue(o.failure().getMessage().startsWith("connect to " + server.address() + " refused: the connector's"
+        assertTrue(o.failure().getMessage().startsWith("connect to " + server.address() + " not made: the connector's"
             + " clock (Ticker.system()) is not the clock of the session's run"), o.failure().getMessage());
       }
     }
+  }
+
+  /**
+   * A semaphore wait woken part-way by a permit that another session takes straight back recomputes
+   * what is left on the run's clock. Session 0 waits an hour for a permit; the clock moves 30
+   * minutes; session 1 gives a permit and takes it back, waking session 0 to find none; the clock
+   * moves 31 minutes more, past the hour: the wait ends, timed out. With the wait's deadline read on
+   * the system clock, the wake-up would find an hour left, and no step would ever end it. One worker,
+   * sessions resumed on it: session 1 runs only once session 0 has suspended.
+   */
+  @Test
+  void aSemaphoreWaitWokenPartWayEndsByTheConnectorsClock() throws Exception {
+    assumeTrue(c == Case.CONTINUATIONS_MINA, "one worker, its sessions resumed on it: one case");
+    SessionSemaphore semaphore = new SessionSemaphore(0);
+    SessionSemaphore entered = new SessionSemaphore(0);
+    SessionSemaphore parked = new SessionSemaphore(0);
+    SessionSemaphore go = new SessionSemaphore(0);
+    SessionSemaphore stolen = new SessionSemaphore(0);
+    Thread driver = new Thread(() -> {
+      try {
+        parked.acquire();
+        clock.step(30 * MINUTE);
+        go.release();
+        stolen.acquire();
+        clock.step(31 * MINUTE);
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }, "clock-driver");
+    driver.setDaemon(true);
+    try (SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(1).resumeOnWorkers())
+        .connector(connector).address(server.address()).timeout(Timeout.NONE).instrument(CLIENT).build()) {
+      driver.start();
+      RunResult<String> result = runner.run(StolenPermitTask.class, 2, semaphore, entered, parked, go, stolen, HOUR);
+      driver.join();
+      for (Outcome<String> o : result.outcomes()) {
+        assertEquals(Outcome.Status.SUCCEEDED, o.status(), () -> "session " + o.index() + ": " + o.failure());
+      }
+      assertEquals("timed out", result.outcomes().get(0).value());
+      assertEquals("stole", result.outcomes().get(1).value());
+    }
+  }
+
+  /**
+   * A connect window of two places, held an hour at most, over a server that holds every reply: a
+   * place comes free only when the clock passes the hour since its session's connect. The clock moves
+   * only when two more sessions have sent their line, and then by 61 minutes: the window frees the
+   * two places and lets the next two in. Once all twenty have sent, the server answers. A window on
+   * the system clock would free no place, and the run would hang. In {@code CONTINUATIONS} only: a
+   * blocked thread waits for a place in real time.
+   */
+  @Test
+  void connectWindowPlacesFreeByTheConnectorsClock() throws Exception {
+    assumeTrue(c.continuations(), "a blocked thread waits for a place in real time");
+    server.hold();
+    int places = 2;
+    Thread driver = new Thread(() -> {
+      for (int sent = places; sent < SESSIONS; sent += places) {
+        while (server.linesReceived() < sent) {
+          LockSupport.parkNanos(1_000_000L);
+        }
+        clock.step(61 * MINUTE);
+      }
+      while (server.linesReceived() < SESSIONS) {
+        LockSupport.parkNanos(1_000_000L);
+      }
+      server.release();
+    }, "clock-driver");
+    driver.setDaemon(true);
+    try (SessionRunner runner = SessionRunner.builder().mode(c.mode).connector(connector).allowBlockingConnector(true)
+        .address(server.address()).connectPacing(ConnectPacing.NONE)
+        .connectWindow(ConnectWindow.of(places, java.time.Duration.ofHours(1))).maxInFlight(SESSIONS)
+        .timeout(Timeout.NONE).instrument(CLIENT).build()) {
+      driver.start();
+      RunResult<String> result = runner.run(EchoLinesTask.class, SESSIONS, 1);
+      driver.join();
+      for (Outcome<String> o : result.outcomes()) {
+        assertEquals(Outcome.Status.SUCCEEDED, o.status(), () -> "session " + o.index() + ": " + o.failure());
+      }
+    }
+    assertEquals(SESSIONS, server.linesEchoed(), "exchanges the server answered");
   }
 }
