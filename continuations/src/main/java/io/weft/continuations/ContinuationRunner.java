@@ -12,6 +12,7 @@ import io.weft.continuations.internal.runtime.SessionFrame;
 import io.weft.continuations.spi.SuspendingConnector;
 import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
+import io.weft.transport.spi.Ticker;
 import java.lang.reflect.Constructor;
 import java.util.ArrayList;
 import java.util.List;
@@ -86,7 +87,7 @@ final class ContinuationRunner extends ModeRunner {
     Scheduler scheduler;
     // The run's one clock, its connector's: the timer times every wait by it, and the pacing and
     // the window compute their waits on it.
-    io.weft.transport.spi.Ticker clock = clock();
+    Ticker clock = clock();
     self.setContextClassLoader(task.getClass().getClassLoader());
     try {
       // Made on this thread: its sessions inherit this thread's inheritable thread-locals.

@@ -66,12 +66,12 @@ public final class SessionSemaphore {
     // The deadline on the clock the wait is timed by: in a CONTINUATIONS session its run's (its
     // connector's), which the run's timer reads; on an ordinary thread the system's, which the
     // blocked thread's timed wait follows.
-    Ticker clock = clock();
-    long deadline = timeoutNanos == Deadlines.FOREVER ? 0L : clock.nanoTime() + timeoutNanos;
+    Ticker clock = timeoutNanos == Deadlines.FOREVER ? null : clock();
+    long deadline = clock == null ? 0L : clock.nanoTime() + timeoutNanos;
     boolean done = false;
     try {
       while (!tryAcquire()) {
-        long left = timeoutNanos == Deadlines.FOREVER ? Deadlines.FOREVER : deadline - clock.nanoTime();
+        long left = clock == null ? Deadlines.FOREVER : deadline - clock.nanoTime();
         if (left <= 0L || !Suspend.await(this::register, left)) {
           return false;
         }

@@ -39,7 +39,9 @@ public abstract class ConnectionTransport<F> implements Transport, ReplyTiming, 
   private volatile Timeout timeout;
 
   /**
-   * A transport over a connected state.
+   * A transport over a connected state whose session deadline is read on {@link System#nanoTime()}:
+   * for a connector on {@link Ticker#system()} only (a start read on another clock would make the
+   * deadline pass at once or never); otherwise use the constructor that takes the clock.
    *
    * @param state the connection's state
    * @param timeout the transport's timeout

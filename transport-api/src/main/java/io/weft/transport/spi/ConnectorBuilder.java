@@ -31,8 +31,8 @@ public abstract class ConnectorBuilder<B extends ConnectorBuilder<B>> {
   }
 
   /**
-   * The clock every wait of the built connector reads: its connects, its transports' operation
-   * timeouts and session deadlines, and, in a run of the {@code continuations} module's runner over
+   * The clock of the built connector's connects' and transports' timeouts and deadlines (not
+   * its close waits, nor a spin before suspending, which are real time), and, in a run of the {@code continuations} module's runner over
    * it, that run's wait timer, connect pacing, connect window and {@code SessionSemaphore} waits
    * (the run's one clock; see {@link Ticker} for what reads it in each mode). Default
    * {@link Ticker#system()}; a test injects one it steps by hand.

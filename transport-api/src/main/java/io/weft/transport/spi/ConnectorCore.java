@@ -70,7 +70,10 @@ public abstract class ConnectorCore<F, S extends ConnectionState<F, ?>> {
      *
      * @param state the connected state
      * @param timeout the transport's timeout
-     * @param sessionStartNanos when the connect began, for the session deadline
+     * @param sessionStartNanos when the connect began, on the connector's clock
+     *     ({@code blockingWaits().ticker()}, or its suspending waits' clock), for the session
+     *     deadline: the transport must read its deadline on that clock (the {@code ConnectionTransport}
+     *     constructor that takes a clock)
      * @param forget tells the connector that the transport closed
      * @param remote the peer's address
      * @return the transport

@@ -80,17 +80,6 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
   Scheduler scheduler() {
     return scheduler;
   }
-
-  /**
-   * The clock this session's timed waits are measured on, its scheduler's ({@link
-   * Scheduler#clock()}): what code that computes a wait's timeout from a deadline of its own reads
-   * ({@code SessionSemaphore}), finding the session as {@code Suspend} does, in the continuation's
-   * context.
-   */
-  @Override
-  public Ticker ticker() {
-    return scheduler.clock();
-  }
   private final boolean debugFrames;
   private Runnable frame;
   /**
@@ -132,6 +121,17 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
   private ThreadLocalSwap threadLocals;
   /** This session's place with the scheduler's wait timer, made at its first timed wait. */
   private WaitTimer.Slot timeoutSlot;
+
+  /**
+   * The clock this session's timed waits are measured on, its scheduler's ({@link
+   * Scheduler#clock()}): what code that computes a wait's timeout from a deadline of its own reads
+   * ({@code SessionSemaphore}), finding the session as {@code Suspend} does, in the continuation's
+   * context.
+   */
+  @Override
+  public Ticker ticker() {
+    return scheduler.clock();
+  }
 
   public Fiber(int index, Connector connector, SocketAddress address, Timeout timeout,
       SessionTask<?> task, Scheduler scheduler, boolean debugFrames) {

@@ -6,6 +6,7 @@ import io.weft.continuations.spi.SuspendingConnector;
 import io.weft.transport.spi.HeapExhaustion;
 import io.weft.transport.spi.Ticker;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -124,7 +125,7 @@ public final class Scheduler {
    * @param clock the clock of the wait timer: the run's one clock, its connector's
    */
   public Scheduler(int workerCount, int maxInFlight, String name, boolean onEventLoops, Ticker clock) {
-    this.clock = java.util.Objects.requireNonNull(clock, "clock");
+    this.clock = Objects.requireNonNull(clock, "clock");
     this.onEventLoops = onEventLoops;
     this.contextLoader = Thread.currentThread().getContextClassLoader();
     if (workerCount < 1) {
