@@ -10,23 +10,25 @@ import java.io.IOException;
  * most {@code timeoutNanos}, after releasing {@code entered}. Session 1 waits for {@code entered}
  * (it runs only once session 0 has suspended in its acquire: one worker), releases {@code parked},
  * waits for {@code go}, then gives {@code semaphore} a permit and takes it straight back, which
- * wakes session 0 to find none, and releases {@code stolen}. Plain client code.
+ * wakes session 0 to find none, and runs {@code afterSteal} (the test moves its clock there: session 0,
+ * woken, runs only once this session has ended, one worker, so it reads the clock after the move,
+ * both when it works out the time left and when it arms its timer). Plain client code.
  */
 public final class StolenPermitTask implements SessionTask<String> {
   private final SessionSemaphore semaphore;
   private final SessionSemaphore entered;
   private final SessionSemaphore parked;
   private final SessionSemaphore go;
-  private final SessionSemaphore stolen;
+  private final Runnable afterSteal;
   private final long timeoutNanos;
 
   public StolenPermitTask(SessionSemaphore semaphore, SessionSemaphore entered, SessionSemaphore parked,
-      SessionSemaphore go, SessionSemaphore stolen, long timeoutNanos) {
+      SessionSemaphore go, Runnable afterSteal, long timeoutNanos) {
     this.semaphore = semaphore;
     this.entered = entered;
     this.parked = parked;
     this.go = go;
-    this.stolen = stolen;
+    this.afterSteal = afterSteal;
     this.timeoutNanos = timeoutNanos;
   }
 
@@ -41,7 +43,7 @@ public final class StolenPermitTask implements SessionTask<String> {
     go.acquire();
     semaphore.release();
     boolean took = semaphore.tryAcquire();
-    stolen.release();
+    afterSteal.run();
     return took ? "stole" : "lost";
   }
 }
