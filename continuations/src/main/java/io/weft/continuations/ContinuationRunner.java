@@ -12,6 +12,7 @@ import io.weft.continuations.internal.runtime.SessionFrame;
 import io.weft.continuations.spi.SuspendingConnector;
 import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
+import io.weft.transport.spi.Ticker;
 import java.lang.reflect.Constructor;
 import java.util.ArrayList;
 import java.util.List;
@@ -84,18 +85,21 @@ final class ContinuationRunner extends ModeRunner {
     Thread self = Thread.currentThread();
     ClassLoader context = self.getContextClassLoader();
     Scheduler scheduler;
+    // The run's one clock, its connector's: the timer times every wait by it, and the pacing and
+    // the window compute their waits on it.
+    Ticker clock = clock();
     self.setContextClassLoader(task.getClass().getClassLoader());
     try {
       // Made on this thread: its sessions inherit this thread's inheritable thread-locals.
       scheduler = new Scheduler(settings.mode().workers(), settings.maxInFlight(), "weft",
-          !settings.mode().resumesOnWorkers());
+          !settings.mode().resumesOnWorkers(), clock);
     } finally {
       self.setContextClassLoader(context);
     }
     scheduler.carry(new CarriedContexts(settings.contexts()));
     List<Fiber> fibers = new ArrayList<>(sessions);
-    ConnectPacing.Pacer pacer = pacer();
-    ConnectWindow.Windows window = windows();
+    ConnectPacing.Pacer pacer = pacer(clock);
+    ConnectWindow.Windows window = windows(clock);
     for (int i = 0; i < sessions; i++) {
       Fiber fiber = new Fiber(i, settings.connector(), settings.addressFor(i), settings.timeout(), task, scheduler,
           settings.debugFrames());

@@ -1,7 +1,11 @@
 package io.weft.continuations;
 
 import io.weft.continuations.internal.runtime.SessionContext;
+import io.weft.continuations.spi.AbstractSuspendingConnector;
+import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
+import io.weft.transport.spi.Clocked;
+import io.weft.transport.spi.Ticker;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -46,7 +50,7 @@ abstract class ModeRunner {
   final List<SessionContext> contexts(SessionTask<?> task, int sessions, RunControl control,
       ConnectWindow.Windows windows) {
     List<SessionContext> contexts = new ArrayList<>(sessions);
-    ConnectPacing.Pacer pacer = pacer();
+    ConnectPacing.Pacer pacer = pacer(clock());
     for (int i = 0; i < sessions; i++) {
       SessionContext c = new SessionContext(i, settings.connector(), settings.addressFor(i), settings.timeout(), task);
       c.pacer(pacer);
@@ -61,24 +65,50 @@ abstract class ModeRunner {
    * One run's connect pacer; null in {@code SYNC}, which opens one connection at a time, and
    * where no address is TCP (an in-VM pipe has no listen queue to overflow).
    */
-  final ConnectPacing.Pacer pacer() {
+  final ConnectPacing.Pacer pacer(Ticker clock) {
     if (settings.mode().kind() == Mode.Kind.SYNC || !settings.connectPacing().paces()
         || settings.addresses().stream().noneMatch(a -> a instanceof java.net.InetSocketAddress)) {
       return null;
     }
-    return settings.connectPacing().newPacer(io.weft.transport.spi.Ticker.system());
+    return settings.connectPacing().newPacer(clock);
   }
 
   /**
    * One run's connect windows, one per server address; null in {@code SYNC}, for
-   * {@link ConnectWindow#NONE}, and where no address is TCP (as {@link #pacer()}).
+   * {@link ConnectWindow#NONE}, and where no address is TCP (as {@link #pacer}).
    */
-  final ConnectWindow.Windows windows() {
+  final ConnectWindow.Windows windows(Ticker clock) {
     if (settings.mode().kind() == Mode.Kind.SYNC || !settings.connectWindow().limits()
         || settings.addresses().stream().noneMatch(a -> a instanceof java.net.InetSocketAddress)) {
       return null;
     }
-    return settings.connectWindow().newWindows(io.weft.transport.spi.Ticker.system());
+    return settings.connectWindow().newWindows(clock);
+  }
+
+  /**
+   * The run's one clock: its connector's (a suspending connector's waits' clock, {@link
+   * AbstractSuspendingConnector#suspendingWaitsTicker()}, or {@link Clocked#ticker()}), or the
+   * system's for a connector that is neither. The connect pacing and the connect window read it in
+   * every mode; in {@code CONTINUATIONS} the wait timer reads it too, so that every wait a run
+   * computes is timed by the clock it was computed on.
+   */
+  final Ticker clock() {
+    return clockOf(settings.connector());
+  }
+
+  static Ticker clockOf(Connector connector) {
+    if (connector instanceof AbstractSuspendingConnector) {
+      // What a session's connect checks its connector's clock against: the same source.
+      return ((AbstractSuspendingConnector) connector).suspendingWaitsTicker();
+    }
+    if (connector instanceof Clocked) {
+      Ticker t = ((Clocked) connector).ticker();
+      if (t == null) {
+        throw new IllegalStateException(connector + " answered no clock (Clocked.ticker() returned null)");
+      }
+      return t;
+    }
+    return Ticker.system();
   }
 
   /** The window of a session that connects to {@code address}: null without windows, or for an in-VM address. */

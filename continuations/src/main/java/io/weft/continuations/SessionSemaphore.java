@@ -2,10 +2,13 @@ package io.weft.continuations;
 
 import io.weft.continuations.spi.Suspend;
 import io.weft.continuations.spi.SessionCancelledException;
+import io.weft.transport.spi.Clocked;
 import io.weft.transport.spi.Deadlines;
+import io.weft.transport.spi.Ticker;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import org.apache.commons.javaflow.api.continuable;
+import org.apache.commons.javaflow.core.StackRecorder;
 
 /**
  * A counting semaphore for session code that must hold a permit across transport calls. In a
@@ -60,11 +63,15 @@ public final class SessionSemaphore {
     if (timeoutNanos < 0L) {
       throw new IllegalArgumentException("timeoutNanos < 0: " + timeoutNanos);
     }
-    long deadline = timeoutNanos == Deadlines.FOREVER ? 0L : System.nanoTime() + timeoutNanos;
+    // The deadline on the clock the wait is timed by: in a CONTINUATIONS session its run's (its
+    // connector's), which the run's timer reads; on an ordinary thread the system's, which the
+    // blocked thread's timed wait follows.
+    Ticker clock = timeoutNanos == Deadlines.FOREVER ? null : clock();
+    long deadline = clock == null ? 0L : clock.nanoTime() + timeoutNanos;
     boolean done = false;
     try {
       while (!tryAcquire()) {
-        long left = timeoutNanos == Deadlines.FOREVER ? Deadlines.FOREVER : deadline - System.nanoTime();
+        long left = clock == null ? Deadlines.FOREVER : deadline - clock.nanoTime();
         if (left <= 0L || !Suspend.await(this::register, left)) {
           return false;
         }
@@ -77,6 +84,16 @@ public final class SessionSemaphore {
         passOn();
       }
     }
+  }
+
+  /**
+   * The clock of the caller's timed waits: the running Weft session's ({@link Clocked}, found in
+   * the continuation's context as {@code Suspend} finds it), the system's off a continuation.
+   */
+  private static Ticker clock() {
+    StackRecorder recorder = StackRecorder.get();
+    Object context = recorder == null ? null : recorder.getContext();
+    return context instanceof Clocked ? ((Clocked) context).ticker() : Ticker.system();
   }
 
   /**

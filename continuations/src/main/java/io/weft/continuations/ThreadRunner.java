@@ -41,7 +41,7 @@ final class ThreadRunner extends ModeRunner {
       // on a carrier when the heap has run out (see warmUp).
       VirtualThreads.warmUp();
     }
-    ConnectWindow.Windows window = windows();
+    ConnectWindow.Windows window = windows(clock());
     List<SessionContext> contexts = contexts(TaskFactory.newTask(taskClass, args), sessions, control, window);
     long start = System.nanoTime();
     int maxInFlight = settings.maxInFlight();

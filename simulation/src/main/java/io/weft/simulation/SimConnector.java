@@ -6,6 +6,7 @@ import io.weft.continuations.spi.WaitRegistration;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
+import io.weft.transport.spi.Deadlines;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
@@ -47,7 +48,7 @@ final class SimConnector implements SuspendingConnector {
     }
     long start = world.nanoTime();
     String what = "connect to " + remote;
-    long wait = VirtualDeadlines.waitNanos(world, timeout, start, what);
+    long wait = Deadlines.waitNanos(world, timeout, start, what);
     World.Slot slot = world.running();
     Net.Connecting c = net.connect(host, (InetSocketAddress) remote, slot == null ? -1 : slot.fiber.index());
     if (slot != null) {
@@ -62,7 +63,7 @@ final class SimConnector implements SuspendingConnector {
         }
         c.abandoned = true;
         c.wake = null;
-        throw VirtualDeadlines.timedOut(world, timeout, start, wait, what, null);
+        throw Deadlines.timedOut(world, timeout, start, wait, what);
       }
     }
     if (c.refused) {

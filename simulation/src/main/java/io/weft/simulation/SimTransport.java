@@ -11,6 +11,7 @@ import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
 import io.weft.transport.TransportTimeoutException;
+import io.weft.transport.spi.Deadlines;
 import io.weft.transport.spi.FailurePolicy;
 import io.weft.transport.spi.OutboundBuffer;
 import io.weft.transport.spi.ReadArguments;
@@ -161,7 +162,7 @@ final class SimTransport implements SelfCheckingTransport, SuspendingReads.Waite
     checkReset();
     long wait;
     try {
-      wait = VirtualDeadlines.waitNanos(world, timeout, sessionStartNanos, "read");
+      wait = Deadlines.waitNanos(world, timeout, sessionStartNanos, "read");
     } catch (TransportTimeoutException e) {
       throw readTimedOut(0L, awaited);
     }
@@ -202,7 +203,7 @@ final class SimTransport implements SelfCheckingTransport, SuspendingReads.Waite
   }
 
   private TransportTimeoutException readTimedOut(long waited, long awaited) {
-    return VirtualDeadlines.readTimedOut(world, timeout, sessionStartNanos, waited, awaited,
+    return Deadlines.readTimedOut(world, timeout, sessionStartNanos, waited, awaited,
         end.inbound.describeUnread());
   }
 
@@ -276,7 +277,7 @@ final class SimTransport implements SelfCheckingTransport, SuspendingReads.Waite
     }
     try {
       checkReset();
-      long wait = VirtualDeadlines.waitNanos(world, timeout, sessionStartNanos, "flush");
+      long wait = Deadlines.waitNanos(world, timeout, sessionStartNanos, "flush");
       if (end.outputShut) {
         outbound.clear();
         throw new SocketException("Socket output is shutdown");
@@ -288,7 +289,7 @@ final class SimTransport implements SelfCheckingTransport, SuspendingReads.Waite
         long left = wait == Long.MAX_VALUE ? wait : wait - (world.nanoTime() - start);
         if (left <= 0L || !Suspend.await(end, left)) {
           end.flusherWake = null;
-          throw VirtualDeadlines.timedOut(world, timeout, sessionStartNanos, wait, "flush", null);
+          throw Deadlines.timedOut(world, timeout, sessionStartNanos, wait, "flush");
         }
         checkOpen();
         checkReset();

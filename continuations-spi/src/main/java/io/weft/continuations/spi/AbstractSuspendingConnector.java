@@ -3,6 +3,7 @@ package io.weft.continuations.spi;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.spi.ConnectorBuilder;
 import io.weft.transport.spi.ConnectorCore;
+import io.weft.transport.spi.Ticker;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
@@ -34,6 +35,21 @@ public abstract class AbstractSuspendingConnector implements SuspendingConnector
    */
   protected final SuspendingWaits waits() {
     return waits;
+  }
+
+  /**
+   * The clock of this connector's connects, waits and session deadlines: its {@link
+   * SuspendingWaits}' ({@link SuspendingWaits#ticker()}), which the built-in connectors make from
+   * the clock set by {@link Builder#ticker}. A run of the {@code continuations} runner over this
+   * connector takes it as the run's clock, and a session's connect checks its connector's waits'
+   * clock against it: both read the waits' clock, so a subclass cannot make them differ. Final,
+   * under a name unlikely to clash with a subclass's own method; the built-in connectors also
+   * answer it as {@link io.weft.transport.spi.Clocked#ticker()}.
+   *
+   * @return the clock
+   */
+  public final Ticker suspendingWaitsTicker() {
+    return waits.ticker();
   }
 
   /**
@@ -134,6 +150,20 @@ public abstract class AbstractSuspendingConnector implements SuspendingConnector
     }
 
     /**
+     * The clock of the built connector's connects, waits and session deadlines, and of every
+     * run of the {@code continuations} runner over it: its wait timer, connect pacing, connect
+     * window and {@code SessionSemaphore} waits (see {@link Ticker}). Default
+     * {@link Ticker#system()}; a test injects one it steps by hand.
+     *
+     * @param ticker the clock
+     * @return this builder
+     */
+    public final B ticker(Ticker ticker) {
+      blocking.ticker(ticker);
+      return self();
+    }
+
+    /**
      * Bytes a connection may buffer unread before reading from the peer is suspended (resumed
      * when the reader has drained it below half). Default 64 KiB.
      *
@@ -154,6 +184,7 @@ public abstract class AbstractSuspendingConnector implements SuspendingConnector
      * A session resumed on an I/O thread (the default, unless the runner's mode says
      * {@code resumeOnWorkers()}) never spins: there the spin would hold up the reads it waits
      * for. So the spin applies to blocking callers and to sessions run on the runner's workers.
+     * The spin is real time ({@link System#nanoTime()}), whatever clock {@link #ticker(Ticker)} set.
      *
      * @param time the longest spin; 0 for none
      * @param unit the unit of {@code time}

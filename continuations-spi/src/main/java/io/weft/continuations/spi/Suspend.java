@@ -1,7 +1,9 @@
 package io.weft.continuations.spi;
 
 import io.weft.transport.BlockingOperationException;
+import io.weft.transport.spi.Clocked;
 import io.weft.transport.spi.Deadlines;
+import io.weft.transport.spi.Ticker;
 import java.io.IOException;
 import java.util.Objects;
 import org.apache.commons.javaflow.api.Continuation;
@@ -104,6 +106,34 @@ public final class Suspend {
       }
       throw new IllegalStateException("a transport was called while a continuation that no Weft runtime started"
           + " was being captured (context " + context + "): a frame that was not rewritten swallowed its suspend");
+    }
+  }
+
+  /**
+   * Refuses, in a Weft session's continuation, a connector whose waits read another clock than
+   * the session's run: the run's timer times every suspension by the run's clock (its connector's),
+   * and a wait computed on another would end early, late or never. Off a continuation, and in a
+   * session whose runtime tells no clock, it does nothing. Once per connect: one look-up of the
+   * continuation, none per wait.
+   *
+   * @param clock the connector's clock
+   * @param what the connect, for the message
+   * @throws IllegalStateException if the session's run reads another clock
+   */
+  static void checkClock(Ticker clock, String what) {
+    StackRecorder recorder = StackRecorder.get();
+    if (recorder == null) {
+      return;
+    }
+    Object context = recorder.getContext();
+    if (context instanceof Clocked) {
+      Ticker run = ((Clocked) context).ticker();
+      if (run != clock) {
+        throw new IllegalStateException(what + " not made: the connector's clock (" + clock
+            + ") is not the clock of the session's run (" + run + ", the clock of the run's connector), which"
+            + " times every suspension of the run; give every connector that one run uses the same Ticker"
+            + " (the connectors' builders' ticker(...))");
+      }
     }
   }
 

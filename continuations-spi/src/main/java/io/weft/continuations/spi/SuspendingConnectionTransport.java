@@ -50,15 +50,15 @@ public abstract class SuspendingConnectionTransport<F> extends ConnectionTranspo
    *
    * @param state the connection's state
    * @param timeout the transport's timeout
-   * @param sessionStartNanos when the session started, for its deadline
+   * @param sessionStartNanos when the session started, on {@code waits}' clock, for its deadline
    * @param forget tells the connector that this transport closed
    * @param remote the peer's address
-   * @param waits the connector's waits
+   * @param waits the connector's waits, whose clock the session deadline reads too
    * @param <S> the library's state type
    */
   protected <S extends ConnectionState<F, ?>> SuspendingConnectionTransport(S state, Timeout timeout, long sessionStartNanos,
       Consumer<? super S> forget, SocketAddress remote, SuspendingWaits waits) {
-    super(state, timeout, sessionStartNanos, forget, remote);
+    super(state, timeout, sessionStartNanos, forget, remote, waits.ticker());
     this.waits = waits;
     reads = new SuspendingReads(state, new SuspendingWaiter(), waits.immediate());
   }
@@ -131,9 +131,9 @@ public abstract class SuspendingConnectionTransport<F> extends ConnectionTranspo
     @Override
     public long beginWait(long awaited) throws IOException {
       long bound = readWaitNanos(awaited);
-      long begun = SuspendingWaits.beginInputWait(state);
+      long begun = waits.beginInputWait(state);
       try {
-        if (waits.spunForInput(state, begun, bound)) {
+        if (waits.spunForInput(state, bound)) {
           state.readerWaiting(false);
           return 0L;
         }
@@ -154,7 +154,7 @@ public abstract class SuspendingConnectionTransport<F> extends ConnectionTranspo
     @Override
     public long nextSlice(long slice, long awaited) throws IOException {
       if (SuspendingWaits.nextSlice(state, slice, left)) {
-        left = SuspendingWaits.left(wait, start);
+        left = waits.left(wait, start);
         if (left > 0L) {
           return waits.slice(state, left);
         }

@@ -4,6 +4,7 @@ import io.weft.transport.Timeout;
 import io.weft.transport.spi.ConnectionState;
 import io.weft.transport.spi.ConnectorCore;
 import io.weft.transport.spi.Deadlines;
+import io.weft.transport.spi.Ticker;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.util.Objects;
@@ -29,12 +30,14 @@ public final class SuspendingConnects {
    * @param <S> the library's state type
    * @param <T> the transport type
    * @param core the connector's skeleton
-   * @param waits the connector's waits
+   * @param waits the connector's waits, whose clock the connect and the session deadline read
    * @param remote the peer's address
    * @param timeout the transport's timeout
    * @param opener makes the transport over the connected state
    * @return the transport
    * @throws IOException why the connect failed
+   * @throws IllegalStateException in a Weft session whose run reads another clock than
+   *     {@code waits} (see {@code Ticker})
    * @throws io.weft.transport.BlockingOperationException on the library's I/O thread outside a
    *     session
    */
@@ -44,9 +47,11 @@ public final class SuspendingConnects {
       ConnectorCore.Opener<S, T> opener) throws IOException {
     Objects.requireNonNull(remote, "remote");
     Objects.requireNonNull(timeout, "timeout");
-    long start = System.nanoTime();
+    Ticker clock = waits.ticker();
     String what = "connect to " + remote;
-    long wait = Deadlines.waitNanos(timeout, start, what);
+    Suspend.checkClock(clock, what);
+    long start = clock.nanoTime();
+    long wait = Deadlines.waitNanos(clock, timeout, start, what);
     S state = core.register(remote);
     F future = null;
     try {
@@ -55,7 +60,7 @@ public final class SuspendingConnects {
       future = core.startConnect(remote, state);
       if (!waits.awaitDone(state, future, wait, what)) {
         core.cancelConnect(future);
-        throw Deadlines.timedOut(timeout, start, wait, what);
+        throw Deadlines.timedOut(clock, timeout, start, wait, what);
       }
       T transport = opener.open(core.connected(future, state, remote, what), timeout, start, core.forgetClosed(), remote);
       if (core.tls().isPresent()) {

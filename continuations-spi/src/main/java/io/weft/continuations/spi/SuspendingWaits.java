@@ -2,6 +2,7 @@ package io.weft.continuations.spi;
 
 import io.weft.transport.spi.ConnectionState;
 import io.weft.transport.spi.Deadlines;
+import io.weft.transport.spi.Ticker;
 import java.io.IOException;
 import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
@@ -35,6 +36,7 @@ public final class SuspendingWaits {
   private final LongAdder immediate;
   private final LongAdder spun;
   private final LongAdder suspends;
+  private final Ticker ticker;
 
   /**
    * Waits that count in the given counters.
@@ -46,6 +48,21 @@ public final class SuspendingWaits {
    * @param suspends counts the calls to {@link Suspend#await}
    */
   public SuspendingWaits(long spinNanos, LongAdder immediate, LongAdder spun, LongAdder suspends) {
+    this(spinNanos, immediate, spun, suspends, Ticker.system());
+  }
+
+  /**
+   * Waits that count in the given counters and read time from {@code ticker}: the connector's
+   * clock, which a run of the {@code continuations} runner over the connector also times its
+   * suspensions by (see {@link Ticker}).
+   *
+   * @param spinNanos how long to spin for the condition before suspending; 0 for not at all
+   * @param immediate counts the waits that were not needed
+   * @param spun counts the waits that ended during the spin
+   * @param suspends counts the calls to {@link Suspend#await}
+   * @param ticker the clock of every wait
+   */
+  public SuspendingWaits(long spinNanos, LongAdder immediate, LongAdder spun, LongAdder suspends, Ticker ticker) {
     if (spinNanos < 0L) {
       throw new IllegalArgumentException("spinNanos < 0: " + spinNanos);
     }
@@ -53,6 +70,16 @@ public final class SuspendingWaits {
     this.immediate = Objects.requireNonNull(immediate, "immediate");
     this.spun = Objects.requireNonNull(spun, "spun");
     this.suspends = Objects.requireNonNull(suspends, "suspends");
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
+  }
+
+  /**
+   * The clock every wait reads.
+   *
+   * @return the ticker given at construction ({@link Ticker#system()} unless one was)
+   */
+  public Ticker ticker() {
+    return ticker;
   }
 
   /**
@@ -123,8 +150,8 @@ public final class SuspendingWaits {
       return true;
     }
     state.checkMaySuspend(what);
-    long start = System.nanoTime();
-    if (maySpin() && spinUntilDone(state, future, start, nanos)) {
+    long start = ticker.nanoTime();
+    if (maySpin() && spinUntilDone(state, future, nanos)) {
       spun.increment();
       return true;
     }
@@ -174,7 +201,7 @@ public final class SuspendingWaits {
     boolean arrived = false;
     // No finally: a suspension unwinds this frame without running one, and it is no end.
     try {
-      if (spunForInput(state, start, nanos)) {
+      if (spunForInput(state, nanos)) {
         arrived = true;
       } else {
         for (long left = firstLeft(start, nanos); left > 0L; left = left(nanos, start)) {
@@ -200,15 +227,15 @@ public final class SuspendingWaits {
   // in the read loop's frame. None suspends, so none is a frame on the suspend path.
 
   /** Checks that the caller may wait and marks the reader as waiting; returns the wait's start. */
-  static long beginInputWait(ConnectionState<?, ?> state) {
+  long beginInputWait(ConnectionState<?, ?> state) {
     state.checkMaySuspend("input");
     state.readerWaiting(true);
-    return System.nanoTime();
+    return ticker.nanoTime();
   }
 
   /** Spins for input first, where maySpin says so; true (and counted) if it came. */
-  boolean spunForInput(ConnectionState<?, ?> state, long start, long nanos) {
-    if (maySpin() && spinUntilInput(state, start, nanos)) {
+  boolean spunForInput(ConnectionState<?, ?> state, long nanos) {
+    if (maySpin() && spinUntilInput(state, nanos)) {
       spun.increment();
       return true;
     }
@@ -260,17 +287,21 @@ public final class SuspendingWaits {
     return spinNanos > 0L && !(Thread.currentThread() instanceof LoopThread);
   }
 
-  static long left(long nanos, long start) {
-    return nanos == Deadlines.FOREVER ? Deadlines.FOREVER : nanos - (System.nanoTime() - start);
+  long left(long nanos, long start) {
+    return nanos == Deadlines.FOREVER ? Deadlines.FOREVER : nanos - (ticker.nanoTime() - start);
   }
 
-  /** The spin's end: {@code spinNanos} from {@code start}, but never past the wait's own end. */
-  private long spinEnd(long start, long nanos) {
-    return start + Math.min(spinNanos, nanos);
+  /**
+   * The spin's end, on {@link System#nanoTime()}: {@code spinNanos} from now, but never past the
+   * wait's own {@code nanos}. A spin is a budget of CPU in real time, whatever the wait's clock: on a
+   * clock held still, a spin bounded on it would never end.
+   */
+  private long spinEnd(long nanos) {
+    return System.nanoTime() + Math.min(spinNanos, nanos);
   }
 
-  private <F> boolean spinUntilDone(ConnectionState<F, ?> state, F future, long start, long nanos) {
-    long end = spinEnd(start, nanos);
+  private <F> boolean spinUntilDone(ConnectionState<F, ?> state, F future, long nanos) {
+    long end = spinEnd(nanos);
     for (int i = 1; !state.isDone(future) && !state.hasEnded(); i++) {
       if (!spinOnce(i, end)) {
         return false;
@@ -279,8 +310,8 @@ public final class SuspendingWaits {
     return true;
   }
 
-  private boolean spinUntilInput(ConnectionState<?, ?> state, long start, long nanos) {
-    long end = spinEnd(start, nanos);
+  private boolean spinUntilInput(ConnectionState<?, ?> state, long nanos) {
+    long end = spinEnd(nanos);
     for (int i = 1; !state.inputArrived(); i++) {
       if (!spinOnce(i, end)) {
         return false;

@@ -31,15 +31,15 @@ public abstract class BlockingConnectionTransport<F> extends ConnectionTransport
    *
    * @param state the connection's state
    * @param timeout the transport's timeout
-   * @param sessionStartNanos when the session started, for its deadline
+   * @param sessionStartNanos when the session started, on {@code waits}' clock, for its deadline
    * @param forget tells the connector that this transport closed
    * @param remote the peer's address
-   * @param waits the connector's waits
+   * @param waits the connector's waits, whose clock the session deadline reads too
    * @param <S> the library's state type
    */
   protected <S extends ConnectionState<F, ?>> BlockingConnectionTransport(S state, Timeout timeout, long sessionStartNanos,
       Consumer<? super S> forget, SocketAddress remote, BlockingWaits waits) {
-    super(state, timeout, sessionStartNanos, forget, remote);
+    super(state, timeout, sessionStartNanos, forget, remote, waits.ticker());
     this.waits = waits;
     reads = new BlockingReads(state, new BlockingWaiter());
   }

@@ -34,6 +34,15 @@ public final class BlockingWaits {
   }
 
   /**
+   * The clock every wait reads.
+   *
+   * @return the ticker given at construction
+   */
+  public Ticker ticker() {
+    return ticker;
+  }
+
+  /**
    * Waits on {@link System#nanoTime()}.
    *
    * @return the shared waits on the system clock

@@ -32,13 +32,16 @@ public abstract class ConnectionTransport<F> implements Transport, ReplyTiming, 
   /** The connection's state. */
   protected final ConnectionState<F, ?> state;
   private final long sessionStartNanos;
+  private final Ticker clock;
   private final Runnable forget;
   private final SocketAddress remote;
   private final OutboundBuffer outbound = new OutboundBuffer(256);
   private volatile Timeout timeout;
 
   /**
-   * A transport over a connected state.
+   * A transport over a connected state whose session deadline is read on {@link System#nanoTime()}:
+   * for a connector on {@link Ticker#system()} only (a start read on another clock would make the
+   * deadline pass at once or never); otherwise use the constructor that takes the clock.
    *
    * @param state the connection's state
    * @param timeout the transport's timeout
@@ -49,6 +52,23 @@ public abstract class ConnectionTransport<F> implements Transport, ReplyTiming, 
    */
   protected <S extends ConnectionState<F, ?>> ConnectionTransport(S state, Timeout timeout, long sessionStartNanos,
       Consumer<? super S> forget, SocketAddress remote) {
+    this(state, timeout, sessionStartNanos, forget, remote, Ticker.system());
+  }
+
+  /**
+   * A transport over a connected state whose session deadline is read on {@code clock}.
+   *
+   * @param state the connection's state
+   * @param timeout the transport's timeout
+   * @param sessionStartNanos when the session started, on {@code clock}, for its deadline
+   * @param forget tells the connector that this transport closed (it stops tracking the state)
+   * @param remote the peer's address
+   * @param clock the clock of the session deadline: the connector's
+   * @param <S> the library's state type
+   */
+  protected <S extends ConnectionState<F, ?>> ConnectionTransport(S state, Timeout timeout, long sessionStartNanos,
+      Consumer<? super S> forget, SocketAddress remote, Ticker clock) {
+    this.clock = Objects.requireNonNull(clock, "clock");
     this.state = state;
     this.timeout = timeout;
     this.sessionStartNanos = sessionStartNanos;
@@ -187,7 +207,7 @@ public abstract class ConnectionTransport<F> implements Transport, ReplyTiming, 
    * @throws TransportTimeoutException if the session deadline has already passed
    */
   protected final long handshakeWaitNanos(TlsSettings settings, String what) throws TransportTimeoutException {
-    return Tls.handshakeWaitNanos(settings, timeout, sessionStartNanos, what);
+    return Tls.handshakeWaitNanos(clock, settings, timeout, sessionStartNanos, what);
   }
 
   /**
@@ -258,7 +278,7 @@ public abstract class ConnectionTransport<F> implements Transport, ReplyTiming, 
    * @throws TransportTimeoutException if the session deadline has already passed
    */
   protected final long waitNanos(String what) throws TransportTimeoutException {
-    return Deadlines.waitNanos(timeout, sessionStartNanos, what);
+    return Deadlines.waitNanos(clock, timeout, sessionStartNanos, what);
   }
 
   /**
@@ -270,7 +290,7 @@ public abstract class ConnectionTransport<F> implements Transport, ReplyTiming, 
    * @return the timeout to throw
    */
   protected final TransportTimeoutException timedOut(long waitedNanos, String what) {
-    return Deadlines.timedOut(timeout, sessionStartNanos, waitedNanos, what);
+    return Deadlines.timedOut(clock, timeout, sessionStartNanos, waitedNanos, what);
   }
 
   /**
@@ -284,7 +304,7 @@ public abstract class ConnectionTransport<F> implements Transport, ReplyTiming, 
    */
   protected final long readWaitNanos(long awaited) throws TransportTimeoutException {
     try {
-      return Deadlines.waitNanos(timeout, sessionStartNanos, "read");
+      return Deadlines.waitNanos(clock, timeout, sessionStartNanos, "read");
     } catch (TransportTimeoutException e) {
       throw readTimedOut(0L, awaited);
     }
@@ -300,7 +320,7 @@ public abstract class ConnectionTransport<F> implements Transport, ReplyTiming, 
    * @return the timeout to throw
    */
   protected final TransportTimeoutException readTimedOut(long waitedNanos, long awaited) {
-    return Deadlines.readTimedOut(timeout, sessionStartNanos, waitedNanos, awaited, state.describeUnread());
+    return Deadlines.readTimedOut(clock, timeout, sessionStartNanos, waitedNanos, awaited, state.describeUnread());
   }
 
   @Override

@@ -14,6 +14,7 @@ public abstract class ConnectorBuilder<B extends ConnectorBuilder<B>> {
   private int inboundLimit = InboundState.DEFAULT_INBOUND_LIMIT;
   private int ioThreads;
   private TlsSettings tls;
+  private Ticker ticker = Ticker.system();
 
   /** A builder with the defaults: plaintext, 64 KiB inbound, the library's thread count. */
   protected ConnectorBuilder() {}
@@ -26,6 +27,21 @@ public abstract class ConnectorBuilder<B extends ConnectorBuilder<B>> {
    */
   public final B tls(TlsSettings tls) {
     this.tls = Objects.requireNonNull(tls, "tls");
+    return self();
+  }
+
+  /**
+   * The clock of the built connector's connects' and transports' timeouts and deadlines (not
+   * its close waits, nor a spin before suspending, which are real time), and, in a run of the {@code continuations} module's runner over
+   * it, that run's wait timer, connect pacing, connect window and {@code SessionSemaphore} waits
+   * (the run's one clock; see {@link Ticker} for what reads it in each mode). Default
+   * {@link Ticker#system()}; a test injects one it steps by hand.
+   *
+   * @param ticker the clock
+   * @return this builder
+   */
+  public final B ticker(Ticker ticker) {
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
     return self();
   }
 
@@ -68,6 +84,15 @@ public abstract class ConnectorBuilder<B extends ConnectorBuilder<B>> {
    */
   protected final TlsSettings tlsSettings() {
     return tls;
+  }
+
+  /**
+   * The clock set by {@link #ticker(Ticker)}.
+   *
+   * @return the clock, {@link Ticker#system()} unless one was set
+   */
+  protected final Ticker tickerSetting() {
+    return ticker;
   }
 
   /**

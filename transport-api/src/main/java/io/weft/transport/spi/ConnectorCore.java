@@ -49,7 +49,8 @@ public abstract class ConnectorCore<F, S extends ConnectionState<F, ?>> {
    * A skeleton with no connection yet, open.
    *
    * @param tls the TLS settings of every connect, or null for plaintext
-   * @param ticker the clock of the blocking waits
+   * @param ticker the clock of the blocking connect and of the blocking waits and session deadlines
+   *     of its transports ({@link #blockingWaits()})
    */
   protected ConnectorCore(TlsSettings tls, Ticker ticker) {
     this.tls = tls;
@@ -69,7 +70,10 @@ public abstract class ConnectorCore<F, S extends ConnectionState<F, ?>> {
      *
      * @param state the connected state
      * @param timeout the transport's timeout
-     * @param sessionStartNanos when the connect began, for the session deadline
+     * @param sessionStartNanos when the connect began, on the connector's clock
+     *     ({@code blockingWaits().ticker()}, or its suspending waits' clock), for the session
+     *     deadline: the transport must read its deadline on that clock (the {@code ConnectionTransport}
+     *     constructor that takes a clock)
      * @param forget tells the connector that the transport closed
      * @param remote the peer's address
      * @return the transport
@@ -158,9 +162,10 @@ public abstract class ConnectorCore<F, S extends ConnectionState<F, ?>> {
       Opener<S, T> opener) throws IOException {
     Objects.requireNonNull(remote, "remote");
     Objects.requireNonNull(timeout, "timeout");
-    long start = System.nanoTime();
+    Ticker clock = waits.ticker();
+    long start = clock.nanoTime();
     String what = "connect to " + remote;
-    long wait = Deadlines.waitNanos(timeout, start, what);
+    long wait = Deadlines.waitNanos(clock, timeout, start, what);
     S state = register(remote);
     try {
       // The library's I/O threads refuse at once, before the connect is issued.
@@ -168,7 +173,7 @@ public abstract class ConnectorCore<F, S extends ConnectionState<F, ?>> {
       F future = startConnect(remote, state);
       if (!waits.awaitDone(state, future, wait, what)) {
         cancelConnect(future);
-        throw Deadlines.timedOut(timeout, start, wait, what);
+        throw Deadlines.timedOut(clock, timeout, start, wait, what);
       }
       T transport = opener.open(connected(future, state, remote, what), timeout, start, forgetClosed, remote);
       if (tls != null) {

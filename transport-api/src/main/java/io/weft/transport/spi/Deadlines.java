@@ -9,6 +9,8 @@ public final class Deadlines {
   /** Returned by {@link #waitNanos} when there is no bound at all. */
   public static final long FOREVER = Long.MAX_VALUE;
 
+  private static final Ticker SYSTEM = Ticker.system();
+
   private Deadlines() {}
 
   /**
@@ -24,9 +26,24 @@ public final class Deadlines {
    */
   public static long waitNanos(Timeout timeout, long sessionStartNanos, String what)
       throws TransportTimeoutException {
+    return waitNanos(SYSTEM, timeout, sessionStartNanos, what);
+  }
+
+  /**
+   * As {@link #waitNanos(Timeout, long, String)}, the session deadline read on {@code clock}.
+   *
+   * @param clock the clock {@code sessionStartNanos} was read on: the connector's
+   * @param timeout the transport's timeout
+   * @param sessionStartNanos when the session started, on {@code clock}
+   * @param what the operation, for the message
+   * @return the wait in nanoseconds, positive, or {@link #FOREVER}
+   * @throws TransportTimeoutException if the session deadline has already passed
+   */
+  public static long waitNanos(Ticker clock, Timeout timeout, long sessionStartNanos, String what)
+      throws TransportTimeoutException {
     long wait = timeout.hasOperationTimeout() ? timeout.operationTimeoutNanos() : FOREVER;
     if (timeout.hasSessionDeadline()) {
-      long left = sessionStartNanos + timeout.sessionDeadlineNanos() - System.nanoTime();
+      long left = sessionStartNanos + timeout.sessionDeadlineNanos() - clock.nanoTime();
       if (left <= 0L) {
         throw sessionExpired(timeout, what, "");
       }
@@ -48,7 +65,22 @@ public final class Deadlines {
    */
   public static TransportTimeoutException timedOut(
       Timeout timeout, long sessionStartNanos, long waitedNanos, String what) {
-    return timedOut(timeout, sessionStartNanos, waitedNanos, what, null);
+    return timedOut(SYSTEM, timeout, sessionStartNanos, waitedNanos, what, null);
+  }
+
+  /**
+   * As {@link #timedOut(Timeout, long, long, String)}, the session deadline read on {@code clock}.
+   *
+   * @param clock the clock {@code sessionStartNanos} was read on: the connector's
+   * @param timeout the transport's timeout
+   * @param sessionStartNanos when the session started, on {@code clock}
+   * @param waitedNanos how long the wait that ran out was allowed to take
+   * @param what the operation, which starts the message
+   * @return the exception, for the caller to throw (after closing the transport)
+   */
+  public static TransportTimeoutException timedOut(
+      Ticker clock, Timeout timeout, long sessionStartNanos, long waitedNanos, String what) {
+    return timedOut(clock, timeout, sessionStartNanos, waitedNanos, what, null);
   }
 
   /**
@@ -66,7 +98,24 @@ public final class Deadlines {
    */
   public static TransportTimeoutException readTimedOut(
       Timeout timeout, long sessionStartNanos, long waitedNanos, long awaited, String unread) {
-    return timedOut(timeout, sessionStartNanos, waitedNanos, "read",
+    return readTimedOut(SYSTEM, timeout, sessionStartNanos, waitedNanos, awaited, unread);
+  }
+
+  /**
+   * As {@link #readTimedOut(Timeout, long, long, long, String)}, the session deadline read on
+   * {@code clock}.
+   *
+   * @param clock the clock {@code sessionStartNanos} was read on: the connector's
+   * @param timeout the transport's timeout
+   * @param sessionStartNanos when the session started, on {@code clock}
+   * @param waitedNanos how long the wait that ran out was allowed to take
+   * @param awaited what the read waited for: {@link #line}, {@link #bytes} or {@link #ANY_BYTES}
+   * @param unread what arrived and was not taken, as {@link InboundBuffer#describeUnread()} says
+   * @return the exception, for the caller to throw (after closing the transport)
+   */
+  public static TransportTimeoutException readTimedOut(
+      Ticker clock, Timeout timeout, long sessionStartNanos, long waitedNanos, long awaited, String unread) {
+    return timedOut(clock, timeout, sessionStartNanos, waitedNanos, "read",
         "waiting for " + describeAwaited(awaited) + "; " + unread);
   }
 
@@ -123,10 +172,10 @@ public final class Deadlines {
   }
 
   private static TransportTimeoutException timedOut(
-      Timeout timeout, long sessionStartNanos, long waitedNanos, String what, String detail) {
+      Ticker clock, Timeout timeout, long sessionStartNanos, long waitedNanos, String what, String detail) {
     String tail = detail == null ? "" : " " + detail;
     if (timeout.hasSessionDeadline()
-        && System.nanoTime() - sessionStartNanos >= timeout.sessionDeadlineNanos()) {
+        && clock.nanoTime() - sessionStartNanos >= timeout.sessionDeadlineNanos()) {
       return sessionExpired(timeout, what, tail);
     }
     return new TransportTimeoutException(what + " timed out after " + describe(waitedNanos) + tail);

@@ -147,7 +147,24 @@ public final class Tls {
    */
   public static long handshakeWaitNanos(TlsSettings settings, Timeout timeout, long sessionStartNanos, String what)
       throws TransportTimeoutException {
-    long wait = Deadlines.waitNanos(timeout, sessionStartNanos, what);
+    return handshakeWaitNanos(Ticker.system(), settings, timeout, sessionStartNanos, what);
+  }
+
+  /**
+   * As {@link #handshakeWaitNanos(TlsSettings, Timeout, long, String)}, the session deadline read
+   * on {@code clock}.
+   *
+   * @param clock the clock {@code sessionStartNanos} was read on: the connector's
+   * @param settings the TLS settings
+   * @param timeout the transport's timeout
+   * @param sessionStartNanos when the session started, on {@code clock}
+   * @param what the wait, for messages
+   * @return the wait in nanoseconds, positive, or {@link Deadlines#FOREVER}
+   * @throws TransportTimeoutException if the session deadline has already passed
+   */
+  public static long handshakeWaitNanos(Ticker clock, TlsSettings settings, Timeout timeout, long sessionStartNanos,
+      String what) throws TransportTimeoutException {
+    long wait = Deadlines.waitNanos(clock, timeout, sessionStartNanos, what);
     if (settings.handshakeTimeoutNanos() == 0L) {
       return wait;
     }

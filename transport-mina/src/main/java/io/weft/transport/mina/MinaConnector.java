@@ -3,6 +3,7 @@ package io.weft.transport.mina;
 import io.weft.transport.Connector;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
+import io.weft.transport.spi.Clocked;
 import io.weft.transport.spi.ConnectorBuilder;
 import io.weft.transport.spi.ConnectorCore;
 import io.weft.transport.spi.HeapExhaustion;
@@ -59,7 +60,7 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  */
-public final class MinaConnector implements Connector {
+public final class MinaConnector implements Connector, Clocked {
   private static final Logger LOG = LoggerFactory.getLogger(MinaConnector.class);
   private static final AtomicInteger IDS = new AtomicInteger();
   private static final long DISPOSE_WAIT_SECONDS = 10L;
@@ -94,14 +95,14 @@ public final class MinaConnector implements Connector {
   /** Why this connector can no longer serve: one of its threads died. Null while it can. */
   private volatile String broken;
 
-  private MinaConnector(TlsSettings tls, int inboundLimit, int processorCount, boolean vmPipe) {
+  private MinaConnector(TlsSettings tls, int inboundLimit, int processorCount, boolean vmPipe, Ticker ticker) {
     this.vmPipe = vmPipe;
     this.processorCount = vmPipe ? 0 : processorCount;
     this.inboundLimit = inboundLimit;
     if (vmPipe && tls != null) {
       throw new IllegalStateException("TLS needs TCP; the in-VM pipe has no host to verify");
     }
-    this.core = new Core(tls);
+    this.core = new Core(tls, ticker);
     int id = IDS.incrementAndGet();
     this.threads = Executors.newCachedThreadPool(daemonThreads("weft-mina-" + id + "-", this::threadDied, counts));
     if (vmPipe) {
@@ -172,10 +173,21 @@ public final class MinaConnector implements Connector {
     return core;
   }
 
+  /**
+   * The clock of this connector's connects, waits and session deadlines, set by
+   * {@link io.weft.transport.spi.ConnectorBuilder#ticker}.
+   *
+   * @return the clock
+   */
+  @Override
+  public Ticker ticker() {
+    return core.blockingWaits().ticker();
+  }
+
   /** The connector skeleton, filled in with MINA's connect, its future and its disposal. */
   final class Core extends ConnectorCore<IoFuture, SessionState> {
-    Core(TlsSettings tls) {
-      super(tls, Ticker.system());
+    Core(TlsSettings tls, Ticker ticker) {
+      super(tls, ticker);
     }
 
     @Override
@@ -466,7 +478,7 @@ public final class MinaConnector implements Connector {
     }
 
     private MinaConnector build(boolean vmPipe, int defaultProcessors) {
-      return new MinaConnector(tlsSettings(), inboundLimitBytes(), ioThreadsOr(defaultProcessors), vmPipe);
+      return new MinaConnector(tlsSettings(), inboundLimitBytes(), ioThreadsOr(defaultProcessors), vmPipe, tickerSetting());
     }
   }
 }

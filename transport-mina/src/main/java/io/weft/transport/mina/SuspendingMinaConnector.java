@@ -4,6 +4,8 @@ import io.weft.continuations.spi.SuspendingConnects;
 import io.weft.continuations.spi.AbstractSuspendingConnector;
 import io.weft.continuations.spi.SuspendingWaits;
 import io.weft.transport.Timeout;
+import io.weft.transport.spi.Clocked;
+import io.weft.transport.spi.Ticker;
 import io.weft.transport.mina.internal.ThreadCounts;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -56,17 +58,28 @@ import org.apache.mina.transport.vmpipe.VmPipeAddress;
  * <p>Counters ({@link #immediate()}, {@link #spun()}, {@link #suspends()}) tell how waits
  * ended, for tuning: kept per I/O thread (other threads: striped adders), summed when read.
  */
-public final class SuspendingMinaConnector extends AbstractSuspendingConnector {
+public final class SuspendingMinaConnector extends AbstractSuspendingConnector implements Clocked {
   private final MinaConnector mina;
 
   private SuspendingMinaConnector(MinaConnector mina, long spinNanos) {
-    super(mina.core(), waits(mina.counts(), spinNanos));
+    super(mina.core(), waits(mina.counts(), spinNanos, mina.ticker()));
     this.mina = mina;
   }
+  /**
+   * The clock of this connector's connects, waits and session deadlines, set by the builder's
+   * {@code ticker(...)}: {@link #suspendingWaitsTicker()}.
+   *
+   * @return the clock
+   */
+  @Override
+  public Ticker ticker() {
+    return suspendingWaitsTicker();
+  }
+
 
   /** Counted in slots of MINA's own threads (see ThreadCounts), so its I/O threads share no counter. */
-  private static SuspendingWaits waits(ThreadCounts counts, long spinNanos) {
-    return new SuspendingWaits(spinNanos, counts.counter(0), counts.counter(1), counts.counter(2));
+  private static SuspendingWaits waits(ThreadCounts counts, long spinNanos, Ticker ticker) {
+    return new SuspendingWaits(spinNanos, counts.counter(0), counts.counter(1), counts.counter(2), ticker);
   }
 
   /**

@@ -24,6 +24,7 @@ import io.netty.util.internal.SystemPropertyUtil;
 import io.weft.transport.Connector;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
+import io.weft.transport.spi.Clocked;
 import io.weft.transport.spi.ConnectorBuilder;
 import io.weft.transport.spi.ConnectorCore;
 import io.weft.transport.spi.Ticker;
@@ -63,7 +64,7 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  */
-public final class NettyConnector implements Connector {
+public final class NettyConnector implements Connector, Clocked {
   private static final Logger LOG = LoggerFactory.getLogger(NettyConnector.class);
   private static final AtomicInteger IDS = new AtomicInteger();
   private static final long SHUTDOWN_WAIT_SECONDS = 10L;
@@ -95,8 +96,8 @@ public final class NettyConnector implements Connector {
   /** Why this connector refuses to connect (one of its event loops died), or null. */
   private volatile String broken;
 
-  private NettyConnector(TlsSettings tls, int inboundLimit, int threads, String kind) {
-    this(tls, inboundLimit, threads, kind, DefaultSelectStrategyFactory.INSTANCE);
+  private NettyConnector(TlsSettings tls, int inboundLimit, int threads, String kind, Ticker ticker) {
+    this(tls, inboundLimit, threads, kind, DefaultSelectStrategyFactory.INSTANCE, ticker);
   }
 
   /**
@@ -104,8 +105,13 @@ public final class NettyConnector implements Connector {
    * error inside the loop itself (which Netty does not catch there), as the heap's end can.
    */
   NettyConnector(TlsSettings tls, int inboundLimit, int threads, String kind, SelectStrategyFactory selectStrategy) {
+    this(tls, inboundLimit, threads, kind, selectStrategy, Ticker.system());
+  }
+
+  private NettyConnector(TlsSettings tls, int inboundLimit, int threads, String kind, SelectStrategyFactory selectStrategy,
+      Ticker ticker) {
     this.inboundLimit = inboundLimit;
-    this.core = new Core(tls);
+    this.core = new Core(tls, ticker);
     this.threads = threads;
     this.group = new NioEventLoopGroup(threads,
         EventLoops.threads("weft-netty-" + kind + IDS.incrementAndGet() + "-", this::loopEnded),
@@ -201,10 +207,21 @@ public final class NettyConnector implements Connector {
     return core;
   }
 
+  /**
+   * The clock of this connector's connects, waits and session deadlines, set by
+   * {@link io.weft.transport.spi.ConnectorBuilder#ticker}.
+   *
+   * @return the clock
+   */
+  @Override
+  public Ticker ticker() {
+    return core.blockingWaits().ticker();
+  }
+
   /** The connector skeleton, filled in with Netty's bootstrap, its futures and its shutdown. */
   final class Core extends ConnectorCore<Future<?>, ChannelState> {
-    Core(TlsSettings tls) {
-      super(tls, Ticker.system());
+    Core(TlsSettings tls, Ticker ticker) {
+      super(tls, ticker);
     }
 
     @Override
@@ -484,7 +501,7 @@ public final class NettyConnector implements Connector {
 
     /** The connector with {@code defaultThreads} event loops unless told otherwise, its threads named by {@code kind}. */
     NettyConnector build(int defaultThreads, String kind) {
-      return new NettyConnector(tlsSettings(), inboundLimitBytes(), ioThreadsOr(defaultThreads), kind);
+      return new NettyConnector(tlsSettings(), inboundLimitBytes(), ioThreadsOr(defaultThreads), kind, tickerSetting());
     }
   }
 }

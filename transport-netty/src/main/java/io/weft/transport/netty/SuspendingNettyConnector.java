@@ -4,6 +4,8 @@ import io.weft.continuations.spi.SuspendingConnects;
 import io.weft.continuations.spi.AbstractSuspendingConnector;
 import io.weft.continuations.spi.SuspendingWaits;
 import io.weft.transport.Timeout;
+import io.weft.transport.spi.Clocked;
+import io.weft.transport.spi.Ticker;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -37,13 +39,24 @@ import org.apache.commons.javaflow.api.continuable;
  * }
  * }</pre>
  */
-public final class SuspendingNettyConnector extends AbstractSuspendingConnector {
+public final class SuspendingNettyConnector extends AbstractSuspendingConnector implements Clocked {
   private final NettyConnector netty;
 
   private SuspendingNettyConnector(NettyConnector netty, long spinNanos) {
-    super(netty.core(), new SuspendingWaits(spinNanos, new LongAdder(), new LongAdder(), new LongAdder()));
+    super(netty.core(), new SuspendingWaits(spinNanos, new LongAdder(), new LongAdder(), new LongAdder(), netty.ticker()));
     this.netty = netty;
   }
+  /**
+   * The clock of this connector's connects, waits and session deadlines, set by the builder's
+   * {@code ticker(...)}: {@link #suspendingWaitsTicker()}.
+   *
+   * @return the clock
+   */
+  @Override
+  public Ticker ticker() {
+    return suspendingWaitsTicker();
+  }
+
 
   /**
    * A TCP connector with default options: one event-loop thread.

@@ -9,7 +9,9 @@ import io.weft.continuations.spi.WaitRegistration;
 import io.weft.transport.Connector;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Timeout;
+import io.weft.transport.spi.Clocked;
 import io.weft.transport.spi.Deadlines;
+import io.weft.transport.spi.Ticker;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.net.SocketAddress;
@@ -45,7 +47,7 @@ import org.apache.commons.javaflow.core.SuspendResult;
  * A wake-up in any other state does nothing: a wait's own state lets only the first of its
  * endings through, and a woken fiber re-checks what it waited for.
  */
-public final class Fiber extends SessionContext implements SuspendableSession, DrivenSession {
+public final class Fiber extends SessionContext implements SuspendableSession, DrivenSession, Clocked {
   static final int NEW = 0;
   static final int READY = 1;
   static final int RUNNING = 2;
@@ -119,6 +121,17 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
   private ThreadLocalSwap threadLocals;
   /** This session's place with the scheduler's wait timer, made at its first timed wait. */
   private WaitTimer.Slot timeoutSlot;
+
+  /**
+   * The clock this session's timed waits are measured on, its scheduler's ({@link
+   * Scheduler#clock()}): what code that computes a wait's timeout from a deadline of its own reads
+   * ({@code SessionSemaphore}), finding the session as {@code Suspend} does, in the continuation's
+   * context.
+   */
+  @Override
+  public Ticker ticker() {
+    return scheduler.clock();
+  }
 
   public Fiber(int index, Connector connector, SocketAddress address, Timeout timeout,
       SessionTask<?> task, Scheduler scheduler, boolean debugFrames) {

@@ -4,7 +4,9 @@ import io.weft.continuations.runtime.spi.WaitTimeouts;
 import io.weft.continuations.spi.LoopThread;
 import io.weft.continuations.spi.SuspendingConnector;
 import io.weft.transport.spi.HeapExhaustion;
+import io.weft.transport.spi.Ticker;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -69,6 +71,8 @@ public final class Scheduler {
   private final WaitTimer timer;
   /** The caller's timer when it drives this scheduler; null otherwise. */
   private final WaitTimeouts timeouts;
+  /** The clock the run's waits are timed by (see {@link #clock()}). */
+  private final Ticker clock;
   /** The ready queue of a driven scheduler, on its one thread: no node per wake-up. Null otherwise. */
   private final java.util.ArrayDeque<Fiber> drivenReady;
   private final Worker[] workers;
@@ -112,13 +116,23 @@ public final class Scheduler {
    *     false to run every fiber on the workers
    */
   public Scheduler(int workerCount, int maxInFlight, String name, boolean onEventLoops) {
+    this(workerCount, maxInFlight, name, onEventLoops, Ticker.system());
+  }
+
+  /**
+   * @param onEventLoops true to run a fiber woken on an {@link LoopThread} on that thread;
+   *     false to run every fiber on the workers
+   * @param clock the clock of the wait timer: the run's one clock, its connector's
+   */
+  public Scheduler(int workerCount, int maxInFlight, String name, boolean onEventLoops, Ticker clock) {
+    this.clock = Objects.requireNonNull(clock, "clock");
     this.onEventLoops = onEventLoops;
     this.contextLoader = Thread.currentThread().getContextClassLoader();
     if (workerCount < 1) {
       throw new IllegalArgumentException("workers < 1: " + workerCount);
     }
     this.maxInFlight = maxInFlight <= 0 ? Integer.MAX_VALUE : maxInFlight;
-    timer = new WaitTimer(name + "-timer");
+    timer = new WaitTimer(name + "-timer", clock);
     timeouts = null;
     drivenReady = null;
     workers = new Worker[workerCount];
@@ -131,6 +145,9 @@ public final class Scheduler {
   }
 
   private Scheduler(WaitTimeouts timeouts) {
+    // The caller's timer reads its own clock; where that timer is a Ticker too (the simulation's
+    // World), it is the clock of this scheduler's waits.
+    this.clock = timeouts instanceof Ticker ? (Ticker) timeouts : Ticker.system();
     this.onEventLoops = false;
     this.contextLoader = Thread.currentThread().getContextClassLoader();
     this.maxInFlight = Integer.MAX_VALUE;
@@ -513,6 +530,16 @@ public final class Scheduler {
 
   WaitTimer timer() {
     return timer;
+  }
+
+  /**
+   * The clock this scheduler's timed waits are measured on: its wait timer's, which the runner
+   * makes its connector's ({@link io.weft.transport.spi.Clocked}); a driven scheduler's
+   * {@link WaitTimeouts} where that is a {@link Ticker}; the system's otherwise. What a wait that
+   * computes its timeout from a deadline must read (see {@link Fiber#ticker()}).
+   */
+  public Ticker clock() {
+    return clock;
   }
 
   /** True for a {@link #driven} scheduler: its fibers run only on the one thread that drives it. */
