@@ -122,20 +122,7 @@ public final class EchoServerProcess implements BenchmarkEchoServer {
 
   @Override
   public synchronized void close() {
-    try {
-      toChild.write("quit\n");
-      toChild.flush();
-    } catch (IOException e) {
-      // Already gone: nothing to stop.
-    }
-    try {
-      if (!process.waitFor(30, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-      }
-    } catch (InterruptedException e) {
-      process.destroyForcibly();
-      Thread.currentThread().interrupt();
-    }
+    ChildProcesses.stop(process, toChild, "quit");
   }
 
   private String ask(String command) {

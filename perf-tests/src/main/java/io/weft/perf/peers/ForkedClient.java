@@ -3,6 +3,7 @@ package io.weft.perf.peers;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.weft.perf.internal.ChildProcesses;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -216,20 +217,6 @@ final class ForkedClient implements PeerClient {
 
   @Override
   public void close() {
-    try {
-      requests.write("{\"op\":\"close\"}\n");
-      requests.flush();
-      requests.close();
-    } catch (IOException e) {
-      // It has ended already.
-    }
-    try {
-      if (!process.waitFor(30, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-      }
-    } catch (InterruptedException e) {
-      process.destroyForcibly();
-      Thread.currentThread().interrupt();
-    }
+    ChildProcesses.stop(process, requests, "{\"op\":\"close\"}");
   }
 }
