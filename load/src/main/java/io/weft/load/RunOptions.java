@@ -241,12 +241,23 @@ final class RunOptions {
     }
     s.outDir = out;
     s.quiet = quiet;
-    s.terminal = System.console() != null;
+    s.terminal = terminal(System.console() != null, System.getenv(WeftLoad.TERMINAL));
+    String archive = System.getenv(WeftLoad.ARCHIVE_STATE);
+    s.archiveState = archive == null || archive.isEmpty() ? null : archive;
     List<String> th = !thresholds.isEmpty() || declared == null ? thresholds : declared.thresholds();
     for (String t : th) {
       s.thresholds.add(Thresholds.parse(t));
     }
     return s;
+  }
+
+  /**
+   * Whether the run's standard output is a terminal, where its status line is redrawn in place: the
+   * JVM has a console ({@code console}), or the launcher says so ({@code launcherSays}, its
+   * {@code WEFT_LOAD_TERMINAL}, "1" when a filter of its own sits between the JVM and the terminal).
+   */
+  static boolean terminal(boolean console, String launcherSays) {
+    return console || "1".equals(launcherSays);
   }
 
   static Mode parseMode(String text) {

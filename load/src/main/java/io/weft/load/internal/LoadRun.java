@@ -107,6 +107,9 @@ public final class LoadRun {
     if (spec.shards > 1) {
       results.info.put("shard", spec.shard + "/" + spec.shards);
     }
+    if (spec.archiveState != null) {
+      results.info.put("class-data archive", spec.archiveState);
+    }
     boolean continuations = spec.mode.kind() == Mode.Kind.CONTINUATIONS;
     Arrivals arrivals = open ? new Arrivals(spec.stages, spec.shard, spec.shards, clock) : null;
     Timeout timeout = spec.timeoutNanos > 0 ? Timeout.of(spec.timeoutNanos, TimeUnit.NANOSECONDS) : Timeout.NONE;

@@ -104,6 +104,12 @@ public final class LoadSpec {
   public File outDir;
   public boolean quiet;
   public boolean terminal;
+  /**
+   * The launcher's class-data archive for this run ({@code WEFT_LOAD_ARCHIVE_STATE}: "none",
+   * "training DIR" or "used FILE"), shown in the summary; null when the run was not started by the
+   * launcher.
+   */
+  public String archiveState;
   public final List<Thresholds.Threshold> thresholds = new ArrayList<>();
 
   /** This shard's share of {@code total}: the first {@code total mod shards} shards take one more. */
