@@ -8,6 +8,7 @@ import io.weft.load.internal.LoadSpec;
 import io.weft.load.internal.Stages;
 import io.weft.load.internal.Thresholds;
 import io.weft.load.scenario.Workload;
+import java.io.Console;
 import java.io.File;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -241,7 +242,7 @@ final class RunOptions {
     }
     s.outDir = out;
     s.quiet = quiet;
-    s.terminal = terminal(System.console() != null, System.getenv(WeftLoad.TERMINAL));
+    s.terminal = terminal(System.console());
     String archive = System.getenv(WeftLoad.ARCHIVE_STATE);
     s.archiveState = archive == null || archive.isEmpty() ? null : archive;
     List<String> th = !thresholds.isEmpty() || declared == null ? thresholds : declared.thresholds();
@@ -253,11 +254,20 @@ final class RunOptions {
 
   /**
    * Whether the run's standard output is a terminal, where its status line is redrawn in place: the
-   * JVM has a console ({@code console}), or the launcher says so ({@code launcherSays}, its
-   * {@code WEFT_LOAD_TERMINAL}, "1" when a filter of its own sits between the JVM and the terminal).
+   * JVM has a console, and on JDK 22 and later, whose {@code System.console()} is there even when
+   * the output goes to a file or a pipe, the console says it is a terminal ({@code isTerminal}).
    */
-  static boolean terminal(boolean console, String launcherSays) {
-    return console || "1".equals(launcherSays);
+  static boolean terminal(Console console) {
+    if (console == null) {
+      return false;
+    }
+    try {
+      return (Boolean) Console.class.getMethod("isTerminal").invoke(console);
+    } catch (NoSuchMethodException e) {
+      return true; // JDK 17-21: a console only when standard input and output are a terminal.
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      return false;
+    }
   }
 
   static Mode parseMode(String text) {

@@ -60,13 +60,6 @@ public final class WeftLoad {
   static final String EXIT_CODE_FILE = "WEFT_LOAD_EXIT_CODE_FILE";
 
   /**
-   * The environment variable through which the launcher says that the run's standard output is a
-   * terminal ("1") though the JVM sees a pipe: on JDK 25 a training run's output passes through a
-   * filter of the launcher's.
-   */
-  static final String TERMINAL = "WEFT_LOAD_TERMINAL";
-
-  /**
    * The environment variable through which the launcher says which class-data archive the run
    * started with: "none", "training DIR" or "used FILE" (the summary's "class-data archive").
    */

@@ -33,14 +33,11 @@ public final class LauncherProbe {
       String line = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
       System.out.println("stdin " + (line == null ? "EOF" : line));
     }
-    // What the launcher tells the run, and whether the JVM itself sees a terminal.
-    for (String name : new String[] {"WEFT_LOAD_ARCHIVE_STATE", "WEFT_LOAD_TERMINAL"}) {
-      String value = System.getenv(name);
-      if (value != null) {
-        System.out.println("env " + name + "=" + value);
-      }
+    // What the launcher tells the run.
+    String state = System.getenv("WEFT_LOAD_ARCHIVE_STATE");
+    if (state != null) {
+      System.out.println("env WEFT_LOAD_ARCHIVE_STATE=" + state);
     }
-    System.out.println("console " + (System.console() != null));
     String archives = System.getenv("WEFT_LOAD_ARCHIVE");
     String[] files = archives == null ? null : new File(archives).list();
     if (files != null) {

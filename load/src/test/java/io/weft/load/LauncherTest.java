@@ -1,7 +1,6 @@
 package io.weft.load;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -524,7 +523,6 @@ class LauncherTest {
     return archive;
   }
 
-  /** The line a training run prints on stderr. */
   /**
    * The launcher tells the run which class-data archive it started with (the summary's "class-data
    * archive"): none, the one it trains, the one it reads; a value the caller exported under the
@@ -536,20 +534,13 @@ class LauncherTest {
     Path archives = dir.resolve("archives");
     ProcessBuilder none = command(jar, null, SCRIPT.toString(), "http");
     none.environment().put("WEFT_LOAD_ARCHIVE_STATE", "used /elsewhere");
-    none.environment().put("WEFT_LOAD_TERMINAL", "1");
     Run plain = run(none);
     assertEquals(0, plain.code, plain.toString());
     assertEquals("none", plain.env("WEFT_LOAD_ARCHIVE_STATE"), plain.toString());
-    assertEquals(null, plain.env("WEFT_LOAD_TERMINAL"), plain.toString());
-    assertFalse(plain.terminal(), plain.toString());
 
-    ProcessBuilder first = archived(jar, archives, "http");
-    first.environment().put("WEFT_LOAD_TERMINAL", "1");
-    Run training = run(first);
+    Run training = run(archived(jar, archives, "http"));
     assertEquals(0, training.code, training.toString());
     assertEquals("training " + archives, training.env("WEFT_LOAD_ARCHIVE_STATE"), training.toString());
-    assertEquals(null, training.env("WEFT_LOAD_TERMINAL"), "stdout is a file: " + training);
-    assertFalse(training.terminal(), training.toString());
     Path archive;
     try (Stream<Path> files = Files.list(archives)) {
       archive = files.collect(Collectors.toList()).get(0);
@@ -560,37 +551,7 @@ class LauncherTest {
     assertEquals("used " + archive, next.env("WEFT_LOAD_ARCHIVE_STATE"), next.toString());
   }
 
-  /**
-   * On a terminal the run draws its status line in place. A training run's output passes through the
-   * launcher's filter on JDK 25, where the JVM sees a pipe: the launcher says what is behind it. Run
-   * under {@code script}, which gives the launcher a pseudo-terminal, on every JDK: the run sees a
-   * terminal whether it trains an archive, reads one or has none.
-   */
-  @Test
-  void aRunOnATerminalKnowsItIsOneWhetherItTrainsAnArchiveOrNot() throws Exception {
-    Path scriptCommand = Path.of("/usr/bin/script");
-    assertTrue(Files.isExecutable(scriptCommand), "util-linux's script is needed to give the launcher a terminal");
-    Path jar = probeJar();
-    Path archives = dir.resolve("archives");
-    for (String step : List.of("training", "used", "none")) {
-      ProcessBuilder pb = "none".equals(step) ? command(jar, null, SCRIPT.toString(), "http")
-          : archived(jar, archives, "http");
-      String line = pb.command().stream().map(LauncherTest::shellQuoted).collect(Collectors.joining(" "));
-      pb.command(scriptCommand.toString(), "-qec", line, "/dev/null");
-      Run run = run(pb);
-      assertEquals(0, run.code, step + ": " + run);
-      assertTrue(run.env("WEFT_LOAD_ARCHIVE_STATE").startsWith(step), step + ": " + run);
-      assertTrue(run.terminal(), step + ": " + run);
-      if (!"training".equals(step) || Runtime.version().feature() < 25) {
-        assertEquals(null, run.env("WEFT_LOAD_TERMINAL"), "the JVM sees the terminal itself: " + run);
-      }
-    }
-  }
-
-  private static String shellQuoted(String word) {
-    return "'" + word.replace("'", "'\\''") + "'";
-  }
-
+  /** The line a training run prints on stderr. */
   private static String training(String subcommand, Path archives) {
     return "weft-load: the first " + subcommand + " run with this JDK and jar trains a class-data archive for later runs, in "
         + archives + "\n";
@@ -709,18 +670,13 @@ class LauncherTest {
     /** The lines the probe prints: its options, arguments, the archive directory's files, stdin. */
     long probeLines() {
       return jvm().size() + args().size() + tagged("file ").size() + tagged("stdin ").size() + tagged("env ").size()
-          + tagged("console ").size() + out.lines().filter("ready"::equals).count();
+          + out.lines().filter("ready"::equals).count();
     }
 
     /** The value the launcher gave the run for {@code name}, or null. */
     String env(String name) {
       return tagged("env ").stream().filter(l -> l.startsWith(name + "=")).map(l -> l.substring(name.length() + 1))
           .findFirst().orElse(null);
-    }
-
-    /** Whether the run sees a terminal, as weft-load works it out (RunOptions.terminal). */
-    boolean terminal() {
-      return RunOptions.terminal(tagged("console ").equals(List.of("true")), env("WEFT_LOAD_TERMINAL"));
     }
 
     List<String> tagged(String tag) {

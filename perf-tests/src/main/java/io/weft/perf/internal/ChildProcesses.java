@@ -19,10 +19,9 @@ public final class ChildProcesses {
    * ended already is left as it is.
    */
   public static void stop(Process process, Writer toChild, String quitLine) {
-    try {
+    try (toChild) {
       toChild.write(quitLine + "\n");
       toChild.flush();
-      toChild.close();
     } catch (IOException e) {
       // It has ended already: nothing to ask.
     }

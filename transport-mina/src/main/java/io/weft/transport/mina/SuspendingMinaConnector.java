@@ -25,7 +25,7 @@ import org.apache.mina.transport.vmpipe.VmPipeAddress;
  * by default over TCP, as {@code SuspendingNettyConnector} has one event loop: it does all the work
  * of its sessions without a hand-off, and more processors than it needs only add sleeps in
  * {@code select} and wake-ups. Measured on 2 cores against a loopback redis-server (JDK 25, two
- * runs of three interleaved rounds on an otherwise idle machine, 2026-11-27; README, Performance),
+ * runs of three interleaved rounds on an otherwise idle machine, 2026-11-27; perf-tests/results/peers-history.md),
  * one processor against MINA's own default of one more than the cores: 1.19x-1.24x the round
  * trips/s at 100 sessions and 1.05x-1.15x at 10,000 (both workloads, both runs), 0.93x-1.03x at
  * 1,000, with about a thirtieth of the context switches per round trip at 100. One processor is
