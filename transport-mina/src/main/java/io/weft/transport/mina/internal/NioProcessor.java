@@ -354,14 +354,16 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
   }
 
   /**
-   * MINA asks whether a selected session is readable: a session whose connect this selector
-   * watches (see {@link #connectHere}) never is; when its connect has ended, it is finished here.
-   * Only keys that are not readable are looked at a second time.
+   * MINA asks whether a selected session is readable, and reads it if so: a plain session of a
+   * Weft connector is read here instead (see {@link #readHere}), and MINA is told it is not. A
+   * session whose connect this selector watches (see {@link #connectHere}) is never readable;
+   * when its connect has ended, it is finished here. Only keys that are not readable are looked
+   * at a second time.
    */
   @Override
   protected boolean isReadable(NioSession session) {
     if (super.isReadable(session)) {
-      return true;
+      return !readHere(session);
     }
     if (SOCKET_SESSION != null) {
       SocketChannel channel = (SocketChannel) session.getChannel();
@@ -664,9 +666,10 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
    * the state's inbound buffer. MINA's own read then sees 0 bytes: it fires no
    * {@code messageReceived}, walks no filter chain, and reads the socket no second time to learn
    * that it is drained (a read that fills less than the buffer has drained it; the selector
-   * reports the socket again when more arrives). The heap buffer MINA allocates before each read
-   * goes unused, so such a session's read buffer size is MINA's minimum (see
-   * {@link SessionState#attach}). MINA's read counters ({@code getReadBytes}, idle status) do
+   * reports the socket again when more arrives). {@link #readHere} makes that read before MINA's
+   * own, which then never comes for such a session; where it would, the heap buffer MINA
+   * allocates before each read goes unused, so such a session's read buffer size is MINA's
+   * minimum (see {@link SessionState#attach}). MINA's read counters ({@code getReadBytes}, idle status) do
    * not count bytes read this way; Weft uses neither. Every other read (a session with TLS or
    * any other filter) goes through MINA as usual.
    */
@@ -695,6 +698,40 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
       return n;
     }
     return readChannel(session, buf);
+  }
+
+  /**
+   * Reads a readable plain session of a Weft connector (its state attached, no filter in its
+   * chain) on this processor's own thread, as {@link #read(NioSession, IoBuffer)} would, and
+   * returns true; false, reading nothing, for any other session, or one whose reads are
+   * suspended, which MINA then reads (or skips) as usual. MINA's read of a session, the next step
+   * of its turn after this question, first allocates a heap buffer of the session's read buffer
+   * size, then calls that method, which reads such a session into the thread's direct buffer and
+   * leaves the heap buffer unused: made here, the read allocates nothing. What MINA's read does
+   * with the outcome is done here too: at the end of the stream (or a failed read, see
+   * {@link #readChannel}) the chain hears that the input closed, and MINA then closes the
+   * session; any other exception goes to the chain's {@code exceptionCaught}.
+   */
+  private boolean readHere(NioSession session) {
+    Thread t = Thread.currentThread();
+    if (!(t instanceof MinaIoThread) || session.isReadSuspended()) {
+      return false;
+    }
+    MinaIoThread io = (MinaIoThread) t;
+    SessionState state = (SessionState) session.getAttribute(SessionState.KEY);
+    if (state == null || hasFilter(session)) {
+      return false;
+    }
+    io.loop = this;
+    try {
+      if (readAndDeliver(io, session, state) < 0) {
+        session.getFilterChain().fireInputClosed();
+      }
+    } catch (Exception e) {
+      // Not an IOException: readChannel has taken those, as the end of the stream.
+      session.getFilterChain().fireExceptionCaught(e);
+    }
+    return true;
   }
 
   /** True if any filter (TLS, or any other) is in the session's chain: a walk, no allocation. */
