@@ -1,6 +1,7 @@
 package io.weft.transport.mina.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 
 import io.weft.continuations.Mode;
 import io.weft.continuations.Outcome;
@@ -12,7 +13,6 @@ import io.weft.transport.Timeout;
 import io.weft.transport.mina.MinaConnector;
 import io.weft.transport.mina.SuspendingMinaConnector;
 import io.weft.transport.mina.testclient.EchoLinesTask;
-import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -70,6 +70,8 @@ class PlainReadTest {
         assertEquals(Outcome.Status.SUCCEEDED, o.status(), () -> "session " + o.index() + ": " + o.failure());
       }
       assertEquals((long) SESSIONS * LINES, server.linesEchoed(), "lines the server echoed");
+      // Still the allocator every buffer came from: the count below saw them all.
+      assertSame(counting, IoBuffer.getAllocator(), "the global allocator");
     } finally {
       IoBuffer.setAllocator(before);
     }
@@ -77,9 +79,13 @@ class PlainReadTest {
         "buffers allocated on the connector's I/O threads for " + SESSIONS * LINES + " replies read");
   }
 
-  /** MINA's default allocator, counting what it allocates on a Weft MINA I/O thread. */
-  private static final class CountingAllocator implements IoBufferAllocator {
-    private final SimpleBufferAllocator delegate = new SimpleBufferAllocator();
+  /**
+   * MINA's default allocator, counting what it allocates on a Weft MINA I/O thread. A subclass, not
+   * a wrapper: every buffer MINA makes sets the global allocator to the one that made it (its
+   * constructor calls {@code IoBuffer.setAllocator}), so a wrapper around another allocator would be
+   * replaced by that one at the first buffer, and count nothing after.
+   */
+  private static final class CountingAllocator extends SimpleBufferAllocator {
     final AtomicInteger onIoThreads = new AtomicInteger();
 
     @Override
@@ -87,22 +93,7 @@ class PlainReadTest {
       if (Thread.currentThread() instanceof MinaIoThread) {
         onIoThreads.incrementAndGet();
       }
-      return delegate.allocate(capacity, direct);
-    }
-
-    @Override
-    public ByteBuffer allocateNioBuffer(int capacity, boolean direct) {
-      return delegate.allocateNioBuffer(capacity, direct);
-    }
-
-    @Override
-    public IoBuffer wrap(ByteBuffer nioBuffer) {
-      return delegate.wrap(nioBuffer);
-    }
-
-    @Override
-    public void dispose() {
-      delegate.dispose();
+      return super.allocate(capacity, direct);
     }
   }
 }
