@@ -245,9 +245,9 @@ public final class MinaConnector implements Connector, Clocked {
      * connect (another thread, the in-VM pipe) is MINA's.
      */
     private ConnectFuture connect(SocketAddress remote, IoSessionInitializer<ConnectFuture> initializer) {
-      if (!vmPipe && NioProcessor.canConnectHere()) {
+      if (!vmPipe) {
         NioProcessor loop = IoThreads.runningLoop();
-        if (loop != null && loop.runsOn(threads)) {
+        if (loop != null && loop.runsOn(threads) && loop.canConnectHere()) {
           loopConnects.increment();
           return loop.connectHere((NioSocketConnector) connector, remote, initializer);
         }
