@@ -27,7 +27,10 @@ public final class SessionStructures extends DefaultIoSessionDataStructureFactor
    * MINA's default attribute map, with {@link SessionState#KEY}'s value in a field: the same
    * answers for every key, and for that one each operation is atomic on the field, as the map's
    * are on its entries; a value is compared by identity there (a {@code SessionState} is equal
-   * only to itself), where the map compares with {@code equals}.
+   * only to itself), where the map compares with {@code equals}. A key is matched as MINA's map
+   * matches it, with {@code equals}: an {@code AttributeKey} equal to {@code SessionState.KEY}
+   * (same name) but another instance finds the field too (the same instance is found first, by
+   * identity); {@link #getAttributeKeys} names it {@code SessionState.KEY}, which is equal.
    */
   static final class Attributes implements IoSessionAttributeMap {
     private static final VarHandle STATE;
@@ -48,7 +51,12 @@ public final class SessionStructures extends DefaultIoSessionDataStructureFactor
       if (key == null) {
         throw new IllegalArgumentException("key");
       }
-      return key == SessionState.KEY;
+      return isStateKey(key);
+    }
+
+    /** As MINA's map compares keys: {@code equals} (an {@code AttributeKey} compares names). */
+    private static boolean isStateKey(Object key) {
+      return key == SessionState.KEY || SessionState.KEY.equals(key);
     }
 
     @Override
@@ -114,7 +122,7 @@ public final class SessionStructures extends DefaultIoSessionDataStructureFactor
 
     @Override
     public boolean containsAttribute(IoSession session, Object key) {
-      if (key == SessionState.KEY) {
+      if (isStateKey(key)) {
         return state != null;
       }
       return others.containsKey(key);

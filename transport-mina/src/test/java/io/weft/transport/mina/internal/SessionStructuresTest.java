@@ -29,6 +29,22 @@ class SessionStructuresTest {
     assertSameAnswers(OTHER);
   }
 
+  /**
+   * MINA's map compares keys with {@code equals}, and an {@code AttributeKey} equals another of the
+   * same name: a key equal to the state's key but another instance (the same class and name, or a
+   * deserialized copy) names the same attribute in both maps, whichever of the two sets it.
+   */
+  @Test
+  void aKeyEqualToTheStatesKeyNamesTheSameAttributeAsInMinasDefaultMap() throws Exception {
+    Object equal = new AttributeKey(SessionState.class, "state");
+    assertEquals(SessionState.KEY, equal, "the two keys are equal for MINA");
+    for (Object[] keys : List.of(new Object[] {SessionState.KEY, equal}, new Object[] {equal, SessionState.KEY})) {
+      IoSessionAttributeMap weft = new SessionStructures().getAttributeMap(null);
+      IoSessionAttributeMap mina = new DefaultIoSessionDataStructureFactory().getAttributeMap(null);
+      assertEquals(answers(mina, keys[0], keys[1]), answers(weft, keys[0], keys[1]));
+    }
+  }
+
   @Test
   void aNullKeyIsRefusedAsMinasDefaultMapRefusesIt() throws Exception {
     IoSessionAttributeMap weft = new SessionStructures().getAttributeMap(null);
@@ -49,8 +65,15 @@ class SessionStructuresTest {
     assertEquals(answers(mina, key), answers(weft, key));
   }
 
-  /** Each step's answer, with what the map holds after it; the values are shared objects. */
   private static List<String> answers(IoSessionAttributeMap map, Object key) {
+    return answers(map, key, key);
+  }
+
+  /**
+   * Each step's answer, with what the map holds under {@code look} after it; every step is made
+   * with {@code key}; the values are shared objects.
+   */
+  private static List<String> answers(IoSessionAttributeMap map, Object key, Object look) {
     Object a = "a";
     Object b = "b";
     List<Function<IoSessionAttributeMap, Object>> steps = List.of(
@@ -77,7 +100,7 @@ class SessionStructuresTest {
         m -> m.getAttributeKeys(null));
     List<String> answers = new ArrayList<>();
     for (Function<IoSessionAttributeMap, Object> step : steps) {
-      answers.add(step.apply(map) + " then " + map.getAttribute(null, key, null) + "/" + map.containsAttribute(null, key));
+      answers.add(step.apply(map) + " then " + map.getAttribute(null, look, null) + "/" + map.containsAttribute(null, look));
     }
     return answers;
   }
