@@ -171,9 +171,10 @@ public final class InboundBuffer implements Inbound {
     if (src.hasArray()) {
       src.get(data, tail, len);
     } else {
-      // From a direct buffer (MINA's read), ByteBuffer.get(byte[]) copies up to 6 bytes one at a
-      // time, each through the JDK's scoped memory access (a Redis reply line is 4 to 8 bytes); a
-      // bulk put between buffers copies any length at once.
+      // From a buffer without an accessible array (a direct one: MINA's read; or a read-only
+      // heap one), ByteBuffer.get(byte[]) copies up to 6 bytes one at a time, each through the
+      // JDK's scoped memory access (a Redis reply line is 4 to 8 bytes); a bulk put between
+      // buffers copies any length at once.
       ByteBuffer view = dataView;
       if (view == null) {
         view = ByteBuffer.wrap(data);
