@@ -5,21 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.weft.continuations.Mode;
-import io.weft.continuations.Outcome;
-import io.weft.continuations.RunResult;
-import io.weft.continuations.SessionRunner;
-import io.weft.testsupport.EchoServer;
-import io.weft.transport.Timeout;
-import io.weft.transport.mina.SuspendingMinaConnector;
-import io.weft.transport.mina.testclient.ConnectFromLoopTask;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.mina.core.buffer.IoBuffer;
 import org.apache.mina.core.buffer.IoBufferAllocator;
-import org.apache.mina.core.buffer.SimpleBufferAllocator;
 import org.apache.mina.core.future.ConnectFuture;
 import org.apache.mina.transport.socket.nio.NioSession;
 import org.junit.jupiter.api.AfterEach;
@@ -28,14 +18,12 @@ import org.junit.jupiter.api.Test;
 /**
  * Weft's MINA processor takes over three parts of MINA's loop ({@code readHere}, {@code select}
  * into its own list, {@code connectHere}) only on the mina-core version they were checked
- * against ({@code NioProcessor.CHECKED_MINA_VERSION}); on any other, each is left to MINA. Real
- * loopback TCP, one processor; sessions that echo a line, connect a second time from the
- * processor's loop, echo over it, close it there and echo a third line on their own connection.
+ * against ({@code NioProcessor.CHECKED_MINA_VERSION}); on any other, each is left to MINA. Runs
+ * {@link ProcessorTurnTest}'s sessions (real loopback TCP, one processor: each echoes a line,
+ * connects a second time from the processor's loop, echoes over it and closes it there, echoes a
+ * third line on its own connection), which check that every session did all its work.
  */
 class MinaVersionTest {
-  private static final String CLIENT = "io.weft.transport.mina.testclient";
-  private static final int SESSIONS = 10;
-
   @AfterEach
   void reset() {
     NioProcessor.hooks = null;
@@ -62,9 +50,10 @@ class MinaVersionTest {
   @Test
   void onTheCheckedMinaTheProcessorReadsSelectsAndConnectsItself() throws Exception {
     Seen seen = runSessions(null);
-    assertEquals(0, seen.buffers.get(), "buffers MINA's read allocated on the processor's thread");
+    assertEquals(0, seen.buffers, "buffers MINA's read allocated on the processor's thread");
     assertEquals(Set.of(true), seen.listing, "the processor's own list in use, where it closed sessions");
-    assertTrue(seen.loopConnects.get() >= SESSIONS, "connects watched by the processor: " + seen.loopConnects);
+    assertTrue(seen.loopConnects.get() >= ProcessorTurnTest.SESSIONS,
+        "connects watched by the processor: " + seen.loopConnects);
   }
 
   /**
@@ -76,89 +65,56 @@ class MinaVersionTest {
   @Test
   void onAnotherMinaTheProcessorLeavesReadsSelectsAndConnectsToMina() throws Exception {
     Seen seen = runSessions("2.2.11");
-    assertTrue(seen.buffers.get() >= SESSIONS, "buffers MINA's read allocated on the processor's thread: "
-        + seen.buffers.get());
+    assertTrue(seen.buffers >= ProcessorTurnTest.SESSIONS,
+        "buffers MINA's read allocated on the processor's thread: " + seen.buffers);
     assertEquals(Set.of(false), seen.listing, "the processor's own list in use, where it closed sessions");
     assertEquals(0, seen.loopConnects.get(), "connects watched by the processor");
   }
 
   /** What the processor was seen to do, on its own thread. */
   private static final class Seen {
-    final AtomicInteger buffers = new AtomicInteger();
+    int buffers;
     final Set<Boolean> listing = ConcurrentHashMap.newKeySet();
     final AtomicInteger loopConnects = new AtomicInteger();
   }
 
   /**
-   * Runs the sessions on processors made as if {@code version} were loaded (null: the loaded one),
-   * checks that each did all its work, and answers what the processor did.
+   * Runs the sessions on processors made as if {@code version} were loaded (null: the loaded one)
+   * and answers what the processor did.
    */
   private static Seen runSessions(String version) throws Exception {
     Seen seen = new Seen();
     NioProcessor.assumedMinaVersion = version;
-    NioProcessor.hooks = new NioProcessor.Hooks() {
-      @Override
-      public void finishing(NioSession session, ConnectFuture future) {}
-
-      @Override
-      public void watching(NioSession session, ConnectFuture future) {
-        seen.loopConnects.incrementAndGet();
-      }
-
-      @Override
-      public void cancelled(NioSession session, ConnectFuture future) {}
-
-      @Override
-      public void closingNow(NioSession session, boolean done) {
-        // On the processor's thread, in its turn: whether this turn's select filled its list.
-        Thread t = Thread.currentThread();
-        if (!done && t instanceof MinaIoThread && ((MinaIoThread) t).loop != null) {
-          seen.listing.add(((MinaIoThread) t).loop.listing());
-        }
-      }
-    };
     IoBufferAllocator before = IoBuffer.getAllocator();
-    CountingAllocator counting = new CountingAllocator(seen.buffers);
+    CountingAllocator counting = new CountingAllocator();
     IoBuffer.setAllocator(counting);
-    try (EchoServer echo = EchoServer.tcp();
-        EchoServer second = EchoServer.tcp();
-        SuspendingMinaConnector connector = SuspendingMinaConnector.builder().processorCount(1).tcp();
-        SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(1)).connector(connector)
-            .address(echo.address()).maxInFlight(4).timeout(Timeout.of(60, TimeUnit.SECONDS)).instrument(CLIENT)
-            .build()) {
-      RunResult<String> result = runner.run(ConnectFromLoopTask.class, SESSIONS, connector, second.address(), 30_000L, true);
-      for (Outcome<String> o : result.outcomes()) {
-        assertEquals(Outcome.Status.SUCCEEDED, o.status(), () -> "session " + o.index() + ": " + o.failure());
-        int i = o.index();
-        assertEquals("loop connected second " + i + ", then third " + i, o.value());
-      }
-      assertEquals(0, connector.openCount(), "transports left open");
+    try {
+      ProcessorTurnTest.runSessions(new NioProcessor.Hooks() {
+        @Override
+        public void finishing(NioSession session, ConnectFuture future) {}
+
+        @Override
+        public void watching(NioSession session, ConnectFuture future) {
+          seen.loopConnects.incrementAndGet();
+        }
+
+        @Override
+        public void cancelled(NioSession session, ConnectFuture future) {}
+
+        @Override
+        public void closingNow(NioSession session, boolean done) {
+          // On the processor's thread, in its turn: whether this turn's select filled its list.
+          Thread t = Thread.currentThread();
+          if (!done && t instanceof MinaIoThread && ((MinaIoThread) t).loop != null) {
+            seen.listing.add(((MinaIoThread) t).loop.listing());
+          }
+        }
+      });
       assertSame(counting, IoBuffer.getAllocator(), "the global allocator");
     } finally {
       IoBuffer.setAllocator(before);
     }
+    seen.buffers = counting.onIoThreads();
     return seen;
-  }
-
-  /**
-   * MINA's default allocator, counting what it allocates on a Weft MINA I/O thread started after it
-   * was made (see PlainReadTest).
-   */
-  private static final class CountingAllocator extends SimpleBufferAllocator {
-    private final AtomicInteger onIoThreads;
-    private final Set<Thread> earlier = Thread.getAllStackTraces().keySet();
-
-    CountingAllocator(AtomicInteger onIoThreads) {
-      this.onIoThreads = onIoThreads;
-    }
-
-    @Override
-    public IoBuffer allocate(int capacity, boolean direct) {
-      Thread t = Thread.currentThread();
-      if (t instanceof MinaIoThread && !earlier.contains(t)) {
-        onIoThreads.incrementAndGet();
-      }
-      return super.allocate(capacity, direct);
-    }
   }
 }

@@ -13,13 +13,10 @@ import io.weft.transport.Timeout;
 import io.weft.transport.mina.MinaConnector;
 import io.weft.transport.mina.SuspendingMinaConnector;
 import io.weft.transport.mina.testclient.EchoLinesTask;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.apache.mina.core.buffer.IoBuffer;
 import org.apache.mina.core.buffer.IoBufferAllocator;
-import org.apache.mina.core.buffer.SimpleBufferAllocator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -76,28 +73,7 @@ class PlainReadTest {
     } finally {
       IoBuffer.setAllocator(before);
     }
-    assertEquals(0, counting.onIoThreads.get(),
+    assertEquals(0, counting.onIoThreads(),
         "buffers allocated on the connector's I/O threads for " + SESSIONS * LINES + " replies read");
-  }
-
-  /**
-   * MINA's default allocator, counting what it allocates on a Weft MINA I/O thread started after it
-   * was made (so the test's connector's, not one a connector of an earlier test left). A subclass, not
-   * a wrapper: every buffer MINA makes sets the global allocator to the one that made it (its
-   * constructor calls {@code IoBuffer.setAllocator}), so a wrapper around another allocator would be
-   * replaced by that one at the first buffer, and count nothing after.
-   */
-  private static final class CountingAllocator extends SimpleBufferAllocator {
-    final AtomicInteger onIoThreads = new AtomicInteger();
-    private final Set<Thread> earlier = Thread.getAllStackTraces().keySet();
-
-    @Override
-    public IoBuffer allocate(int capacity, boolean direct) {
-      Thread t = Thread.currentThread();
-      if (t instanceof MinaIoThread && !earlier.contains(t)) {
-        onIoThreads.incrementAndGet();
-      }
-      return super.allocate(capacity, direct);
-    }
   }
 }
