@@ -6,6 +6,7 @@ import io.weft.continuations.spi.WaitRegistration;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
+import io.weft.transport.spi.ConnectorCore;
 import io.weft.transport.spi.Deadlines;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -47,7 +48,7 @@ final class SimConnector implements SuspendingConnector {
       throw new TransportClosedException("connector is closed");
     }
     long start = world.nanoTime();
-    String what = "connect to " + remote;
+    String what = ConnectorCore.connectWhat(remote);
     long wait = Deadlines.waitNanos(world, timeout, start, what);
     World.Slot slot = world.running();
     Net.Connecting c = net.connect(host, (InetSocketAddress) remote, slot == null ? -1 : slot.fiber.index());

@@ -2,9 +2,11 @@ package io.weft.continuations.spi;
 
 import io.weft.transport.BlockingOperationException;
 import io.weft.transport.spi.Clocked;
+import io.weft.transport.spi.ConnectorCore;
 import io.weft.transport.spi.Deadlines;
 import io.weft.transport.spi.Ticker;
 import java.io.IOException;
+import java.net.SocketAddress;
 import java.util.Objects;
 import org.apache.commons.javaflow.api.Continuation;
 import org.apache.commons.javaflow.api.continuable;
@@ -117,10 +119,10 @@ public final class Suspend {
    * continuation, none per wait.
    *
    * @param clock the connector's clock
-   * @param what the connect, for the message
+   * @param remote the address of the connect, named in the message
    * @throws IllegalStateException if the session's run reads another clock
    */
-  static void checkClock(Ticker clock, String what) {
+  static void checkClock(Ticker clock, SocketAddress remote) {
     StackRecorder recorder = StackRecorder.get();
     if (recorder == null) {
       return;
@@ -129,7 +131,7 @@ public final class Suspend {
     if (context instanceof Clocked) {
       Ticker run = ((Clocked) context).ticker();
       if (run != clock) {
-        throw new IllegalStateException(what + " not made: the connector's clock (" + clock
+        throw new IllegalStateException(ConnectorCore.connectWhat(remote) + " not made: the connector's clock (" + clock
             + ") is not the clock of the session's run (" + run + ", the clock of the run's connector), which"
             + " times every suspension of the run; give every connector that one run uses the same Ticker"
             + " (the connectors' builders' ticker(...))");

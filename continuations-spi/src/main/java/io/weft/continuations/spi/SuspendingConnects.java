@@ -20,6 +20,9 @@ import org.apache.commons.javaflow.api.continuable;
  * Rewritten by this module's build.
  */
 public final class SuspendingConnects {
+  /** A connect, in the message of a wait refused on an I/O thread outside a session. */
+  private static final String A_CONNECT = "a connect";
+
   private SuspendingConnects() {}
 
   /**
@@ -48,21 +51,23 @@ public final class SuspendingConnects {
     Objects.requireNonNull(remote, "remote");
     Objects.requireNonNull(timeout, "timeout");
     Ticker clock = waits.ticker();
-    String what = "connect to " + remote;
-    Suspend.checkClock(clock, what);
+    // The connect's words ("connect to " + its address, ConnectorCore.connectWhat) are built only
+    // for a message: a connect that succeeds never formats its address.
+    Suspend.checkClock(clock, remote);
     long start = clock.nanoTime();
-    long wait = Deadlines.waitNanos(clock, timeout, start, what);
+    long wait = Deadlines.connectWaitNanos(clock, timeout, start, remote);
     S state = core.register(remote);
     F future = null;
     try {
-      // The library's I/O threads outside a session refuse at once, before the connect is issued.
-      state.checkMaySuspend("a connect");
+      // The library's I/O threads outside a session refuse at once, before the connect is issued;
+      // the wait below checks again under the same words, and cannot refuse after this passed.
+      state.checkMaySuspend(A_CONNECT);
       future = core.startConnect(remote, state);
-      if (!waits.awaitDone(state, future, wait, what)) {
+      if (!waits.awaitDone(state, future, wait, A_CONNECT)) {
         core.cancelConnect(future);
-        throw Deadlines.timedOut(clock, timeout, start, wait, what);
+        throw Deadlines.timedOut(clock, timeout, start, wait, ConnectorCore.connectWhat(remote));
       }
-      T transport = opener.open(core.connected(future, state, remote, what), timeout, start, core.forgetClosed(), remote);
+      T transport = opener.open(core.connected(future, state, remote), timeout, start, core.forgetClosed(), remote);
       if (core.tls().isPresent()) {
         transport.awaitImplicitHandshake(core.tls().get());
       }

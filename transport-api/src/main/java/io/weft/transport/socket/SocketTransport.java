@@ -12,6 +12,7 @@ import io.weft.transport.TransportTimeoutException;
 import io.weft.transport.spi.BlockingReads;
 import io.weft.transport.spi.CloseNotice;
 import io.weft.transport.spi.ConnectFailures;
+import io.weft.transport.spi.ConnectorCore;
 import io.weft.transport.spi.Deadlines;
 import io.weft.transport.spi.FailurePolicy;
 import io.weft.transport.spi.InboundBuffer;
@@ -165,14 +166,14 @@ public final class SocketTransport implements Transport, ReplyTiming, ReportsClo
     Objects.requireNonNull(timeout, "timeout");
     NonBlockingThread.checkMayBlock("a connect");
     long start = System.nanoTime();
-    long wait = Deadlines.waitNanos(timeout, start, "connect to " + remote);
+    long wait = Deadlines.waitNanos(timeout, start, ConnectorCore.connectWhat(remote));
     Socket socket = new Socket();
     try {
       socket.setTcpNoDelay(true);
       socket.connect(remote, Deadlines.toSoTimeoutMillis(wait));
     } catch (SocketTimeoutException e) {
       closeQuietly(socket);
-      TransportTimeoutException t = Deadlines.timedOut(timeout, start, wait, "connect to " + remote);
+      TransportTimeoutException t = Deadlines.timedOut(timeout, start, wait, ConnectorCore.connectWhat(remote));
       t.initCause(e);
       throw t;
     } catch (ConnectException e) {

@@ -19,7 +19,7 @@ public final class ConnectFailures {
    * @return a new exception to throw in place of {@code e}
    */
   public static ConnectException naming(SocketAddress remote, ConnectException e) {
-    return naming("connect to " + remote, e);
+    return naming(ConnectorCore.connectWhat(remote), e);
   }
 
   /**

@@ -164,7 +164,7 @@ public abstract class ConnectorCore<F, S extends ConnectionState<F, ?>> {
     Objects.requireNonNull(timeout, "timeout");
     Ticker clock = waits.ticker();
     long start = clock.nanoTime();
-    String what = "connect to " + remote;
+    String what = connectWhat(remote);
     long wait = Deadlines.waitNanos(clock, timeout, start, what);
     S state = register(remote);
     try {
@@ -175,7 +175,7 @@ public abstract class ConnectorCore<F, S extends ConnectionState<F, ?>> {
         cancelConnect(future);
         throw Deadlines.timedOut(clock, timeout, start, wait, what);
       }
-      T transport = opener.open(connected(future, state, remote, what), timeout, start, forgetClosed, remote);
+      T transport = opener.open(connected(future, state, remote), timeout, start, forgetClosed, remote);
       if (tls != null) {
         transport.awaitImplicitHandshake(tls);
       }
@@ -216,25 +216,25 @@ public abstract class ConnectorCore<F, S extends ConnectionState<F, ?>> {
   /**
    * After the wait for the connect's future ended (not by time): returns {@code state} if it
    * connected, or throws why not. Both ways of waiting end the wait when the state is closed, and
-   * report that close here, the same way.
+   * report that close here, the same way. The messages name the connect as
+   * {@link #connectWhat(SocketAddress)} does, built only when one is thrown.
    *
    * @param future the connect's future
    * @param state the connection's state
    * @param remote the address connected to
-   * @param what the connect, for messages
    * @return {@code state}
    * @throws IOException the connect's failure, e.g. a {@link ConnectException} naming the address;
    *     with TLS, an engine that refused to start (no protocol or suite both sides allow) is a
    *     {@link io.weft.transport.TlsHandshakeException} naming host and port
    * @throws TransportClosedException if this connector or the state was closed meanwhile
    */
-  public final S connected(F future, S state, SocketAddress remote, String what) throws IOException {
+  public final S connected(F future, S state, SocketAddress remote) throws IOException {
     String because = state.closedBecause();
     if (because != null) {
-      throw new TransportClosedException("transport closed during " + what + ": " + because);
+      throw new TransportClosedException("transport closed during " + connectWhat(remote) + ": " + because);
     }
     if (closed) {
-      throw new TransportClosedException("connector closed during " + what);
+      throw new TransportClosedException("connector closed during " + connectWhat(remote));
     }
     if (!isConnected(future)) {
       Throwable cause = connectCause(future);
@@ -243,9 +243,21 @@ public abstract class ConnectorCore<F, S extends ConnectionState<F, ?>> {
         // handshake like any other, naming the host and port.
         throw Tls.handshakeFailed(Tls.what(Tls.hostName(tls, remote), Tls.port(remote)), cause);
       }
-      throw connectFailure(what, cause);
+      throw connectFailure(connectWhat(remote), cause);
     }
     return state;
+  }
+
+  /**
+   * The words that name a connect in its messages, {@code "connect to /127.0.0.1:6379"}: the
+   * start of a failed connect's message (docs/errors.md). Built only for a message: a connect
+   * that succeeds never formats its address.
+   *
+   * @param remote the address connected to
+   * @return {@code "connect to " + remote}
+   */
+  public static String connectWhat(SocketAddress remote) {
+    return "connect to " + remote;
   }
 
   /**

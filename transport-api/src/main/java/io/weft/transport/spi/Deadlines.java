@@ -2,12 +2,15 @@ package io.weft.transport.spi;
 
 import io.weft.transport.Timeout;
 import io.weft.transport.TransportTimeoutException;
+import java.net.SocketAddress;
 import java.util.concurrent.TimeUnit;
 
 /** Turns a {@link Timeout} and a session start into the wait allowed for the next operation. */
 public final class Deadlines {
   /** Returned by {@link #waitNanos} when there is no bound at all. */
   public static final long FOREVER = Long.MAX_VALUE;
+  /** {@link #waitOrExpired}'s answer past the session deadline: never a wait, which is positive. */
+  private static final long EXPIRED = -1L;
 
   private static final Ticker SYSTEM = Ticker.system();
 
@@ -41,11 +44,41 @@ public final class Deadlines {
    */
   public static long waitNanos(Ticker clock, Timeout timeout, long sessionStartNanos, String what)
       throws TransportTimeoutException {
+    long wait = waitOrExpired(clock, timeout, sessionStartNanos);
+    if (wait == EXPIRED) {
+      throw sessionExpired(timeout, what, "");
+    }
+    return wait;
+  }
+
+  /**
+   * As {@link #waitNanos(Ticker, Timeout, long, String)} for a connect to {@code remote}, named
+   * in the message as {@link ConnectorCore#connectWhat} names it; the words are built only if the
+   * deadline has passed, so a connect that goes on never formats its address.
+   *
+   * @param clock the clock {@code sessionStartNanos} was read on: the connector's
+   * @param timeout the transport's timeout
+   * @param sessionStartNanos when the session started, on {@code clock}
+   * @param remote the address of the connect
+   * @return the wait in nanoseconds, positive, or {@link #FOREVER}
+   * @throws TransportTimeoutException if the session deadline has already passed
+   */
+  public static long connectWaitNanos(Ticker clock, Timeout timeout, long sessionStartNanos, SocketAddress remote)
+      throws TransportTimeoutException {
+    long wait = waitOrExpired(clock, timeout, sessionStartNanos);
+    if (wait == EXPIRED) {
+      throw sessionExpired(timeout, ConnectorCore.connectWhat(remote), "");
+    }
+    return wait;
+  }
+
+  /** The wait, or {@link #EXPIRED} if the session deadline has passed. */
+  private static long waitOrExpired(Ticker clock, Timeout timeout, long sessionStartNanos) {
     long wait = timeout.hasOperationTimeout() ? timeout.operationTimeoutNanos() : FOREVER;
     if (timeout.hasSessionDeadline()) {
       long left = sessionStartNanos + timeout.sessionDeadlineNanos() - clock.nanoTime();
       if (left <= 0L) {
-        throw sessionExpired(timeout, what, "");
+        return EXPIRED;
       }
       wait = Math.min(wait, left);
     }

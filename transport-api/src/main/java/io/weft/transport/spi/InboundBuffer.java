@@ -35,6 +35,8 @@ public final class InboundBuffer implements Inbound {
 
   private final int initialCapacity;
   private byte[] data;
+  /** A heap buffer over {@link #data}, for {@link #append(ByteBuffer)}; null until needed and whenever data is replaced. */
+  private ByteBuffer dataView;
   private int head;
   private int tail;
   private boolean eof;
@@ -42,8 +44,13 @@ public final class InboundBuffer implements Inbound {
   private int scanned;
   /** True once any byte has been taken: the start of the stream is gone. */
   private boolean consumedAny;
-  /** The peer, named for a message, while the start of the stream is watched for a TLS alert. */
-  private String plaintextPeer;
+  /** True while the start of the stream is watched for a TLS alert. */
+  private boolean watchingStart;
+  /**
+   * The peer while the start is watched, named only in the message of an alert found there: a
+   * session that never meets one never formats its address.
+   */
+  private SocketAddress plaintextPeer;
   /** Bytes the last {@link #reserve} set aside at the tail and no commit, append or take has used since. */
   private int reserved;
 
@@ -79,12 +86,14 @@ public final class InboundBuffer implements Inbound {
    */
   public void expectPlaintextFrom(SocketAddress peer) {
     if (!consumedAny) {
-      plaintextPeer = TlsAlertRecord.peerName(peer);
+      watchingStart = true;
+      plaintextPeer = peer;
     }
   }
 
   /** Ends the watch {@link #expectPlaintextFrom} started: from here the session speaks TLS. */
   public void stopExpectingPlaintext() {
+    watchingStart = false;
     plaintextPeer = null;
   }
 
@@ -159,7 +168,21 @@ public final class InboundBuffer implements Inbound {
     reserved = 0;
     int len = src.remaining();
     ensureWritable(len);
-    src.get(data, tail, len);
+    if (src.hasArray()) {
+      src.get(data, tail, len);
+    } else {
+      // From a buffer without an accessible array (a direct one: MINA's read; or a read-only
+      // heap one), ByteBuffer.get(byte[]) copies up to 6 bytes one at a time, each through the
+      // JDK's scoped memory access (a Redis reply line is 4 to 8 bytes); a bulk put between
+      // buffers copies any length at once.
+      ByteBuffer view = dataView;
+      if (view == null) {
+        view = ByteBuffer.wrap(data);
+        dataView = view;
+      }
+      view.put(tail, src, src.position(), len);
+      src.position(src.limit());
+    }
     tail += len;
   }
 
@@ -369,7 +392,7 @@ public final class InboundBuffer implements Inbound {
     tail = 0;
     scanned = 0;
     if (data.length > initialCapacity) {
-      data = new byte[initialCapacity];
+      replaceData(new byte[initialCapacity]);
     }
   }
 
@@ -390,16 +413,16 @@ public final class InboundBuffer implements Inbound {
    * a whole line: a line read waits for the seventh byte anyway.
    */
   private boolean checkStart() throws TlsRequiredException {
-    if (plaintextPeer == null) {
+    if (!watchingStart) {
       return false;
     }
     int verdict = TlsAlertRecord.match(data, head, tail - head);
     if (verdict == TlsAlertRecord.NOT_ONE) {
-      plaintextPeer = null;
+      stopExpectingPlaintext();
       return false;
     }
     if (verdict != TlsAlertRecord.UNDECIDED) {
-      throw TlsAlertRecord.required(plaintextPeer, data[head + 5], verdict);
+      throw TlsAlertRecord.required(TlsAlertRecord.peerName(plaintextPeer), data[head + 5], verdict);
     }
     return !eof && tail > head;
   }
@@ -412,14 +435,14 @@ public final class InboundBuffer implements Inbound {
   private void consume(int n) {
     reserved = 0;
     consumedAny = true;
-    plaintextPeer = null;
+    stopExpectingPlaintext();
     head += n;
     scanned = 0;
     if (head == tail) {
       head = 0;
       tail = 0;
       if (data.length > Math.max(initialCapacity, KEEP_AT_MOST)) {
-        data = new byte[initialCapacity];
+        replaceData(new byte[initialCapacity]);
       }
     }
   }
@@ -438,10 +461,16 @@ public final class InboundBuffer implements Inbound {
       }
       byte[] bigger = new byte[(int) wanted];
       System.arraycopy(data, head, bigger, 0, size);
-      data = bigger;
+      replaceData(bigger);
     }
     tail = size;
     head = 0;
+  }
+
+  /** Holds {@code array} from now on, and no view of the one before: a dropped array is not kept. */
+  private void replaceData(byte[] array) {
+    data = array;
+    dataView = null;
   }
 
   @Override

@@ -15,6 +15,7 @@ import io.weft.transport.mina.internal.NioProcessor;
 import io.weft.transport.mina.internal.ThreadCounts;
 import io.weft.transport.mina.internal.SessionState;
 import io.weft.transport.mina.internal.SessionStateHandler;
+import io.weft.transport.mina.internal.SessionStructures;
 import io.weft.transport.mina.internal.TlsFilter;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -116,6 +117,7 @@ public final class MinaConnector implements Connector, Clocked {
     }
     connector.setConnectTimeoutMillis(MINA_CONNECT_TIMEOUT_MILLIS);
     connector.setHandler(new SessionStateHandler());
+    connector.setSessionDataStructureFactory(new SessionStructures());
   }
 
   /**
@@ -243,9 +245,9 @@ public final class MinaConnector implements Connector, Clocked {
      * connect (another thread, the in-VM pipe) is MINA's.
      */
     private ConnectFuture connect(SocketAddress remote, IoSessionInitializer<ConnectFuture> initializer) {
-      if (!vmPipe && NioProcessor.canConnectHere()) {
+      if (!vmPipe) {
         NioProcessor loop = IoThreads.runningLoop();
-        if (loop != null && loop.runsOn(threads)) {
+        if (loop != null && loop.runsOn(threads) && loop.canConnectHere()) {
           loopConnects.increment();
           return loop.connectHere((NioSocketConnector) connector, remote, initializer);
         }

@@ -1,15 +1,19 @@
 package io.weft.transport.mina.internal;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.lang.reflect.Constructor;
 import java.net.SocketAddress;
 import java.net.SocketException;
+import java.net.URL;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
+import java.util.Enumeration;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
+import java.util.Properties;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -18,6 +22,7 @@ import org.apache.mina.core.filterchain.DefaultIoFilterChain;
 import org.apache.mina.core.filterchain.IoFilter;
 import org.apache.mina.core.future.ConnectFuture;
 import org.apache.mina.core.future.DefaultConnectFuture;
+import org.apache.mina.core.polling.AbstractPollingIoProcessor;
 import org.apache.mina.core.service.AbstractIoService;
 import org.apache.mina.core.service.IoProcessor;
 import org.apache.mina.core.service.IoService;
@@ -52,6 +57,56 @@ import org.slf4j.LoggerFactory;
 public final class NioProcessor extends org.apache.mina.transport.socket.nio.NioProcessor {
   private static final Logger LOG = LoggerFactory.getLogger(NioProcessor.class);
 
+  /**
+   * The mina-core version whose {@code AbstractPollingIoProcessor} (its loop: {@code process},
+   * {@code read}, the select and the walk of the selected sessions) and
+   * {@code NioSocketConnector}/{@code NioSocketSession} were checked (their bytecode) for the
+   * three places where this processor takes over part of MINA's loop:
+   * <ul>
+   *   <li>{@link #readHere}: a plain session read from {@link #isReadable}, before MINA's read,
+   *       which relies on {@code isReadable} being asked only by {@code process(session)}, right
+   *       before {@code read(session)}, and on what that read does with the outcome;
+   *   <li>{@link #select(long)}: the ready sessions put into a list this processor keeps
+   *       ({@link #selectedSessions}), which relies on how MINA's loop walks and removes them;
+   *   <li>{@link #connectHere}: a connect made and finished on this processor, which repeats what
+   *       MINA's connector and its adding of a session do.
+   * </ul>
+   * With any other mina-core loaded (a user's build may pin another version), each of the three
+   * is left to MINA (see {@link #CHECKED_MINA}). On a MINA upgrade: re-check the three against
+   * the new version's classes, then change this constant with the pom's {@code mina.version}
+   * (a test fails until both agree).
+   */
+  static final String CHECKED_MINA_VERSION = "2.2.10";
+
+  /** Where a mina-core jar built by Maven says its version. */
+  private static final String MINA_POM_PROPERTIES = "META-INF/maven/org.apache.mina/mina-core/pom.properties";
+
+  /** The version of the mina-core that loaded MINA's processor class; null if it does not say. */
+  static final String LOADED_MINA_VERSION = loadedMinaVersion();
+
+  /**
+   * True if the loaded mina-core is {@link #CHECKED_MINA_VERSION}: only then does a processor
+   * read plain sessions itself ({@link #readHere}), select into its own list ({@link #select(long)})
+   * and connect on its loop ({@link #connectHere}); otherwise each is MINA's own (MINA's read,
+   * which still hands a plain session's bytes straight to its state, as before {@code readHere};
+   * MINA's select and selected-key set; MINA's connector), logged once at WARN.
+   */
+  static final boolean CHECKED_MINA = checked(LOADED_MINA_VERSION);
+
+  static {
+    if (!CHECKED_MINA) {
+      LOG.warn("mina-core {} is loaded; Weft's MINA processor was checked against mina-core {}: it leaves its "
+          + "reads of plain sessions (readHere), its select (select) and its connects on the processor "
+          + "(connectHere) to MINA's own code, which is slower", LOADED_MINA_VERSION, CHECKED_MINA_VERSION);
+    }
+  }
+
+  /**
+   * For tests: a processor made while this is not null takes it as the loaded mina-core's version
+   * (read once, by the constructor). Null but in tests.
+   */
+  static volatile String assumedMinaVersion;
+
   /** The connect of a session whose channel this processor's selector watches; null once it finished. */
   private static final AttributeKey CONNECTING = new AttributeKey(NioProcessor.class, "connecting");
 
@@ -64,6 +119,9 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
   private static final Constructor<?> SOCKET_SESSION = socketSessionConstructor();
 
   private final Executor executor;
+
+  /** {@link #CHECKED_MINA}, or as {@link #assumedMinaVersion} says where a test set it. */
+  private final boolean minaChecked;
 
   /**
    * The sessions the last select found ready, in the order the selector reported them: filled by
@@ -79,6 +137,48 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
   public NioProcessor(Executor executor) {
     super(executor);
     this.executor = executor;
+    String assumed = assumedMinaVersion;
+    this.minaChecked = assumed == null ? CHECKED_MINA : checked(assumed);
+  }
+
+  /** True if {@code version} is the mina-core version this processor was checked against. */
+  static boolean checked(String version) {
+    return CHECKED_MINA_VERSION.equals(version);
+  }
+
+  /**
+   * The version in the {@code pom.properties} of the jar (or folder) that MINA's processor class
+   * was loaded from, else its package's {@code Implementation-Version} (mina-core 2.2.10's manifest
+   * has none), else null.
+   */
+  static String loadedMinaVersion() {
+    Class<?> c = AbstractPollingIoProcessor.class;
+    try {
+      String classFile = c.getName().replace('.', '/') + ".class";
+      URL url = c.getResource("/" + classFile);
+      ClassLoader loader = c.getClassLoader();
+      if (url != null && loader != null && url.toString().endsWith(classFile)) {
+        String root = url.toString().substring(0, url.toString().length() - classFile.length());
+        // The one of MINA's own jar: another jar on the class path may carry a copy.
+        for (Enumeration<URL> all = loader.getResources(MINA_POM_PROPERTIES); all.hasMoreElements();) {
+          URL props = all.nextElement();
+          if (props.toString().equals(root + MINA_POM_PROPERTIES)) {
+            Properties p = new Properties();
+            try (InputStream in = props.openStream()) {
+              p.load(in);
+            }
+            String version = p.getProperty("version");
+            if (version != null) {
+              return version.trim();
+            }
+          }
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("the loaded mina-core's pom.properties could not be read", e);
+    }
+    Package p = c.getPackage();
+    return p == null ? null : p.getImplementationVersion();
   }
 
   /**
@@ -95,11 +195,12 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
    * operation, each time with only that operation), so they keep MINA's set, which adds the
    * operations up. A key whose processing failed (MINA's loop then reports the exception and
    * selects again) is reported again while its channel stays ready, as these selectors' readiness
-   * is level-triggered. Checked at every select, so also after MINA replaces its selector.
+   * is level-triggered. Checked at every select, so also after MINA replaces its selector. MINA's
+   * own select on a mina-core this was not checked against (see {@link #CHECKED_MINA}).
    */
   @Override
   protected int select(long timeout) throws Exception {
-    listing = reportsOncePerKey(selector);
+    listing = minaChecked && reportsOncePerKey(selector);
     if (!listing) {
       return super.select(timeout);
     }
@@ -202,10 +303,12 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
   }
 
   /**
-   * True if {@link #connectHere} can make sessions with this MINA.
+   * True if {@link #connectHere} can make sessions with this MINA: its socket session class has
+   * the constructor used, and it is the version this was checked against (see
+   * {@link #CHECKED_MINA}).
    */
-  public static boolean canConnectHere() {
-    return SOCKET_SESSION != null;
+  public boolean canConnectHere() {
+    return minaChecked && SOCKET_SESSION != null;
   }
 
   /**
@@ -354,16 +457,18 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
   }
 
   /**
-   * MINA asks whether a selected session is readable: a session whose connect this selector
-   * watches (see {@link #connectHere}) never is; when its connect has ended, it is finished here.
-   * Only keys that are not readable are looked at a second time.
+   * MINA asks whether a selected session is readable, and reads it if so: a plain session of a
+   * Weft connector is read here instead (see {@link #readHere}), and MINA is told it is not. A
+   * session whose connect this selector watches (see {@link #connectHere}) is never readable;
+   * when its connect has ended, it is finished here. Only keys that are not readable are looked
+   * at a second time.
    */
   @Override
   protected boolean isReadable(NioSession session) {
     if (super.isReadable(session)) {
-      return true;
+      return !readHere(session);
     }
-    if (SOCKET_SESSION != null) {
+    if (minaChecked && SOCKET_SESSION != null) {
       SocketChannel channel = (SocketChannel) session.getChannel();
       SelectionKey key = channel.keyFor(selector);
       if (key != null && key.isValid() && (key.readyOps() & SelectionKey.OP_CONNECT) != 0) {
@@ -664,11 +769,17 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
    * the state's inbound buffer. MINA's own read then sees 0 bytes: it fires no
    * {@code messageReceived}, walks no filter chain, and reads the socket no second time to learn
    * that it is drained (a read that fills less than the buffer has drained it; the selector
-   * reports the socket again when more arrives). The heap buffer MINA allocates before each read
-   * goes unused, so such a session's read buffer size is MINA's minimum (see
-   * {@link SessionState#attach}). MINA's read counters ({@code getReadBytes}, idle status) do
+   * reports the socket again when more arrives). {@link #readHere} makes that read before MINA's
+   * own, which then never comes for such a session; where it would, the heap buffer MINA
+   * allocates before each read goes unused, so such a session's read buffer size is MINA's
+   * minimum (see {@link SessionState#attach}). MINA's read counters ({@code getReadBytes}, idle status) do
    * not count bytes read this way; Weft uses neither. Every other read (a session with TLS or
    * any other filter) goes through MINA as usual.
+   *
+   * <p>A plain session still reaches this method (rather than {@link #readHere}) on a mina-core
+   * this processor was not checked against (see {@link #CHECKED_MINA}), and when its reads were
+   * suspended at {@code readHere} and resumed by another thread before MINA's own check of
+   * {@code isReadSuspended()}: read and delivered as before, with MINA's 1-byte buffer unused.
    */
   @Override
   protected int read(NioSession session, IoBuffer buf) throws Exception {
@@ -678,8 +789,8 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
     }
     MinaIoThread io = (MinaIoThread) t;
     io.loop = this;
-    SessionState state = (SessionState) session.getAttribute(SessionState.KEY);
-    if (state != null && !hasFilter(session)) {
+    SessionState state = plainState(session);
+    if (state != null) {
       return readAndDeliver(io, session, state);
     }
     if (buf.remaining() <= MinaIoThread.DIRECT_BYTES) {
@@ -695,6 +806,50 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
       return n;
     }
     return readChannel(session, buf);
+  }
+
+  /**
+   * Reads a readable plain session of a Weft connector (its state attached, no filter in its
+   * chain) on this processor's own thread, as {@link #read(NioSession, IoBuffer)} would, and
+   * returns true; false, reading nothing, for any other session, or one whose reads are
+   * suspended, which MINA then reads (or skips) as usual. MINA's read of a session, the next step
+   * of its turn after this question, first allocates a heap buffer of the session's read buffer
+   * size, then calls that method, which reads such a session into the thread's direct buffer and
+   * leaves the heap buffer unused: made here, the read allocates nothing. What MINA's read does
+   * with the outcome is done here too: at the end of the stream (or a failed read, see
+   * {@link #readChannel}) the chain hears that the input closed, and MINA then closes the
+   * session; any other exception goes to the chain's {@code exceptionCaught}. False, MINA's read,
+   * on a mina-core this was not checked against (see {@link #CHECKED_MINA}).
+   */
+  private boolean readHere(NioSession session) {
+    Thread t = Thread.currentThread();
+    if (!minaChecked || !(t instanceof MinaIoThread) || session.isReadSuspended()) {
+      return false;
+    }
+    SessionState state = plainState(session);
+    if (state == null) {
+      return false;
+    }
+    MinaIoThread io = (MinaIoThread) t;
+    io.loop = this;
+    try {
+      if (readAndDeliver(io, session, state) < 0) {
+        session.getFilterChain().fireInputClosed();
+      }
+    } catch (Exception e) {
+      // Not an IOException: readChannel has taken those, as the end of the stream.
+      session.getFilterChain().fireExceptionCaught(e);
+    }
+    return true;
+  }
+
+  /**
+   * The state of a plain session of a Weft connector (its state attached, no filter in its chain);
+   * null for any other session.
+   */
+  private static SessionState plainState(NioSession session) {
+    SessionState state = (SessionState) session.getAttribute(SessionState.KEY);
+    return state == null || hasFilter(session) ? null : state;
   }
 
   /** True if any filter (TLS, or any other) is in the session's chain: a walk, no allocation. */

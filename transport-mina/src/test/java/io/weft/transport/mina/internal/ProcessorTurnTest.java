@@ -41,7 +41,7 @@ import org.junit.jupiter.api.Test;
  */
 class ProcessorTurnTest {
   private static final String CLIENT = "io.weft.transport.mina.testclient";
-  private static final int SESSIONS = 20;
+  static final int SESSIONS = 20;
 
   @AfterEach
   void reset() {
@@ -180,7 +180,7 @@ class ProcessorTurnTest {
   }
 
   /** Runs the sessions with {@code hooks} installed and checks that each did all its work. */
-  private static void runSessions(NioProcessor.Hooks hooks) throws Exception {
+  static void runSessions(NioProcessor.Hooks hooks) throws Exception {
     NioProcessor.hooks = hooks;
     try (EchoServer echo = EchoServer.tcp();
         EchoServer second = EchoServer.tcp();
