@@ -32,6 +32,17 @@ class ConnectWindowGrowthTest {
     return new Model(seed, backlog, 20_000L, false, 40 * MS, 120 * MS);
   }
 
+  /**
+   * Closed-loop users against a fast server, the ramp of a weft-load run whose users send in a
+   * loop: a new user's first reply comes after a round trip of the users already connected,
+   * {@code connected / rate} (each 0.75-1.25 times that), plus 1-2 ms; accepts take 20 us.
+   */
+  private static Model closedLoop(long seed, double rate) {
+    Model m = new Model(seed, 511, 20_000L, false, MS, 2 * MS);
+    m.perConnectedNanos = 1e9 / rate;
+    return m;
+  }
+
   /** A server whose accept loop is the limit: accepts take 2 ms on average (exponential), replies 1-3 ms after. */
   private static Model slowAccept(long seed, int backlog) {
     return new Model(seed, backlog, 2 * MS, true, MS, 3 * MS);
@@ -62,6 +73,32 @@ class ConnectWindowGrowthTest {
     assertTrue(grown.deepestQueue <= ConnectWindow.DEEP_BACKLOG_MAX_SESSIONS, "queue " + grown.deepestQueue);
   }
 
+  /**
+   * Where each new user's first reply waits for the round trip of those already connected, a
+   * window of {@code w} connects {@code n} users in about {@code n * n / (2 * w * rate)}: the
+   * round trip lengthens as users join, so a step's measures read no faster than the base's and
+   * growth never pays on them (a window of 32 growing to 256 reached 40 and kept 32: 25.4-25.8 s
+   * for 10,000 users at 60,000 replies a second, as the real runs' 29 s with the window at 40-62).
+   * {@link ConnectWindow#DEEP_BACKLOG} starts where such a ramp is quick: 128, 6.5 s by the
+   * formula, never more than its first size queued.
+   */
+  @Test
+  void closedLoopUsersConnectAsFastAsTheDeepBacklogsFirstSizeAllows() {
+    double rate = 60_000.0;
+    double bound = (double) SESSIONS * SESSIONS / (2.0 * ConnectWindow.DEEP_BACKLOG_SESSIONS * rate) * S;
+    for (long seed = 1; seed <= 3; seed++) {
+      Model m = closedLoop(seed, rate).run(ConnectWindow.DEEP_BACKLOG);
+      System.out.printf("seed %d, closed-loop users at %.0f replies/s: DEEP_BACKLOG all connected at %.2f s (the"
+          + " formula's %.2f s at 128), deepest queue %d; %s%n", seed, rate, m.allConnectedAt / 1e9, bound / 1e9,
+          m.deepestQueue, m.report);
+      assertEquals(SESSIONS, m.connected);
+      assertEquals(0, m.overflows, "seed " + seed + ": handshakes dropped at a full queue");
+      assertTrue(m.allConnectedAt < 1.1 * bound, "seed " + seed + ": all connected at " + m.allConnectedAt
+          + " ns, past 1.1 x " + bound + "; " + m.report);
+      assertTrue(m.deepestQueue <= ConnectWindow.DEEP_BACKLOG_SESSIONS, "seed " + seed + ": queue " + m.deepestQueue);
+    }
+  }
+
   @Test
   void theDefaultGrowsTo48AndNoFurther() {
     for (long seed = 1; seed <= 5; seed++) {
@@ -78,8 +115,9 @@ class ConnectWindowGrowthTest {
    * mean of 2 ms), a larger window only lengthens its listen queue, and the noise of the accept
    * times must not ratchet the window up (the reviewer saw 62 in 5 of 5 seeds). In 100 seeds the
    * default never queues more than 48 of the 51 a Java server holds, nor
-   * {@link ConnectWindow#DEEP_BACKLOG} more than 256 of 512; no seed keeps more than one step (to
-   * 40, then tries 50), and at most 5 of 100 keep that one (3 do: seeds 22, 27, 54).
+   * {@link ConnectWindow#DEEP_BACKLOG} more than 256 of 512; no seed keeps more than one step
+   * (the default's to 40, then tries 50; DEEP_BACKLOG's to 160, then tries 200), and at most 5 of
+   * 100 keep that one.
    */
   @Test
   void noiseDoesNotRatchetTheWindowUpAgainstASlowAcceptServer() {
@@ -94,16 +132,25 @@ class ConnectWindowGrowthTest {
       assertEquals(SESSIONS, deep.connected);
       assertEquals(0, deep.overflows, "seed " + seed);
       assertTrue(deep.deepestQueue <= 256, "seed " + seed + ": queue " + deep.deepestQueue + " of 512");
-      assertTrue(deep.report.largest() <= 50, "seed " + seed + ": the window kept more than one step that did not"
+      assertTrue(deep.report.largest() <= 200, "seed " + seed + ": the window kept more than one step that did not"
           + " pay: " + deep.report);
-      if (deep.report.largest() > 40) {
+      if (deep.report.largest() > 160) {
         keptOne++;
-        kept.append(" seed ").append(seed).append(": ").append(deep.report.largest()).append('/')
+        kept.append(" seed ").append(seed).append(": DEEP_BACKLOG ").append(deep.report.largest()).append('/')
             .append(deep.report.size());
       }
+      Model grown = slowAccept(seed, 511).run(ConnectWindow.DEFAULT.growingTo(256));
+      assertTrue(grown.deepestQueue <= 256, "seed " + seed + ": queue " + grown.deepestQueue + " of 512");
+      assertTrue(grown.report.largest() <= 50, "seed " + seed + ": the window kept more than one step that did not"
+          + " pay: " + grown.report);
+      if (grown.report.largest() > 40) {
+        keptOne++;
+        kept.append(" seed ").append(seed).append(": 32 growing to 256 ").append(grown.report.largest()).append('/')
+            .append(grown.report.size());
+      }
     }
-    System.out.println("slow accept, DEEP_BACKLOG kept a step in " + keptOne + " of 100 seeds:" + kept);
-    assertTrue(keptOne <= 5, "the window kept a step that did not pay in " + keptOne + " of 100 seeds:" + kept);
+    System.out.println("slow accept, a step kept in " + keptOne + " of 200 runs:" + kept);
+    assertTrue(keptOne <= 10, "the window kept a step that did not pay in " + keptOne + " of 200 runs:" + kept);
   }
 
   /**
@@ -166,6 +213,28 @@ class ConnectWindowGrowthTest {
   }
 
   /**
+   * {@link ConnectWindow#DEEP_BACKLOG} starts at 128 and halves, once a second at most, to the
+   * default's first size and no further: a server whose accept loop stalls past the hold gets no
+   * more connects per hold from it than from {@link ConnectWindow#DEFAULT}.
+   */
+  @Test
+  void theDeepBacklogWindowStartsAt128AndHalvesTo32() {
+    long[] now = {5_000L};
+    ConnectWindow.Window w = ConnectWindow.DEEP_BACKLOG.newWindow(() -> now[0]);
+    assertEquals(128, w.report().size());
+    for (int expected : new int[] {64, 32, 32}) {
+      now[0] += S;
+      ConnectWindow.Slot f = w.tryEnter();
+      assertNotNull(f);
+      f.connecting();
+      f.connectFailed();
+      assertEquals(expected, w.report().size(), w.report().toString());
+    }
+    assertEquals(2, w.report().halvings());
+    assertEquals(128, w.report().sessions());
+  }
+
+  /**
    * A measure the clock did not move through gives no rate and is dropped (review BUG 1): the
    * server gives back one place a millisecond whatever the window's size, so no step pays; while
    * the first step is on trial the clock stands still for three whole measures. Clamped to 1 ns,
@@ -220,13 +289,20 @@ class ConnectWindowGrowthTest {
   void growthIsConfiguredAndReported() {
     assertEquals(32, ConnectWindow.DEFAULT.sessions());
     assertEquals(48, ConnectWindow.DEFAULT.maxSessions());
-    assertEquals(32, ConnectWindow.DEEP_BACKLOG.sessions());
+    assertEquals(32, ConnectWindow.DEFAULT.leastSessions());
+    assertEquals(128, ConnectWindow.DEEP_BACKLOG.sessions());
+    assertEquals(32, ConnectWindow.DEEP_BACKLOG.leastSessions());
     assertEquals(256, ConnectWindow.DEEP_BACKLOG.maxSessions());
+    assertEquals("128 sessions growing to 256 (halving to 32 at the least), held 1000 ms at most",
+        ConnectWindow.DEEP_BACKLOG.toString());
+    // Grown to its first size and no further, it is a fixed window.
+    assertEquals("128 sessions, held 1000 ms at most", ConnectWindow.DEEP_BACKLOG.growingTo(128).toString());
+    assertThrows(IllegalArgumentException.class, () -> ConnectWindow.DEEP_BACKLOG.growingTo(127));
     ConnectWindow fixed = ConnectWindow.of(16, Duration.ofSeconds(2));
     assertEquals(16, fixed.maxSessions());
     assertTrue(!fixed.grows());
     assertEquals("16 sessions, held 2000 ms at most", fixed.toString());
-    ConnectWindow capped = ConnectWindow.DEEP_BACKLOG.growingTo(40).withHold(Duration.ofMillis(300));
+    ConnectWindow capped = ConnectWindow.DEFAULT.growingTo(40).withHold(Duration.ofMillis(300));
     assertEquals(40, capped.maxSessions());
     assertEquals(300 * MS, capped.holdNanos());
     assertEquals("32 sessions growing to 40, held 300 ms at most", capped.toString());
@@ -275,6 +351,8 @@ class ConnectWindowGrowthTest {
     ConnectWindow.Window window;
     final ArrayDeque<Session> listenQueue = new ArrayDeque<>();
     boolean accepting;
+    /** Added to each first reply for every session connected before it (a closed loop's round trip). */
+    double perConnectedNanos;
     long stallFrom = Long.MAX_VALUE;
     long stallTo = Long.MAX_VALUE;
     int connected;
@@ -341,6 +419,9 @@ class ConnectWindowGrowthTest {
       }
       Session s = listenQueue.poll();
       long reply = replyMin + (long) (random.nextDouble() * (replyMax - replyMin));
+      if (perConnectedNanos > 0.0) {
+        reply += (long) (connected * perConnectedNanos * (0.75 + 0.5 * random.nextDouble()));
+      }
       at(now[0] + reply, s::heard);
       if (listenQueue.isEmpty()) {
         accepting = false;

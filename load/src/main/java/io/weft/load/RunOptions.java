@@ -64,8 +64,9 @@ final class RunOptions {
   String timeout;
 
   @Option(names = "--connect-rate", paramLabel = "PER_SECOND",
-      description = "Connects a second, each user's first and every reconnect (0: all at once). Default: "
-          + ConnectPacing.DEFAULT_PER_SECOND + ".")
+      description = "Connects a second, each user's first and every reconnect after a failure (0: all at once, and no"
+          + " connect window). Default: none where the connect window bounds what the server's listen queue holds"
+          + " (the closed model), else " + ConnectPacing.DEFAULT_PER_SECOND + ".")
   Double connectRate;
 
   @Option(names = "--connect-burst", paramLabel = "N",
@@ -76,8 +77,9 @@ final class RunOptions {
       description = "Users connected and not yet heard from at once; the others wait before they connect, and a"
           + " place held 1 s (--connect-window-hold) from its connect without word from the server is freed (0: no window). Default: "
           + ConnectWindow.DEFAULT_SESSIONS + " in the closed model, growing while that makes places come back faster"
-          + " (to " + ConnectWindow.DEFAULT_MAX_SESSIONS + ", to " + ConnectWindow.DEEP_BACKLOG_MAX_SESSIONS
-          + " for redis: --connect-window-max); none in the open model (its users connect, then"
+          + " (to " + ConnectWindow.DEFAULT_MAX_SESSIONS + "; for redis " + ConnectWindow.DEEP_BACKLOG_SESSIONS
+          + " growing to " + ConnectWindow.DEEP_BACKLOG_MAX_SESSIONS
+          + ": --connect-window-max); none in the open model (its users connect, then"
           + " wait for their first arrival) or with --connect-rate 0. A window given here stays its size.")
   Integer connectWindow;
 
@@ -85,7 +87,8 @@ final class RunOptions {
       description = "How far the connect window may grow; below the server's listen backlog (Java's default is 50:"
           + " at most " + ConnectWindow.DEFAULT_MAX_SESSIONS + " against it). Default: "
           + ConnectWindow.DEFAULT_MAX_SESSIONS + ", " + ConnectWindow.DEEP_BACKLOG_MAX_SESSIONS
-          + " for redis (an http run against nginx's backlog of 511 may set 256); with --connect-window, its size"
+          + " for redis (an http run against nginx's backlog of 511 may set 256); below the first size (redis: "
+          + ConnectWindow.DEEP_BACKLOG_SESSIONS + "), a fixed window of that size; with --connect-window, its size"
           + " (no growth).")
   Integer connectWindowMax;
 
