@@ -322,9 +322,10 @@ public final class ConnectWindow {
     if (!limits()) {
       return "none";
     }
-    return String.format(Locale.ROOT, !grows() ? "%d sessions, held %3$d ms at most"
+    String format = !grows() ? "%d sessions, held %3$d ms at most"
         : leastSessions < sessions ? "%d sessions growing to %d (halving to %4$d at the least), held %3$d ms at most"
-        : "%d sessions growing to %d, held %d ms at most", sessions, maxSessions, holdNanos / 1_000_000L, leastSessions);
+        : "%d sessions growing to %d, held %d ms at most";
+    return String.format(Locale.ROOT, format, sessions, maxSessions, holdNanos / 1_000_000L, leastSessions);
   }
 
   /**

@@ -116,8 +116,8 @@ class ConnectWindowGrowthTest {
    * times must not ratchet the window up (the reviewer saw 62 in 5 of 5 seeds). In 100 seeds the
    * default never queues more than 48 of the 51 a Java server holds, nor
    * {@link ConnectWindow#DEEP_BACKLOG} more than 256 of 512; no seed keeps more than one step
-   * (the default's to 40, then tries 50; DEEP_BACKLOG's to 160, then tries 200), and at most 5 of
-   * 100 keep that one.
+   * (32 to 40, then tries 50; DEEP_BACKLOG's 128 to 160, then tries 200), and at most 10 of 200
+   * runs keep that one (4 do: seeds 22, 27 and 54 growing from 32, 42 from 128).
    */
   @Test
   void noiseDoesNotRatchetTheWindowUpAgainstASlowAcceptServer() {
@@ -128,34 +128,37 @@ class ConnectWindowGrowthTest {
       assertEquals(SESSIONS, java.connected);
       assertEquals(0, java.overflows, "seed " + seed + ": handshakes dropped at a Java server's full queue");
       assertTrue(java.deepestQueue <= 48, "seed " + seed + ": queue " + java.deepestQueue + " of 51");
-      Model deep = slowAccept(seed, 511).run(ConnectWindow.DEEP_BACKLOG);
-      assertEquals(SESSIONS, deep.connected);
-      assertEquals(0, deep.overflows, "seed " + seed);
-      assertTrue(deep.deepestQueue <= 256, "seed " + seed + ": queue " + deep.deepestQueue + " of 512");
-      assertTrue(deep.report.largest() <= 200, "seed " + seed + ": the window kept more than one step that did not"
-          + " pay: " + deep.report);
-      if (deep.report.largest() > 160) {
-        keptOne++;
-        kept.append(" seed ").append(seed).append(": DEEP_BACKLOG ").append(deep.report.largest()).append('/')
-            .append(deep.report.size());
-      }
-      Model grown = slowAccept(seed, 511).run(ConnectWindow.DEFAULT.growingTo(256));
-      assertTrue(grown.deepestQueue <= 256, "seed " + seed + ": queue " + grown.deepestQueue + " of 512");
-      assertTrue(grown.report.largest() <= 50, "seed " + seed + ": the window kept more than one step that did not"
-          + " pay: " + grown.report);
-      if (grown.report.largest() > 40) {
-        keptOne++;
-        kept.append(" seed ").append(seed).append(": 32 growing to 256 ").append(grown.report.largest()).append('/')
-            .append(grown.report.size());
-      }
+      keptOne += keptAStep(seed, "DEEP_BACKLOG", slowAccept(seed, 511).run(ConnectWindow.DEEP_BACKLOG), kept);
+      Model from32 = slowAccept(seed, 511).run(ConnectWindow.DEFAULT.growingTo(256));
+      keptOne += keptAStep(seed, "32 growing to 256", from32, kept);
     }
     System.out.println("slow accept, a step kept in " + keptOne + " of 200 runs:" + kept);
     assertTrue(keptOne <= 10, "the window kept a step that did not pay in " + keptOne + " of 200 runs:" + kept);
   }
 
   /**
+   * 1 if the window of {@code m} (against a Redis backlog, 512 queued) kept its first step and
+   * tried the next, 0 if it kept none; it must keep no more than one, queue no more than 256 and
+   * drop nothing.
+   */
+  private static int keptAStep(long seed, String name, Model m, StringBuilder kept) {
+    assertEquals(SESSIONS, m.connected);
+    assertEquals(0, m.overflows, "seed " + seed);
+    assertTrue(m.deepestQueue <= 256, "seed " + seed + ": queue " + m.deepestQueue + " of 512");
+    int step = m.report.sessions() + m.report.sessions() / 4;
+    assertTrue(m.report.largest() <= step + step / 4, "seed " + seed + ", " + name
+        + ": the window kept more than one step that did not pay: " + m.report);
+    if (m.report.largest() <= step) {
+      return 0;
+    }
+    kept.append(" seed ").append(seed).append(", ").append(name).append(": ").append(m.report.largest()).append('/')
+        .append(m.report.size());
+    return 1;
+  }
+
+  /**
    * A server whose accept loop stops for 3 s: places are freed unheard, the window halves (to
-   * its first size at the least, at most once a second), and the queue stays within its cap.
+   * 32 at the least, at most once a second), and the queue stays within its backlog.
    */
   @Test
   void aStalledAcceptLoopHalvesTheWindow() {

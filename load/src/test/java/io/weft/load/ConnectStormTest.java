@@ -50,8 +50,8 @@ class ConnectStormTest {
         begun += interval.at("/connects").asLong();
         assertTrue(interval.at("/windowWaiting").asLong(-1) >= 0, "no connect window in the timeline\n" + r);
         long size = interval.at("/window").asLong(-1);
-        assertTrue(size >= ConnectWindow.DEEP_BACKLOG.leastSessions() && size <= ConnectWindow.DEEP_BACKLOG_MAX_SESSIONS,
-            "window " + size + " in the timeline\n" + r);
+        assertTrue(size >= ConnectWindow.DEEP_BACKLOG.leastSessions()
+            && size <= ConnectWindow.DEEP_BACKLOG_MAX_SESSIONS, "window " + size + " in the timeline\n" + r);
       }
       assertEquals(USERS, begun, r::toString);
     }
