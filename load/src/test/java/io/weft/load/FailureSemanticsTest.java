@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.weft.load.internal.Plan;
 import io.weft.load.testscenario.WatchfulEchoScenario;
 import java.io.File;
 import java.net.InetAddress;
@@ -39,6 +40,53 @@ class FailureSemanticsTest {
       // Every iteration opened its own connection: the one before failed.
       assertEquals(100, s.at("/operations/connect/count").asLong(), r::toString);
       assertEquals(100, garbage.accepted(), r::toString);
+      // Each failed iteration was followed by a backoff, doubling as the failures went on.
+      assertTrue(s.at("/info/connect backoffs").asText().startsWith("100 ("), r::toString);
+    }
+  }
+
+  /**
+   * A server that accepts and then answers garbage is not hammered: a failed iteration ends its
+   * connection and the user waits the backoff (10 ms doubling to 500 ms) before it reconnects, as
+   * after a refused connect, though the run has no connect pacing (the redis command's window
+   * alone, whose place the garbage's first bytes give back at once). Counts only: every reconnect
+   * came after a backoff, and no user connected more often than the backoff schedule allows in
+   * the time the whole run took, measured around it (a slow machine only lengthens that time and
+   * shortens the count). Without the backoff, 5 users made thousands of connects in 2 s.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"threads", "continuations:1"})
+  void aServerThatAcceptsThenFailsIsReconnectedToAtTheBackoffsPace(String mode) throws Exception {
+    int users = 5;
+    try (GarbageServer garbage = new GarbageServer()) {
+      long began = System.nanoTime();
+      Runs r = Runs.run(new File(dir.toFile(), "garbage-for-a-time"), "redis", "-t", "127.0.0.1:" + garbage.port(),
+          "--mode", mode, "-u", Integer.toString(users), "-d", "2s", "-q");
+      long took = System.nanoTime() - began;
+      assertEquals(3, r.exit, r::toString);
+      assertTrue(r.output.contains("connect pacing: none"), r::toString);
+      JsonNode s = r.summary();
+      long connects = s.at("/operations/connect/count").asLong();
+      String info = s.at("/info/connect backoffs").asText();
+      long backoffs = info.isEmpty() ? 0L : Long.parseLong(info.substring(0, info.indexOf(' ')));
+      assertTrue(connects > users, "every user reconnected at least once: " + r);
+      assertTrue(backoffs >= connects - users, backoffs + " backoffs for " + connects + " connects\n" + r);
+      long allowed = users * connectsWithin(took);
+      assertTrue(connects <= allowed,
+          connects + " connects in " + took + " ns, the backoff allows " + allowed + "\n" + r);
+    }
+  }
+
+  /** The most connects one user can begin in {@code nanos} when it backs off by the schedule after each. */
+  private static long connectsWithin(long nanos) {
+    long connects = 1;
+    long waited = 0;
+    for (int failures = 1; ; failures++) {
+      waited += Math.min(Plan.BACKOFF_MIN_NANOS << Math.min(failures - 1, 20), Plan.BACKOFF_MAX_NANOS);
+      if (waited > nanos) {
+        return connects;
+      }
+      connects++;
     }
   }
 

@@ -175,7 +175,7 @@ public final class Metrics {
     return connectsBegun.sum();
   }
 
-  /** A user backs off for {@code nanos} after a failed connect. */
+  /** A user backs off for {@code nanos} after a failed connect or iteration. */
   void backedOff(long nanos) {
     backoffs.increment();
     backoffNanos.add(nanos);
@@ -191,12 +191,12 @@ public final class Metrics {
     return cleanIterations[MEASURED].sum();
   }
 
-  /** Backoffs after failed connects so far. */
+  /** Backoffs after failed connects or iterations so far. */
   public long backoffs() {
     return backoffs.sum();
   }
 
-  /** The time users spent backing off after failed connects, in nanoseconds. */
+  /** The time users spent backing off after failed connects or iterations, in nanoseconds. */
   public long backoffNanos() {
     return backoffNanos.sum();
   }

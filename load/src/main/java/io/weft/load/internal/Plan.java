@@ -34,9 +34,9 @@ public final class Plan {
   private final ConnectWindow.Window[] windowOf;
   private volatile long durationNanos = Long.MAX_VALUE;
 
-  /** The first backoff after a failed connect; it doubles with each failure in a row. */
+  /** The first backoff after a failed connect or iteration; it doubles with each failure in a row. */
   public static final long BACKOFF_MIN_NANOS = 10_000_000L;
-  /** The longest backoff after failed connects. */
+  /** The longest backoff after failed connects or iterations. */
   public static final long BACKOFF_MAX_NANOS = 500_000_000L;
   private volatile boolean stopping;
 
@@ -67,8 +67,8 @@ public final class Plan {
 
   /**
    * Takes a place in the connect window of user {@code index}'s server (at most so many users
-   * connected to it and not yet heard from), before a paced connect: the place, or null if the
-   * window is full. Every place is given back ({@link ConnectWindow.Slot#release()}) when the
+   * connected to it and not yet heard from), before a first connect or a reconnect after a
+   * failure: the place, or null if the window is full. Every place is given back ({@link ConnectWindow.Slot#release()}) when the
    * connection's first bytes arrive, its connect fails, or it closes. Only when {@link #windowed()}.
    */
   public ConnectWindow.Slot tryEnterWindow(int index) {
@@ -106,8 +106,9 @@ public final class Plan {
   }
 
   /**
-   * The backoff after {@code failuresInARow} failed connects of one user: 10 ms, doubling, at
-   * most 500 ms. Counted in the run's figures.
+   * The backoff after {@code failuresInARow} failed connects or iterations of one user (each
+   * failed iteration ends its connection): 10 ms, doubling, at most 500 ms. Counted in the run's
+   * figures (the summary's "connect backoffs").
    */
   public long backoffNanos(int failuresInARow) {
     int shift = Math.min(Math.max(failuresInARow - 1, 0), 20);
