@@ -201,7 +201,9 @@ public final class ConnectWindow {
 
   /**
    * This window, growing from {@link #sessions()} to at most {@code maxSessions} while growing
-   * pays (see the class comment); {@code maxSessions == sessions()} for a fixed window.
+   * pays (see the class comment); {@code maxSessions == sessions()} for a fixed window, which
+   * never halves either, even grown from {@link #DEEP_BACKLOG} (use {@link #cappedAt(int)} for a
+   * cap that keeps the window's least size).
    *
    * @param maxSessions how far it may grow; below the server's listen backlog
    * @return the window
@@ -217,6 +219,29 @@ public final class ConnectWindow {
     }
     // Grown to no more than its first size, a window is fixed: it never halves either.
     return new ConnectWindow(sessions, maxSessions == sessions ? sessions : leastSessions, maxSessions, holdNanos);
+  }
+
+  /**
+   * This window with at most {@code cap} sessions unheard from at once, whatever its own cap:
+   * it starts at {@link #sessions()} or the cap if lower, grows to the cap where that is above
+   * its first size, and halves to {@link #leastSessions()} or the cap if lower, whatever the
+   * cap. So {@link #DEEP_BACKLOG} capped at 128 is 128 halving to {@value #DEFAULT_SESSIONS}
+   * (never growing) as it is capped at 129 or 256; capped at 64 it is 64 halving to 32; capped
+   * below its least size it is that size, fixed.
+   *
+   * @param cap the most sessions unheard from at once, at least 1; below the server's listen backlog
+   * @return the window
+   * @throws IllegalArgumentException if {@code cap < 1}
+   * @throws IllegalStateException for {@link #NONE}
+   */
+  public ConnectWindow cappedAt(int cap) {
+    if (!limits()) {
+      throw new IllegalStateException("ConnectWindow.NONE has no window");
+    }
+    if (cap < 1) {
+      throw new IllegalArgumentException("cap < 1: " + cap);
+    }
+    return new ConnectWindow(Math.min(sessions, cap), Math.min(leastSessions, cap), cap, holdNanos);
   }
 
   /**
@@ -244,8 +269,10 @@ public final class ConnectWindow {
   }
 
   /**
-   * The least a growing window halves to: {@link #sessions()}, but for {@link #DEEP_BACKLOG}
-   * ({@value #DEFAULT_SESSIONS}); 0 for {@link #NONE}.
+   * The least the window halves to: {@value #DEFAULT_SESSIONS} for {@link #DEEP_BACKLOG} and the
+   * windows made from it (grown past its first size, or {@link #cappedAt(int)} at 32 or more),
+   * the cap if lower for one capped below it; else {@link #sessions()} (a window that does not
+   * halve below its first size); 0 for {@link #NONE}.
    *
    * @return how many sessions may be unheard from at once at the least
    */
@@ -322,7 +349,9 @@ public final class ConnectWindow {
     if (!limits()) {
       return "none";
     }
-    String format = !grows() ? "%d sessions, held %3$d ms at most"
+    String format = !grows()
+        ? leastSessions < sessions ? "%d sessions (halving to %4$d at the least), held %3$d ms at most"
+            : "%d sessions, held %3$d ms at most"
         : leastSessions < sessions ? "%d sessions growing to %d (halving to %4$d at the least), held %3$d ms at most"
         : "%d sessions growing to %d, held %d ms at most";
     return String.format(Locale.ROOT, format, sessions, maxSessions, holdNanos / 1_000_000L, leastSessions);

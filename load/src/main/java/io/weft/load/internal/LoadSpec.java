@@ -90,16 +90,16 @@ public final class LoadSpec {
     if (connectWindow != null) {
       w = vmPipe ? ConnectWindow.NONE : connectWindow;
     } else {
-      w = vmPipe || stages != null || connectPacing == ConnectPacing.NONE ? ConnectWindow.NONE
+      w = vmPipe || stages != null || connectPacing != null && !connectPacing.paces() ? ConnectWindow.NONE
           : deepBacklog ? ConnectWindow.DEEP_BACKLOG : ConnectWindow.DEFAULT;
     }
     if (!w.limits()) {
       return w;
     }
     if (connectWindowMax > 0) {
-      // A cap below the window's first size is the window's size, fixed.
-      w = connectWindowMax < w.sessions() ? ConnectWindow.of(connectWindowMax,
-          java.time.Duration.ofNanos(w.holdNanos())) : w.growingTo(connectWindowMax);
+      // The window's least size stays (or the cap, if lower), whatever the cap: DEEP_BACKLOG capped
+      // at 128 (a somaxconn of 128) still halves to 32, as it does capped at 129.
+      w = w.cappedAt(connectWindowMax);
     }
     return connectWindowHoldNanos > 0L ? w.withHold(java.time.Duration.ofNanos(connectWindowHoldNanos)) : w;
   }

@@ -82,14 +82,34 @@ class ConnectDefaultsTest {
     assertSame(ConnectPacing.NONE, spec.pacing());
   }
 
+  /**
+   * A cap ({@code --connect-window-max}) keeps the deep window's least size, 32 (or the cap if
+   * lower), whatever the cap: 128, the docs' advice for a {@code somaxconn} of 128, halves to 32
+   * as 129 does (review R2: 128 was a fixed window that never halved, 129 halved to 32).
+   */
   @Test
-  void aCapBelowTheDeepWindowsFirstSizeIsAFixedWindow() {
+  void aCapKeepsTheDeepWindowsLeastSizeWhateverItIs() {
     LoadSpec spec = tcp();
     spec.deepBacklog = true;
-    spec.connectWindowMax = 64;
-    assertEquals("64 sessions, held 1000 ms at most", spec.window().toString());
+    int[][] capFirstLeastMax = {{129, 128, 32, 129}, {128, 128, 32, 128}, {64, 64, 32, 64}, {32, 32, 32, 32},
+        {20, 20, 20, 20}, {200, 128, 32, 200}};
+    for (int[] c : capFirstLeastMax) {
+      spec.connectWindowMax = c[0];
+      ConnectWindow w = spec.window();
+      assertEquals(c[1], w.sessions(), w::toString);
+      assertEquals(c[2], w.leastSessions(), w::toString);
+      assertEquals(c[3], w.maxSessions(), w::toString);
+    }
+    spec.connectWindowMax = 128;
+    assertEquals("128 sessions (halving to 32 at the least), held 1000 ms at most", spec.window().toString());
     spec.connectWindowMax = 200;
     assertEquals("128 sessions growing to 200 (halving to 32 at the least), held 1000 ms at most",
         spec.window().toString());
+    // The closed model's default window (32 growing to 48) capped: its least is its first size.
+    LoadSpec plain = tcp();
+    plain.connectWindowMax = 256;
+    assertEquals("32 sessions growing to 256, held 1000 ms at most", plain.window().toString());
+    plain.connectWindowMax = 16;
+    assertEquals("16 sessions, held 1000 ms at most", plain.window().toString());
   }
 }
