@@ -65,12 +65,14 @@ final class RunOptions {
 
   @Option(names = "--connect-rate", paramLabel = "PER_SECOND",
       description = "Connects a second, each user's first and every reconnect after a failure (0: all at once, and no"
-          + " connect window). Default: none where the connect window bounds what the server's listen queue holds"
+          + " connect window unless --connect-window is given)."
+          + " Default: none where the connect window bounds what the server's listen queue holds"
           + " (the closed model), else " + ConnectPacing.DEFAULT_PER_SECOND + ".")
   Double connectRate;
 
   @Option(names = "--connect-burst", paramLabel = "N",
-      description = "Connects at once before --connect-rate applies. Default: " + ConnectPacing.DEFAULT_BURST + ".")
+      description = "Connects at once before --connect-rate applies (given alone, the rate is "
+          + ConnectPacing.DEFAULT_PER_SECOND + "). Default: " + ConnectPacing.DEFAULT_BURST + ".")
   Integer connectBurst;
 
   @Option(names = "--connect-window", paramLabel = "N",
@@ -98,7 +100,10 @@ final class RunOptions {
           + " server, before the place is freed for the next user (the user goes on). Default: 1s.")
   String connectWindowHold;
 
-  @Option(names = "--shard", paramLabel = "I/N", description = "Run shard I of N: the users or the arrivals split N ways.")
+  @Option(names = "--shard", paramLabel = "I/N",
+      description = "Run shard I of N: the users or the arrivals split N ways."
+      + " Each shard has its own connect window: against one server, N shards put N times it into the listen queue"
+      + " (give each --connect-window-max (backlog / 2) / N).")
   String shard;
 
   @Option(names = {"-o", "--out"}, paramLabel = "DIR", defaultValue = "weft-load-report",
