@@ -1281,12 +1281,15 @@ public final class ConnectWindow {
     /**
      * {@code "connect window 32: 968 waited, full for 12 ms at most, 0 freed unheard after 1000 ms"};
      * over several addresses {@code "connect window 32 for each of 3 addresses: ..."}; a growing
-     * window {@code "connect window 32 growing to 256 (reached 96, now 80, halved 1 time): ..."}.
+     * window {@code "connect window 32 growing to 256 (reached 96, now 80, halved 1 time): ..."}; one
+     * that halves without growing ({@link ConnectWindow#cappedAt(int)} at its first size), once it
+     * has halved, {@code "connect window 128 (now 32, halved 2 times): ..."}.
      */
     @Override
     public String toString() {
+      String halved = "halved " + halvings + (halvings == 1 ? " time)" : " times)");
       String growth = maxSessions > sessions ? " growing to " + maxSessions + " (reached " + largest + ", now " + size
-          + ", halved " + halvings + (halvings == 1 ? " time)" : " times)") : "";
+          + ", " + halved : halvings > 0 ? " (now " + size + ", " + halved : "";
       return "connect window " + sessions + growth + (addresses > 1 ? " for each of " + addresses + " addresses" : "")
           + ": "
           + waited + " waited, full for " + longestFullNanos / 1_000_000L

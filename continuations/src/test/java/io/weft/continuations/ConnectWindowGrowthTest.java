@@ -239,6 +239,8 @@ class ConnectWindowGrowthTest {
     halvedThrice(ConnectWindow.DEEP_BACKLOG.cappedAt(129), 128, 64, 32, 32);
     ConnectWindow.Window at128 = halvedThrice(ConnectWindow.DEEP_BACKLOG.cappedAt(128), 128, 64, 32, 32);
     assertEquals(2, at128.report().halvings());
+    assertTrue(at128.report().toString().startsWith("connect window 128 (now 32, halved 2 times): "),
+        at128.report()::toString);
     halvedThrice(ConnectWindow.DEEP_BACKLOG.cappedAt(64), 64, 32, 32, 32);
     halvedThrice(ConnectWindow.DEEP_BACKLOG.cappedAt(20), 20, 20, 20, 20);
     halvedThrice(ConnectWindow.DEFAULT.cappedAt(256), 32, 32, 32, 32);
