@@ -201,9 +201,12 @@ public final class ConnectWindow {
 
   /**
    * This window, growing from {@link #sessions()} to at most {@code maxSessions} while growing
-   * pays (see the class comment); {@code maxSessions == sessions()} for a fixed window, which
-   * never halves either, even grown from {@link #DEEP_BACKLOG} (use {@link #cappedAt(int)} for a
-   * cap that keeps the window's least size).
+   * pays (see the class comment), and halving to {@link #leastSessions()} as before;
+   * {@code maxSessions == sessions()} for a window that does not grow (it still halves, if its
+   * least size is below its first: {@code DEEP_BACKLOG.growingTo(128)} is 128 halving to 32, as
+   * {@code DEEP_BACKLOG.cappedAt(128)} is; use {@link #of(int, Duration)} for a fixed window).
+   * It replaces the window's cap, raising or lowering it (use {@link #cappedAt(int)} to lower it
+   * only).
    *
    * @param maxSessions how far it may grow; below the server's listen backlog
    * @return the window
@@ -217,17 +220,17 @@ public final class ConnectWindow {
     if (maxSessions < sessions) {
       throw new IllegalArgumentException("maxSessions < sessions: " + maxSessions + " < " + sessions);
     }
-    // Grown to no more than its first size, a window is fixed: it never halves either.
-    return new ConnectWindow(sessions, maxSessions == sessions ? sessions : leastSessions, maxSessions, holdNanos);
+    return new ConnectWindow(sessions, leastSessions, maxSessions, holdNanos);
   }
 
   /**
-   * This window with at most {@code cap} sessions unheard from at once, whatever its own cap:
-   * it starts at {@link #sessions()} or the cap if lower, grows to the cap where that is above
-   * its first size, and halves to {@link #leastSessions()} or the cap if lower, whatever the
-   * cap. So {@link #DEEP_BACKLOG} capped at 128 is 128 halving to {@value #DEFAULT_SESSIONS}
-   * (never growing) as it is capped at 129 or 256; capped at 64 it is 64 halving to 32; capped
-   * below its least size it is that size, fixed.
+   * This window with at most {@code cap} sessions unheard from at once, where that is below its
+   * own cap; it never raises the cap ({@code DEFAULT.cappedAt(256)} is {@code DEFAULT}, whose 48
+   * fits a Java server's backlog of 50; {@link #growingTo(int)} raises it). Its first size, least
+   * size and cap are each lowered to {@code cap} where above it: {@link #DEEP_BACKLOG} capped at
+   * 129 is 128 growing to 129, at 128 it is 128 never growing, both halving to
+   * {@value #DEFAULT_SESSIONS}; capped at 64 it is 64 halving to 32; capped at or below its least
+   * size it is that size, fixed.
    *
    * @param cap the most sessions unheard from at once, at least 1; below the server's listen backlog
    * @return the window
@@ -241,7 +244,8 @@ public final class ConnectWindow {
     if (cap < 1) {
       throw new IllegalArgumentException("cap < 1: " + cap);
     }
-    return new ConnectWindow(Math.min(sessions, cap), Math.min(leastSessions, cap), cap, holdNanos);
+    return new ConnectWindow(Math.min(sessions, cap), Math.min(leastSessions, cap), Math.min(maxSessions, cap),
+        holdNanos);
   }
 
   /**
@@ -269,10 +273,10 @@ public final class ConnectWindow {
   }
 
   /**
-   * The least the window halves to: {@value #DEFAULT_SESSIONS} for {@link #DEEP_BACKLOG} and the
-   * windows made from it (grown past its first size, or {@link #cappedAt(int)} at 32 or more),
-   * the cap if lower for one capped below it; else {@link #sessions()} (a window that does not
-   * halve below its first size); 0 for {@link #NONE}.
+   * The floor a halving stops at: {@value #DEFAULT_SESSIONS} for {@link #DEEP_BACKLOG} and the
+   * windows made from it by {@link #growingTo(int)} or {@link #cappedAt(int)} (the cap itself
+   * when below 32); for any other window {@link #sessions()}, i.e. it does not halve below its
+   * first size; 0 for {@link #NONE}.
    *
    * @return how many sessions may be unheard from at once at the least
    */

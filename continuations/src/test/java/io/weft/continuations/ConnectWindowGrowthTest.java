@@ -247,6 +247,31 @@ class ConnectWindowGrowthTest {
   }
 
   /**
+   * {@code cappedAt} only lowers a window's cap (review2 R1: {@code DEFAULT.cappedAt(256)} grew
+   * past the 48 that fits a Java server's backlog of 50); {@code growingTo} replaces it, and at a
+   * cap equal to the first size the two agree (the least size stays).
+   */
+  @Test
+  void cappedAtNeverRaisesTheCapAndAgreesWithGrowingTo() {
+    ConnectWindow def = ConnectWindow.DEFAULT.cappedAt(256);
+    assertEquals(32, def.sessions());
+    assertEquals(32, def.leastSessions());
+    assertEquals(48, def.maxSessions());
+    assertEquals(ConnectWindow.DEFAULT.toString(), def.toString());
+    assertEquals(256, ConnectWindow.DEEP_BACKLOG.cappedAt(300).maxSessions());
+    assertEquals(40, ConnectWindow.DEFAULT.cappedAt(40).maxSessions());
+    assertEquals(256, ConnectWindow.DEFAULT.growingTo(256).maxSessions());
+    for (int cap : new int[] {128, 129, 200, 256}) {
+      ConnectWindow capped = ConnectWindow.DEEP_BACKLOG.cappedAt(cap);
+      ConnectWindow grown = ConnectWindow.DEEP_BACKLOG.growingTo(cap);
+      assertEquals(grown.toString(), capped.toString());
+      assertEquals(32, grown.leastSessions(), grown::toString);
+      assertEquals(cap, grown.maxSessions(), grown::toString);
+    }
+    halvedThrice(ConnectWindow.DEEP_BACKLOG.growingTo(128), 128, 64, 32, 32);
+  }
+
+  /**
    * A new window of {@code window} on a clock moved by hand: its first size, then its size after
    * each of three failed connects a second apart.
    */
@@ -326,8 +351,9 @@ class ConnectWindowGrowthTest {
     assertEquals(256, ConnectWindow.DEEP_BACKLOG.maxSessions());
     assertEquals("128 sessions growing to 256 (halving to 32 at the least), held 1000 ms at most",
         ConnectWindow.DEEP_BACKLOG.toString());
-    // Grown to its first size and no further, it is a fixed window.
-    assertEquals("128 sessions, held 1000 ms at most", ConnectWindow.DEEP_BACKLOG.growingTo(128).toString());
+    // Grown to its first size and no further, it does not grow and still halves to its least size.
+    assertEquals("128 sessions (halving to 32 at the least), held 1000 ms at most",
+        ConnectWindow.DEEP_BACKLOG.growingTo(128).toString());
     assertThrows(IllegalArgumentException.class, () -> ConnectWindow.DEEP_BACKLOG.growingTo(127));
     ConnectWindow fixed = ConnectWindow.of(16, Duration.ofSeconds(2));
     assertEquals(16, fixed.maxSessions());

@@ -97,9 +97,10 @@ public final class LoadSpec {
       return w;
     }
     if (connectWindowMax > 0) {
-      // The window's least size stays (or the cap, if lower), whatever the cap: DEEP_BACKLOG capped
-      // at 128 (a somaxconn of 128) still halves to 32, as it does capped at 129.
-      w = w.cappedAt(connectWindowMax);
+      // Above the window's own cap it grows further (http's --connect-window-max 256 against nginx);
+      // at or below it the cap is lowered only. Either way the least size stays (or the cap, if
+      // lower): DEEP_BACKLOG capped at 128 (a somaxconn of 128) still halves to 32, as at 129.
+      w = connectWindowMax > w.maxSessions() ? w.growingTo(connectWindowMax) : w.cappedAt(connectWindowMax);
     }
     return connectWindowHoldNanos > 0L ? w.withHold(java.time.Duration.ofNanos(connectWindowHoldNanos)) : w;
   }

@@ -92,7 +92,7 @@ class ConnectDefaultsTest {
     LoadSpec spec = tcp();
     spec.deepBacklog = true;
     int[][] capFirstLeastMax = {{129, 128, 32, 129}, {128, 128, 32, 128}, {64, 64, 32, 64}, {32, 32, 32, 32},
-        {20, 20, 20, 20}, {200, 128, 32, 200}};
+        {20, 20, 20, 20}, {200, 128, 32, 200}, {256, 128, 32, 256}, {300, 128, 32, 300}};
     for (int[] c : capFirstLeastMax) {
       spec.connectWindowMax = c[0];
       ConnectWindow w = spec.window();
@@ -109,6 +109,11 @@ class ConnectDefaultsTest {
     LoadSpec plain = tcp();
     plain.connectWindowMax = 256;
     assertEquals("32 sessions growing to 256, held 1000 ms at most", plain.window().toString());
+    // At or below its own cap of 48 the cap is lowered, never raised past what was asked.
+    plain.connectWindowMax = 40;
+    assertEquals("32 sessions growing to 40, held 1000 ms at most", plain.window().toString());
+    plain.connectWindowMax = 32;
+    assertEquals("32 sessions, held 1000 ms at most", plain.window().toString());
     plain.connectWindowMax = 16;
     assertEquals("16 sessions, held 1000 ms at most", plain.window().toString());
   }
