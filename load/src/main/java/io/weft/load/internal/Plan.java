@@ -107,14 +107,24 @@ public final class Plan {
 
   /**
    * The backoff after {@code failuresInARow} failed connects or iterations of one user (each
-   * failed iteration ends its connection): 10 ms, doubling, at most 500 ms. Counted in the run's
-   * figures (the summary's "connect backoffs").
+   * failed iteration ends its connection): 10 ms, doubling, at most 500 ms. Only the schedule:
+   * what the user waits of it is counted by {@link #backedOff}.
    */
   public long backoffNanos(int failuresInARow) {
     int shift = Math.min(Math.max(failuresInARow - 1, 0), 20);
-    long b = Math.min(BACKOFF_MIN_NANOS << shift, BACKOFF_MAX_NANOS);
-    metrics.backedOff(b);
-    return b;
+    return Math.min(BACKOFF_MIN_NANOS << shift, BACKOFF_MAX_NANOS);
+  }
+
+  /**
+   * A user has waited {@code waitedNanos} of a backoff of {@code backoffNanos} (less where the
+   * run's end cut it short): counted in the run's figures (the summary's "connect backoffs", the
+   * part waited), unless nothing was waited. A backoff never waited (the user's last iteration
+   * failed, or the run ended first) is not counted.
+   */
+  public void backedOff(long backoffNanos, long waitedNanos) {
+    if (waitedNanos > 0L) {
+      metrics.backedOff(waitedNanos, backoffNanos >= BACKOFF_MAX_NANOS);
+    }
   }
 
   /** Closed model run for a time: how long is left of it; Long.MAX_VALUE otherwise. */

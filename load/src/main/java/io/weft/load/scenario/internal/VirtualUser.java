@@ -266,17 +266,17 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
      * cut short by the limit (the run is ending), true otherwise.
      */
     boolean backOff(long limitNanos) throws Exception {
-      long wait = backoffNanos;
-      if (wait <= 0L) {
+      long backoff = backoffNanos;
+      if (backoff <= 0L) {
         return true;
       }
       backoffNanos = 0L;
-      boolean whole = wait <= limitNanos;
-      if (!whole) {
-        wait = limitNanos;
-      }
+      boolean whole = backoff <= limitNanos;
+      long wait = whole ? backoff : limitNanos;
       if (wait > 0L) {
         Suspend.await(Plan.NEVER, wait);
+        // Counted once waited: the part waited, if the run's end cut it short.
+        plan.backedOff(backoff, wait);
       }
       return whole;
     }
