@@ -89,9 +89,10 @@ final class RunOptions {
       description = "How far the connect window may grow; below the server's listen backlog (Java's default is 50:"
           + " at most " + ConnectWindow.DEFAULT_MAX_SESSIONS + " against it). Default: "
           + ConnectWindow.DEFAULT_MAX_SESSIONS + ", " + ConnectWindow.DEEP_BACKLOG_MAX_SESSIONS
-          + " for redis (an http run against nginx's backlog of 511 may set 256); at or below the first size (redis: "
-          + ConnectWindow.DEEP_BACKLOG_SESSIONS + "), the window starts at N and still halves to "
-          + ConnectWindow.DEFAULT_SESSIONS + " (or N, if lower); with --connect-window, its size"
+          + " for redis (an http run against nginx's backlog of 511 may set 256: 32 growing to 256); for redis, at"
+          + " or below " + ConnectWindow.DEEP_BACKLOG_SESSIONS + " the window starts at N and still halves to "
+          + ConnectWindow.DEFAULT_SESSIONS + "; at or below " + ConnectWindow.DEFAULT_SESSIONS
+          + " it is fixed at N; with --connect-window, its size"
           + " (no growth). Each --shard has its own window: against one server give each (backlog / 2) / shards.")
   Integer connectWindowMax;
 

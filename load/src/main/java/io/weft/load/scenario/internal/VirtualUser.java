@@ -87,7 +87,7 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
         link.ensure();
         Arrivals.Slot slot = plan.slot();
         while (true) {
-          link.backOff(Long.MAX_VALUE);
+          link.backOffTill(slot);
           long intended = slot.next();
           while (intended == Arrivals.NONE) {
             Suspend.await(slot, Deadlines.FOREVER);
@@ -279,6 +279,26 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
         plan.backedOff(backoff, wait);
       }
       return whole;
+    }
+
+    /**
+     * Open model: waits out the backoff after a failed connect or iteration, taking no arrivals
+     * meanwhile, cut short by the arrival schedule's end, so that a user backing off does not hold
+     * the run's end back by up to 500 ms. Counts the part waited (system clock, as the wait's).
+     */
+    void backOffTill(Arrivals.Slot slot) throws Exception {
+      long backoff = backoffNanos;
+      if (backoff <= 0L) {
+        return;
+      }
+      backoffNanos = 0L;
+      long from = System.nanoTime();
+      long waited = 0L;
+      while (waited < backoff && !slot.scheduleEnded()) {
+        Suspend.await(slot.scheduleEnd(), backoff - waited);
+        waited = Math.min(backoff, System.nanoTime() - from);
+      }
+      plan.backedOff(backoff, waited);
     }
 
     void close() {
