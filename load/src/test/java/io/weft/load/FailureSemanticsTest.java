@@ -116,6 +116,24 @@ class FailureSemanticsTest {
     }
   }
 
+  /**
+   * In the open model a user whose iteration failed backs off before it takes another arrival,
+   * woken early only by the schedule's end (ArrivalsTest pins that wake): the run ends with every
+   * session whole (the wait suspends in continuation mode: no NotInstrumentedError).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"threads", "continuations:1"})
+  void anOpenModelUserBacksOffAfterAFailedIterationAndTheRunEnds(String mode) throws Exception {
+    try (GarbageServer garbage = new GarbageServer()) {
+      Runs r = Runs.run(new File(dir.toFile(), "open-garbage"), "redis", "-t", "127.0.0.1:" + garbage.port(),
+          "--mode", mode, "--rate", "20", "-d", "1s", "--max-sessions", "2", "-q");
+      assertEquals(3, r.exit, r::toString);
+      assertFalse(r.output.contains("sessions failed"), r::toString);
+      JsonNode s = r.summary();
+      assertTrue(s.at("/operations/PING/errors/io.weft.transport.ProtocolViolationException").asLong() > 0, r::toString);
+    }
+  }
+
   @Test
   void aRefusedPortIsRetriedForTheRunsDurationAndTheRunExitsThree() throws Exception {
     int port;
