@@ -80,7 +80,7 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * exponential accept times kept one step in 3 of 100 seeds, never two:
  * {@code ConnectWindowGrowthTest}). A step dropped waits 1, 2, 4 .. {@value #MAX_BACKOFF_MEASURES}
  * measures before the next is tried; a step is also dropped when no session waits. The window
- * halves, never below {@link #sessions()} and at most once a second, on a failed connect
+ * halves, never below {@link #leastSessions()} and at most once a second, on a failed connect
  * ({@link Slot#connectFailed()}) or a place freed unheard. It never passes {@link #maxSessions()},
  * which must be below the server's backlog as {@link #sessions()} must: the halving comes after
  * the fact, and on Linux a connect to a full listen queue does not fail, its handshake is only
@@ -96,6 +96,19 @@ public final class ConnectWindow {
    * backlog of 50.
    */
   public static final int DEFAULT_MAX_SESSIONS = 48;
+  /**
+   * Sessions of {@link #DEEP_BACKLOG} at first: 128, below the 129 connections Linux queues for a
+   * backlog of 511 where {@code net.core.somaxconn} caps it at 128 (the default before Linux 5.4),
+   * and a quarter of the 512 it queues where it does not. A
+   * closed-loop user's first reply comes after the replies to the users already connected (a
+   * round trip of theirs: users / rate), so a window of {@code w} connects {@code n} users in
+   * about {@code n * n / (2 * w * rate)}: 10,000 redis users at 60,000 replies a second take
+   * 26 s at 32, 6.5 s at 128 (the first size is what a ramp gets where growing does not pay on
+   * its measures: the round trip lengthens as users join, which reads as no gain). It halves to
+   * {@value #DEFAULT_SESSIONS} at the least, as {@link #DEFAULT} does, so that a server whose
+   * accept loop stalls gets as few connects per hold as from it.
+   */
+  public static final int DEEP_BACKLOG_SESSIONS = 128;
   /**
    * How far {@link #DEEP_BACKLOG} grows: 256, half of the 512 connections Linux queues for
    * Redis' and nginx's default backlog of 511, where {@code net.core.somaxconn} allows it (Linux
@@ -126,30 +139,33 @@ public final class ConnectWindow {
   public static final long HALVING_GAP_NANOS = 1_000_000_000L;
 
   /** No window: sessions connect at their pacing turn, however many are unheard from. */
-  public static final ConnectWindow NONE = new ConnectWindow(0, 0, 0L);
+  public static final ConnectWindow NONE = new ConnectWindow(0, 0, 0, 0L);
   /**
    * {@value #DEFAULT_SESSIONS} sessions growing to {@value #DEFAULT_MAX_SESSIONS} while growing
    * pays (see Growth, above), each place freed after at most 1 s without word from the server.
    * For any server with a listen backlog of 50 or more (Java's default).
    */
-  public static final ConnectWindow DEFAULT = new ConnectWindow(DEFAULT_SESSIONS, DEFAULT_MAX_SESSIONS,
-      DEFAULT_HOLD_NANOS);
+  public static final ConnectWindow DEFAULT = new ConnectWindow(DEFAULT_SESSIONS, DEFAULT_SESSIONS,
+      DEFAULT_MAX_SESSIONS, DEFAULT_HOLD_NANOS);
   /**
-   * {@value #DEFAULT_SESSIONS} sessions growing to {@value #DEEP_BACKLOG_MAX_SESSIONS} while
-   * growing pays, each place freed after at most 1 s without word from the server. Only for a
-   * server known to have a backlog of 511 or more (Redis' and nginx's default, and a
-   * {@code net.core.somaxconn} of 511 or more: 128 before Linux 5.4): against Java's default of 50,
-   * or a backlog capped at 128, it overflows the listen queue.
+   * {@value #DEEP_BACKLOG_SESSIONS} sessions growing to {@value #DEEP_BACKLOG_MAX_SESSIONS} while
+   * growing pays and halving to {@value #DEFAULT_SESSIONS} at the least, each place freed after at
+   * most 1 s without word from the server. Only for a server known to have a backlog of 511
+   * (Redis' and nginx's default): its first size fits the
+   * 129 a {@code net.core.somaxconn} of 128 (before Linux 5.4) leaves of it, its growth needs a
+   * {@code somaxconn} of 511 or more; against Java's default of 50 it overflows the listen queue.
    */
-  public static final ConnectWindow DEEP_BACKLOG = new ConnectWindow(DEFAULT_SESSIONS, DEEP_BACKLOG_MAX_SESSIONS,
-      DEFAULT_HOLD_NANOS);
+  public static final ConnectWindow DEEP_BACKLOG = new ConnectWindow(DEEP_BACKLOG_SESSIONS, DEFAULT_SESSIONS,
+      DEEP_BACKLOG_MAX_SESSIONS, DEFAULT_HOLD_NANOS);
 
   private final int sessions;
+  private final int leastSessions;
   private final int maxSessions;
   private final long holdNanos;
 
-  private ConnectWindow(int sessions, int maxSessions, long holdNanos) {
+  private ConnectWindow(int sessions, int leastSessions, int maxSessions, long holdNanos) {
     this.sessions = sessions;
+    this.leastSessions = leastSessions;
     this.maxSessions = maxSessions;
     this.holdNanos = holdNanos;
   }
@@ -168,7 +184,7 @@ public final class ConnectWindow {
     if (sessions < 1) {
       throw new IllegalArgumentException("sessions < 1: " + sessions + " (ConnectWindow.NONE for no window)");
     }
-    return new ConnectWindow(sessions, sessions, nanos(hold));
+    return new ConnectWindow(sessions, sessions, sessions, nanos(hold));
   }
 
   private static long nanos(Duration hold) {
@@ -185,7 +201,12 @@ public final class ConnectWindow {
 
   /**
    * This window, growing from {@link #sessions()} to at most {@code maxSessions} while growing
-   * pays (see the class comment); {@code maxSessions == sessions()} for a fixed window.
+   * pays (see the class comment), and halving to {@link #leastSessions()} as before;
+   * {@code maxSessions == sessions()} for a window that does not grow (it still halves, if its
+   * least size is below its first: {@code DEEP_BACKLOG.growingTo(128)} is 128 halving to 32, as
+   * {@code DEEP_BACKLOG.cappedAt(128)} is; use {@link #of(int, Duration)} for a fixed window).
+   * It replaces the window's cap, raising or lowering it (use {@link #cappedAt(int)} to lower it
+   * only).
    *
    * @param maxSessions how far it may grow; below the server's listen backlog
    * @return the window
@@ -199,7 +220,32 @@ public final class ConnectWindow {
     if (maxSessions < sessions) {
       throw new IllegalArgumentException("maxSessions < sessions: " + maxSessions + " < " + sessions);
     }
-    return new ConnectWindow(sessions, maxSessions, holdNanos);
+    return new ConnectWindow(sessions, leastSessions, maxSessions, holdNanos);
+  }
+
+  /**
+   * This window with at most {@code cap} sessions unheard from at once, where that is below its
+   * own cap; it never raises the cap ({@code DEFAULT.cappedAt(256)} is {@code DEFAULT}, whose 48
+   * fits a Java server's backlog of 50; {@link #growingTo(int)} raises it). Its first size, least
+   * size and cap are each lowered to {@code cap} where above it: {@link #DEEP_BACKLOG} capped at
+   * 129 is 128 growing to 129, at 128 it is 128 never growing, both halving to
+   * {@value #DEFAULT_SESSIONS}; capped at 64 it is 64 halving to 32; capped at or below its least
+   * size it is that size, fixed.
+   *
+   * @param cap the most sessions unheard from at once, at least 1; below the server's listen backlog
+   * @return the window
+   * @throws IllegalArgumentException if {@code cap < 1}
+   * @throws IllegalStateException for {@link #NONE}
+   */
+  public ConnectWindow cappedAt(int cap) {
+    if (!limits()) {
+      throw new IllegalStateException("ConnectWindow.NONE has no window");
+    }
+    if (cap < 1) {
+      throw new IllegalArgumentException("cap < 1: " + cap);
+    }
+    return new ConnectWindow(Math.min(sessions, cap), Math.min(leastSessions, cap), Math.min(maxSessions, cap),
+        holdNanos);
   }
 
   /**
@@ -214,16 +260,28 @@ public final class ConnectWindow {
     if (!limits()) {
       throw new IllegalStateException("ConnectWindow.NONE has no window");
     }
-    return new ConnectWindow(sessions, maxSessions, nanos(hold));
+    return new ConnectWindow(sessions, leastSessions, maxSessions, nanos(hold));
   }
 
   /**
-   * The window's size at first, and the least it halves to; 0 for {@link #NONE}.
+   * The window's size at first; 0 for {@link #NONE}.
    *
    * @return how many sessions may be unheard from at once at first
    */
   public int sessions() {
     return sessions;
+  }
+
+  /**
+   * The floor a halving stops at: {@value #DEFAULT_SESSIONS} for {@link #DEEP_BACKLOG} and the
+   * windows made from it by {@link #growingTo(int)} or {@link #cappedAt(int)} (the cap itself
+   * when below 32); for any other window {@link #sessions()}, i.e. it does not halve below its
+   * first size; 0 for {@link #NONE}.
+   *
+   * @return how many sessions may be unheard from at once at the least
+   */
+  public int leastSessions() {
+    return leastSessions;
   }
 
   /**
@@ -295,8 +353,12 @@ public final class ConnectWindow {
     if (!limits()) {
       return "none";
     }
-    return String.format(Locale.ROOT, grows() ? "%d sessions growing to %d, held %d ms at most"
-        : "%d sessions, held %3$d ms at most", sessions, maxSessions, holdNanos / 1_000_000L);
+    String format = !grows()
+        ? leastSessions < sessions ? "%d sessions (halving to %4$d at the least), held %3$d ms at most"
+            : "%d sessions, held %3$d ms at most"
+        : leastSessions < sessions ? "%d sessions growing to %d (halving to %4$d at the least), held %3$d ms at most"
+        : "%d sessions growing to %d, held %d ms at most";
+    return String.format(Locale.ROOT, format, sessions, maxSessions, holdNanos / 1_000_000L, leastSessions);
   }
 
   /**
@@ -407,7 +469,8 @@ public final class ConnectWindow {
 
     /** Places now; guarded by lock. Fixed unless the window grows (see {@link #heard}). */
     private int size;
-    /** The least size (the configured one) and the most (its cap). */
+    /** The size at first, the least (the first but for DEEP_BACKLOG) and the most (its cap). */
+    private final int firstSize;
     private final int floor;
     private final int cap;
     private final long holdNanos;
@@ -464,7 +527,8 @@ public final class ConnectWindow {
 
     Window(ConnectWindow window, Ticker ticker) {
       this.size = window.sessions;
-      this.floor = window.sessions;
+      this.firstSize = window.sessions;
+      this.floor = window.leastSessions;
       this.cap = window.maxSessions;
       this.largest = window.sessions;
       this.holdNanos = window.holdNanos;
@@ -584,7 +648,7 @@ public final class ConnectWindow {
     }
 
     /**
-     * A failed connect or a place freed unheard: a growing window halves, never below its first
+     * A failed connect or a place freed unheard: a growing window halves, never below its least
      * size, at most once a {@link ConnectWindow#HALVING_GAP_NANOS}, and backs off its next step.
      * Under lock.
      */
@@ -817,7 +881,7 @@ public final class ConnectWindow {
         if (full() && now - fullSince > longest) {
           longest = now - fullSince;
         }
-        return new Report(floor, cap, holdNanos, entered, waited, freedUnheard, longest, waiting, 1, size, largest,
+        return new Report(firstSize, cap, holdNanos, entered, waited, freedUnheard, longest, waiting, 1, size, largest,
             halvings, connectsFailed);
       }
     }
@@ -1221,12 +1285,15 @@ public final class ConnectWindow {
     /**
      * {@code "connect window 32: 968 waited, full for 12 ms at most, 0 freed unheard after 1000 ms"};
      * over several addresses {@code "connect window 32 for each of 3 addresses: ..."}; a growing
-     * window {@code "connect window 32 growing to 256 (reached 96, now 80, halved 1 time): ..."}.
+     * window {@code "connect window 32 growing to 256 (reached 96, now 80, halved 1 time): ..."}; one
+     * that halves without growing ({@link ConnectWindow#cappedAt(int)} at its first size), once it
+     * has halved, {@code "connect window 128 (now 32, halved 2 times): ..."}.
      */
     @Override
     public String toString() {
+      String halved = "halved " + halvings + (halvings == 1 ? " time)" : " times)");
       String growth = maxSessions > sessions ? " growing to " + maxSessions + " (reached " + largest + ", now " + size
-          + ", halved " + halvings + (halvings == 1 ? " time)" : " times)") : "";
+          + ", " + halved : halvings > 0 ? " (now " + size + ", " + halved : "";
       return "connect window " + sessions + growth + (addresses > 1 ? " for each of " + addresses + " addresses" : "")
           + ": "
           + waited + " waited, full for " + longestFullNanos / 1_000_000L

@@ -65,20 +65,24 @@ final class RunOptions {
   String timeout;
 
   @Option(names = "--connect-rate", paramLabel = "PER_SECOND",
-      description = "Connects a second, each user's first and every reconnect (0: all at once). Default: "
-          + ConnectPacing.DEFAULT_PER_SECOND + ".")
+      description = "Connects a second, each user's first and every reconnect after a failure (0: all at once, and no"
+          + " connect window unless --connect-window is given)."
+          + " Default: none where the connect window bounds what the server's listen queue holds"
+          + " (the closed model), else " + ConnectPacing.DEFAULT_PER_SECOND + ".")
   Double connectRate;
 
   @Option(names = "--connect-burst", paramLabel = "N",
-      description = "Connects at once before --connect-rate applies. Default: " + ConnectPacing.DEFAULT_BURST + ".")
+      description = "Connects at once before --connect-rate applies (given alone, the rate is "
+          + ConnectPacing.DEFAULT_PER_SECOND + "). Default: " + ConnectPacing.DEFAULT_BURST + ".")
   Integer connectBurst;
 
   @Option(names = "--connect-window", paramLabel = "N",
       description = "Users connected and not yet heard from at once; the others wait before they connect, and a"
           + " place held 1 s (--connect-window-hold) from its connect without word from the server is freed (0: no window). Default: "
           + ConnectWindow.DEFAULT_SESSIONS + " in the closed model, growing while that makes places come back faster"
-          + " (to " + ConnectWindow.DEFAULT_MAX_SESSIONS + ", to " + ConnectWindow.DEEP_BACKLOG_MAX_SESSIONS
-          + " for redis: --connect-window-max); none in the open model (its users connect, then"
+          + " (to " + ConnectWindow.DEFAULT_MAX_SESSIONS + "; for redis " + ConnectWindow.DEEP_BACKLOG_SESSIONS
+          + " growing to " + ConnectWindow.DEEP_BACKLOG_MAX_SESSIONS
+          + ": --connect-window-max); none in the open model (its users connect, then"
           + " wait for their first arrival) or with --connect-rate 0. A window given here stays its size.")
   Integer connectWindow;
 
@@ -86,8 +90,11 @@ final class RunOptions {
       description = "How far the connect window may grow; below the server's listen backlog (Java's default is 50:"
           + " at most " + ConnectWindow.DEFAULT_MAX_SESSIONS + " against it). Default: "
           + ConnectWindow.DEFAULT_MAX_SESSIONS + ", " + ConnectWindow.DEEP_BACKLOG_MAX_SESSIONS
-          + " for redis (an http run against nginx's backlog of 511 may set 256); with --connect-window, its size"
-          + " (no growth).")
+          + " for redis (an http run against nginx's backlog of 511 may set 256: 32 growing to 256); for redis, at"
+          + " or below " + ConnectWindow.DEEP_BACKLOG_SESSIONS + " the window starts at N and still halves to "
+          + ConnectWindow.DEFAULT_SESSIONS + "; at or below " + ConnectWindow.DEFAULT_SESSIONS
+          + " it is fixed at N; with --connect-window, its size"
+          + " (no growth). Each --shard has its own window: against one server give each (backlog / 2) / shards.")
   Integer connectWindowMax;
 
   @Option(names = "--connect-window-hold", paramLabel = "DURATION",
@@ -95,7 +102,10 @@ final class RunOptions {
           + " server, before the place is freed for the next user (the user goes on). Default: 1s.")
   String connectWindowHold;
 
-  @Option(names = "--shard", paramLabel = "I/N", description = "Run shard I of N: the users or the arrivals split N ways.")
+  @Option(names = "--shard", paramLabel = "I/N",
+      description = "Run shard I of N: the users or the arrivals split N ways."
+      + " Each shard has its own connect window: against one server, N shards put N times it into the listen queue"
+      + " (give each --connect-window-max (backlog / 2) / N).")
   String shard;
 
   @Option(names = {"-o", "--out"}, paramLabel = "DIR", defaultValue = "weft-load-report",

@@ -43,7 +43,7 @@ final class ScenarioCommands {
     public Integer call() throws Exception {
       LoadSpec spec = run.spec(RedisScenario.class.getName(), "redis", true);
       // Redis queues 512 by default (tcp-backlog 511, where net.core.somaxconn allows it: 128 before
-      // Linux 5.4): the default connect window may grow to 256.
+      // Linux 5.4, a queue of 129): the default connect window starts at 128 and may grow to 256.
       spec.deepBacklog = true;
       if (!commands.isEmpty()) {
         spec.params.put("commands", String.join(";", commands));

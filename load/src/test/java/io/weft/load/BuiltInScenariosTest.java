@@ -82,8 +82,8 @@ class BuiltInScenariosTest {
       Runs deep = Runs.run(new File(dir.toFile(), "deep"), "http", "-t", target, "--mode", "continuations:1",
           "-u", "2", "-n", "1", "--connect-window-max", "256", "-q");
       assertEquals(0, deep.exit, deep::toString);
-      assertTrue(deep.summary().at("/info/connect window").asText().startsWith(ConnectWindow.DEEP_BACKLOG.toString()),
-          deep::toString);
+      assertTrue(deep.summary().at("/info/connect window").asText()
+          .startsWith(ConnectWindow.DEFAULT.growingTo(256).toString()), deep::toString);
 
       Runs close = Runs.run(new File(dir.toFile(), "close"), "http", "-t", target, "--mode", "threads",
           "-u", "2", "-n", "10", "--no-keep-alive", "--path", "/missing", "-q");

@@ -25,7 +25,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * weft-load's users take a place in the run's connect window (at most N connected and not yet
- * heard from) before a paced connect, as the runner's sessions do: the place comes back with the
+ * heard from) before its first connect, as the runner's sessions do: the place comes back with the
  * first reply, and a place held its hold bound (from the connect) without word from the server
  * is freed, so that a server that answers only once enough users are there slows the run but
  * never stalls it.

@@ -5,11 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.weft.load.internal.Durations;
+import io.weft.load.internal.Plan;
+import io.weft.load.internal.Reporter;
 import io.weft.load.testscenario.WatchfulEchoScenario;
 import java.io.File;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
+import java.util.regex.Pattern;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
@@ -23,22 +27,78 @@ import org.junit.jupiter.api.io.TempDir;
 class FailureSemanticsTest {
   @TempDir Path dir;
 
+  /**
+   * Each of the 5 users fails its 8 iterations and waits a backoff before each of the 7 after its
+   * first: 10, 20, 40, 80, 160, 320, then 500 ms (the longest, which the run says once, why it goes
+   * slowly). The 8th failure's backoff is never waited (no iteration follows) and is not counted:
+   * 35 backoffs, 5 x 1,130 ms in all, whatever the machine's load (review2 B1: 40 were counted).
+   */
   @ParameterizedTest
   @ValueSource(strings = {"threads", "continuations:1"})
   void aProtocolViolationEndsTheConnectionAndTheNextIterationConnectsAnew(String mode) throws Exception {
     try (GarbageServer garbage = new GarbageServer()) {
       Runs r = Runs.run(new File(dir.toFile(), "redis"), "redis", "-t", "127.0.0.1:" + garbage.port(),
-          "--mode", mode, "-u", "5", "-n", "20", "-q");
+          "--mode", mode, "-u", "5", "-n", "8");
       assertEquals(3, r.exit, r::toString);
       assertTrue(r.output.contains("no operation succeeded"), r::toString);
-      assertTrue(r.output.contains("every PING failed: 100 of 100"), r::toString);
+      assertTrue(r.output.contains("every PING failed: 40 of 40"), r::toString);
       JsonNode s = r.summary();
       JsonNode errors = s.at("/operations/PING/errors");
-      assertEquals(100, errors.path("io.weft.transport.ProtocolViolationException").asLong(), r::toString);
+      assertEquals(40, errors.path("io.weft.transport.ProtocolViolationException").asLong(), r::toString);
       assertEquals(1, errors.size(), "only protocol violations, no call on a broken client: " + r);
       // Every iteration opened its own connection: the one before failed.
-      assertEquals(100, s.at("/operations/connect/count").asLong(), r::toString);
-      assertEquals(100, garbage.accepted(), r::toString);
+      assertEquals(40, s.at("/operations/connect/count").asLong(), r::toString);
+      assertEquals(40, garbage.accepted(), r::toString);
+      // Each failed iteration but a user's last was followed by a backoff, doubling as the failures went on.
+      String backoffs = s.at("/info/connect backoffs").asText();
+      assertTrue(backoffs.startsWith("35 ("), r::toString);
+      assertTrue(backoffs.endsWith(", " + Durations.format(5 * 1_130_000_000L) + " in all"), r::toString);
+      assertEquals(1, r.output.split(Pattern.quote(Reporter.BACKOFF_AT_CAP), -1).length - 1, r::toString);
+    }
+  }
+
+  /**
+   * A server that accepts and then answers garbage is not hammered: a failed iteration ends its
+   * connection and the user waits the backoff (10 ms doubling to 500 ms) before it reconnects, as
+   * after a refused connect, though the run has no connect pacing (the redis command's window
+   * alone, whose place the garbage's first bytes give back at once). Counts only: every reconnect
+   * came after a backoff, and no user connected more often than the backoff schedule allows in
+   * the time the whole run took, measured around it (a slow machine only lengthens that time and
+   * shortens the count). Without the backoff, 5 users made thousands of connects in 2 s.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"threads", "continuations:1"})
+  void aServerThatAcceptsThenFailsIsReconnectedToAtTheBackoffsPace(String mode) throws Exception {
+    int users = 5;
+    try (GarbageServer garbage = new GarbageServer()) {
+      long began = System.nanoTime();
+      Runs r = Runs.run(new File(dir.toFile(), "garbage-for-a-time"), "redis", "-t", "127.0.0.1:" + garbage.port(),
+          "--mode", mode, "-u", Integer.toString(users), "-d", "2s", "-q");
+      long took = System.nanoTime() - began;
+      assertEquals(3, r.exit, r::toString);
+      assertTrue(r.output.contains("connect pacing: none"), r::toString);
+      JsonNode s = r.summary();
+      long connects = s.at("/operations/connect/count").asLong();
+      String info = s.at("/info/connect backoffs").asText();
+      long backoffs = info.isEmpty() ? 0L : Long.parseLong(info.substring(0, info.indexOf(' ')));
+      assertTrue(connects > users, "every user reconnected at least once: " + r);
+      assertTrue(backoffs >= connects - users, backoffs + " backoffs for " + connects + " connects\n" + r);
+      long allowed = users * connectsWithin(took);
+      assertTrue(connects <= allowed,
+          connects + " connects in " + took + " ns, the backoff allows " + allowed + "\n" + r);
+    }
+  }
+
+  /** The most connects one user can begin in {@code nanos} when it backs off by the schedule after each. */
+  private static long connectsWithin(long nanos) {
+    long connects = 1;
+    long waited = 0;
+    for (int failures = 1; ; failures++) {
+      waited += Math.min(Plan.BACKOFF_MIN_NANOS << Math.min(failures - 1, 20), Plan.BACKOFF_MAX_NANOS);
+      if (waited > nanos) {
+        return connects;
+      }
+      connects++;
     }
   }
 
@@ -53,6 +113,24 @@ class FailureSemanticsTest {
       assertTrue(s.at("/operations/misuse").isMissingNode(), r::toString);
       assertEquals(30, s.at("/operations/echo/errors/io.weft.transport.ProtocolViolationException").asLong(), r::toString);
       assertEquals(30, s.at("/operations/connect/count").asLong(), r::toString);
+    }
+  }
+
+  /**
+   * In the open model a user whose iteration failed backs off before it takes another arrival,
+   * woken early only by the schedule's end (ArrivalsTest pins that wake): the run ends with every
+   * session whole (the wait suspends in continuation mode: no NotInstrumentedError).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"threads", "continuations:1"})
+  void anOpenModelUserBacksOffAfterAFailedIterationAndTheRunEnds(String mode) throws Exception {
+    try (GarbageServer garbage = new GarbageServer()) {
+      Runs r = Runs.run(new File(dir.toFile(), "open-garbage"), "redis", "-t", "127.0.0.1:" + garbage.port(),
+          "--mode", mode, "--rate", "20", "-d", "1s", "--max-sessions", "2", "-q");
+      assertEquals(3, r.exit, r::toString);
+      assertFalse(r.output.contains("sessions failed"), r::toString);
+      JsonNode s = r.summary();
+      assertTrue(s.at("/operations/PING/errors/io.weft.transport.ProtocolViolationException").asLong() > 0, r::toString);
     }
   }
 

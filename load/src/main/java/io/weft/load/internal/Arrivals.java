@@ -35,6 +35,8 @@ public final class Arrivals {
   private final int shard;
   private final int shards;
   private final ArrayDeque<Slot> idle = new ArrayDeque<>();
+  /** Every slot made, one a session: the schedule's end wakes those waiting on {@link Slot#scheduleEnd()}. */
+  private final List<Slot> made = new ArrayList<>();
   private long[] backlog = new long[64];
   private int head;
   private int size;
@@ -64,14 +66,16 @@ public final class Arrivals {
    */
   public Slot slot() {
     boolean go;
+    Slot slot = new Slot();
     synchronized (this) {
       slots++;
+      made.add(slot);
       go = startWhen > 0 && slots == startWhen;
     }
     if (go) {
       start();
     }
-    return new Slot();
+    return slot;
   }
 
   /** Starts the schedule once {@code sessions} slots exist (or at {@link #start()}, if sooner); 0 for never. */
@@ -179,6 +183,12 @@ public final class Arrivals {
         }
       }
       idle.clear();
+      for (Slot s : made) {
+        if (s.endWake != null) {
+          wakes.add(s.endWake);
+          s.endWake = null;
+        }
+      }
     }
     for (Runnable w : wakes) {
       w.run();
@@ -215,8 +225,38 @@ public final class Arrivals {
     private long ticket = NONE;
     private Runnable wake;
     private boolean idle;
+    /** Who waits on {@link #scheduleEnd()}: the session, backing off. */
+    private Runnable endWake;
+    private final WaitRegistration scheduleEnd = wakeUp -> {
+      boolean now;
+      synchronized (Arrivals.this) {
+        now = ended;
+        if (!now) {
+          endWake = wakeUp;
+        }
+      }
+      if (now) {
+        wakeUp.run();
+      }
+    };
 
     private Slot() {}
+
+    /**
+     * What this slot's session waits on to be woken by the schedule's end (its last arrival
+     * handed out or queued, or {@link #stop()}), and by nothing else: a session backing off
+     * after a failure takes no arrivals, and does not hold the run's end back by its backoff.
+     */
+    public WaitRegistration scheduleEnd() {
+      return scheduleEnd;
+    }
+
+    /** Whether the schedule has ended (its backlog may still hold arrivals). */
+    public boolean scheduleEnded() {
+      synchronized (Arrivals.this) {
+        return ended;
+      }
+    }
 
     /**
      * The intended start (the ticker's time) of this session's next iteration; {@link #END} when there

@@ -207,7 +207,9 @@ public final class LoadRun {
               + Durations.format(window.longestFullNanos()) + " at most, " + window.freedUnheard()
               + " places freed without word from the server, " + window.connectsFailed() + " connects failed"
               + (window.maxSessions() > window.sessions() ? "; grew to " + window.largest() + ", " + window.size()
-              + " at the end, halved " + window.halvings() + (window.halvings() == 1 ? " time" : " times") : ""));
+              + " at the end, halved " + window.halvings() + (window.halvings() == 1 ? " time" : " times")
+              : window.halvings() > 0 ? "; " + window.size() + " at the end, halved " + window.halvings()
+              + (window.halvings() == 1 ? " time" : " times") : ""));
           if (window.stalled() && !spec.quiet) {
             out.println("the connect window held connects back for long (" + window + "): a protocol whose first reply"
                 + " comes late runs better with --connect-window 0");

@@ -36,14 +36,21 @@ public final class LoadSpec {
   public long expectedIntervalNanos = -1;
 
   /**
-   * How fast users open connections (each user's first and every reconnect); null for the
-   * default: {@link ConnectPacing#DEFAULT} over TCP, none on the in-VM pipe (no listen queue).
+   * How fast users open connections (each user's first and every reconnect after a failure);
+   * null for the default: none where the run has a connect window ({@link #window()}), which
+   * bounds what the server's listen queue holds whatever the pace, so that a pace on top of it
+   * only slows the ramp (10,000 users at {@link ConnectPacing#DEFAULT}'s 500 a second: 20 s);
+   * {@link ConnectPacing#DEFAULT} over TCP without one (the open model, {@code --connect-window
+   * 0}); none on the in-VM pipe (no listen queue).
    */
   public ConnectPacing connectPacing;
 
   /** The pacing this run uses. */
   public ConnectPacing pacing() {
-    return connectPacing != null ? connectPacing : vmPipe ? ConnectPacing.NONE : ConnectPacing.DEFAULT;
+    if (connectPacing != null) {
+      return connectPacing;
+    }
+    return vmPipe || window().limits() ? ConnectPacing.NONE : ConnectPacing.DEFAULT;
   }
 
   /**
@@ -51,7 +58,8 @@ public final class LoadSpec {
    * and every paced reconnect); null for the default: {@link ConnectWindow#DEFAULT} in the closed
    * model over TCP; none in the open model (its users connect, then wait for their first arrival
    * without a word from the server, which the window cannot tell from a connection still in the
-   * server's listen queue), on the in-VM pipe, or when the pacing is {@link ConnectPacing#NONE}.
+   * server's listen queue), on the in-VM pipe, or when the pacing is set to
+   * {@link ConnectPacing#NONE} ({@code --connect-rate 0}: every user at once).
    */
   public ConnectWindow connectWindow;
 
@@ -68,9 +76,10 @@ public final class LoadSpec {
   public int connectWindowMax;
 
   /**
-   * Whether the scenario's servers are known to have a deep listen backlog (Redis' default 511,
-   * where {@code net.core.somaxconn} allows it): the default window is then
-   * {@link ConnectWindow#DEEP_BACKLOG}, which grows to {@value ConnectWindow#DEEP_BACKLOG_MAX_SESSIONS},
+   * Whether the scenario's servers are known to have a deep listen backlog (Redis' default 511):
+   * the default window is then {@link ConnectWindow#DEEP_BACKLOG}, which starts at
+   * {@value ConnectWindow#DEEP_BACKLOG_SESSIONS} and grows to
+   * {@value ConnectWindow#DEEP_BACKLOG_MAX_SESSIONS} (where {@code net.core.somaxconn} allows it),
    * not {@link ConnectWindow#DEFAULT}.
    */
   public boolean deepBacklog;
@@ -81,16 +90,17 @@ public final class LoadSpec {
     if (connectWindow != null) {
       w = vmPipe ? ConnectWindow.NONE : connectWindow;
     } else {
-      w = vmPipe || stages != null || !pacing().paces() ? ConnectWindow.NONE
+      w = vmPipe || stages != null || connectPacing != null && !connectPacing.paces() ? ConnectWindow.NONE
           : deepBacklog ? ConnectWindow.DEEP_BACKLOG : ConnectWindow.DEFAULT;
     }
     if (!w.limits()) {
       return w;
     }
     if (connectWindowMax > 0) {
-      // A cap below the window's first size is the window's size, fixed.
-      w = connectWindowMax < w.sessions() ? ConnectWindow.of(connectWindowMax,
-          java.time.Duration.ofNanos(w.holdNanos())) : w.growingTo(connectWindowMax);
+      // Above the window's own cap it grows further (http's --connect-window-max 256 against nginx);
+      // at or below it the cap is lowered only. Either way the least size stays (or the cap, if
+      // lower): DEEP_BACKLOG capped at 128 (a somaxconn of 128) still halves to 32, as at 129.
+      w = connectWindowMax > w.maxSessions() ? w.growingTo(connectWindowMax) : w.cappedAt(connectWindowMax);
     }
     return connectWindowHoldNanos > 0L ? w.withHold(java.time.Duration.ofNanos(connectWindowHoldNanos)) : w;
   }

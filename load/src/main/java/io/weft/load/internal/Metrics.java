@@ -45,6 +45,7 @@ public final class Metrics {
   /** Clean iterations by phase: {@link #WARMING} (not reported) and {@link #MEASURED}. */
   private final LongAdder[] cleanIterations = {new LongAdder(), new LongAdder()};
   private final LongAdder backoffNanos = new LongAdder();
+  private volatile boolean backoffAtCap;
   private final LongAdder pacedConnects = new LongAdder();
   private final LongAdder pacingNanos = new LongAdder();
   private final LongAdder connectsBegun = new LongAdder();
@@ -175,10 +176,21 @@ public final class Metrics {
     return connectsBegun.sum();
   }
 
-  /** A user backs off for {@code nanos} after a failed connect. */
-  void backedOff(long nanos) {
+  /**
+   * A user has backed off for {@code nanos} after a failed connect or iteration; {@code atCap}:
+   * a backoff of the longest, {@link Plan#BACKOFF_MAX_NANOS}.
+   */
+  void backedOff(long nanos, boolean atCap) {
     backoffs.increment();
     backoffNanos.add(nanos);
+    if (atCap && !backoffAtCap) {
+      backoffAtCap = true;
+    }
+  }
+
+  /** Whether a user has waited a backoff of the longest ({@link Plan#BACKOFF_MAX_NANOS}): it keeps failing. */
+  public boolean backoffAtCap() {
+    return backoffAtCap;
   }
 
   /** An iteration ended without an exception. */
@@ -191,12 +203,15 @@ public final class Metrics {
     return cleanIterations[MEASURED].sum();
   }
 
-  /** Backoffs after failed connects so far. */
+  /** Backoffs after failed connects or iterations so far. */
   public long backoffs() {
     return backoffs.sum();
   }
 
-  /** The time users spent backing off after failed connects, in nanoseconds. */
+  /**
+   * The time users spent backing off after failed connects or iterations, in nanoseconds: what
+   * they waited (a backoff cut short by the run's end counts the part waited).
+   */
   public long backoffNanos() {
     return backoffNanos.sum();
   }

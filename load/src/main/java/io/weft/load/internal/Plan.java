@@ -34,9 +34,9 @@ public final class Plan {
   private final ConnectWindow.Window[] windowOf;
   private volatile long durationNanos = Long.MAX_VALUE;
 
-  /** The first backoff after a failed connect; it doubles with each failure in a row. */
+  /** The first backoff after a failed connect or iteration; it doubles with each failure in a row. */
   public static final long BACKOFF_MIN_NANOS = 10_000_000L;
-  /** The longest backoff after failed connects. */
+  /** The longest backoff after failed connects or iterations. */
   public static final long BACKOFF_MAX_NANOS = 500_000_000L;
   private volatile boolean stopping;
 
@@ -67,8 +67,8 @@ public final class Plan {
 
   /**
    * Takes a place in the connect window of user {@code index}'s server (at most so many users
-   * connected to it and not yet heard from), before a paced connect: the place, or null if the
-   * window is full. Every place is given back ({@link ConnectWindow.Slot#release()}) when the
+   * connected to it and not yet heard from), before a first connect or a reconnect after a
+   * failure: the place, or null if the window is full. Every place is given back ({@link ConnectWindow.Slot#release()}) when the
    * connection's first bytes arrive, its connect fails, or it closes. Only when {@link #windowed()}.
    */
   public ConnectWindow.Slot tryEnterWindow(int index) {
@@ -106,14 +106,25 @@ public final class Plan {
   }
 
   /**
-   * The backoff after {@code failuresInARow} failed connects of one user: 10 ms, doubling, at
-   * most 500 ms. Counted in the run's figures.
+   * The backoff after {@code failuresInARow} failed connects or iterations of one user (each
+   * failed iteration ends its connection): 10 ms, doubling, at most 500 ms. Only the schedule:
+   * what the user waits of it is counted by {@link #backedOff}.
    */
   public long backoffNanos(int failuresInARow) {
     int shift = Math.min(Math.max(failuresInARow - 1, 0), 20);
-    long b = Math.min(BACKOFF_MIN_NANOS << shift, BACKOFF_MAX_NANOS);
-    metrics.backedOff(b);
-    return b;
+    return Math.min(BACKOFF_MIN_NANOS << shift, BACKOFF_MAX_NANOS);
+  }
+
+  /**
+   * A user has waited {@code waitedNanos} of a backoff of {@code backoffNanos} (less where the
+   * run's end cut it short): counted in the run's figures (the summary's "connect backoffs", the
+   * part waited), unless nothing was waited. A backoff never waited (the user's last iteration
+   * failed, or the run ended first) is not counted.
+   */
+  public void backedOff(long backoffNanos, long waitedNanos) {
+    if (waitedNanos > 0L) {
+      metrics.backedOff(waitedNanos, backoffNanos >= BACKOFF_MAX_NANOS);
+    }
   }
 
   /** Closed model run for a time: how long is left of it; Long.MAX_VALUE otherwise. */

@@ -36,6 +36,13 @@ public final class Reporter {
   public static final String CLIENT = "client:";
   /** The interval log's comment of an interval's connects and connect window: {@code FROM CONNECTS WAITING FREED}. */
   public static final String INTERVAL_CONNECTS = "interval-connects ";
+  /**
+   * Printed once (unless quiet), at the first tick after a user first waited the longest backoff:
+   * why a run whose iterations keep failing goes slowly.
+   */
+  public static final String BACKOFF_AT_CAP = "connects or iterations keep failing: users now back off "
+      + Durations.format(Plan.BACKOFF_MAX_NANOS) + " before each reconnect, so the run goes slowly"
+      + " (see connect backoffs in the summary; -d bounds such a run, -n does not)";
 
   private final Metrics metrics;
   private final Results results;
@@ -50,6 +57,8 @@ public final class Reporter {
   private long lastTickNanos;
   private long lastErrorTotal;
   private boolean drewLine;
+  /** Whether the run has said that its users back off at the longest ({@link #BACKOFF_AT_CAP}). */
+  private boolean warnedBackoffAtCap;
   /** The run's connect window's report, or null for a run without a window. */
   private Supplier<ConnectWindow.Report> window;
   private long lastConnects;
@@ -147,6 +156,14 @@ public final class Reporter {
     results.timeline.add(new Results.Interval(from, to - from, all, errors, connects, waiting, freed, size));
     long measuredFrom = metrics.measuredFrom();
     results.seconds = measuredFrom == Long.MIN_VALUE ? 0.0 : Math.max(0.0, (nowNanos - measuredFrom) / 1e9);
+    if (!quiet && !warnedBackoffAtCap && metrics.backoffAtCap()) {
+      warnedBackoffAtCap = true;
+      if (terminal && drewLine) {
+        out.println();
+        drewLine = false;
+      }
+      out.println(BACKOFF_AT_CAP);
+    }
     if (!quiet) {
       String line = String.format(Locale.ROOT, "%7.1fs  active %6d  %10.0f ops/s  p50 %9s  p99 %9s  errors %d"
           + "  connects %d", to, metrics.busy(), (to - from) <= 0 ? 0.0 : all.getTotalCount() / (to - from),

@@ -55,6 +55,28 @@ class ArrivalsTest {
     assertEquals(Arrivals.END, s1.next());
   }
 
+  /**
+   * A session backing off waits on its slot's scheduleEnd: an arrival does not wake it (it takes
+   * none while it backs off), the schedule's end does, and after the end it does not wait at all
+   * (review2 R2: a backoff held the open model's end back by up to 500 ms).
+   */
+  @Test
+  void theScheduleEndAloneWakesASessionBackingOff() {
+    Arrivals a = new Arrivals(Stages.constant(1, 1), 0, 1);
+    Arrivals.Slot backingOff = a.slot();
+    AtomicInteger woken = new AtomicInteger();
+    backingOff.scheduleEnd().register(woken::incrementAndGet);
+    a.arrive(5L);
+    assertEquals(0, woken.get(), "an arrival does not end a backoff");
+    assertTrue(!backingOff.scheduleEnded());
+    a.stop();
+    assertEquals(1, woken.get());
+    assertTrue(backingOff.scheduleEnded());
+    backingOff.scheduleEnd().register(woken::incrementAndGet);
+    assertEquals(2, woken.get(), "after the end a registration wakes at once");
+    assertEquals(Arrivals.END, backingOff.next());
+  }
+
   @Test
   void shardsTakeEveryNthArrivalOfTheSchedule() throws Exception {
     Stages stages = Stages.constant(1000, 0.01);

@@ -20,7 +20,7 @@ import java.util.Map;
  * iterations as the plan's workload model says (a count or a time, with think time, in the
  * closed model; one per arrival taken from the dispatcher in the open model). It opens its own
  * connections, paced with the run's others, and a new one after any failure, backing off while
- * connects fail. It waits only through {@link Suspend#await}, so in continuation mode
+ * connects or iterations fail. It waits only through {@link Suspend#await}, so in continuation mode
  * a waiting user is a suspended continuation, and returns the number of iterations it ran.
  *
  * <p>In continuation mode this class and the scenario are loaded by the runner's instrumenting
@@ -87,7 +87,7 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
         link.ensure();
         Arrivals.Slot slot = plan.slot();
         while (true) {
-          link.backOff(Long.MAX_VALUE);
+          link.backOffTill(slot);
           long intended = slot.next();
           while (intended == Arrivals.NONE) {
             Suspend.await(slot, Deadlines.FOREVER);
@@ -130,16 +130,24 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
 
   /**
    * One user's connection: opened when an iteration needs it, ended by any failure. After a
-   * failed connect the user waits a backoff (doubling, bounded) before it tries again.
+   * failed connect, and after a failed iteration (which ended its connection), the user waits a
+   * backoff (doubling with each failure in a row, bounded) before it tries again; only an
+   * iteration that succeeds starts the count afresh. So a server that accepts and then rejects or
+   * garbles is retried at the backoff's pace, as a refusing one is, whatever the run's pacing (a
+   * windowed run has none, and its window's place comes back with the rejection's first bytes).
    */
   private final class Link {
     private final Scenario user;
     private final int index;
     private final OpRecorder ops;
     private Transport current;
-    private int failedConnects;
+    /** Failed connects and failed iterations in a row: the backoff's exponent. */
+    private int failures;
     private long backoffNanos;
-    /** This user's place in the run's connect window, from before a paced connect until it is heard from. */
+    /**
+     * This user's place in the run's connect window, from before a first connect or a reconnect
+     * after a failure until it is heard from.
+     */
     private ConnectWindow.Slot place;
     /** The place of the open connection, given back at its close if its first bytes did not already. */
     private ConnectWindow.Slot closing;
@@ -152,8 +160,10 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
 
     /** An open transport that {@code connected} has seen, or false (a connect error counted). */
     boolean ensure() throws Exception {
-      // A user's first connect and every reconnect after a failure take a turn of the run's
-      // pacing: those are the bursts (the ramp, a server restart) that overflow a listen queue.
+      // A user's first connect and every reconnect after a failure take a place in the window and
+      // a turn of the run's pacing, if it has them: those are the bursts (the ramp, a server
+      // restart) that overflow a listen queue. A reconnect after a failure has also waited its
+      // backoff (backOff, before the iteration).
       // A reconnect after a connection that ended cleanly (the scenario closed it, as
       // Connection: close does) is not paced: it follows the server's own pace, since the user
       // has just been served, as wrk's and redis-benchmark's reconnects do.
@@ -197,10 +207,9 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
         }
         leaveWindow();
         plan.failed(ops, e, Metrics.CONNECT);
-        backoffNanos = plan.backoffNanos(++failedConnects);
+        failed();
         return false;
       }
-      failedConnects = 0;
       ConnectWindow.Slot held = place;
       if (held != null) {
         place = null;
@@ -220,6 +229,7 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
       } catch (Exception e) {
         plan.failed(ops, e, Metrics.CONNECT);
         close();
+        failed();
         return false;
       }
     }
@@ -236,32 +246,59 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
       try {
         user.iteration(ops);
         plan.succeeded();
+        failures = 0;
       } catch (SessionCancelledException e) {
         throw e;
       } catch (Exception e) {
         plan.failed(ops, e, Metrics.ITERATION);
         close();
+        failed();
       }
     }
 
+    /** A connect or an iteration failed: the next connect waits a backoff, longer for each failure in a row. */
+    private void failed() {
+      backoffNanos = plan.backoffNanos(++failures);
+    }
+
     /**
-     * Waits out the backoff after a failed connect, at most {@code limitNanos}; false if it was
+     * Waits out the backoff after a failed connect or iteration, at most {@code limitNanos}; false if it was
      * cut short by the limit (the run is ending), true otherwise.
      */
     boolean backOff(long limitNanos) throws Exception {
-      long wait = backoffNanos;
-      if (wait <= 0L) {
+      long backoff = backoffNanos;
+      if (backoff <= 0L) {
         return true;
       }
       backoffNanos = 0L;
-      boolean whole = wait <= limitNanos;
-      if (!whole) {
-        wait = limitNanos;
-      }
+      boolean whole = backoff <= limitNanos;
+      long wait = whole ? backoff : limitNanos;
       if (wait > 0L) {
         Suspend.await(Plan.NEVER, wait);
+        // Counted once waited: the part waited, if the run's end cut it short.
+        plan.backedOff(backoff, wait);
       }
       return whole;
+    }
+
+    /**
+     * Open model: waits out the backoff after a failed connect or iteration, taking no arrivals
+     * meanwhile, cut short by the arrival schedule's end, so that a user backing off does not hold
+     * the run's end back by up to 500 ms. Counts the part waited (system clock, as the wait's).
+     */
+    void backOffTill(Arrivals.Slot slot) throws Exception {
+      long backoff = backoffNanos;
+      if (backoff <= 0L) {
+        return;
+      }
+      backoffNanos = 0L;
+      long from = System.nanoTime();
+      long waited = 0L;
+      while (waited < backoff && !slot.scheduleEnded()) {
+        Suspend.await(slot.scheduleEnd(), backoff - waited);
+        waited = Math.min(backoff, System.nanoTime() - from);
+      }
+      plan.backedOff(backoff, waited);
     }
 
     void close() {
