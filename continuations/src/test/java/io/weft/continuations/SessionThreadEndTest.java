@@ -65,8 +65,9 @@ class SessionThreadEndTest {
    * Review-heap6b-s17 point 2: the heap's end a session's thread lets out is stamped where it is
    * caught, before the session's place goes back, not once the thread has joined the one that
    * ended before it. Here with one session at a time: session 0's report is held in a watch's
-   * hearing (begun before the run), so session 1's thread, which lets out the heap's end too, waits
-   * in its join of session 0's (or, now, reports first). Once session 2 runs (session 1's place is
+   * hearing (begun before the run), so session 1's thread, which lets out the heap's end too, waited
+   * in its join of session 0's (or, later, reported first; since vt22 no session thread joins another:
+   * NoSessionThreadWaitsTest). Once session 2 runs (session 1's place is
    * back) or the watch hears session 1's report, whichever comes first (the report may abort the
    * run before session 2 starts), a new watch begins, as a run begun then would. Once session 0
    * goes on, session 1's report must not reach that watch: its error was met before the watch
