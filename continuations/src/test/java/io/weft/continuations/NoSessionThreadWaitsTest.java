@@ -148,6 +148,8 @@ class NoSessionThreadWaitsTest {
       run.set(r);
       r.start();
       r.join();
+      // Its handler has settled what it saw once it is gone.
+      Recorded.thread(0).join();
       assertNull(failed.get());
       assertNull(returnedWhileHeld.get());
       assertEquals(List.of(), alive, "session threads still alive when run() returned");
