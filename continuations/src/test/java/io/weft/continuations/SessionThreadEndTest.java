@@ -143,7 +143,9 @@ class SessionThreadEndTest {
    * Review-heap6b-s17 point 2, related: a session thread's report of the heap's end is made before
    * it joins the thread that ended before it, so that one held for long (here in its own
    * uncaught-exception handler, by a test latch) does not hold the abort back. Before, the report
-   * came after that join, and the runs heard nothing while the handler ran.
+   * came after that join, and the runs heard nothing while the handler ran. (Since vt22 no session
+   * thread joins another; this still pins that a thread held in its handler does not hold the abort
+   * back.)
    */
   @ParameterizedTest
   @MethodSource("modes")
