@@ -46,7 +46,7 @@ class NoSessionThreadWaitsTest {
     Thread.setDefaultUncaughtExceptionHandler((t, e) -> {
       if (t.getName().equals("weft-session-0")) {
         held.countDown();
-        awaitQuietly(release);
+        SessionThreadEndTest.awaitQuietly(release);
       }
     });
     try (EchoServer tcp = EchoServer.tcp();
@@ -175,14 +175,6 @@ class NoSessionThreadWaitsTest {
       b.append("\n\tat ").append(e);
     }
     return b.toString();
-  }
-
-  private static void awaitQuietly(CountDownLatch latch) {
-    try {
-      latch.await();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
   }
 
   /** Records its session's thread, waits for the others if told to, and returns. */

@@ -198,7 +198,7 @@ class SessionThreadEndTest {
         uncaught);
   }
 
-  private static void awaitQuietly(CountDownLatch latch) {
+  static void awaitQuietly(CountDownLatch latch) {
     try {
       latch.await();
     } catch (InterruptedException e) {

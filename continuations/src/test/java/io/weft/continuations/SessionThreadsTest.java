@@ -32,9 +32,7 @@ class SessionThreadsTest {
     int sessions = 2_000;
     SessionThreads threads = new SessionThreads(sessions);
     for (int i = 0; i < sessions; i++) {
-      Thread gone = goneThread();
-      threads.started(i, gone);
-      threads.ended(i, gone);
+      endOfAThreadGone(threads, i);
       // The one before it was gone, so dropped: only this one is kept.
       assertEquals(1, threads.kept(), "kept after session " + i + "'s end");
     }
@@ -47,15 +45,13 @@ class SessionThreadsTest {
     int sessions = 1_000;
     SessionThreads threads = new SessionThreads(sessions);
     CountDownLatch release = new CountDownLatch(1);
-    Thread going = new Thread(() -> awaitQuietly(release), "still-going");
+    Thread going = new Thread(() -> SessionThreadEndTest.awaitQuietly(release), "still-going");
     going.start();
     try {
       threads.started(0, going);
       threads.ended(0, going);
       for (int i = 1; i < sessions; i++) {
-        Thread gone = goneThread();
-        threads.started(i, gone);
-        threads.ended(i, gone);
+        endOfAThreadGone(threads, i);
         // The one still going and the one just ended, never those gone.
         assertTrue(threads.kept() <= 2, "kept " + threads.kept() + " after session " + i + "'s end");
       }
@@ -77,7 +73,7 @@ class SessionThreadsTest {
     try {
       for (int i = 0; i < sessions; i++) {
         CountDownLatch release = new CountDownLatch(1);
-        Thread t = new Thread(() -> awaitQuietly(release), "still-going-" + i);
+        Thread t = new Thread(() -> SessionThreadEndTest.awaitQuietly(release), "still-going-" + i);
         t.start();
         releases.add(release);
         going.add(t);
@@ -101,18 +97,17 @@ class SessionThreadsTest {
     }
   }
 
+  /** Session {@code slot}'s thread starts and ends its session, and is gone by the end's bookkeeping. */
+  private static void endOfAThreadGone(SessionThreads threads, int slot) throws InterruptedException {
+    Thread gone = goneThread();
+    threads.started(slot, gone);
+    threads.ended(slot, gone);
+  }
+
   private static Thread goneThread() throws InterruptedException {
     Thread t = new Thread(() -> { }, "gone");
     t.start();
     t.join();
     return t;
-  }
-
-  private static void awaitQuietly(CountDownLatch latch) {
-    try {
-      latch.await();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
   }
 }
