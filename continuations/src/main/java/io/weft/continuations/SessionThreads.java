@@ -6,22 +6,20 @@ package io.weft.continuations;
  * have not yet ended themselves (the last steps after their end's bookkeeping: the permit's
  * release, an uncaught-exception handler), which the run's own thread waits for before
  * {@code run()} returns ({@link #stillEnding()}). No session thread waits for another: a session
- * thread's end makes no park, no unpark and no join. Before, each ending thread joined the one
- * that had ended before it, so that the run's joining the last one waited for them all; in
- * VIRTUAL_THREADS every such join that had to wait was a park, and every thread's end an unpark
- * of its joiner, a submit to the JDK's carrier pool that in a full heap can fail and, on JDK 21,
- * end the carrier (docs/errors.md).
+ * thread's end makes no join and no park of its own, since in VIRTUAL_THREADS such a wait's wake-up
+ * is an unpark, a submit to the JDK's carrier pool that a full heap can fail (docs/errors.md). It
+ * takes this object's monitor, which can still block it when contended: on JDK 24 and later a
+ * virtual thread blocked on a monitor unmounts and is woken by a submit (which JDK 25 retries on
+ * {@code OutOfMemoryError}); on JDK 21 it pins its carrier instead.
  *
- * <p>A long run keeps no thread that has ended: at each session thread's end the two that ended
- * longest ago are looked at, those gone dropped, one still going put behind the others, so that
- * the threads kept are about those ended but still going. Both arrays are made with the run, so a
- * session thread's end allocates nothing. All methods hold this object's monitor for a few steps
- * and never wait under it; any thread.
+ * <p>The threads kept are those ended but still going and at most about as many gone ones among
+ * them: at each session thread's end the gone threads at the head of the ring are dropped (each
+ * once, so one per end on average), and at most one still going is put behind the others, which
+ * brings the next ones to the head. Both arrays are made with the run, so a session thread's end
+ * allocates nothing. All methods hold this object's monitor for a few steps and never wait under
+ * it; any thread.
  */
 final class SessionThreads {
-  /** How many of the threads ended before are looked at per end: more than one, so that the kept shrink. */
-  private static final int LOOKED_AT_PER_END = 2;
-
   private final Thread[] running;
   /** A ring of the threads whose sessions have ended and which may still be going, oldest first. */
   private final Thread[] ending;
@@ -52,19 +50,26 @@ final class SessionThreads {
   /**
    * Session {@code slot}'s thread, {@code thread}, has ended its session and has only its last
    * steps left: no longer running (cancel no longer interrupts it), kept until it is gone (so
-   * that the run's end waits for it). Looks at the threads ended longest ago, dropping those gone.
+   * that the run's end waits for it). Drops the gone threads at the ring's head, puts the oldest
+   * still going, if any, behind the others, and drops the gone ones that then lead.
    * Allocates nothing, waits for nothing. Each session's thread ends once: the ring never holds
    * more than the run's sessions.
    */
   synchronized void ended(int slot, Thread thread) {
     running[slot] = null;
-    for (int i = 0; i < LOOKED_AT_PER_END && size > 0; i++) {
-      Thread oldest = take();
-      if (oldest.isAlive()) {
-        put(oldest);
-      }
+    dropGoneAtHead();
+    if (size > 0) {
+      put(take());
+      dropGoneAtHead();
     }
     put(thread);
+  }
+
+  /** Drops the threads at the ring's head that are gone, up to the first still going. */
+  private void dropGoneAtHead() {
+    while (size > 0 && !ending[head].isAlive()) {
+      take();
+    }
   }
 
   /**

@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The bookkeeping of a THREADS or VIRTUAL_THREADS run's session threads, with real threads: a
- * thread whose session ended is kept until it is gone (the run's end waits for it), and a long run
- * keeps no thread that is gone.
+ * thread whose session ended is kept until it is gone (the run's end waits for it), and the threads
+ * gone are dropped at the next ends.
  */
 class SessionThreadsTest {
   @Test
@@ -62,6 +62,32 @@ class SessionThreadsTest {
     }
     assertNull(threads.stillEnding());
     assertEquals(0, threads.kept());
+  }
+
+  @Test
+  void theThreadsOfABurstOfEndsAreDroppedAtTheNextEndOnceGone() throws Exception {
+    int burst = 100;
+    SessionThreads threads = new SessionThreads(burst + 1);
+    CountDownLatch release = new CountDownLatch(1);
+    List<Thread> going = new ArrayList<>();
+    try {
+      for (int i = 0; i < burst; i++) {
+        Thread t = new Thread(() -> SessionThreadEndTest.awaitQuietly(release), "still-going-" + i);
+        t.start();
+        going.add(t);
+        threads.started(i, t);
+        threads.ended(i, t);
+      }
+      assertEquals(burst, threads.kept());
+    } finally {
+      release.countDown();
+      for (Thread t : going) {
+        t.join();
+      }
+    }
+    endOfAThreadGone(threads, burst);
+    // All of the burst are gone: only the last end's thread is kept.
+    assertEquals(1, threads.kept());
   }
 
   @Test
