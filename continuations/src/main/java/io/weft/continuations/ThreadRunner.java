@@ -25,8 +25,8 @@ final class ThreadRunner extends ModeRunner {
     // perhaps full: the stamp and the look at the error (its report is linked by SessionFrame's).
     HeapExhaustion.stamp();
     HeapExhaustion.isHeapExhausted(null);
-    // And the end's bookkeeping, every call of it (a second end looks at the first), so that the
-    // first session thread to end, perhaps in a full heap, resolves none of them.
+    // And the end's bookkeeping, every call of it (a second end looks at the first): belt and
+    // braces, since run() loads SessionThreads anyway, in a heap with room, before any session starts.
     SessionThreads linked = new SessionThreads(2);
     Thread self = Thread.currentThread();
     for (int slot = 0; slot < linked.sessions(); slot++) {

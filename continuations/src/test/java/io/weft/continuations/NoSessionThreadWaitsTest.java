@@ -15,34 +15,49 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The end of a THREADS or VIRTUAL_THREADS run: no session thread waits for another, and
  * {@code run()} returns only once every session thread has ended, its last steps after its session's
- * end (here its uncaught-exception handler) included. Before, each ending session thread joined the
- * one that had ended before it, so that the run's joining the last one waited for them all: in
- * VIRTUAL_THREADS each such join was a park and each end an unpark, a submit to the JDK's carrier
- * pool that a full heap can fail (docs/errors.md). Every session's close here fails with an error
+ * end (here its uncaught-exception handler) included (in VIRTUAL_THREADS a join's wake-up is an
+ * unpark, a submit to the JDK's carrier pool that a full heap can fail: docs/errors.md). Every
+ * session's close here fails with an error
  * that is not the heap's, which the runner hands to the thread's uncaught-exception handler after
  * its session's end: the test's handler holds session 0's thread there.
  */
 class NoSessionThreadWaitsTest {
+  /** Lets a held session 0 go and restores the default handler even when a watchdog abandoned the test's body. */
+  private final CountDownLatch release = new CountDownLatch(1);
+  private Thread.UncaughtExceptionHandler before;
+
   static List<Mode> modes() {
     return SessionThreadEndTest.modes();
   }
 
-  /** Fails 2/2 on main 86564bf5 (THREADS, VIRTUAL_THREADS; JDK 25): session 1's thread waits in a join of session 0's. */
+  @BeforeEach
+  void keepTheDefaultHandler() {
+    before = Thread.getDefaultUncaughtExceptionHandler();
+  }
+
+  @AfterEach
+  void restoreTheDefaultHandler() {
+    release.countDown();
+    Thread.setDefaultUncaughtExceptionHandler(before);
+    Recorded.together = null;
+  }
+
+  /** Session 1's thread must end while session 0's is held in its last steps, never wait for it in a join. */
   @ParameterizedTest
   @MethodSource("modes")
   // A watchdog only.
   @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
   void aSessionThreadsEndWaitsForNoOtherSessionThread(Mode mode) throws Exception {
     CountDownLatch held = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
     Recorded.reset(2);
-    Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
     Thread.setDefaultUncaughtExceptionHandler((t, e) -> {
       if (t.getName().equals("weft-session-0")) {
         held.countDown();
@@ -82,17 +97,13 @@ class NoSessionThreadWaitsTest {
       }
       assertNull(waiting);
       assertNull(failed.get());
-    } finally {
-      Thread.setDefaultUncaughtExceptionHandler(before);
     }
   }
 
   /**
    * Sessions end together, racing; session 0's thread is held in its last steps until the run's
-   * thread is seen waiting for a session thread to end or has returned. A run that returned only
-   * once every permit was back, without waiting for the threads, fails this every time (a mutant of
-   * ThreadRunner without its wait for the threads still ending: 2/2, THREADS and VIRTUAL_THREADS,
-   * JDK 25); main passes it (its join chain waits for them too).
+   * thread is seen waiting for a session thread to end or has returned. A run that returned once
+   * every permit was back, without waiting for the threads still ending, fails it.
    */
   @ParameterizedTest
   @MethodSource("modes")
@@ -104,7 +115,6 @@ class NoSessionThreadWaitsTest {
     Recorded.together = new CyclicBarrier(sessions);
     AtomicReference<Thread> run = new AtomicReference<>();
     AtomicReference<String> returnedWhileHeld = new AtomicReference<>();
-    Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
     Thread.setDefaultUncaughtExceptionHandler((t, e) -> {
       if (t.getName().equals("weft-session-0")) {
         Thread r = run.get();
@@ -153,9 +163,6 @@ class NoSessionThreadWaitsTest {
       assertNull(failed.get());
       assertNull(returnedWhileHeld.get());
       assertEquals(List.of(), alive, "session threads still alive when run() returned");
-    } finally {
-      Thread.setDefaultUncaughtExceptionHandler(before);
-      Recorded.together = null;
     }
   }
 
