@@ -8,6 +8,7 @@ import io.weft.transport.spi.VirtualThreads;
 import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,6 +19,8 @@ import org.slf4j.LoggerFactory;
  */
 final class ThreadRunner extends ModeRunner {
   private static final Logger LOG = LoggerFactory.getLogger(ThreadRunner.class);
+  /** The longest park between two looks at a virtual session thread still in its last steps. */
+  private static final long GONE_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
   private final boolean virtual;
 
   static {
@@ -71,15 +74,8 @@ final class ThreadRunner extends ModeRunner {
     };
     RunControl.Check onePermit = permits::tryAcquire;
     RunControl.Check allPermits = () -> permits.tryAcquire(all);
-    // Joined by the run's own thread only: each join that waits is a park of that thread and an
-    // unpark of it by the thread's end, never of a session thread.
-    RunControl.TimedWait allGone = nanos -> {
-      Thread ending = threads.stillEnding();
-      if (ending != null) {
-        TimeUnit.NANOSECONDS.timedJoin(ending, nanos);
-      }
-      return threads.stillEnding() == null;
-    };
+    // Waited for by the run's own thread only, never by a session thread (see awaitGone).
+    RunControl.TimedWait allGone = nanos -> awaitGone(threads, virtual, nanos);
     // Made now, not at the abort: the pass asks it before each session (see RunControl.nextSession).
     java.util.function.BooleanSupplier goesOn = control::nextSession;
     io.weft.continuations.internal.runtime.SessionCancels cancels = control.cancels();
@@ -163,6 +159,32 @@ final class ThreadRunner extends ModeRunner {
       }
     }
     return result(contexts, start, control, window);
+  }
+
+  /**
+   * Waits up to {@code nanos} for the session threads still in their last steps, and says whether
+   * they are all gone. A platform thread is joined (a wait on its monitor: nothing allocated). A
+   * virtual one is not: its join makes a latch and a queue node, and from JDK 20 a timed
+   * {@code java.util.concurrent} wait with no room for its node waits until it acquires, past its
+   * deadline, so an aborted run would outstay its close wait; it is looked at between parks of at
+   * most {@link #GONE_POLL_NANOS} instead.
+   */
+  private static boolean awaitGone(SessionThreads threads, boolean virtual, long nanos) throws InterruptedException {
+    Thread ending = threads.stillEnding();
+    if (ending != null && nanos > 0) {
+      if (virtual) {
+        long until = System.nanoTime() + nanos;
+        for (long left = nanos; left > 0 && ending.isAlive(); left = until - System.nanoTime()) {
+          LockSupport.parkNanos(threads, Math.min(left, GONE_POLL_NANOS));
+          if (Thread.interrupted()) {
+            throw new InterruptedException();
+          }
+        }
+      } else {
+        TimeUnit.NANOSECONDS.timedJoin(ending, nanos);
+      }
+    }
+    return threads.stillEnding() == null;
   }
 
   /**
