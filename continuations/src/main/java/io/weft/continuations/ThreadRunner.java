@@ -8,6 +8,7 @@ import io.weft.transport.spi.VirtualThreads;
 import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,6 +19,8 @@ import org.slf4j.LoggerFactory;
  */
 final class ThreadRunner extends ModeRunner {
   private static final Logger LOG = LoggerFactory.getLogger(ThreadRunner.class);
+  /** The longest park between two looks at a virtual session thread still in its last steps. */
+  private static final long GONE_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
   private final boolean virtual;
 
   static {
@@ -25,6 +28,16 @@ final class ThreadRunner extends ModeRunner {
     // perhaps full: the stamp and the look at the error (its report is linked by SessionFrame's).
     HeapExhaustion.stamp();
     HeapExhaustion.isHeapExhausted(null);
+    // And the end's bookkeeping, every call of it (a second end looks at the first): belt and
+    // braces, since run() loads SessionThreads anyway, in a heap with room, before any session starts.
+    SessionThreads linked = new SessionThreads(2);
+    Thread self = Thread.currentThread();
+    for (int slot = 0; slot < linked.sessions(); slot++) {
+      linked.started(slot, self);
+      linked.running(slot);
+      linked.ended(slot, self);
+    }
+    linked.stillEnding();
   }
 
   ThreadRunner(RunnerSettings settings, boolean virtual) {
@@ -47,12 +60,10 @@ final class ThreadRunner extends ModeRunner {
     int maxInFlight = settings.maxInFlight();
     int all = maxInFlight <= 0 ? Integer.MAX_VALUE : maxInFlight;
     Semaphore permits = new Semaphore(all);
-    // The session threads still running, by session index, for cancel's interrupt: a finished
-    // one empties its slot, so that a long run keeps no Thread per finished session. Slot 0 of
-    // lastEnded is the thread that ended last: each ending thread joins the one before it, so
-    // joining the last one waits for them all without keeping them. Both guarded by running.
-    Thread[] running = new Thread[sessions];
-    Thread[] lastEnded = new Thread[1];
+    // The session threads still running, for cancel's interrupt, and those ended but still in
+    // their last steps, for the run's end, which waits for them: no session thread waits for
+    // another (see SessionThreads).
+    SessionThreads threads = new SessionThreads(sessions);
     // Made now, while the heap has room: an aborted run's last steps must not need any. The
     // permits are looked at, not waited for: a session's end wakes this thread (see RunControl).
     // A session's permit comes back when its thread ends and its connection's close has been
@@ -63,16 +74,8 @@ final class ThreadRunner extends ModeRunner {
     };
     RunControl.Check onePermit = permits::tryAcquire;
     RunControl.Check allPermits = () -> permits.tryAcquire(all);
-    RunControl.TimedWait lastJoined = nanos -> {
-      Thread last;
-      synchronized (running) {
-        last = lastEnded[0];
-      }
-      if (last != null) {
-        TimeUnit.NANOSECONDS.timedJoin(last, nanos);
-      }
-      return last == null || !last.isAlive();
-    };
+    // Waited for by the run's own thread only, never by a session thread (see awaitGone).
+    RunControl.TimedWait allGone = nanos -> awaitGone(threads, virtual, nanos);
     // Made now, not at the abort: the pass asks it before each session (see RunControl.nextSession).
     java.util.function.BooleanSupplier goesOn = control::nextSession;
     io.weft.continuations.internal.runtime.SessionCancels cancels = control.cancels();
@@ -94,11 +97,8 @@ final class ThreadRunner extends ModeRunner {
       // unwinding, so the heap never freed: a deadlock until the close wait (review-heap7-s18,
       // child D-6). Interrupting a thread that has just ended is harmless; a pass stalled in one
       // interrupt is taken over by the spare, whose second interrupt of that thread returns at once.
-      for (int i = 0; i < running.length; i++) {
-        Thread t;
-        synchronized (running) {
-          t = running[i];
-        }
+      for (int i = 0; i < threads.sessions(); i++) {
+        Thread t = threads.running(i);
         if (t != null) {
           t.interrupt();
         }
@@ -115,7 +115,7 @@ final class ThreadRunner extends ModeRunner {
         // and the thread's start nothing may fail unnoticed, or the run would wait for a
         // session that never ran.
         context.whenFreedByClose(freed);
-        Runnable body = sessionBody(context, permits, running, lastEnded, control, virtual);
+        Runnable body = sessionBody(context, permits, threads, control, virtual);
         String name = "weft-session-" + context.index();
         if (!control.awaitSessions(onePermit, grace)) {
           context.cancel();
@@ -148,11 +148,12 @@ final class ThreadRunner extends ModeRunner {
         }
       }
     } finally {
-      // Every session has ended once all permits are back; then the last thread to end has
-      // joined the one before it, and so on. An aborted run waits only so long (see RunControl).
+      // Every session has ended once all permits are back (each thread's end told threads before
+      // it gave its permit back); then the threads still in their last steps are waited for. An
+      // aborted run waits only so long (see RunControl).
       if (control.awaitSessions(allPermits, grace)) {
         permits.release(all);
-        control.awaitSessions(lastJoined, grace);
+        control.awaitSessions(allGone, grace);
       } else {
         control.unended(all - permits.availablePermits());
       }
@@ -161,15 +162,42 @@ final class ThreadRunner extends ModeRunner {
   }
 
   /**
+   * Waits up to {@code nanos} for the session threads still in their last steps, and says whether
+   * they are all gone. A platform thread is joined (a wait on its monitor: nothing allocated). A
+   * virtual one is not: its join makes a latch and a queue node, and from JDK 20 a timed
+   * {@code java.util.concurrent} wait with no room for its node waits until it acquires, past its
+   * deadline, so an aborted run would outstay its close wait; it is looked at between parks of at
+   * most {@link #GONE_POLL_NANOS} instead.
+   */
+  private static boolean awaitGone(SessionThreads threads, boolean virtual, long nanos) throws InterruptedException {
+    Thread ending = threads.stillEnding();
+    if (ending != null && nanos > 0) {
+      if (virtual) {
+        long until = System.nanoTime() + nanos;
+        for (long left = nanos; left > 0 && ending.isAlive(); left = until - System.nanoTime()) {
+          LockSupport.parkNanos(threads, Math.min(left, GONE_POLL_NANOS));
+          if (Thread.interrupted()) {
+            throw new InterruptedException();
+          }
+        }
+      } else {
+        TimeUnit.NANOSECONDS.timedJoin(ending, nanos);
+      }
+    }
+    return threads.stillEnding() == null;
+  }
+
+  /**
    * What a session's thread runs: the session, then its end, which must not be lost whatever the
    * session met. Its permit comes back here, or, if its transport's close is reported later,
    * from that report. The end allocates nothing and calls nothing that can fail before the permit
    * is back (a monitor, array slots, the release; then the run's thread is woken): it runs when the
    * session failed, perhaps because the heap ran out, and an error before the release would keep
-   * the run waiting for a session whose thread is gone.
+   * the run waiting for a session whose thread is gone. It waits for no other session thread (the
+   * run's thread waits for them all: see SessionThreads).
    */
-  private static Runnable sessionBody(SessionContext context, Semaphore permits, Thread[] running,
-      Thread[] lastEnded, RunControl control, boolean virtual) {
+  private static Runnable sessionBody(SessionContext context, Semaphore permits, SessionThreads threads,
+      RunControl control, boolean virtual) {
     int slot = context.index();
     return () -> {
       Thread self = Thread.currentThread();
@@ -185,9 +213,7 @@ final class ThreadRunner extends ModeRunner {
             // keep their slices. The frame below meets the heap's end itself if it lasts.
           }
         }
-        synchronized (running) {
-          running[slot] = self;
-        }
+        threads.started(slot, self);
         new SessionFrame(context).run();
       } catch (Throwable t) {
         // Stamped before the permit below goes back: once it is back the run may return, and a
@@ -195,13 +221,10 @@ final class ThreadRunner extends ModeRunner {
         metAt = HeapExhaustion.stamp();
         escaped = t;
       }
-      Thread before = null;
       try {
-        synchronized (running) {
-          running[slot] = null;
-          before = lastEnded[0];
-          lastEnded[0] = self;
-        }
+        // Before the permit goes back: once all are back the run's thread waits for the threads
+        // this keeps, this one among them.
+        threads.ended(slot, self);
         if (context.taskEnded()) {
           permits.release();
           control.wake();
@@ -220,16 +243,7 @@ final class ThreadRunner extends ModeRunner {
         // room to print the trace) ends the carrier, a thread of the JDK's scheduler, and the
         // virtual threads queued on it are dropped (ForkJoinPool.deregisterWorker) and never
         // run again: their sessions can never end, nor give back what their stacks hold.
-        // Before the join below: the thread before this one may be held for long (in its own
-        // handler, say), and the heap's end reported here must abort the runs now, not then.
         uncaught(context, self, escaped, metAt);
-      }
-      try {
-        joinQuietly(before);
-      } catch (Throwable t) {
-        // Nothing known throws here (the join gives up on an OutOfMemoryError); handed on as a
-        // failed bookkeeping's error is, never reported.
-        uncaught(context, self, t, -1L);
       }
     };
   }
@@ -261,31 +275,6 @@ final class ThreadRunner extends ModeRunner {
       } catch (Throwable again) {
         // No room to say it either.
       }
-    }
-  }
-
-  /**
-   * Waits for {@code thread} to end, through interrupts (a cancel interrupts every session thread).
-   * Gives up if the heap has no room for the wait: the thread then ends without waiting, and the
-   * run's own wait, bounded once the heap ran out, covers the rest.
-   */
-  private static void joinQuietly(Thread thread) {
-    if (thread == null) {
-      return;
-    }
-    boolean interrupted = false;
-    for (;;) {
-      try {
-        thread.join();
-        break;
-      } catch (InterruptedException e) {
-        interrupted = true;
-      } catch (OutOfMemoryError e) {
-        break;
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
     }
   }
 }

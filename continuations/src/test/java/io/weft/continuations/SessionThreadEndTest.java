@@ -65,8 +65,9 @@ class SessionThreadEndTest {
    * Review-heap6b-s17 point 2: the heap's end a session's thread lets out is stamped where it is
    * caught, before the session's place goes back, not once the thread has joined the one that
    * ended before it. Here with one session at a time: session 0's report is held in a watch's
-   * hearing (begun before the run), so session 1's thread, which lets out the heap's end too, waits
-   * in its join of session 0's (or, now, reports first). Once session 2 runs (session 1's place is
+   * hearing (begun before the run), so session 1's thread, which lets out the heap's end too, waited
+   * in its join of session 0's (or, now that no session thread joins another, reports first:
+   * NoSessionThreadWaitsTest). Once session 2 runs (session 1's place is
    * back) or the watch hears session 1's report, whichever comes first (the report may abort the
    * run before session 2 starts), a new watch begins, as a run begun then would. Once session 0
    * goes on, session 1's report must not reach that watch: its error was met before the watch
@@ -142,7 +143,9 @@ class SessionThreadEndTest {
    * Review-heap6b-s17 point 2, related: a session thread's report of the heap's end is made before
    * it joins the thread that ended before it, so that one held for long (here in its own
    * uncaught-exception handler, by a test latch) does not hold the abort back. Before, the report
-   * came after that join, and the runs heard nothing while the handler ran.
+   * came after that join, and the runs heard nothing while the handler ran. (No session thread
+   * joins another now; this still pins that a thread held in its handler does not hold the abort
+   * back.)
    */
   @ParameterizedTest
   @MethodSource("modes")
@@ -195,7 +198,7 @@ class SessionThreadEndTest {
         uncaught);
   }
 
-  private static void awaitQuietly(CountDownLatch latch) {
+  static void awaitQuietly(CountDownLatch latch) {
     try {
       latch.await();
     } catch (InterruptedException e) {

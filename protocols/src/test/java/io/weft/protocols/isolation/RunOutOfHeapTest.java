@@ -95,7 +95,8 @@ class RunOutOfHeapTest {
     // the close wait, what their stacks hold is never given back, and the child's own threads
     // die of the full heap before they can say how the runs ended (exit 1). Weft's known carrier
     // killers are removed (ThreadRunner: nothing leaves a session's thread for the
-    // uncaught-exception handler; SocketTransport: a virtual session thread's read is one untimed
+    // uncaught-exception handler, and no session thread joins another, so a session's end unparks
+    // no virtual thread; SocketTransport: a virtual session thread's read is one untimed
     // park; VirtualThreads.warmUp: the JDK's lazily linked end of a virtual thread is taken with
     // room, and the class of the carrier's submit's first catch clause is loaded with room: on
     // JDK 25, whose submit retries on OutOfMemoryError; JDK 21's does not, so there a failed
