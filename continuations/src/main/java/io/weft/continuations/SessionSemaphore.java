@@ -2,6 +2,7 @@ package io.weft.continuations;
 
 import io.weft.continuations.spi.Suspend;
 import io.weft.continuations.spi.SessionCancelledException;
+import io.weft.continuations.spi.TimedRegistration;
 import io.weft.transport.spi.Clocked;
 import io.weft.transport.spi.Deadlines;
 import io.weft.transport.spi.Ticker;
@@ -71,8 +72,17 @@ public final class SessionSemaphore {
     boolean done = false;
     try {
       while (!tryAcquire()) {
-        long left = clock == null ? Deadlines.FOREVER : deadline - clock.nanoTime();
-        if (left <= 0L || !Suspend.await(this::register, left)) {
+        if (clock == null) {
+          if (!Suspend.await(this::register, Deadlines.FOREVER)) {
+            return false;
+          }
+          continue;
+        }
+        long now = clock.nanoTime();
+        long left = deadline - now;
+        // Timed from the reading it was worked out on: it ends at the deadline, wherever the
+        // clock has moved since (see TimedRegistration).
+        if (left <= 0L || !Suspend.await(new TimedWaiter(now), left)) {
           return false;
         }
       }
@@ -140,6 +150,25 @@ public final class SessionSemaphore {
     }
     if (now) {
       wakeUp.run();
+    }
+  }
+
+  /** A timed acquire's wait, timed from the clock reading it was worked out on. */
+  private final class TimedWaiter implements TimedRegistration {
+    private final long from;
+
+    TimedWaiter(long from) {
+      this.from = from;
+    }
+
+    @Override
+    public void register(Runnable wakeUp) {
+      SessionSemaphore.this.register(wakeUp);
+    }
+
+    @Override
+    public long timedFrom() {
+      return from;
     }
   }
 

@@ -120,30 +120,37 @@ public abstract class SuspendingConnectionTransport<F> extends ConnectionTranspo
    * reader's wake-up with the state, made once. What one wait needs between its steps is kept
    * here: the transport has one reader at a time.
    */
-  private final class SuspendingWaiter extends ReadWaiter implements SuspendingReads.Waiter {
+  private final class SuspendingWaiter extends ReadWaiter implements SuspendingReads.Waiter, TimedRegistration {
     /** The wait's bound, from the transport's timeout and the session's deadline. */
     private long wait;
     /** When the wait began. */
     private long start;
     /** What was left of the wait when its last suspend began. */
     private long left;
+    /** The clock's reading that {@link #left} was worked out on, which its suspend is timed from. */
+    private long from;
 
     @Override
     public long beginWait(long awaited) throws IOException {
-      long bound = readWaitNanos(awaited);
-      long begun = waits.beginInputWait(state);
+      // One reading of the clock for the wait's bound (the session deadline's), its start and its
+      // suspend's timeout (timedFrom): a read that suspends reads the clock once.
+      long now = waits.ticker().nanoTime();
+      long bound = readWaitNanos(awaited, now);
+      long begun = waits.beginInputWait(state, now);
       try {
         if (waits.spunForInput(state, bound)) {
           state.readerWaiting(false);
           return 0L;
         }
-        long first = waits.firstLeft(begun, bound);
+        long firstFrom = waits.firstFrom(begun);
+        long first = SuspendingWaits.left(bound, begun, firstFrom);
         if (first <= 0L) {
           throw readTimedOut(bound, awaited);
         }
         wait = bound;
         start = begun;
         left = first;
+        from = firstFrom;
         return waits.slice(state, first);
       } catch (IOException | RuntimeException e) {
         state.readerWaiting(false);
@@ -154,12 +161,19 @@ public abstract class SuspendingConnectionTransport<F> extends ConnectionTranspo
     @Override
     public long nextSlice(long slice, long awaited) throws IOException {
       if (SuspendingWaits.nextSlice(state, slice, left)) {
-        left = waits.left(wait, start);
+        long now = waits.ticker().nanoTime();
+        left = SuspendingWaits.left(wait, start, now);
         if (left > 0L) {
+          from = now;
           return waits.slice(state, left);
         }
       }
       throw readTimedOut(wait, awaited);
+    }
+
+    @Override
+    public long timedFrom() {
+      return from;
     }
 
     @Override
