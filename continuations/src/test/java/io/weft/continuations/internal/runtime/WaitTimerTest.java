@@ -169,6 +169,23 @@ class WaitTimerTest {
     assertFiresInBounds(entry);
   }
 
+  /**
+   * A wait armed from a reading taken before the clock moved ends at that reading plus its timeout:
+   * the move between the reading and the arm makes it neither later nor earlier.
+   */
+  @Test
+  void aWaitArmedFromAnEarlierReadingFiresAtThatReadingPlusItsTimeout() {
+    long from = clock.nanoTime();
+    clock.set(from + 30 * MS);
+    TestEntry entry = new TestEntry();
+    timer.armFrom(entry.slot, entry, from, 50 * MS);
+    letTheTimerSeeTheNewEntries();
+    stepTo(from + 50 * MS - 1);
+    assertEquals(0, entry.expireCalls.get(), "fired a nanosecond before its reading plus its timeout");
+    stepTo(from + 50 * MS);
+    assertEquals(1, entry.expireCalls.get(), "not fired at its reading plus its timeout");
+  }
+
   @Test
   void aTimerHoldingSlotsSleepsUntilTheEarliestDeadlineNotForATick() {
     TestEntry first = new TestEntry().arm(300 * MS);
