@@ -938,6 +938,11 @@ public final class ConnectWindow {
      * that much later as the clock moved before the wait was armed.
      */
     @Override
+    public Ticker timedOn() {
+      return window.ticker;
+    }
+
+    @Override
     public long timedFrom() {
       return reading;
     }

@@ -82,7 +82,7 @@ public final class SessionSemaphore {
         long left = deadline - now;
         // Timed from the reading it was worked out on: it ends at the deadline, wherever the
         // clock has moved since (see TimedRegistration).
-        if (left <= 0L || !Suspend.await(new TimedWaiter(now), left)) {
+        if (left <= 0L || !Suspend.await(new TimedWaiter(clock, now), left)) {
           return false;
         }
       }
@@ -155,10 +155,17 @@ public final class SessionSemaphore {
 
   /** A timed acquire's wait, timed from the clock reading it was worked out on. */
   private final class TimedWaiter implements TimedRegistration {
+    private final Ticker clock;
     private final long from;
 
-    TimedWaiter(long from) {
+    TimedWaiter(Ticker clock, long from) {
+      this.clock = clock;
       this.from = from;
+    }
+
+    @Override
+    public Ticker timedOn() {
+      return clock;
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.weft.transport.Transport;
 import io.weft.transport.spi.ConnectionState;
 import io.weft.transport.spi.ConnectionTransport;
 import io.weft.transport.spi.ReadArguments;
+import io.weft.transport.spi.Ticker;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.charset.Charset;
@@ -169,6 +170,11 @@ public abstract class SuspendingConnectionTransport<F> extends ConnectionTranspo
         }
       }
       throw readTimedOut(wait, awaited);
+    }
+
+    @Override
+    public Ticker timedOn() {
+      return waits.ticker();
     }
 
     @Override

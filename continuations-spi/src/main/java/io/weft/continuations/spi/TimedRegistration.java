@@ -1,5 +1,7 @@
 package io.weft.continuations.spi;
 
+import io.weft.transport.spi.Ticker;
+
 /**
  * A {@link WaitRegistration} whose wait's timeout counts from a reading of the clock that the
  * waiting code took itself, where it worked the timeout out, rather than from the clock as the
@@ -14,15 +16,26 @@ package io.weft.continuations.spi;
  *
  * <p>In a {@code CONTINUATIONS} session, {@link Suspend#await}{@code (registration, timeoutNanos)}
  * with such a registration ends the wait once the session's clock (its run's, the connector's
- * {@code Ticker}) reads {@link #timedFrom()}{@code + timeoutNanos}. Off a continuation the caller's
+ * {@code Ticker}) reads {@link #timedFrom()}{@code + timeoutNanos}, when {@link #timedOn()} is that
+ * clock. Off a continuation the caller's
  * thread blocks for {@code timeoutNanos} of real time, as for any registration.
  */
 public interface TimedRegistration extends WaitRegistration {
 
   /**
-   * The reading of the session's clock that the timeout of the wait now being registered counts
-   * from: read by the waiting code before it calls {@link Suspend#await}, on the clock its
-   * session's waits are timed by. Called once per wait, as the runtime arms it.
+   * The clock {@link #timedFrom()} was read on. The runtime times the wait from that reading only
+   * when this is the very clock its timer reads (the run's); a reading of any other clock says
+   * nothing about its timer's time, and the wait is then timed from the timer's clock as the wait
+   * is armed, as for any registration.
+   *
+   * @return the clock, the same object each call
+   */
+  Ticker timedOn();
+
+  /**
+   * The reading of {@link #timedOn()} that the timeout of the wait now being registered counts
+   * from: read by the waiting code before it calls {@link Suspend#await}. Called once per wait, as
+   * the runtime arms it.
    *
    * @return the clock's reading, in its nanoseconds
    */

@@ -550,16 +550,17 @@ public final class Scheduler {
   }
 
   /**
-   * Arms {@code wait}'s timeout: counted from the reading of {@link #clock()} that a {@link
-   * TimedRegistration} worked it out on, or from the clock now. A driven scheduler's {@link
-   * WaitTimeouts} time it from their own clock: the one thread that drives them also runs the
-   * session, so the clock cannot move between the two.
+   * Arms {@code wait}'s timeout: counted from the reading of the timer's clock that a {@link
+   * TimedRegistration} worked it out on (see {@link WaitTimer#armFrom}), or from the clock now. A
+   * driven scheduler's {@link WaitTimeouts} time it from their own clock: the one thread that
+   * drives them also runs the session, so the clock cannot move between the two.
    */
   void armTimeout(Fiber fiber, Wait wait, WaitRegistration registration, long timeoutNanos) {
     if (timeouts != null) {
       timeouts.arm(wait, timeoutNanos);
     } else if (registration instanceof TimedRegistration) {
-      timer.armFrom(fiber.timeoutSlot(), wait, ((TimedRegistration) registration).timedFrom(), timeoutNanos);
+      TimedRegistration timed = (TimedRegistration) registration;
+      timer.armFrom(fiber.timeoutSlot(), wait, timed.timedOn(), timed.timedFrom(), timeoutNanos);
     } else {
       timer.arm(fiber.timeoutSlot(), wait, timeoutNanos);
     }

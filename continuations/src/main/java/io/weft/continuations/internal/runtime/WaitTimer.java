@@ -183,20 +183,22 @@ final class WaitTimer {
    * the next.
    */
   void arm(Slot slot, Timed wait, long timeoutNanos) {
-    armFrom(slot, wait, clock.nanoTime(), timeoutNanos);
+    armFrom(slot, wait, clock, clock.nanoTime(), timeoutNanos);
   }
 
   /**
-   * As {@link #arm}, the timeout counted from {@code from}, a reading of this timer's clock that
-   * the arming thread took before it published the wait: the reading the wait's timeout was worked
-   * out on. Its {@link Timed#expire()} runs once the clock reads {@code from + timeoutNanos}, not
-   * a nanosecond before: the same deadline however far the clock moved since {@code from} (a wait
-   * armed from a second reading would end that much later; on a clock stepped by hand, a step
-   * between the two readings would put its end past the clock's last move), and no clock read
-   * here.
+   * As {@link #arm}, the timeout counted from {@code from}, a reading of {@code readOn} that the
+   * arming thread took before it published the wait: the reading the wait's timeout was worked
+   * out on. When {@code readOn} is this timer's clock, its {@link Timed#expire()} runs once the
+   * clock reads {@code from + timeoutNanos}, not a nanosecond before: the same deadline however far
+   * the clock moved since {@code from} (a wait armed from a second reading would end that much
+   * later; on a clock stepped by hand, a step between the two readings would put its end past the
+   * clock's last move), and no clock read here. A reading of another clock tells nothing of this
+   * timer's time: the timeout then counts from this clock's reading now, as in {@link #arm}.
    */
-  void armFrom(Slot slot, Timed wait, long from, long timeoutNanos) {
-    long deadline = from + Math.min(timeoutNanos, MAX_TIMEOUT_NANOS);
+  void armFrom(Slot slot, Timed wait, Ticker readOn, long from, long timeoutNanos) {
+    long start = readOn == clock ? from : clock.nanoTime();
+    long deadline = start + Math.min(timeoutNanos, MAX_TIMEOUT_NANOS);
     slot.deadline = deadline;
     slot.current = wait;
     // Filed (or queued) by a deadline no later than this one, give or take the slack: the timer
