@@ -3,6 +3,7 @@ package io.weft.continuations;
 import io.weft.continuations.spi.Suspend;
 import io.weft.continuations.spi.SessionCancelledException;
 import io.weft.continuations.spi.TimedRegistration;
+import io.weft.continuations.spi.WaitRegistration;
 import io.weft.transport.spi.Clocked;
 import io.weft.transport.spi.Deadlines;
 import io.weft.transport.spi.Ticker;
@@ -72,17 +73,12 @@ public final class SessionSemaphore {
     boolean done = false;
     try {
       while (!tryAcquire()) {
-        if (clock == null) {
-          if (!Suspend.await(this::register, Deadlines.FOREVER)) {
-            return false;
-          }
-          continue;
-        }
-        long now = clock.nanoTime();
-        long left = deadline - now;
-        // Timed from the reading it was worked out on: it ends at the deadline, wherever the
-        // clock has moved since (see TimedRegistration).
-        if (left <= 0L || !Suspend.await(new TimedWaiter(clock, now), left)) {
+        long now = clock == null ? 0L : clock.nanoTime();
+        long left = clock == null ? Deadlines.FOREVER : deadline - now;
+        // A timed wait is timed from the reading it was worked out on: it ends at the deadline,
+        // wherever the clock has moved since (see TimedRegistration).
+        WaitRegistration waiter = clock == null ? this::register : new TimedWaiter(clock, now);
+        if (left <= 0L || !Suspend.await(waiter, left)) {
           return false;
         }
       }

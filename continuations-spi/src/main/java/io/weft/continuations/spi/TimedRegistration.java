@@ -17,8 +17,8 @@ import io.weft.transport.spi.Ticker;
  * <p>In a {@code CONTINUATIONS} session, {@link Suspend#await}{@code (registration, timeoutNanos)}
  * with such a registration ends the wait once the session's clock (its run's, the connector's
  * {@code Ticker}) reads {@link #timedFrom()}{@code + timeoutNanos}, when {@link #timedOn()} is that
- * clock. Off a continuation the caller's
- * thread blocks for {@code timeoutNanos} of real time, as for any registration.
+ * clock. Off a continuation the caller's thread blocks for {@code timeoutNanos} of real time, as
+ * for any registration.
  */
 public interface TimedRegistration extends WaitRegistration {
 
