@@ -41,28 +41,9 @@ public final class Deadlines {
    */
   public static long waitNanos(Ticker clock, Timeout timeout, long sessionStartNanos, String what)
       throws TransportTimeoutException {
-    return timeout.hasSessionDeadline()
-        ? waitNanosAt(clock.nanoTime(), timeout, sessionStartNanos, what)
-        : waitNanosAt(0L, timeout, sessionStartNanos, what);
-  }
-
-  /**
-   * As {@link #waitNanos(Ticker, Timeout, long, String)}, at {@code now}, a reading the caller took
-   * of the clock {@code sessionStartNanos} was read on: for a wait that is then timed from that same
-   * reading, so that it ends exactly at the session deadline.
-   *
-   * @param now the clock's reading the wait starts at
-   * @param timeout the transport's timeout
-   * @param sessionStartNanos when the session started, on the same clock
-   * @param what the operation, for the message
-   * @return the wait in nanoseconds, positive, or {@link #FOREVER}
-   * @throws TransportTimeoutException if the session deadline has already passed at {@code now}
-   */
-  public static long waitNanosAt(long now, Timeout timeout, long sessionStartNanos, String what)
-      throws TransportTimeoutException {
     long wait = timeout.hasOperationTimeout() ? timeout.operationTimeoutNanos() : FOREVER;
     if (timeout.hasSessionDeadline()) {
-      long left = sessionStartNanos + timeout.sessionDeadlineNanos() - now;
+      long left = sessionStartNanos + timeout.sessionDeadlineNanos() - clock.nanoTime();
       if (left <= 0L) {
         throw sessionExpired(timeout, what, "");
       }
@@ -136,6 +117,31 @@ public final class Deadlines {
       Ticker clock, Timeout timeout, long sessionStartNanos, long waitedNanos, long awaited, String unread) {
     return timedOut(clock, timeout, sessionStartNanos, waitedNanos, "read",
         "waiting for " + describeAwaited(awaited) + "; " + unread);
+  }
+
+  /**
+   * As {@link #waitNanos(Ticker, Timeout, long, String)}, at {@code now}, a reading the caller took
+   * of the clock {@code sessionStartNanos} was read on: for a wait that is then timed from that same
+   * reading, so that it ends exactly at the session deadline.
+   *
+   * @param now the clock's reading the wait starts at
+   * @param timeout the transport's timeout
+   * @param sessionStartNanos when the session started, on the same clock
+   * @param what the operation, for the message
+   * @return the wait in nanoseconds, positive, or {@link #FOREVER}
+   * @throws TransportTimeoutException if the session deadline has already passed at {@code now}
+   */
+  public static long waitNanosAt(long now, Timeout timeout, long sessionStartNanos, String what)
+      throws TransportTimeoutException {
+    long wait = timeout.hasOperationTimeout() ? timeout.operationTimeoutNanos() : FOREVER;
+    if (timeout.hasSessionDeadline()) {
+      long left = sessionStartNanos + timeout.sessionDeadlineNanos() - now;
+      if (left <= 0L) {
+        throw sessionExpired(timeout, what, "");
+      }
+      wait = Math.min(wait, left);
+    }
+    return wait;
   }
 
   // What a read waits for is packed in a long (kind above, count below) rather than described in a
