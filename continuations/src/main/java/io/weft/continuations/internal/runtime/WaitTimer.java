@@ -17,9 +17,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each session owns one {@link Slot}, which goes to the timer at its first timed wait and
  * stays there while the session keeps waiting. Arming a wait writes the slot's deadline (one
- * clock read, or none where the arming thread
- * hands the reading its timeout was worked out on: {@link #armFrom}) and its current wait; that is all, as long as the timer holds the slot filed by a
- * deadline no later than the new one. The timer thread keeps its slots in a min-heap of its own,
+ * clock read, or none where the arming thread hands the reading its timeout was worked out on:
+ * {@link #armFrom}) and its current wait; that is all, as long as the timer holds the slot filed
+ * by a deadline no later than the new one. The timer thread keeps its slots in a min-heap of its own,
  * ordered by the deadline ({@code key}) each had when the timer last filed it. A session's
  * later waits have later deadlines unless they are shorter, and a shorter one hands its slot
  * over again to be moved up, so the heap's order is safe to act on lazily: when a slot's key
