@@ -887,6 +887,12 @@ public final class ConnectWindow {
     private boolean left;
     /** The clock's reading {@link #waitNanos()} worked its answer out on; the session's thread only. */
     private long reading;
+    /**
+     * Whether {@link #reading} is not yet spent by a wait's arming ({@link #timedFrom()}); the
+     * session's thread only. A second wait armed without a new {@link #waitNanos()} is timed from
+     * the clock as it is armed (see {@link TimedRegistration}).
+     */
+    private boolean fresh;
 
     Waiter(Window window) {
       this.window = window;
@@ -911,6 +917,7 @@ public final class ConnectWindow {
         // Read under the lock, as in Window.release: a halving here restarts the growth measure.
         long now = w.ticker.nanoTime();
         reading = now;
+        fresh = true;
         w.freeOverdue(now);
         if (w.used >= w.size) {
           if (w.clock != null && w.clock != this) {
@@ -939,11 +946,12 @@ public final class ConnectWindow {
      */
     @Override
     public Ticker timedOn() {
-      return window.ticker;
+      return fresh ? window.ticker : null;
     }
 
     @Override
     public long timedFrom() {
+      fresh = false;
       return reading;
     }
 

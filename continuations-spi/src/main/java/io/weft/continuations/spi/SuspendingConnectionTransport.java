@@ -45,6 +45,7 @@ import org.apache.commons.javaflow.api.continuable;
 public abstract class SuspendingConnectionTransport<F> extends ConnectionTransport<F> {
   private final SuspendingWaits waits;
   private final SuspendingReads reads;
+  private final SuspendingWaiter waiter;
 
   /**
    * A transport over {@code state}, waiting through {@code waits}.
@@ -61,7 +62,26 @@ public abstract class SuspendingConnectionTransport<F> extends ConnectionTranspo
       Consumer<? super S> forget, SocketAddress remote, SuspendingWaits waits) {
     super(state, timeout, sessionStartNanos, forget, remote, waits.ticker());
     this.waits = waits;
-    reads = new SuspendingReads(state, new SuspendingWaiter(), waits.immediate());
+    waiter = new SuspendingWaiter();
+    reads = new SuspendingReads(state, waiter, waits.immediate());
+  }
+
+  /** This transport's waits; for tests of the SPI in this package. */
+  SuspendingWaits waits() {
+    return waits;
+  }
+
+  /** This transport's connection state; for tests of the SPI in this package. */
+  ConnectionState<F, ?> connectionState() {
+    return state;
+  }
+
+  /**
+   * This transport's own read waiter, a {@link TimedRegistration} reused by every read; for tests
+   * of the SPI in this package (a wait through it that took no reading of its own).
+   */
+  WaitRegistration readWaiter() {
+    return waiter;
   }
 
   @Override
@@ -130,6 +150,14 @@ public abstract class SuspendingConnectionTransport<F> extends ConnectionTranspo
     private long left;
     /** The clock's reading that {@link #left} was worked out on, which its suspend is timed from. */
     private long from;
+    /**
+     * Whether {@link #from} was taken for the suspend about to be armed and not yet spent: set by
+     * {@link #beginWait} and {@link #nextSlice}, spent by {@link #timedFrom()} and cleared when the
+     * wait ends. A wait through this waiter that took no reading of its own ({@link
+     * SuspendingWaits#awaitInput}) is then timed from the clock as it is armed, never from a
+     * reading of an earlier wait.
+     */
+    private boolean fresh;
 
     @Override
     public long beginWait(long awaited) throws IOException {
@@ -152,6 +180,7 @@ public abstract class SuspendingConnectionTransport<F> extends ConnectionTranspo
         start = begun;
         left = first;
         from = firstFrom;
+        fresh = true;
         return waits.slice(state, first);
       } catch (IOException | RuntimeException e) {
         state.readerWaiting(false);
@@ -161,11 +190,13 @@ public abstract class SuspendingConnectionTransport<F> extends ConnectionTranspo
 
     @Override
     public long nextSlice(long slice, long awaited) throws IOException {
+      fresh = false;
       if (SuspendingWaits.nextSlice(state, slice, left)) {
         long now = waits.ticker().nanoTime();
         left = SuspendingWaits.left(wait, start, now);
         if (left > 0L) {
           from = now;
+          fresh = true;
           return waits.slice(state, left);
         }
       }
@@ -174,21 +205,24 @@ public abstract class SuspendingConnectionTransport<F> extends ConnectionTranspo
 
     @Override
     public Ticker timedOn() {
-      return waits.ticker();
+      return fresh ? waits.ticker() : null;
     }
 
     @Override
     public long timedFrom() {
+      fresh = false;
       return from;
     }
 
     @Override
     public void endWait() {
+      fresh = false;
       state.readerWaiting(false);
     }
 
     @Override
     public void abandonWait() {
+      fresh = false;
       state.readerWaiting(false);
     }
 

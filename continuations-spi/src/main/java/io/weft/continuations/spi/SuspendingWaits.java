@@ -186,7 +186,9 @@ public final class SuspendingWaits {
    * @param state the connection's state
    * @param reader registers a wake-up with {@code state}'s
    *     {@code ConnectionState.wakeWhenReadable}, or runs it at once when that returns false;
-   *     one per transport, made once
+   *     one per transport, made once; if it is a {@link TimedRegistration}, its suspends here are
+   *     timed from the clock as each is armed (this method takes no reading for it, and a reading
+   *     it holds from an earlier wait is spent or dropped: see {@link TimedRegistration})
    * @param nanos the longest wait
    * @return true when input may have arrived (poll again), false when the time ran out
    * @throws io.weft.transport.BlockingOperationException at once, on the library's I/O thread

@@ -18,7 +18,21 @@ import io.weft.transport.spi.Ticker;
  * with such a registration ends the wait once the session's clock (its run's, the connector's
  * {@code Ticker}) reads {@link #timedFrom()}{@code + timeoutNanos}, when {@link #timedOn()} is that
  * clock. Off a continuation the caller's thread blocks for {@code timeoutNanos} of real time, as
- * for any registration.
+ * for any registration. (A simulation's scheduler times the wait from its own clock as it arms it,
+ * which cannot have moved since: one thread drives both.)
+ *
+ * <p>A reading is good for one wait only, and only for a wait the code that took it is about to
+ * arm. Any code may hand a registration to {@link Suspend#await}, including code that did not
+ * take a reading for this wait (a registration reused across waits, or passed to SPI code such as
+ * {@link SuspendingWaits#awaitInput} that waits on it without knowing it is timed): a reading of an
+ * earlier wait would time this one from the past, and it would end early. So the contract is
+ * <em>consumed once</em>: as it arms a timed wait, the runtime calls {@link #timedOn()} and then
+ * {@link #timedFrom()}, once each; {@code timedFrom()} spends the reading, and until the waiting
+ * code takes a new one {@code timedOn()} answers {@code null}, and the wait is timed from the
+ * timer's clock as it is armed (never early; late by the time since the waiting code's own
+ * reading, if it had one). A registration made for one wait only, with its reading, may skip the
+ * bookkeeping. A wait that is never armed (no timeout) spends nothing: a registration reused
+ * across waits also drops its reading when its wait ends.
  */
 public interface TimedRegistration extends WaitRegistration {
 
@@ -28,14 +42,17 @@ public interface TimedRegistration extends WaitRegistration {
    * nothing about its timer's time, and the wait is then timed from the timer's clock as the wait
    * is armed, as for any registration.
    *
-   * @return the clock, the same object each call
+   * @return the clock, the same object each call, while the registration holds a reading taken
+   *     for the wait now being armed and not yet spent by {@link #timedFrom()}; otherwise {@code
+   *     null}, and the wait is timed from the timer's clock as it is armed
    */
   Ticker timedOn();
 
   /**
    * The reading of {@link #timedOn()} that the timeout of the wait now being registered counts
-   * from: read by the waiting code before it calls {@link Suspend#await}. Called once per wait, as
-   * the runtime arms it.
+   * from: read by the waiting code, for this wait, before it calls {@link Suspend#await}. Called
+   * once per wait, as the runtime arms it, after {@link #timedOn()}; it spends the reading (see the
+   * class comment), so that a second wait armed without a new reading is timed from the clock.
    *
    * @return the clock's reading, in its nanoseconds
    */

@@ -12,10 +12,12 @@ import io.weft.testsupport.EchoServer;
 import io.weft.testsupport.MovingTicker;
 import io.weft.transport.Timeout;
 import io.weft.transport.TransportTimeoutException;
+import io.weft.transport.netty.testclient.AwaitInputTask;
 import io.weft.transport.netty.testclient.ClockMovesAtReadTask;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -63,6 +65,29 @@ class ReadTimedFromItsReadingTest {
       assertEquals(Outcome.Status.FAILED, o.status(), () -> "answered " + o.value());
       assertInstanceOf(TransportTimeoutException.class, o.failure());
       assertTrue(o.failure().getMessage().startsWith(message), () -> o.failure().toString());
+    }
+  }
+
+  /**
+   * {@code SuspendingWaits.awaitInput} (public SPI) with the transport's own read waiter, which is
+   * a {@code TimedRegistration} that awaitInput takes no reading for: its wait ends when the clock
+   * reaches the wait's start plus its bound, not before. Timed from the reading the waiter kept
+   * from the read before (a bound ago), it would end at once, the clock unmoved ("read timed out
+   * after <bound>" early, which docs/errors.md rules out). The clock moves to the wait's end right
+   * after the wait's own second reading (its start, then the timer's as it arms the wait).
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void awaitInputThroughTheReadWaiterEndsAtItsBoundNotBefore() throws Exception {
+    MovingTicker clock = new MovingTicker();
+    try (SuspendingNettyConnector connector = SuspendingNettyConnector.builder().ticker(clock).tcp();
+         SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(1)).connector(connector)
+             .address(server.address()).timeout(Timeout.NONE).instrument(CLIENT).build()) {
+      RunResult<String> result = runner.run(AwaitInputTask.class, 1, clock, HOUR);
+
+      Outcome<String> o = result.outcome(0);
+      assertEquals(Outcome.Status.SUCCEEDED, o.status(), () -> String.valueOf(o.failure()));
+      assertEquals("timed out after " + HOUR, o.value());
     }
   }
 }

@@ -560,7 +560,10 @@ public final class Scheduler {
       timeouts.arm(wait, timeoutNanos);
     } else if (registration instanceof TimedRegistration) {
       TimedRegistration timed = (TimedRegistration) registration;
-      timer.armFrom(fiber.timeoutSlot(), wait, timed.timedOn(), timed.timedFrom(), timeoutNanos);
+      // timedOn() first: timedFrom() spends the reading (null after it: from the clock now).
+      Ticker readOn = timed.timedOn();
+      long from = timed.timedFrom();
+      timer.armFrom(fiber.timeoutSlot(), wait, readOn, from, timeoutNanos);
     } else {
       timer.arm(fiber.timeoutSlot(), wait, timeoutNanos);
     }

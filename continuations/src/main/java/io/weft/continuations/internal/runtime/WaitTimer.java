@@ -194,7 +194,8 @@ final class WaitTimer {
    * the clock moved since {@code from} (a wait armed from a second reading would end that much
    * later; on a clock stepped by hand, a step between the two readings would put its end past the
    * clock's last move), and no clock read here. A reading of another clock tells nothing of this
-   * timer's time: the timeout then counts from this clock's reading now, as in {@link #arm}.
+   * timer's time, and null means no reading (a {@code TimedRegistration} whose reading is spent):
+   * the timeout then counts from this clock's reading now, as in {@link #arm}.
    */
   void armFrom(Slot slot, Timed wait, Ticker readOn, long from, long timeoutNanos) {
     long start = readOn == clock ? from : clock.nanoTime();
