@@ -77,8 +77,11 @@ public final class SessionSemaphore {
         long left = clock == null ? Deadlines.FOREVER : deadline - now;
         // A timed wait is timed from the reading it was worked out on: it ends at the deadline,
         // wherever the clock has moved since (see TimedRegistration).
+        if (left <= 0L) {
+          return false;
+        }
         WaitRegistration waiter = clock == null ? this::register : new TimedWaiter(clock, now);
-        if (left <= 0L || !Suspend.await(waiter, left)) {
+        if (!Suspend.await(waiter, left)) {
           return false;
         }
       }

@@ -131,7 +131,7 @@ public final class Deadlines {
    * @return the wait in nanoseconds, positive, or {@link #FOREVER}
    * @throws TransportTimeoutException if the session deadline has already passed at {@code now}
    */
-  public static long waitNanosAt(long now, Timeout timeout, long sessionStartNanos, String what)
+  static long waitNanosAt(long now, Timeout timeout, long sessionStartNanos, String what)
       throws TransportTimeoutException {
     long wait = timeout.hasOperationTimeout() ? timeout.operationTimeoutNanos() : FOREVER;
     if (timeout.hasSessionDeadline()) {
