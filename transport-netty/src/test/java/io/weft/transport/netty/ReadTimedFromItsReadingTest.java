@@ -71,10 +71,11 @@ class ReadTimedFromItsReadingTest {
   /**
    * {@code SuspendingWaits.awaitInput} (public SPI) with the transport's own read waiter, which is
    * a {@code TimedRegistration} that awaitInput takes no reading for: its wait ends when the clock
-   * reaches the wait's start plus its bound, not before. Timed from the reading the waiter kept
-   * from the read before (a bound ago), it would end at once, the clock unmoved ("read timed out
-   * after <bound>" early, which docs/errors.md rules out). The clock moves to the wait's end right
-   * after the wait's own second reading (its start, then the timer's as it arms the wait).
+   * reaches the wait's start plus its bound, not before. Timed from the reading the waiter holds
+   * (here its first, 0; after a read, that read's), more than a bound behind the clock, it would
+   * end at once, the clock unmoved (a read through it would fail "read timed out after <bound>"
+   * early, which docs/errors.md rules out). The clock moves to the wait's end right after the
+   * wait's own second reading (its start, then the timer's as it arms the wait).
    */
   @Test
   @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
