@@ -1,6 +1,6 @@
 package io.weft.continuations;
 
-import io.weft.continuations.spi.WaitRegistration;
+import io.weft.continuations.spi.TimedRegistration;
 import io.weft.transport.spi.HeapExhaustion;
 import io.weft.transport.spi.Ticker;
 import java.net.InetAddress;
@@ -934,7 +934,7 @@ public final class ConnectWindow {
    * wait the session calls {@link #waited()}, so that a wake-up left from a wait that timed out is
    * not taken for a live one.
    */
-  public static final class Waiter implements WaitRegistration {
+  public static final class Waiter implements TimedRegistration {
     /**
      * A waiter that does not watch the clock waits at most this many holds: a safety net, for the
      * waiters left unwoken when a hand-over's one wake-up was spent on a session stranded by a full
@@ -949,6 +949,14 @@ public final class ConnectWindow {
     boolean queued;
     /** Whether it left (see {@link #leave()}); guarded by the window's lock. */
     private boolean left;
+    /** The clock's reading {@link #waitNanos()} worked its answer out on; the session's thread only. */
+    private long reading;
+    /**
+     * Whether {@link #reading} is not yet spent by a wait's arming ({@link #timedFrom()}); the
+     * session's thread only. A second wait armed without a new {@link #waitNanos()} is timed from
+     * the clock as it is armed (see {@link TimedRegistration}).
+     */
+    private boolean fresh;
 
     Waiter(Window window) {
       this.window = window;
@@ -972,6 +980,8 @@ public final class ConnectWindow {
       synchronized (w.lock) {
         // Read under the lock, as in Window.release: a halving here restarts the growth measure.
         long now = w.ticker.nanoTime();
+        reading = now;
+        fresh = true;
         w.freeOverdue(now);
         if (w.used >= w.size) {
           if (w.clock != null && w.clock != this) {
@@ -991,6 +1001,22 @@ public final class ConnectWindow {
       // Places freed here: the longest waiter may take one (the caller tries again at once).
       w.passOn(false);
       return 1L;
+    }
+
+    /**
+     * The reading of the window's clock (the run's) that the last {@link #waitNanos()} was worked
+     * out on: the session's wait is timed from it, so it ends when the oldest place comes due, not
+     * that much later as the clock moved before the wait was armed.
+     */
+    @Override
+    public Ticker timedOn() {
+      return fresh ? window.ticker : null;
+    }
+
+    @Override
+    public long timedFrom() {
+      fresh = false;
+      return reading;
     }
 
     /**

@@ -2,6 +2,8 @@ package io.weft.continuations;
 
 import io.weft.continuations.spi.Suspend;
 import io.weft.continuations.spi.SessionCancelledException;
+import io.weft.continuations.spi.TimedRegistration;
+import io.weft.continuations.spi.WaitRegistration;
 import io.weft.transport.spi.Clocked;
 import io.weft.transport.spi.Deadlines;
 import io.weft.transport.spi.Ticker;
@@ -71,8 +73,15 @@ public final class SessionSemaphore {
     boolean done = false;
     try {
       while (!tryAcquire()) {
-        long left = clock == null ? Deadlines.FOREVER : deadline - clock.nanoTime();
-        if (left <= 0L || !Suspend.await(this::register, left)) {
+        long now = clock == null ? 0L : clock.nanoTime();
+        long left = clock == null ? Deadlines.FOREVER : deadline - now;
+        // A timed wait is timed from the reading it was worked out on: it ends at the deadline,
+        // wherever the clock has moved since (see TimedRegistration).
+        if (left <= 0L) {
+          return false;
+        }
+        WaitRegistration waiter = clock == null ? this::register : new TimedWaiter(clock, now);
+        if (!Suspend.await(waiter, left)) {
           return false;
         }
       }
@@ -140,6 +149,32 @@ public final class SessionSemaphore {
     }
     if (now) {
       wakeUp.run();
+    }
+  }
+
+  /** A timed acquire's wait, timed from the clock reading it was worked out on. */
+  private final class TimedWaiter implements TimedRegistration {
+    private final Ticker clock;
+    private final long from;
+
+    TimedWaiter(Ticker clock, long from) {
+      this.clock = clock;
+      this.from = from;
+    }
+
+    @Override
+    public Ticker timedOn() {
+      return clock;
+    }
+
+    @Override
+    public void register(Runnable wakeUp) {
+      SessionSemaphore.this.register(wakeUp);
+    }
+
+    @Override
+    public long timedFrom() {
+      return from;
     }
   }
 

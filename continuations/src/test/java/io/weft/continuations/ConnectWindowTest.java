@@ -4,11 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.weft.transport.spi.HeapExhaustion;
+import io.weft.transport.spi.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,6 +30,33 @@ class ConnectWindowTest {
 
   private ConnectWindow.Window window(int size) {
     return ConnectWindow.of(size, Duration.ofNanos(HOLD)).newWindow(() -> now[0]);
+  }
+
+  /**
+   * A waiter's wait is timed from the very reading its {@link ConnectWindow.Waiter#waitNanos()}
+   * worked its answer out on, of the window's clock (the run's, which the run's timer reads), so
+   * it ends when the oldest place comes due however far the clock moves before the wait is armed;
+   * and that reading is spent by the one wait it was taken for (see {@code TimedRegistration}): a
+   * second wait armed without a new {@code waitNanos()} is timed from the clock as it is armed.
+   */
+  @Test
+  void aWaitersWaitIsTimedFromTheReadingItsAnswerWasWorkedOutOnAndOnlyOnce() {
+    Ticker clock = () -> now[0];
+    ConnectWindow.Window w = ConnectWindow.of(1, Duration.ofNanos(HOLD)).newWindow(clock);
+    assertSlot(w.tryEnter()).connecting();
+    ConnectWindow.Waiter waiter = w.waiter();
+    long reading = now[0];
+    assertEquals(HOLD, waiter.waitNanos());
+    // The clock moves between the answer and the wait's arming (a driver's step).
+    now[0] += HOLD / 2;
+    assertSame(clock, waiter.timedOn(), "the wait is not timed on the window's clock");
+    assertEquals(reading, waiter.timedFrom(), "the wait is not timed from waitNanos()'s reading");
+    assertNull(waiter.timedOn(), "a reading timed a second wait");
+    waiter.waited();
+    long second = now[0];
+    assertEquals(HOLD / 2, waiter.waitNanos());
+    assertSame(clock, waiter.timedOn());
+    assertEquals(second, waiter.timedFrom());
   }
 
   @Test

@@ -53,7 +53,11 @@ public final class Suspend {
    *
    * @param timeoutNanos the longest wait; {@link Deadlines#FOREVER} (what
    *     {@link Deadlines#waitNanos} answers for an operation with no bound) for none; 0 only
-   *     polls: returns true if the wake-up ran inline during registration, false otherwise
+   *     polls: returns true if the wake-up ran inline during registration, false otherwise. In a
+   *     session it counts from the registration's {@link TimedRegistration#timedFrom()} where the
+   *     registration is one and holds an unspent reading of the session's clock, else from the
+   *     clock as the wait is armed (a simulation's scheduler times it from its own clock as it
+   *     arms it, which cannot have moved since)
    * @return true when woken (the condition may hold: re-check it), false when the time ran out
    *     first
    * @throws SessionCancelledException if the session's run was cancelled

@@ -30,7 +30,8 @@ public interface SuspendableSession {
    * @throws SessionCancelledException if the session's run was cancelled
    * @throws IOException or an {@link Error} of the runtime's, if the session cannot suspend here
    * @param registration registers the wake-up with whatever the session waits for
-   * @param timeoutNanos the longest wait in nanoseconds, or {@link Deadlines#FOREVER} for no limit
+   * @param timeoutNanos the longest wait in nanoseconds, or {@link Deadlines#FOREVER} for no limit;
+   *     counted from a {@link TimedRegistration}'s reading where it is of the session's clock
    * @return the armed wait, which settles on the wake-up or the timeout
    */
   PendingWait arm(StackRecorder recorder, WaitRegistration registration, long timeoutNanos)

@@ -6,6 +6,7 @@ import io.weft.transport.Transport;
 import io.weft.transport.spi.ConnectionState;
 import io.weft.transport.spi.ConnectionTransport;
 import io.weft.transport.spi.ReadArguments;
+import io.weft.transport.spi.Ticker;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.charset.Charset;
@@ -44,6 +45,7 @@ import org.apache.commons.javaflow.api.continuable;
 public abstract class SuspendingConnectionTransport<F> extends ConnectionTransport<F> {
   private final SuspendingWaits waits;
   private final SuspendingReads reads;
+  private final SuspendingWaiter waiter;
 
   /**
    * A transport over {@code state}, waiting through {@code waits}.
@@ -60,7 +62,26 @@ public abstract class SuspendingConnectionTransport<F> extends ConnectionTranspo
       Consumer<? super S> forget, SocketAddress remote, SuspendingWaits waits) {
     super(state, timeout, sessionStartNanos, forget, remote, waits.ticker());
     this.waits = waits;
-    reads = new SuspendingReads(state, new SuspendingWaiter(), waits.immediate());
+    waiter = new SuspendingWaiter();
+    reads = new SuspendingReads(state, waiter, waits.immediate());
+  }
+
+  /** This transport's waits; for tests of the SPI in this package. */
+  SuspendingWaits waits() {
+    return waits;
+  }
+
+  /** This transport's connection state; for tests of the SPI in this package. */
+  ConnectionState<F, ?> connectionState() {
+    return state;
+  }
+
+  /**
+   * This transport's own read waiter, a {@link TimedRegistration} reused by every read; for tests
+   * of the SPI in this package (a wait through it that took no reading of its own).
+   */
+  WaitRegistration readWaiter() {
+    return waiter;
   }
 
   @Override
@@ -120,30 +141,46 @@ public abstract class SuspendingConnectionTransport<F> extends ConnectionTranspo
    * reader's wake-up with the state, made once. What one wait needs between its steps is kept
    * here: the transport has one reader at a time.
    */
-  private final class SuspendingWaiter extends ReadWaiter implements SuspendingReads.Waiter {
+  private final class SuspendingWaiter extends ReadWaiter implements SuspendingReads.Waiter, TimedRegistration {
     /** The wait's bound, from the transport's timeout and the session's deadline. */
     private long wait;
     /** When the wait began. */
     private long start;
     /** What was left of the wait when its last suspend began. */
     private long left;
+    /** The clock's reading that {@link #left} was worked out on, which its suspend is timed from. */
+    private long from;
+    /**
+     * Whether {@link #from} was taken for the suspend about to be armed and not yet spent: set by
+     * {@link #beginWait} and {@link #nextSlice}, spent by {@link #timedFrom()} and cleared when the
+     * wait ends. A wait through this waiter that took no reading of its own ({@link
+     * SuspendingWaits#awaitInput}) is then timed from the clock as it is armed, never from a
+     * reading of an earlier wait.
+     */
+    private boolean fresh;
 
     @Override
     public long beginWait(long awaited) throws IOException {
-      long bound = readWaitNanos(awaited);
-      long begun = waits.beginInputWait(state);
+      // One reading of the clock for the wait's bound (the session deadline's), its start and its
+      // suspend's timeout (timedFrom): a read that suspends reads the clock once.
+      long now = waits.ticker().nanoTime();
+      long bound = readWaitNanos(awaited, now);
+      long begun = waits.beginInputWait(state, now);
       try {
         if (waits.spunForInput(state, bound)) {
           state.readerWaiting(false);
           return 0L;
         }
-        long first = waits.firstLeft(begun, bound);
+        long firstFrom = waits.firstFrom(begun);
+        long first = SuspendingWaits.left(bound, begun, firstFrom);
         if (first <= 0L) {
           throw readTimedOut(bound, awaited);
         }
         wait = bound;
         start = begun;
         left = first;
+        from = firstFrom;
+        fresh = true;
         return waits.slice(state, first);
       } catch (IOException | RuntimeException e) {
         state.readerWaiting(false);
@@ -153,9 +190,13 @@ public abstract class SuspendingConnectionTransport<F> extends ConnectionTranspo
 
     @Override
     public long nextSlice(long slice, long awaited) throws IOException {
+      fresh = false;
       if (SuspendingWaits.nextSlice(state, slice, left)) {
-        left = waits.left(wait, start);
+        long now = waits.ticker().nanoTime();
+        left = SuspendingWaits.left(wait, start, now);
         if (left > 0L) {
+          from = now;
+          fresh = true;
           return waits.slice(state, left);
         }
       }
@@ -163,12 +204,25 @@ public abstract class SuspendingConnectionTransport<F> extends ConnectionTranspo
     }
 
     @Override
+    public Ticker timedOn() {
+      return fresh ? waits.ticker() : null;
+    }
+
+    @Override
+    public long timedFrom() {
+      fresh = false;
+      return from;
+    }
+
+    @Override
     public void endWait() {
+      fresh = false;
       state.readerWaiting(false);
     }
 
     @Override
     public void abandonWait() {
+      fresh = false;
       state.readerWaiting(false);
     }
 

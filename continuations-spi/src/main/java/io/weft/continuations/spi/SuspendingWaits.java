@@ -186,7 +186,9 @@ public final class SuspendingWaits {
    * @param state the connection's state
    * @param reader registers a wake-up with {@code state}'s
    *     {@code ConnectionState.wakeWhenReadable}, or runs it at once when that returns false;
-   *     one per transport, made once
+   *     one per transport, made once; if it is a {@link TimedRegistration}, its suspends here are
+   *     timed from the clock as each is armed (this method takes no reading for it, and a reading
+   *     it holds from an earlier wait is spent or dropped: see {@link TimedRegistration})
    * @param nanos the longest wait
    * @return true when input may have arrived (poll again), false when the time ran out
    * @throws io.weft.transport.BlockingOperationException at once, on the library's I/O thread
@@ -228,9 +230,18 @@ public final class SuspendingWaits {
 
   /** Checks that the caller may wait and marks the reader as waiting; returns the wait's start. */
   long beginInputWait(ConnectionState<?, ?> state) {
+    beginInputWait(state, 0L);
+    return ticker.nanoTime();
+  }
+
+  /**
+   * Checks that the caller may wait and marks the reader as waiting, for a wait that starts at
+   * {@code start}, a reading of {@link #ticker()} the caller has already taken; returns it.
+   */
+  long beginInputWait(ConnectionState<?, ?> state, long start) {
     state.checkMaySuspend("input");
     state.readerWaiting(true);
-    return ticker.nanoTime();
+    return start;
   }
 
   /** Spins for input first, where maySpin says so; true (and counted) if it came. */
@@ -250,6 +261,15 @@ public final class SuspendingWaits {
    */
   long firstLeft(long start, long nanos) {
     return maySpin() ? left(nanos, start) : nanos;
+  }
+
+  /**
+   * The reading of the clock that {@link #firstLeft} works the first suspend's timeout out on,
+   * for the suspend to be timed from it (see {@link TimedRegistration}): after a spin, a new one;
+   * otherwise the wait's {@code start}, with no second read.
+   */
+  long firstFrom(long start) {
+    return maySpin() ? ticker.nanoTime() : start;
   }
 
   /**
@@ -288,7 +308,12 @@ public final class SuspendingWaits {
   }
 
   long left(long nanos, long start) {
-    return nanos == Deadlines.FOREVER ? Deadlines.FOREVER : nanos - (ticker.nanoTime() - start);
+    return left(nanos, start, ticker.nanoTime());
+  }
+
+  /** What is left at {@code now} (a reading of {@link #ticker()}) of a wait of {@code nanos} begun at {@code start}. */
+  static long left(long nanos, long start, long now) {
+    return nanos == Deadlines.FOREVER ? Deadlines.FOREVER : nanos - (now - start);
   }
 
   /**

@@ -311,6 +311,24 @@ public abstract class ConnectionTransport<F> implements Transport, ReplyTiming, 
   }
 
   /**
+   * As {@link #readWaitNanos(long)}, at {@code now}, a reading of this transport's clock the caller
+   * took for the wait's start: no second reading, and a wait timed from {@code now} ends exactly at
+   * the session deadline.
+   *
+   * @param awaited what the read waits for
+   * @param now the reading of this transport's clock (its connector's) the wait starts at
+   * @return the wait in nanoseconds, or {@link Deadlines#FOREVER}
+   * @throws TransportTimeoutException if the session deadline has already passed at {@code now}
+   */
+  protected final long readWaitNanos(long awaited, long now) throws TransportTimeoutException {
+    try {
+      return Deadlines.waitNanosAt(now, timeout, sessionStartNanos, "read");
+    } catch (TransportTimeoutException e) {
+      throw readTimedOut(0L, awaited);
+    }
+  }
+
+  /**
    * The exception for a read of {@code awaited} whose wait of {@code waitedNanos} ran out, with
    * what arrived unread (see {@link Deadlines#readTimedOut}). It does not close this transport:
    * pass it to {@link #fail}.

@@ -152,6 +152,31 @@ public final class Deadlines {
         "waiting for " + describeAwaited(awaited) + "; " + unread);
   }
 
+  /**
+   * As {@link #waitNanos(Ticker, Timeout, long, String)}, at {@code now}, a reading the caller took
+   * of the clock {@code sessionStartNanos} was read on: for a wait that is then timed from that same
+   * reading, so that it ends exactly at the session deadline.
+   *
+   * @param now the clock's reading the wait starts at
+   * @param timeout the transport's timeout
+   * @param sessionStartNanos when the session started, on the same clock
+   * @param what the operation, for the message
+   * @return the wait in nanoseconds, positive, or {@link #FOREVER}
+   * @throws TransportTimeoutException if the session deadline has already passed at {@code now}
+   */
+  static long waitNanosAt(long now, Timeout timeout, long sessionStartNanos, String what)
+      throws TransportTimeoutException {
+    long wait = timeout.hasOperationTimeout() ? timeout.operationTimeoutNanos() : FOREVER;
+    if (timeout.hasSessionDeadline()) {
+      long left = sessionStartNanos + timeout.sessionDeadlineNanos() - now;
+      if (left <= 0L) {
+        throw sessionExpired(timeout, what, "");
+      }
+      wait = Math.min(wait, left);
+    }
+    return wait;
+  }
+
   // What a read waits for is packed in a long (kind above, count below) rather than described in a
   // String: a read waits once per arrival, and a peer that sends one byte at a time would otherwise
   // make every byte received cost a new message of some 80 bytes that is almost never used.

@@ -178,7 +178,7 @@ public final class Fiber extends SessionContext implements SuspendableSession, D
       return wait;
     }
     if (timeoutNanos != Deadlines.FOREVER) {
-      scheduler.armTimeout(this, wait, timeoutNanos);
+      scheduler.armTimeout(this, wait, registration, timeoutNanos);
     }
     currentWait = wait;
     suspended++;

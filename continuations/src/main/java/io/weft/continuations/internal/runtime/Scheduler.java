@@ -3,6 +3,8 @@ package io.weft.continuations.internal.runtime;
 import io.weft.continuations.runtime.spi.WaitTimeouts;
 import io.weft.continuations.spi.LoopThread;
 import io.weft.continuations.spi.SuspendingConnector;
+import io.weft.continuations.spi.TimedRegistration;
+import io.weft.continuations.spi.WaitRegistration;
 import io.weft.transport.spi.HeapExhaustion;
 import io.weft.transport.spi.Ticker;
 import java.util.List;
@@ -547,9 +549,21 @@ public final class Scheduler {
     return drivenReady != null;
   }
 
-  void armTimeout(Fiber fiber, Wait wait, long timeoutNanos) {
+  /**
+   * Arms {@code wait}'s timeout: counted from the reading of the timer's clock that a {@link
+   * TimedRegistration} worked it out on (see {@link WaitTimer#armFrom}), or from the clock now. A
+   * driven scheduler's {@link WaitTimeouts} time it from their own clock: the one thread that
+   * drives them also runs the session, so the clock cannot move between the two.
+   */
+  void armTimeout(Fiber fiber, Wait wait, WaitRegistration registration, long timeoutNanos) {
     if (timeouts != null) {
       timeouts.arm(wait, timeoutNanos);
+    } else if (registration instanceof TimedRegistration) {
+      TimedRegistration timed = (TimedRegistration) registration;
+      // timedOn() first: timedFrom() spends the reading (null after it: from the clock now).
+      Ticker readOn = timed.timedOn();
+      long from = timed.timedFrom();
+      timer.armFrom(fiber.timeoutSlot(), wait, readOn, from, timeoutNanos);
     } else {
       timer.arm(fiber.timeoutSlot(), wait, timeoutNanos);
     }

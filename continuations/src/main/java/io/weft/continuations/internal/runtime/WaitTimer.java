@@ -17,8 +17,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each session owns one {@link Slot}, which goes to the timer at its first timed wait and
  * stays there while the session keeps waiting. Arming a wait writes the slot's deadline (one
- * clock read) and its current wait; that is all, as long as the timer holds the slot filed by a
- * deadline no later than the new one. The timer thread keeps its slots in a min-heap of its own,
+ * clock read, or none where the arming thread hands the reading its timeout was worked out on:
+ * {@link #armFrom}) and its current wait; that is all, as long as the timer holds the slot filed
+ * by a deadline no later than the new one. The timer thread keeps its slots in a min-heap of its own,
  * ordered by the deadline ({@code key}) each had when the timer last filed it. A session's
  * later waits have later deadlines unless they are shorter, and a shorter one hands its slot
  * over again to be moved up, so the heap's order is safe to act on lazily: when a slot's key
@@ -182,7 +183,23 @@ final class WaitTimer {
    * the next.
    */
   void arm(Slot slot, Timed wait, long timeoutNanos) {
-    long deadline = clock.nanoTime() + Math.min(timeoutNanos, MAX_TIMEOUT_NANOS);
+    armFrom(slot, wait, clock, clock.nanoTime(), timeoutNanos);
+  }
+
+  /**
+   * As {@link #arm}, the timeout counted from {@code from}, a reading of {@code readOn} that the
+   * arming thread took before it published the wait: the reading the wait's timeout was worked
+   * out on. When {@code readOn} is this timer's clock, its {@link Timed#expire()} runs once the
+   * clock reads {@code from + timeoutNanos}, not a nanosecond before: the same deadline however far
+   * the clock moved since {@code from} (a wait armed from a second reading would end that much
+   * later; on a clock stepped by hand, a step between the two readings would put its end past the
+   * clock's last move), and no clock read here. A reading of another clock tells nothing of this
+   * timer's time, and null means no reading (a {@code TimedRegistration} whose reading is spent):
+   * the timeout then counts from this clock's reading now, as in {@link #arm}.
+   */
+  void armFrom(Slot slot, Timed wait, Ticker readOn, long from, long timeoutNanos) {
+    long start = readOn == clock ? from : clock.nanoTime();
+    long deadline = start + Math.min(timeoutNanos, MAX_TIMEOUT_NANOS);
     slot.deadline = deadline;
     slot.current = wait;
     // Filed (or queued) by a deadline no later than this one, give or take the slack: the timer

@@ -169,6 +169,41 @@ class WaitTimerTest {
     assertFiresInBounds(entry);
   }
 
+  /**
+   * A wait armed from a reading taken before the clock moved ends at that reading plus its timeout:
+   * the move between the reading and the arm makes it neither later nor earlier.
+   */
+  @Test
+  void aWaitArmedFromAnEarlierReadingFiresAtThatReadingPlusItsTimeout() {
+    long from = clock.nanoTime();
+    clock.set(from + 30 * MS);
+    TestEntry entry = new TestEntry();
+    timer.armFrom(entry.slot, entry, clock, from, 50 * MS);
+    letTheTimerSeeTheNewEntries();
+    stepTo(from + 50 * MS - 1);
+    assertEquals(0, entry.expireCalls.get(), "fired a nanosecond before its reading plus its timeout");
+    stepTo(from + 50 * MS);
+    assertEquals(1, entry.expireCalls.get(), "not fired at its reading plus its timeout");
+  }
+
+  /**
+   * A reading of another clock says nothing of the timer's time: such a wait is timed from the
+   * timer's own clock as it is armed.
+   */
+  @Test
+  void aWaitArmedFromAReadingOfAnotherClockCountsFromTheTimersClock() {
+    long now = clock.nanoTime();
+    ManualClock other = new ManualClock();
+    other.set(now - TimeUnit.DAYS.toNanos(365));
+    TestEntry entry = new TestEntry();
+    timer.armFrom(entry.slot, entry, other, other.nanoTime(), 50 * MS);
+    letTheTimerSeeTheNewEntries();
+    stepTo(now + 50 * MS - 1);
+    assertEquals(0, entry.expireCalls.get(), "fired before the timer's clock came to its timeout");
+    stepTo(now + 50 * MS);
+    assertEquals(1, entry.expireCalls.get(), "not fired at the timer's clock's reading plus its timeout");
+  }
+
   @Test
   void aTimerHoldingSlotsSleepsUntilTheEarliestDeadlineNotForATick() {
     TestEntry first = new TestEntry().arm(300 * MS);
