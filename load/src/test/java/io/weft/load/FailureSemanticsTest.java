@@ -118,7 +118,7 @@ class FailureSemanticsTest {
 
   /**
    * In the open model a user whose iteration failed backs off before it takes another arrival,
-   * woken early only by the schedule's end (ArrivalsTest pins that wake): the run ends with every
+   * woken early only once nothing is left for it (ArrivalsTest pins that wake): the run ends with every
    * session whole (the wait suspends in continuation mode: no NotInstrumentedError).
    */
   @ParameterizedTest
@@ -131,6 +131,31 @@ class FailureSemanticsTest {
       assertFalse(r.output.contains("sessions failed"), r::toString);
       JsonNode s = r.summary();
       assertTrue(s.at("/operations/PING/errors/io.weft.transport.ProtocolViolationException").asLong() > 0, r::toString);
+    }
+  }
+
+  /**
+   * In the open model a backlog left at the schedule's end is drained at the backoff's pace, not as
+   * fast as the client can reconnect (review3 load14 BUG-1: once the schedule had ended, no backoff
+   * was waited at all). One session, 8 arrivals in 100 ms, every iteration failing: the session's
+   * backoffs (10, 20, 40, 80 ms, ...) fall behind the schedule, so arrivals queue, and each of its 8
+   * iterations but the first comes after a whole backoff: 7 backoffs for 8 connects, 1.13 s in all
+   * (the 8th failure's backoff is cut short at once: nothing is left), whatever the machine's load.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"threads", "continuations:1"})
+  void anOpenModelBacklogLeftAtTheScheduleEndIsDrainedAtTheBackoffsPace(String mode) throws Exception {
+    try (GarbageServer garbage = new GarbageServer()) {
+      Runs r = Runs.run(new File(dir.toFile(), "open-backlog"), "redis", "-t", "127.0.0.1:" + garbage.port(),
+          "--mode", mode, "--rate", "80", "-d", "100ms", "--max-sessions", "1", "-q");
+      assertEquals(3, r.exit, r::toString);
+      JsonNode s = r.summary();
+      assertEquals(8, s.at("/operations/PING/errors/io.weft.transport.ProtocolViolationException").asLong(), r::toString);
+      assertEquals(8, s.at("/operations/connect/count").asLong(), r::toString);
+      assertEquals(8, garbage.accepted(), r::toString);
+      assertEquals("7 (" + Durations.format(Plan.BACKOFF_MIN_NANOS) + " doubling to "
+          + Durations.format(Plan.BACKOFF_MAX_NANOS) + "), " + Durations.format(1_130_000_000L) + " in all",
+          s.at("/info/connect backoffs").asText(), r::toString);
     }
   }
 
