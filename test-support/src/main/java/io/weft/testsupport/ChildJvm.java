@@ -55,7 +55,17 @@ public final class ChildJvm {
    */
   public static Result runOnClassPath(Path workDir, Duration limit, List<String> jvmOptions, String classPath,
       String mainClass, String... args) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>();
+    return runUnder(List.of(), workDir, limit, jvmOptions, classPath, mainClass, args);
+  }
+
+  /**
+   * {@link #runOnClassPath} with the {@code java} command started by {@code launcher}, a command
+   * that runs the arguments after its own (as {@code unshare -rn} does, for a network namespace of
+   * the child's own); none for {@code java} itself. The launcher must end with the JVM (exec it).
+   */
+  public static Result runUnder(List<String> launcher, Path workDir, Duration limit, List<String> jvmOptions,
+      String classPath, String mainClass, String... args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(launcher);
     command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmOptions);
     command.add("-cp");
