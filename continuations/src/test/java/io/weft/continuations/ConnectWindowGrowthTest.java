@@ -101,6 +101,112 @@ class ConnectWindowGrowthTest {
     }
   }
 
+  /**
+   * A halving in a closed-loop ramp is grown back: two failed connects, at 2 s and 3 s, halve
+   * {@link ConnectWindow#DEEP_BACKLOG}'s 128 to 64, then 32; with no more trouble it doubles back
+   * to 128, a second apart, with no measure that pays (in a closed loop none does), and the ramp
+   * ends within 1.5 x the formula's time at 128 (review load14 R1: it kept 32 for the rest of the
+   * ramp, which then took about three times as long).
+   */
+  @Test
+  void aHalvedDeepBacklogWindowGrowsBackInAClosedLoop() {
+    double rate = 60_000.0;
+    double bound = (double) SESSIONS * SESSIONS / (2.0 * ConnectWindow.DEEP_BACKLOG_SESSIONS * rate) * S;
+    for (long seed = 1; seed <= 3; seed++) {
+      Model m = closedLoop(seed, rate);
+      m.failAt = new long[] {2 * S, 3 * S};
+      m.run(ConnectWindow.DEEP_BACKLOG);
+      System.out.printf("seed %d, closed-loop users at %.0f replies/s, connects failed at 2 s and 3 s: DEEP_BACKLOG"
+          + " all connected at %.2f s (the formula's %.2f s at 128), deepest queue %d; %s%n", seed, rate,
+          m.allConnectedAt / 1e9, bound / 1e9, m.deepestQueue, m.report);
+      assertEquals(SESSIONS, m.connected);
+      assertEquals(2, m.failed, "seed " + seed);
+      assertEquals(0, m.overflows, "seed " + seed + ": handshakes dropped at a full queue");
+      assertEquals(2, m.report.halvings(), "seed " + seed + ": " + m.report);
+      assertEquals(ConnectWindow.DEFAULT_SESSIONS, m.report.smallest(), "seed " + seed + ": " + m.report);
+      assertEquals(2, m.report.regrowths(), "seed " + seed + ": " + m.report);
+      assertTrue(m.report.size() >= ConnectWindow.DEEP_BACKLOG_SESSIONS, "seed " + seed + ": " + m.report);
+      assertTrue(m.allConnectedAt < 1.5 * bound, "seed " + seed + ": all connected at " + m.allConnectedAt
+          + " ns, past 1.5 x " + bound + "; " + m.report);
+      assertTrue(m.deepestQueue <= ConnectWindow.DEEP_BACKLOG_MAX_SESSIONS, "seed " + seed + ": queue " + m.deepestQueue);
+    }
+  }
+
+  /**
+   * The regrowth waits for a second with no trouble and a second since the last change, doubles,
+   * and stops at the first size. On a clock moved by hand: a failed connect halves 128 to 64; a
+   * second one half a second later halves nothing (once a second at most) but puts the regrowth
+   * off, so a place heard from a second after the halving grows nothing and one heard from a
+   * second after that failure doubles it back to 128. Two failures a second apart then halve it to
+   * 32; places heard from within the quiet second grow nothing; then one a second after the last
+   * change doubles it, 64, then 128, and no further.
+   */
+  @Test
+  void aHalvedWindowGrowsBackToItsFirstSizeOnlyAfterAQuietSecond() {
+    long[] now = {5_000L};
+    ConnectWindow.Window w = ConnectWindow.DEEP_BACKLOG.newWindow(() -> now[0]);
+    failOne(w);
+    assertEquals(64, w.report().size());
+    now[0] += S / 2;
+    failOne(w);
+    assertEquals(64, w.report().size(), "a failure within the second since the last halving halves nothing");
+    now[0] += S / 2;
+    heardOne(w);
+    assertEquals(64, w.report().size(), "the failure half a second ago put the regrowth off");
+    now[0] += S / 2;
+    heardOne(w);
+    assertEquals(128, w.report().size());
+    now[0] += S;
+    failOne(w);
+    now[0] += S;
+    failOne(w);
+    assertEquals(32, w.report().size());
+    now[0] += S - 1;
+    heardOne(w);
+    assertEquals(32, w.report().size(), "heard within the second after the last failure");
+    now[0] += 1;
+    heardOne(w);
+    assertEquals(64, w.report().size());
+    heardOne(w);
+    assertEquals(64, w.report().size(), "within a second of the last change");
+    now[0] += S;
+    heardOne(w);
+    assertEquals(128, w.report().size());
+    now[0] += 5 * S;
+    heardOne(w);
+    assertEquals(128, w.report().size(), "no further than the first size without a measure that pays");
+    assertEquals(3, w.report().halvings());
+    assertEquals(3, w.report().regrowths());
+    assertEquals(32, w.report().smallest());
+    assertEquals(32, w.report().leastSessions());
+    assertTrue(w.report().toString().startsWith("connect window 128 growing to 256 (reached 128, now 128, smallest 32,"
+        + " halved 3 times, grew back 3 times): "), w.report()::toString);
+    // A window whose least size is its first never grows back: it never goes below it.
+    ConnectWindow.Window def = ConnectWindow.DEFAULT.newWindow(() -> now[0]);
+    failOne(def);
+    now[0] += 2 * S;
+    heardOne(def);
+    assertEquals(32, def.report().size());
+    assertEquals(0, def.report().regrowths());
+    assertEquals(32, def.report().smallest());
+  }
+
+  /** A session takes a place, connects and fails. */
+  private static void failOne(ConnectWindow.Window w) {
+    ConnectWindow.Slot f = w.tryEnter();
+    assertNotNull(f);
+    f.connecting();
+    f.connectFailed();
+  }
+
+  /** A session takes a place, connects and is heard from. */
+  private static void heardOne(ConnectWindow.Window w) {
+    ConnectWindow.Slot h = w.tryEnter();
+    assertNotNull(h);
+    h.connecting();
+    h.run();
+  }
+
   @Test
   void theDefaultGrowsTo48AndNoFurther() {
     for (long seed = 1; seed <= 5; seed++) {
@@ -239,7 +345,8 @@ class ConnectWindowGrowthTest {
     halvedThrice(ConnectWindow.DEEP_BACKLOG.cappedAt(129), 128, 64, 32, 32);
     ConnectWindow.Window at128 = halvedThrice(ConnectWindow.DEEP_BACKLOG.cappedAt(128), 128, 64, 32, 32);
     assertEquals(2, at128.report().halvings());
-    assertTrue(at128.report().toString().startsWith("connect window 128 (now 32, halved 2 times): "),
+    assertTrue(at128.report().toString().startsWith(
+        "connect window 128 (now 32, smallest 32, halved 2 times, grew back 0 times): "),
         at128.report()::toString);
     halvedThrice(ConnectWindow.DEEP_BACKLOG.cappedAt(64), 64, 32, 32, 32);
     halvedThrice(ConnectWindow.DEEP_BACKLOG.cappedAt(20), 20, 20, 20, 20);
@@ -412,6 +519,9 @@ class ConnectWindowGrowthTest {
     double perConnectedNanos;
     long stallFrom = Long.MAX_VALUE;
     long stallTo = Long.MAX_VALUE;
+    /** The first connect at or after each of these times fails (refused: its place given back, retried 10 ms later). */
+    long[] failAt = {};
+    int failed;
     int connected;
     long allConnectedAt;
     int deepestQueue;
@@ -503,6 +613,15 @@ class ConnectWindowGrowthTest {
             waiter = null;
           }
           slot.connecting();
+          if (failed < failAt.length && now[0] >= failAt[failed]) {
+            failed++;
+            ConnectWindow.Slot refused = slot;
+            at(now[0] + 20_000L, () -> {
+              refused.connectFailed();
+              at(now[0] + 10 * MS, this::tryPlace);
+            });
+            return;
+          }
           at(now[0] + 20_000L, () -> arrive(this, 0));
           return;
         }
