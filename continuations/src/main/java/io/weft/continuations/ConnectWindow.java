@@ -84,7 +84,8 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * ({@link Slot#connectFailed()}) or a place freed unheard. Halved below its first size (only
  * {@link #DEEP_BACKLOG} and the windows made from it start above their least size), it grows back
  * towards the first size with no measure, doubling, as places come back heard from once
- * {@link #HALVING_GAP_NANOS} has passed with no such trouble and as long since its last change:
+ * {@link #REGROWTH_QUIET_NANOS} have passed with no such trouble and a {@link #HALVING_GAP_NANOS}
+ * since its last change:
  * in a closed loop no step pays on its measures, and a halved window would keep its half for the
  * rest of the ramp. It never passes {@link #maxSessions()},
  * which must be below the server's backlog as {@link #sessions()} must: the halving comes after
@@ -142,6 +143,12 @@ public final class ConnectWindow {
   public static final int MAX_BACKOFF_MEASURES = 16;
   /** The least time between two halvings of a growing window: 1 s. */
   public static final long HALVING_GAP_NANOS = 1_000_000_000L;
+  /**
+   * How long a window halved below its first size must go without a failed connect or a place
+   * freed unheard before it grows back: 2 s, two halving gaps, so that trouble once a second
+   * halves it down to its least size rather than see it regrow in between.
+   */
+  public static final long REGROWTH_QUIET_NANOS = 2 * HALVING_GAP_NANOS;
 
   /** No window: sessions connect at their pacing turn, however many are unheard from. */
   public static final ConnectWindow NONE = new ConnectWindow(0, 0, 0, 0L);
@@ -564,7 +571,7 @@ public final class ConnectWindow {
       if (cap <= floor) {
         return;
       }
-      if (size < firstSize && now - troubleAt >= HALVING_GAP_NANOS && now - resizedAt >= HALVING_GAP_NANOS) {
+      if (size < firstSize && now - troubleAt >= REGROWTH_QUIET_NANOS && now - resizedAt >= HALVING_GAP_NANOS) {
         regrow(now);
         return;
       }
@@ -701,8 +708,9 @@ public final class ConnectWindow {
 
     /**
      * A window halved below its first size grows back towards it, doubling (never past the first
-     * size), once a {@link ConnectWindow#HALVING_GAP_NANOS} has passed with no failed connect and
-     * no place freed unheard and as long since its last change, as places come back heard from.
+     * size), as places come back heard from once {@link ConnectWindow#REGROWTH_QUIET_NANOS} have
+     * passed with no failed connect and no place freed unheard, and a
+     * {@link ConnectWindow#HALVING_GAP_NANOS} since its last change.
      * Below its first size it needs no measure to pay: the first size is what the window was
      * given to start from, and what halved it is over; above it the measured growth goes on (in
      * a closed loop, where growth never pays on its measures, a halved window would otherwise keep
@@ -1325,7 +1333,7 @@ public final class ConnectWindow {
 
     /**
      * How many times a window halved below its first size grew back towards it (doubling, once
-     * a second passed with no failed connect and no place freed unheard; see {@link ConnectWindow}).
+     * 2 s passed with no failed connect and no place freed unheard; see {@link ConnectWindow}).
      *
      * @return regrowths, all windows'
      */
