@@ -125,13 +125,19 @@ class FailureSemanticsTest {
   @ValueSource(strings = {"threads", "continuations:1"})
   void anOpenModelUserBacksOffAfterAFailedIterationAndTheRunEnds(String mode) throws Exception {
     try (GarbageServer garbage = new GarbageServer()) {
-      Runs r = Runs.run(new File(dir.toFile(), "open-garbage"), "redis", "-t", "127.0.0.1:" + garbage.port(),
-          "--mode", mode, "--rate", "20", "-d", "1s", "--max-sessions", "2", "-q");
-      assertEquals(3, r.exit, r::toString);
+      Runs r = openRun(garbage, "open-garbage", mode, "20", "1s", "2");
       assertFalse(r.output.contains("sessions failed"), r::toString);
       JsonNode s = r.summary();
       assertTrue(s.at("/operations/PING/errors/io.weft.transport.ProtocolViolationException").asLong() > 0, r::toString);
     }
+  }
+
+  /** An open-model redis run against {@code garbage} at {@code rate} for {@code duration}, which exits 3. */
+  private Runs openRun(GarbageServer garbage, String name, String mode, String rate, String duration, String sessions) {
+    Runs r = Runs.run(new File(dir.toFile(), name), "redis", "-t", "127.0.0.1:" + garbage.port(),
+        "--mode", mode, "--rate", rate, "-d", duration, "--max-sessions", sessions, "-q");
+    assertEquals(3, r.exit, r::toString);
+    return r;
   }
 
   /**
@@ -146,9 +152,7 @@ class FailureSemanticsTest {
   @ValueSource(strings = {"threads", "continuations:1"})
   void anOpenModelBacklogLeftAtTheScheduleEndIsDrainedAtTheBackoffsPace(String mode) throws Exception {
     try (GarbageServer garbage = new GarbageServer()) {
-      Runs r = Runs.run(new File(dir.toFile(), "open-backlog"), "redis", "-t", "127.0.0.1:" + garbage.port(),
-          "--mode", mode, "--rate", "80", "-d", "100ms", "--max-sessions", "1", "-q");
-      assertEquals(3, r.exit, r::toString);
+      Runs r = openRun(garbage, "open-backlog", mode, "80", "100ms", "1");
       JsonNode s = r.summary();
       assertEquals(8, s.at("/operations/PING/errors/io.weft.transport.ProtocolViolationException").asLong(), r::toString);
       assertEquals(8, s.at("/operations/connect/count").asLong(), r::toString);

@@ -66,8 +66,7 @@ class ArrivalsTest {
     Arrivals a = new Arrivals(Stages.constant(1, 1), 0, 1);
     Arrivals.Slot backingOff = a.slot();
     Arrivals.Slot other = a.slot();
-    AtomicInteger woken = new AtomicInteger();
-    backingOff.whenFinished().register(woken::incrementAndGet);
+    AtomicInteger woken = waitForFinish(backingOff);
     assertEquals(Arrivals.NONE, other.next());
     a.arrive(5L);
     assertEquals(0, woken.get(), "an arrival does not end a backoff");
@@ -92,8 +91,7 @@ class ArrivalsTest {
     Arrivals a = new Arrivals(Stages.constant(1, 1), 0, 1);
     Arrivals.Slot backingOff = a.slot();
     Arrivals.Slot taker = a.slot();
-    AtomicInteger woken = new AtomicInteger();
-    backingOff.whenFinished().register(woken::incrementAndGet);
+    AtomicInteger woken = waitForFinish(backingOff);
     a.arrive(1L);
     a.arrive(2L);
     a.end();
@@ -102,8 +100,7 @@ class ArrivalsTest {
     assertEquals(1L, taker.next());
     assertEquals(0, woken.get(), "one arrival still queued");
     assertFalse(backingOff.finished());
-    AtomicInteger late = new AtomicInteger();
-    backingOff.whenFinished().register(late::incrementAndGet);
+    AtomicInteger late = waitForFinish(backingOff);
     assertEquals(0, late.get(), "a registration with an arrival queued waits");
     assertEquals(2L, taker.next());
     assertEquals(1, late.get(), "the backlog's last arrival taken wakes the session backing off");
@@ -119,14 +116,20 @@ class ArrivalsTest {
   void aStopWakesASessionBackingOffWhateverIsQueued() {
     Arrivals a = new Arrivals(Stages.constant(1, 1), 0, 1);
     Arrivals.Slot backingOff = a.slot();
-    AtomicInteger woken = new AtomicInteger();
-    backingOff.whenFinished().register(woken::incrementAndGet);
+    AtomicInteger woken = waitForFinish(backingOff);
     a.arrive(1L);
     a.arrive(2L);
     a.stop();
     assertEquals(1, woken.get());
     assertTrue(backingOff.finished());
     assertEquals(Arrivals.END, backingOff.next());
+  }
+
+  /** Registers on {@code slot}'s whenFinished, as a session backing off does: how often it was woken. */
+  private static AtomicInteger waitForFinish(Arrivals.Slot slot) {
+    AtomicInteger woken = new AtomicInteger();
+    slot.whenFinished().register(woken::incrementAndGet);
+    return woken;
   }
 
   @Test

@@ -21,7 +21,7 @@ class WindowSummaryTest {
     fail(w);
     now[0] += S;
     fail(w);
-    now[0] += S;
+    now[0] += ConnectWindow.REGROWTH_QUIET_NANOS;
     heard(w);
     assertEquals(ConnectWindow.DEEP_BACKLOG + "; 0 connects waited for a place, full for 0ns at most, 0 places freed"
         + " without word from the server, 2 connects failed; 128 at first, 128 at the largest, 32 at the smallest,"
