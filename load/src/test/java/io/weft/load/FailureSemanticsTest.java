@@ -183,8 +183,8 @@ class FailureSemanticsTest {
     assertTrue(refused >= 5 * 4, r::toString);
     assertEquals(0, s.at("/operations/connect/count").asLong(), r::toString);
     assertFalse(r.output.contains("sessions failed"), r::toString);
-    // The refusals halved the redis command's window, once a second at most, from 128 to its least,
-    // 32, in the run's first second, and nothing was heard from to grow it back.
+    // The refusals halved the redis command's window, a second apart at the least, from 128 to 64 and
+    // then its least, 32; nothing was heard from to grow it back.
     assertTrue(s.at("/info/connect window").asText().endsWith("; 128 at first, 128 at the largest, 32 at the smallest,"
         + " 32 at the end, halved 2 times, grew back 0 times"), r::toString);
   }
