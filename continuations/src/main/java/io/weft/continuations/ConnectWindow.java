@@ -84,8 +84,8 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * ({@link Slot#connectFailed()}) or a place freed unheard. Halved below its first size (only
  * {@link #DEEP_BACKLOG} and the windows made from it start above their least size), it grows back
  * towards the first size with no measure, doubling, as places come back heard from once
- * {@link #REGROWTH_QUIET_NANOS} have passed with no such trouble and a {@link #HALVING_GAP_NANOS}
- * since its last change:
+ * {@link #REGROWTH_QUIET_NANOS} have passed with no such trouble (doubled, up to 64 s, each time
+ * trouble follows a regrowth closely) and a {@link #HALVING_GAP_NANOS} since its last change:
  * in a closed loop no step pays on its measures, and a halved window would keep its half for the
  * rest of the ramp. It never passes {@link #maxSessions()},
  * which must be below the server's backlog as {@link #sessions()} must: the halving comes after
@@ -145,10 +145,16 @@ public final class ConnectWindow {
   public static final long HALVING_GAP_NANOS = 1_000_000_000L;
   /**
    * How long a window halved below its first size must go without a failed connect or a place
-   * freed unheard before it grows back: 2 s, two halving gaps, so that trouble once a second
-   * halves it down to its least size rather than see it regrow in between.
+   * freed unheard before it grows back, at first: 2 s, two halving gaps, so that trouble once a
+   * second halves it down to its least size rather than see it regrow in between. Doubled, up to
+   * {@link #MAX_REGROWTH_QUIET_NANOS}, each time trouble comes within that long (or two holds, if
+   * longer) of a regrowth: the size it grew back to is then likely the trouble's cause, and a server
+   * whose limit lies below the first size is not visited there every few seconds for a whole run.
+   * Back to 2 s once a regrowth has gone that long without trouble.
    */
   public static final long REGROWTH_QUIET_NANOS = 2 * HALVING_GAP_NANOS;
+  /** The longest quiet a halved window waits for before it grows back: 64 s. */
+  public static final long MAX_REGROWTH_QUIET_NANOS = 32 * REGROWTH_QUIET_NANOS;
 
   /** No window: sessions connect at their pacing turn, however many are unheard from. */
   public static final ConnectWindow NONE = new ConnectWindow(0, 0, 0, 0L);
@@ -546,6 +552,11 @@ public final class ConnectWindow {
     private long troubleAt;
     /** When the size last changed by a halving or a regrowth; meaningful once halved. */
     private long resizedAt;
+    /** The quiet a regrowth waits for now (see {@link ConnectWindow#REGROWTH_QUIET_NANOS}). */
+    private long quietNanos = REGROWTH_QUIET_NANOS;
+    /** Whether a regrowth awaits its verdict (trouble within its probation, or not), and when it was. */
+    private boolean regrew;
+    private long regrewAt;
     /** The least size taken so far. */
     private int smallest;
 
@@ -571,7 +582,7 @@ public final class ConnectWindow {
       if (cap <= floor) {
         return;
       }
-      if (size < firstSize && now - troubleAt >= REGROWTH_QUIET_NANOS && now - resizedAt >= HALVING_GAP_NANOS) {
+      if (size < firstSize && now - troubleAt >= quietNanos && now - resizedAt >= HALVING_GAP_NANOS) {
         regrow(now);
         return;
       }
@@ -685,6 +696,12 @@ public final class ConnectWindow {
       if (cap <= floor) {
         return;
       }
+      if (regrew) {
+        // The last regrowth's verdict: trouble soon after it doubles the quiet the next one waits for.
+        regrew = false;
+        quietNanos = now - regrewAt < Math.max(quietNanos, 2 * holdNanos)
+            ? Math.min(MAX_REGROWTH_QUIET_NANOS, quietNanos * 2) : REGROWTH_QUIET_NANOS;
+      }
       // Trouble within the gap halves nothing more, but it does put off the regrowth.
       troubleAt = now;
       if (halved && now - lastHalving < HALVING_GAP_NANOS) {
@@ -708,9 +725,9 @@ public final class ConnectWindow {
 
     /**
      * A window halved below its first size grows back towards it, doubling (never past the first
-     * size), as places come back heard from once {@link ConnectWindow#REGROWTH_QUIET_NANOS} have
-     * passed with no failed connect and no place freed unheard, and a
-     * {@link ConnectWindow#HALVING_GAP_NANOS} since its last change.
+     * size), as places come back heard from once its quiet ({@link ConnectWindow#REGROWTH_QUIET_NANOS},
+     * longer after trouble that followed a regrowth) has passed with no failed connect and no place
+     * freed unheard, and a {@link ConnectWindow#HALVING_GAP_NANOS} since its last change.
      * Below its first size it needs no measure to pay: the first size is what the window was
      * given to start from, and what halved it is over; above it the measured growth goes on (in
      * a closed loop, where growth never pays on its measures, a halved window would otherwise keep
@@ -719,6 +736,8 @@ public final class ConnectWindow {
     private void regrow(long now) {
       size = Math.min(firstSize, size * 2);
       resizedAt = now;
+      regrew = true;
+      regrewAt = now;
       regrowths++;
       trial = false;
       baseSize = size;

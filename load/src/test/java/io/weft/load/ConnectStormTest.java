@@ -13,6 +13,7 @@ import io.weft.testsupport.RedisServerProcess;
 import io.weft.testsupport.ServerBinaries;
 import java.io.File;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,8 +32,10 @@ import org.junit.jupiter.api.io.TempDir;
  * (TcpExt ListenOverflows, ListenDrops, TCPSynRetrans) then count this run alone, whatever else
  * the machine runs; so the outcome does not depend on how loaded the machine is (a wall-clock
  * bound on each connect's latency did: a connect that waited for a busy event loop read as a
- * dropped SYN). With no window and no pacing ({@code --connect-rate 0}) the same run overflows
- * the queue. The redis command's default is the connect window alone (128 users unheard from at
+ * dropped SYN). The server is stopped as the run starts and continued once its queue overflows or
+ * 2 s after the first connect reached it, so that a storm overflows the queue however fast the
+ * machine: a mutant run with no window and no pacing overflowed it thousands of times, where the
+ * window keeps at most about 224 of its 512 queued. The redis command's default is the connect window alone (128 users unheard from at
  * first, at most 256), with no pacing on top of it, as the run's info and its connect timeline
  * show second by second.
  */
@@ -49,11 +52,11 @@ class ConnectStormTest {
         System.getProperty("java.class.path"), ConnectStormProbe.class.getName(), redis.toString(),
         "redis", "-t", "127.0.0.1:" + ConnectStormProbe.PORT, "--mode", "continuations:1",
         "-u", Integer.toString(USERS), "-n", "2", "-c", "PING", "-q", "--out", out.getPath());
-    assertEquals(0, child.exit(), child::toString);
     Map<String, Long> counters = counters(child);
     for (String name : ConnectStormProbe.NAMES) {
       assertEquals(0L, counters.get(name), "the listen queue overflowed: " + counters + "\n" + child);
     }
+    assertEquals(0, child.exit(), child::toString);
     JsonNode s = new ObjectMapper().readTree(new File(out, "summary.json"));
     assertEquals(0, s.at("/errors").asLong(), child::toString);
     JsonNode connect = s.at("/operations/connect");
@@ -110,14 +113,18 @@ class ConnectStormTest {
           ip + " link set lo up && exec \"$@\"", "sh");
       List<String> probe = new ArrayList<>(launcher);
       probe.add("true");
-      Process p = new ProcessBuilder(probe).redirectErrorStream(true).start();
-      p.getOutputStream().close();
-      String said = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-      if (!p.waitFor(30, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-        why = "'unshare --user --map-root-user --net' did not end";
-      } else if (p.exitValue() != 0) {
-        why = "no network namespace of our own here (" + said.trim() + ")";
+      Path said = Files.createTempFile("weft-unshare-", ".txt");
+      try {
+        Process p = new ProcessBuilder(probe).redirectErrorStream(true).redirectOutput(said.toFile()).start();
+        p.getOutputStream().close();
+        if (!p.waitFor(30, TimeUnit.SECONDS)) {
+          p.destroyForcibly();
+          why = "'unshare --user --map-root-user --net' did not end";
+        } else if (p.exitValue() != 0) {
+          why = "no network namespace of our own here (" + Files.readString(said).trim() + ")";
+        }
+      } finally {
+        Files.deleteIfExists(said);
       }
     }
     if (why != null) {

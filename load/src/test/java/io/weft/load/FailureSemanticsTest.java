@@ -183,10 +183,13 @@ class FailureSemanticsTest {
     assertTrue(refused >= 5 * 4, r::toString);
     assertEquals(0, s.at("/operations/connect/count").asLong(), r::toString);
     assertFalse(r.output.contains("sessions failed"), r::toString);
-    // The refusals halved the redis command's window, a second apart at the least, from 128 to 64 and
-    // then its least, 32; nothing was heard from to grow it back.
-    assertTrue(s.at("/info/connect window").asText().endsWith("; 128 at first, 128 at the largest, 32 at the smallest,"
-        + " 32 at the end, halved 2 times, grew back 0 times"), r::toString);
+    // The refusals halved the redis command's window, a second apart at the least: to 64, and to its
+    // least, 32, if a refusal came a second after the first within the run (WindowSummaryTest pins
+    // the line on a clock moved by hand); nothing was heard from to grow it back.
+    String window = s.at("/info/connect window").asText();
+    assertTrue(window.contains("; 128 at first, 128 at the largest, ") && window.endsWith(", grew back 0 times")
+        && (window.contains(" 64 at the smallest, 64 at the end, halved 1 time,")
+            || window.contains(" 32 at the smallest, 32 at the end, halved 2 times,")), window + "\n" + r);
   }
 
   @Test

@@ -81,6 +81,8 @@ public final class ChildJvm {
     try {
       if (!process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
         threadDump(process);
+        // Its own children too (a server it started), which its killed JVM would not stop.
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly().waitFor();
         throw new AssertionError("child JVM still running after " + limit.toSeconds() + " s: " + command + "\n"
             + read(out) + read(err));
@@ -88,6 +90,7 @@ public final class ChildJvm {
     } finally {
       // Interrupted while waiting (a test's own timeout): the child must not outlive the test.
       if (process.isAlive()) {
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
       }
     }

@@ -158,6 +158,10 @@ public final class Arrivals {
   void arrive(long intendedNanos) {
     Runnable wake;
     synchronized (this) {
+      if (stopped) {
+        // stop() dropped the backlog and told the sessions nothing is left: no arrival after it.
+        return;
+      }
       dispatched++;
       Slot s = idle.pollFirst();
       if (s == null) {

@@ -219,6 +219,8 @@ public final class LoadRun {
    * window as configured, what it held back, and, for one whose size can change, how its size went
    * ({@code "; 128 at first, 160 at the largest, 32 at the smallest, 128 at the end, halved 2
    * times, grew back 2 times"}; "grew back" only for a window that halves below its first size).
+   * Over several servers (one window each) the largest window's size at the end and the smallest
+   * size any took, the halvings and regrowths of all.
    */
   static String windowSummary(ConnectWindow window, ConnectWindow.Report r) {
     StringBuilder line = new StringBuilder(window.toString());

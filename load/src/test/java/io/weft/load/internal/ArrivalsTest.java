@@ -122,6 +122,10 @@ class ArrivalsTest {
     a.stop();
     assertEquals(1, woken.get());
     assertTrue(backingOff.finished());
+    // The dispatcher saw no stop yet when it chose to hand this one out (review load15 RISK-3).
+    a.arrive(3L);
+    assertTrue(backingOff.finished(), "an arrival after the stop");
+    assertEquals(0, a.backlog());
     assertEquals(Arrivals.END, backingOff.next());
   }
 
