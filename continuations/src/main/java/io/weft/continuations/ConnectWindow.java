@@ -81,7 +81,13 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * {@code ConnectWindowGrowthTest}). A step dropped waits 1, 2, 4 .. {@value #MAX_BACKOFF_MEASURES}
  * measures before the next is tried; a step is also dropped when no session waits. The window
  * halves, never below {@link #leastSessions()} and at most once a second, on a failed connect
- * ({@link Slot#connectFailed()}) or a place freed unheard. It never passes {@link #maxSessions()},
+ * ({@link Slot#connectFailed()}) or a place freed unheard. Halved below its first size (only
+ * {@link #DEEP_BACKLOG} and the windows made from it start above their least size), it grows back
+ * towards the first size with no measure, doubling, as places come back heard from once
+ * {@link #REGROWTH_QUIET_NANOS} have passed with no such trouble (doubled, up to 64 s, each time
+ * trouble follows a regrowth closely) and a {@link #HALVING_GAP_NANOS} since its last change:
+ * in a closed loop no step pays on its measures, and a halved window would keep its half for the
+ * rest of the ramp. It never passes {@link #maxSessions()},
  * which must be below the server's backlog as {@link #sessions()} must: the halving comes after
  * the fact, and on Linux a connect to a full listen queue does not fail, its handshake is only
  * dropped and retried.
@@ -137,6 +143,18 @@ public final class ConnectWindow {
   public static final int MAX_BACKOFF_MEASURES = 16;
   /** The least time between two halvings of a growing window: 1 s. */
   public static final long HALVING_GAP_NANOS = 1_000_000_000L;
+  /**
+   * How long a window halved below its first size must go without a failed connect or a place
+   * freed unheard before it grows back, at first: 2 s, two halving gaps, so that trouble once a
+   * second halves it down to its least size rather than see it regrow in between. Doubled, up to
+   * {@link #MAX_REGROWTH_QUIET_NANOS}, each time trouble comes within that long (or two holds, if
+   * longer) of a regrowth: the size it grew back to is then likely the trouble's cause, and a server
+   * whose limit lies below the first size is not visited there every few seconds for a whole run.
+   * Back to 2 s once a regrowth has gone that long without trouble.
+   */
+  public static final long REGROWTH_QUIET_NANOS = 2 * HALVING_GAP_NANOS;
+  /** The longest quiet a halved window waits for before it grows back: 64 s. */
+  public static final long MAX_REGROWTH_QUIET_NANOS = 32 * REGROWTH_QUIET_NANOS;
 
   /** No window: sessions connect at their pacing turn, however many are unheard from. */
   public static final ConnectWindow NONE = new ConnectWindow(0, 0, 0, 0L);
@@ -429,7 +447,9 @@ public final class ConnectWindow {
       int waiting = 0;
       int size = all.isEmpty() ? config.sessions : 0;
       int largest = size;
+      int smallest = size;
       long halvings = 0L;
+      long regrowths = 0L;
       long failed = 0L;
       for (Window w : all) {
         Report r = w.report();
@@ -440,11 +460,13 @@ public final class ConnectWindow {
         waiting += r.waiting();
         size = Math.max(size, r.size());
         largest = Math.max(largest, r.largest());
+        smallest = smallest == 0 ? r.smallest() : Math.min(smallest, r.smallest());
         halvings += r.halvings();
+        regrowths += r.regrowths();
         failed += r.connectsFailed();
       }
-      return new Report(config.sessions, config.maxSessions, config.holdNanos, entered, waited, freed, longest,
-          waiting, all.size(), size, largest, halvings, failed);
+      return new Report(config.sessions, config.leastSessions, config.maxSessions, config.holdNanos, entered, waited,
+          freed, longest, waiting, all.size(), size, largest, smallest, halvings, regrowths, failed);
     }
   }
 
@@ -504,6 +526,8 @@ public final class ConnectWindow {
     private int largest;
     /** Halvings that shrank the window. */
     private long halvings;
+    /** Regrowths towards the first size after a halving (see {@link #regrow}). */
+    private long regrowths;
     /** Places given back by a failed connect ({@link Slot#connectFailed()}). */
     private long connectsFailed;
     /** Whether the size now is a step on trial, not yet kept. */
@@ -524,6 +548,17 @@ public final class ConnectWindow {
     /** When the window last halved; meaningful once halved. */
     private long lastHalving;
     private boolean halved;
+    /** When a connect last failed or a place was last freed unheard; meaningful once halved. */
+    private long troubleAt;
+    /** When the size last changed by a halving or a regrowth; meaningful once halved. */
+    private long resizedAt;
+    /** The quiet a regrowth waits for now (see {@link ConnectWindow#REGROWTH_QUIET_NANOS}). */
+    private long quietNanos = REGROWTH_QUIET_NANOS;
+    /** Whether a regrowth awaits its verdict (trouble within its probation, or not), and when it was. */
+    private boolean regrew;
+    private long regrewAt;
+    /** The least size taken so far. */
+    private int smallest;
 
     Window(ConnectWindow window, Ticker ticker) {
       this.size = window.sessions;
@@ -531,6 +566,7 @@ public final class ConnectWindow {
       this.floor = window.leastSessions;
       this.cap = window.maxSessions;
       this.largest = window.sessions;
+      this.smallest = window.sessions;
       this.holdNanos = window.holdNanos;
       this.ticker = ticker;
       this.settling = window.sessions;
@@ -544,6 +580,10 @@ public final class ConnectWindow {
      */
     private void heard(long now) {
       if (cap <= floor) {
+        return;
+      }
+      if (size < firstSize && now - troubleAt >= quietNanos && now - resizedAt >= HALVING_GAP_NANOS) {
+        regrow(now);
         return;
       }
       if (waiting == 0) {
@@ -653,7 +693,18 @@ public final class ConnectWindow {
      * Under lock.
      */
     private void halve(long now) {
-      if (cap <= floor || (halved && now - lastHalving < HALVING_GAP_NANOS)) {
+      if (cap <= floor) {
+        return;
+      }
+      if (regrew) {
+        // The last regrowth's verdict: trouble soon after it doubles the quiet the next one waits for.
+        regrew = false;
+        quietNanos = now - regrewAt < Math.max(quietNanos, 2 * holdNanos)
+            ? Math.min(MAX_REGROWTH_QUIET_NANOS, quietNanos * 2) : REGROWTH_QUIET_NANOS;
+      }
+      // Trouble within the gap halves nothing more, but it does put off the regrowth.
+      troubleAt = now;
+      if (halved && now - lastHalving < HALVING_GAP_NANOS) {
         return;
       }
       halved = true;
@@ -662,11 +713,35 @@ public final class ConnectWindow {
       if (to < size) {
         size = to;
         halvings++;
+        resizedAt = now;
+        smallest = Math.min(smallest, size);
       }
       trial = false;
       baseSize = size;
       base.clear();
       backOff();
+      restart(now, size);
+    }
+
+    /**
+     * A window halved below its first size grows back towards it, doubling (never past the first
+     * size), as places come back heard from once its quiet ({@link ConnectWindow#REGROWTH_QUIET_NANOS},
+     * longer after trouble that followed a regrowth) has passed with no failed connect and no place
+     * freed unheard, and a {@link ConnectWindow#HALVING_GAP_NANOS} since its last change.
+     * Below its first size it needs no measure to pay: the first size is what the window was
+     * given to start from, and what halved it is over; above it the measured growth goes on (in
+     * a closed loop, where growth never pays on its measures, a halved window would otherwise keep
+     * 64 or 32 for the rest of the ramp). Under lock; the caller hands on the new places.
+     */
+    private void regrow(long now) {
+      size = Math.min(firstSize, size * 2);
+      resizedAt = now;
+      regrew = true;
+      regrewAt = now;
+      regrowths++;
+      trial = false;
+      baseSize = size;
+      base.clear();
       restart(now, size);
     }
 
@@ -881,8 +956,8 @@ public final class ConnectWindow {
         if (full() && now - fullSince > longest) {
           longest = now - fullSince;
         }
-        return new Report(firstSize, cap, holdNanos, entered, waited, freedUnheard, longest, waiting, 1, size, largest,
-            halvings, connectsFailed);
+        return new Report(firstSize, floor, cap, holdNanos, entered, waited, freedUnheard, longest, waiting, 1, size,
+            largest, smallest, halvings, regrowths, connectsFailed);
       }
     }
   }
@@ -1153,6 +1228,7 @@ public final class ConnectWindow {
    */
   public static final class Report {
     private final int sessions;
+    private final int leastSessions;
     private final int maxSessions;
     private final long holdNanos;
     private final long entered;
@@ -1163,19 +1239,24 @@ public final class ConnectWindow {
     private final int addresses;
     private final int size;
     private final int largest;
+    private final int smallest;
     private final long halvings;
+    private final long regrowths;
     private final long connectsFailed;
 
-    Report(int sessions, int maxSessions, long holdNanos, long entered, long waited, long freedUnheard,
-        long longestFullNanos, int waiting, int addresses, int size, int largest, long halvings,
-        long connectsFailed) {
+    Report(int sessions, int leastSessions, int maxSessions, long holdNanos, long entered, long waited,
+        long freedUnheard, long longestFullNanos, int waiting, int addresses, int size, int largest, int smallest,
+        long halvings, long regrowths, long connectsFailed) {
       this.connectsFailed = connectsFailed;
       this.addresses = addresses;
       this.sessions = sessions;
+      this.leastSessions = leastSessions;
       this.maxSessions = maxSessions;
       this.size = size;
       this.largest = largest;
+      this.smallest = smallest;
       this.halvings = halvings;
+      this.regrowths = regrowths;
       this.holdNanos = holdNanos;
       this.entered = entered;
       this.waited = waited;
@@ -1213,6 +1294,15 @@ public final class ConnectWindow {
     }
 
     /**
+     * The floor a halving stops at, each address's ({@link ConnectWindow#leastSessions()}).
+     *
+     * @return the least size the window may take
+     */
+    public int leastSessions() {
+      return leastSessions;
+    }
+
+    /**
      * How far the window may grow, each address's; {@link #sessions()} for a fixed window.
      *
      * @return its cap
@@ -1242,12 +1332,32 @@ public final class ConnectWindow {
     }
 
     /**
+     * The least size the window took so far (halved, never below {@link #leastSessions()}); over
+     * several addresses the smallest window's.
+     *
+     * @return places at the least
+     */
+    public int smallest() {
+      return smallest;
+    }
+
+    /**
      * How many times a growing window halved (a failed connect, a place freed unheard).
      *
      * @return halvings, all windows'
      */
     public long halvings() {
       return halvings;
+    }
+
+    /**
+     * How many times a window halved below its first size grew back towards it (doubling, once
+     * 2 s passed with no failed connect and no place freed unheard; see {@link ConnectWindow}).
+     *
+     * @return regrowths, all windows'
+     */
+    public long regrowths() {
+      return regrowths;
     }
 
     /**
@@ -1311,19 +1421,29 @@ public final class ConnectWindow {
     /**
      * {@code "connect window 32: 968 waited, full for 12 ms at most, 0 freed unheard after 1000 ms"};
      * over several addresses {@code "connect window 32 for each of 3 addresses: ..."}; a growing
-     * window {@code "connect window 32 growing to 256 (reached 96, now 80, halved 1 time): ..."}; one
-     * that halves without growing ({@link ConnectWindow#cappedAt(int)} at its first size), once it
-     * has halved, {@code "connect window 128 (now 32, halved 2 times): ..."}.
+     * window {@code "connect window 32 growing to 48 (reached 40, now 32, halved 1 time): ..."}; one
+     * that halves below its first size also says the smallest it took and how often it grew back
+     * ({@code "connect window 128 growing to 256 (reached 160, now 128, smallest 32, halved 2 times,
+     * grew back 2 times): ..."}), and one that halves without growing ({@link ConnectWindow#cappedAt(int)}
+     * at its first size) says so once it has halved ({@code "connect window 128 (now 64, smallest 32,
+     * halved 2 times, grew back 1 time): ..."}).
      */
     @Override
     public String toString() {
-      String halved = "halved " + halvings + (halvings == 1 ? " time)" : " times)");
       String growth = maxSessions > sessions ? " growing to " + maxSessions + " (reached " + largest + ", now " + size
-          + ", " + halved : halvings > 0 ? " (now " + size + ", " + halved : "";
-      return "connect window " + sessions + growth + (addresses > 1 ? " for each of " + addresses + " addresses" : "")
-          + ": "
+          : halvings > 0 ? " (now " + size : null;
+      if (growth != null) {
+        growth += (leastSessions < sessions ? ", smallest " + smallest : "") + ", " + times("halved", halvings)
+            + (leastSessions < sessions ? ", " + times("grew back", regrowths) : "") + ")";
+      }
+      return "connect window " + sessions + (growth != null ? growth : "")
+          + (addresses > 1 ? " for each of " + addresses + " addresses" : "") + ": "
           + waited + " waited, full for " + longestFullNanos / 1_000_000L
           + " ms at most, " + freedUnheard + " freed unheard after " + holdNanos / 1_000_000L + " ms";
+    }
+
+    private static String times(String what, long n) {
+      return what + " " + n + (n == 1 ? " time" : " times");
     }
   }
 }

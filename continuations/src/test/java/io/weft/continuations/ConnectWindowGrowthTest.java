@@ -101,6 +101,152 @@ class ConnectWindowGrowthTest {
     }
   }
 
+  /**
+   * A halving in a closed-loop ramp is grown back: two failed connects, at 2 s and 3.5 s, halve
+   * {@link ConnectWindow#DEEP_BACKLOG}'s 128 to 64, then 32; after 2 s with no more trouble it
+   * doubles back to 128, a second apart, with no measure that pays (in a closed loop none does),
+   * and the ramp ends within twice the formula's time at 128 (review load14 R1: it kept 32 for the
+   * rest of the ramp, which then took about three times as long).
+   */
+  @Test
+  void aHalvedDeepBacklogWindowGrowsBackInAClosedLoop() {
+    double rate = 60_000.0;
+    double bound = (double) SESSIONS * SESSIONS / (2.0 * ConnectWindow.DEEP_BACKLOG_SESSIONS * rate) * S;
+    for (long seed = 1; seed <= 3; seed++) {
+      Model m = closedLoop(seed, rate);
+      m.failAt = new long[] {2 * S, 3 * S + S / 2};
+      m.run(ConnectWindow.DEEP_BACKLOG);
+      System.out.printf("seed %d, closed-loop users at %.0f replies/s, connects failed at 2 s and 3.5 s: DEEP_BACKLOG"
+          + " all connected at %.2f s (the formula's %.2f s at 128), deepest queue %d; %s%n", seed, rate,
+          m.allConnectedAt / 1e9, bound / 1e9, m.deepestQueue, m.report);
+      assertEquals(SESSIONS, m.connected);
+      assertEquals(2, m.failed, "seed " + seed);
+      assertEquals(0, m.overflows, "seed " + seed + ": handshakes dropped at a full queue");
+      assertEquals(2, m.report.halvings(), "seed " + seed + ": " + m.report);
+      assertEquals(ConnectWindow.DEFAULT_SESSIONS, m.report.smallest(), "seed " + seed + ": " + m.report);
+      assertEquals(2, m.report.regrowths(), "seed " + seed + ": " + m.report);
+      assertTrue(m.report.size() >= ConnectWindow.DEEP_BACKLOG_SESSIONS, "seed " + seed + ": " + m.report);
+      assertTrue(m.allConnectedAt < 2 * bound, "seed " + seed + ": all connected at " + m.allConnectedAt
+          + " ns, past 2 x " + bound + "; " + m.report);
+      assertTrue(m.deepestQueue <= ConnectWindow.DEEP_BACKLOG_MAX_SESSIONS, "seed " + seed + ": queue " + m.deepestQueue);
+    }
+  }
+
+  /**
+   * The regrowth waits for 2 s with no trouble and a second since the last change, doubles, and
+   * stops at the first size. On a clock moved by hand: a failed connect halves 128 to 64; a second
+   * one half a second later halves nothing (once a second at most) but puts the regrowth off, so a
+   * place heard from 2 s after the halving grows nothing and one heard from 2 s after that failure
+   * doubles it back to 128. Two failures a second apart, the first 2 s after that regrowth, then
+   * halve it to 32 (trouble once a second is not grown back in between); places heard from within
+   * the quiet 2 s grow nothing; then one 2 s after the last failure doubles it, 64, and one a second
+   * later, 128, and no further.
+   */
+  @Test
+  void aHalvedWindowGrowsBackToItsFirstSizeOnlyAfterTwoQuietSeconds() {
+    long[] now = {5_000L};
+    ConnectWindow.Window w = ConnectWindow.DEEP_BACKLOG.newWindow(() -> now[0]);
+    failOne(w);
+    assertEquals(64, w.report().size());
+    now[0] += S / 2;
+    failOne(w);
+    assertEquals(64, w.report().size(), "a failure within the second since the last halving halves nothing");
+    now[0] += 3 * S / 2;
+    heardOne(w);
+    assertEquals(64, w.report().size(), "the failure 1.5 s ago put the regrowth off");
+    now[0] += S / 2;
+    heardOne(w);
+    assertEquals(128, w.report().size());
+    // Trouble 2 s after the regrowth (its probation over): the next regrowth waits 2 s again.
+    now[0] += 2 * S;
+    failOne(w);
+    heardOne(w);
+    now[0] += S;
+    heardOne(w);
+    failOne(w);
+    assertEquals(32, w.report().size(), "trouble once a second halves down to the least size");
+    now[0] += 2 * S - 1;
+    heardOne(w);
+    assertEquals(32, w.report().size(), "heard within 2 s after the last failure");
+    now[0] += 1;
+    heardOne(w);
+    assertEquals(64, w.report().size());
+    now[0] += S - 1;
+    heardOne(w);
+    assertEquals(64, w.report().size(), "within a second of the last change");
+    now[0] += 1;
+    heardOne(w);
+    assertEquals(128, w.report().size());
+    now[0] += 5 * S;
+    heardOne(w);
+    assertEquals(128, w.report().size(), "no further than the first size without a measure that pays");
+    assertEquals(3, w.report().halvings());
+    assertEquals(3, w.report().regrowths());
+    assertEquals(32, w.report().smallest());
+    assertEquals(32, w.report().leastSessions());
+    assertTrue(w.report().toString().startsWith("connect window 128 growing to 256 (reached 128, now 128, smallest 32,"
+        + " halved 3 times, grew back 3 times): "), w.report()::toString);
+    // A window whose least size is its first never grows back: it never goes below it.
+    ConnectWindow.Window def = ConnectWindow.DEFAULT.newWindow(() -> now[0]);
+    failOne(def);
+    now[0] += 3 * S;
+    heardOne(def);
+    assertEquals(32, def.report().size());
+    assertEquals(0, def.report().regrowths());
+    assertEquals(32, def.report().smallest());
+  }
+
+  /**
+   * Trouble that comes back whenever the window is at its first size (a server whose limit lies
+   * between 64 and 128 unheard connects: a place is freed unheard, or a connect fails, once the
+   * window has been at 128 for 1 s) does not make the window cycle every 3 s for the whole run
+   * (review load15 RISK-2: 10 halvings and 9 regrowths in 30 s): each regrowth followed by trouble
+   * within its probation doubles the quiet the next one waits for, 2, 4, 8, 16 s. On a clock moved
+   * by hand, a place heard from every 100 ms for 30 s: 4 halvings, 3 regrowths, and the window at
+   * 128 for 4 of the 30 seconds.
+   */
+  @Test
+  void troubleThatComesBackAtTheFirstSizePutsTheRegrowthOffLongerEachTime() {
+    long[] now = {5_000L};
+    ConnectWindow.Window w = ConnectWindow.DEEP_BACKLOG.newWindow(() -> now[0]);
+    long at128Since = now[0];
+    long at128 = 0L;
+    for (int tick = 1; tick <= 300; tick++) {
+      now[0] += S / 10;
+      boolean was128 = w.report().size() == 128;
+      if (was128) {
+        at128 += S / 10;
+      }
+      if (was128 && now[0] - at128Since >= S) {
+        failOne(w);
+      }
+      heardOne(w);
+      if (!was128 && w.report().size() == 128) {
+        at128Since = now[0];
+      }
+    }
+    ConnectWindow.Report r = w.report();
+    assertEquals(4, r.halvings(), r::toString);
+    assertEquals(3, r.regrowths(), r::toString);
+    assertTrue(at128 <= 5 * S, "at 128 for " + at128 + " ns of 30 s; " + r);
+  }
+
+  /** A session takes a place, connects and fails. */
+  private static void failOne(ConnectWindow.Window w) {
+    ConnectWindow.Slot f = w.tryEnter();
+    assertNotNull(f);
+    f.connecting();
+    f.connectFailed();
+  }
+
+  /** A session takes a place, connects and is heard from. */
+  private static void heardOne(ConnectWindow.Window w) {
+    ConnectWindow.Slot h = w.tryEnter();
+    assertNotNull(h);
+    h.connecting();
+    h.run();
+  }
+
   @Test
   void theDefaultGrowsTo48AndNoFurther() {
     for (long seed = 1; seed <= 5; seed++) {
@@ -239,7 +385,8 @@ class ConnectWindowGrowthTest {
     halvedThrice(ConnectWindow.DEEP_BACKLOG.cappedAt(129), 128, 64, 32, 32);
     ConnectWindow.Window at128 = halvedThrice(ConnectWindow.DEEP_BACKLOG.cappedAt(128), 128, 64, 32, 32);
     assertEquals(2, at128.report().halvings());
-    assertTrue(at128.report().toString().startsWith("connect window 128 (now 32, halved 2 times): "),
+    assertTrue(at128.report().toString().startsWith(
+        "connect window 128 (now 32, smallest 32, halved 2 times, grew back 0 times): "),
         at128.report()::toString);
     halvedThrice(ConnectWindow.DEEP_BACKLOG.cappedAt(64), 64, 32, 32, 32);
     halvedThrice(ConnectWindow.DEEP_BACKLOG.cappedAt(20), 20, 20, 20, 20);
@@ -412,6 +559,9 @@ class ConnectWindowGrowthTest {
     double perConnectedNanos;
     long stallFrom = Long.MAX_VALUE;
     long stallTo = Long.MAX_VALUE;
+    /** The first connect at or after each of these times fails (refused: its place given back, retried 10 ms later). */
+    long[] failAt = {};
+    int failed;
     int connected;
     long allConnectedAt;
     int deepestQueue;
@@ -503,6 +653,15 @@ class ConnectWindowGrowthTest {
             waiter = null;
           }
           slot.connecting();
+          if (failed < failAt.length && now[0] >= failAt[failed]) {
+            failed++;
+            ConnectWindow.Slot refused = slot;
+            at(now[0] + 20_000L, () -> {
+              refused.connectFailed();
+              at(now[0] + 10 * MS, this::tryPlace);
+            });
+            return;
+          }
           at(now[0] + 20_000L, () -> arrive(this, 0));
           return;
         }

@@ -55,7 +55,17 @@ public final class ChildJvm {
    */
   public static Result runOnClassPath(Path workDir, Duration limit, List<String> jvmOptions, String classPath,
       String mainClass, String... args) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>();
+    return runUnder(List.of(), workDir, limit, jvmOptions, classPath, mainClass, args);
+  }
+
+  /**
+   * {@link #runOnClassPath} with the {@code java} command started by {@code launcher}, a command
+   * that runs the arguments after its own (as {@code unshare -rn} does, for a network namespace of
+   * the child's own); none for {@code java} itself. The launcher must end with the JVM (exec it).
+   */
+  public static Result runUnder(List<String> launcher, Path workDir, Duration limit, List<String> jvmOptions,
+      String classPath, String mainClass, String... args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(launcher);
     command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmOptions);
     command.add("-cp");
@@ -71,6 +81,8 @@ public final class ChildJvm {
     try {
       if (!process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
         threadDump(process);
+        // Its own children too (a server it started), which its killed JVM would not stop.
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly().waitFor();
         throw new AssertionError("child JVM still running after " + limit.toSeconds() + " s: " + command + "\n"
             + read(out) + read(err));
@@ -78,6 +90,7 @@ public final class ChildJvm {
     } finally {
       // Interrupted while waiting (a test's own timeout): the child must not outlive the test.
       if (process.isAlive()) {
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
       }
     }

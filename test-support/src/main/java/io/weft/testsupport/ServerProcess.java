@@ -53,6 +53,11 @@ public abstract class ServerProcess implements Closeable {
     return directory;
   }
 
+  /** Its process (to signal it: a test that stops a server's accept loop with SIGSTOP); null before start. */
+  public ProcessHandle handle() {
+    return process == null ? null : process.toHandle();
+  }
+
   /** Starts the program with {@code command} and waits until {@link #isReady()} or fails. */
   protected final void start(List<String> command, Duration readyWithin) throws IOException {
     ProcessBuilder builder = new ProcessBuilder(command)

@@ -35,7 +35,10 @@ public final class Arrivals {
   private final int shard;
   private final int shards;
   private final ArrayDeque<Slot> idle = new ArrayDeque<>();
-  /** Every slot made, one a session: the schedule's end wakes those waiting on {@link Slot#scheduleEnd()}. */
+  /**
+   * Every slot made, one a session: once nothing is left to hand out (the schedule has ended and
+   * its backlog is empty) those waiting on {@link Slot#whenFinished()} are woken.
+   */
   private final List<Slot> made = new ArrayList<>();
   private long[] backlog = new long[64];
   private int head;
@@ -155,6 +158,10 @@ public final class Arrivals {
   void arrive(long intendedNanos) {
     Runnable wake;
     synchronized (this) {
+      if (stopped) {
+        // stop() dropped the backlog and told the sessions nothing is left: no arrival after it.
+        return;
+      }
       dispatched++;
       Slot s = idle.pollFirst();
       if (s == null) {
@@ -171,7 +178,13 @@ public final class Arrivals {
     }
   }
 
-  private void end() {
+  /**
+   * The schedule's end (its last arrival handed out or queued, or {@link #stop()}): the idle
+   * sessions are told; those backing off only once the backlog is empty too (see
+   * {@link Slot#whenFinished()}). Package-private for tests, which end a schedule without a
+   * dispatcher thread and keep its backlog ({@link #stop()} drops it).
+   */
+  void end() {
     List<Runnable> wakes = new ArrayList<>();
     synchronized (this) {
       ended = true;
@@ -183,15 +196,22 @@ public final class Arrivals {
         }
       }
       idle.clear();
-      for (Slot s : made) {
-        if (s.endWake != null) {
-          wakes.add(s.endWake);
-          s.endWake = null;
-        }
+      if (size == 0) {
+        takeFinishWakes(wakes);
       }
     }
     for (Runnable w : wakes) {
       w.run();
+    }
+  }
+
+  /** Moves the wake-ups of the sessions waiting on {@link Slot#whenFinished()} into {@code wakes}. Under the lock. */
+  private void takeFinishWakes(List<Runnable> wakes) {
+    for (Slot s : made) {
+      if (s.finishWake != null) {
+        wakes.add(s.finishWake);
+        s.finishWake = null;
+      }
     }
   }
 
@@ -225,14 +245,14 @@ public final class Arrivals {
     private long ticket = NONE;
     private Runnable wake;
     private boolean idle;
-    /** Who waits on {@link #scheduleEnd()}: the session, backing off. */
-    private Runnable endWake;
-    private final WaitRegistration scheduleEnd = wakeUp -> {
+    /** Who waits on {@link #whenFinished()}: the session, backing off. */
+    private Runnable finishWake;
+    private final WaitRegistration whenFinished = wakeUp -> {
       boolean now;
       synchronized (Arrivals.this) {
-        now = ended;
+        now = finishedLocked();
         if (!now) {
-          endWake = wakeUp;
+          finishWake = wakeUp;
         }
       }
       if (now) {
@@ -243,19 +263,29 @@ public final class Arrivals {
     private Slot() {}
 
     /**
-     * What this slot's session waits on to be woken by the schedule's end (its last arrival
-     * handed out or queued, or {@link #stop()}), and by nothing else: a session backing off
-     * after a failure takes no arrivals, and does not hold the run's end back by its backoff.
+     * What this slot's session waits on to be woken once nothing is left for it ({@link #finished()}:
+     * the schedule has ended, by its last arrival handed out or queued or by {@link #stop()}, and
+     * its backlog is empty), and by nothing else: a session backing off after a failure takes no
+     * arrivals, waits its whole backoff while any are left (so a backlog is drained at the
+     * backoff's pace, not as fast as the client can reconnect), and does not hold the run's end
+     * back by it once none is.
      */
-    public WaitRegistration scheduleEnd() {
-      return scheduleEnd;
+    public WaitRegistration whenFinished() {
+      return whenFinished;
     }
 
-    /** Whether the schedule has ended (its backlog may still hold arrivals). */
-    public boolean scheduleEnded() {
+    /**
+     * Whether nothing is left for this slot: the schedule has ended and its backlog is empty, so
+     * {@link #next()} answers {@link #END}.
+     */
+    public boolean finished() {
       synchronized (Arrivals.this) {
-        return ended;
+        return finishedLocked();
       }
+    }
+
+    private boolean finishedLocked() {
+      return ended && size == 0 && ticket == NONE;
     }
 
     /**
@@ -263,24 +293,35 @@ public final class Arrivals {
      * are no more; {@link #NONE} when none is due yet: then wait on this slot and ask again.
      */
     public long next() {
+      List<Runnable> wakes = null;
+      long t;
       synchronized (Arrivals.this) {
         if (ticket != NONE) {
-          long t = ticket;
+          t = ticket;
           ticket = NONE;
-          return t;
+        } else if (size > 0) {
+          t = pop();
+          if (size == 0 && ended) {
+            // The backlog's last arrival after the schedule's end: the sessions backing off are done.
+            wakes = new ArrayList<>();
+            takeFinishWakes(wakes);
+          }
+        } else if (ended) {
+          t = END;
+        } else {
+          if (!idle) {
+            idle = true;
+            Arrivals.this.idle.addLast(this);
+          }
+          t = NONE;
         }
-        if (size > 0) {
-          return pop();
-        }
-        if (ended) {
-          return END;
-        }
-        if (!idle) {
-          idle = true;
-          Arrivals.this.idle.addLast(this);
-        }
-        return NONE;
       }
+      if (wakes != null) {
+        for (Runnable w : wakes) {
+          w.run();
+        }
+      }
+      return t;
     }
 
     @Override

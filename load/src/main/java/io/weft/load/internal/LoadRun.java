@@ -202,14 +202,7 @@ public final class LoadRun {
         }
         ConnectWindow.Report window = plan.windowReport();
         if (window != null) {
-          results.info.put("connect window", spec.window()
-              + (window.addresses() > 1 ? " for each of " + window.addresses() + " servers" : "") + "; " + window.waited() + " connects waited for a place, full for "
-              + Durations.format(window.longestFullNanos()) + " at most, " + window.freedUnheard()
-              + " places freed without word from the server, " + window.connectsFailed() + " connects failed"
-              + (window.maxSessions() > window.sessions() ? "; grew to " + window.largest() + ", " + window.size()
-              + " at the end, halved " + window.halvings() + (window.halvings() == 1 ? " time" : " times")
-              : window.halvings() > 0 ? "; " + window.size() + " at the end, halved " + window.halvings()
-              + (window.halvings() == 1 ? " time" : " times") : ""));
+          results.info.put("connect window", windowSummary(spec.window(), window));
           if (window.stalled() && !spec.quiet) {
             out.println("the connect window held connects back for long (" + window + "): a protocol whose first reply"
                 + " comes late runs better with --connect-window 0");
@@ -219,6 +212,38 @@ public final class LoadRun {
       }
     }
     return results;
+  }
+
+  /**
+   * The summary's {@code connect window} line (console, summary.json's info, the HTML report): the
+   * window as configured, what it held back, and, for one whose size can change, how its size went
+   * ({@code "; 128 at first, 160 at the largest, 32 at the smallest, 128 at the end, halved 2
+   * times, grew back 2 times"}; "grew back" only for a window that halves below its first size).
+   * Over several servers (one window each) the largest window's size at the end and the smallest
+   * size any took, the halvings and regrowths of all.
+   */
+  static String windowSummary(ConnectWindow window, ConnectWindow.Report r) {
+    StringBuilder line = new StringBuilder(window.toString());
+    if (r.addresses() > 1) {
+      line.append(" for each of ").append(r.addresses()).append(" servers");
+    }
+    line.append("; ").append(r.waited()).append(" connects waited for a place, full for ")
+        .append(Durations.format(r.longestFullNanos())).append(" at most, ").append(r.freedUnheard())
+        .append(" places freed without word from the server, ").append(r.connectsFailed()).append(" connects failed");
+    boolean halves = r.leastSessions() < r.sessions();
+    if (r.maxSessions() > r.sessions() || halves) {
+      line.append("; ").append(r.sessions()).append(" at first, ").append(r.largest()).append(" at the largest, ")
+          .append(r.smallest()).append(" at the smallest, ").append(r.size()).append(" at the end, halved ")
+          .append(times(r.halvings()));
+      if (halves) {
+        line.append(", grew back ").append(times(r.regrowths()));
+      }
+    }
+    return line.toString();
+  }
+
+  private static String times(long n) {
+    return n + (n == 1 ? " time" : " times");
   }
 
   /**

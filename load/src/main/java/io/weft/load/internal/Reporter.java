@@ -42,7 +42,7 @@ public final class Reporter {
    */
   public static final String BACKOFF_AT_CAP = "connects or iterations keep failing: users now back off "
       + Durations.format(Plan.BACKOFF_MAX_NANOS) + " before each reconnect, so the run goes slowly"
-      + " (see connect backoffs in the summary; -d bounds such a run, -n does not)";
+      + " (see connect backoffs in the summary; -d bounds a closed-model run, -n does not)";
 
   private final Metrics metrics;
   private final Results results;

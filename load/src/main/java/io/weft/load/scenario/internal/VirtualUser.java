@@ -11,6 +11,7 @@ import io.weft.load.scenario.Scenario;
 import io.weft.transport.Transport;
 import io.weft.transport.spi.Deadlines;
 import io.weft.transport.spi.ReportsArrival;
+import java.io.IOException;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.util.Map;
@@ -126,6 +127,27 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
     } finally {
       link.close();
     }
+  }
+
+  /**
+   * Open model: waits {@code backoffNanos} on {@code slot}, taking no arrivals meanwhile, cut short
+   * only once nothing is left for this user ({@link Arrivals.Slot#finished()}: the schedule has
+   * ended and its backlog is empty, so its next answer is {@link Arrivals#END}). While arrivals
+   * are left, queued behind users that backed off, every backoff is waited whole: a failing
+   * server's backlog is drained at the backoff's pace, not as fast as the client can reconnect;
+   * once none is, the run does not end late for a backoff. Measured on the system clock, as the
+   * wait's timer is.
+   *
+   * @return the part waited: {@code backoffNanos}, less if cut short, 0 if nothing was left at once
+   */
+  public static long backOffTill(Arrivals.Slot slot, long backoffNanos) throws IOException {
+    long from = System.nanoTime();
+    long waited = 0L;
+    while (waited < backoffNanos && !slot.finished()) {
+      Suspend.await(slot.whenFinished(), backoffNanos - waited);
+      waited = Math.min(backoffNanos, System.nanoTime() - from);
+    }
+    return waited;
   }
 
   /**
@@ -283,8 +305,7 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
 
     /**
      * Open model: waits out the backoff after a failed connect or iteration, taking no arrivals
-     * meanwhile, cut short by the arrival schedule's end, so that a user backing off does not hold
-     * the run's end back by up to 500 ms. Counts the part waited (system clock, as the wait's).
+     * meanwhile (see {@link VirtualUser#backOffTill}), and counts the part waited.
      */
     void backOffTill(Arrivals.Slot slot) throws Exception {
       long backoff = backoffNanos;
@@ -292,13 +313,7 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
         return;
       }
       backoffNanos = 0L;
-      long from = System.nanoTime();
-      long waited = 0L;
-      while (waited < backoff && !slot.scheduleEnded()) {
-        Suspend.await(slot.scheduleEnd(), backoff - waited);
-        waited = Math.min(backoff, System.nanoTime() - from);
-      }
-      plan.backedOff(backoff, waited);
+      plan.backedOff(backoff, VirtualUser.backOffTill(slot, backoff));
     }
 
     void close() {
