@@ -104,7 +104,7 @@ public final class MinaConnector implements Connector, Clocked {
 
   /** Connects made on the processor that runs the connecting session (see Core.startConnect). */
   private final ThreadCounts.Counter loopConnects = counts.counter(3);
-  /** Connects made off the processors and handed to one of them (see Core.startConnect). */
+  /** Connects made off the processors and handed to one of them (see Core.connect). */
   private final LongAdder handedConnects = new LongAdder();
 
   /** Why this connector can no longer serve: one of its threads died. Null while it can. */

@@ -472,6 +472,10 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
       IoSessionInitializer<ConnectFuture> initializer) {
     LoopConnect future = new LoopConnect(service, remote, initializer);
     handedOver.add(future);
+    Hooks h = hooks;
+    if (h != null) {
+      h.handedOver(this, remote);
+    }
     if (isDisposing()) {
       // The loop may have ended already, or end without looking again: failed here.
       failHandedOver();
@@ -703,6 +707,9 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
 
     /** On the waking thread: {@code processor}'s selector is about to be woken. */
     default void wakingUp(NioProcessor processor) {}
+
+    /** On the handing thread: a connect to {@code remote} is queued for {@code processor}'s loop. */
+    default void handedOver(NioProcessor processor, SocketAddress remote) {}
 
     /**
      * On the processor's thread: {@link #closeHere} is about to call MINA's {@code closeNow} on

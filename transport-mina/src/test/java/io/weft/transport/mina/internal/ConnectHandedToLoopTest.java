@@ -63,6 +63,8 @@ class ConnectHandedToLoopTest {
   private final List<NioSession> cancelledSessions = new CopyOnWriteArrayList<>();
   /** Counted down as a processor being disposed is woken by the disposal (MINA marks it first). */
   private final CountDownLatch disposingWoken = new CountDownLatch(1);
+  /** Connects handed over to a processor, by their address. */
+  private final List<SocketAddress> handed = new CopyOnWriteArrayList<>();
 
   private final List<AutoCloseable> closing = new ArrayList<>();
 
@@ -95,6 +97,11 @@ class ConnectHandedToLoopTest {
       @Override
       public void cancelled(NioSession session, ConnectFuture future) {
         cancelledSessions.add(session);
+      }
+
+      @Override
+      public void handedOver(NioProcessor processor, SocketAddress remote) {
+        handed.add(remote);
       }
 
       @Override
@@ -272,6 +279,53 @@ class ConnectHandedToLoopTest {
     run.get(60, TimeUnit.SECONDS);
     assertEquals(1, watched.size(), "a connect handed over was made: " + watchedOn);
     assertEquals(0, target.sessionsOpened(), "connections the target accepted");
+  }
+
+  /**
+   * More connects handed over while the loop is held than one turn of it starts: it starts them
+   * over several turns, without waiting for the selector between them, and every one connects.
+   */
+  @Test
+  void aFirstWaveLargerThanATurnIsStartedOverSeveralTurns() throws Exception {
+    watch();
+    EchoServer own = closeLater(EchoServer.tcp());
+    EchoServer target = closeLater(EchoServer.tcp());
+    SuspendingMinaConnector connector = connector(1);
+    int sessions = 2 * NioProcessor.CONNECTS_PER_TURN + 100;
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    CompletableFuture<RunResult<String>> hold = holdTheLoop(connector, own.address(), entered, release);
+    CompletableFuture<RunResult<String>> wave;
+    try {
+      assertTrue(entered.await(60, TimeUnit.SECONDS), "the session never ran");
+      wave = CompletableFuture.supplyAsync(() -> {
+        try (SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(1)).connector(connector)
+            .address(target.address()).maxInFlight(sessions).timeout(TIMEOUT).instrument(CLIENT).build()) {
+          return runner.run(io.weft.transport.mina.testclient.EchoLinesTask.class, sessions, 1);
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      });
+      // The run's worker starts every session, each handing its connect over to the held loop.
+      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (handedTo(target.address()) < sessions && System.nanoTime() < end && !wave.isDone()) {
+        Thread.sleep(5);
+      }
+      assertEquals(sessions, handedTo(target.address()), "connects handed over while the loop was held");
+    } finally {
+      release.countDown();
+    }
+    RunResult<String> result = wave.get(120, TimeUnit.SECONDS);
+    for (Outcome<String> o : result.outcomes()) {
+      assertEquals(Outcome.Status.SUCCEEDED, o.status(), () -> "session " + o.index() + ": " + o.failure());
+    }
+    hold.get(60, TimeUnit.SECONDS);
+    assertEquals(sessions + 1, watched.size(), "connects watched by the processor");
+    assertEquals(0, connector.openCount(), "connections left open");
+  }
+
+  private long handedTo(SocketAddress address) {
+    return handed.stream().filter(address::equals).count();
   }
 
   /** A run of one session that holds its processor's loop (see {@link HoldLoopTask}). */
