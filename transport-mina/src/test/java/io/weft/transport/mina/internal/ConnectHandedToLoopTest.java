@@ -30,6 +30,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.mina.core.future.ConnectFuture;
 import org.apache.mina.core.session.AbstractIoSession;
@@ -63,10 +65,16 @@ class ConnectHandedToLoopTest {
   private final List<NioSession> cancelledSessions = new CopyOnWriteArrayList<>();
   /** Counted down as a processor being disposed is woken by the disposal (MINA marks it first). */
   private final CountDownLatch disposingWoken = new CountDownLatch(1);
-  /** Connects handed over to a processor, by their address. */
-  private final List<SocketAddress> handed = new CopyOnWriteArrayList<>();
+  /** Counted down for each connect to {@link #countedTo} handed over to a processor. */
+  private volatile CountDownLatch handed = new CountDownLatch(0);
+  private volatile SocketAddress countedTo;
 
   private final List<AutoCloseable> closing = new ArrayList<>();
+  /**
+   * The test's other threads: a thread each (the common pool may have one thread only, and a run
+   * that holds it would keep the others from starting).
+   */
+  private final ExecutorService others = Executors.newCachedThreadPool();
 
   @AfterEach
   void reset() throws Exception {
@@ -74,6 +82,7 @@ class ConnectHandedToLoopTest {
     for (int i = closing.size() - 1; i >= 0; i--) {
       closing.get(i).close();
     }
+    others.shutdownNow();
   }
 
   private <T extends AutoCloseable> T closeLater(T resource) {
@@ -101,7 +110,9 @@ class ConnectHandedToLoopTest {
 
       @Override
       public void handedOver(NioProcessor processor, SocketAddress remote) {
-        handed.add(remote);
+        if (remote.equals(countedTo)) {
+          handed.countDown();
+        }
       }
 
       @Override
@@ -141,7 +152,7 @@ class ConnectHandedToLoopTest {
       } catch (IOException e) {
         throw new IllegalStateException(e);
       }
-    }).get(60, TimeUnit.SECONDS);
+    }, others).get(60, TimeUnit.SECONDS);
     // Every connect's channel was watched by the processor's selector and finished there, on its
     // thread; MINA's connector would have finished it on its own thread and handed the session
     // to the pool, and this processor's selector would never have seen it.
@@ -216,7 +227,7 @@ class ConnectHandedToLoopTest {
     SuspendingMinaConnector connector = connector(1);
     CountDownLatch entered = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    CompletableFuture<RunResult<String>> run = holdTheLoop(connector, own.address(), entered, release);
+    CompletableFuture<RunResult<String>> run = holdTheLoop(connector, own.address(), entered, release, others);
     try {
       assertTrue(entered.await(60, TimeUnit.SECONDS), "the session never ran");
       TransportTimeoutException e = assertThrows(TransportTimeoutException.class,
@@ -249,7 +260,7 @@ class ConnectHandedToLoopTest {
     SuspendingMinaConnector connector = connector(1);
     CountDownLatch entered = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    CompletableFuture<RunResult<String>> run = holdTheLoop(connector, own.address(), entered, release);
+    CompletableFuture<RunResult<String>> run = holdTheLoop(connector, own.address(), entered, release, others);
     ConnectFuture handed;
     NioProcessor processor;
     CompletableFuture<Void> disposed;
@@ -262,7 +273,7 @@ class ConnectHandedToLoopTest {
       NioSocketConnector service = (NioSocketConnector) session.getService();
       handed = processor.connectFromElsewhere(service, target.address(), null);
       // MINA's disposal marks the processor disposing and waits for its loop to end.
-      disposed = CompletableFuture.runAsync(processor::dispose);
+      disposed = CompletableFuture.runAsync(processor::dispose, others);
       assertTrue(disposingWoken.await(60, TimeUnit.SECONDS), "the processor's disposal never began");
       assertFalse(handed.isDone(), "the connect ended while the loop was held");
     } finally {
@@ -294,7 +305,9 @@ class ConnectHandedToLoopTest {
     int sessions = 2 * NioProcessor.CONNECTS_PER_TURN + 100;
     CountDownLatch entered = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    CompletableFuture<RunResult<String>> hold = holdTheLoop(connector, own.address(), entered, release);
+    handed = new CountDownLatch(sessions);
+    countedTo = target.address();
+    CompletableFuture<RunResult<String>> hold = holdTheLoop(connector, own.address(), entered, release, others);
     CompletableFuture<RunResult<String>> wave;
     try {
       assertTrue(entered.await(60, TimeUnit.SECONDS), "the session never ran");
@@ -305,13 +318,10 @@ class ConnectHandedToLoopTest {
         } catch (Exception e) {
           throw new IllegalStateException(e);
         }
-      });
+      }, others);
       // The run's worker starts every session, each handing its connect over to the held loop.
-      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-      while (handedTo(target.address()) < sessions && System.nanoTime() < end && !wave.isDone()) {
-        Thread.sleep(5);
-      }
-      assertEquals(sessions, handedTo(target.address()), "connects handed over while the loop was held");
+      assertTrue(handed.await(60, TimeUnit.SECONDS), "connects handed over while the loop was held: "
+          + (sessions - handed.getCount()) + " of " + sessions);
     } finally {
       release.countDown();
     }
@@ -324,13 +334,9 @@ class ConnectHandedToLoopTest {
     assertEquals(0, connector.openCount(), "connections left open");
   }
 
-  private long handedTo(SocketAddress address) {
-    return handed.stream().filter(address::equals).count();
-  }
-
   /** A run of one session that holds its processor's loop (see {@link HoldLoopTask}). */
   private static CompletableFuture<RunResult<String>> holdTheLoop(SuspendingMinaConnector connector,
-      SocketAddress address, CountDownLatch entered, CountDownLatch release) {
+      SocketAddress address, CountDownLatch entered, CountDownLatch release, ExecutorService on) {
     return CompletableFuture.supplyAsync(() -> {
       try (SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(1)).connector(connector)
           .address(address).maxInFlight(1).timeout(TIMEOUT).instrument(CLIENT).build()) {
@@ -338,7 +344,7 @@ class ConnectHandedToLoopTest {
       } catch (Exception e) {
         throw new IllegalStateException(e);
       }
-    });
+    }, on);
   }
 
   private static InetSocketAddress closedPort() throws IOException {
