@@ -221,24 +221,19 @@ class ConnectHandedToLoopTest {
    */
   @Test
   void aConnectCancelledBeforeTheLoopStartsItIsNeverMade() throws Exception {
-    watch();
-    EchoServer own = closeLater(EchoServer.tcp());
     EchoServer target = closeLater(EchoServer.tcp());
     SuspendingMinaConnector connector = connector(1);
-    CountDownLatch entered = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    CompletableFuture<RunResult<String>> run = holdTheLoop(connector, own.address(), entered, release, others);
+    HeldLoop held = new HeldLoop(connector);
     try {
-      assertTrue(entered.await(60, TimeUnit.SECONDS), "the session never ran");
       TransportTimeoutException e = assertThrows(TransportTimeoutException.class,
           () -> connector.connect(target.address(), Timeout.of(100, TimeUnit.MILLISECONDS)).close());
       assertEquals("connect to " + target.address() + " timed out after 100 ms", e.getMessage());
     } finally {
-      release.countDown();
+      held.release.countDown();
     }
-    Outcome<String> held = run.get(60, TimeUnit.SECONDS).outcomes().get(0);
-    assertEquals(Outcome.Status.SUCCEEDED, held.status(), () -> "the holding session: " + held.failure());
-    assertEquals("held, then after 0", held.value());
+    Outcome<String> o = held.run.get(60, TimeUnit.SECONDS).outcomes().get(0);
+    assertEquals(Outcome.Status.SUCCEEDED, o.status(), () -> "the holding session: " + o.failure());
+    assertEquals("held, then after 0", o.value());
     // Handed over after the cancelled one, so started after the loop came to that one.
     try (Transport t = connector.connect(target.address(), TIMEOUT)) {
       assertEquals("later", echo(t, "later"));
@@ -254,18 +249,13 @@ class ConnectHandedToLoopTest {
    */
   @Test
   void disposingTheProcessorEndsTheConnectsStillHandedOver() throws Exception {
-    watch();
-    EchoServer own = closeLater(EchoServer.tcp());
     EchoServer target = closeLater(EchoServer.tcp());
     SuspendingMinaConnector connector = connector(1);
-    CountDownLatch entered = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    CompletableFuture<RunResult<String>> run = holdTheLoop(connector, own.address(), entered, release, others);
+    HeldLoop held = new HeldLoop(connector);
     ConnectFuture handed;
     NioProcessor processor;
     CompletableFuture<Void> disposed;
     try {
-      assertTrue(entered.await(60, TimeUnit.SECONDS), "the session never ran");
       // The session's own connect, made by the worker, was watched by the processor.
       assertEquals(1, watched.size(), "connects watched: " + watchedOn);
       NioSession session = watched.get(0);
@@ -277,7 +267,7 @@ class ConnectHandedToLoopTest {
       assertTrue(disposingWoken.await(60, TimeUnit.SECONDS), "the processor's disposal never began");
       assertFalse(handed.isDone(), "the connect ended while the loop was held");
     } finally {
-      release.countDown();
+      held.release.countDown();
     }
     disposed.get(60, TimeUnit.SECONDS);
     assertTrue(handed.await(60, TimeUnit.SECONDS), "the connect handed over never ended");
@@ -287,7 +277,7 @@ class ConnectHandedToLoopTest {
         target.address(), null);
     assertTrue(late.isDone(), "a connect handed over to a disposed processor did not fail at once");
     assertInstanceOf(ClosedChannelException.class, late.getException());
-    run.get(60, TimeUnit.SECONDS);
+    held.run.get(60, TimeUnit.SECONDS);
     assertEquals(1, watched.size(), "a connect handed over was made: " + watchedOn);
     assertEquals(0, target.sessionsOpened(), "connections the target accepted");
   }
@@ -298,19 +288,14 @@ class ConnectHandedToLoopTest {
    */
   @Test
   void aFirstWaveLargerThanATurnIsStartedOverSeveralTurns() throws Exception {
-    watch();
-    EchoServer own = closeLater(EchoServer.tcp());
     EchoServer target = closeLater(EchoServer.tcp());
     SuspendingMinaConnector connector = connector(1);
     int sessions = 2 * NioProcessor.CONNECTS_PER_TURN + 100;
-    CountDownLatch entered = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
     handed = new CountDownLatch(sessions);
     countedTo = target.address();
-    CompletableFuture<RunResult<String>> hold = holdTheLoop(connector, own.address(), entered, release, others);
+    HeldLoop held = new HeldLoop(connector);
     CompletableFuture<RunResult<String>> wave;
     try {
-      assertTrue(entered.await(60, TimeUnit.SECONDS), "the session never ran");
       wave = CompletableFuture.supplyAsync(() -> {
         try (SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(1)).connector(connector)
             .address(target.address()).maxInFlight(sessions).timeout(TIMEOUT).instrument(CLIENT).build()) {
@@ -323,28 +308,40 @@ class ConnectHandedToLoopTest {
       assertTrue(handed.await(60, TimeUnit.SECONDS), "connects handed over while the loop was held: "
           + (sessions - handed.getCount()) + " of " + sessions);
     } finally {
-      release.countDown();
+      held.release.countDown();
     }
     RunResult<String> result = wave.get(120, TimeUnit.SECONDS);
     for (Outcome<String> o : result.outcomes()) {
       assertEquals(Outcome.Status.SUCCEEDED, o.status(), () -> "session " + o.index() + ": " + o.failure());
     }
-    hold.get(60, TimeUnit.SECONDS);
+    held.run.get(60, TimeUnit.SECONDS);
     assertEquals(sessions + 1, watched.size(), "connects watched by the processor");
     assertEquals(0, connector.openCount(), "connections left open");
   }
 
-  /** A run of one session that holds its processor's loop (see {@link HoldLoopTask}). */
-  private static CompletableFuture<RunResult<String>> holdTheLoop(SuspendingMinaConnector connector,
-      SocketAddress address, CountDownLatch entered, CountDownLatch release, ExecutorService on) {
-    return CompletableFuture.supplyAsync(() -> {
-      try (SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(1)).connector(connector)
-          .address(address).maxInFlight(1).timeout(TIMEOUT).instrument(CLIENT).build()) {
-        return runner.run(HoldLoopTask.class, 1, entered, release);
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    }, on);
+  /**
+   * A run of one session that holds its connector's processor's loop (see {@link HoldLoopTask}),
+   * made with the hooks set ({@link #watch}) and its session already holding the loop; the test
+   * counts {@link #release} down.
+   */
+  private final class HeldLoop {
+    final CountDownLatch entered = new CountDownLatch(1);
+    final CountDownLatch release = new CountDownLatch(1);
+    final CompletableFuture<RunResult<String>> run;
+
+    HeldLoop(SuspendingMinaConnector connector) throws Exception {
+      watch();
+      EchoServer own = closeLater(EchoServer.tcp());
+      run = CompletableFuture.supplyAsync(() -> {
+        try (SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(1)).connector(connector)
+            .address(own.address()).maxInFlight(1).timeout(TIMEOUT).instrument(CLIENT).build()) {
+          return runner.run(HoldLoopTask.class, 1, entered, release);
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      }, others);
+      assertTrue(entered.await(60, TimeUnit.SECONDS), "the session never ran");
+    }
   }
 
   private static InetSocketAddress closedPort() throws IOException {
