@@ -20,12 +20,15 @@ import io.weft.transport.mina.internal.TlsFilter;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
 import org.apache.mina.core.RuntimeIoException;
 import org.apache.mina.core.future.ConnectFuture;
@@ -70,6 +73,15 @@ public final class MinaConnector implements Connector, Clocked {
 
   private final IoConnector connector;
   private final IoProcessor<NioSession> processors;
+  /** The processors of {@link #processors}, in the order MINA's pool made them; empty for the in-VM pipe. */
+  private final NioProcessor[] loops;
+  /**
+   * Whether a connect made off this connector's processors is handed to one of them (see
+   * Core.connect) rather than to MINA's connector: for the continuation connector.
+   */
+  private final boolean connectsOnLoops;
+  /** The next of {@link #loops} a connect made off them is handed to: round-robin. */
+  private final AtomicInteger nextLoop = new AtomicInteger();
   private final ExecutorService threads;
   private final boolean vmPipe;
   private final int processorCount;
@@ -92,12 +104,16 @@ public final class MinaConnector implements Connector, Clocked {
 
   /** Connects made on the processor that runs the connecting session (see Core.startConnect). */
   private final ThreadCounts.Counter loopConnects = counts.counter(3);
+  /** Connects made off the processors and handed to one of them (see Core.connect). */
+  private final LongAdder handedConnects = new LongAdder();
 
   /** Why this connector can no longer serve: one of its threads died. Null while it can. */
   private volatile String broken;
 
-  private MinaConnector(TlsSettings tls, int inboundLimit, int processorCount, boolean vmPipe, Ticker ticker) {
+  private MinaConnector(TlsSettings tls, int inboundLimit, int processorCount, boolean vmPipe, Ticker ticker,
+      boolean connectsOnLoops) {
     this.vmPipe = vmPipe;
+    this.connectsOnLoops = connectsOnLoops && !vmPipe;
     this.processorCount = vmPipe ? 0 : processorCount;
     this.inboundLimit = inboundLimit;
     if (vmPipe && tls != null) {
@@ -108,9 +124,13 @@ public final class MinaConnector implements Connector, Clocked {
     this.threads = Executors.newCachedThreadPool(daemonThreads("weft-mina-" + id + "-", this::threadDied, counts));
     if (vmPipe) {
       this.processors = null;
+      this.loops = new NioProcessor[0];
       this.connector = new VmPipeConnector(threads);
     } else {
-      this.processors = new SimpleIoProcessorPool<>(NioProcessor.class, threads, processorCount, null);
+      List<NioProcessor> made = new ArrayList<>();
+      this.processors = NioProcessor.collecting(made,
+          () -> new SimpleIoProcessorPool<>(NioProcessor.class, threads, processorCount, null));
+      this.loops = made.toArray(new NioProcessor[0]);
       NioSocketConnector nio = new NioSocketConnector(threads, processors);
       nio.getSessionConfig().setTcpNoDelay(true);
       this.connector = nio;
@@ -241,8 +261,13 @@ public final class MinaConnector implements Connector, Clocked {
      * loop (a continuation resumed there: the runner starts the next session where the last one
      * ended), is watched by that processor's own selector and finished on its thread (see
      * {@link NioProcessor#connectHere}); MINA's connector thread, with its selector, its sleeps
-     * and wake-ups, takes no part, and the session stays on the thread that runs it. Every other
-     * connect (another thread, the in-VM pipe) is MINA's.
+     * and wake-ups, takes no part, and the session stays on the thread that runs it. On the
+     * continuation connector a connect made on any other thread (a worker starting a run's first
+     * sessions, a caller's own thread) is handed to one of the processors, round-robin, and made
+     * and finished on its loop the same way (see {@link NioProcessor#connectFromElsewhere}): one
+     * wake-up of that loop per batch, where MINA's connector took two thread hops with a wake-up
+     * each per connect. Every other connect (the in-VM pipe, the blocking connector off its
+     * processors, a connector being disposed, a MINA this was not checked against) is MINA's.
      */
     private ConnectFuture connect(SocketAddress remote, IoSessionInitializer<ConnectFuture> initializer) {
       if (!vmPipe) {
@@ -251,8 +276,21 @@ public final class MinaConnector implements Connector, Clocked {
           loopConnects.increment();
           return loop.connectHere((NioSocketConnector) connector, remote, initializer);
         }
+        if (connectsOnLoops && !connector.isDisposing()) {
+          NioProcessor next = nextLoop();
+          if (next.canConnectFromElsewhere()) {
+            handedConnects.increment();
+            return next.connectFromElsewhere((NioSocketConnector) connector, remote, initializer);
+          }
+        }
       }
       return connector.connect(remote, initializer);
+    }
+
+    /** The processor the next connect made off the processors goes to: round-robin over them. */
+    private NioProcessor nextLoop() {
+      NioProcessor[] all = loops;
+      return all.length == 1 ? all[0] : all[Math.floorMod(nextLoop.getAndIncrement(), all.length)];
     }
 
     @Override
@@ -318,6 +356,14 @@ public final class MinaConnector implements Connector, Clocked {
    */
   long loopConnects() {
     return loopConnects.sum();
+  }
+
+  /**
+   * Connects made off the processors and handed to one of them, made and finished on its loop
+   * (not MINA's connector thread). For tests.
+   */
+  long handedConnects() {
+    return handedConnects.sum();
   }
 
   /** The counters of waits on this connector's transports, counted per thread. */
@@ -464,9 +510,14 @@ public final class MinaConnector implements Connector, Clocked {
       return build(false, Runtime.getRuntime().availableProcessors() + 1);
     }
 
-    /** A TCP connector with {@code defaultProcessors} NIO processors unless told otherwise. */
-    MinaConnector tcp(int defaultProcessors) {
-      return build(false, defaultProcessors);
+    /**
+     * A TCP connector with {@code defaultProcessors} NIO processors unless told otherwise, whose
+     * connects made off its processors are handed to them (see {@code Core.connect}): the
+     * continuation connector's.
+     */
+    MinaConnector tcpConnectingOnLoops(int defaultProcessors) {
+      return new MinaConnector(tlsSettings(), inboundLimitBytes(), ioThreadsOr(defaultProcessors), false,
+          tickerSetting(), true);
     }
 
     /**
@@ -480,7 +531,8 @@ public final class MinaConnector implements Connector, Clocked {
     }
 
     private MinaConnector build(boolean vmPipe, int defaultProcessors) {
-      return new MinaConnector(tlsSettings(), inboundLimitBytes(), ioThreadsOr(defaultProcessors), vmPipe, tickerSetting());
+      return new MinaConnector(tlsSettings(), inboundLimitBytes(), ioThreadsOr(defaultProcessors), vmPipe, tickerSetting(),
+          false);
     }
   }
 }

@@ -39,7 +39,11 @@ import org.apache.mina.transport.vmpipe.VmPipeAddress;
  * or started there as another session ended) is watched by that processor's own selector and
  * finished on its thread, as Netty's event loop connects its channels: MINA's connector thread,
  * its selector, and its sleep and wake-up per connect take no part, and the new session is served
- * by the processor that runs it. Connects made on any other thread go through MINA's connector.
+ * by the processor that runs it. A connect made on any other thread (a worker starting the first
+ * sessions of a run, a caller's own thread) is handed to a processor, round-robin over them, and
+ * made and finished on its loop the same way, as Netty hands a connect to its event loop: one
+ * wake-up of that loop for all the connects handed over before it next looks, the caller's future
+ * completed there. The in-VM pipe's connects are MINA's own.
  *
  * <p>Built with {@link Builder#tls}, every connect also does a TLS handshake, which suspends like
  * any other wait.
@@ -199,7 +203,7 @@ public final class SuspendingMinaConnector extends AbstractSuspendingConnector i
      * @return a new connector, which the caller closes
      */
     public SuspendingMinaConnector tcp() {
-      return new SuspendingMinaConnector(mina.tcp(1), spinNanos());
+      return new SuspendingMinaConnector(mina.tcpConnectingOnLoops(1), spinNanos());
     }
 
     /**

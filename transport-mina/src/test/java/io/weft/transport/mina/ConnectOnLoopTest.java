@@ -11,6 +11,7 @@ import io.weft.testsupport.TestPki;
 import io.weft.testsupport.TlsEchoServer;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
+import io.weft.transport.TransportTimeoutException;
 import io.weft.transport.mina.testclient.ConnectFromLoopTask;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -153,6 +154,27 @@ class ConnectOnLoopTest {
     // Cancelled, the connect closed its socket: the kernel drops it (the processor's next select
     // releases it), rather than retrying its SYN for minutes.
     awaitTrue(() -> synSentTo(full.port()) == 0, "the timed-out connects' sockets are still in SYN_SENT");
+  }
+
+  /**
+   * The same from a thread that is none of the processors: the connect, handed to the processor
+   * and under way on its loop, ends at its timeout with the same words, and its socket is closed.
+   */
+  @Test
+  void aConnectHandedToTheLoopThatRunsOutOfTimeClosesItsSocket() throws Exception {
+    FullBacklog full = closeLater(new FullBacklog());
+    SuspendingMinaConnector connector = connector(null);
+    for (int i = 0; i < 2; i++) {
+      try {
+        connector.connect(full.address(), Timeout.of(200, TimeUnit.MILLISECONDS)).close();
+        throw new AssertionError("connected to a full backlog");
+      } catch (TransportTimeoutException e) {
+        assertEquals("connect to " + full.address() + " timed out after 200 ms", e.getMessage());
+      }
+    }
+    assertEquals(2, connector.mina().handedConnects(), "connects handed to the processor");
+    awaitTrue(() -> synSentTo(full.port()) == 0, "the timed-out connects' sockets are still in SYN_SENT");
+    assertEquals(0, connector.mina().openCount(), "connections left open");
   }
 
   @Test

@@ -2,21 +2,29 @@ package io.weft.transport.mina.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.reflect.Constructor;
 import java.net.SocketAddress;
 import java.net.SocketException;
 import java.net.URL;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.Enumeration;
 import java.util.Iterator;
+import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Properties;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.apache.mina.core.buffer.IoBuffer;
 import org.apache.mina.core.filterchain.DefaultIoFilterChain;
 import org.apache.mina.core.filterchain.IoFilter;
@@ -69,7 +77,10 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
    *   <li>{@link #select(long)}: the ready sessions put into a list this processor keeps
    *       ({@link #selectedSessions}), which relies on how MINA's loop walks and removes them;
    *   <li>{@link #connectHere}: a connect made and finished on this processor, which repeats what
-   *       MINA's connector and its adding of a session do.
+   *       MINA's connector and its adding of a session do; and {@link #connectFromElsewhere}, the
+   *       same handed over by another thread, which relies on MINA's private
+   *       {@code startupProcessor} (start the loop's thread if it has ended, wake the selector) and
+   *       on its loop asking {@link #isSelectorEmpty} only after it has marked itself ended.
    * </ul>
    * With any other mina-core loaded (a user's build may pin another version), each of the three
    * is left to MINA (see {@link #CHECKED_MINA}). On a MINA upgrade: re-check the three against
@@ -118,7 +129,38 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
    */
   private static final Constructor<?> SOCKET_SESSION = socketSessionConstructor();
 
+  /**
+   * MINA's private {@code AbstractPollingIoProcessor.startupProcessor()}: starts the processor's
+   * loop on its executor if it is not running (it ends when it has no session left), and wakes its
+   * selector; what MINA's own {@code add(session)} calls. Reached through a private lookup (MINA's
+   * packages are open: an unnamed or automatic module). Null if this MINA has none: connects made
+   * off the processors then all go through MINA's connector (see {@link #canConnectFromElsewhere}).
+   */
+  private static final MethodHandle START_LOOP = startLoopHandle();
+
+  /** The processors made on this thread while a connector builds its pool (see {@link #collecting}). */
+  private static final ThreadLocal<List<NioProcessor>> MADE_HERE = new ThreadLocal<>();
+
+  /**
+   * How many handed-over connects one turn of the loop starts before it looks at its channels
+   * again: a first wave of thousands, each a socket and a connect system call, would otherwise
+   * keep every session of the processor waiting for all of them.
+   */
+  static final int CONNECTS_PER_TURN = 256;
+
   private final Executor executor;
+
+  /**
+   * Connects handed over by other threads ({@link #connectFromElsewhere}), in the order they came,
+   * for this processor's loop to start (see {@link #select(long)}).
+   */
+  private final ConcurrentLinkedQueue<LoopConnect> handedOver = new ConcurrentLinkedQueue<>();
+  /**
+   * True from the hand-over that woke the loop (the first since the loop last looked at
+   * {@link #handedOver}) until the loop looks again: the hand-overs in between need no wake-up of
+   * their own. Set again by the loop itself when it leaves connects for its next turn.
+   */
+  private final AtomicBoolean handOverWoke = new AtomicBoolean();
 
   /** {@link #CHECKED_MINA}, or as {@link #assumedMinaVersion} says where a test set it. */
   private final boolean minaChecked;
@@ -139,6 +181,31 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
     this.executor = executor;
     String assumed = assumedMinaVersion;
     this.minaChecked = assumed == null ? CHECKED_MINA : checked(assumed);
+    List<NioProcessor> made = MADE_HERE.get();
+    if (made != null) {
+      made.add(this);
+    }
+  }
+
+  /**
+   * Runs {@code make} (a connector's making of its processor pool, which constructs every
+   * processor at once, on this thread) and adds each processor made meanwhile to {@code made}, in
+   * the order made: so a connector knows its processors, which MINA's pool does not give out.
+   *
+   * @return what {@code make} returned
+   */
+  public static <T> T collecting(List<NioProcessor> made, Supplier<T> make) {
+    List<NioProcessor> previous = MADE_HERE.get();
+    MADE_HERE.set(made);
+    try {
+      return make.get();
+    } finally {
+      if (previous == null) {
+        MADE_HERE.remove();
+      } else {
+        MADE_HERE.set(previous);
+      }
+    }
   }
 
   /** True if {@code version} is the mina-core version this processor was checked against. */
@@ -197,10 +264,22 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
    * selects again) is reported again while its channel stays ready, as these selectors' readiness
    * is level-triggered. Checked at every select, so also after MINA replaces its selector. MINA's
    * own select on a mina-core this was not checked against (see {@link #CHECKED_MINA}).
+   *
+   * <p>First, the connects other threads handed over (see {@link #connectFromElsewhere}) are
+   * started, on this thread, before the selector is asked: a connect that ends at once is seen by
+   * this same select. When more are left than one turn starts, the select does not wait.
    */
   @Override
   protected int select(long timeout) throws Exception {
+    boolean more = startHandedOver();
     listing = minaChecked && reportsOncePerKey(selector);
+    if (more) {
+      // Connects left for the next turn: this select does not wait, and MINA's loop is told that
+      // it returns early on purpose (else ten such turns in a row with nothing ready look to it
+      // like the epoll spin it works around by replacing the selector).
+      wakeupCalled.set(true);
+      return selectNow();
+    }
     if (!listing) {
       return super.select(timeout);
     }
@@ -208,6 +287,20 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
     try {
       ready.clear();
       return selector.select(addReady, timeout);
+    } finally {
+      selectorLock.readLock().unlock();
+    }
+  }
+
+  /** As {@link #select(long)}, without waiting: into this processor's list or MINA's selected-key set. */
+  private int selectNow() throws IOException {
+    selectorLock.readLock().lock();
+    try {
+      if (!listing) {
+        return selector.selectNow();
+      }
+      ready.clear();
+      return selector.selectNow(addReady);
     } finally {
       selectorLock.readLock().unlock();
     }
@@ -294,6 +387,17 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
     }
   }
 
+  private static MethodHandle startLoopHandle() {
+    try {
+      return MethodHandles.privateLookupIn(AbstractPollingIoProcessor.class, MethodHandles.lookup())
+          .findVirtual(AbstractPollingIoProcessor.class, "startupProcessor", MethodType.methodType(void.class));
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      LOG.debug("MINA's processor loop cannot be started here; connects made off the processors go through"
+          + " MINA's connector", e);
+      return null;
+    }
+  }
+
   /**
    * True if this processor was made with {@code executor} (its connector's threads): so a
    * connector knows its own processors.
@@ -309,6 +413,14 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
    */
   public boolean canConnectHere() {
     return minaChecked && SOCKET_SESSION != null;
+  }
+
+  /**
+   * True if {@link #connectFromElsewhere} can hand connects to this processor's loop: it can
+   * {@link #connectHere}, and MINA's start of its loop was found.
+   */
+  public boolean canConnectFromElsewhere() {
+    return canConnectHere() && START_LOOP != null;
   }
 
   /**
@@ -335,28 +447,135 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
    * @return the connect's future, completed on this thread
    */
   public ConnectFuture connectHere(NioSocketConnector service, SocketAddress remote, IoSessionInitializer<ConnectFuture> initializer) {
+    LoopConnect future = new LoopConnect(service, remote, initializer);
+    start(future);
+    return future;
+  }
+
+  /**
+   * As {@link #connectHere}, from any other thread (a scheduler's worker starting the first
+   * sessions of a run, a caller's own thread): the connect is handed to this processor's loop,
+   * which starts it at its next select, in the order handed over, and finishes it there as
+   * {@link #connectHere} does; MINA's connector thread takes no part. The future is returned at
+   * once and completed on this processor's thread. One wake-up of the loop per batch: only the
+   * first connect handed over since the loop last looked wakes it (MINA's start of the loop, which
+   * also starts its thread if it had ended for want of sessions); the loop starts at most
+   * {@value #CONNECTS_PER_TURN} of them per turn. A cancel before the loop has started the connect
+   * means it is never made: no socket is opened. A connect handed over to a processor being
+   * disposed fails with a {@link ClosedChannelException}, as do those still queued when it ends, so
+   * that none is left waiting.
+   *
+   * @return the connect's future, completed on this processor's thread (or on this one, failed, if
+   *     the processor is being disposed)
+   */
+  public ConnectFuture connectFromElsewhere(NioSocketConnector service, SocketAddress remote,
+      IoSessionInitializer<ConnectFuture> initializer) {
+    LoopConnect future = new LoopConnect(service, remote, initializer);
+    handedOver.add(future);
+    Hooks h = hooks;
+    if (h != null) {
+      h.handedOver(this, remote);
+    }
+    if (isDisposing()) {
+      // The loop may have ended already, or end without looking again: failed here.
+      failHandedOver();
+    } else if (!handOverWoke.get() && handOverWoke.compareAndSet(false, true)) {
+      startLoop();
+    }
+    return future;
+  }
+
+  /** MINA's start of this processor's loop (see {@link #START_LOOP}), failing the handed-over connects if it cannot. */
+  private void startLoop() {
+    try {
+      START_LOOP.invokeExact((AbstractPollingIoProcessor) this);
+    } catch (RuntimeException e) {
+      // The connector's threads are gone (a rejected execution): no loop will start them.
+      LOG.debug("processor {}: its loop could not be started", this, e);
+      failHandedOver();
+    } catch (Error e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new IllegalStateException(t);
+    }
+  }
+
+  /**
+   * Starts, on this processor's thread, the connects handed over since the loop last looked, at
+   * most {@value #CONNECTS_PER_TURN}; returns true if more are left for the next turn. A connect
+   * handed over while the processor is being disposed is failed instead.
+   */
+  private boolean startHandedOver() {
+    if (!handOverWoke.get()) {
+      return false;
+    }
+    // Cleared before the queue is read: a connect handed over from now on wakes the loop again,
+    // or is in what is read below.
+    handOverWoke.set(false);
+    for (int i = 0; i < CONNECTS_PER_TURN; i++) {
+      LoopConnect connect = handedOver.poll();
+      if (connect == null) {
+        return false;
+      }
+      if (isDisposing()) {
+        connect.failClosed();
+      } else {
+        start(connect);
+      }
+    }
+    if (handedOver.isEmpty()) {
+      return false;
+    }
+    // Left for the next turn, which this select does not wait for: no hand-over need wake it.
+    handOverWoke.set(true);
+    return true;
+  }
+
+  /** Fails every connect handed over and not yet started: the processor is being disposed. */
+  private void failHandedOver() {
+    for (LoopConnect connect = handedOver.poll(); connect != null; connect = handedOver.poll()) {
+      connect.failClosed();
+    }
+  }
+
+  /**
+   * Starts {@code future}'s connect on this processor's own thread: see {@link #connectHere}.
+   * Nothing is opened for one cancelled before this.
+   */
+  private void start(LoopConnect future) {
+    if (!future.waiting()) {
+      return;
+    }
     SocketChannel channel = null;
     try {
       channel = SocketChannel.open();
-      SocketSessionConfig config = service.getSessionConfig();
+      SocketSessionConfig config = future.service.getSessionConfig();
       if (config.getReceiveBufferSize() > 0) {
         channel.socket().setReceiveBufferSize(config.getReceiveBufferSize());
       }
       channel.configureBlocking(false);
-      NioSession session = (NioSession) SOCKET_SESSION.newInstance(service, this, channel);
-      IoSessionDataStructureFactory structures = service.getSessionDataStructureFactory();
+      NioSession session = (NioSession) SOCKET_SESSION.newInstance(future.service, this, channel);
+      IoSessionDataStructureFactory structures = future.service.getSessionDataStructureFactory();
       ((AbstractIoSession) session).setAttributeMap(structures.getAttributeMap(session));
       ((AbstractIoSession) session).setWriteRequestQueue(structures.getWriteRequestQueue(session));
-      LoopConnect future = new LoopConnect(session, initializer);
-      boolean connected = channel.connect(remote);
+      if (!future.start(session)) {
+        // Cancelled since the look above: never connected.
+        closeQuietly(channel);
+        return;
+      }
+      boolean connected = channel.connect(future.remote);
       // Registered now, for reading as MINA registers every session; then watched for the
       // connect's end instead until it has ended. This is the loop's own thread, between two of
       // its selects: the next select sees both.
       super.init(session);
       if (connected) {
-        // Nobody else has the future yet: the claim is this thread's.
-        future.claim();
-        opened(session, future);
+        if (future.claim()) {
+          opened(session, future);
+        } else {
+          // Cancelled from another thread meanwhile: closed here, as finishConnect does.
+          channel.keyFor(selector).cancel();
+          closeQuietly(channel);
+        }
       } else {
         session.setAttribute(CONNECTING, future);
         channel.keyFor(selector).interestOps(SelectionKey.OP_CONNECT);
@@ -365,7 +584,6 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
           h.watching(session, future);
         }
       }
-      return future;
     } catch (Exception e) {
       // As MINA's connector: the channel closed, the failure in the future.
       if (channel != null) {
@@ -375,45 +593,83 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
           e.addSuppressed(closing);
         }
       }
-      return DefaultConnectFuture.newFailedFuture(e);
+      future.setException(e);
     }
   }
 
   /**
-   * A connect this processor's selector watches. Its session is claimed once, by whichever comes
-   * first: this processor, as the selector reports the connect ended, to make the session live; or
-   * a cancel (the connect's wait ran out, or its session ended first), so that it never is. The
-   * channel is only ever closed on the processor's own thread, never by the cancelling thread
-   * under the processor (that could cancel the channel's key between the processor's look at it
-   * and its use: a {@code CancelledKeyException} out of the processor's loop, which MINA reports
-   * and then sleeps a second for, every session of the processor waiting; or a session made live
-   * with a cancelled key, which MINA would never end). A cancel that takes the claim closes the
-   * session as MINA's connector closes a cancelled connect's ({@code closeNow}): the close goes to
-   * the processor, which closes the channel at the end of its loop's current or next turn (its
-   * socket leaves SYN_SENT), the session never made live. A cancel that comes after the
-   * processor's claim leaves the session to the processor, which, having made it live, finds its
-   * future cancelled and closes it, on its own thread (see {@link #opened}): it then ends as any
-   * session does, its end reported to its state.
+   * A connect this processor makes ({@link #connectHere}, {@link #connectFromElsewhere}). Its
+   * state, one of:
+   * <ul>
+   *   <li>{@code WAITING}: handed over, not started (nothing opened yet); to CONNECTING when the
+   *       processor starts it, to CANCELLED by a cancel;
+   *   <li>{@code CONNECTING}: its session made and its channel connecting, watched by this
+   *       processor's selector; to TAKEN when the processor claims it as it ends, to CANCELLED by
+   *       a cancel;
+   *   <li>{@code TAKEN} and {@code CANCELLED}: final.
+   * </ul>
+   * So its session is claimed once, by whichever comes first: this processor, as the selector
+   * reports the connect ended, to make the session live; or a cancel (the connect's wait ran out,
+   * or its session ended first), so that it never is. A cancel while WAITING leaves nothing to
+   * close: the processor, when it comes to the connect, opens nothing. The channel is only ever
+   * closed on the processor's own thread, never by the cancelling thread under the processor (that
+   * could cancel the channel's key between the processor's look at it and its use: a
+   * {@code CancelledKeyException} out of the processor's loop, which MINA reports and then sleeps a
+   * second for, every session of the processor waiting; or a session made live with a cancelled
+   * key, which MINA would never end). A cancel that takes a CONNECTING session closes it as MINA's
+   * connector closes a cancelled connect's ({@code closeNow}): the close goes to the processor,
+   * which closes the channel at the end of its loop's current or next turn (its socket leaves
+   * SYN_SENT), the session never made live. A cancel that comes after the processor's claim leaves
+   * the session to the processor, which, having made it live, finds its future cancelled and
+   * closes it, on its own thread (see {@link #opened}): it then ends as any session does, its end
+   * reported to its state.
    */
   static final class LoopConnect extends DefaultConnectFuture {
-    private final NioSession session;
-    private final IoSessionInitializer<ConnectFuture> initializer;
-    private final AtomicBoolean claimed = new AtomicBoolean();
+    private static final int WAITING = 0;
+    private static final int CONNECTING = 1;
+    private static final int TAKEN = 2;
+    private static final int CANCELLED = 3;
 
-    LoopConnect(NioSession session, IoSessionInitializer<ConnectFuture> initializer) {
-      this.session = session;
+    private final NioSocketConnector service;
+    private final SocketAddress remote;
+    private final IoSessionInitializer<ConnectFuture> initializer;
+    private final AtomicInteger state = new AtomicInteger(WAITING);
+    /** Set by the processor before it moves the state to CONNECTING; read by a cancel after. */
+    private volatile NioSession session;
+
+    LoopConnect(NioSocketConnector service, SocketAddress remote, IoSessionInitializer<ConnectFuture> initializer) {
+      this.service = service;
+      this.remote = remote;
       this.initializer = initializer;
     }
 
-    /** Claims the session, for the processor or a cancel: true for the first caller only. */
+    /** True while not started nor cancelled. */
+    boolean waiting() {
+      return state.get() == WAITING;
+    }
+
+    /** The processor starts the connect of {@code s}: true unless it was cancelled first. */
+    boolean start(NioSession s) {
+      session = s;
+      return state.compareAndSet(WAITING, CONNECTING);
+    }
+
+    /** Claims the session for the processor as its connect ends: true unless a cancel took it first. */
     boolean claim() {
-      return claimed.compareAndSet(false, true);
+      return state.compareAndSet(CONNECTING, TAKEN);
+    }
+
+    /** Fails a connect that was never started: its processor is being disposed. */
+    void failClosed() {
+      if (state.compareAndSet(WAITING, CANCELLED)) {
+        setException(new ClosedChannelException());
+      }
     }
 
     @Override
     public boolean cancel() {
       boolean cancelled = super.cancel();
-      if (cancelled && claim()) {
+      if (cancelled && !state.compareAndSet(WAITING, CANCELLED) && state.compareAndSet(CONNECTING, CANCELLED)) {
         // The processor will not make it live: its chain is empty, nothing else touches it.
         session.closeNow();
       }
@@ -443,11 +699,17 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
     /** On the processor's thread: the connect is under way, its channel watched by the selector. */
     void watching(NioSession session, ConnectFuture future);
 
-    /** On the cancelling thread: a cancel of the connect has done all it does. */
+    /**
+     * On the cancelling thread: a cancel of the connect has done all it does; {@code session} is
+     * null for a connect handed over and not yet started.
+     */
     void cancelled(NioSession session, ConnectFuture future);
 
     /** On the waking thread: {@code processor}'s selector is about to be woken. */
     default void wakingUp(NioProcessor processor) {}
+
+    /** On the handing thread: a connect to {@code remote} is queued for {@code processor}'s loop. */
+    default void handedOver(NioProcessor processor, SocketAddress remote) {}
 
     /**
      * On the processor's thread: {@link #closeHere} is about to call MINA's {@code closeNow} on
@@ -578,6 +840,30 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
       if (connect != null) {
         connect.setException(new java.nio.channels.ClosedChannelException());
       }
+    }
+  }
+
+  /**
+   * MINA asks this once its loop has no session left, to end the loop's thread (a new one starts
+   * with the next session): not while connects handed over to it wait to be started (see
+   * {@link #connectFromElsewhere}). Asked after MINA has marked the loop ended, which a hand-over
+   * coming after this look sees, and so starts the loop again.
+   */
+  @Override
+  protected boolean isSelectorEmpty() {
+    return handedOver.isEmpty() && super.isSelectorEmpty();
+  }
+
+  /**
+   * MINA's disposal of the processor, its loop ended (its selector closed); a connect handed over
+   * and not started then fails, as one whose channel it watched does (see {@link #destroy}).
+   */
+  @Override
+  protected void doDispose() throws Exception {
+    try {
+      super.doDispose();
+    } finally {
+      failHandedOver();
     }
   }
 

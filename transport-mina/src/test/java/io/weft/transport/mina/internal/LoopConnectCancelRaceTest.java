@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.mina.core.future.ConnectFuture;
 import org.apache.mina.transport.socket.nio.NioSession;
@@ -63,6 +64,9 @@ class LoopConnectCancelRaceTest {
       }
     });
     AtomicReference<NioSession> held = new AtomicReference<>();
+    // The second connect's port: the session's own connect, handed to the processor by the
+    // worker that starts it, is finished by the same processor, and is not the one held.
+    AtomicInteger secondPort = new AtomicInteger(-1);
     CountDownLatch cancelDone = new CountDownLatch(1);
     List<String> hookFailures = new CopyOnWriteArrayList<>();
     NioProcessor.hooks = new NioProcessor.Hooks() {
@@ -71,7 +75,8 @@ class LoopConnectCancelRaceTest {
 
       @Override
       public void finishing(NioSession session, ConnectFuture future) {
-        if (!held.compareAndSet(null, session)) {
+        InetSocketAddress to = (InetSocketAddress) session.getRemoteAddress();
+        if (to == null || to.getPort() != secondPort.get() || !held.compareAndSet(null, session)) {
           return;
         }
         // The processor's thread, the connect ended and the session not yet live: held here
@@ -97,6 +102,7 @@ class LoopConnectCancelRaceTest {
         ServerSocket second = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         SuspendingMinaConnector connector = SuspendingMinaConnector.builder().processorCount(1).tcp()) {
       InetSocketAddress secondAddress = new InetSocketAddress(InetAddress.getLoopbackAddress(), second.getLocalPort());
+      secondPort.set(second.getLocalPort());
       RunResult<String> result;
       try (SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(1)).connector(connector)
           .address(echo.address()).maxInFlight(1).timeout(Timeout.of(60, TimeUnit.SECONDS)).instrument(CLIENT)
