@@ -12,6 +12,7 @@ import io.weft.testsupport.EchoServer;
 import io.weft.testsupport.MovingTicker;
 import io.weft.transport.Timeout;
 import io.weft.transport.TransportTimeoutException;
+import io.weft.transport.netty.testclient.AwaitInputAfterReadTask;
 import io.weft.transport.netty.testclient.AwaitInputTask;
 import io.weft.transport.netty.testclient.ClockMovesAtReadTask;
 import java.util.concurrent.TimeUnit;
@@ -89,6 +90,31 @@ class ReadTimedFromItsReadingTest {
       Outcome<String> o = result.outcome(0);
       assertEquals(Outcome.Status.SUCCEEDED, o.status(), () -> String.valueOf(o.failure()));
       assertEquals("timed out after " + HOUR, o.value());
+    }
+  }
+
+  /**
+   * The same wait after a real read through the same waiter: a read with no timeout (never armed,
+   * so its reading is never spent by an arming), woken by its answer, must drop its reading as it
+   * ends, so that the next wait through the waiter, an {@code awaitInput} that takes no reading
+   * for it, is timed from the clock as it is armed. Kept, that reading (more than a bound behind
+   * the clock by then) would end the wait at once. The server holds the answer until the read has
+   * taken its reading, so the read suspends every time; the task polls for more (none) before it
+   * waits, as a user of awaitInput does, so that the wait is for input yet to come.
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void awaitInputAfterAReadThroughTheReadWaiterEndsAtItsBoundNotBefore() throws Exception {
+    MovingTicker clock = new MovingTicker();
+    try (SuspendingNettyConnector connector = SuspendingNettyConnector.builder().ticker(clock).tcp();
+         SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(1)).connector(connector)
+             .address(server.address()).timeout(Timeout.NONE).instrument(CLIENT).build()) {
+      Runnable release = server::release;
+      RunResult<String> result = runner.run(AwaitInputAfterReadTask.class, 1, clock, release, HOUR);
+
+      Outcome<String> o = result.outcome(0);
+      assertEquals(Outcome.Status.SUCCEEDED, o.status(), () -> String.valueOf(o.failure()));
+      assertEquals("session 0; timedOn null; timed out after " + HOUR, o.value());
     }
   }
 }
