@@ -2,7 +2,9 @@ package io.weft.transport.netty.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import java.io.IOException;
@@ -19,7 +21,8 @@ import java.nio.channels.spi.SelectorProvider;
  * connects per session. It also lets its {@link ChannelState} write a flush's bytes straight to
  * the socket where nothing could come between them ({@link #writeNow}), and reads the socket into
  * its event loop's own direct buffer while only its {@link ChannelState}'s handler reads what
- * arrives (see {@link ReadHandle}). Not API.
+ * arrives (see {@link ReadHandle}); the read loop's check before each read, whether the input is
+ * shut, takes no lock ({@link #isInputShutdown}). Not API.
  */
 public final class LingerlessSocketChannel extends NioSocketChannel {
   /**
@@ -28,6 +31,12 @@ public final class LingerlessSocketChannel extends NioSocketChannel {
    * then keeps for the thread's life; a larger flush goes through Netty's pooled buffers instead.
    */
   public static final int MAX_DIRECT_BYTES = 16 * 1024;
+
+  /**
+   * Set before this channel asks the JDK to shut the socket's input ({@link #shutdownInput(ChannelPromise)},
+   * the only way Netty does): until then the input can be shut only by closing the channel.
+   */
+  private volatile boolean inputShutdownAsked;
 
   /**
    * A new, unconnected channel.
@@ -69,6 +78,25 @@ public final class LingerlessSocketChannel extends NioSocketChannel {
       return 0;
     }
     return javaChannel().write(ByteBuffer.wrap(src, offset, length));
+  }
+
+  /**
+   * Netty's answer, {@code socket().isInputShutdown() || !isActive()}, without the JDK's
+   * {@code socket()} and its lock where the answer is known without them: the JDK shuts a
+   * socket's input only when asked through this channel (then the JDK is asked as Netty asks it),
+   * and otherwise it is shut exactly when the channel is closed, when it is not active either.
+   * Netty's read loop asks this before every read of the channel.
+   */
+  @Override
+  public boolean isInputShutdown() {
+    return inputShutdownAsked ? super.isInputShutdown() : !isActive();
+  }
+
+  @Override
+  public ChannelFuture shutdownInput(ChannelPromise promise) {
+    // NioSocketChannel's shutdownInput(), shutdown() and its read loop's half-closure all come here.
+    inputShutdownAsked = true;
+    return super.shutdownInput(promise);
   }
 
   /** Netty's own unsafe of a NIO socket channel but for its close's linger check and its read buffer. */
