@@ -12,8 +12,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * clock) falls in the worst case; here it falls there every time, so a wait worked out on one
  * reading and timed from a later one is caught by a plain run, not by a rare interleaving.
  *
- * <p>{@link #runAfterReads} runs an action at such a point instead (a test server's release, say), so
- * that what it starts happens after that reading of the clock and not before.
+ * <p>{@link #runAfterReads} runs an action at such a point instead (a test server's release,
+ * say), so that what it starts happens after that reading of the clock and not before.
  *
  * <p>It starts a year behind {@link System#nanoTime()}: a wait that mixes the two clocks ends at
  * once or never.

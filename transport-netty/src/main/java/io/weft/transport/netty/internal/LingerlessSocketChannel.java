@@ -33,8 +33,9 @@ public final class LingerlessSocketChannel extends NioSocketChannel {
   public static final int MAX_DIRECT_BYTES = 16 * 1024;
 
   /**
-   * Set before this channel asks the JDK to shut the socket's input ({@link #shutdownInput(ChannelPromise)},
-   * the only way Netty does): until then the input can be shut only by closing the channel.
+   * Set before this channel asks the JDK to shut the socket's input
+   * ({@link #shutdownInput(ChannelPromise)}, the only way Netty does); until then the JDK reports
+   * the input open.
    */
   private volatile boolean inputShutdownAsked;
 
@@ -82,10 +83,10 @@ public final class LingerlessSocketChannel extends NioSocketChannel {
 
   /**
    * Netty's answer, {@code socket().isInputShutdown() || !isActive()}, without the JDK's
-   * {@code socket()} and its lock where the answer is known without them: the JDK shuts a
-   * socket's input only when asked through this channel (then the JDK is asked as Netty asks it),
-   * and otherwise it is shut exactly when the channel is closed, when it is not active either.
-   * Netty's read loop asks this before every read of the channel.
+   * {@code socket()} and its lock while the JDK's part is known: the JDK reports a socket's input
+   * shut only after its {@code shutdownInput()}, which this channel asks for only in
+   * {@link #shutdownInput(ChannelPromise)}; until then the answer is {@code !isActive()}, and
+   * after, the JDK is asked as Netty asks it. Netty's read loop asks this before every read.
    */
   @Override
   public boolean isInputShutdown() {

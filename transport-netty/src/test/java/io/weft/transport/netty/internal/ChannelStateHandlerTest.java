@@ -23,7 +23,8 @@ class ChannelStateHandlerTest {
     EmbeddedChannel first = new EmbeddedChannel(handler);
     EmbeddedChannel second = new EmbeddedChannel();
     try {
-      ChannelPipelineException e = assertThrows(ChannelPipelineException.class, () -> second.pipeline().addLast(handler));
+      ChannelPipelineException e =
+          assertThrows(ChannelPipelineException.class, () -> second.pipeline().addLast(handler));
       assertTrue(e.getMessage().endsWith("is not a @Sharable handler, so can't be added or removed multiple times."),
           e::getMessage);
     } finally {
