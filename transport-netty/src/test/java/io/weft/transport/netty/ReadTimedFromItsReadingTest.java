@@ -28,8 +28,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * gets there between the read's start and the arming of its timer. Timed from a second reading,
  * that move would put the timer's deadline past the clock's last move, and the read would never
  * end ({@link MovingTicker} makes the move at exactly that point; the JUnit timeout only bounds how
- * long such a hang runs before the test fails). A server that never answers; nothing moves the
- * clock but the task's one move.
+ * long such a hang runs before the test fails). A server that holds its replies (one case releases
+ * one), and nothing moves the clock but the tasks' moves.
  */
 class ReadTimedFromItsReadingTest {
   private static final String CLIENT = "io.weft.transport.netty.testclient";
@@ -100,10 +100,13 @@ class ReadTimedFromItsReadingTest {
    * time the wait, which would end as soon as the timer looks. The server holds the answer until
    * the read has taken its reading, so the read suspends every time; the task polls for more
    * (none) before it waits, as a user of awaitInput does, so that the wait is for input yet to come.
+   * What this case checks is the waiter's {@code timedOn()} after the read; the awaitInput's own
+   * answer is an end-to-end check only: with this clock, which moves by counted reads, a wait timed
+   * from the kept reading answers the same "timed out after" the bound.
    */
   @Test
   @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
-  void awaitInputAfterAReadThroughTheReadWaiterEndsAtItsBoundNotBefore() throws Exception {
+  void aReadThroughTheReadWaiterLeavesNoReadingForTheNextWait() throws Exception {
     MovingTicker clock = new MovingTicker();
     Runnable release = server::release;
     Outcome<String> o = runOnce(clock, AwaitInputAfterReadTask.class, clock, release, HOUR);

@@ -142,7 +142,8 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
      * False, as Netty works out for a handler class without {@code @Sharable}, but without its
      * look-up: Netty asks each handler added to a pipeline, through a per-thread map of handler
      * classes, once per connect here. One handler per connect, never shared: a second pipeline
-     * it is added to refuses it, as before.
+     * it is added to refuses it, as before. The class must not carry {@code @Sharable} while this
+     * answers false (ChannelStateHandlerTest checks it).
      */
     @Override
     public boolean isSharable() {

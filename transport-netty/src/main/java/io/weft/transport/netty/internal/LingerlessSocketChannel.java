@@ -2,9 +2,7 @@ package io.weft.transport.netty.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOutboundBuffer;
-import io.netty.channel.ChannelPromise;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import java.io.IOException;
@@ -21,8 +19,7 @@ import java.nio.channels.spi.SelectorProvider;
  * connects per session. It also lets its {@link ChannelState} write a flush's bytes straight to
  * the socket where nothing could come between them ({@link #writeNow}), and reads the socket into
  * its event loop's own direct buffer while only its {@link ChannelState}'s handler reads what
- * arrives (see {@link ReadHandle}); the read loop's check before each read, whether the input is
- * shut, takes no lock ({@link #isInputShutdown}). Not API.
+ * arrives (see {@link ReadHandle}). Not API.
  */
 public final class LingerlessSocketChannel extends NioSocketChannel {
   /**
@@ -33,11 +30,11 @@ public final class LingerlessSocketChannel extends NioSocketChannel {
   public static final int MAX_DIRECT_BYTES = 16 * 1024;
 
   /**
-   * Set before this channel asks the JDK to shut the socket's input
-   * ({@link #shutdownInput(ChannelPromise)}, the only way Netty does); until then the JDK reports
-   * the input open.
+   * The JDK's socket adaptor of {@link #javaChannel()}, which its {@code socket()} makes once and
+   * then returns under the JDK channel's state lock on every call; kept here so that
+   * {@link #isInputShutdown} and {@link #isOutputShutdown} ask it without that lock.
    */
-  private volatile boolean inputShutdownAsked;
+  private final java.net.Socket javaSocket;
 
   /**
    * A new, unconnected channel.
@@ -47,6 +44,7 @@ public final class LingerlessSocketChannel extends NioSocketChannel {
    */
   public LingerlessSocketChannel(SelectorProvider provider) {
     super(provider);
+    javaSocket = javaChannel().socket();
   }
 
   /**
@@ -82,22 +80,25 @@ public final class LingerlessSocketChannel extends NioSocketChannel {
   }
 
   /**
-   * Netty's answer, {@code socket().isInputShutdown() || !isActive()}, without the JDK's
-   * {@code socket()} and its lock while the JDK's part is known: the JDK reports a socket's input
-   * shut only after its {@code shutdownInput()}, which this channel asks for only in
-   * {@link #shutdownInput(ChannelPromise)}; until then the answer is {@code !isActive()}, and
-   * after, the JDK is asked as Netty asks it. Netty's read loop asks this before every read.
+   * Netty's answer, {@code javaChannel().socket().isInputShutdown() || !isActive()}, without the
+   * JDK's {@code socket()} and its lock: the socket is the one {@code socket()} returns, and the
+   * JDK's answer there ({@code SocketAdaptor.isInputShutdown}, {@code !isInputOpen()}) is a
+   * volatile read, whichever way the input was shut. Netty's read loop asks this before every
+   * read.
    */
   @Override
   public boolean isInputShutdown() {
-    return inputShutdownAsked ? super.isInputShutdown() : !isActive();
+    return javaSocket.isInputShutdown() || !isActive();
   }
 
+  /**
+   * Netty's answer, {@code javaChannel().socket().isOutputShutdown() || !isActive()}, without the
+   * JDK's {@code socket()} and its lock, as {@link #isInputShutdown}. {@link #writeNow} asks this
+   * before every write.
+   */
   @Override
-  public ChannelFuture shutdownInput(ChannelPromise promise) {
-    // NioSocketChannel's shutdownInput(), shutdown() and its read loop's half-closure all come here.
-    inputShutdownAsked = true;
-    return super.shutdownInput(promise);
+  public boolean isOutputShutdown() {
+    return javaSocket.isOutputShutdown() || !isActive();
   }
 
   /** Netty's own unsafe of a NIO socket channel but for its close's linger check and its read buffer. */

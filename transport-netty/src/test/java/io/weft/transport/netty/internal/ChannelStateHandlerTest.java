@@ -20,6 +20,8 @@ class ChannelStateHandlerTest {
     ChannelState state = new ChannelState(1024);
     ChannelHandler handler = state.newHandler();
     assertFalse(((ChannelHandlerAdapter) handler).isSharable());
+    // The handler answers isSharable() with a constant; annotated @Sharable, Netty's answer would differ.
+    assertFalse(handler.getClass().isAnnotationPresent(ChannelHandler.Sharable.class));
     EmbeddedChannel first = new EmbeddedChannel(handler);
     EmbeddedChannel second = new EmbeddedChannel();
     try {

@@ -4,7 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import java.net.InetAddress;
@@ -14,18 +18,25 @@ import java.net.Socket;
 import java.nio.channels.spi.SelectorProvider;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
- * A Weft channel says whether its input is shut (what Netty's read loop asks before each read)
- * exactly as Netty's own NIO socket channel does, at every step of a connection's life: made,
- * connected, its output shut, its input shut, closed; and after the peer closed it. Both kinds
- * are connected side by side to a real loopback server.
+ * A Weft channel says whether its input and its output are shut (what Netty's read loop asks
+ * before each read, and its direct write before each write) exactly as Netty's own NIO socket
+ * channel does, at every step of a connection's life: made, connected, its output shut, its input
+ * shut, both at once ({@code shutdown()}), closed; after the peer closed it; and after the peer's
+ * FIN with half-closure allowed, where Netty's read loop shuts the input itself. Both kinds are
+ * connected side by side to a real loopback server; whichever way a Netty version shuts a side,
+ * the two must agree. The JUnit timeout only bounds a hang.
  */
+@Timeout(60)
 class LingerlessSocketChannelInputShutdownTest {
   private NioEventLoopGroup group;
   private ServerSocket server;
@@ -47,8 +58,14 @@ class LingerlessSocketChannelInputShutdownTest {
   }
 
   private NioSocketChannel connect(Supplier<NioSocketChannel> make) throws Exception {
+    return connect(make, false, new ChannelInboundHandlerAdapter());
+  }
+
+  private NioSocketChannel connect(Supplier<NioSocketChannel> make, boolean halfClosure,
+      ChannelInboundHandlerAdapter handler) throws Exception {
     NioSocketChannel channel = (NioSocketChannel) new Bootstrap().group(group).channelFactory(make::get)
-        .handler(new ChannelInboundHandlerAdapter())
+        .option(ChannelOption.ALLOW_HALF_CLOSURE, halfClosure)
+        .handler(handler)
         .connect(new InetSocketAddress(server.getInetAddress(), server.getLocalPort()))
         .syncUninterruptibly().channel();
     accepted.add(server.accept());
@@ -118,5 +135,72 @@ class LingerlessSocketChannelInputShutdownTest {
     weft.closeFuture().syncUninterruptibly();
     assertEquals("input shut true, output shut true, active false", answers(netty));
     assertEquals(answers(netty), answers(weft));
+  }
+
+  @Test
+  void answersAsNettysOwnChannelWhenShutBothWaysAtOnce() throws Exception {
+    NioSocketChannel netty = connect(NioSocketChannel::new);
+    NioSocketChannel weft = connect(LingerlessSocketChannelInputShutdownTest::weft);
+    netty.shutdown().syncUninterruptibly();
+    weft.shutdown().syncUninterruptibly();
+    assertEquals("input shut true, output shut true, active true", answers(netty));
+    assertEquals(answers(netty), answers(weft));
+    netty.close().syncUninterruptibly();
+    weft.close().syncUninterruptibly();
+  }
+
+  @Test
+  void answersAsNettysOwnChannelWhenOnlyItsOutputIsShut() throws Exception {
+    NioSocketChannel netty = connect(NioSocketChannel::new);
+    NioSocketChannel weft = connect(LingerlessSocketChannelInputShutdownTest::weft);
+    netty.shutdownOutput().syncUninterruptibly();
+    weft.shutdownOutput().syncUninterruptibly();
+    assertEquals("input shut false, output shut true, active true", answers(netty));
+    assertEquals(answers(netty), answers(weft));
+    netty.close().syncUninterruptibly();
+    weft.close().syncUninterruptibly();
+  }
+
+  @Test
+  void answersAsNettysOwnChannelWhenItsReadLoopShutsTheInputOnThePeersFin() throws Exception {
+    InputShutdownEvents nettyEvents = new InputShutdownEvents();
+    InputShutdownEvents weftEvents = new InputShutdownEvents();
+    NioSocketChannel netty = connect(NioSocketChannel::new, true, nettyEvents);
+    NioSocketChannel weft = connect(LingerlessSocketChannelInputShutdownTest::weft, true, weftEvents);
+    for (Socket s : accepted) {
+      s.shutdownOutput();
+    }
+    // Half-closure on: each read loop shuts its channel's input at the FIN and tells the pipeline;
+    // at its next read, seeing the input shut, it says the reads are over and stays open.
+    List<String> nettySeen = nettyEvents.done.join();
+    List<String> weftSeen = weftEvents.done.join();
+    assertEquals(List.of("ChannelInputShutdownEvent: input shut true, output shut false, active true",
+        "ChannelInputShutdownReadComplete: input shut true, output shut false, active true"), nettySeen);
+    assertEquals(nettySeen, weftSeen);
+    assertEquals("input shut true, output shut false, active true", answers(netty));
+    assertEquals(answers(netty), answers(weft));
+    netty.close().syncUninterruptibly();
+    weft.close().syncUninterruptibly();
+  }
+
+  /**
+   * Notes each input-shutdown event with the channel's answers when it came, on the event loop;
+   * done at the reads' end, or at a third event (a channel that reports its input open after its
+   * read loop shut it would shut it again at every read).
+   */
+  private static final class InputShutdownEvents extends ChannelInboundHandlerAdapter {
+    final List<String> seen = new CopyOnWriteArrayList<>();
+    final CompletableFuture<List<String>> done = new CompletableFuture<>();
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+      if (event instanceof ChannelInputShutdownEvent || event instanceof ChannelInputShutdownReadComplete) {
+        seen.add(event.getClass().getSimpleName() + ": " + answers((NioSocketChannel) ctx.channel()));
+        if (event instanceof ChannelInputShutdownReadComplete || seen.size() >= 3) {
+          done.complete(List.copyOf(seen));
+        }
+      }
+      ctx.fireUserEventTriggered(event);
+    }
   }
 }
