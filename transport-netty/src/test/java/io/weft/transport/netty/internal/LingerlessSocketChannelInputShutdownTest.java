@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -113,11 +115,26 @@ class LingerlessSocketChannelInputShutdownTest {
 
   @Test
   void answersAsNettysOwnChannelWhenOnlyItsInputIsShut() throws Exception {
+    answersAsNettysOwnChannelAfter(NioSocketChannel::shutdownInput, "input shut true, output shut false, active true");
+  }
+
+  @Test
+  void answersAsNettysOwnChannelWhenOnlyItsOutputIsShut() throws Exception {
+    answersAsNettysOwnChannelAfter(NioSocketChannel::shutdownOutput, "input shut false, output shut true, active true");
+  }
+
+  @Test
+  void answersAsNettysOwnChannelWhenShutBothWaysAtOnce() throws Exception {
+    answersAsNettysOwnChannelAfter(NioSocketChannel::shutdown, "input shut true, output shut true, active true");
+  }
+
+  private void answersAsNettysOwnChannelAfter(Function<NioSocketChannel, ChannelFuture> shut, String nettys)
+      throws Exception {
     NioSocketChannel netty = connect(NioSocketChannel::new);
     NioSocketChannel weft = connect(LingerlessSocketChannelInputShutdownTest::weft);
-    netty.shutdownInput().syncUninterruptibly();
-    weft.shutdownInput().syncUninterruptibly();
-    assertEquals("input shut true, output shut false, active true", answers(netty));
+    shut.apply(netty).syncUninterruptibly();
+    shut.apply(weft).syncUninterruptibly();
+    assertEquals(nettys, answers(netty));
     assertEquals(answers(netty), answers(weft));
     netty.close().syncUninterruptibly();
     weft.close().syncUninterruptibly();
@@ -135,30 +152,6 @@ class LingerlessSocketChannelInputShutdownTest {
     weft.closeFuture().syncUninterruptibly();
     assertEquals("input shut true, output shut true, active false", answers(netty));
     assertEquals(answers(netty), answers(weft));
-  }
-
-  @Test
-  void answersAsNettysOwnChannelWhenShutBothWaysAtOnce() throws Exception {
-    NioSocketChannel netty = connect(NioSocketChannel::new);
-    NioSocketChannel weft = connect(LingerlessSocketChannelInputShutdownTest::weft);
-    netty.shutdown().syncUninterruptibly();
-    weft.shutdown().syncUninterruptibly();
-    assertEquals("input shut true, output shut true, active true", answers(netty));
-    assertEquals(answers(netty), answers(weft));
-    netty.close().syncUninterruptibly();
-    weft.close().syncUninterruptibly();
-  }
-
-  @Test
-  void answersAsNettysOwnChannelWhenOnlyItsOutputIsShut() throws Exception {
-    NioSocketChannel netty = connect(NioSocketChannel::new);
-    NioSocketChannel weft = connect(LingerlessSocketChannelInputShutdownTest::weft);
-    netty.shutdownOutput().syncUninterruptibly();
-    weft.shutdownOutput().syncUninterruptibly();
-    assertEquals("input shut false, output shut true, active true", answers(netty));
-    assertEquals(answers(netty), answers(weft));
-    netty.close().syncUninterruptibly();
-    weft.close().syncUninterruptibly();
   }
 
   @Test
