@@ -1,6 +1,7 @@
 package io.weft.testsupport;
 
 import io.weft.transport.spi.Ticker;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -10,6 +11,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * #moveAfterReads}). That is where a move made by another thread (a test's driver stepping the
  * clock) falls in the worst case; here it falls there every time, so a wait worked out on one
  * reading and timed from a later one is caught by a plain run, not by a rare interleaving.
+ *
+ * <p>{@link #runAfterReads} runs an action at such a point instead (a test server's release,
+ * say), so that what it starts happens after that reading of the clock and not before.
  *
  * <p>It starts a year behind {@link System#nanoTime()}: a wait that mixes the two clocks ends at
  * once or never.
@@ -21,13 +25,21 @@ public final class MovingTicker implements Ticker {
   /** Written before {@link #counted}, read by that thread only. */
   private int readsLeft;
   private long target;
+  /** Written before {@link #counted}, read by that thread only: run instead of the move, or null. */
+  private Runnable action;
 
   @Override
   public long nanoTime() {
     long t = now.get();
     if (counted == Thread.currentThread() && --readsLeft == 0) {
       counted = null;
-      now.set(target);
+      Runnable a = action;
+      action = null;
+      if (a != null) {
+        a.run();
+      } else {
+        now.set(target);
+      }
     }
     return t;
   }
@@ -46,6 +58,24 @@ public final class MovingTicker implements Ticker {
     }
     this.readsLeft = reads;
     this.target = target;
+    this.action = null;
+    counted = Thread.currentThread();
+  }
+
+  /**
+   * Runs {@code action} on the calling thread right after its next {@code reads} reads of this
+   * clock (inside the last of them, which still returns what it read), without moving the clock;
+   * reads by other threads do not count. Replaces a move or action not yet made.
+   *
+   * @param reads the calling thread's reads to let through first, at least 1
+   * @param action what to run, once; quick, never blocking
+   */
+  public void runAfterReads(int reads, Runnable action) {
+    if (reads < 1) {
+      throw new IllegalArgumentException("reads < 1: " + reads);
+    }
+    this.readsLeft = reads;
+    this.action = Objects.requireNonNull(action, "action");
     counted = Thread.currentThread();
   }
 

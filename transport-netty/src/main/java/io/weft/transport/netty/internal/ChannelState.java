@@ -138,6 +138,18 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
   }
 
   private final class Handler extends ChannelInboundHandlerAdapter {
+    /**
+     * False, as Netty works out for a handler class without {@code @Sharable}, but without its
+     * look-up: Netty asks each handler added to a pipeline, through a per-thread map of handler
+     * classes, once per connect here. One handler per connect, never shared: a second pipeline
+     * it is added to refuses it, as before. The class must not carry {@code @Sharable} while this
+     * answers false (ChannelStateHandlerTest checks it).
+     */
+    @Override
+    public boolean isSharable() {
+      return false;
+    }
+
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
       attach(ctx.channel());

@@ -30,6 +30,13 @@ public final class LingerlessSocketChannel extends NioSocketChannel {
   public static final int MAX_DIRECT_BYTES = 16 * 1024;
 
   /**
+   * The JDK's socket adaptor of {@link #javaChannel()}, which its {@code socket()} makes once and
+   * then returns under the JDK channel's state lock on every call; kept here so that
+   * {@link #isInputShutdown} and {@link #isOutputShutdown} ask it without that lock.
+   */
+  private final java.net.Socket javaSocket;
+
+  /**
    * A new, unconnected channel.
    *
    * @param provider the provider of the JDK channel, that of the event loops' selectors
@@ -37,6 +44,7 @@ public final class LingerlessSocketChannel extends NioSocketChannel {
    */
   public LingerlessSocketChannel(SelectorProvider provider) {
     super(provider);
+    javaSocket = javaChannel().socket();
   }
 
   /**
@@ -69,6 +77,28 @@ public final class LingerlessSocketChannel extends NioSocketChannel {
       return 0;
     }
     return javaChannel().write(ByteBuffer.wrap(src, offset, length));
+  }
+
+  /**
+   * Netty's answer, {@code javaChannel().socket().isInputShutdown() || !isActive()}, without the
+   * JDK's {@code socket()} and its lock: the socket is the one {@code socket()} returns, and the
+   * JDK's answer there ({@code SocketAdaptor.isInputShutdown}, {@code !isInputOpen()}) is a
+   * volatile read, whichever way the input was shut. Netty's read loop asks this before every
+   * read.
+   */
+  @Override
+  public boolean isInputShutdown() {
+    return javaSocket.isInputShutdown() || !isActive();
+  }
+
+  /**
+   * Netty's answer, {@code javaChannel().socket().isOutputShutdown() || !isActive()}, without the
+   * JDK's {@code socket()} and its lock, as {@link #isInputShutdown}. {@link #writeNow} asks this
+   * before every write.
+   */
+  @Override
+  public boolean isOutputShutdown() {
+    return javaSocket.isOutputShutdown() || !isActive();
   }
 
   /** Netty's own unsafe of a NIO socket channel but for its close's linger check and its read buffer. */
