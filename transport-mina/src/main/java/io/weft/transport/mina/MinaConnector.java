@@ -77,7 +77,9 @@ public final class MinaConnector implements Connector, Clocked {
   private final NioProcessor[] loops;
   /**
    * Whether a connect made off this connector's processors is handed to one of them (see
-   * Core.connect) rather than to MINA's connector: for the continuation connector.
+   * Core.connect) rather than to MINA's connector: for the continuation connector over TCP, when
+   * MINA's pool made its processors here (so {@link #loops} is not empty) and they can take
+   * connects from elsewhere. Decided once, in the constructor.
    */
   private final boolean connectsOnLoops;
   /** The next of {@link #loops} a connect made off them is handed to: round-robin. */
@@ -113,7 +115,6 @@ public final class MinaConnector implements Connector, Clocked {
   private MinaConnector(TlsSettings tls, int inboundLimit, int processorCount, boolean vmPipe, Ticker ticker,
       boolean connectsOnLoops) {
     this.vmPipe = vmPipe;
-    this.connectsOnLoops = connectsOnLoops && !vmPipe;
     this.processorCount = vmPipe ? 0 : processorCount;
     this.inboundLimit = inboundLimit;
     if (vmPipe && tls != null) {
@@ -135,6 +136,7 @@ public final class MinaConnector implements Connector, Clocked {
       nio.getSessionConfig().setTcpNoDelay(true);
       this.connector = nio;
     }
+    this.connectsOnLoops = connectsOnLoops && !vmPipe && loops.length > 0 && loops[0].canConnectFromElsewhere();
     connector.setConnectTimeoutMillis(MINA_CONNECT_TIMEOUT_MILLIS);
     connector.setHandler(new SessionStateHandler());
     connector.setSessionDataStructureFactory(new SessionStructures());
@@ -277,11 +279,8 @@ public final class MinaConnector implements Connector, Clocked {
           return loop.connectHere((NioSocketConnector) connector, remote, initializer);
         }
         if (connectsOnLoops && !connector.isDisposing()) {
-          NioProcessor next = nextLoop();
-          if (next.canConnectFromElsewhere()) {
-            handedConnects.increment();
-            return next.connectFromElsewhere((NioSocketConnector) connector, remote, initializer);
-          }
+          handedConnects.increment();
+          return nextLoop().connectFromElsewhere((NioSocketConnector) connector, remote, initializer);
         }
       }
       return connector.connect(remote, initializer);

@@ -306,7 +306,7 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
     }
   }
 
-  /** As {@link #select(long)}, with no time limit. */
+  /** As {@link #select(long)} (which starts the connects handed over first), with no time limit. */
   @Override
   protected int select() throws Exception {
     return select(0);
@@ -512,10 +512,11 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
     // Cleared before the queue is read: a connect handed over from now on wakes the loop again,
     // or is in what is read below.
     handOverWoke.set(false);
-    for (int i = 0; i < CONNECTS_PER_TURN; i++) {
+    int taken = 0;
+    for (; taken < CONNECTS_PER_TURN; taken++) {
       LoopConnect connect = handedOver.poll();
       if (connect == null) {
-        return false;
+        break;
       }
       if (isDisposing()) {
         connect.failClosed();
@@ -523,7 +524,11 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
         start(connect);
       }
     }
-    if (handedOver.isEmpty()) {
+    Hooks h = hooks;
+    if (h != null) {
+      h.startedHandedOver(this, taken);
+    }
+    if (taken < CONNECTS_PER_TURN || handedOver.isEmpty()) {
       return false;
     }
     // Left for the next turn, which this select does not wait for: no hand-over need wake it.
@@ -669,13 +674,19 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
     @Override
     public boolean cancel() {
       boolean cancelled = super.cancel();
-      if (cancelled && !state.compareAndSet(WAITING, CANCELLED) && state.compareAndSet(CONNECTING, CANCELLED)) {
-        // The processor will not make it live: its chain is empty, nothing else touches it.
-        session.closeNow();
+      boolean neverStarted = false;
+      if (cancelled) {
+        if (state.compareAndSet(WAITING, CANCELLED)) {
+          neverStarted = true;
+        } else if (state.compareAndSet(CONNECTING, CANCELLED)) {
+          // The processor will not make it live: its chain is empty, nothing else touches it.
+          session.closeNow();
+        }
       }
       Hooks h = hooks;
       if (h != null) {
-        h.cancelled(session, this);
+        // Null when it was never started, even if start() has just set session and lost its CAS.
+        h.cancelled(neverStarted ? null : session, this);
       }
       return cancelled;
     }
@@ -710,6 +721,9 @@ public final class NioProcessor extends org.apache.mina.transport.socket.nio.Nio
 
     /** On the handing thread: a connect to {@code remote} is queued for {@code processor}'s loop. */
     default void handedOver(NioProcessor processor, SocketAddress remote) {}
+
+    /** On the processor's thread: a turn of its loop took {@code n} of the connects handed over. */
+    default void startedHandedOver(NioProcessor processor, int n) {}
 
     /**
      * On the processor's thread: {@link #closeHere} is about to call MINA's {@code closeNow} on

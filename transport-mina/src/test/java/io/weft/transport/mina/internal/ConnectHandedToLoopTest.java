@@ -69,6 +69,9 @@ class ConnectHandedToLoopTest {
   private volatile CountDownLatch handed = new CountDownLatch(0);
   private volatile SocketAddress countedTo;
 
+  /** How many handed-over connects each turn of a processor's loop took (turns that took none left out). */
+  private final List<Integer> turns = new CopyOnWriteArrayList<>();
+
   private final List<AutoCloseable> closing = new ArrayList<>();
   /**
    * The test's other threads: a thread each (the common pool may have one thread only, and a run
@@ -112,6 +115,13 @@ class ConnectHandedToLoopTest {
       public void handedOver(NioProcessor processor, SocketAddress remote) {
         if (remote.equals(countedTo)) {
           handed.countDown();
+        }
+      }
+
+      @Override
+      public void startedHandedOver(NioProcessor processor, int n) {
+        if (n > 0) {
+          turns.add(n);
         }
       }
 
@@ -231,9 +241,7 @@ class ConnectHandedToLoopTest {
     } finally {
       held.release.countDown();
     }
-    Outcome<String> o = held.run.get(60, TimeUnit.SECONDS).outcomes().get(0);
-    assertEquals(Outcome.Status.SUCCEEDED, o.status(), () -> "the holding session: " + o.failure());
-    assertEquals("held, then after 0", o.value());
+    held.assertHeld();
     // Handed over after the cancelled one, so started after the loop came to that one.
     try (Transport t = connector.connect(target.address(), TIMEOUT)) {
       assertEquals("later", echo(t, "later"));
@@ -314,8 +322,14 @@ class ConnectHandedToLoopTest {
     for (Outcome<String> o : result.outcomes()) {
       assertEquals(Outcome.Status.SUCCEEDED, o.status(), () -> "session " + o.index() + ": " + o.failure());
     }
-    held.run.get(60, TimeUnit.SECONDS);
+    held.assertHeld();
     assertEquals(sessions + 1, watched.size(), "connects watched by the processor");
+    // The holding session's own connect took a turn of 1; the wave, queued behind the held loop,
+    // at most a turn's share each turn, so over at least 3 turns.
+    assertEquals(sessions + 1, turns.stream().mapToInt(Integer::intValue).sum(), "connects taken: " + turns);
+    assertEquals(NioProcessor.CONNECTS_PER_TURN, turns.stream().mapToInt(Integer::intValue).max().getAsInt(),
+        "the most connects a turn took: " + turns);
+    assertTrue(turns.size() >= 3, "turns that took connects: " + turns);
     assertEquals(0, connector.openCount(), "connections left open");
   }
 
@@ -340,7 +354,16 @@ class ConnectHandedToLoopTest {
           throw new IllegalStateException(e);
         }
       }, others);
-      assertTrue(entered.await(60, TimeUnit.SECONDS), "the session never ran");
+      // Counted down only by a session that holds the loop.
+      assertTrue(entered.await(60, TimeUnit.SECONDS), () -> "the session never held the loop: "
+          + (run.isDone() ? run.join().outcomes().get(0) : "not ended"));
+    }
+
+    /** The session held the loop until released, then echoed once more. */
+    void assertHeld() throws Exception {
+      Outcome<String> o = run.get(60, TimeUnit.SECONDS).outcomes().get(0);
+      assertEquals(Outcome.Status.SUCCEEDED, o.status(), () -> "the holding session: " + o.failure());
+      assertEquals("held, then after 0", o.value());
     }
   }
 

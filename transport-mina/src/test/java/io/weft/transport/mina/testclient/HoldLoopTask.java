@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
  * Holds its MINA processor's loop: echoes lines until a reply resumed it on the processor (at most
  * 100), then counts {@code entered} down and blocks that thread until {@code release} is counted
  * down (a minute at most), so that the loop looks at nothing meanwhile; then one more echo. Answers
- * "held" if it held the loop, else where it ran.
+ * "held" if it held the loop, else where it ran, without counting {@code entered} down.
  */
 public final class HoldLoopTask implements SessionTask<String> {
   private static final int FIRST_EXCHANGES = 100;
@@ -32,7 +32,6 @@ public final class HoldLoopTask implements SessionTask<String> {
       transport.readLineStrict(200);
     }
     if (!EventLoopThread.inEventLoop()) {
-      entered.countDown();
       return "never on the loop: " + Thread.currentThread().getName();
     }
     entered.countDown();
