@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelFuture;
@@ -16,25 +18,31 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.util.concurrent.Future;
 import io.weft.testsupport.EchoServer;
+import io.weft.testsupport.FaultyPeer;
 import io.weft.transport.Timeout;
 import io.weft.transport.netty.internal.ChannelState;
 import io.weft.transport.netty.internal.LingerlessSocketChannel;
+import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.nio.channels.spi.SelectorProvider;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
  * The connect path of a plaintext Netty connect, which a connect per session pays each time: the
  * channel opened without a bootstrap's clone, and, on the channel's event loop, the connect issued
- * at once rather than queued as a task of its own for the loop's next turn. The channel is set up
+ * at once rather than queued as a task of its own for the loop's next turn, and finished at once
+ * where the handshake was made inside the {@code connect} call (loopback). The channel is set up
  * as the bootstrap set it up.
  */
 class NettyConnectPathTest {
@@ -176,6 +184,104 @@ class NettyConnectPathTest {
       assertEquals("ping", fast.readLine(100));
       fast.close();
       assertFalse(fast.isOpen());
+    }
+  }
+
+  /**
+   * A connect to a loopback listener is done when the channel's {@code connect} returns on its
+   * event loop: the kernel made the handshake inside the {@code connect} call, and the channel
+   * finishes it there rather than at the loop's next select ({@code OP_CONNECT}). Netty then
+   * fires {@code channelActive} once, and the channel carries bytes both ways (its interest in
+   * reads set). On main the connect was never done at that
+   * return: its finish waited for the select. Five connects, of which at least one must be done
+   * at its return (each is, where loopback handshakes run inside {@code connect}).
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aLoopbackConnectIsDoneWhenItReturnsOnTheEventLoopAndActiveOnce() throws Exception {
+    NioEventLoopGroup group = new NioEventLoopGroup(1);
+    try (EchoServer tcp = EchoServer.tcp()) {
+      EventLoop loop = group.next();
+      int doneAtReturn = 0;
+      for (int i = 0; i < 5; i++) {
+        LingerlessSocketChannel ch = new LingerlessSocketChannel(SelectorProvider.provider());
+        AtomicInteger actives = new AtomicInteger();
+        StringBuilder received = new StringBuilder();
+        CompletableFuture<String> echoed = new CompletableFuture<>();
+        ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+          @Override
+          public void channelActive(ChannelHandlerContext ctx) {
+            actives.incrementAndGet();
+            ctx.writeAndFlush(Unpooled.copiedBuffer("ping\n", StandardCharsets.US_ASCII));
+          }
+
+          @Override
+          public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf buf = (ByteBuf) msg;
+            received.append(buf.toString(StandardCharsets.US_ASCII));
+            buf.release();
+            if (received.indexOf("\n") >= 0) {
+              echoed.complete(received.toString());
+            }
+          }
+        });
+        Future<Boolean> atReturn = loop.submit(() -> {
+          registerHere(loop, ch);
+          return ch.connect(tcp.address()).isDone();
+        });
+        if (atReturn.get(30, TimeUnit.SECONDS)) {
+          doneAtReturn++;
+        }
+        assertEquals("ping\n", echoed.get(30, TimeUnit.SECONDS), "the bytes that came back");
+        assertEquals(1, actives.get(), "channelActive fired");
+        ch.close().sync();
+      }
+      assertTrue(doneAtReturn > 0, "no loopback connect of 5 was done when connect returned on the event loop");
+    } finally {
+      group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+    }
+  }
+
+  /**
+   * A connect refused on loopback, finished where it is issued, fails its promise as Netty's own
+   * finish does: a {@link ConnectException} naming the address, and the channel closed, with
+   * no {@code channelActive}.
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aRefusedLoopbackConnectFailsWithConnectExceptionNamingTheAddressAndCloses() throws Exception {
+    NioEventLoopGroup group = new NioEventLoopGroup(1);
+    try {
+      EventLoop loop = group.next();
+      InetSocketAddress refused = FaultyPeer.refusingAddress();
+      LingerlessSocketChannel ch = new LingerlessSocketChannel(SelectorProvider.provider());
+      AtomicInteger actives = new AtomicInteger();
+      ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+          actives.incrementAndGet();
+        }
+      });
+      ChannelFuture connect = loop.submit(() -> {
+        registerHere(loop, ch);
+        return ch.connect(refused);
+      }).get(30, TimeUnit.SECONDS);
+      assertTrue(connect.await(30, TimeUnit.SECONDS), "the connect did not end");
+      Throwable cause = connect.cause();
+      assertInstanceOf(ConnectException.class, cause, () -> "the connect's failure: " + cause);
+      assertTrue(cause.getMessage().contains(":" + refused.getPort()), () -> "does not name " + refused + ": " + cause);
+      assertTrue(ch.closeFuture().await(30, TimeUnit.SECONDS), "the channel was not closed");
+      assertEquals(0, actives.get(), "channelActive fired");
+    } finally {
+      group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+    }
+  }
+
+  /** Registers {@code ch} with {@code loop}, on that loop: done on return. */
+  private static void registerHere(EventLoop loop, Channel ch) {
+    ChannelFuture registered = loop.register(ch);
+    if (!registered.isSuccess()) {
+      throw new AssertionError("not registered at once on its loop: " + registered.cause());
     }
   }
 

@@ -6,7 +6,9 @@ import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import java.io.IOException;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
 import java.nio.channels.spi.SelectorProvider;
 
 /**
@@ -69,6 +71,34 @@ public final class LingerlessSocketChannel extends NioSocketChannel {
       return 0;
     }
     return javaChannel().write(ByteBuffer.wrap(src, offset, length));
+  }
+
+  /**
+   * Netty's connect, then, if it is under way, the JDK's finish at once: the connect is done
+   * already when the handshake took place inside the {@code connect} call, as it does to a
+   * loopback listener (the kernel runs the SYN, the SYN-ACK and the ACK as it sends them), and
+   * Netty then completes the connect here, in the same turn of the loop, instead of asking the
+   * selector for {@code OP_CONNECT} (an {@code epoll_ctl}) and finishing it at the loop's next
+   * select (a session that connects then suspends and is resumed there). A connect still under
+   * way (the handshake is on the network) costs one {@code poll} more and goes on as before. A
+   * connect that failed (refused) fails here as Netty's finish would fail it: the JDK's
+   * finish closes the channel and throws the connect's own exception, which Netty reports on the
+   * connect's promise with the address added ({@code AbstractNioUnsafe.connect}, as its
+   * {@code finishConnect}), then closes the channel.
+   */
+  @Override
+  protected boolean doConnect(SocketAddress remote, SocketAddress local) throws Exception {
+    if (super.doConnect(remote, local)) {
+      return true;
+    }
+    if (!javaChannel().finishConnect()) {
+      return false;
+    }
+    // Connected: no OP_CONNECT to wait for. Netty's finish would have cleared it the same way;
+    // the interest in reads follows from channelActive, which Netty fires on this return.
+    SelectionKey key = selectionKey();
+    key.interestOps(key.interestOps() & ~SelectionKey.OP_CONNECT);
+    return true;
   }
 
   /** Netty's own unsafe of a NIO socket channel but for its close's linger check and its read buffer. */
