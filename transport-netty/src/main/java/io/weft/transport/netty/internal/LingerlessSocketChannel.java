@@ -21,7 +21,8 @@ import java.nio.channels.spi.SelectorProvider;
  * connects per session. It also lets its {@link ChannelState} write a flush's bytes straight to
  * the socket where nothing could come between them ({@link #writeNow}), and reads the socket into
  * its event loop's own direct buffer while only its {@link ChannelState}'s handler reads what
- * arrives (see {@link ReadHandle}). Not API.
+ * arrives (see {@link ReadHandle}), and finishes a connect at once where the handshake was made
+ * inside the {@code connect} call (see {@link #doConnect}). Not API.
  */
 public final class LingerlessSocketChannel extends NioSocketChannel {
   /**
