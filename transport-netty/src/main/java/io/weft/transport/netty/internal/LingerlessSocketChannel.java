@@ -19,7 +19,8 @@ import java.nio.channels.spi.SelectorProvider;
  * channel closes on its event loop as Netty's would; the JDK's close still reads the option
  * itself, for its own half-close. One system call less per connection, for a client that
  * connects per session; and a connect whose handshake was made inside the {@code connect} call
- * (loopback) is finished there, not at the next select (see {@link #doConnect}). It also lets its {@link ChannelState} write a flush's bytes straight to
+ * (loopback) is finished there, not at the next select (see {@link #doConnect}). It also lets
+ * its {@link ChannelState} write a flush's bytes straight to
  * the socket where nothing could come between them ({@link #writeNow}), and reads the socket into
  * its event loop's own direct buffer while only its {@link ChannelState}'s handler reads what
  * arrives (see {@link ReadHandle}). Not API.
