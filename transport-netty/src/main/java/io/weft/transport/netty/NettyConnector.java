@@ -251,7 +251,9 @@ public final class NettyConnector implements Connector, Clocked {
      * (the channel's config sets it as the channel is made), the resolver's look-up, Netty's
      * {@code getsockopt(SO_LINGER)} at the close (see {@link LingerlessSocketChannel}), and the
      * connect handed to the event loop as a task of its own when it is issued on that loop
-     * already (a session that reconnects where its last connection ended). The pipeline is
+     * already (a session that reconnects where its last connection ended), and the wait for the
+     * selector's {@code OP_CONNECT} when the handshake was made inside the {@code connect} call, as
+     * to a loopback listener (see {@code LingerlessSocketChannel.doConnect}). The pipeline is
      * complete before the channel is registered, so issuing the connect at once skips nothing
      * a handler's {@code channelRegistered} would add. With TLS, to an unresolved address, and
      * when the JDK cannot open a channel (no file descriptors left, say), the connect goes

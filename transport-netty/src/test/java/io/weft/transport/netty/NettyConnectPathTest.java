@@ -6,8 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelFuture;
@@ -16,25 +19,38 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.nio.AbstractNioChannel;
+import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.util.concurrent.Future;
 import io.weft.testsupport.EchoServer;
+import io.weft.testsupport.FaultyPeer;
 import io.weft.transport.Timeout;
 import io.weft.transport.netty.internal.ChannelState;
 import io.weft.transport.netty.internal.LingerlessSocketChannel;
+import java.io.IOException;
+import java.lang.reflect.Method;
+import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.spi.SelectorProvider;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
  * The connect path of a plaintext Netty connect, which a connect per session pays each time: the
  * channel opened without a bootstrap's clone, and, on the channel's event loop, the connect issued
- * at once rather than queued as a task of its own for the loop's next turn. The channel is set up
+ * at once rather than queued as a task of its own for the loop's next turn, and finished at once
+ * where the handshake was made inside the {@code connect} call (loopback). The channel is set up
  * as the bootstrap set it up.
  */
 class NettyConnectPathTest {
@@ -176,6 +192,158 @@ class NettyConnectPathTest {
       assertEquals("ping", fast.readLine(100));
       fast.close();
       assertFalse(fast.isOpen());
+    }
+  }
+
+  /**
+   * A connect to a loopback listener is done when the channel's {@code connect} returns on its
+   * event loop exactly when the kernel had made the handshake inside the {@code connect} call
+   * (its socket ESTABLISHED in {@code /proc/net/tcp} or {@code tcp6} just after the return):
+   * the channel then finishes it there rather than at the loop's next select, and no longer asks
+   * the selector for {@code OP_CONNECT} (left set on a connected socket it would report
+   * writable at every select, with nothing selected: the loop would spin). Netty fires
+   * {@code channelActive} once, and the channel carries bytes both ways (its interest is then
+   * reads only). On main a connect was never done at that return, ESTABLISHED or not: its
+   * finish waited for the select. Five connects; where the kernel made none of the handshakes
+   * inside {@code connect} (RPS on {@code lo}, softirqs in threads or left to ksoftirqd), the
+   * test has nothing to check and is skipped, saying so.
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aLoopbackConnectIsDoneWhenItReturnsOnTheEventLoopAndActiveOnce() throws Exception {
+    assumeTrue(Files.isReadable(Path.of("/proc/net/tcp")), "no /proc/net/tcp to read the socket's state from");
+    NioEventLoopGroup group = new NioEventLoopGroup(1);
+    try (EchoServer tcp = EchoServer.tcp()) {
+      EventLoop loop = group.next();
+      int server = ((InetSocketAddress) tcp.address()).getPort();
+      int establishedAtReturn = 0;
+      for (int i = 0; i < 5; i++) {
+        LingerlessSocketChannel ch = new LingerlessSocketChannel(SelectorProvider.provider());
+        AtomicInteger actives = new AtomicInteger();
+        StringBuilder received = new StringBuilder();
+        CompletableFuture<String> echoed = new CompletableFuture<>();
+        ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+          @Override
+          public void channelActive(ChannelHandlerContext ctx) {
+            actives.incrementAndGet();
+            ctx.writeAndFlush(Unpooled.copiedBuffer("ping\n", StandardCharsets.US_ASCII));
+          }
+
+          @Override
+          public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf buf = (ByteBuf) msg;
+            received.append(buf.toString(StandardCharsets.US_ASCII));
+            buf.release();
+            if (received.indexOf("\n") >= 0) {
+              echoed.complete(received.toString());
+            }
+          }
+        });
+        int connect = i;
+        Future<String> atReturn = loop.submit(() -> {
+          registerHere(loop, ch);
+          boolean done = ch.connect(tcp.address()).isDone();
+          int local = ((InetSocketAddress) ch.localAddress()).getPort();
+          String state = tcpState(local, server);
+          int ops = selectionKey(ch).interestOps();
+          return done + " " + state + " " + ops;
+        });
+        String[] at = atReturn.get(30, TimeUnit.SECONDS).split(" ");
+        boolean done = Boolean.parseBoolean(at[0]);
+        boolean established = "01".equals(at[1]);
+        int ops = Integer.parseInt(at[2]);
+        if (established) {
+          establishedAtReturn++;
+        }
+        assertEquals(established, done, () -> "connect " + connect + ": done at return " + done
+            + ", its socket's kernel state just after the return " + at[1] + " (01 = ESTABLISHED)");
+        if (done) {
+          assertEquals(0, ops & SelectionKey.OP_CONNECT, () -> "connect " + connect
+              + ": OP_CONNECT still in the interest ops of a connect done at return (" + ops + ")");
+        }
+        assertEquals("ping\n", echoed.get(30, TimeUnit.SECONDS), "the bytes that came back");
+        assertEquals(1, actives.get(), "channelActive fired");
+        int opsAfter = loop.submit(() -> selectionKey(ch).interestOps()).get(30, TimeUnit.SECONDS);
+        assertEquals(SelectionKey.OP_READ, opsAfter, "the interest ops after the echo");
+        ch.close().sync();
+      }
+      assumeTrue(establishedAtReturn > 0, "the kernel made none of 5 loopback handshakes inside connect()"
+          + " (RPS on lo, threaded or deferred softirqs?): no connect here could be finished at its return");
+    } finally {
+      group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+    }
+  }
+
+  /** The channel's selection key, which Netty keeps to itself ({@code AbstractNioChannel.selectionKey()}). */
+  private static SelectionKey selectionKey(Channel ch) throws ReflectiveOperationException {
+    Method m = AbstractNioChannel.class.getDeclaredMethod("selectionKey");
+    m.setAccessible(true);
+    return (SelectionKey) m.invoke(ch);
+  }
+
+  /**
+   * The kernel's state (hex, {@code 01} ESTABLISHED, {@code 02} SYN_SENT) of the loopback socket
+   * from {@code local} to {@code remote}, from {@code /proc/net/tcp} and {@code tcp6}; {@code -}
+   * if neither lists it.
+   */
+  private static String tcpState(int local, int remote) throws IOException {
+    String localPort = String.format(Locale.ROOT, ":%04X", local);
+    String remotePort = String.format(Locale.ROOT, ":%04X", remote);
+    for (String table : new String[] {"/proc/net/tcp", "/proc/net/tcp6"}) {
+      Path path = Path.of(table);
+      if (!Files.isReadable(path)) {
+        continue;
+      }
+      for (String line : Files.readAllLines(path)) {
+        String[] f = line.trim().split("\\s+");
+        if (f.length > 3 && f[1].endsWith(localPort) && f[2].endsWith(remotePort)) {
+          return f[3];
+        }
+      }
+    }
+    return "-";
+  }
+
+  /**
+   * A connect refused on loopback, finished where it is issued, fails its promise as Netty's own
+   * finish does: a {@link ConnectException} naming the address, and the channel closed, with
+   * no {@code channelActive}.
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aRefusedLoopbackConnectFailsWithConnectExceptionNamingTheAddressAndCloses() throws Exception {
+    NioEventLoopGroup group = new NioEventLoopGroup(1);
+    try {
+      EventLoop loop = group.next();
+      InetSocketAddress refused = FaultyPeer.refusingAddress();
+      LingerlessSocketChannel ch = new LingerlessSocketChannel(SelectorProvider.provider());
+      AtomicInteger actives = new AtomicInteger();
+      ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+          actives.incrementAndGet();
+        }
+      });
+      ChannelFuture connect = loop.submit(() -> {
+        registerHere(loop, ch);
+        return ch.connect(refused);
+      }).get(30, TimeUnit.SECONDS);
+      assertTrue(connect.await(30, TimeUnit.SECONDS), "the connect did not end");
+      Throwable cause = connect.cause();
+      assertInstanceOf(ConnectException.class, cause, () -> "the connect's failure: " + cause);
+      assertTrue(cause.getMessage().contains(":" + refused.getPort()), () -> "does not name " + refused + ": " + cause);
+      assertTrue(ch.closeFuture().await(30, TimeUnit.SECONDS), "the channel was not closed");
+      assertEquals(0, actives.get(), "channelActive fired");
+    } finally {
+      group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+    }
+  }
+
+  /** Registers {@code ch} with {@code loop}, on that loop: done on return. */
+  private static void registerHere(EventLoop loop, Channel ch) {
+    ChannelFuture registered = loop.register(ch);
+    if (!registered.isSuccess()) {
+      throw new AssertionError("not registered at once on its loop: " + registered.cause());
     }
   }
 

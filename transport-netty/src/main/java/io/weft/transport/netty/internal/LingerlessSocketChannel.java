@@ -6,7 +6,9 @@ import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import java.io.IOException;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
 import java.nio.channels.spi.SelectorProvider;
 
 /**
@@ -16,7 +18,9 @@ import java.nio.channels.spi.SelectorProvider;
  * {@code SO_LINGER} (no connector option does), so the answer is always that it cannot, and the
  * channel closes on its event loop as Netty's would; the JDK's close still reads the option
  * itself, for its own half-close. One system call less per connection, for a client that
- * connects per session. It also lets its {@link ChannelState} write a flush's bytes straight to
+ * connects per session; and a connect whose handshake was made inside the {@code connect} call
+ * (loopback) is finished there, not at the next select (see {@link #doConnect}). It also lets
+ * its {@link ChannelState} write a flush's bytes straight to
  * the socket where nothing could come between them ({@link #writeNow}), and reads the socket into
  * its event loop's own direct buffer while only its {@link ChannelState}'s handler reads what
  * arrives (see {@link ReadHandle}). Not API.
@@ -45,6 +49,34 @@ public final class LingerlessSocketChannel extends NioSocketChannel {
   public LingerlessSocketChannel(SelectorProvider provider) {
     super(provider);
     javaSocket = javaChannel().socket();
+  }
+
+  /**
+   * Netty's connect, then, if it is under way, the JDK's finish at once: the connect is done
+   * already when the handshake took place inside the {@code connect} call, as it does to a
+   * loopback listener (the kernel runs the SYN, the SYN-ACK and the ACK as it sends them), and
+   * Netty then completes the connect here, in the same turn of the loop, instead of asking the
+   * selector for {@code OP_CONNECT} (an {@code epoll_ctl}) and finishing it at the loop's next
+   * select (a session that connects then suspends and is resumed there). A connect still under
+   * way (the handshake is on the network) costs one {@code poll} more and goes on as before. A
+   * connect that failed (refused) fails here as Netty's finish would fail it: the JDK's
+   * finish closes the channel and throws the connect's own exception, which Netty reports on the
+   * connect's promise with the address added ({@code AbstractNioUnsafe.connect}, as its
+   * {@code finishConnect}), then closes the channel.
+   */
+  @Override
+  protected boolean doConnect(SocketAddress remote, SocketAddress local) throws Exception {
+    if (super.doConnect(remote, local)) {
+      return true;
+    }
+    if (!javaChannel().finishConnect()) {
+      return false;
+    }
+    // Connected: no OP_CONNECT to wait for. Netty's finish would have cleared it the same way;
+    // the interest in reads follows from channelActive, which Netty fires on this return.
+    SelectionKey key = selectionKey();
+    key.interestOps(key.interestOps() & ~SelectionKey.OP_CONNECT);
+    return true;
   }
 
   /**
