@@ -78,6 +78,13 @@ public final class HeapExhaustion {
    * unusable for the JVM's life.
    */
   private static volatile boolean mayBeListening;
+  /**
+   * Whether a report's try to stop listening found no room (see {@link #stopListeningUnlessNeeded}):
+   * the reports after it do not try again, each try costing its thread full collections, until a
+   * watch listens again; a watch's end still tries. Written under the class's lock (or set by an
+   * unexpected error in a try).
+   */
+  private static volatile boolean stopFailed;
   /** How many watches have begun in this JVM (see {@link #stamp()}); written under the class's lock. */
   private static volatile long watchesBegun;
 
@@ -121,6 +128,8 @@ public final class HeapExhaustion {
     // One read of the watchers for the words and the telling: a watch begun between two reads
     // would hear the words skipped for the watchers of the first.
     Watcher[] now = watchers;
+    // Before the words: the first allocation after the reserve's release finds its room.
+    stopListeningUnlessNeeded(now, -1, 0L, 0L);
     tell(now, words(now, failure, what, -1, 0L, 0L), -1, 0L, 0L);
     return true;
   }
@@ -161,6 +170,7 @@ public final class HeapExhaustion {
       return true;
     }
     reserve = null;
+    stopListeningUnlessNeeded(now, BY_STAMP, stamp, 0L);
     tell(now, words(now, failure, what, BY_STAMP, stamp, 0L), BY_STAMP, stamp, 0L);
     return true;
   }
@@ -294,6 +304,18 @@ public final class HeapExhaustion {
     return false;
   }
 
+  /** Whether any run watching now has not heard a report yet. Allocates nothing. */
+  static boolean anyUnheard() {
+    Watcher[] now = watchers;
+    for (int i = 0; i < now.length; i++) {
+      Watcher watcher = now[i];
+      if (watcher != null && !watcher.heard) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /**
    * Whether any run watching now began by {@code windowStartNanos}: one that a window of
    * {@code CollectionTimeWatch} beginning then concerns. Allocates nothing.
@@ -335,6 +357,7 @@ public final class HeapExhaustion {
     boolean first = !said;
     said = true;
     reserve = null;
+    stopListeningUnlessNeeded(told, collector, id, windowStartNanos);
     for (int i = 0; i < told.length; i++) {
       // A slot emptied in place by a watch that ended with no room to copy the array.
       Watcher watcher = told[i];
@@ -364,35 +387,88 @@ public final class HeapExhaustion {
     } catch (RuntimeException | Error e) {
       // No room to log it: the watchers have heard.
     }
-    stopListeningUnlessNeeded();
+    // Again, for a watcher that a racing report told meanwhile (nothing if the first try failed).
+    stopListeningUnlessNeeded(told, collector, id, windowStartNanos);
   }
 
   /**
-   * Stops listening to the collectors' notifications if no watch needs them: none watches, or
-   * every one watching has heard a report (a run keeps the first reason it hears, and is aborted
+   * Stops listening to the collectors' notifications if no watch needs them once the report under
+   * way has told {@code told} (the watchers it read; {@code collector}, {@code id} and
+   * {@code windowStartNanos} as for {@link #tell}): every watcher has heard a report, or is one of
+   * {@code told} that this report concerns (a run keeps the first reason it hears, and is aborted
    * by it). The next {@link #watch} listens again. So the JVM stops building a notification after
-   * each collection for the rest of an exhausted heap's runs (their close waits, and after): in
-   * a heap full to the end, each build failed after collections of its own, each of which made
+   * each collection for the rest of an exhausted heap's runs (their close waits, and after): in a
+   * heap full to the end, each build failed after collections of its own, each of which made
    * another notification; the notification thread was the busiest failing allocator there
-   * (VIRTUAL_THREADS children whose aborted runs' sessions were still unwinding). Takes the
-   * class's lock, as {@link #watch} does while it listens again, counts the collections and adds
-   * its watcher, so that a stop never comes between those. Never throws.
+   * (VIRTUAL_THREADS children whose aborted runs' sessions were still unwinding).
+   *
+   * <p>Tried first thing in a report, right after the reserve's release and before its words:
+   * the removal allocates (the JDK copies its list of listeners), and the first allocation after
+   * the release is the one whose collection finds the reserve's room. Tried by one report only:
+   * if it finds no room, the reports after it do not try again ({@link #stopFailed}) until a
+   * watch listens again; a watch's end tries again ({@link #stopListeningAtWatchEnd}). When every
+   * report tried it (hundreds of failing sessions' threads, and the canceller), the removal was
+   * the busiest failing allocator of a VIRTUAL_THREADS child (287 of its 886 failed allocations),
+   * each failure costing full collections. Takes the class's lock, as {@link #watch} does while
+   * it listens again, counts the collections and adds its watcher, so that a stop never comes
+   * between those; looked at first without it (nothing allocated), so that the hundreds of reports
+   * of one exhaustion pass without contending for it. Never throws.
    */
-  private static void stopListeningUnlessNeeded() {
+  private static void stopListeningUnlessNeeded(Watcher[] told, int collector, long id, long windowStartNanos) {
     try {
-      // Looked at first without the lock (nothing allocated): the hundreds of reports of one
-      // exhaustion then pass without contending for it once the stop is made.
-      if (!mayBeListening || !allHeard(watchers, -1, 0L, 0L)) {
+      if (!mayBeListening || stopFailed || !noneNeeds(watchers, told, collector, id, windowStartNanos)) {
         return;
       }
       synchronized (HeapExhaustion.class) {
-        if (mayBeListening && allHeard(watchers, -1, 0L, 0L)) {
-          mayBeListening = !CollectionUsageWatch.stopListening();
+        if (mayBeListening && !stopFailed && noneNeeds(watchers, told, collector, id, windowStartNanos)) {
+          boolean none = CollectionUsageWatch.stopListening();
+          mayBeListening = !none;
+          stopFailed = !none;
         }
       }
     } catch (RuntimeException | Error e) {
-      // It goes on listening: the next report or watch's end tries again.
+      // It goes on listening: a watch's end tries again.
+      stopFailed = true;
     }
+  }
+
+  /** As {@link #stopListeningUnlessNeeded} with no report under way, at a watch's end: tried even after a report's try failed. */
+  private static void stopListeningAtWatchEnd() {
+    try {
+      synchronized (HeapExhaustion.class) {
+        if (mayBeListening && allHeard(watchers, -1, 0L, 0L)) {
+          boolean none = CollectionUsageWatch.stopListening();
+          mayBeListening = !none;
+          stopFailed = !none;
+        }
+      }
+    } catch (RuntimeException | Error e) {
+      // It goes on listening: the next watch's end tries again.
+    }
+  }
+
+  /**
+   * Whether every watcher of {@code now} has heard a report or is one of {@code told} that a
+   * report for {@code collector} (as for {@link #tell}) concerns. Allocates nothing.
+   */
+  private static boolean noneNeeds(Watcher[] now, Watcher[] told, int collector, long id, long windowStartNanos) {
+    for (int i = 0; i < now.length; i++) {
+      Watcher watcher = now[i];
+      if (watcher != null && !watcher.heard && !(isIn(told, watcher)
+          && (collector == -1 || concerns(watcher, collector, id, windowStartNanos)))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean isIn(Watcher[] told, Watcher watcher) {
+    for (int i = 0; i < told.length; i++) {
+      if (told[i] == watcher) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean concerns(Watcher watcher, int collector, long id, long windowStartNanos) {
@@ -429,6 +505,7 @@ public final class HeapExhaustion {
       // heard (if the heap had room to add the listener).
       CollectionUsageWatch.listen();
       mayBeListening = true;
+      stopFailed = false;
       long[] collectionsAtStart = CollectionUsageWatch.collectionsNow();
       long startedNanos = System.nanoTime();
       // Numbered here, in the order the watches begin: a report stamped before this one began
@@ -456,7 +533,7 @@ public final class HeapExhaustion {
           // into this error. The slot is emptied in place instead (tell() skips it).
           now[i] = null;
         }
-        stopListeningUnlessNeeded();
+        stopListeningAtWatchEnd();
         return;
       }
     }
