@@ -1,6 +1,7 @@
 package io.weft.transport.spi;
 
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -85,6 +86,19 @@ public final class HeapExhaustion {
    * unexpected error in a try).
    */
   private static volatile boolean stopFailed;
+  /**
+   * Taken, never waited for, by the one report making the removal: the others go on at once. A
+   * report that waited for the class's lock there held its session's virtual thread on the
+   * carrier (a virtual thread blocked on a monitor in a full heap, with no room to unmount, pins
+   * it), and with both carriers so held and the lock's owner an unmounted virtual thread, no report
+   * told the runs: a VIRTUAL_THREADS child of RunOutOfHeapTest hung past its watchdog.
+   */
+  private static final AtomicBoolean STOPPING = new AtomicBoolean();
+
+  static {
+    // Linked now, with room: its first use comes in a full heap.
+    STOPPING.compareAndSet(false, false);
+  }
   /** How many watches have begun in this JVM (see {@link #stamp()}); written under the class's lock. */
   private static volatile long watchesBegun;
 
@@ -411,20 +425,26 @@ public final class HeapExhaustion {
    * the busiest failing allocator of a VIRTUAL_THREADS child (287 of its 886 failed allocations),
    * each failure costing full collections. Takes the class's lock, as {@link #watch} does while
    * it listens again, counts the collections and adds its watcher, so that a stop never comes
-   * between those; looked at first without it (nothing allocated), so that the hundreds of reports
-   * of one exhaustion pass without contending for it. Never throws.
+   * between those; only by the report that takes {@link #STOPPING}, and looked at first without it
+   * (nothing allocated): no report ever waits for another's removal, so the hundreds of reports of
+   * one exhaustion pass on to their telling. Never throws.
    */
   private static void stopListeningUnlessNeeded(Watcher[] told, int collector, long id, long windowStartNanos) {
     try {
-      if (!mayBeListening || stopFailed || !noneNeeds(watchers, told, collector, id, windowStartNanos)) {
+      if (!mayBeListening || stopFailed || !noneNeeds(watchers, told, collector, id, windowStartNanos)
+          || !STOPPING.compareAndSet(false, true)) {
         return;
       }
-      synchronized (HeapExhaustion.class) {
-        if (mayBeListening && !stopFailed && noneNeeds(watchers, told, collector, id, windowStartNanos)) {
-          boolean none = CollectionUsageWatch.stopListening();
-          mayBeListening = !none;
-          stopFailed = !none;
+      try {
+        synchronized (HeapExhaustion.class) {
+          if (mayBeListening && !stopFailed && noneNeeds(watchers, told, collector, id, windowStartNanos)) {
+            boolean none = CollectionUsageWatch.stopListening();
+            mayBeListening = !none;
+            stopFailed = !none;
+          }
         }
+      } finally {
+        STOPPING.set(false);
       }
     } catch (RuntimeException | Error e) {
       // It goes on listening: a watch's end tries again.
