@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  *       ({@code CollectionUsageWatch}) is taken off once every watch has heard, and that removal
  *       allocates (the JDK copies its list of listeners). When it came after the hearing, in a heap
  *       the hearing had filled, it found no room and every later report tried it again (in a
- *       VIRTUAL_THREADS child of RunOutOfHeapTest, 287 of 886 failed allocations); it is made right
+ *       VIRTUAL_THREADS child of RunOutOfHeapTest, 189 of 886 failed allocations); it is made right
  *       after the reserve's release, before the words and the hearing, and by one report only;
  *   <li>{@code weft-heap-watch}: it read the old generation (a MemoryUsage) at every window whose
  *       pauses were long enough, whether or not any run was left to tell.

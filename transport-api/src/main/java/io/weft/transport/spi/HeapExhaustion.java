@@ -82,16 +82,20 @@ public final class HeapExhaustion {
   /**
    * Whether a report's try to stop listening found no room (see {@link #stopListeningUnlessNeeded}):
    * the reports after it do not try again, each try costing its thread full collections, until a
-   * watch listens again; a watch's end still tries. Written under the class's lock (or set by an
-   * unexpected error in a try).
+   * watch listens again; a watch's end still tries. Written under the class's lock, or set without
+   * it by an unexpected error in a report's try, which can overwrite a concurrent {@link #watch}'s
+   * reset: the listener then stays on until a watch's end removes it (the behaviour before session
+   * 22); no report is lost.
    */
   private static volatile boolean stopFailed;
   /**
    * Taken, never waited for, by the one report making the removal: the others go on at once. A
    * report that waited for the class's lock there held its session's virtual thread on the
    * carrier (a virtual thread blocked on a monitor in a full heap, with no room to unmount, pins
-   * it), and with both carriers so held and the lock's owner an unmounted virtual thread, no report
-   * told the runs: a VIRTUAL_THREADS child of RunOutOfHeapTest hung past its watchdog.
+   * it), and with both carriers so held and no platform thread owning the lock (so, presumably, a
+   * virtual thread unmounted and waiting for a carrier: the thread dump shows only the waiters), no
+   * report told the runs: a VIRTUAL_THREADS child of RunOutOfHeapTest hung past its watchdog
+   * ({@code RemovalNotWaitedForTest}).
    */
   private static final AtomicBoolean STOPPING = new AtomicBoolean();
 
@@ -214,7 +218,10 @@ public final class HeapExhaustion {
    * -XX:GCHeapFreeLimit=100}; the second never did). It cannot where the reserve leaves no
    * region free: G1 regions of 8 MiB and more (heaps of 16 GiB and more) hold it inside one, and
    * there the runs may hear {@link #UNSAID}. Each failed try costs the JVM's collections again, so
-   * there is only one more.
+   * there is only one more. A report that takes the listener's removal
+   * ({@link #stopListeningUnlessNeeded}) makes that removal first, so the removal, not the words,
+   * is the first allocation after the release and absorbs that first failure; its words then try
+   * twice as above ({@code NoRoomReportTest}'s {@code limit} cases, JDK 25, passed so at cde714d5).
    *
    * <p>Not tried if this exhaustion has been said already and every watcher of {@code now} (the
    * watchers the report will tell: read once per report) that the report concerns
@@ -422,7 +429,7 @@ public final class HeapExhaustion {
    * if it finds no room, the reports after it do not try again ({@link #stopFailed}) until a
    * watch listens again; a watch's end tries again ({@link #stopListeningAtWatchEnd}). When every
    * report tried it (hundreds of failing sessions' threads, and the canceller), the removal was
-   * the busiest failing allocator of a VIRTUAL_THREADS child (287 of its 886 failed allocations),
+   * the busiest failing allocator of a VIRTUAL_THREADS child (189 of its 886 failed allocations),
    * each failure costing full collections. Takes the class's lock, as {@link #watch} does while
    * it listens again, counts the collections and adds its watcher, so that a stop never comes
    * between those; only by the report that takes {@link #STOPPING}, and looked at first without it
@@ -498,9 +505,11 @@ public final class HeapExhaustion {
   }
 
   /**
-   * Has {@code onExhausted} told the reason whenever the heap runs out, until the returned handle
-   * is closed; takes the reserve again if an earlier exhaustion gave it back and the heap has
-   * room for it now.
+   * Has {@code onExhausted} told the reason when the heap runs out, until the returned handle is
+   * closed: the first time by whichever thread or watch tells it first; once it has heard, by the
+   * reports of threads that meet the error (the collection notifications and
+   * {@code weft-heap-watch} may have stopped looking once every watch has heard); takes the reserve
+   * again if an earlier exhaustion gave it back and the heap has room for it now.
    *
    * @param onExhausted told the reason, on the thread that saw the error; must not block
    * @return the handle that ends the watch
