@@ -35,8 +35,13 @@ class AfterEveryRunHeardTest {
   @TempDir
   Path dir;
 
+  // Not G1 with a full heap: there the JDK's own notification thread builds, late, the notifications
+  // of collections made while the listener was still on, and each build fails in the full heap and
+  // collects (3 of 21 runs of that case counted 3-27 collections, none from a report). The count is
+  // of the whole JVM's collections, so that case cannot tell a report's from the JDK's; the serial
+  // collector's full heap, which has no such late builds here, is the one that checks it.
   @ParameterizedTest
-  @CsvSource({"-XX:+UseSerialGC, room", "-XX:+UseG1GC, room", "-XX:+UseSerialGC, full", "-XX:+UseG1GC, full"})
+  @CsvSource({"-XX:+UseSerialGC, room", "-XX:+UseG1GC, room", "-XX:+UseSerialGC, full"})
   void theReportsAfterTheFirstAllocateNothing(String collector, String heap) throws Exception {
     // The collection watch's listener on (its default), the collection-time watch off: only the
     // reports under test may tell the watch.
