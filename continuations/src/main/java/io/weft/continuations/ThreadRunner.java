@@ -90,13 +90,16 @@ final class ThreadRunner extends ModeRunner {
         // Over: nothing of this pass reaches the sessions after the run returned.
         return;
       }
-      // Each slot read under the monitor, each interrupt made outside it (into a local: nothing
-      // allocated). On JDK 25 a virtual thread's interrupt is an unpark whose submit, in a full
-      // heap, retries until there is room (VirtualThread.submitRunContinuation: park 100 ms, try
-      // again); made under the monitor it kept every session thread's end (which takes it) from
-      // unwinding, so the heap never freed: a deadlock until the close wait (review-heap7-s18,
-      // child D-6). Interrupting a thread that has just ended is harmless; a pass stalled in one
-      // interrupt is taken over by the spare, whose second interrupt of that thread returns at once.
+      // Each slot read without a monitor (SessionThreads.running), each interrupt made with none
+      // held (into a local: nothing allocated). On JDK 25 a virtual thread's interrupt is an
+      // unpark whose submit, in a full heap, retries until there is room
+      // (VirtualThread.submitRunContinuation: park 100 ms, try again); made under the monitor
+      // every session thread's end takes, it kept those ends from unwinding, so the heap never
+      // freed: a deadlock until the close wait. Nor does the look itself take that monitor: a
+      // pass looks at every slot every 50 ms, and a session thread's end blocked behind it would
+      // unmount (JDK 24 and later) and need a submit to be woken, or pin its carrier (JDK 21).
+      // Interrupting a thread that has just ended is harmless; a pass stalled in one interrupt is
+      // taken over by the spare, whose second interrupt of that thread returns at once.
       for (int i = 0; i < threads.sessions(); i++) {
         Thread t = threads.running(i);
         if (t != null) {

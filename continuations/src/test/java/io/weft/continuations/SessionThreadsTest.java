@@ -27,6 +27,40 @@ class SessionThreadsTest {
     assertNull(threads.running(3));
   }
 
+  /**
+   * The aborted run's cancel looks at every slot every 50 ms (ThreadRunner): that look must not
+   * wait for a session thread's end in its bookkeeping, nor hold what the end needs. Here the test
+   * holds the monitor the ends take (shown: an end blocks on it) while another thread looks.
+   */
+  @Test
+  void theCancelsLookAtTheRunningThreadsWaitsForNoEndInItsBookkeeping() throws Exception {
+    SessionThreads threads = new SessionThreads(2);
+    Thread first = goneThread();
+    Thread second = goneThread();
+    threads.started(0, first);
+    threads.started(1, second);
+    Thread[] seen = new Thread[1];
+    Thread end = new Thread(() -> threads.ended(1, second), "session-1-ending");
+    Thread look = new Thread(() -> seen[0] = threads.running(0), "cancel-looking");
+    synchronized (threads) {
+      end.start();
+      // Waits for a state, no bound: the end must be held by this monitor, or the test shows nothing.
+      while (end.getState() != Thread.State.BLOCKED) {
+        assertTrue(end.isAlive(), "an end did not take the monitor held here: this test no longer shows anything");
+        end.join(1);
+      }
+      look.start();
+      while (look.isAlive()) {
+        assertTrue(look.getState() != Thread.State.BLOCKED,
+            "the cancel's look at the running threads waits for the monitor a session thread's end holds");
+        look.join(1);
+      }
+    }
+    end.join();
+    assertSame(first, seen[0]);
+    assertNull(threads.running(1));
+  }
+
   @Test
   void aLongRunKeepsNoThreadThatIsGone() throws Exception {
     int sessions = 2_000;

@@ -61,6 +61,11 @@ public final class NoRoomReportRun {
     System.exit(told != null ? 0 : 1);
   }
 
+  /** Lets go of what {@link #fillToTheLastByte} holds. */
+  static void letGo() {
+    held = null;
+  }
+
   /** Keeps the first reason told: the session's own report must be it, not its close's. */
   private static void first(String reason) {
     if (told == null) {

@@ -245,9 +245,12 @@ final class CollectionTimeWatch {
         long collected = collectionMillis(collectors);
         long collecting = collected - collectedAtStart;
         // The old generation is read only when the pauses alone would say it (the read makes a
-        // MemoryUsage): whether the collections recover little.
+        // MemoryUsage): whether the collections recover little; and only while a run watching has
+        // not heard the heap's end yet. Once every one has (aborted, they keep the first reason),
+        // a verdict would tell no one anything, and in a heap full to the end each read fails
+        // after collections of its own, through the aborted runs' close waits.
         long[] left = collected >= 0 && collectedAtStart >= 0 && thrashing(window, collecting, 1L, 1L, percent)
-            ? leftAfterCollection() : null;
+            && HeapExhaustion.anyUnheard() ? leftAfterCollection() : null;
         if (left != null && thrashing(window, collecting, left[0], left[1], percent)) {
           if (!thrashed) {
             // One window may be a burst: the second in a row says it.

@@ -1,6 +1,7 @@
 package io.weft.transport.spi;
 
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -78,6 +79,30 @@ public final class HeapExhaustion {
    * unusable for the JVM's life.
    */
   private static volatile boolean mayBeListening;
+  /**
+   * Whether a report's try to stop listening found no room (see {@link #stopListeningUnlessNeeded}):
+   * the reports after it do not try again, each try costing its thread full collections, until a
+   * watch listens again; a watch's end still tries. Written under the class's lock, or set without
+   * it by an unexpected error in a report's try, which can overwrite a concurrent {@link #watch}'s
+   * reset: the listener then stays on until a watch's end removes it (the behaviour before session
+   * 22); no report is lost.
+   */
+  private static volatile boolean stopFailed;
+  /**
+   * Taken, never waited for, by the one report making the removal: the others go on at once. A
+   * report that waited for the class's lock there held its session's virtual thread on the
+   * carrier (a virtual thread blocked on a monitor in a full heap, with no room to unmount, pins
+   * it), and with both carriers so held and no platform thread owning the lock (so, presumably, a
+   * virtual thread unmounted and waiting for a carrier: the thread dump shows only the waiters), no
+   * report told the runs: a VIRTUAL_THREADS child of RunOutOfHeapTest hung past its watchdog
+   * ({@code RemovalNotWaitedForTest}).
+   */
+  private static final AtomicBoolean STOPPING = new AtomicBoolean();
+
+  static {
+    // Linked now, with room: its first use comes in a full heap.
+    STOPPING.compareAndSet(false, false);
+  }
   /** How many watches have begun in this JVM (see {@link #stamp()}); written under the class's lock. */
   private static volatile long watchesBegun;
 
@@ -121,6 +146,8 @@ public final class HeapExhaustion {
     // One read of the watchers for the words and the telling: a watch begun between two reads
     // would hear the words skipped for the watchers of the first.
     Watcher[] now = watchers;
+    // Before the words: the first allocation after the reserve's release finds its room.
+    stopListeningUnlessNeeded(now, -1, 0L, 0L);
     tell(now, words(now, failure, what, -1, 0L, 0L), -1, 0L, 0L);
     return true;
   }
@@ -161,6 +188,7 @@ public final class HeapExhaustion {
       return true;
     }
     reserve = null;
+    stopListeningUnlessNeeded(now, BY_STAMP, stamp, 0L);
     tell(now, words(now, failure, what, BY_STAMP, stamp, 0L), BY_STAMP, stamp, 0L);
     return true;
   }
@@ -190,7 +218,10 @@ public final class HeapExhaustion {
    * -XX:GCHeapFreeLimit=100}; the second never did). It cannot where the reserve leaves no
    * region free: G1 regions of 8 MiB and more (heaps of 16 GiB and more) hold it inside one, and
    * there the runs may hear {@link #UNSAID}. Each failed try costs the JVM's collections again, so
-   * there is only one more.
+   * there is only one more. A report that takes the listener's removal
+   * ({@link #stopListeningUnlessNeeded}) makes that removal first, so the removal, not the words,
+   * is the first allocation after the release and absorbs that first failure; its words then try
+   * twice as above ({@code NoRoomReportTest}'s {@code limit} cases, JDK 25, passed so at cde714d5).
    *
    * <p>Not tried if this exhaustion has been said already and every watcher of {@code now} (the
    * watchers the report will tell: read once per report) that the report concerns
@@ -294,6 +325,18 @@ public final class HeapExhaustion {
     return false;
   }
 
+  /** Whether any run watching now has not heard a report yet. Allocates nothing. */
+  static boolean anyUnheard() {
+    Watcher[] now = watchers;
+    for (int i = 0; i < now.length; i++) {
+      Watcher watcher = now[i];
+      if (watcher != null && !watcher.heard) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /**
    * Whether any run watching now began by {@code windowStartNanos}: one that a window of
    * {@code CollectionTimeWatch} beginning then concerns. Allocates nothing.
@@ -335,6 +378,7 @@ public final class HeapExhaustion {
     boolean first = !said;
     said = true;
     reserve = null;
+    stopListeningUnlessNeeded(told, collector, id, windowStartNanos);
     for (int i = 0; i < told.length; i++) {
       // A slot emptied in place by a watch that ended with no room to copy the array.
       Watcher watcher = told[i];
@@ -364,35 +408,94 @@ public final class HeapExhaustion {
     } catch (RuntimeException | Error e) {
       // No room to log it: the watchers have heard.
     }
-    stopListeningUnlessNeeded();
+    // Again, for a watcher that a racing report told meanwhile (nothing if the first try failed).
+    stopListeningUnlessNeeded(told, collector, id, windowStartNanos);
   }
 
   /**
-   * Stops listening to the collectors' notifications if no watch needs them: none watches, or
-   * every one watching has heard a report (a run keeps the first reason it hears, and is aborted
+   * Stops listening to the collectors' notifications if no watch needs them once the report under
+   * way has told {@code told} (the watchers it read; {@code collector}, {@code id} and
+   * {@code windowStartNanos} as for {@link #tell}): every watcher has heard a report, or is one of
+   * {@code told} that this report concerns (a run keeps the first reason it hears, and is aborted
    * by it). The next {@link #watch} listens again. So the JVM stops building a notification after
-   * each collection for the rest of an exhausted heap's runs (their close waits, and after): in
-   * a heap full to the end, each build failed after collections of its own, each of which made
+   * each collection for the rest of an exhausted heap's runs (their close waits, and after): in a
+   * heap full to the end, each build failed after collections of its own, each of which made
    * another notification; the notification thread was the busiest failing allocator there
-   * (VIRTUAL_THREADS children whose aborted runs' sessions were still unwinding). Takes the
-   * class's lock, as {@link #watch} does while it listens again, counts the collections and adds
-   * its watcher, so that a stop never comes between those. Never throws.
+   * (VIRTUAL_THREADS children whose aborted runs' sessions were still unwinding).
+   *
+   * <p>Tried first thing in a report, right after the reserve's release and before its words:
+   * the removal allocates (the JDK copies its list of listeners), and the first allocation after
+   * the release is the one whose collection finds the reserve's room. Tried by one report only:
+   * if it finds no room, the reports after it do not try again ({@link #stopFailed}) until a
+   * watch listens again; a watch's end tries again ({@link #stopListeningAtWatchEnd}). When every
+   * report tried it (hundreds of failing sessions' threads, and the canceller), the removal was
+   * the busiest failing allocator of a VIRTUAL_THREADS child (189 of its 886 failed allocations),
+   * each failure costing full collections. Takes the class's lock, as {@link #watch} does while
+   * it listens again, counts the collections and adds its watcher, so that a stop never comes
+   * between those; only by the report that takes {@link #STOPPING}, and looked at first without it
+   * (nothing allocated): no report ever waits for another's removal, so the hundreds of reports of
+   * one exhaustion pass on to their telling. Never throws.
    */
-  private static void stopListeningUnlessNeeded() {
+  private static void stopListeningUnlessNeeded(Watcher[] told, int collector, long id, long windowStartNanos) {
     try {
-      // Looked at first without the lock (nothing allocated): the hundreds of reports of one
-      // exhaustion then pass without contending for it once the stop is made.
-      if (!mayBeListening || !allHeard(watchers, -1, 0L, 0L)) {
+      if (!mayBeListening || stopFailed || !noneNeeds(watchers, told, collector, id, windowStartNanos)
+          || !STOPPING.compareAndSet(false, true)) {
         return;
       }
+      try {
+        synchronized (HeapExhaustion.class) {
+          if (mayBeListening && !stopFailed && noneNeeds(watchers, told, collector, id, windowStartNanos)) {
+            boolean none = CollectionUsageWatch.stopListening();
+            mayBeListening = !none;
+            stopFailed = !none;
+          }
+        }
+      } finally {
+        STOPPING.set(false);
+      }
+    } catch (RuntimeException | Error e) {
+      // It goes on listening: a watch's end tries again.
+      stopFailed = true;
+    }
+  }
+
+  /** As {@link #stopListeningUnlessNeeded} with no report under way, at a watch's end: tried even after a report's try failed. */
+  private static void stopListeningAtWatchEnd() {
+    try {
       synchronized (HeapExhaustion.class) {
         if (mayBeListening && allHeard(watchers, -1, 0L, 0L)) {
-          mayBeListening = !CollectionUsageWatch.stopListening();
+          boolean none = CollectionUsageWatch.stopListening();
+          mayBeListening = !none;
+          stopFailed = !none;
         }
       }
     } catch (RuntimeException | Error e) {
-      // It goes on listening: the next report or watch's end tries again.
+      // It goes on listening: the next watch's end tries again.
     }
+  }
+
+  /**
+   * Whether every watcher of {@code now} has heard a report or is one of {@code told} that a
+   * report for {@code collector} (as for {@link #tell}) concerns. Allocates nothing.
+   */
+  private static boolean noneNeeds(Watcher[] now, Watcher[] told, int collector, long id, long windowStartNanos) {
+    for (int i = 0; i < now.length; i++) {
+      Watcher watcher = now[i];
+      if (watcher != null && !watcher.heard && !(isIn(told, watcher)
+          && (collector == -1 || concerns(watcher, collector, id, windowStartNanos)))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean isIn(Watcher[] told, Watcher watcher) {
+    for (int i = 0; i < told.length; i++) {
+      if (told[i] == watcher) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean concerns(Watcher watcher, int collector, long id, long windowStartNanos) {
@@ -402,9 +505,11 @@ public final class HeapExhaustion {
   }
 
   /**
-   * Has {@code onExhausted} told the reason whenever the heap runs out, until the returned handle
-   * is closed; takes the reserve again if an earlier exhaustion gave it back and the heap has
-   * room for it now.
+   * Has {@code onExhausted} told the reason when the heap runs out, until the returned handle is
+   * closed: the first time by whichever thread or watch tells it first; once it has heard, by the
+   * reports of threads that meet the error (the collection notifications and
+   * {@code weft-heap-watch} may have stopped looking once every watch has heard); takes the reserve
+   * again if an earlier exhaustion gave it back and the heap has room for it now.
    *
    * @param onExhausted told the reason, on the thread that saw the error; must not block
    * @return the handle that ends the watch
@@ -429,6 +534,7 @@ public final class HeapExhaustion {
       // heard (if the heap had room to add the listener).
       CollectionUsageWatch.listen();
       mayBeListening = true;
+      stopFailed = false;
       long[] collectionsAtStart = CollectionUsageWatch.collectionsNow();
       long startedNanos = System.nanoTime();
       // Numbered here, in the order the watches begin: a report stamped before this one began
@@ -456,7 +562,7 @@ public final class HeapExhaustion {
           // into this error. The slot is emptied in place instead (tell() skips it).
           now[i] = null;
         }
-        stopListeningUnlessNeeded();
+        stopListeningAtWatchEnd();
         return;
       }
     }
