@@ -120,11 +120,13 @@ public final class LoadRun {
       }
       hlog = new File(spec.outDir, HLOG);
     }
-    try (Connector connector = connector(continuations ? spec.mode.workers() : 0, spec.vmPipe)) {
+    // One clock for the whole run: the metrics', the connectors', the runtime's (its timer times the users' waits).
+    io.weft.transport.spi.Ticker runClock = clock.transportClock();
+    try (Connector connector = connector(continuations ? spec.mode.workers() : 0, spec.vmPipe, runClock)) {
       Plan plan = new Plan(spec.scenarioClass, spec.params, connector, spec.addresses, timeout, metrics, arrivals,
           open ? 0L : spec.iterations, open ? 0L : spec.thinkNanos, spec.pacing(), spec.window());
       // The users connect for themselves (paced, timed, retried): the runner opens nothing.
-      SessionRunner.Builder builder = SessionRunner.builder().mode(spec.mode).connector(SelfConnecting.INSTANCE)
+      SessionRunner.Builder builder = SessionRunner.builder().mode(spec.mode).connector(new SelfConnecting(runClock))
           .allowBlockingConnector(true).connectPacing(ConnectPacing.NONE).connectWindow(0)
           .addresses(spec.addresses).timeout(timeout);
       if (continuations) {
@@ -317,14 +319,20 @@ public final class LoadRun {
    * {@code continuations:K} gets K of them: with one, K had no effect over TCP, and that one
    * thread made every connect, write and close system call of the run.
    *
+   * <p>Each is built on the run's clock, so that its connect and read timeouts are measured on it
+   * (and, in continuation mode, so that a user's connect passes the runtime's check that its
+   * connector reads the run's clock). {@link SocketConnector} takes none: its blocking socket
+   * calls time out in real time.
+   *
    * @param continuations the mode's workers in continuation mode, 0 in the other modes
+   * @param clock the run's clock ({@link Ticker#transportClock()})
    */
-  private static Connector connector(int continuations, boolean vmPipe) {
+  private static Connector connector(int continuations, boolean vmPipe, io.weft.transport.spi.Ticker clock) {
     if (continuations > 0) {
-      return vmPipe ? SuspendingMinaConnector.vmPipe()
-          : SuspendingNettyConnector.builder().eventLoopThreads(continuations).tcp();
+      return vmPipe ? SuspendingMinaConnector.builder().ticker(clock).vmPipe()
+          : SuspendingNettyConnector.builder().eventLoopThreads(continuations).ticker(clock).tcp();
     }
-    return vmPipe ? MinaConnector.vmPipe() : new SocketConnector();
+    return vmPipe ? MinaConnector.builder().ticker(clock).vmPipe() : new SocketConnector();
   }
 
   private static String packageOf(String className) {
