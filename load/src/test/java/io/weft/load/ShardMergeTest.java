@@ -47,6 +47,44 @@ class ShardMergeTest {
     }
   }
 
+  /**
+   * Each shard's interval log says what its connect window did, and the merged summary says it
+   * for the shards together: the configuration, "in each of 2 shards", the connects that waited
+   * for a place and those that failed, summed (load15 NIT: merge dropped the line).
+   */
+  @org.junit.jupiter.api.Test
+  void mergedShardsSayWhatTheirConnectWindowsDid() throws Exception {
+    try (EchoServer echo = EchoServer.tcp()) {
+      String target = "127.0.0.1:" + ((InetSocketAddress) echo.address()).getPort();
+      String[] workload = {"-u", "5", "-n", "7", "--connect-window", "1"};
+      Runs a = run(target, workload, "0/2", "wa");
+      Runs b = run(target, workload, "1/2", "wb");
+      String lineA = a.summary().at("/info/connect window").asText();
+      String lineB = b.summary().at("/info/connect window").asText();
+      String config = lineA.substring(0, lineA.indexOf(';'));
+      assertEquals(config, lineB.substring(0, lineB.indexOf(';')), lineB);
+      for (Runs shard : new Runs[] {a, b}) {
+        String log = java.nio.file.Files.readString(new File(shard.out, "intervals.hlog").toPath());
+        org.junit.jupiter.api.Assertions.assertTrue(log.contains("\n#weft-load window ") && log.contains(" config=" + config + "\n"),
+            "the shard's log says its window: " + log);
+      }
+      JsonNode merged = merge("wmerged", new File(a.out, "intervals.hlog"), new File(b.out, "intervals.hlog"));
+      String line = merged.at("/info/connect window").asText();
+      org.junit.jupiter.api.Assertions.assertTrue(line.startsWith(config + " in each of 2 shards; "), line);
+      assertEquals(figure(lineA, " connects waited") + figure(lineB, " connects waited"), figure(line, " connects waited"),
+          line);
+      assertEquals(figure(lineA, " connects failed") + figure(lineB, " connects failed"), figure(line, " connects failed"),
+          line);
+    }
+  }
+
+  /** The number just before {@code what} in a summary line. */
+  private static long figure(String line, String what) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)" + java.util.regex.Pattern.quote(what)).matcher(line);
+    org.junit.jupiter.api.Assertions.assertTrue(m.find(), () -> "no \"" + what + "\" in " + line);
+    return Long.parseLong(m.group(1));
+  }
+
   @org.junit.jupiter.api.Test
   void mergedShardsKeepTheErrorsOfEachInterval() throws Exception {
     try (GarbageServer garbage = new GarbageServer()) {

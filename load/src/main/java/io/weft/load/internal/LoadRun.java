@@ -204,7 +204,9 @@ public final class LoadRun {
         }
         ConnectWindow.Report window = plan.windowReport();
         if (window != null) {
-          results.info.put("connect window", windowSummary(spec.window(), window));
+          results.window = WindowFigures.of(window);
+          results.windowConfig = spec.window().toString();
+          results.info.put("connect window", windowSummary(results.windowConfig, results.window, 1));
           if (window.stalled() && !spec.quiet) {
             out.println("the connect window held connects back for long (" + window + "): a protocol whose first reply"
                 + " comes late runs better with --connect-window 0");
@@ -222,23 +224,36 @@ public final class LoadRun {
    * ({@code "; 128 at first, 160 at the largest, 32 at the smallest, 128 at the end, halved 2
    * times, grew back 2 times"}; "grew back" only for a window that halves below its first size).
    * Over several servers (one window each) the largest window's size at the end and the smallest
-   * size any took, the halvings and regrowths of all.
+   * size any took, the halvings and regrowths of all; so too over merged shards ({@link LogMerge}).
    */
   static String windowSummary(ConnectWindow window, ConnectWindow.Report r) {
-    StringBuilder line = new StringBuilder(window.toString());
-    if (r.addresses() > 1) {
-      line.append(" for each of ").append(r.addresses()).append(" servers");
+    return windowSummary(window.toString(), WindowFigures.of(r), 1);
+  }
+
+  /**
+   * {@link #windowSummary(ConnectWindow, ConnectWindow.Report)} of a window configured as
+   * {@code config}, over {@code shards} shards (merged; a window each: their counts summed, their
+   * sizes as over several servers).
+   */
+  static String windowSummary(String config, WindowFigures r, int shards) {
+    StringBuilder line = new StringBuilder(config);
+    int servers = r.addresses / Math.max(1, shards);
+    if (shards > 1) {
+      line.append(" in each of ").append(shards).append(" shards");
     }
-    line.append("; ").append(r.waited()).append(" connects waited for a place, full for ")
-        .append(Durations.format(r.longestFullNanos())).append(" at most, ").append(r.freedUnheard())
-        .append(" places freed without word from the server, ").append(r.connectsFailed()).append(" connects failed");
-    boolean halves = r.leastSessions() < r.sessions();
-    if (r.maxSessions() > r.sessions() || halves) {
-      line.append("; ").append(r.sessions()).append(" at first, ").append(r.largest()).append(" at the largest, ")
-          .append(r.smallest()).append(" at the smallest, ").append(r.size()).append(" at the end, halved ")
-          .append(times(r.halvings()));
+    if (servers > 1) {
+      line.append(" for each of ").append(servers).append(" servers");
+    }
+    line.append("; ").append(r.waited).append(" connects waited for a place, full for ")
+        .append(Durations.format(r.longestFullNanos)).append(" at most, ").append(r.freedUnheard)
+        .append(" places freed without word from the server, ").append(r.connectsFailed).append(" connects failed");
+    boolean halves = r.leastSessions < r.sessions;
+    if (r.maxSessions > r.sessions || halves) {
+      line.append("; ").append(r.sessions).append(" at first, ").append(r.largest).append(" at the largest, ")
+          .append(r.smallest).append(" at the smallest, ").append(r.size).append(" at the end, halved ")
+          .append(times(r.halvings));
       if (halves) {
-        line.append(", grew back ").append(times(r.regrowths()));
+        line.append(", grew back ").append(times(r.regrowths));
       }
     }
     return line.toString();

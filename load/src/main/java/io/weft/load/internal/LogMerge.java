@@ -23,7 +23,10 @@ import org.HdrHistogram.HistogramLogReader;
  * waiting for a place summed over the shards that have a window). A log written before those lines
  * (weft-load before 2026-11-27) says nothing of its connects: merged with any such log, the
  * timeline's connects and window figures are unknown (-1, left out of the JSON), not the other
- * shards' alone, which would read as the whole run's.
+ * shards' alone, which would read as the whole run's. The summary's {@code connect window} line
+ * is the shards' windows together ({@code #weft-load window}, written at each shard's end): its
+ * counts summed, its sizes as over several servers (the largest window's at the end, the largest
+ * and smallest any took).
  */
 public final class LogMerge {
   private LogMerge() {}
@@ -44,6 +47,9 @@ public final class LogMerge {
     long expected = -1;
     boolean first = true;
     boolean connectsKnown = true;
+    WindowFigures window = null;
+    String windowConfig = null;
+    int windowed = 0;
     for (File log : logs) {
       Map<String, String> run = runLine(log);
       if (run == null) {
@@ -107,6 +113,14 @@ public final class LogMerge {
               c[3] = Math.max(c[3], 0L) + size;
             }
           }
+        } else if (line.startsWith("#" + Reporter.COMMENT + WindowFigures.LOG)) {
+          String comment = line.substring(1 + Reporter.COMMENT.length() + WindowFigures.LOG.length());
+          WindowFigures w = WindowFigures.parse(comment);
+          if (w != null) {
+            windowed++;
+            window = window == null ? w : window.plus(w);
+            windowConfig = windowConfig == null ? WindowFigures.config(comment) : windowConfig;
+          }
         } else if (line.startsWith("#" + Reporter.COMMENT + "errors ")) {
           String[] f = line.substring(1 + Reporter.COMMENT.length() + "errors ".length()).split(" ");
           if (f.length == 3) {
@@ -118,6 +132,15 @@ public final class LogMerge {
     }
     r.info.put("shards", Integer.toString(logs.size()));
     r.info.put(r.open() ? "max sessions" : "users", Long.toString(r.users));
+    if (window != null) {
+      // The shards' windows together; a shard whose log says nothing of one (no window, or a log
+      // of weft-load before 2026-11-28) is named, not guessed.
+      r.window = window;
+      r.windowConfig = windowConfig;
+      r.info.put("connect window", LoadRun.windowSummary(windowConfig, window, windowed)
+          + (windowed < logs.size() ? " (" + (logs.size() - windowed) + " of " + logs.size()
+              + " shards' logs say nothing of a window)" : ""));
+    }
     TreeMap<Long, Histogram> all = new TreeMap<>();
     for (Map.Entry<String, TreeMap<Long, Histogram>> e : byTag.entrySet()) {
       String tag = e.getKey();
