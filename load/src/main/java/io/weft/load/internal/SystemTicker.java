@@ -4,10 +4,10 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The ticker of real runs: Weft's one system clock ({@link io.weft.transport.spi.Ticker#system()})
- * plus the dispatcher's park. Its reading is the system clock's, and it hands that very object to
- * the run's connectors and runtime ({@link #transportClock()}), so that a run on the system clock
- * has one clock object: the one every connector defaults to, which the runtime's identity check of
- * a session's connect ({@code Suspend.checkClock}) compares with. While it is the only {@link
+ * plus the dispatcher's park. Its reading is the system clock's ({@code System.nanoTime()}), and it
+ * hands that very clock object to the run's connectors and runtime ({@link #transportClock()}), so
+ * that a run on the system clock has one clock object: the one every connector defaults to, which
+ * the runtime's identity check of a session's connect ({@code Suspend.checkClock}) compares with. While it is the only {@link
  * Ticker} a JVM uses, the JIT inlines the recorder's clock reads to {@code System.nanoTime()}, so
  * the seam costs nothing per operation.
  */
@@ -19,7 +19,9 @@ final class SystemTicker implements Ticker {
 
   @Override
   public long nanoTime() {
-    return SYSTEM.nanoTime();
+    // System.nanoTime() itself, not SYSTEM's (the same time): the recorder's per-operation read stays
+    // what it was; only transportClock() needs to be that object.
+    return System.nanoTime();
   }
 
   @Override
