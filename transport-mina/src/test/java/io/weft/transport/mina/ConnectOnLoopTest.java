@@ -2,6 +2,7 @@ package io.weft.transport.mina;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.weft.continuations.Mode;
 import io.weft.continuations.Outcome;
@@ -52,6 +53,12 @@ class ConnectOnLoopTest {
     for (int i = closing.size() - 1; i >= 0; i--) {
       closing.get(i).close();
     }
+  }
+
+  /** A listener whose accept queue is full, checked in /proc (skips where that cannot be read). */
+  private FullBacklog fullBacklog() throws IOException {
+    assumeTrue(FullBacklog.canCheck(), FullBacklog.CANNOT_CHECK);
+    return new FullBacklog();
   }
 
   private <T extends AutoCloseable> T closeLater(T resource) {
@@ -139,7 +146,7 @@ class ConnectOnLoopTest {
   @Test
   void aConnectFromTheLoopThatRunsOutOfTimeClosesItsSocket() throws Exception {
     OpenConnectionsServer server = closeLater(new OpenConnectionsServer());
-    FullBacklog full = closeLater(new FullBacklog());
+    FullBacklog full = closeLater(fullBacklog());
     SuspendingMinaConnector connector = connector(null);
     List<String> values = values(run(connector, server.address(), 2, full.address(), 200, true));
     for (int i = 0; i < 2; i++) {
@@ -159,7 +166,7 @@ class ConnectOnLoopTest {
    */
   @Test
   void aConnectHandedToTheLoopThatRunsOutOfTimeClosesItsSocket() throws Exception {
-    FullBacklog full = closeLater(new FullBacklog());
+    FullBacklog full = closeLater(fullBacklog());
     SuspendingMinaConnector connector = connector(null);
     for (int i = 0; i < 2; i++) {
       try {
@@ -177,7 +184,7 @@ class ConnectOnLoopTest {
   @Test
   void closingTheConnectorEndsAConnectFromTheLoopAndClosesItsSocket() throws Exception {
     OpenConnectionsServer server = closeLater(new OpenConnectionsServer());
-    FullBacklog full = closeLater(new FullBacklog());
+    FullBacklog full = closeLater(fullBacklog());
     SuspendingMinaConnector connector = connector(null);
     CompletableFuture<RunResult<String>> run = CompletableFuture.supplyAsync(() -> {
       try {
@@ -197,7 +204,7 @@ class ConnectOnLoopTest {
   @Test
   void cancellingTheRunEndsAConnectFromTheLoopAndClosesItsSocket() throws Exception {
     OpenConnectionsServer server = closeLater(new OpenConnectionsServer());
-    FullBacklog full = closeLater(new FullBacklog());
+    FullBacklog full = closeLater(fullBacklog());
     SuspendingMinaConnector connector = connector(null);
     RunResult<String> result;
     try (SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(1)).connector(connector)

@@ -271,7 +271,7 @@ class NettyConnectPathTest {
   @Test
   @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
   void aConnectStillUnderWayWhenConnectReturnsIsFinishedThroughTheSelector() throws Exception {
-    assumeTrue(Files.isReadable(Path.of("/proc/net/tcp")), "no /proc/net/tcp to read the socket's state from");
+    assumeTrue(FullBacklog.canCheck(), FullBacklog.CANNOT_CHECK);
     NioEventLoopGroup group = new NioEventLoopGroup(1);
     try (FullBacklog full = new FullBacklog()) {
       EventLoop loop = group.next();
@@ -313,7 +313,7 @@ class NettyConnectPathTest {
   @Test
   @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
   void aConnectThatStaysUnderWayTimesOutAndClosesItsSocket() throws Exception {
-    assumeTrue(Files.isReadable(Path.of("/proc/net/tcp")), "no /proc/net/tcp to read the socket's state from");
+    assumeTrue(FullBacklog.canCheck(), FullBacklog.CANNOT_CHECK);
     try (FullBacklog full = new FullBacklog(); NettyConnector connector = NettyConnector.builder().eventLoopThreads(1).tcp()) {
       for (int i = 0; i < 2; i++) {
         TransportTimeoutException e = assertThrows(TransportTimeoutException.class,
