@@ -206,7 +206,8 @@ public final class LoadRun {
         if (window != null) {
           results.window = WindowFigures.of(window);
           results.windowConfig = spec.window().toString();
-          results.info.put("connect window", windowSummary(results.windowConfig, results.window, 1));
+          results.info.put("connect window",
+              windowSummary(results.windowConfig + forEachServer(results.window.addresses), results.window, true));
           if (window.stalled() && !spec.quiet) {
             out.println("the connect window held connects back for long (" + window + "): a protocol whose first reply"
                 + " comes late runs better with --connect-window 0");
@@ -227,32 +228,35 @@ public final class LoadRun {
    * size any took, the halvings and regrowths of all; so too over merged shards ({@link LogMerge}).
    */
   static String windowSummary(ConnectWindow window, ConnectWindow.Report r) {
-    return windowSummary(window.toString(), WindowFigures.of(r), 1);
+    WindowFigures f = WindowFigures.of(r);
+    return windowSummary(window + forEachServer(f.addresses), f, true);
+  }
+
+  /** {@code " for each of N servers"} of a window per server over {@code addresses} servers; nothing for one. */
+  static String forEachServer(int addresses) {
+    return addresses > 1 ? " for each of " + addresses + " servers" : "";
   }
 
   /**
-   * {@link #windowSummary(ConnectWindow, ConnectWindow.Report)} of a window configured as
-   * {@code config}, over {@code shards} shards (merged; a window each: their counts summed, their
-   * sizes as over several servers).
+   * {@link #windowSummary(ConnectWindow, ConnectWindow.Report)} with {@code header} (the
+   * configuration, and for merged shards ({@link LogMerge}) in how many shards or each shard's own)
+   * before the figures {@code r} (merged shards: a window each, their counts summed, their sizes as
+   * over several servers). {@code oneConfig}: whether every window had the same configuration, so
+   * that "at first" is one size.
    */
-  static String windowSummary(String config, WindowFigures r, int shards) {
-    StringBuilder line = new StringBuilder(config);
-    int servers = r.addresses / Math.max(1, shards);
-    if (shards > 1) {
-      line.append(" in each of ").append(shards).append(" shards");
-    }
-    if (servers > 1) {
-      line.append(" for each of ").append(servers).append(" servers");
-    }
+  static String windowSummary(String header, WindowFigures r, boolean oneConfig) {
+    StringBuilder line = new StringBuilder(header);
     line.append("; ").append(r.waited).append(" connects waited for a place, full for ")
         .append(Durations.format(r.longestFullNanos)).append(" at most, ").append(r.freedUnheard)
         .append(" places freed without word from the server, ").append(r.connectsFailed).append(" connects failed");
-    boolean halves = r.leastSessions < r.sessions;
-    if (r.maxSessions > r.sessions || halves) {
-      line.append("; ").append(r.sessions).append(" at first, ").append(r.largest).append(" at the largest, ")
-          .append(r.smallest).append(" at the smallest, ").append(r.size).append(" at the end, halved ")
-          .append(times(r.halvings));
-      if (halves) {
+    if (r.sizeChanges) {
+      line.append("; ");
+      if (oneConfig) {
+        line.append(r.sessions).append(" at first, ");
+      }
+      line.append(r.largest).append(" at the largest, ").append(r.smallest).append(" at the smallest, ")
+          .append(r.size).append(" at the end, halved ").append(times(r.halvings));
+      if (r.halves) {
         line.append(", grew back ").append(times(r.regrowths));
       }
     }

@@ -4,7 +4,9 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -48,9 +50,13 @@ public final class LogMerge {
     boolean first = true;
     boolean connectsKnown = true;
     WindowFigures window = null;
-    String windowConfig = null;
-    int windowed = 0;
+    // Each shard's window that its log names: its place among the logs (from 1), configuration, servers.
+    List<Integer> windowShards = new ArrayList<>();
+    List<String> windowConfigs = new ArrayList<>();
+    List<Integer> windowServers = new ArrayList<>();
+    int shard = 0;
     for (File log : logs) {
+      shard++;
       Map<String, String> run = runLine(log);
       if (run == null) {
         throw new IllegalArgumentException(log + " is not a complete weft-load interval log (no run line)");
@@ -117,9 +123,10 @@ public final class LogMerge {
           String comment = line.substring(1 + Reporter.COMMENT.length() + WindowFigures.LOG.length());
           WindowFigures w = WindowFigures.parse(comment);
           if (w != null) {
-            windowed++;
             window = window == null ? w : window.plus(w);
-            windowConfig = windowConfig == null ? WindowFigures.config(comment) : windowConfig;
+            windowShards.add(shard);
+            windowConfigs.add(WindowFigures.config(comment));
+            windowServers.add(w.addresses);
           }
         } else if (line.startsWith("#" + Reporter.COMMENT + "errors ")) {
           String[] f = line.substring(1 + Reporter.COMMENT.length() + "errors ".length()).split(" ");
@@ -134,10 +141,25 @@ public final class LogMerge {
     r.info.put(r.open() ? "max sessions" : "users", Long.toString(r.users));
     if (window != null) {
       // The shards' windows together; a shard whose log says nothing of one (no window, or a log
-      // of weft-load before 2026-11-28) is named, not guessed.
+      // of weft-load before 2026-11-28) is named, not guessed. Shards whose windows differ (their
+      // configurations, or how many servers each had) are said shard by shard.
+      int windowed = windowShards.size();
+      boolean oneConfig = new HashSet<>(windowConfigs).size() == 1;
+      String header;
+      if (oneConfig && new HashSet<>(windowServers).size() == 1) {
+        header = windowConfigs.get(0) + (windowed > 1 ? " in each of " + windowed + " shards" : "")
+            + LoadRun.forEachServer(windowServers.get(0));
+      } else {
+        StringBuilder h = new StringBuilder("differs by shard (");
+        for (int i = 0; i < windowed; i++) {
+          h.append(i > 0 ? "; " : "").append("shard ").append(windowShards.get(i)).append(": ")
+              .append(windowConfigs.get(i)).append(LoadRun.forEachServer(windowServers.get(i)));
+        }
+        header = h.append(')').toString();
+      }
       r.window = window;
-      r.windowConfig = windowConfig;
-      r.info.put("connect window", LoadRun.windowSummary(windowConfig, window, windowed)
+      r.windowConfig = oneConfig ? windowConfigs.get(0) : header;
+      r.info.put("connect window", LoadRun.windowSummary(header, window, oneConfig)
           + (windowed < logs.size() ? " (" + (logs.size() - windowed) + " of " + logs.size()
               + " shards' logs say nothing of a window)" : ""));
     }

@@ -30,6 +30,10 @@ final class WindowFigures {
   final long longestFullNanos;
   final long freedUnheard;
   final long connectsFailed;
+  /** Whether a window's size could change (it grows or halves); of several, whether any's could. */
+  boolean sizeChanges;
+  /** Whether a window halves below its first size; of several, whether any does. */
+  boolean halves;
 
   private WindowFigures(int sessions, int leastSessions, int maxSessions, int addresses, int size, int largest,
       int smallest, long halvings, long regrowths, long waited, long longestFullNanos, long freedUnheard,
@@ -47,6 +51,8 @@ final class WindowFigures {
     this.longestFullNanos = longestFullNanos;
     this.freedUnheard = freedUnheard;
     this.connectsFailed = connectsFailed;
+    this.halves = leastSessions < sessions;
+    this.sizeChanges = maxSessions > sessions || halves;
   }
 
   static WindowFigures of(ConnectWindow.Report r) {
@@ -57,11 +63,15 @@ final class WindowFigures {
 
   /** This window and {@code o} together (a run's shards: a window each). */
   WindowFigures plus(WindowFigures o) {
-    return new WindowFigures(Math.max(sessions, o.sessions), Math.min(leastSessions, o.leastSessions),
+    WindowFigures sum = new WindowFigures(Math.max(sessions, o.sessions), Math.min(leastSessions, o.leastSessions),
         Math.max(maxSessions, o.maxSessions), addresses + o.addresses, Math.max(size, o.size),
         Math.max(largest, o.largest), Math.min(smallest, o.smallest), halvings + o.halvings, regrowths + o.regrowths,
         waited + o.waited, Math.max(longestFullNanos, o.longestFullNanos), freedUnheard + o.freedUnheard,
         connectsFailed + o.connectsFailed);
+    // Each window's own: windows configured differently (merged shards) say nothing of each other's.
+    sum.halves = halves || o.halves;
+    sum.sizeChanges = sizeChanges || o.sizeChanges;
+    return sum;
   }
 
   /** The log's comment (without {@code #weft-load }) for a window configured as {@code config}. */
