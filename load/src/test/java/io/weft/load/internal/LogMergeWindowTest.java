@@ -61,17 +61,18 @@ class LogMergeWindowTest {
         + " halvings=2 regrowths=1 waited=10 longestFullNanos=1500000000 freedUnheard=1 connectsFailed=3 config=" + CONFIG);
     File b = log("b", "#weft-load window sessions=64 least=64 max=64 addresses=1 size=64 largest=64 smallest=64"
         + " halvings=0 regrowths=0 waited=5 longestFullNanos=250000000 freedUnheard=0 connectsFailed=1 config=" + fixed);
-    assertEquals("differs by shard (shard 1: " + CONFIG + " for each of 3 servers; shard 2: " + fixed + "); 15 connects"
-        + " waited for a place, full for " + Durations.format(1_500_000_000L) + " at most, 1 places freed without word"
-        + " from the server, 4 connects failed; 160 at the largest, 32 at the smallest, 64 at the end, halved 2 times,"
-        + " grew back 1 time", LogMerge.merge(List.of(a, b)).info.get("connect window"));
+    // Both merges' counts: 10 + 5 waited, 1.5 s full at most, 1 + 0 freed unheard, 3 + 1 failed.
+    String counts = "; 15 connects waited for a place, full for " + Durations.format(1_500_000_000L) + " at most, 1"
+        + " places freed without word from the server, 4 connects failed; ";
+    assertEquals("differs by shard (shard 1: " + CONFIG + " for each of 3 servers; shard 2: " + fixed + ")" + counts
+        + "160 at the largest, 32 at the smallest, 64 at the end, halved 2 times, grew back 1 time",
+        LogMerge.merge(List.of(a, b)).info.get("connect window"));
     // The same configuration, 3 servers in one shard and 1 in the other.
     File c = log("c", "#weft-load window sessions=128 least=32 max=256 addresses=1 size=128 largest=128 smallest=64"
         + " halvings=1 regrowths=1 waited=5 longestFullNanos=250000000 freedUnheard=0 connectsFailed=1 config=" + CONFIG);
-    assertEquals("differs by shard (shard 1: " + CONFIG + " for each of 3 servers; shard 2: " + CONFIG + "); 15 connects"
-        + " waited for a place, full for " + Durations.format(1_500_000_000L) + " at most, 1 places freed without word"
-        + " from the server, 4 connects failed; 128 at first, 160 at the largest, 32 at the smallest, 128 at the end,"
-        + " halved 3 times, grew back 2 times", LogMerge.merge(List.of(a, c)).info.get("connect window"));
+    assertEquals("differs by shard (shard 1: " + CONFIG + " for each of 3 servers; shard 2: " + CONFIG + ")" + counts
+        + "128 at first, 160 at the largest, 32 at the smallest, 128 at the end, halved 3 times, grew back 2 times",
+        LogMerge.merge(List.of(a, c)).info.get("connect window"));
   }
 
   private File log(String name, String windowLine) throws Exception {
