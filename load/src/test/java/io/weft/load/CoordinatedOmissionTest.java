@@ -18,6 +18,7 @@ import java.util.TreeMap;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramIterationValue;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -38,6 +39,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @ParameterizedClass(name = "{0}")
 @ValueSource(strings = {"threads", "continuations:1"})
+@Timeout(120)
 class CoordinatedOmissionTest {
   private static final long MS = 1_000_000L;
   /** What each echo moves the clock on by. */

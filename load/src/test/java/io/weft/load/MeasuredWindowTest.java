@@ -12,6 +12,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -24,6 +25,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @ParameterizedClass(name = "{0}")
 @ValueSource(strings = {"threads", "continuations:1"})
+@Timeout(120)
 class MeasuredWindowTest {
   private static final long MS = 1_000_000L;
   private static final long START = -3_000_000_000_000L;

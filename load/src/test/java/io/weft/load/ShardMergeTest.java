@@ -1,6 +1,8 @@
 package io.weft.load;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -10,7 +12,11 @@ import java.io.File;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,6 +53,44 @@ class ShardMergeTest {
     }
   }
 
+  /**
+   * Each shard's interval log says what its connect window did, and the merged summary says it
+   * for the shards together: the configuration, "in each of 2 shards", the connects that waited
+   * for a place and those that failed, summed (load15 NIT: merge dropped the line).
+   */
+  @org.junit.jupiter.api.Test
+  void mergedShardsSayWhatTheirConnectWindowsDid() throws Exception {
+    try (EchoServer echo = EchoServer.tcp()) {
+      String target = "127.0.0.1:" + ((InetSocketAddress) echo.address()).getPort();
+      String[] workload = {"-u", "5", "-n", "7", "--connect-window", "1"};
+      Runs a = run(target, workload, "0/2", "wa");
+      Runs b = run(target, workload, "1/2", "wb");
+      String lineA = a.summary().at("/info/connect window").asText();
+      String lineB = b.summary().at("/info/connect window").asText();
+      String config = lineA.substring(0, lineA.indexOf(';'));
+      assertEquals(config, lineB.substring(0, lineB.indexOf(';')), lineB);
+      for (Runs shard : new Runs[] {a, b}) {
+        String log = Files.readString(new File(shard.out, "intervals.hlog").toPath());
+        assertTrue(log.contains("\n#weft-load window ") && log.contains(" config=" + config + "\n"),
+            "the shard's log says its window: " + log);
+      }
+      JsonNode merged = merge("wmerged", new File(a.out, "intervals.hlog"), new File(b.out, "intervals.hlog"));
+      String line = merged.at("/info/connect window").asText();
+      assertTrue(line.startsWith(config + " in each of 2 shards; "), line);
+      assertEquals(figure(lineA, " connects waited") + figure(lineB, " connects waited"), figure(line, " connects waited"),
+          line);
+      assertEquals(figure(lineA, " connects failed") + figure(lineB, " connects failed"), figure(line, " connects failed"),
+          line);
+    }
+  }
+
+  /** The number just before {@code what} in a summary line. */
+  private static long figure(String line, String what) {
+    Matcher m = Pattern.compile("(\\d+)" + Pattern.quote(what)).matcher(line);
+    assertTrue(m.find(), () -> "no \"" + what + "\" in " + line);
+    return Long.parseLong(m.group(1));
+  }
+
   @org.junit.jupiter.api.Test
   void mergedShardsKeepTheErrorsOfEachInterval() throws Exception {
     try (GarbageServer garbage = new GarbageServer()) {
@@ -67,7 +111,7 @@ class ShardMergeTest {
       for (JsonNode i : merged.at("/timeline")) {
         perInterval += i.at("/errors").asLong();
       }
-      org.junit.jupiter.api.Assertions.assertTrue(errors > 0, said);
+      assertTrue(errors > 0, said);
       assertEquals(errors, perInterval, "the merged timeline's intervals carry every error: " + merged.at("/timeline"));
     }
   }
@@ -91,21 +135,21 @@ class ShardMergeTest {
       JsonNode both = merge("onew", newA, newB);
       long connects = 0;
       for (JsonNode i : both.at("/timeline")) {
-        org.junit.jupiter.api.Assertions.assertTrue(i.has("connects"), both.at("/timeline").toString());
+        assertTrue(i.has("connects"), both.at("/timeline").toString());
         connects += i.at("/connects").asLong();
       }
       assertEquals(5, connects, "two new logs merged: every user's first connect");
 
-      java.util.List<String> lines = java.nio.file.Files.readAllLines(newA.toPath(), StandardCharsets.UTF_8);
-      java.util.List<String> before = new java.util.ArrayList<>();
+      List<String> lines = Files.readAllLines(newA.toPath(), StandardCharsets.UTF_8);
+      List<String> before = new java.util.ArrayList<>();
       for (String line : lines) {
         if (!line.startsWith("#weft-load interval-connects ")) {
           before.add(line);
         }
       }
-      org.junit.jupiter.api.Assertions.assertTrue(before.size() < lines.size(), "the new log has no connect lines to drop");
+      assertTrue(before.size() < lines.size(), "the new log has no connect lines to drop");
       File oldA = new File(dir.toFile(), "old-a.hlog");
-      java.nio.file.Files.write(oldA.toPath(), before, StandardCharsets.UTF_8);
+      Files.write(oldA.toPath(), before, StandardCharsets.UTF_8);
 
       File[][] pairs = {{oldA, newB}, {newB, oldA}, {oldA, oldA}};
       long[] counts = {count(a) + count(b), count(a) + count(b), 2 * count(a)};
@@ -113,11 +157,11 @@ class ShardMergeTest {
         JsonNode merged = merge("omixed" + p, pairs[p]);
         assertEquals(counts[p], merged.at("/operations/echo/count").asLong());
         assertEquals(0, merged.at("/errors").asLong());
-        org.junit.jupiter.api.Assertions.assertTrue(merged.at("/timeline").size() > 0);
+        assertTrue(merged.at("/timeline").size() > 0);
         for (JsonNode i : merged.at("/timeline")) {
-          org.junit.jupiter.api.Assertions.assertFalse(i.has("connects"),
+          assertFalse(i.has("connects"),
               "connects of a merge with a log that does not say them: " + merged.at("/timeline"));
-          org.junit.jupiter.api.Assertions.assertFalse(i.has("windowWaiting"), merged.at("/timeline").toString());
+          assertFalse(i.has("windowWaiting"), merged.at("/timeline").toString());
         }
       }
     }

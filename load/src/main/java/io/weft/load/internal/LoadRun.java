@@ -120,11 +120,13 @@ public final class LoadRun {
       }
       hlog = new File(spec.outDir, HLOG);
     }
-    try (Connector connector = connector(continuations ? spec.mode.workers() : 0, spec.vmPipe)) {
+    // One clock for the whole run: the metrics', the connectors', the runtime's (its timer times the users' waits).
+    io.weft.transport.spi.Ticker runClock = clock.transportClock();
+    try (Connector connector = connector(continuations ? spec.mode.workers() : 0, spec.vmPipe, runClock)) {
       Plan plan = new Plan(spec.scenarioClass, spec.params, connector, spec.addresses, timeout, metrics, arrivals,
           open ? 0L : spec.iterations, open ? 0L : spec.thinkNanos, spec.pacing(), spec.window());
       // The users connect for themselves (paced, timed, retried): the runner opens nothing.
-      SessionRunner.Builder builder = SessionRunner.builder().mode(spec.mode).connector(SelfConnecting.INSTANCE)
+      SessionRunner.Builder builder = SessionRunner.builder().mode(spec.mode).connector(new SelfConnecting(runClock))
           .allowBlockingConnector(true).connectPacing(ConnectPacing.NONE).connectWindow(0)
           .addresses(spec.addresses).timeout(timeout);
       if (continuations) {
@@ -202,7 +204,10 @@ public final class LoadRun {
         }
         ConnectWindow.Report window = plan.windowReport();
         if (window != null) {
-          results.info.put("connect window", windowSummary(spec.window(), window));
+          results.window = WindowFigures.of(window);
+          results.windowConfig = spec.window().toString();
+          results.info.put("connect window",
+              windowSummary(results.windowConfig + forEachServer(results.window.addresses), results.window, true));
           if (window.stalled() && !spec.quiet) {
             out.println("the connect window held connects back for long (" + window + "): a protocol whose first reply"
                 + " comes late runs better with --connect-window 0");
@@ -220,23 +225,39 @@ public final class LoadRun {
    * ({@code "; 128 at first, 160 at the largest, 32 at the smallest, 128 at the end, halved 2
    * times, grew back 2 times"}; "grew back" only for a window that halves below its first size).
    * Over several servers (one window each) the largest window's size at the end and the smallest
-   * size any took, the halvings and regrowths of all.
+   * size any took, the halvings and regrowths of all; so too over merged shards ({@link LogMerge}).
    */
   static String windowSummary(ConnectWindow window, ConnectWindow.Report r) {
-    StringBuilder line = new StringBuilder(window.toString());
-    if (r.addresses() > 1) {
-      line.append(" for each of ").append(r.addresses()).append(" servers");
-    }
-    line.append("; ").append(r.waited()).append(" connects waited for a place, full for ")
-        .append(Durations.format(r.longestFullNanos())).append(" at most, ").append(r.freedUnheard())
-        .append(" places freed without word from the server, ").append(r.connectsFailed()).append(" connects failed");
-    boolean halves = r.leastSessions() < r.sessions();
-    if (r.maxSessions() > r.sessions() || halves) {
-      line.append("; ").append(r.sessions()).append(" at first, ").append(r.largest()).append(" at the largest, ")
-          .append(r.smallest()).append(" at the smallest, ").append(r.size()).append(" at the end, halved ")
-          .append(times(r.halvings()));
-      if (halves) {
-        line.append(", grew back ").append(times(r.regrowths()));
+    WindowFigures f = WindowFigures.of(r);
+    return windowSummary(window + forEachServer(f.addresses), f, true);
+  }
+
+  /** {@code " for each of N servers"} of a window per server over {@code addresses} servers; nothing for one. */
+  static String forEachServer(int addresses) {
+    return addresses > 1 ? " for each of " + addresses + " servers" : "";
+  }
+
+  /**
+   * {@link #windowSummary(ConnectWindow, ConnectWindow.Report)} with {@code header} (the
+   * configuration, and for merged shards ({@link LogMerge}) in how many shards or each shard's own)
+   * before the figures {@code r} (merged shards: a window each, their counts summed, their sizes as
+   * over several servers). {@code oneConfig}: whether every window had the same configuration, so
+   * that "at first" is one size.
+   */
+  static String windowSummary(String header, WindowFigures r, boolean oneConfig) {
+    StringBuilder line = new StringBuilder(header);
+    line.append("; ").append(r.waited).append(" connects waited for a place, full for ")
+        .append(Durations.format(r.longestFullNanos)).append(" at most, ").append(r.freedUnheard)
+        .append(" places freed without word from the server, ").append(r.connectsFailed).append(" connects failed");
+    if (r.sizeChanges) {
+      line.append("; ");
+      if (oneConfig) {
+        line.append(r.sessions).append(" at first, ");
+      }
+      line.append(r.largest).append(" at the largest, ").append(r.smallest).append(" at the smallest, ")
+          .append(r.size).append(" at the end, halved ").append(times(r.halvings));
+      if (r.halves) {
+        line.append(", grew back ").append(times(r.regrowths));
       }
     }
     return line.toString();
@@ -317,14 +338,20 @@ public final class LoadRun {
    * {@code continuations:K} gets K of them: with one, K had no effect over TCP, and that one
    * thread made every connect, write and close system call of the run.
    *
+   * <p>Each is built on the run's clock, so that its connect and read timeouts are measured on it
+   * (and, in continuation mode, so that a user's connect passes the runtime's check that its
+   * connector reads the run's clock). {@link SocketConnector} takes none: its blocking socket
+   * calls time out in real time.
+   *
    * @param continuations the mode's workers in continuation mode, 0 in the other modes
+   * @param clock the run's clock ({@link Ticker#transportClock()})
    */
-  private static Connector connector(int continuations, boolean vmPipe) {
+  private static Connector connector(int continuations, boolean vmPipe, io.weft.transport.spi.Ticker clock) {
     if (continuations > 0) {
-      return vmPipe ? SuspendingMinaConnector.vmPipe()
-          : SuspendingNettyConnector.builder().eventLoopThreads(continuations).tcp();
+      return vmPipe ? SuspendingMinaConnector.builder().ticker(clock).vmPipe()
+          : SuspendingNettyConnector.builder().eventLoopThreads(continuations).ticker(clock).tcp();
     }
-    return vmPipe ? MinaConnector.vmPipe() : new SocketConnector();
+    return vmPipe ? MinaConnector.builder().ticker(clock).vmPipe() : new SocketConnector();
   }
 
   private static String packageOf(String className) {

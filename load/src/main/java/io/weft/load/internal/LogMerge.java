@@ -4,7 +4,9 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -23,7 +25,10 @@ import org.HdrHistogram.HistogramLogReader;
  * waiting for a place summed over the shards that have a window). A log written before those lines
  * (weft-load before 2026-11-27) says nothing of its connects: merged with any such log, the
  * timeline's connects and window figures are unknown (-1, left out of the JSON), not the other
- * shards' alone, which would read as the whole run's.
+ * shards' alone, which would read as the whole run's. The summary's {@code connect window} line
+ * is the shards' windows together ({@code #weft-load window}, written at each shard's end): its
+ * counts summed, its sizes as over several servers (the largest window's at the end, the largest
+ * and smallest any took).
  */
 public final class LogMerge {
   private LogMerge() {}
@@ -44,7 +49,14 @@ public final class LogMerge {
     long expected = -1;
     boolean first = true;
     boolean connectsKnown = true;
+    WindowFigures window = null;
+    // Each shard's window that its log names: its place among the logs (from 1), configuration, servers.
+    List<Integer> windowShards = new ArrayList<>();
+    List<String> windowConfigs = new ArrayList<>();
+    List<Integer> windowServers = new ArrayList<>();
+    int shard = 0;
     for (File log : logs) {
+      shard++;
       Map<String, String> run = runLine(log);
       if (run == null) {
         throw new IllegalArgumentException(log + " is not a complete weft-load interval log (no run line)");
@@ -107,6 +119,15 @@ public final class LogMerge {
               c[3] = Math.max(c[3], 0L) + size;
             }
           }
+        } else if (line.startsWith("#" + Reporter.COMMENT + WindowFigures.LOG)) {
+          String comment = line.substring(1 + Reporter.COMMENT.length() + WindowFigures.LOG.length());
+          WindowFigures w = WindowFigures.parse(comment);
+          if (w != null) {
+            window = window == null ? w : window.plus(w);
+            windowShards.add(shard);
+            windowConfigs.add(WindowFigures.config(comment));
+            windowServers.add(w.addresses);
+          }
         } else if (line.startsWith("#" + Reporter.COMMENT + "errors ")) {
           String[] f = line.substring(1 + Reporter.COMMENT.length() + "errors ".length()).split(" ");
           if (f.length == 3) {
@@ -118,6 +139,30 @@ public final class LogMerge {
     }
     r.info.put("shards", Integer.toString(logs.size()));
     r.info.put(r.open() ? "max sessions" : "users", Long.toString(r.users));
+    if (window != null) {
+      // The shards' windows together; a shard whose log says nothing of one (no window, or a log
+      // of weft-load before 2026-11-28) is named, not guessed. Shards whose windows differ (their
+      // configurations, or how many servers each had) are said shard by shard.
+      int windowed = windowShards.size();
+      boolean oneConfig = new HashSet<>(windowConfigs).size() == 1;
+      String header;
+      if (oneConfig && new HashSet<>(windowServers).size() == 1) {
+        header = windowConfigs.get(0) + (windowed > 1 ? " in each of " + windowed + " shards" : "")
+            + LoadRun.forEachServer(windowServers.get(0));
+      } else {
+        StringBuilder h = new StringBuilder("differs by shard (");
+        for (int i = 0; i < windowed; i++) {
+          h.append(i > 0 ? "; " : "").append("shard ").append(windowShards.get(i)).append(": ")
+              .append(windowConfigs.get(i)).append(LoadRun.forEachServer(windowServers.get(i)));
+        }
+        header = h.append(')').toString();
+      }
+      r.window = window;
+      r.windowConfig = oneConfig ? windowConfigs.get(0) : header;
+      r.info.put("connect window", LoadRun.windowSummary(header, window, oneConfig)
+          + (windowed < logs.size() ? " (" + (logs.size() - windowed) + " of " + logs.size()
+              + " shards' logs say nothing of a window)" : ""));
+    }
     TreeMap<Long, Histogram> all = new TreeMap<>();
     for (Map.Entry<String, TreeMap<Long, Histogram>> e : byTag.entrySet()) {
       String tag = e.getKey();

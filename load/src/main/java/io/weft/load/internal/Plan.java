@@ -2,6 +2,7 @@ package io.weft.load.internal;
 
 import io.weft.continuations.ConnectPacing;
 import io.weft.continuations.ConnectWindow;
+import io.weft.continuations.spi.TimedRegistration;
 import io.weft.continuations.spi.WaitRegistration;
 import io.weft.load.record.OpRecorder;
 import io.weft.transport.Connector;
@@ -16,15 +17,14 @@ import java.util.Map;
  * virtual user itself, through {@code Suspend.await}, so that it suspends in continuation mode.
  */
 public final class Plan {
-  /** A wait registration that never wakes: waiting on it is a sleep for its timeout. */
-  public static final WaitRegistration NEVER = wakeUp -> { };
-
   private final String scenarioClass;
   private final Map<String, String> params;
   private final Connector connector;
   private final List<SocketAddress> addresses;
   private final Timeout timeout;
   private final Metrics metrics;
+  /** The run's clock, as its connectors and runtime read it: every wait of the users is timed on it. */
+  private final io.weft.transport.spi.Ticker clock;
   private final Arrivals arrivals;
   private final long iterations;
   private final long thinkNanos;
@@ -56,8 +56,9 @@ public final class Plan {
     this.arrivals = arrivals;
     this.iterations = iterations;
     this.thinkNanos = thinkNanos;
-    this.pacer = pacing.newPacer(System::nanoTime);
-    this.windows = window.limits() ? window.newWindows(System::nanoTime) : null;
+    this.clock = metrics.ticker().transportClock();
+    this.pacer = pacing.newPacer(clock);
+    this.windows = window.limits() ? window.newWindows(clock) : null;
     this.windowOf = new ConnectWindow.Window[this.addresses.size()];
     for (int i = 0; windows != null && i < windowOf.length; i++) {
       // One window per server: each has its own listen queue (a silent one holds only its own users).
@@ -97,7 +98,7 @@ public final class Plan {
 
   /**
    * Reserves a user's turn to connect, paced with the run's other connects: how long to wait
-   * first, in nanoseconds. On the system clock, as the wait itself is.
+   * first, in nanoseconds. On the run's clock ({@link #clock()}), as the wait itself is.
    */
   public long connectWaitNanos() {
     long wait = pacer.reserve();
@@ -146,6 +147,54 @@ public final class Plan {
 
   public Connector connector() {
     return connector;
+  }
+
+  /**
+   * The run's clock, the one its connectors and its runtime read ({@link Ticker#transportClock()}
+   * of the metrics' ticker): the users' waits (think time, pacing, backoffs, the window's) are
+   * measured on it.
+   */
+  public io.weft.transport.spi.Ticker clock() {
+    return clock;
+  }
+
+  /**
+   * What a user waits on for a pause of the run's clock (think time, a pacing turn, a backoff): a
+   * registration that never wakes, timed from {@code fromNanos}, the user's own reading of
+   * {@link #clock()} for this wait (see {@link TimedRegistration}): in continuation mode the wait
+   * ends when the clock reads {@code fromNanos} plus its timeout, even if the clock moved between
+   * the reading and the suspend. One wait only.
+   */
+  public WaitRegistration pauseFrom(long fromNanos) {
+    return new Pause(clock, fromNanos);
+  }
+
+  /** {@link #pauseFrom}'s registration: never wakes; its reading is spent by the first wait that arms it. */
+  private static final class Pause implements TimedRegistration {
+    private final io.weft.transport.spi.Ticker clock;
+    private final long from;
+    private boolean spent;
+
+    Pause(io.weft.transport.spi.Ticker clock, long from) {
+      this.clock = clock;
+      this.from = from;
+    }
+
+    @Override
+    public void register(Runnable wakeUp) {
+      // Never wakes: the wait is its timeout.
+    }
+
+    @Override
+    public io.weft.transport.spi.Ticker timedOn() {
+      return spent ? null : clock;
+    }
+
+    @Override
+    public long timedFrom() {
+      spent = true;
+      return from;
+    }
   }
 
   /** Where session {@code index} (re)connects: round robin, as the runner does. */

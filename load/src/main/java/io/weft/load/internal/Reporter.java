@@ -236,6 +236,10 @@ public final class Reporter {
         }
       }
     }
+    if (log != null && results.window != null) {
+      // So that merged shards can say what their windows did (LogMerge).
+      log.outputComment(COMMENT + results.window.toLog(results.windowConfig));
+    }
     if (log != null) {
       log.outputComment(COMMENT + "run model=" + results.model + " mode=" + results.mode
           + " scenario=" + results.scenario + " seconds=" + results.seconds + " users=" + results.users

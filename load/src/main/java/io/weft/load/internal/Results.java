@@ -111,6 +111,10 @@ public final class Results {
   /** Closed model: the number of virtual users; open model: the cap on sessions. */
   public long users;
   public final Map<String, String> info = new LinkedHashMap<>();
+  /** What the run's connect window did (merged: the shards' windows together), or null without one. */
+  WindowFigures window;
+  /** The window's configuration, as {@code ConnectWindow.toString()} says it, with {@link #window}. */
+  String windowConfig;
   /** Set when a session met a frame that cannot suspend: what it said; the run then fails. */
   public String notInstrumented;
   public final Map<String, Op> ops = new TreeMap<>();

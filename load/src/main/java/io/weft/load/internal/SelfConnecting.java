@@ -3,6 +3,8 @@ package io.weft.load.internal;
 import io.weft.transport.Connector;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
+import io.weft.transport.spi.Clocked;
+import io.weft.transport.spi.Ticker;
 import java.net.SocketAddress;
 import java.nio.charset.Charset;
 import java.util.Optional;
@@ -13,11 +15,25 @@ import javax.net.ssl.SSLSession;
  * for itself, through the run's real connector, so that its first connect is paced, timed,
  * and retried like every reconnect; a refused connect then fails an iteration, not the user. It
  * returns at once and never waits, so it is no blocking connector even in continuation mode.
+ *
+ * <p>It answers the run's clock ({@link Clocked}), which the runner makes its run's: in
+ * continuation mode the runtime's timer then times every suspension of the users (think time,
+ * backoffs, pacing and window waits, the real connector's timeouts) on the clock the real
+ * connector was built with, and a user's connect passes the runtime's check that its connector
+ * reads the run's clock.
  */
-final class SelfConnecting implements Connector {
-  static final SelfConnecting INSTANCE = new SelfConnecting();
+final class SelfConnecting implements Connector, Clocked {
+  private final Ticker clock;
 
-  private SelfConnecting() {}
+  /** @param clock the run's clock, the very object its real connector was built with */
+  SelfConnecting(Ticker clock) {
+    this.clock = java.util.Objects.requireNonNull(clock, "clock");
+  }
+
+  @Override
+  public Ticker ticker() {
+    return clock;
+  }
 
   @Override
   public Transport connect(SocketAddress remote, Timeout timeout) {

@@ -11,8 +11,14 @@ import java.util.concurrent.locks.LockSupport;
  * correction's expected interval. A run uses {@link #system()}; a test gives a ticker that moves
  * only when told (netty's {@code MockTicker}), so that the figures of a scripted run are exact.
  *
- * <p>Not on this clock: waits of the session runner (think time, transport timeouts), which
- * suspend the session, and the once-a-second live report, which only reads this clock.
+ * <p>The run hands the same clock ({@link #transportClock()}) to its connectors and its session
+ * runner, so that the users' waits are on it too: think time, connect pacing and the connect
+ * window's waits, backoffs, connect and read timeouts. In {@code CONTINUATIONS} the runtime's
+ * timer ends them when this clock reaches their end (a test's clock: when the test moves it); in
+ * the other modes a user's own waits (think time, pacing, backoffs) park in real time and then
+ * park on until this clock says the wait is over, and its transports time out as their connector
+ * does (the in-VM pipe's on this clock, plain sockets in real time). Not on it: the once-a-second
+ * live report, which only reads this clock.
  *
  * <p>It is Weft's one clock interface ({@link io.weft.transport.spi.Ticker}, which the runtime's
  * waits and timers read) plus the one thing a load run's dispatcher needs besides reading it:
@@ -32,4 +38,13 @@ public interface Ticker extends io.weft.transport.spi.Ticker {
    * so that time that passes between the caller's reading and the park is not waited twice.
    */
   void parkUntil(long deadlineNanos);
+
+  /**
+   * The clock the run hands to its connectors and its session runner: this ticker itself, or, for
+   * {@link #system()}, Weft's one system clock object ({@link io.weft.transport.spi.Ticker#system()}),
+   * which reads the same time.
+   */
+  default io.weft.transport.spi.Ticker transportClock() {
+    return this;
+  }
 }

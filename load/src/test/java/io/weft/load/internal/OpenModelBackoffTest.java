@@ -26,7 +26,7 @@ class OpenModelBackoffTest {
     Arrivals a = new Arrivals(Stages.constant(1, 1), 0, 1);
     Arrivals.Slot slot = a.slot();
     a.stop();
-    assertEquals(0L, VirtualUser.backOffTill(slot, TEN_MINUTES));
+    assertEquals(0L, VirtualUser.backOffTill(slot, TEN_MINUTES, io.weft.transport.spi.Ticker.system()));
   }
 
   /**
@@ -46,7 +46,7 @@ class OpenModelBackoffTest {
     AtomicReference<Throwable> failed = new AtomicReference<>();
     Thread user = new Thread(() -> {
       try {
-        waited.set(VirtualUser.backOffTill(backingOff, TEN_MINUTES));
+        waited.set(VirtualUser.backOffTill(backingOff, TEN_MINUTES, io.weft.transport.spi.Ticker.system()));
       } catch (Throwable e) {
         failed.set(e);
       }

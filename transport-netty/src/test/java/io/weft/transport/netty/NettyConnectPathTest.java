@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -24,13 +25,18 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.util.concurrent.Future;
 import io.weft.testsupport.EchoServer;
 import io.weft.testsupport.FaultyPeer;
+import io.weft.testsupport.FullBacklog;
 import io.weft.transport.Timeout;
+import io.weft.transport.TransportTimeoutException;
 import io.weft.transport.netty.internal.ChannelState;
 import io.weft.transport.netty.internal.LingerlessSocketChannel;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.lang.reflect.Method;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.SocketAddress;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.spi.SelectorProvider;
@@ -219,26 +225,8 @@ class NettyConnectPathTest {
       int establishedAtReturn = 0;
       for (int i = 0; i < 5; i++) {
         LingerlessSocketChannel ch = new LingerlessSocketChannel(SelectorProvider.provider());
-        AtomicInteger actives = new AtomicInteger();
-        StringBuilder received = new StringBuilder();
-        CompletableFuture<String> echoed = new CompletableFuture<>();
-        ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
-          @Override
-          public void channelActive(ChannelHandlerContext ctx) {
-            actives.incrementAndGet();
-            ctx.writeAndFlush(Unpooled.copiedBuffer("ping\n", StandardCharsets.US_ASCII));
-          }
-
-          @Override
-          public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            ByteBuf buf = (ByteBuf) msg;
-            received.append(buf.toString(StandardCharsets.US_ASCII));
-            buf.release();
-            if (received.indexOf("\n") >= 0) {
-              echoed.complete(received.toString());
-            }
-          }
-        });
+        Pinging pinging = new Pinging();
+        ch.pipeline().addLast(pinging);
         int connect = i;
         Future<String> atReturn = loop.submit(() -> {
           registerHere(loop, ch);
@@ -261,16 +249,115 @@ class NettyConnectPathTest {
           assertEquals(0, ops & SelectionKey.OP_CONNECT, () -> "connect " + connect
               + ": OP_CONNECT still in the interest ops of a connect done at return (" + ops + ")");
         }
-        assertEquals("ping\n", echoed.get(30, TimeUnit.SECONDS), "the bytes that came back");
-        assertEquals(1, actives.get(), "channelActive fired");
-        int opsAfter = loop.submit(() -> selectionKey(ch).interestOps()).get(30, TimeUnit.SECONDS);
-        assertEquals(SelectionKey.OP_READ, opsAfter, "the interest ops after the echo");
-        ch.close().sync();
+        pinging.assertEchoedAndReadingOnly(loop, ch);
       }
       assumeTrue(establishedAtReturn > 0, "the kernel made none of 5 loopback handshakes inside connect()"
           + " (RPS on lo, threaded or deferred softirqs?): no connect here could be finished at its return");
     } finally {
       group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+    }
+  }
+
+  /**
+   * A connect whose handshake the kernel did not make inside {@code connect} (as on any real
+   * network; here a listener whose accept queue is full drops the SYN) is finished through the
+   * selector, as before the fast path finished loopback connects at once: not done when
+   * {@code connect} returns on the loop, its socket in {@code SYN_SENT} and its key asking for
+   * {@code OP_CONNECT} alone; once the listener takes its queue's fillers, the SYN's retry gets in,
+   * the select reports the connect, and Netty's finish completes it: {@code channelActive} once,
+   * bytes both ways, interest reads only. A channel that left the key without {@code OP_CONNECT}
+   * there would never hear of its connect (the hang guard fails it).
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aConnectStillUnderWayWhenConnectReturnsIsFinishedThroughTheSelector() throws Exception {
+    assumeTrue(FullBacklog.canCheck(), FullBacklog.CANNOT_CHECK);
+    NioEventLoopGroup group = new NioEventLoopGroup(1);
+    try (FullBacklog full = new FullBacklog()) {
+      EventLoop loop = group.next();
+      LingerlessSocketChannel ch = new LingerlessSocketChannel(SelectorProvider.provider());
+      Pinging pinging = new Pinging();
+      ch.pipeline().addLast(pinging);
+      CompletableFuture<ChannelFuture> connecting = new CompletableFuture<>();
+      String[] at = loop.submit(() -> {
+        registerHere(loop, ch);
+        ChannelFuture connect = ch.connect(full.address());
+        connecting.complete(connect);
+        return connect.isDone() + " " + full.synSent() + " " + selectionKey(ch).interestOps();
+      }).get(30, TimeUnit.SECONDS).split(" ");
+      assertEquals("false", at[0], "a connect to a full accept queue was done when connect returned");
+      assertEquals("1", at[1], "sockets in SYN_SENT to the full listener just after the return");
+      assertEquals(SelectionKey.OP_CONNECT, Integer.parseInt(at[2]), "the interest ops of a connect under way");
+      assertEquals(0, pinging.actives.get(), "channelActive fired before the connect was finished");
+      full.acceptFillers();
+      try (Socket peer = full.accept()) {
+        ChannelFuture connect = connecting.get();
+        assertTrue(connect.await(30, TimeUnit.SECONDS), "the connect did not end");
+        assertTrue(connect.isSuccess(), () -> "the connect failed: " + connect.cause());
+        BufferedReader in = new BufferedReader(new InputStreamReader(peer.getInputStream(), StandardCharsets.US_ASCII));
+        String line = in.readLine();
+        peer.getOutputStream().write((line + "\n").getBytes(StandardCharsets.US_ASCII));
+        peer.getOutputStream().flush();
+        pinging.assertEchoedAndReadingOnly(loop, ch);
+      }
+    } finally {
+      group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+    }
+  }
+
+  /**
+   * Weft's connect that stays under way (a full accept queue) ends at its timeout with
+   * docs/errors.md's words, and its socket is closed: the kernel drops it rather than retrying
+   * its SYN for minutes.
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void aConnectThatStaysUnderWayTimesOutAndClosesItsSocket() throws Exception {
+    assumeTrue(FullBacklog.canCheck(), FullBacklog.CANNOT_CHECK);
+    try (FullBacklog full = new FullBacklog(); NettyConnector connector = NettyConnector.builder().eventLoopThreads(1).tcp()) {
+      for (int i = 0; i < 2; i++) {
+        TransportTimeoutException e = assertThrows(TransportTimeoutException.class,
+            () -> connector.connect(full.address(), Timeout.of(200, TimeUnit.MILLISECONDS)).close());
+        assertEquals("connect to " + full.address() + " timed out after 200 ms", e.getMessage());
+      }
+      // A bounded poll of the kernel's table (the close is made on the loop).
+      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (full.synSent() > 0) {
+        assertTrue(System.nanoTime() - end < 0, "the timed-out connects' sockets are still in SYN_SENT 30 s later");
+        Thread.sleep(10);
+      }
+    }
+  }
+
+  /** Counts {@code channelActive}, sends {@code ping} at it, and completes {@link #echoed} with the first line back. */
+  private static final class Pinging extends ChannelInboundHandlerAdapter {
+    final AtomicInteger actives = new AtomicInteger();
+    final CompletableFuture<String> echoed = new CompletableFuture<>();
+    private final StringBuilder received = new StringBuilder();
+
+    /** {@code ping} came back, {@code channelActive} fired once, and {@code ch} now asks only for reads; then closes it. */
+    void assertEchoedAndReadingOnly(EventLoop loop, Channel ch) throws Exception {
+      assertEquals("ping\n", echoed.get(30, TimeUnit.SECONDS), "the bytes that came back");
+      assertEquals(1, actives.get(), "channelActive fired");
+      int opsAfter = loop.submit(() -> selectionKey(ch).interestOps()).get(30, TimeUnit.SECONDS);
+      assertEquals(SelectionKey.OP_READ, opsAfter, "the interest ops after the echo");
+      ch.close().sync();
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+      actives.incrementAndGet();
+      ctx.writeAndFlush(Unpooled.copiedBuffer("ping\n", StandardCharsets.US_ASCII));
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      ByteBuf buf = (ByteBuf) msg;
+      received.append(buf.toString(StandardCharsets.US_ASCII));
+      buf.release();
+      if (received.indexOf("\n") >= 0) {
+        echoed.complete(received.toString());
+      }
     }
   }
 

@@ -112,7 +112,7 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
             continue;
           }
           if (done > 0L && think > 0L) {
-            Suspend.await(Plan.NEVER, think);
+            pause(think);
           }
           plan.begin(ops);
           try {
@@ -135,19 +135,39 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
    * ended and its backlog is empty, so its next answer is {@link Arrivals#END}). While arrivals
    * are left, queued behind users that backed off, every backoff is waited whole: a failing
    * server's backlog is drained at the backoff's pace, not as fast as the client can reconnect;
-   * once none is, the run does not end late for a backoff. Measured on the system clock, as the
-   * wait's timer is.
+   * once none is, the run does not end late for a backoff. Measured on {@code clock}, the run's,
+   * as the wait's timer is in continuation mode (elsewhere a wait parks in real time, and the
+   * loop waits on until the clock says the backoff is over).
    *
+   * @param clock the run's clock ({@link Plan#clock()})
    * @return the part waited: {@code backoffNanos}, less if cut short, 0 if nothing was left at once
    */
-  public static long backOffTill(Arrivals.Slot slot, long backoffNanos) throws IOException {
-    long from = System.nanoTime();
+  public static long backOffTill(Arrivals.Slot slot, long backoffNanos, io.weft.transport.spi.Ticker clock)
+      throws IOException {
+    long from = clock.nanoTime();
     long waited = 0L;
     while (waited < backoffNanos && !slot.finished()) {
       Suspend.await(slot.whenFinished(), backoffNanos - waited);
-      waited = Math.min(backoffNanos, System.nanoTime() - from);
+      waited = Math.min(backoffNanos, clock.nanoTime() - from);
     }
     return waited;
+  }
+
+  /**
+   * Waits {@code nanos} of the run's clock ({@link Plan#clock()}): think time, a pacing turn, a
+   * backoff. In continuation mode the runtime's timer ends the wait when that clock reads its end
+   * (a test's clock: when the test moves it there); elsewhere the thread parks in real time and
+   * then, if the clock says the wait is not over (a test's clock that has not moved so far), parks
+   * on for what is left of it, as the blocking connectors' waits do.
+   */
+  private void pause(long nanos) throws IOException {
+    io.weft.transport.spi.Ticker clock = plan.clock();
+    long now = clock.nanoTime();
+    long end = now + nanos;
+    do {
+      Suspend.await(plan.pauseFrom(now), end - now);
+      now = clock.nanoTime();
+    } while (end - now > 0L);
   }
 
   /**
@@ -205,7 +225,7 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
         }
         long wait = plan.connectWaitNanos();
         if (wait > 0L) {
-          Suspend.await(Plan.NEVER, wait);
+          pause(wait);
         }
       }
       Transport t;
@@ -296,7 +316,7 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
       boolean whole = backoff <= limitNanos;
       long wait = whole ? backoff : limitNanos;
       if (wait > 0L) {
-        Suspend.await(Plan.NEVER, wait);
+        pause(wait);
         // Counted once waited: the part waited, if the run's end cut it short.
         plan.backedOff(backoff, wait);
       }
@@ -313,7 +333,7 @@ public final class VirtualUser implements io.weft.transport.SessionTask<Long> {
         return;
       }
       backoffNanos = 0L;
-      plan.backedOff(backoff, VirtualUser.backOffTill(slot, backoff));
+      plan.backedOff(backoff, VirtualUser.backOffTill(slot, backoff, plan.clock()));
     }
 
     void close() {
