@@ -12,6 +12,7 @@ import io.netty.channel.SelectStrategyFactory;
 import io.netty.util.concurrent.FastThreadLocal;
 import io.weft.testsupport.EchoServer;
 import io.weft.transport.Timeout;
+import io.weft.transport.TlsSettings;
 import io.weft.transport.TransportClosedException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -29,8 +30,9 @@ import org.junit.jupiter.api.Test;
  * The test holds the loop's thread in that gap, deterministically: the thread holds a value of a
  * test's {@link FastThreadLocal}, and Netty removes the thread's values after it has begun to refuse
  * work and before the loop is terminated; the value's removal waits for the test. Meanwhile a
- * connect, whose registration the loop refuses, and a flush, whose write it refuses, are made
- * from the test's thread.
+ * connect (whose registration the loop refuses), a flush (its write), a STARTTLS (the task that adds
+ * the TLS handler) and a read that resumes reading (the read handed to the loop) are made from the
+ * test's thread.
  */
 class NettyLoopRefusalTest {
   private static final Timeout TEN_SECONDS = Timeout.of(10, TimeUnit.SECONDS);
@@ -38,18 +40,42 @@ class NettyLoopRefusalTest {
   @Test
   // A hang fails the test instead of blocking the build.
   @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
-  void aConnectAndAFlushThatTheDyingLoopRefusesFailAsItsDeath() throws Exception {
+  void aConnectAFlushAStartTlsAndAResumedReadThatTheDyingLoopRefusesFailAsItsDeath() throws Exception {
     try (EchoServer tcp = EchoServer.tcp(); DyingLoop dying = new DyingLoop()) {
-      NettyTransport transport = dying.connectAndKill(tcp.address());
+      // Three connections made before the death, one per operation, each on the one loop.
+      NettyTransport flushing = dying.connector.connect(tcp.address(), TEN_SECONDS);
+      NettyTransport upgrading = dying.connector.connect(tcp.address(), TEN_SECONDS);
+      NettyTransport reading = dying.connector.connect(tcp.address(), TEN_SECONDS);
+      // Its echo fills the reader's buffer past the inbound limit: reading is suspended.
+      reading.writeLine("x".repeat(4 * DyingLoop.INBOUND_LIMIT));
+      reading.flush();
+      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (!reading.state().isReadSuspended()) {
+        assertTrue(System.nanoTime() - end < 0, "reading was never suspended");
+        // A poll of the channel's state, not an order made by sleeping.
+        Thread.sleep(1);
+      }
+      dying.connectAndKill(tcp.address());
       String died = "Netty event loop " + dying.name + " died";
       // Refused registration (Weft's own connect path): the connect reports the loop's death.
       TransportClosedException e = assertThrows(TransportClosedException.class,
           () -> dying.connector.connect(tcp.address(), TEN_SECONDS));
       assertEquals("transport closed during connect to " + tcp.address() + ": " + died, e.getMessage());
-      // Refused write of a connection made before the death.
-      transport.writeLine("ping");
-      e = assertThrows(TransportClosedException.class, transport::flush);
+      // Refused write.
+      flushing.writeLine("ping");
+      e = assertThrows(TransportClosedException.class, flushing::flush);
       assertEquals("transport closed during flush: " + died, e.getMessage());
+      // Refused task that adds the TLS handler.
+      e = assertThrows(TransportClosedException.class, () -> upgrading.startTls(TlsSettings.defaults()));
+      assertTrue(e.getMessage().startsWith("transport closed during TLS handshake with ")
+          && e.getMessage().endsWith(": " + died), e::toString);
+      // Refused read: the read that drains the buffer resumes reading, which the loop refuses;
+      // the bytes it took are its own, the next read meets the death.
+      int buffered = reading.state().buffered();
+      assertTrue(buffered > DyingLoop.INBOUND_LIMIT, () -> buffered + " bytes buffered");
+      reading.readFully(new byte[buffered], 0, buffered);
+      e = assertThrows(TransportClosedException.class, () -> reading.readLineStrict(64));
+      assertTrue(e.getMessage().endsWith(died), e::toString);
       // The connector knows its loop is gone before the loop has ended.
       e = assertThrows(TransportClosedException.class, () -> dying.connector.connect(tcp.address(), TEN_SECONDS));
       assertEquals("connector is broken: " + died, e.getMessage());
@@ -78,6 +104,7 @@ class NettyLoopRefusalTest {
    * the loop's shutdown (it refuses work) and its end (the connector is told) until this is closed.
    */
   private static final class DyingLoop implements AutoCloseable {
+    static final int INBOUND_LIMIT = 1024;
     private final AtomicBoolean dying = new AtomicBoolean();
     private final CountDownLatch held = new CountDownLatch(1);
     private final CountDownLatch release = new CountDownLatch(1);
@@ -101,7 +128,7 @@ class NettyLoopRefusalTest {
         }
         return normal.calculateStrategy(selectNow, hasTasks);
       };
-      connector = new NettyConnector(null, 64 * 1024, 1, "test", strategy);
+      connector = new NettyConnector(null, INBOUND_LIMIT, 1, "test", strategy);
     }
 
     /**
