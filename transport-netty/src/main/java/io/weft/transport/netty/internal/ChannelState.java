@@ -353,9 +353,13 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
     try {
       ch.eventLoop().execute(() -> addTlsHandler(ch, handler, done));
     } catch (RejectedExecutionException e) {
-      // A loop that died: the handshake's wait reads the state closed with its words.
-      closeIfLoopGone(ch, e);
+      // A loop that died: the handshake's wait reads the state closed with its words. A live loop's
+      // refusal (a bounded task queue that is full) is no closed peer: thrown as it is, as before.
+      boolean loopGone = closeIfLoopGone(ch, e);
       done.tryFailure(e);
+      if (!loopGone) {
+        throw e;
+      }
     }
     return done;
   }
