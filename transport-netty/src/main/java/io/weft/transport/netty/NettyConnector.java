@@ -36,8 +36,11 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.channels.spi.SelectorProvider;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -95,6 +98,8 @@ public final class NettyConnector implements Connector, Clocked {
   private final Core core;
   /** Why this connector refuses to connect (one of its event loops died), or null. */
   private volatile String broken;
+  /** The event-loop threads made for the group (one per loop that started), to name a dead loop. */
+  private final List<Thread> loopThreads = new CopyOnWriteArrayList<>();
 
   private NettyConnector(TlsSettings tls, int inboundLimit, int threads, String kind, Ticker ticker) {
     this(tls, inboundLimit, threads, kind, DefaultSelectStrategyFactory.INSTANCE, ticker);
@@ -113,9 +118,12 @@ public final class NettyConnector implements Connector, Clocked {
     this.inboundLimit = inboundLimit;
     this.core = new Core(tls, ticker);
     this.threads = threads;
-    this.group = new NioEventLoopGroup(threads,
-        EventLoops.threads("weft-netty-" + kind + IDS.incrementAndGet() + "-", this::loopEnded),
-        PROVIDER, selectStrategy);
+    ThreadFactory loops = EventLoops.threads("weft-netty-" + kind + IDS.incrementAndGet() + "-", this::loopEnded);
+    this.group = new NioEventLoopGroup(threads, (ThreadFactory) runnable -> {
+      Thread thread = loops.newThread(runnable);
+      loopThreads.add(thread);
+      return thread;
+    }, PROVIDER, selectStrategy);
     this.bootstrap = new Bootstrap()
         .group(group)
         .channel(NioSocketChannel.class)
@@ -171,7 +179,7 @@ public final class NettyConnector implements Connector, Clocked {
     broken = LOOP_DIED;
     String why = LOOP_DIED;
     try {
-      why = "Netty event loop " + thread.getName() + " died";
+      why = loopDied(thread);
       broken = why;
     } catch (OutOfMemoryError e) {
       // The constant says enough.
@@ -200,6 +208,36 @@ public final class NettyConnector implements Connector, Clocked {
     } catch (OutOfMemoryError e) {
       // No room to log it: the sessions have heard.
     }
+  }
+
+  /** The words of a loop's death, as its connector's sessions and connects hear them. */
+  private static String loopDied(Thread thread) {
+    return "Netty event loop " + thread.getName() + " died";
+  }
+
+  /**
+   * Why {@code loop}, one of this connector's, refuses work ({@code RejectedExecutionException:
+   * event executor terminated}, from a registration, a task, a write handed to it): it died, and
+   * the words are those of {@link #loopEnded}, which is told only once the loop has ended, after
+   * Netty has begun refusing its work; the connector is marked broken now, with the same words.
+   * Null while the connector is closed (its close shut the loop down, and closed its sessions with
+   * words of its own first) or the loop is not shutting down.
+   */
+  private String loopGone(EventExecutor loop) {
+    if (core.isClosed() || !loop.isShuttingDown()) {
+      return null;
+    }
+    String why = LOOP_DIED;
+    for (Thread thread : loopThreads) {
+      if (loop.inEventLoop(thread)) {
+        why = loopDied(thread);
+        break;
+      }
+    }
+    if (broken == null) {
+      broken = why;
+    }
+    return why;
   }
 
   /** The steps of a connect and the live set, for the continuation connector, which waits its own way. */
@@ -238,7 +276,7 @@ public final class NettyConnector implements Connector, Clocked {
 
     @Override
     protected ChannelState newState() {
-      return new ChannelState(inboundLimit);
+      return new ChannelState(inboundLimit, NettyConnector.this::loopGone);
     }
 
     /**
@@ -295,10 +333,11 @@ public final class NettyConnector implements Connector, Clocked {
       // also where Netty does not (a promise cancelled before the loop runs the connect).
       connected.addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
       if (registered.isDone()) {
-        // Registered inline (on the calling loop): register0 has ended, channelRegistered included.
-        connectRegistered(registered, remote, connected);
+        // Registered inline (on the calling loop: register0 has ended, channelRegistered
+        // included), or refused at once (a loop that died or is shutting down).
+        connectRegistered(registered, remote, state, connected);
       } else {
-        registered.addListener((ChannelFutureListener) done -> connectWhenRegistered(done, remote, connected));
+        registered.addListener((ChannelFutureListener) done -> connectWhenRegistered(done, remote, state, connected));
       }
       return connected;
     }
@@ -311,15 +350,18 @@ public final class NettyConnector implements Connector, Clocked {
      * does, the connect is handed to the channel's loop as a task, which runs after register0;
      * a failed or cancelled registration is dealt with at once.
      */
-    private void connectWhenRegistered(ChannelFuture registered, SocketAddress remote, ChannelPromise connected) {
+    private void connectWhenRegistered(ChannelFuture registered, SocketAddress remote, ChannelState state,
+        ChannelPromise connected) {
       if (!registered.isSuccess()) {
-        connectRegistered(registered, remote, connected);
+        connectRegistered(registered, remote, state, connected);
         return;
       }
       try {
-        registered.channel().eventLoop().execute(() -> connectRegistered(registered, remote, connected));
+        registered.channel().eventLoop().execute(() -> connectRegistered(registered, remote, state, connected));
       } catch (RejectedExecutionException e) {
         registered.channel().unsafe().closeForcibly();
+        // The state closed with the loop's death first, so that the connect reports that.
+        state.closeIfLoopGone(registered.channel(), e);
         connected.tryFailure(e);
       }
     }
@@ -348,9 +390,14 @@ public final class NettyConnector implements Connector, Clocked {
      * The connect of a channel once its registration is done: issued at once (on its event loop,
      * where a registration ends; Netty hands a connect from another thread to the loop), or,
      * if the registration failed (the group shut down), the channel closed and the connect
-     * failed with the registration's cause, as {@code Bootstrap} does.
+     * failed with the registration's cause, as {@code Bootstrap} does. A registration its loop
+     * refused because the loop died closes {@code state} with the words of that death before the
+     * connect fails, so that the connect ends with {@code TransportClosedException} naming the
+     * loop, as one under way when the loop dies does (docs/errors.md), not with Netty's
+     * {@code RejectedExecutionException}.
      */
-    private void connectRegistered(ChannelFuture registered, SocketAddress remote, ChannelPromise connected) {
+    private void connectRegistered(ChannelFuture registered, SocketAddress remote, ChannelState state,
+        ChannelPromise connected) {
       Channel channel = registered.channel();
       Throwable cause = registered.cause();
       if (cause != null || connected.isCancelled()) {
@@ -360,6 +407,7 @@ public final class NettyConnector implements Connector, Clocked {
           channel.unsafe().closeForcibly();
         }
         if (cause != null) {
+          state.closeIfLoopGone(channel, cause);
           connected.tryFailure(cause);
         }
         return;
@@ -384,7 +432,13 @@ public final class NettyConnector implements Connector, Clocked {
           }
         });
       }
-      return b.connect(remote);
+      ChannelFuture connected = b.connect(remote);
+      // Bootstrap registers from the calling thread: a loop that refused it failed the future
+      // already (a registration under way that a dying loop drops is ended by the state's close).
+      if (connected.isDone()) {
+        state.closeIfLoopGone(connected.channel(), connected.cause());
+      }
+      return connected;
     }
 
     @Override

@@ -67,8 +67,8 @@ class NettyLoopDiedTest {
       }
       dying.set(true);
       // A task wakes the loop, whose next turn begins with the strategy, which throws. (A connect
-      // to wake it would race the death: one whose registration met the terminated loop failed
-      // with "RejectedExecutionException: event executor terminated", 1 of 4 runs.)
+      // to wake it would race the death: it may complete first; one that the dying loop refuses
+      // fails as the death does, NettyLoopRefusalTest.)
       ((NettyTransport) transport).state().channel().eventLoop().execute(() -> { });
       // The connect under way ends with the loop, not at its timeout.
       ExecutionException failed = assertThrows(ExecutionException.class, () -> inFlight.get(30, TimeUnit.SECONDS));

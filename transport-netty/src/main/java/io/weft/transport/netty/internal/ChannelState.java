@@ -10,6 +10,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GenericFutureListener;
 import io.netty.util.concurrent.ImmediateEventExecutor;
@@ -23,6 +24,8 @@ import io.weft.transport.spi.Tls;
 import java.io.IOException;
 import java.net.SocketException;
 import java.nio.channels.ClosedChannelException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -89,13 +92,62 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
   private volatile Future<?> handshake;
   /** Why the handshake failed, as Netty's handler reported it. */
   private volatile Throwable handshakeCause;
+  /** Why a loop refuses work (it died), or null: from the connector (see {@link #closeIfLoopGone}). */
+  private final Function<EventExecutor, String> loopGone;
 
   /**
+   * A state whose loop's refusals are not told apart: {@link #closeIfLoopGone} never closes it.
+   *
    * @param inboundLimit bytes buffered above which reading from the peer is suspended
    * @throws IllegalArgumentException if {@code inboundLimit < 2}
    */
   public ChannelState(int inboundLimit) {
+    this(inboundLimit, loop -> null);
+  }
+
+  /**
+   * @param inboundLimit bytes buffered above which reading from the peer is suspended
+   * @param loopGone why an event loop that refused this state's work did (it died, in the words
+   *     every other session of the connector hears), or null when that is not the reason (the
+   *     connector is closing: its close has closed the state with words of its own)
+   * @throws IllegalArgumentException if {@code inboundLimit < 2}
+   */
+  public ChannelState(int inboundLimit, Function<EventExecutor, String> loopGone) {
     super(inboundLimit, false);
+    this.loopGone = loopGone;
+  }
+
+  /**
+   * Closes this state with the words of its channel's event loop's death when {@code cause} is
+   * that loop's refusal of work ({@code RejectedExecutionException: event executor terminated},
+   * from a registration, a connect, a write, a task handed to it): a loop that died refuses work
+   * from the moment Netty begins its shutdown, before its connector hears of the death and
+   * closes its sessions. So the operation that met the refusal reports
+   * {@link TransportClosedException} naming the loop, as the operations that meet the death a
+   * moment later do (docs/errors.md), not Netty's exception. Called before the operation's
+   * failure is reported, so that the report finds the state closed.
+   *
+   * @param ch the channel whose loop refused, or null
+   * @param cause the refusal, or anything else (then nothing is done)
+   * @return true if this state is closed with the loop's words (or was closed already)
+   */
+  public boolean closeIfLoopGone(Channel ch, Throwable cause) {
+    if (!(cause instanceof RejectedExecutionException) || ch == null) {
+      return false;
+    }
+    EventExecutor loop;
+    try {
+      loop = ch.eventLoop();
+    } catch (IllegalStateException e) {
+      // Never handed to a loop.
+      return false;
+    }
+    String why = loopGone.apply(loop);
+    if (why == null) {
+      return false;
+    }
+    close(why);
+    return true;
   }
 
   /**
@@ -298,28 +350,41 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
       done.tryFailure(e);
       throw e;
     }
-    ch.eventLoop().execute(() -> {
-      StartTlsInjectionException injected = null;
-      lock.lock();
-      try {
-        checkNothingBuffered();
-      } catch (StartTlsInjectionException e) {
-        if (failure == null) {
-          failure = e;
-        }
-        injected = e;
-      } finally {
-        lock.unlock();
+    try {
+      ch.eventLoop().execute(() -> addTlsHandler(ch, handler, done));
+    } catch (RejectedExecutionException e) {
+      // A loop that died: the handshake's wait reads the state closed with its words. A live loop's
+      // refusal (a bounded task queue that is full) is no closed peer: thrown as it is, as before.
+      boolean loopGone = closeIfLoopGone(ch, e);
+      done.tryFailure(e);
+      if (!loopGone) {
+        throw e;
       }
-      if (injected != null) {
-        // Outside the lock: the promise's listeners wake the session, which may run right here.
-        done.tryFailure(injected);
-        return;
-      }
-      watchHandshake(handler, done);
-      ch.pipeline().addFirst(TLS_HANDLER, handler);
-    });
+    }
     return done;
+  }
+
+  /** On the event loop: the TLS handler added to the live channel, unless plaintext came first. */
+  private void addTlsHandler(Channel ch, SslHandler handler, Promise<Void> done) {
+    StartTlsInjectionException injected = null;
+    lock.lock();
+    try {
+      checkNothingBuffered();
+    } catch (StartTlsInjectionException e) {
+      if (failure == null) {
+        failure = e;
+      }
+      injected = e;
+    } finally {
+      lock.unlock();
+    }
+    if (injected != null) {
+      // Outside the lock: the promise's listeners wake the session, which may run right here.
+      done.tryFailure(injected);
+      return;
+    }
+    watchHandshake(handler, done);
+    ch.pipeline().addFirst(TLS_HANDLER, handler);
   }
 
   private static SslHandler newTlsHandler(TlsSettings settings, String host, int port) {
@@ -426,6 +491,12 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
    */
   @Override
   protected void writeFailed(Throwable cause) {
+    if (cause instanceof RejectedExecutionException) {
+      // A write handed to a loop that died: reported as the loop's death (closeIfLoopGone).
+      Channel ch = channel;
+      closeIfLoopGone(ch != null ? ch : unclosed, cause);
+      return;
+    }
     if (!(cause instanceof IOException) || cause instanceof ClosedChannelException) {
       return;
     }
@@ -517,7 +588,16 @@ public final class ChannelState extends ConnectionState<Future<?>, ByteBuf> {
     if (ch == null) {
       return false;
     }
-    ch.config().setAutoRead(!suspend);
+    try {
+      ch.config().setAutoRead(!suspend);
+    } catch (RejectedExecutionException e) {
+      // A resume hands a read to the loop, which refuses it if it died: the state closes with
+      // its words (a later poll reads them), or the refusal is thrown as before.
+      if (!closeIfLoopGone(ch, e)) {
+        throw e;
+      }
+      return false;
+    }
     return true;
   }
 
