@@ -38,7 +38,7 @@ public final class ConnectFailures {
   }
 
   /**
-   * {@code "<what> failed: unknown host"}, caused by {@code cause}: a connect to an address whose
+   * {@code "<what> failed: host not resolved"}, caused by {@code cause}: a connect to an address whose
    * name did not resolve, the same on every connector, whatever the resolver said (or whether one
    * was asked: the JDK's socket and MINA never resolve an unresolved address, Netty's bootstrap
    * does, and a failed look-up's message depends on the name service and the JDK's cache).
@@ -48,7 +48,7 @@ public final class ConnectFailures {
    * @return a new exception to throw in its place
    */
   public static UnknownHostException unknownHost(String what, Throwable cause) {
-    UnknownHostException named = new UnknownHostException(what + " failed: unknown host");
+    UnknownHostException named = new UnknownHostException(what + " failed: host not resolved");
     if (cause != null) {
       named.initCause(cause);
     }

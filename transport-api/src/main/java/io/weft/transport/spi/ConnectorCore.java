@@ -309,7 +309,7 @@ public abstract class ConnectorCore<F, S extends ConnectionState<F, ?>> {
     }
     if (cause instanceof UnknownHostException || cause instanceof UnresolvedAddressException) {
       // A name that did not resolve: Netty's resolver's failure, or MINA's channel refusing an
-      // unresolved address. One type and message for both (docs/errors.md, "unknown host").
+      // unresolved address. One type and message for both (docs/errors.md, "host not resolved").
       return ConnectFailures.unknownHost(what, cause);
     }
     if (cause instanceof IOException) {

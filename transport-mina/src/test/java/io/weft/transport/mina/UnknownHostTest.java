@@ -22,14 +22,14 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A connect to an unresolved address whose name cannot resolve fails the same way on every
- * connector and in every mode (docs/errors.md, "unknown host"): {@link UnknownHostException}
- * {@code connect to no-such-host.invalid/<unresolved>:6379 failed: unknown host}. The name is
+ * connector and in every mode (docs/errors.md, "host not resolved"): {@link UnknownHostException}
+ * {@code connect to no-such-host.invalid/<unresolved>:6379 failed: host not resolved}. The name is
  * under {@code .invalid} (RFC 6761), which Weft refuses without asking any resolver: no DNS
  * query leaves the machine.
  */
 class UnknownHostTest {
   private static final InetSocketAddress NOWHERE = InetSocketAddress.createUnresolved("no-such-host.invalid", 6379);
-  private static final String EXPECTED = "connect to no-such-host.invalid/<unresolved>:6379 failed: unknown host";
+  private static final String EXPECTED = "connect to no-such-host.invalid/<unresolved>:6379 failed: host not resolved";
   private static final Timeout TIMEOUT = Timeout.of(30, TimeUnit.SECONDS);
 
   enum Kind {
