@@ -36,6 +36,7 @@ import java.net.Socket;
 import java.net.SocketAddress;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
@@ -179,6 +180,10 @@ public final class SocketTransport implements Transport, ReplyTiming, ReportsClo
     } catch (ConnectException e) {
       closeQuietly(socket);
       throw ConnectFailures.naming(remote, e);
+    } catch (UnknownHostException e) {
+      // Socket.connect refuses an unresolved address so, naming only its host.
+      closeQuietly(socket);
+      throw ConnectFailures.unknownHost(ConnectorCore.connectWhat(remote), e);
     } catch (IOException | RuntimeException e) {
       closeQuietly(socket);
       throw e;

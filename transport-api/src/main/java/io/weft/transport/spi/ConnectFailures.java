@@ -2,6 +2,7 @@ package io.weft.transport.spi;
 
 import java.net.ConnectException;
 import java.net.SocketAddress;
+import java.net.UnknownHostException;
 
 /**
  * The one form of a refused or failed connect across Weft's connectors: a
@@ -33,6 +34,24 @@ public final class ConnectFailures {
   public static ConnectException naming(String what, ConnectException e) {
     ConnectException named = new ConnectException(what + " failed: " + e.getMessage());
     named.initCause(e);
+    return named;
+  }
+
+  /**
+   * {@code "<what> failed: host not resolved"}, caused by {@code cause}: a connect to an address whose
+   * name did not resolve, the same on every connector, whatever the resolver said (or whether one
+   * was asked: the JDK's socket and MINA never resolve an unresolved address, Netty's bootstrap
+   * does, and a failed look-up's message depends on the name service and the JDK's cache).
+   *
+   * @param what the connect, naming the address ({@code "connect to host/<unresolved>:port"})
+   * @param cause the library's or the JDK's failure, or null
+   * @return a new exception to throw in its place
+   */
+  public static UnknownHostException unknownHost(String what, Throwable cause) {
+    UnknownHostException named = new UnknownHostException(what + " failed: host not resolved");
+    if (cause != null) {
+      named.initCause(cause);
+    }
     return named;
   }
 }

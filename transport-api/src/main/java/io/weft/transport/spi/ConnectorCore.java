@@ -6,6 +6,8 @@ import io.weft.transport.TransportClosedException;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.SocketAddress;
+import java.net.UnknownHostException;
+import java.nio.channels.UnresolvedAddressException;
 import java.util.ArrayList;
 import java.util.Objects;
 import java.util.Optional;
@@ -304,6 +306,11 @@ public abstract class ConnectorCore<F, S extends ConnectionState<F, ?>> {
     }
     if (cause instanceof ConnectException) {
       return ConnectFailures.naming(what, (ConnectException) cause);
+    }
+    if (cause instanceof UnknownHostException || cause instanceof UnresolvedAddressException) {
+      // A name that did not resolve: Netty's resolver's failure, or MINA's channel refusing an
+      // unresolved address. One type and message for both (docs/errors.md, "host not resolved").
+      return ConnectFailures.unknownHost(what, cause);
     }
     if (cause instanceof IOException) {
       return (IOException) cause;

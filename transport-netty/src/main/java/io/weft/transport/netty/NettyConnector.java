@@ -19,6 +19,7 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.util.concurrent.ImmediateEventExecutor;
 import io.netty.util.internal.PlatformDependent;
 import io.netty.util.internal.SystemPropertyUtil;
 import io.weft.transport.Connector;
@@ -35,6 +36,7 @@ import io.weft.transport.netty.internal.LingerlessSocketChannel;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.net.UnknownHostException;
 import java.nio.channels.spi.SelectorProvider;
 import java.util.List;
 import java.util.Optional;
@@ -303,7 +305,13 @@ public final class NettyConnector implements Connector, Clocked {
      */
     @Override
     public Future<?> startConnect(SocketAddress remote, ChannelState state) {
-      if (BOOTSTRAP_EXTENSIONS || tls().isPresent() || ((InetSocketAddress) remote).isUnresolved()) {
+      InetSocketAddress inet = (InetSocketAddress) remote;
+      if (inet.isUnresolved() && isSpecialInvalid(inet.getHostString())) {
+        // RFC 6761, 6.4: a name under "invalid" never resolves, and resolvers should say so at
+        // once; the JDK's asks the name service (a DNS query). Failed here as a look-up would.
+        return ImmediateEventExecutor.INSTANCE.newFailedFuture(new UnknownHostException(inet.getHostString()));
+      }
+      if (BOOTSTRAP_EXTENSIONS || tls().isPresent() || inet.isUnresolved()) {
         return bootstrapConnect(remote, state);
       }
       NioSocketChannel channel;
@@ -413,6 +421,12 @@ public final class NettyConnector implements Connector, Clocked {
         return;
       }
       channel.connect(remote, connected);
+    }
+
+    /** Whether {@code host} is "invalid" or a name under it (RFC 6761: it never resolves). */
+    private static boolean isSpecialInvalid(String host) {
+      String h = host.endsWith(".") ? host.substring(0, host.length() - 1) : host;
+      return h.equalsIgnoreCase("invalid") || h.regionMatches(true, h.length() - 8, ".invalid", 0, 8);
     }
 
     /** The connect through a clone of Netty's bootstrap: for an unresolved address, which it resolves. */
