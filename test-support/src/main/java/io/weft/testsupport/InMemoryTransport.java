@@ -1,5 +1,6 @@
 package io.weft.testsupport;
 
+import io.weft.transport.LineParser;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
@@ -140,6 +141,11 @@ public final class InMemoryTransport implements Transport {
   @Override
   public String readLineStrict(int limit, Charset charset) throws IOException {
     return reads.readLine(limit, true, charset);
+  }
+
+  @Override
+  public <T> T parseLine(int limit, LineParser<T> parser) throws IOException {
+    return reads.parseLine(limit, parser);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.weft.continuations.spi;
 
+import io.weft.transport.LineParser;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
@@ -110,6 +111,13 @@ public abstract class SuspendingConnectionTransport<F> extends ConnectionTranspo
   public final String readLineStrict(int limit, Charset charset) throws IOException {
     Suspend.checkEntry();
     return reads.readLine(limit, true, charset);
+  }
+
+  @Override
+  @continuable
+  public final <T> T parseLine(int limit, LineParser<T> parser) throws IOException {
+    Suspend.checkEntry();
+    return reads.parseLine(limit, parser);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.weft.transport.socket;
 
+import io.weft.transport.LineParser;
 import io.weft.transport.NonBlockingThread;
 import io.weft.transport.StartTlsInjectionException;
 import io.weft.transport.Timeout;
@@ -227,6 +228,11 @@ public final class SocketTransport implements Transport, ReplyTiming, ReportsClo
   @Override
   public String readLineStrict(int limit, Charset charset) throws IOException {
     return reads.readLine(limit, true, charset);
+  }
+
+  @Override
+  public <T> T parseLine(int limit, LineParser<T> parser) throws IOException {
+    return reads.parseLine(limit, parser);
   }
 
   @Override

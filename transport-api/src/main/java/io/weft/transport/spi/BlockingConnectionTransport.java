@@ -1,5 +1,6 @@
 package io.weft.transport.spi;
 
+import io.weft.transport.LineParser;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
@@ -62,6 +63,11 @@ public abstract class BlockingConnectionTransport<F> extends ConnectionTransport
   @Override
   public final String readLineStrict(int limit, Charset charset) throws IOException {
     return reads.readLine(limit, true, charset);
+  }
+
+  @Override
+  public final <T> T parseLine(int limit, LineParser<T> parser) throws IOException {
+    return reads.parseLine(limit, parser);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.weft.transport.spi;
 
+import io.weft.transport.LineParser;
 import io.weft.transport.LineTooLongException;
 import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.TlsRequiredException;
@@ -271,6 +272,59 @@ public final class InboundBuffer implements Inbound {
    */
   @Override
   public String pollLine(int limit, boolean strict, Charset charset) throws IOException {
+    int lf = findLine(limit, strict);
+    if (lf >= 0) {
+      int length = lineLength(lf);
+      String line = new String(data, head, length, charset);
+      consume(lf + 1 - head);
+      return line;
+    }
+    if (lf == NO_LINE) {
+      return null;
+    }
+    // Lenient, at the end of the stream: the partial line.
+    int size = tail - head;
+    String line = new String(data, head, size, charset);
+    consume(size);
+    return line;
+  }
+
+  /**
+   * As a strict {@link #pollLine}, handing the line's bytes, where they lie in this buffer, to
+   * {@code parser}: the line is consumed first, and the parser reads it before anything can be
+   * appended (this buffer's reader, or its owner's lock, is the parser's caller).
+   *
+   * @return what the parser returned, or {@link Inbound#NO_LINE_YET} when more input is needed
+   * @throws LineTooLongException once {@code limit} bytes have arrived without a line end
+   * @throws EOFException when the stream ended before a line end
+   * @throws TlsRequiredException when the plaintext stream starts with a TLS alert record
+   * @throws ParsedLineFailure carrying what the parser threw
+   */
+  @Override
+  public Object pollLine(int limit, LineParser<?> parser) throws IOException {
+    int lf = findLine(limit, true);
+    if (lf < 0) {
+      return NO_LINE_YET;
+    }
+    int length = lineLength(lf);
+    // consume may start over at index 0 or replace the array; the bytes stay where they are in
+    // this one until the next append.
+    byte[] bytes = data;
+    int start = head;
+    consume(lf + 1 - head);
+    return ParsedLineFailure.parse(parser, bytes, start, length);
+  }
+
+  /** findLine's answer when more input is needed, or at a lenient clean end of stream. */
+  private static final int NO_LINE = -1;
+  /** findLine's answer at a lenient end of stream with a partial line of at most the limit left. */
+  private static final int PARTIAL_LINE = -2;
+
+  /**
+   * Finds the LF ending the line at the head: its index, or {@link #NO_LINE}, or (lenient)
+   * {@link #PARTIAL_LINE}; throws as {@link #pollLine} does.
+   */
+  private int findLine(int limit, boolean strict) throws IOException {
     if (limit < 0) {
       throw new IllegalArgumentException("limit < 0: " + limit);
     }
@@ -287,27 +341,23 @@ public final class InboundBuffer implements Inbound {
       }
     }
     if (lf >= 0) {
-      int end = (lf > head && data[lf - 1] == '\r') ? lf - 1 : lf;
-      int length = end - head;
-      if (length > limit) {
+      if (lineLength(lf) > limit) {
         throw tooLong(limit);
       }
-      String line = new String(data, head, length, charset);
-      consume(lf + 1 - head);
-      return line;
+      return lf;
     }
     if (window == (long) limit + 2L || (size == limit + 1 && data[head + limit] != '\r')) {
       throw tooLong(limit);
     }
     scanned = (int) window;
     if (!eof) {
-      return null;
+      return NO_LINE;
     }
     if (size == 0) {
       if (strict) {
         throw new EOFException("end of stream: expected a line");
       }
-      return null;
+      return NO_LINE;
     }
     if (strict) {
       throw new EOFException("end of stream inside a line after " + size + " bytes: "
@@ -316,9 +366,13 @@ public final class InboundBuffer implements Inbound {
     if (size > limit) {
       throw tooLong(limit);
     }
-    String line = new String(data, head, size, charset);
-    consume(size);
-    return line;
+    return PARTIAL_LINE;
+  }
+
+  /** The length of the line at the head ending at the LF at {@code lf}, without its CR if any. */
+  private int lineLength(int lf) {
+    int end = (lf > head && data[lf - 1] == '\r') ? lf - 1 : lf;
+    return end - head;
   }
 
   /**

@@ -6,9 +6,9 @@ import java.util.Set;
 import org.objectweb.asm.Opcodes;
 
 /**
- * What waits, as the transport API declares it: every abstract method of {@code Transport} that
- * declares an exception (an operation that can block; {@code timeout()}, {@code isOpen()} and
- * {@code close()} declare none), {@code Connector.connect}, and {@code SessionTask.run} (the
+ * What waits, as the transport API declares it: every instance method of {@code Transport}, abstract
+ * or default ({@code parseLine}), that declares an exception (an operation that can block;
+ * {@code timeout()}, {@code isOpen()} and {@code close()} declare none), {@code Connector.connect}, and {@code SessionTask.run} (the
  * bottom frame every session starts in). These are marked {@code @continuable} in the bytes the
  * engine reads, though the API classes themselves are loaded unchanged.
  */
@@ -76,7 +76,8 @@ final class Waits {
       ClassInfo t = index.info(TRANSPORT);
       if (t != null) {
         for (MethodInfo m : t.methods()) {
-          if ((m.access & Opcodes.ACC_ABSTRACT) != 0 && m.exceptions.length > 0) {
+          // A default method waits as an abstract one does: parseLine reads a line.
+          if ((m.access & Opcodes.ACC_STATIC) == 0 && m.exceptions.length > 0) {
             waits.add(m.ref);
           }
         }

@@ -1,10 +1,13 @@
 package io.weft.continuations.internal.runtime;
 
+import io.weft.transport.LineParser;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import java.io.IOException;
 import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 import java.util.Optional;
 import javax.net.ssl.SSLSession;
 
@@ -22,9 +25,11 @@ import javax.net.ssl.SSLSession;
  */
 public final class CheckedTransport implements Transport {
   private final Transport delegate;
+  private final boolean delegateParses;
 
   public CheckedTransport(Transport delegate) {
     this.delegate = delegate;
+    this.delegateParses = Guard.parsesLinesItself(delegate);
   }
 
   @Override
@@ -49,6 +54,22 @@ public final class CheckedTransport implements Transport {
   public String readLineStrict(int limit, Charset charset) throws IOException {
     Guard.onEntry();
     return delegate.readLineStrict(limit, charset);
+  }
+
+  /**
+   * The delegate's own {@code parseLine} if its class has one; otherwise {@code Transport}'s
+   * default's steps, here: that default is not rewritten, so a delegate whose reads suspend (a
+   * rewritten one of the task's) would have its suspend swallowed in it.
+   */
+  @Override
+  public <T> T parseLine(int limit, LineParser<T> parser) throws IOException {
+    Guard.onEntry();
+    if (delegateParses) {
+      return delegate.parseLine(limit, parser);
+    }
+    Objects.requireNonNull(parser, "parser");
+    byte[] bytes = delegate.readLineStrict(limit, StandardCharsets.ISO_8859_1).getBytes(StandardCharsets.ISO_8859_1);
+    return parser.parse(bytes, 0, bytes.length);
   }
 
   @Override
