@@ -10,17 +10,20 @@ import io.weft.transport.Timeout;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * {@code Transport.parseLine}, the one default method of {@code Transport}, in continuation mode
- * over a transport that does not override it (the tests' pipe): the checked wrapper makes the
- * default's steps in its own rewritten frame, so the read suspends and answers. A task's own
- * forwarding transport that leaves it to the default fails at the read, never with a wrong line.
+ * {@code LineParsing.parseLine}, the optional capability, in continuation mode, through a read that
+ * certainly suspends (the pipe's server answers only once the read waits: no delay to beat): the
+ * rewrite counts {@code LineParsing.parseLine} as a wait, so its call site suspends and resumes.
+ * Through the checked wrapper over a transport that does not offer it (the pipe), whose own steps
+ * read with {@code readLineStrict}; through a task's own forwarding transport that offers it too;
+ * and, the client falling back to {@code readLineStrict}, through a task's own forwarding
+ * transport that offers only {@code Transport}: it keeps working unchanged.
  */
 class ParseLineInContinuationsTest {
-  // Every read really waits (suspends), as in FailFastTest.
-  private final PipeEchoServer server = new PipeEchoServer(50, TimeUnit.MILLISECONDS);
+  private final PipeEchoServer server = PipeEchoServer.answeringWaitingReaders();
   private final PipeConnector pipes = new PipeConnector();
 
   @AfterEach
@@ -29,30 +32,18 @@ class ParseLineInContinuationsTest {
     server.close();
   }
 
-  private SessionRunner runner() {
-    return SessionRunner.builder().mode(Mode.continuations(1)).connector(pipes).address(server.address())
-        .timeout(Timeout.of(10, TimeUnit.SECONDS)).instrument(SessionRunnerTest.CLIENT).build();
-  }
-
-  @Test
-  void aParseLineThatSuspendsAnswersThroughTheCheckedWrapper() throws Exception {
-    try (SessionRunner runner = runner()) {
-      RunResult<String> result = runner.run(ParseLineTask.class, 3);
+  @ParameterizedTest(name = "over {0}")
+  @CsvSource({"runner, parsed", "ownLines, parsed", "own, read"})
+  void eachReadSuspendsAndAnswers(String over, String how) throws Exception {
+    try (SessionRunner runner = SessionRunner.builder().mode(Mode.continuations(1)).connector(pipes)
+        .address(server.address()).timeout(Timeout.of(10, TimeUnit.SECONDS)).instrument(SessionRunnerTest.CLIENT)
+        .build()) {
+      RunResult<String> result = runner.run(ParseLineTask.class, 3, over);
       assertTrue(result.allSucceeded(), result.failures().toString());
-      assertEquals(List.of("parsed hello 0", "parsed hello 1", "parsed hello 2"), result.values());
+      assertEquals(List.of(how + " hello 0", how + " hello 1", how + " hello 2"), result.values());
     }
-  }
-
-  @Test
-  void aForwardingTransportLeftWithTheDefaultFailsAtTheRead() throws Exception {
-    try (SessionRunner runner = runner()) {
-      RunResult<String> result = runner.run(ParseLineTask.class, 3, true);
-      assertEquals(3, result.count(Outcome.Status.FAILED), result.outcomes().toString());
-      for (Outcome<String> o : result.outcomes()) {
-        Throwable f = o.failure();
-        assertTrue(f instanceof IllegalStateException || f instanceof NotInstrumentedError, String.valueOf(f));
-      }
-      assertEquals(0, pipes.openTransports());
-    }
+    // One read per session, and each one waited: its continuation suspended there and resumed.
+    assertEquals(3, pipes.suspends());
+    assertEquals(0, pipes.openTransports());
   }
 }

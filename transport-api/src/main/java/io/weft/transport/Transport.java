@@ -4,8 +4,6 @@ import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.charset.Charset;
-import java.nio.charset.StandardCharsets;
-import java.util.Objects;
 import java.util.Optional;
 import javax.net.ssl.SSLSession;
 
@@ -23,7 +21,6 @@ import javax.net.ssl.SSLSession;
  *   <tr><th>method</th><th>complete input</th><th>clean end of stream</th><th>end of stream part-way</th><th>over the limit</th></tr>
  *   <tr><td>{@link #readLine(int)}</td><td>the line</td><td>{@code null}</td><td>the partial line</td><td>{@link LineTooLongException}</td></tr>
  *   <tr><td>{@link #readLineStrict(int)}</td><td>the line</td><td>{@link EOFException}</td><td>{@link EOFException} quoting what came</td><td>{@link LineTooLongException}</td></tr>
- *   <tr><td>{@link #parseLine(int, LineParser)}</td><td>what the parser makes of the line's bytes</td><td>{@link EOFException}</td><td>{@link EOFException} quoting what came</td><td>{@link LineTooLongException}</td></tr>
  *   <tr><td>{@link #readFully(byte[], int, int)}</td><td>fills the range</td><td>{@link EOFException}</td><td>{@link EOFException}</td><td>-</td></tr>
  *   <tr><td>{@link #read(byte[], int, int)}</td><td>1 to {@code len} bytes</td><td>-1</td><td>what is there</td><td>-</td></tr>
  * </table>
@@ -71,11 +68,13 @@ import javax.net.ssl.SSLSession;
  * except that {@link #close()} may be called from any thread at any time, and makes a pending
  * or later operation fail with {@link TransportClosedException}.
  *
- * <p>This interface has one default method, {@link #parseLine(int, LineParser)}, and no other on
- * purpose: in continuation mode every method that can wait must be rewritten to suspend, which a
- * default method in this interface never is. {@code parseLine}'s default is there so that every
- * transport has it; the library's transports override it, and so must a transport of your own
- * that forwards to another and runs in continuation mode (see the method).
+ * <p>This interface has no default methods on purpose: in continuation mode every method that
+ * can wait must be rewritten to suspend, which a default method in this interface never is.
+ *
+ * <p>A transport may also offer {@link LineParsing}, an optional capability outside this
+ * contract: a strict line's bytes parsed where they arrived. The library's transports offer it; a
+ * client that uses it checks {@code instanceof LineParsing} and otherwise reads with
+ * {@link #readLineStrict}, so a transport of your own needs nothing more than this interface.
  */
 public interface Transport extends Closeable {
 
@@ -122,47 +121,6 @@ public interface Transport extends Closeable {
    * @throws IOException as {@link #readLineStrict(int)}
    */
   String readLineStrict(int limit, Charset charset) throws IOException;
-
-  /**
-   * Reads a line as {@link #readLineStrict(int)} does and hands its bytes, without the line end,
-   * to {@code parser}, returning what the parser returns: the line is parsed where it lies, in the
-   * transport's own buffer, with no {@code byte[]} or {@code String} made for it. The bytes are
-   * valid only during the parser's call (see {@link LineParser}). The line is taken off the input
-   * before the parser runs, whatever the parser does.
-   *
-   * <p>Everything else is {@code readLineStrict}'s: the line end (LF, or CRLF), the limit, the
-   * waits and their timeouts, and the exceptions with their messages. What the parser throws is
-   * thrown as it is, and does not close the transport (as a parse of {@code readLineStrict}'s line
-   * by the caller would not).
-   *
-   * <p>This default reads the line with {@code readLineStrict(limit, ISO_8859_1)} (one char per
-   * byte, so the bytes are the line's exactly) and parses a copy of them; every transport of the
-   * library overrides it to parse from its buffer. <b>In continuation mode</b> this default is not
-   * rewritten, so it cannot suspend: a transport that forwards to another and is used in
-   * continuation mode must override it and forward it, as it forwards {@code readLineStrict}. One
-   * that does not fails loudly at the read that would suspend (never with a wrong line).
-   *
-   * @param <T> what the line parses to
-   * @param limit the most bytes the line may take, without its line end
-   * @param parser parses the line's bytes; must not call this transport
-   * @return what {@code parser} returned
-   * @throws LineTooLongException if no line end is found within {@code limit} bytes
-   * @throws EOFException at the end of the stream, quoting the partial line if any
-   * @throws IllegalArgumentException if {@code limit < 0}
-   * @throws IOException as {@link #readLineStrict(int)}, or what {@code parser} threw
-   */
-  default <T> T parseLine(int limit, LineParser<T> parser) throws IOException {
-    Objects.requireNonNull(parser, "parser");
-    String line = readLineStrict(limit, StandardCharsets.ISO_8859_1);
-    if (line == null) {
-      // readLineStrict never answers null: a continuation's suspend was swallowed by this frame.
-      throw new IllegalStateException(getClass().getName() + " does not override parseLine, and its"
-          + " readLineStrict suspended under Transport's default parseLine, which cannot suspend:"
-          + " override parseLine to forward it");
-    }
-    byte[] bytes = line.getBytes(StandardCharsets.ISO_8859_1);
-    return parser.parse(bytes, 0, bytes.length);
-  }
 
   /**
    * Reads exactly {@code length} bytes into {@code dst} at {@code offset}.

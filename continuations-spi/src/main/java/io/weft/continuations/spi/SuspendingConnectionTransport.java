@@ -1,6 +1,7 @@
 package io.weft.continuations.spi;
 
 import io.weft.transport.LineParser;
+import io.weft.transport.LineParsing;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
@@ -43,7 +44,7 @@ import org.apache.commons.javaflow.api.continuable;
  *
  * @param <F> the library's future type
  */
-public abstract class SuspendingConnectionTransport<F> extends ConnectionTransport<F> {
+public abstract class SuspendingConnectionTransport<F> extends ConnectionTransport<F> implements LineParsing {
   private final SuspendingWaits waits;
   private final SuspendingReads reads;
   private final SuspendingWaiter waiter;

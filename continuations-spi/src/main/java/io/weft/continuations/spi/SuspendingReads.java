@@ -1,6 +1,7 @@
 package io.weft.continuations.spi;
 
 import io.weft.transport.LineParser;
+import io.weft.transport.LineParsing;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
 import io.weft.transport.spi.Deadlines;
@@ -165,7 +166,7 @@ public final class SuspendingReads {
   }
 
   /**
-   * {@link Transport#parseLine(int, LineParser)}: a strict line's bytes handed to {@code parser}
+   * {@link LineParsing#parseLine(int, LineParser)}: a strict line's bytes handed to {@code parser}
    * where they arrived; what the parser throws is thrown as it is, past the failure policy. The
    * parser runs in this frame and never suspends.
    *

@@ -1,33 +1,42 @@
 package io.weft.continuations.testclient;
 
+import io.weft.transport.LineParsing;
 import io.weft.transport.SessionTask;
 import io.weft.transport.Transport;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Sends a line and parses the echo with {@link Transport#parseLine}, through the transport the
- * runner hands it (the checked wrapper over the pipe, which has no {@code parseLine} of its own)
- * or, with {@code forwarding}, through {@link ForwardingWithoutParseLine}, which forwards every
- * read but {@code parseLine}: there the default runs, and the read must fail, not answer.
+ * Sends a line and reads the echo as a client that parses lines in place only where it can
+ * ({@code RedisClient}'s shape): with {@link LineParsing#parseLine} if the transport offers it,
+ * else with {@code readLineStrict}. {@code over} is the transport it reads through: "runner" (what
+ * the runner hands it: the checked wrapper over the pipe, whose own {@code parseLine} reads with
+ * the pipe's {@code readLineStrict}), "own" ({@link OwnForwarding}, a forwarding transport of the
+ * task's that offers no {@code LineParsing}) or "ownLines" ({@link OwnForwardingLines}, one that
+ * forwards {@code parseLine} too).
  */
 public final class ParseLineTask implements SessionTask<String> {
-  private final boolean forwarding;
+  private final String over;
 
   public ParseLineTask() {
-    this(false);
+    this("runner");
   }
 
-  public ParseLineTask(boolean forwarding) {
-    this.forwarding = forwarding;
+  public ParseLineTask(String over) {
+    this.over = over;
   }
 
   @Override
   public String run(Transport transport, int index) throws IOException {
-    Transport t = forwarding ? new ForwardingWithoutParseLine(transport) : transport;
+    Transport t = over.equals("own") ? new OwnForwarding(transport)
+        : over.equals("ownLines") ? new OwnForwardingLines(transport) : transport;
     t.writeLine("hello " + index);
     t.flush();
-    // The echo comes 50 ms later: the read suspends.
-    return "parsed " + t.parseLine(100, (buf, offset, length) -> new String(buf, offset, length, StandardCharsets.UTF_8));
+    // The echo comes only once this read waits: the read suspends.
+    if (t instanceof LineParsing) {
+      return ((LineParsing) t).parseLine(100,
+          (buf, offset, length) -> "parsed " + new String(buf, offset, length, StandardCharsets.UTF_8));
+    }
+    return "read " + t.readLineStrict(100);
   }
 }

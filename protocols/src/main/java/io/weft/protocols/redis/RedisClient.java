@@ -3,6 +3,7 @@ package io.weft.protocols.redis;
 import io.weft.protocols.internal.GrowingBytes;
 import io.weft.protocols.internal.Wire;
 import io.weft.transport.LineParser;
+import io.weft.transport.LineParsing;
 import io.weft.transport.LineTooLongException;
 import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.Transport;
@@ -96,6 +97,12 @@ public final class RedisClient {
 
 
   private final Transport transport;
+  /**
+   * The transport as {@link LineParsing} if it offers that (the library's transports do), so that
+   * reply lines are parsed where they arrived; null otherwise, and lines are read with
+   * {@code readLineStrict}, as the transport contract alone allows.
+   */
+  private final LineParsing lines;
   private Command command;
   private final int maxLineBytes;
   private final int maxBulkBytes;
@@ -162,6 +169,7 @@ public final class RedisClient {
       throw new IllegalArgumentException("maxArrayLength < 0: " + maxArrayLength);
     }
     this.transport = transport;
+    this.lines = transport instanceof LineParsing ? (LineParsing) transport : null;
     this.maxLineBytes = maxLineBytes;
     this.maxBulkBytes = maxBulkBytes;
     this.maxArrayLength = maxArrayLength;
@@ -220,6 +228,9 @@ public final class RedisClient {
     Object reply = thrownIfError(readValue(0, true));
     if (reply == INTEGER) {
       return replyLine.integer;
+    }
+    if (reply instanceof Long) {
+      return (Long) reply;
     }
     throw unexpectedType("an integer", args, reply);
   }
@@ -405,13 +416,15 @@ public final class RedisClient {
       if (left < 0) {
         throw overReplyBudget("before the next element");
       }
-      // Parsed where it arrived (ReplyLine): an integer line to replyLine.integer, any other to its String.
+      // Parsed where it arrived if the transport offers that (ReplyLine: an integer line to
+      // replyLine.integer, any other to its String); otherwise the line's String, read as on any
+      // transport. Both calls here, in this frame: a helper would be one frame more on the suspend path.
       Object parsed;
       if (left >= maxLineBytes) {
-        parsed = transport.parseLine(maxLineBytes, replyLine);
+        parsed = lines != null ? lines.parseLine(maxLineBytes, replyLine) : transport.readLineStrict(maxLineBytes);
       } else {
         try {
-          parsed = transport.parseLine((int) left, replyLine);
+          parsed = lines != null ? lines.parseLine((int) left, replyLine) : transport.readLineStrict((int) left);
         } catch (LineTooLongException e) {
           // The line may well be within maxLineBytes: the limit passed is the reply's.
           throw new ProtocolViolationException("reply over the limit of " + maxReplyBytes
@@ -436,6 +449,10 @@ public final class RedisClient {
             break;
           case '-':
             reply = new InPlaceError(line.substring(1));
+            break;
+          case ':':
+            // Read with readLineStrict: the transport does not parse lines in place.
+            reply = Wire.parseLong(line, 1, line.length(), "integer reply", line);
             break;
           case '$':
             reply = readBulk(line);

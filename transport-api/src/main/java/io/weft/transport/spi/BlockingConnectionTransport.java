@@ -1,6 +1,7 @@
 package io.weft.transport.spi;
 
 import io.weft.transport.LineParser;
+import io.weft.transport.LineParsing;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
@@ -23,7 +24,7 @@ import java.util.function.Consumer;
  *
  * @param <F> the library's future type
  */
-public abstract class BlockingConnectionTransport<F> extends ConnectionTransport<F> {
+public abstract class BlockingConnectionTransport<F> extends ConnectionTransport<F> implements LineParsing {
   private final BlockingWaits waits;
   private final BlockingReads reads;
 

@@ -1,6 +1,7 @@
 package io.weft.transport.spi;
 
 import io.weft.transport.LineParser;
+import io.weft.transport.LineParsing;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
 import java.io.IOException;
@@ -92,7 +93,7 @@ public final class BlockingReads {
   }
 
   /**
-   * {@link Transport#parseLine(int, LineParser)}: a strict line's bytes handed to {@code parser}
+   * {@link LineParsing#parseLine(int, LineParser)}: a strict line's bytes handed to {@code parser}
    * where they lie; what the parser throws is thrown as it is, past the failure policy.
    *
    * @param <T> what the line parses to

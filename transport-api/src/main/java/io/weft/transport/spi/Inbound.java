@@ -52,7 +52,8 @@ public interface Inbound {
 
   /**
    * What {@link #pollLine(int, LineParser)} returns when no whole line is buffered yet: the
-   * caller must wait for more input. Never a parser's answer (no parser can return it).
+   * caller must wait for more input. A parser must not return it: {@link ParsedLineFailure#parse}
+   * refuses it with an {@code IllegalStateException}.
    */
   Object NO_LINE_YET = new Object() {
     @Override
@@ -63,7 +64,7 @@ public interface Inbound {
 
   /**
    * Takes a line off the head if a whole one is buffered, as a strict {@link #pollLine} does, and
-   * hands its bytes, where they lie, to {@code parser} (for {@code Transport.parseLine}). The line
+   * hands its bytes, where they lie, to {@code parser} (for {@code LineParsing.parseLine}). The line
    * is consumed before the parser runs; what the parser throws comes out carried in a
    * {@link ParsedLineFailure}. This default parses a copy of the line taken with
    * {@code pollLine(limit, true, ISO_8859_1)}, whose chars are the line's bytes; a buffer

@@ -54,6 +54,11 @@ public final class InboundBuffer implements Inbound {
   private SocketAddress plaintextPeer;
   /** Bytes the last {@link #reserve} set aside at the tail and no commit, append or take has used since. */
   private int reserved;
+  /**
+   * True while a {@link LineParser} runs on a line in {@link #data}: a poll then (the parser reading
+   * from its transport) is refused, since it could move the bytes under the parser's view.
+   */
+  private boolean parsing;
 
   /**
    * An empty buffer, not watching for a TLS alert. It grows as bytes arrive, and goes back to
@@ -272,6 +277,7 @@ public final class InboundBuffer implements Inbound {
    */
   @Override
   public String pollLine(int limit, boolean strict, Charset charset) throws IOException {
+    checkNotParsing();
     int lf = findLine(limit, strict);
     if (lf >= 0) {
       int length = lineLength(lf);
@@ -302,17 +308,35 @@ public final class InboundBuffer implements Inbound {
    */
   @Override
   public Object pollLine(int limit, LineParser<?> parser) throws IOException {
+    checkNotParsing();
     int lf = findLine(limit, true);
     if (lf < 0) {
       return NO_LINE_YET;
     }
     int length = lineLength(lf);
     // consume may start over at index 0 or replace the array; the bytes stay where they are in
-    // this one until the next append.
+    // this one until the next append (none while the parser runs: see parsing).
     byte[] bytes = data;
     int start = head;
     consume(lf + 1 - head);
-    return ParsedLineFailure.parse(parser, bytes, start, length);
+    parsing = true;
+    try {
+      return ParsedLineFailure.parse(parser, bytes, start, length);
+    } finally {
+      parsing = false;
+    }
+  }
+
+  /**
+   * Refuses a poll made from inside a {@link LineParser} on this buffer's line: the parser called
+   * its transport, which {@link LineParser} forbids (an append for that read could move the
+   * bytes under its view; under MINA's and Netty's lock, its wait would hold the I/O thread).
+   */
+  private void checkNotParsing() {
+    if (parsing) {
+      throw new IllegalStateException("a LineParser called the transport whose line it parses: a parser "
+          + "must not read from its transport (parseLine's line is valid only during the parse)");
+    }
   }
 
   /** findLine's answer when more input is needed, or at a lenient clean end of stream. */
@@ -384,6 +408,7 @@ public final class InboundBuffer implements Inbound {
    */
   @Override
   public boolean pollFully(byte[] dst, int off, int len) throws EOFException, TlsRequiredException {
+    checkNotParsing();
     if (checkStart()) {
       return false;
     }
@@ -408,6 +433,7 @@ public final class InboundBuffer implements Inbound {
    */
   @Override
   public int poll(byte[] dst, int off, int len) throws TlsRequiredException {
+    checkNotParsing();
     if (len == 0) {
       return 0;
     }

@@ -452,7 +452,8 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
       try {
         value = inbound.pollLine(limit, parser);
       } catch (ParsedLineFailure e) {
-        // The line was taken, as when the parser returns.
+        // The line was taken, as when the parser returns; whatever the parser threw (an Error too)
+        // ends this poll as a parse does, read resumption included.
         failure = e;
       }
       needMore = value == NO_LINE_YET;

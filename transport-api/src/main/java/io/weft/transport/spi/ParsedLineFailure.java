@@ -13,7 +13,7 @@ import java.io.IOException;
 public final class ParsedLineFailure extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
-  private ParsedLineFailure(Exception cause) {
+  private ParsedLineFailure(Throwable cause) {
     super(null, cause, false, false);
   }
 
@@ -26,28 +26,42 @@ public final class ParsedLineFailure extends RuntimeException {
    * @param offset where the line starts
    * @param length the line's bytes, without its line end
    * @return what the parser returned
-   * @throws ParsedLineFailure carrying what the parser threw (an {@code IOException} or a
-   *     {@code RuntimeException})
+   * @throws ParsedLineFailure carrying whatever the parser threw: an exception, or an
+   *     {@code Error} (so that the poll that ran it still ends as after a parse: MINA's and
+   *     Netty's read resumption runs); an {@code IllegalStateException} if the parser returned
+   *     {@link Inbound#NO_LINE_YET}
    */
   public static <T> T parse(LineParser<T> parser, byte[] buf, int offset, int length) {
+    T value;
     try {
-      return parser.parse(buf, offset, length);
-    } catch (IOException | RuntimeException e) {
+      value = parser.parse(buf, offset, length);
+    } catch (Throwable e) {
       throw new ParsedLineFailure(e);
     }
+    if (value == Inbound.NO_LINE_YET) {
+      // The loops would read it as "no line yet" and wait for another line: this one is gone.
+      throw new ParsedLineFailure(new IllegalStateException("a LineParser returned Inbound.NO_LINE_YET"));
+    }
+    return value;
   }
 
   /**
-   * The parser's exception, to throw: returns it if it is an {@code IOException}, throws it if it
-   * is a {@code RuntimeException}.
+   * The parser's throwable, to throw: returns it if it is an {@code IOException}, throws it
+   * otherwise ({@code RuntimeException}s, {@code Error}s, and a checked exception thrown
+   * sneakily, as they are).
    *
    * @return the parser's {@code IOException}
    */
   public IOException unwrap() {
     Throwable cause = getCause();
-    if (cause instanceof RuntimeException) {
-      throw (RuntimeException) cause;
+    if (cause instanceof IOException) {
+      return (IOException) cause;
     }
-    return (IOException) cause;
+    throw ParsedLineFailure.<RuntimeException>sneaky(cause);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <E extends Throwable> E sneaky(Throwable t) throws E {
+    throw (E) t;
   }
 }

@@ -1,6 +1,7 @@
 package io.weft.transport.spi;
 
 import io.weft.transport.LineParser;
+import io.weft.transport.LineParsing;
 import io.weft.transport.Transport;
 import java.nio.charset.Charset;
 import java.util.Objects;
@@ -27,7 +28,7 @@ public final class ReadArguments {
   }
 
   /**
-   * Checks {@link Transport#parseLine(int, LineParser)}'s arguments, in the
+   * Checks {@link LineParsing#parseLine(int, LineParser)}'s arguments, in the
    * order and with the messages of {@link #checkLine(int, Charset)}.
    *
    * @param limit the line's limit, not negative

@@ -1,6 +1,7 @@
 package io.weft.continuations.internal.runtime;
 
 import io.weft.transport.LineParser;
+import io.weft.transport.LineParsing;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
@@ -22,14 +23,18 @@ import javax.net.ssl.SSLSession;
  * that makes the check itself ({@link io.weft.continuations.runtime.spi.SelfCheckingTransport},
  * and the MINA and Netty ones, {@link io.weft.continuations.spi.SuspendingConnectionTransport},
  * through {@link io.weft.continuations.spi.Suspend#checkEntry()}) is not wrapped.
+ *
+ * <p>It offers {@link LineParsing} over any transport: forwarded to a delegate that offers it,
+ * made of the delegate's {@code readLineStrict} otherwise.
  */
-public final class CheckedTransport implements Transport {
+public final class CheckedTransport implements Transport, LineParsing {
   private final Transport delegate;
-  private final boolean delegateParses;
+  /** The delegate as a {@link LineParsing}, or null if it does not offer it. */
+  private final LineParsing delegateParsing;
 
   public CheckedTransport(Transport delegate) {
     this.delegate = delegate;
-    this.delegateParses = Guard.parsesLinesItself(delegate);
+    this.delegateParsing = delegate instanceof LineParsing ? (LineParsing) delegate : null;
   }
 
   @Override
@@ -57,15 +62,17 @@ public final class CheckedTransport implements Transport {
   }
 
   /**
-   * The delegate's own {@code parseLine} if its class has one; otherwise {@code Transport}'s
-   * default's steps, here: that default is not rewritten, so a delegate whose reads suspend (a
-   * rewritten one of the task's) would have its suspend swallowed in it.
+   * The delegate's {@code parseLine} if it offers {@link LineParsing}; otherwise its
+   * {@code readLineStrict(limit, ISO_8859_1)} (one char per byte, so the bytes are the line's
+   * exactly) and the parser on a copy of the bytes, in this rewritten frame, so that the read may
+   * suspend. Either way the same line, limit, waits and exceptions; a parser's exception is not
+   * the transport's failure here either.
    */
   @Override
   public <T> T parseLine(int limit, LineParser<T> parser) throws IOException {
     Guard.onEntry();
-    if (delegateParses) {
-      return delegate.parseLine(limit, parser);
+    if (delegateParsing != null) {
+      return delegateParsing.parseLine(limit, parser);
     }
     Objects.requireNonNull(parser, "parser");
     byte[] bytes = delegate.readLineStrict(limit, StandardCharsets.ISO_8859_1).getBytes(StandardCharsets.ISO_8859_1);

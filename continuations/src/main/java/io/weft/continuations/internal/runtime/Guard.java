@@ -1,8 +1,6 @@
 package io.weft.continuations.internal.runtime;
 
 import io.weft.continuations.NotInstrumentedError;
-import io.weft.transport.LineParser;
-import io.weft.transport.Transport;
 import java.lang.invoke.CallSite;
 import java.lang.invoke.ConstantCallSite;
 import java.lang.invoke.MethodHandles;
@@ -36,32 +34,7 @@ public final class Guard {
    */
   public static final boolean CHECKS_AT_CAPTURE = CapturedStacks.enabled();
 
-  /** Whether a transport class's {@code parseLine} is its own (or a superclass's), not Transport's default. */
-  private static final ClassValue<Boolean> PARSES_LINES = new ClassValue<>() {
-    @Override
-    protected Boolean computeValue(Class<?> type) {
-      try {
-        return type.getMethod("parseLine", int.class, LineParser.class).getDeclaringClass() != Transport.class;
-      } catch (NoSuchMethodException e) {
-        throw new AssertionError("no parseLine on the Transport " + type, e);
-      }
-    }
-  };
-
   private Guard() {}
-
-  /**
-   * Whether {@code transport}'s class overrides {@link Transport#parseLine}: if not, its
-   * {@code parseLine} is Transport's default, which is never rewritten and so must not be called
-   * from a continuation whose transport may suspend ({@link CheckedTransport} makes the default's
-   * steps itself). Public for the copy of {@code CheckedTransport} each instrumenting loader defines.
-   *
-   * @param transport a transport
-   * @return true if its class has a {@code parseLine} of its own
-   */
-  public static boolean parsesLinesItself(Transport transport) {
-    return PARSES_LINES.get(transport.getClass());
-  }
 
   public static void onEntry() {
     StackRecorder recorder = StackRecorder.get();

@@ -8,11 +8,16 @@ import java.nio.charset.Charset;
 import java.util.Optional;
 import javax.net.ssl.SSLSession;
 
-/** A task's own forwarding transport that forwards everything but {@code parseLine} (Transport's default). */
-final class ForwardingWithoutParseLine implements Transport {
-  private final Transport to;
+/**
+ * A task's own transport that forwards every {@code Transport} method to another, as a user's
+ * logging or metrics wrapper does, and nothing more: it offers no {@code LineParsing}. (Not the
+ * tests' {@code testing.ForwardingTransport}: that package is not rewritten, and this one must be,
+ * as a user's is.)
+ */
+class OwnForwarding implements Transport {
+  final Transport to;
 
-  ForwardingWithoutParseLine(Transport to) {
+  OwnForwarding(Transport to) {
     this.to = to;
   }
 
