@@ -173,18 +173,23 @@ class RedisClientReadDepthTest {
     }
   }
 
-  @Test
-  void overALineParsingTransportTheRepliesAreParsedFromTheCallAndTheValueParser() throws Exception {
-    RecordingLines transport = new RecordingLines(":42\r\n+OK\r\n:1\r\n*1\r\n$2\r\nab\r\n");
-    RedisClient client = new RedisClient(transport);
-    assertEquals(42L, client.callLong("INCR", "n"));
-    assertEquals("OK", client.call("SET", "k", "v"));
+  /** Sends INCR and LRANGE in one flush and reads their replies, :1 and [ab]. */
+  private static void incrAndLrangePipelined(RedisClient client) throws IOException {
     client.send("INCR", "n");
     client.send("LRANGE", "l", "0", "-1");
     client.flush();
     assertEquals(1L, client.readReply());
     List<?> elements = (List<?>) client.readReply();
     assertArrayEquals("ab".getBytes(UTF_8), (byte[]) elements.get(0));
+  }
+
+  @Test
+  void overALineParsingTransportTheRepliesAreParsedFromTheCallAndTheValueParser() throws Exception {
+    RecordingLines transport = new RecordingLines(":42\r\n+OK\r\n:1\r\n*1\r\n$2\r\nab\r\n");
+    RedisClient client = new RedisClient(transport);
+    assertEquals(42L, client.callLong("INCR", "n"));
+    assertEquals("OK", client.call("SET", "k", "v"));
+    incrAndLrangePipelined(client);
     assertEquals(List.of("write: callLong", "flush: callLong", "parseLine: callLong > readValue",
             "write: call", "flush: call", "parseLine: call > readValue",
             "write: send", "flush: flush", "parseLine: readReply > readValue",
@@ -225,12 +230,7 @@ class RedisClientReadDepthTest {
   void pipelinedRepliesAndAnArraysElementsAreOneFrameDeeperEach() throws Exception {
     Recording transport = new Recording(":1\r\n*1\r\n$2\r\nab\r\n");
     RedisClient client = new RedisClient(transport);
-    client.send("INCR", "n");
-    client.send("LRANGE", "l", "0", "-1");
-    client.flush();
-    assertEquals(1L, client.readReply());
-    List<?> elements = (List<?>) client.readReply();
-    assertArrayEquals("ab".getBytes(UTF_8), (byte[]) elements.get(0));
+    incrAndLrangePipelined(client);
     assertEquals(List.of("write: send", "flush: flush", "readLineStrict: readReply > readValue",
             "readLineStrict: readReply > readValue > readArray > readValue",
             "read: readReply > readValue > readArray > readValue > readBulk"),
