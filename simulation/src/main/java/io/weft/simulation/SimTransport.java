@@ -5,6 +5,8 @@ import io.weft.continuations.runtime.spi.SelfCheckingTransport;
 import io.weft.continuations.spi.SessionCancelledException;
 import io.weft.continuations.spi.Suspend;
 import io.weft.continuations.spi.SuspendingReads;
+import io.weft.transport.LineParser;
+import io.weft.transport.LineParsing;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsHandshakeException;
 import io.weft.transport.TlsSettings;
@@ -40,7 +42,7 @@ import org.apache.commons.javaflow.api.continuable;
  * ({@link SelfCheckingTransport}), so the task gets this transport without the checked wrapper:
  * one frame less on each of a simulation's millions of suspends and resumes.
  */
-final class SimTransport implements SelfCheckingTransport, SuspendingReads.Waiter, ReleasingRegistration,
+final class SimTransport implements SelfCheckingTransport, LineParsing, SuspendingReads.Waiter, ReleasingRegistration,
     OpenSet.Member {
   // This session's own objects first, the shared ones and the way into the peer's session after
   // (the order in which the collector's depth-first copy lays them out: see OpenSet).
@@ -120,6 +122,16 @@ final class SimTransport implements SelfCheckingTransport, SuspendingReads.Waite
     String line = reads.readLine(limit, true, charset);
     end.readProgress();
     return line;
+  }
+
+  @Override
+  @continuable
+  public <T> T parseLine(int limit, LineParser<T> parser) throws IOException {
+    SelfCheckingTransport.checkEntry();
+    end.wanted = limit + 2L;
+    T value = reads.parseLine(limit, parser);
+    end.readProgress();
+    return value;
   }
 
   @Override

@@ -1,5 +1,7 @@
 package io.weft.testsupport;
 
+import io.weft.transport.LineParser;
+import io.weft.transport.LineParsing;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
@@ -25,7 +27,7 @@ import javax.net.ssl.SSLSession;
  * Lifecycle: {@link #of} or {@link #oneByteAtATime}, hand it to a client, read {@link #written()};
  * after {@link #close()} every operation throws {@link TransportClosedException}.
  */
-public final class InMemoryTransport implements Transport {
+public final class InMemoryTransport implements Transport, LineParsing {
   private final byte[] script;
   private final int chunk;
   private int delivered;
@@ -140,6 +142,11 @@ public final class InMemoryTransport implements Transport {
   @Override
   public String readLineStrict(int limit, Charset charset) throws IOException {
     return reads.readLine(limit, true, charset);
+  }
+
+  @Override
+  public <T> T parseLine(int limit, LineParser<T> parser) throws IOException {
+    return reads.parseLine(limit, parser);
   }
 
   @Override

@@ -70,6 +70,11 @@ import javax.net.ssl.SSLSession;
  *
  * <p>This interface has no default methods on purpose: in continuation mode every method that
  * can wait must be rewritten to suspend, which a default method in this interface never is.
+ *
+ * <p>A transport may also offer {@link LineParsing}, an optional capability outside this
+ * contract: a strict line's bytes parsed where they arrived. The library's transports offer it; a
+ * client that uses it checks {@code instanceof LineParsing} and otherwise reads with
+ * {@link #readLineStrict}, so a transport of your own needs nothing more than this interface.
  */
 public interface Transport extends Closeable {
 

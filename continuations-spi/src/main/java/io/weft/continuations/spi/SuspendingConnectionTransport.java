@@ -1,5 +1,7 @@
 package io.weft.continuations.spi;
 
+import io.weft.transport.LineParser;
+import io.weft.transport.LineParsing;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
@@ -42,7 +44,7 @@ import org.apache.commons.javaflow.api.continuable;
  *
  * @param <F> the library's future type
  */
-public abstract class SuspendingConnectionTransport<F> extends ConnectionTransport<F> {
+public abstract class SuspendingConnectionTransport<F> extends ConnectionTransport<F> implements LineParsing {
   private final SuspendingWaits waits;
   private final SuspendingReads reads;
   private final SuspendingWaiter waiter;
@@ -110,6 +112,13 @@ public abstract class SuspendingConnectionTransport<F> extends ConnectionTranspo
   public final String readLineStrict(int limit, Charset charset) throws IOException {
     Suspend.checkEntry();
     return reads.readLine(limit, true, charset);
+  }
+
+  @Override
+  @continuable
+  public final <T> T parseLine(int limit, LineParser<T> parser) throws IOException {
+    Suspend.checkEntry();
+    return reads.parseLine(limit, parser);
   }
 
   @Override

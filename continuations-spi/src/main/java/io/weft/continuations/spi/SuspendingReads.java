@@ -1,9 +1,12 @@
 package io.weft.continuations.spi;
 
+import io.weft.transport.LineParser;
+import io.weft.transport.LineParsing;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
 import io.weft.transport.spi.Deadlines;
 import io.weft.transport.spi.Inbound;
+import io.weft.transport.spi.ParsedLineFailure;
 import io.weft.transport.spi.ReadArguments;
 import java.io.IOException;
 import java.nio.charset.Charset;
@@ -155,6 +158,56 @@ public final class SuspendingReads {
         line = inbound.pollLine(limit, strict, charset);
       } while (line == null && (strict || !inbound.isDrained()));
       return line;
+    } catch (SessionCancelledException e) {
+      throw e; // the run's cancel, no failure of the transport: see SessionCancelledException
+    } catch (IOException e) {
+      throw waiter.failed(e);
+    }
+  }
+
+  /**
+   * {@link LineParsing#parseLine(int, LineParser)}: a strict line's bytes handed to {@code parser}
+   * where they arrived; what the parser throws is thrown as it is, past the failure policy. The
+   * parser runs in this frame and never suspends.
+   *
+   * @param <T> what the line parses to
+   * @param limit the most bytes the line may take, without its line end
+   * @param parser parses the line's bytes
+   * @return what the parser returned
+   * @throws IOException as the transport method says
+   */
+  @continuable
+  @SuppressWarnings("unchecked")
+  public <T> T parseLine(int limit, LineParser<T> parser) throws IOException {
+    ReadArguments.checkLine(limit, parser);
+    waiter.checkOpen();
+    try {
+      Object value = inbound.pollLine(limit, parser);
+      if (value != Inbound.NO_LINE_YET) {
+        immediate.increment();
+        return (T) value;
+      }
+      long awaited = Deadlines.line(limit);
+      do {
+        // The wait, in this frame (see Waiter).
+        long slice = waiter.beginWait(awaited);
+        if (slice > 0L) {
+          // No finally: a suspension unwinds this frame without running one, and it is no end.
+          try {
+            while (!Suspend.await(waiter, slice)) {
+              slice = waiter.nextSlice(slice, awaited);
+            }
+          } catch (IOException | RuntimeException e) {
+            waiter.abandonWait();
+            throw e;
+          }
+          waiter.endWait();
+        }
+        value = inbound.pollLine(limit, parser);
+      } while (value == Inbound.NO_LINE_YET);
+      return (T) value;
+    } catch (ParsedLineFailure e) {
+      throw e.unwrap();
     } catch (SessionCancelledException e) {
       throw e; // the run's cancel, no failure of the transport: see SessionCancelledException
     } catch (IOException e) {

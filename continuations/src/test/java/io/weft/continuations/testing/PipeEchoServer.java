@@ -11,13 +11,28 @@ import java.util.concurrent.TimeUnit;
  * cannot use the suspending MINA transport, which depends on it). On its own thread it accepts
  * pipe connections and answers each line it is sent with the same line after a delay. A line {@code SILENT...} gets no answer (for
  * timeouts); a line {@code QUIT} is answered, then the server closes the connection.
+ *
+ * <p>{@link #answeringWaitingReaders()} makes one that holds each answer until a read of the client
+ * waits for it (its wake-up registered, in continuation mode its continuation suspending): every
+ * read of an answer then suspends, whatever the load, with no delay to beat.
  */
 public final class PipeEchoServer implements AutoCloseable {
   private final ScheduledThreadPoolExecutor executor;
   private final long delayNanos;
+  private final boolean afterReaderWaits;
   private final Address address = new Address(this);
 
   public PipeEchoServer(long delay, TimeUnit unit) {
+    this(delay, unit, false);
+  }
+
+  /** A server that answers at once, but each answer only once a read of the client waits for it. */
+  public static PipeEchoServer answeringWaitingReaders() {
+    return new PipeEchoServer(0, TimeUnit.NANOSECONDS, true);
+  }
+
+  private PipeEchoServer(long delay, TimeUnit unit, boolean afterReaderWaits) {
+    this.afterReaderWaits = afterReaderWaits;
     this.delayNanos = unit.toNanos(delay);
     executor = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "pipe-echo-server");
@@ -49,11 +64,20 @@ public final class PipeEchoServer implements AutoCloseable {
       if (line.startsWith("SILENT")) {
         continue;
       }
-      client.deliver(line.getBytes(StandardCharsets.UTF_8));
+      if (afterReaderWaits) {
+        client.deliverOnceReaderWaits(line.getBytes(StandardCharsets.UTF_8));
+      } else {
+        client.deliver(line.getBytes(StandardCharsets.UTF_8));
+      }
       if (line.startsWith("QUIT")) {
         client.peerClosed();
       }
     }
+  }
+
+  /** Runs {@code task} on the server thread, after what it has queued. */
+  void later(Runnable task) {
+    executor.execute(task);
   }
 
   @Override

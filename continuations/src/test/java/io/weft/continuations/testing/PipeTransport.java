@@ -15,6 +15,7 @@ import io.weft.transport.spi.ReadArguments;
 import java.io.IOException;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
@@ -42,6 +43,8 @@ public final class PipeTransport implements Transport {
   private volatile String closedBecause;
   private boolean accepted;
   private Runnable waiter;
+  /** Answers the server holds until a read waits ({@link PipeEchoServer#answeringWaitingReaders()}). */
+  private final ArrayDeque<byte[]> held = new ArrayDeque<>();
 
   PipeTransport(PipeEchoServer server, Timeout timeout, long sessionStart, PipeConnector owner) {
     this.server = server;
@@ -59,7 +62,10 @@ public final class PipeTransport implements Transport {
     });
   }
 
-  /** Register-then-recheck: wakes inline when there is something to read already. */
+  /**
+   * Register-then-recheck: wakes inline when there is something to read already. A held answer is
+   * let go once the wake-up is registered, from the server thread.
+   */
   private void registerReader(Runnable wake) {
     synchronized (lock) {
       if (inbound.size() == 0 && !inbound.isEof() && closedBecause == null) {
@@ -67,10 +73,36 @@ public final class PipeTransport implements Transport {
         if (StackRecorder.get() != null) {
           owner.suspended();
         }
+        if (!held.isEmpty()) {
+          server.later(this::releaseOne);
+        }
         return;
       }
     }
     wake.run();
+  }
+
+  /** The server's answer (on its thread), delivered now if a read waits for it, else once one does. */
+  void deliverOnceReaderWaits(byte[] bytes) {
+    synchronized (lock) {
+      held.add(bytes);
+    }
+    releaseOne();
+  }
+
+  /**
+   * On the server thread only (so one at a time, in order): the first held answer, if a read
+   * waits; one answer per wait.
+   */
+  private void releaseOne() {
+    byte[] bytes;
+    synchronized (lock) {
+      if (waiter == null || held.isEmpty()) {
+        return;
+      }
+      bytes = held.poll();
+    }
+    deliver(bytes);
   }
 
   void deliver(byte[] bytes) {

@@ -4,6 +4,7 @@ import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.Transport;
 import java.io.EOFException;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Number parsing and exact reads for protocol parsers, failing with messages that quote the
@@ -54,6 +55,40 @@ public final class Wire {
       return -value;
     }
     return value;
+  }
+
+  /**
+   * {@link #parseLong(String, int, int, String, String)} of a line's bytes where they lie, without
+   * a {@code String}: {@code buf[start..end)} is the number, {@code buf[lineStart..end)} the whole
+   * line (for the message). A number that does not parse is handed, as the line's {@code String},
+   * to the {@code String} form, so the exception and its message are that form's exactly.
+   */
+  public static long parseLong(byte[] buf, int lineStart, int start, int end, String what)
+      throws ProtocolViolationException {
+    int i = start;
+    boolean negative = false;
+    if (i < end && buf[i] == '-') {
+      negative = true;
+      i++;
+    }
+    if (i < end) {
+      long value = 0;
+      for (; i < end; i++) {
+        int digit = buf[i] - '0';
+        // Accumulate negatively so that Long.MIN_VALUE parses too.
+        if (digit < 0 || digit > 9 || value < (Long.MIN_VALUE + digit) / 10) {
+          break;
+        }
+        value = value * 10 - digit;
+      }
+      if (i == end && (negative || value != Long.MIN_VALUE)) {
+        return negative ? value : -value;
+      }
+    }
+    // Not a number, or out of range: the String form throws, quoting the line as it always has.
+    // The bytes before start are ASCII (a type byte), so start - lineStart indexes the String too.
+    String line = new String(buf, lineStart, end - lineStart, StandardCharsets.UTF_8);
+    return parseLong(line, start - lineStart, line.length(), what, line);
   }
 
   /**

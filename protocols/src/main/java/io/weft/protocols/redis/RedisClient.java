@@ -2,6 +2,8 @@ package io.weft.protocols.redis;
 
 import io.weft.protocols.internal.GrowingBytes;
 import io.weft.protocols.internal.Wire;
+import io.weft.transport.LineParser;
+import io.weft.transport.LineParsing;
 import io.weft.transport.LineTooLongException;
 import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.Transport;
@@ -95,6 +97,12 @@ public final class RedisClient {
 
 
   private final Transport transport;
+  /**
+   * The transport as {@link LineParsing} if it offers that (the library's transports do), so that
+   * reply lines are parsed where they arrived; null otherwise, and lines are read with
+   * {@code readLineStrict}, as the transport contract alone allows.
+   */
+  private final LineParsing lines;
   private Command command;
   private final int maxLineBytes;
   private final int maxBulkBytes;
@@ -103,6 +111,8 @@ public final class RedisClient {
   /** What the reply being read may still cost; see the class javadoc. */
   private long replyBudget;
   private final byte[] scratch = new byte[2];
+  /** Parses each reply line where the transport received it. */
+  private final ReplyLine replyLine = new ReplyLine();
   private int state = STATE_READY;
   private int pending;
   private String brokenBy;
@@ -159,6 +169,7 @@ public final class RedisClient {
       throw new IllegalArgumentException("maxArrayLength < 0: " + maxArrayLength);
     }
     this.transport = transport;
+    this.lines = transport instanceof LineParsing ? (LineParsing) transport : null;
     this.maxLineBytes = maxLineBytes;
     this.maxBulkBytes = maxBulkBytes;
     this.maxArrayLength = maxArrayLength;
@@ -177,13 +188,13 @@ public final class RedisClient {
    */
   public Object call(String... args) throws IOException {
     checkNothingPending("call");
-    // send(args)'s steps, and readValue(0) for the reply: the client's methods that a continuation
+    // send(args)'s steps, and readValue(0, false) for the reply: the client's methods that a continuation
     // enters on a call are this one and readValue, and a read that suspends captures only those.
     Command command = encode(args);
     transport.write(command.bytes, 0, command.size);
     sent();
     transport.flush();
-    return thrownIfError(readValue(0));
+    return thrownIfError(readValue(0, false));
   }
 
   /**
@@ -197,7 +208,7 @@ public final class RedisClient {
     checkNothingPending("call");
     send(args);
     transport.flush();
-    return thrownIfError(readValue(0));
+    return thrownIfError(readValue(0, false));
   }
 
   /**
@@ -214,7 +225,10 @@ public final class RedisClient {
     transport.write(command.bytes, 0, command.size);
     sent();
     transport.flush();
-    Object reply = thrownIfError(readValue(0));
+    Object reply = thrownIfError(readValue(0, true));
+    if (reply == INTEGER) {
+      return replyLine.integer;
+    }
     if (reply instanceof Long) {
       return (Long) reply;
     }
@@ -237,7 +251,7 @@ public final class RedisClient {
     transport.write(command.bytes, 0, command.size);
     sent();
     transport.flush();
-    Object reply = thrownIfError(readValue(0));
+    Object reply = thrownIfError(readValue(0, false));
     if (reply == null || reply instanceof String) {
       return (String) reply;
     }
@@ -344,7 +358,7 @@ public final class RedisClient {
    * @return the reply, typed as the class javadoc says
    */
   public Object readReply() throws IOException {
-    return thrownIfError(readValue(0));
+    return thrownIfError(readValue(0, false));
   }
 
   /**
@@ -375,7 +389,7 @@ public final class RedisClient {
     transport.flush();
     List<Object> replies = new ArrayList<>(commands.size());
     for (int i = 0; i < commands.size(); i++) {
-      replies.add(readValue(0));
+      replies.add(readValue(0, false));
     }
     return replies;
   }
@@ -386,7 +400,7 @@ public final class RedisClient {
    * for both, not a frame for the bookkeeping around a frame for the value: a continuation that
    * suspends in the read captures one frame fewer.
    */
-  private Object readValue(int depth) throws IOException {
+  private Object readValue(int depth, boolean unboxed) throws IOException {
     if (depth == 0) {
       checkUsable();
       if (pending == 0) {
@@ -402,12 +416,15 @@ public final class RedisClient {
       if (left < 0) {
         throw overReplyBudget("before the next element");
       }
-      String line;
+      // Parsed where it arrived if the transport offers that (ReplyLine: an integer line to
+      // replyLine.integer, any other to its String); otherwise the line's String, read as on any
+      // transport. Both calls here, in this frame: a helper would be one frame more on the suspend path.
+      Object parsed;
       if (left >= maxLineBytes) {
-        line = transport.readLineStrict(maxLineBytes);
+        parsed = lines != null ? lines.parseLine(maxLineBytes, replyLine) : transport.readLineStrict(maxLineBytes);
       } else {
         try {
-          line = transport.readLineStrict((int) left);
+          parsed = lines != null ? lines.parseLine((int) left, replyLine) : transport.readLineStrict((int) left);
         } catch (LineTooLongException e) {
           // The line may well be within maxLineBytes: the limit passed is the reply's.
           throw new ProtocolViolationException("reply over the limit of " + maxReplyBytes
@@ -415,30 +432,38 @@ public final class RedisClient {
               + e.getMessage().substring(e.getMessage().indexOf(':') + 2), e);
         }
       }
-      replyBudget = left - line.length();
-      if (line.isEmpty()) {
-        throw new ProtocolViolationException("empty reply line");
-      }
-      switch (line.charAt(0)) {
-        case '+':
-          // Redis's most common status, returned without a second String.
-          reply = line.equals("+OK") ? "OK" : line.substring(1);
-          break;
-        case '-':
-          reply = new InPlaceError(line.substring(1));
-          break;
-        case ':':
-          reply = Wire.parseLong(line, 1, line.length(), "integer reply", line);
-          break;
-        case '$':
-          reply = readBulk(line);
-          break;
-        case '*':
-          reply = readArray(line, depth);
-          break;
-        default:
-          throw new ProtocolViolationException("unexpected reply type " + ProtocolViolationException.quote(line.substring(0, 1))
-              + ": " + ProtocolViolationException.quote(line));
+      if (parsed == INTEGER) {
+        // An integer line is ASCII: its bytes are its chars, as the String's length counted them.
+        replyBudget = left - replyLine.length;
+        reply = unboxed ? INTEGER : Long.valueOf(replyLine.integer);
+      } else {
+        String line = (String) parsed;
+        replyBudget = left - line.length();
+        if (line.isEmpty()) {
+          throw new ProtocolViolationException("empty reply line");
+        }
+        switch (line.charAt(0)) {
+          case '+':
+            // Redis's most common status, returned without a second String.
+            reply = line.equals("+OK") ? "OK" : line.substring(1);
+            break;
+          case '-':
+            reply = new InPlaceError(line.substring(1));
+            break;
+          case ':':
+            // Read with readLineStrict: the transport does not parse lines in place.
+            reply = Wire.parseLong(line, 1, line.length(), "integer reply", line);
+            break;
+          case '$':
+            reply = readBulk(line);
+            break;
+          case '*':
+            reply = readArray(line, depth);
+            break;
+          default:
+            throw new ProtocolViolationException("unexpected reply type " + ProtocolViolationException.quote(line.substring(0, 1))
+                + ": " + ProtocolViolationException.quote(line));
+        }
       }
     } catch (IOException | RuntimeException e) {
       if (depth == 0) {
@@ -526,7 +551,7 @@ public final class RedisClient {
     // Grow as elements arrive rather than trusting the announced length with memory.
     List<Object> array = new ArrayList<>((int) Math.min(length, 16));
     for (long i = 0; i < length; i++) {
-      array.add(readValue(depth + 1));
+      array.add(readValue(depth + 1, false));
     }
     return array;
   }
@@ -663,6 +688,29 @@ public final class RedisClient {
     @Override
     public synchronized Throwable fillInStackTrace() {
       return this;
+    }
+  }
+
+  /** What {@link ReplyLine} answers for an integer line, and readValue for it when asked not to box it. */
+  private static final Object INTEGER = new Object();
+
+  /**
+   * Parses a reply line where the transport received it: an integer line ({@code :}) into
+   * {@link #integer} and {@link #length}, answering {@link #INTEGER}, with no String or Long; any
+   * other line into its String, as {@code readLineStrict} would have made it.
+   */
+  private static final class ReplyLine implements LineParser<Object> {
+    long integer;
+    int length;
+
+    @Override
+    public Object parse(byte[] buf, int offset, int length) throws IOException {
+      if (length > 0 && buf[offset] == ':') {
+        integer = Wire.parseLong(buf, offset, offset + 1, offset + length, "integer reply");
+        this.length = length;
+        return INTEGER;
+      }
+      return new String(buf, offset, length, StandardCharsets.UTF_8);
     }
   }
 }

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.weft.protocols.internal.Wire;
 import io.weft.testsupport.InMemoryTransport;
+import io.weft.transport.LineParser;
+import io.weft.transport.LineParsing;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Timeout;
 import io.weft.transport.Transport;
@@ -30,9 +32,12 @@ import org.junit.jupiter.api.Test;
  */
 class RedisClientReadDepthTest {
 
-  /** A transport over an in-memory script that records the client's frames at each read. */
-  private static final class Recording implements Transport {
-    private final InMemoryTransport in;
+  /**
+   * A transport over an in-memory script that records the client's frames at each read; it offers
+   * no {@link LineParsing}, so the client reads its lines with {@code readLineStrict}.
+   */
+  private static class Recording implements Transport {
+    final InMemoryTransport in;
     /** Each transport call's client frames, outermost first, as "readLineStrict: callLong > readValue". */
     final Set<String> reads = new LinkedHashSet<>();
 
@@ -40,7 +45,7 @@ class RedisClientReadDepthTest {
       in = InMemoryTransport.of(script);
     }
 
-    private void record(String read) {
+    void record(String read) {
       List<String> frames = StackWalker.getInstance().walk(s -> s
           .filter(f -> f.getClassName().equals(RedisClient.class.getName())
               || f.getClassName().equals(Wire.class.getName()))
@@ -155,6 +160,44 @@ class RedisClientReadDepthTest {
     }
   }
 
+  /** A recording transport that offers {@link LineParsing}, as the library's transports do. */
+  private static final class RecordingLines extends Recording implements LineParsing {
+    RecordingLines(String script) {
+      super(script);
+    }
+
+    @Override
+    public <T> T parseLine(int limit, LineParser<T> parser) throws IOException {
+      record("parseLine");
+      return in.parseLine(limit, parser);
+    }
+  }
+
+  /** Sends INCR and LRANGE in one flush and reads their replies, :1 and [ab]. */
+  private static void incrAndLrangePipelined(RedisClient client) throws IOException {
+    client.send("INCR", "n");
+    client.send("LRANGE", "l", "0", "-1");
+    client.flush();
+    assertEquals(1L, client.readReply());
+    List<?> elements = (List<?>) client.readReply();
+    assertArrayEquals("ab".getBytes(UTF_8), (byte[]) elements.get(0));
+  }
+
+  @Test
+  void overALineParsingTransportTheRepliesAreParsedFromTheCallAndTheValueParser() throws Exception {
+    RecordingLines transport = new RecordingLines(":42\r\n+OK\r\n:1\r\n*1\r\n$2\r\nab\r\n");
+    RedisClient client = new RedisClient(transport);
+    assertEquals(42L, client.callLong("INCR", "n"));
+    assertEquals("OK", client.call("SET", "k", "v"));
+    incrAndLrangePipelined(client);
+    assertEquals(List.of("write: callLong", "flush: callLong", "parseLine: callLong > readValue",
+            "write: call", "flush: call", "parseLine: call > readValue",
+            "write: send", "flush: flush", "parseLine: readReply > readValue",
+            "parseLine: readReply > readValue > readArray > readValue",
+            "read: readReply > readValue > readArray > readValue > readBulk"),
+        List.copyOf(transport.reads));
+  }
+
   @Test
   void anIntegerCallWritesFromTheCallAndReadsFromTheCallAndTheValueParser() throws Exception {
     Recording transport = new Recording(":42\r\n");
@@ -187,12 +230,7 @@ class RedisClientReadDepthTest {
   void pipelinedRepliesAndAnArraysElementsAreOneFrameDeeperEach() throws Exception {
     Recording transport = new Recording(":1\r\n*1\r\n$2\r\nab\r\n");
     RedisClient client = new RedisClient(transport);
-    client.send("INCR", "n");
-    client.send("LRANGE", "l", "0", "-1");
-    client.flush();
-    assertEquals(1L, client.readReply());
-    List<?> elements = (List<?>) client.readReply();
-    assertArrayEquals("ab".getBytes(UTF_8), (byte[]) elements.get(0));
+    incrAndLrangePipelined(client);
     assertEquals(List.of("write: send", "flush: flush", "readLineStrict: readReply > readValue",
             "readLineStrict: readReply > readValue > readArray > readValue",
             "read: readReply > readValue > readArray > readValue > readBulk"),

@@ -1,5 +1,7 @@
 package io.weft.transport.socket;
 
+import io.weft.transport.LineParser;
+import io.weft.transport.LineParsing;
 import io.weft.transport.NonBlockingThread;
 import io.weft.transport.StartTlsInjectionException;
 import io.weft.transport.Timeout;
@@ -66,7 +68,7 @@ import javax.net.ssl.SSLSocket;
  *
  * <p>Open one with {@link #connect(SocketAddress, Timeout)} or a {@link SocketConnector}.
  */
-public final class SocketTransport implements Transport, ReplyTiming, ReportsClose, ReportsArrival {
+public final class SocketTransport implements Transport, LineParsing, ReplyTiming, ReportsClose, ReportsArrival {
   private static final int READ_CHUNK = 8 * 1024;
   /**
    * The longest one socket read blocks before it looks whether its transport was closed. A close
@@ -232,6 +234,11 @@ public final class SocketTransport implements Transport, ReplyTiming, ReportsClo
   @Override
   public String readLineStrict(int limit, Charset charset) throws IOException {
     return reads.readLine(limit, true, charset);
+  }
+
+  @Override
+  public <T> T parseLine(int limit, LineParser<T> parser) throws IOException {
+    return reads.parseLine(limit, parser);
   }
 
   @Override

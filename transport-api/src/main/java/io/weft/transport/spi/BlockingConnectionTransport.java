@@ -1,5 +1,7 @@
 package io.weft.transport.spi;
 
+import io.weft.transport.LineParser;
+import io.weft.transport.LineParsing;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
@@ -22,7 +24,7 @@ import java.util.function.Consumer;
  *
  * @param <F> the library's future type
  */
-public abstract class BlockingConnectionTransport<F> extends ConnectionTransport<F> {
+public abstract class BlockingConnectionTransport<F> extends ConnectionTransport<F> implements LineParsing {
   private final BlockingWaits waits;
   private final BlockingReads reads;
 
@@ -62,6 +64,11 @@ public abstract class BlockingConnectionTransport<F> extends ConnectionTransport
   @Override
   public final String readLineStrict(int limit, Charset charset) throws IOException {
     return reads.readLine(limit, true, charset);
+  }
+
+  @Override
+  public final <T> T parseLine(int limit, LineParser<T> parser) throws IOException {
+    return reads.parseLine(limit, parser);
   }
 
   @Override

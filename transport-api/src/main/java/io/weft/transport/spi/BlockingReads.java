@@ -1,5 +1,7 @@
 package io.weft.transport.spi;
 
+import io.weft.transport.LineParser;
+import io.weft.transport.LineParsing;
 import io.weft.transport.Transport;
 import io.weft.transport.TransportClosedException;
 import java.io.IOException;
@@ -85,6 +87,35 @@ public final class BlockingReads {
         }
         waiter.awaitInput(Deadlines.line(limit));
       }
+    } catch (IOException e) {
+      throw waiter.failed(e);
+    }
+  }
+
+  /**
+   * {@link LineParsing#parseLine(int, LineParser)}: a strict line's bytes handed to {@code parser}
+   * where they lie; what the parser throws is thrown as it is, past the failure policy.
+   *
+   * @param <T> what the line parses to
+   * @param limit the most bytes the line may take, without its line end
+   * @param parser parses the line's bytes
+   * @return what the parser returned
+   * @throws IOException as the transport method says
+   */
+  @SuppressWarnings("unchecked")
+  public <T> T parseLine(int limit, LineParser<T> parser) throws IOException {
+    ReadArguments.checkLine(limit, parser);
+    waiter.checkOpen();
+    try {
+      for (;;) {
+        Object value = inbound.pollLine(limit, parser);
+        if (value != Inbound.NO_LINE_YET) {
+          return (T) value;
+        }
+        waiter.awaitInput(Deadlines.line(limit));
+      }
+    } catch (ParsedLineFailure e) {
+      throw e.unwrap();
     } catch (IOException e) {
       throw waiter.failed(e);
     }

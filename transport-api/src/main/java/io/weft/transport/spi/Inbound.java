@@ -1,9 +1,11 @@
 package io.weft.transport.spi;
 
+import io.weft.transport.LineParser;
 import io.weft.transport.LineTooLongException;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
 
 /**
  * A transport's received bytes as its read loops see them ({@link BlockingReads}, and the
@@ -47,6 +49,44 @@ public interface Inbound {
    * @throws IOException whatever ended the transport's input (its close, a failure)
    */
   String pollLine(int limit, boolean strict, Charset charset) throws IOException;
+
+  /**
+   * What {@link #pollLine(int, LineParser)} returns when no whole line is buffered yet: the
+   * caller must wait for more input. A parser must not return it: {@link ParsedLineFailure#parse}
+   * refuses it with an {@code IllegalStateException}.
+   */
+  Object NO_LINE_YET = new Object() {
+    @Override
+    public String toString() {
+      return "NO_LINE_YET";
+    }
+  };
+
+  /**
+   * Takes a line off the head if a whole one is buffered, as a strict {@link #pollLine} does, and
+   * hands its bytes, where they lie, to {@code parser} (for {@code LineParsing.parseLine}). The line
+   * is consumed before the parser runs; what the parser throws comes out carried in a
+   * {@link ParsedLineFailure}. This default parses a copy of the line taken with
+   * {@code pollLine(limit, true, ISO_8859_1)}, whose chars are the line's bytes; a buffer
+   * overrides it to parse in place.
+   *
+   * @param limit the most bytes the line may take, without its terminator
+   * @param parser parses the line's bytes
+   * @return what the parser returned, or {@link #NO_LINE_YET} when more input is needed
+   * @throws LineTooLongException once {@code limit} bytes have arrived without a line end
+   * @throws EOFException when the stream ended before a line end
+   * @throws IllegalArgumentException if {@code limit < 0}
+   * @throws ParsedLineFailure carrying what the parser threw
+   * @throws IOException whatever ended the transport's input (its close, a failure)
+   */
+  default Object pollLine(int limit, LineParser<?> parser) throws IOException {
+    String line = pollLine(limit, true, StandardCharsets.ISO_8859_1);
+    if (line == null) {
+      return NO_LINE_YET;
+    }
+    byte[] bytes = line.getBytes(StandardCharsets.ISO_8859_1);
+    return ParsedLineFailure.parse(parser, bytes, 0, bytes.length);
+  }
 
   /**
    * Copies exactly {@code length} bytes into {@code dst} if that many are buffered.

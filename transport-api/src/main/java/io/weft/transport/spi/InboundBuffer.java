@@ -1,5 +1,6 @@
 package io.weft.transport.spi;
 
+import io.weft.transport.LineParser;
 import io.weft.transport.LineTooLongException;
 import io.weft.transport.ProtocolViolationException;
 import io.weft.transport.TlsRequiredException;
@@ -53,6 +54,11 @@ public final class InboundBuffer implements Inbound {
   private SocketAddress plaintextPeer;
   /** Bytes the last {@link #reserve} set aside at the tail and no commit, append or take has used since. */
   private int reserved;
+  /**
+   * True while a {@link LineParser} runs on a line in {@link #data}: a poll then (the parser reading
+   * from its transport) is refused, since it could move the bytes under the parser's view.
+   */
+  private boolean parsing;
 
   /**
    * An empty buffer, not watching for a TLS alert. It grows as bytes arrive, and goes back to
@@ -271,6 +277,78 @@ public final class InboundBuffer implements Inbound {
    */
   @Override
   public String pollLine(int limit, boolean strict, Charset charset) throws IOException {
+    checkNotParsing();
+    int lf = findLine(limit, strict);
+    if (lf >= 0) {
+      int length = lineLength(lf);
+      String line = new String(data, head, length, charset);
+      consume(lf + 1 - head);
+      return line;
+    }
+    if (lf == NO_LINE) {
+      return null;
+    }
+    // Lenient, at the end of the stream: the partial line.
+    int size = tail - head;
+    String line = new String(data, head, size, charset);
+    consume(size);
+    return line;
+  }
+
+  /**
+   * As a strict {@link #pollLine}, handing the line's bytes, where they lie in this buffer, to
+   * {@code parser}: the line is consumed first, and the parser reads it before anything can be
+   * appended (this buffer's reader, or its owner's lock, is the parser's caller).
+   *
+   * @return what the parser returned, or {@link Inbound#NO_LINE_YET} when more input is needed
+   * @throws LineTooLongException once {@code limit} bytes have arrived without a line end
+   * @throws EOFException when the stream ended before a line end
+   * @throws TlsRequiredException when the plaintext stream starts with a TLS alert record
+   * @throws ParsedLineFailure carrying what the parser threw
+   */
+  @Override
+  public Object pollLine(int limit, LineParser<?> parser) throws IOException {
+    checkNotParsing();
+    int lf = findLine(limit, true);
+    if (lf < 0) {
+      return NO_LINE_YET;
+    }
+    int length = lineLength(lf);
+    // consume may start over at index 0 or replace the array; the bytes stay where they are in
+    // this one until the next append (none while the parser runs: see parsing).
+    byte[] bytes = data;
+    int start = head;
+    consume(lf + 1 - head);
+    parsing = true;
+    try {
+      return ParsedLineFailure.parse(parser, bytes, start, length);
+    } finally {
+      parsing = false;
+    }
+  }
+
+  /**
+   * Refuses a poll made from inside a {@link LineParser} on this buffer's line: the parser called
+   * its transport, which {@link LineParser} forbids (an append for that read could move the
+   * bytes under its view; under MINA's and Netty's lock, its wait would hold the I/O thread).
+   */
+  private void checkNotParsing() {
+    if (parsing) {
+      throw new IllegalStateException("a LineParser called the transport whose line it parses: a parser "
+          + "must not read from its transport (parseLine's line is valid only during the parse)");
+    }
+  }
+
+  /** findLine's answer when more input is needed, or at a lenient clean end of stream. */
+  private static final int NO_LINE = -1;
+  /** findLine's answer at a lenient end of stream with a partial line of at most the limit left. */
+  private static final int PARTIAL_LINE = -2;
+
+  /**
+   * Finds the LF ending the line at the head: its index, or {@link #NO_LINE}, or (lenient)
+   * {@link #PARTIAL_LINE}; throws as {@link #pollLine} does.
+   */
+  private int findLine(int limit, boolean strict) throws IOException {
     if (limit < 0) {
       throw new IllegalArgumentException("limit < 0: " + limit);
     }
@@ -287,27 +365,23 @@ public final class InboundBuffer implements Inbound {
       }
     }
     if (lf >= 0) {
-      int end = (lf > head && data[lf - 1] == '\r') ? lf - 1 : lf;
-      int length = end - head;
-      if (length > limit) {
+      if (lineLength(lf) > limit) {
         throw tooLong(limit);
       }
-      String line = new String(data, head, length, charset);
-      consume(lf + 1 - head);
-      return line;
+      return lf;
     }
     if (window == (long) limit + 2L || (size == limit + 1 && data[head + limit] != '\r')) {
       throw tooLong(limit);
     }
     scanned = (int) window;
     if (!eof) {
-      return null;
+      return NO_LINE;
     }
     if (size == 0) {
       if (strict) {
         throw new EOFException("end of stream: expected a line");
       }
-      return null;
+      return NO_LINE;
     }
     if (strict) {
       throw new EOFException("end of stream inside a line after " + size + " bytes: "
@@ -316,9 +390,13 @@ public final class InboundBuffer implements Inbound {
     if (size > limit) {
       throw tooLong(limit);
     }
-    String line = new String(data, head, size, charset);
-    consume(size);
-    return line;
+    return PARTIAL_LINE;
+  }
+
+  /** The length of the line at the head ending at the LF at {@code lf}, without its CR if any. */
+  private int lineLength(int lf) {
+    int end = (lf > head && data[lf - 1] == '\r') ? lf - 1 : lf;
+    return end - head;
   }
 
   /**
@@ -330,6 +408,7 @@ public final class InboundBuffer implements Inbound {
    */
   @Override
   public boolean pollFully(byte[] dst, int off, int len) throws EOFException, TlsRequiredException {
+    checkNotParsing();
     if (checkStart()) {
       return false;
     }
@@ -354,6 +433,7 @@ public final class InboundBuffer implements Inbound {
    */
   @Override
   public int poll(byte[] dst, int off, int len) throws TlsRequiredException {
+    checkNotParsing();
     if (len == 0) {
       return 0;
     }

@@ -1,5 +1,6 @@
 package io.weft.transport.spi;
 
+import io.weft.transport.LineParser;
 import io.weft.transport.TransportClosedException;
 import java.io.IOException;
 import java.net.SocketException;
@@ -431,6 +432,40 @@ public abstract class InboundState<M> extends InboundWakeups implements Inbound 
     }
     afterPoll(needMore, resume);
     return line;
+  }
+
+  /**
+   * As {@link InboundBuffer#pollLine(int, LineParser)}, or throws the failure or close that ended
+   * input. The parser runs under this state's lock, on the bytes where they arrived.
+   */
+  @Override
+  public final Object pollLine(int limit, LineParser<?> parser) throws IOException {
+    confineIfOnLoop();
+    Object value = null;
+    ParsedLineFailure failure = null;
+    boolean needMore;
+    boolean resume;
+    lock.lock();
+    try {
+      checkOpen();
+      wanted = 0;
+      try {
+        value = inbound.pollLine(limit, parser);
+      } catch (ParsedLineFailure e) {
+        // The line was taken, as when the parser returns; whatever the parser threw (an Error too)
+        // ends this poll as a parse does, read resumption included.
+        failure = e;
+      }
+      needMore = value == NO_LINE_YET;
+      resume = needMore && needMore((long) limit + 2L);
+    } finally {
+      lock.unlock();
+    }
+    afterPoll(needMore, resume);
+    if (failure != null) {
+      throw failure;
+    }
+    return value;
   }
 
   /** As {@link InboundBuffer#pollFully}, or throws the failure or close that ended input. */

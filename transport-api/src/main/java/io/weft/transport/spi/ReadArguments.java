@@ -1,5 +1,7 @@
 package io.weft.transport.spi;
 
+import io.weft.transport.LineParser;
+import io.weft.transport.LineParsing;
 import io.weft.transport.Transport;
 import java.nio.charset.Charset;
 import java.util.Objects;
@@ -20,6 +22,20 @@ public final class ReadArguments {
    */
   public static void checkLine(int limit, Charset charset) {
     Objects.requireNonNull(charset, "charset");
+    if (limit < 0) {
+      throw new IllegalArgumentException("limit < 0: " + limit);
+    }
+  }
+
+  /**
+   * Checks {@link LineParsing#parseLine(int, LineParser)}'s arguments, in the
+   * order and with the messages of {@link #checkLine(int, Charset)}.
+   *
+   * @param limit the line's limit, not negative
+   * @param parser the parser, not null
+   */
+  public static void checkLine(int limit, LineParser<?> parser) {
+    Objects.requireNonNull(parser, "parser");
     if (limit < 0) {
       throw new IllegalArgumentException("limit < 0: " + limit);
     }

@@ -1,10 +1,14 @@
 package io.weft.continuations.internal.runtime;
 
+import io.weft.transport.LineParser;
+import io.weft.transport.LineParsing;
 import io.weft.transport.Timeout;
 import io.weft.transport.TlsSettings;
 import io.weft.transport.Transport;
 import java.io.IOException;
 import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 import java.util.Optional;
 import javax.net.ssl.SSLSession;
 
@@ -19,12 +23,18 @@ import javax.net.ssl.SSLSession;
  * that makes the check itself ({@link io.weft.continuations.runtime.spi.SelfCheckingTransport},
  * and the MINA and Netty ones, {@link io.weft.continuations.spi.SuspendingConnectionTransport},
  * through {@link io.weft.continuations.spi.Suspend#checkEntry()}) is not wrapped.
+ *
+ * <p>It offers {@link LineParsing} over any transport: forwarded to a delegate that offers it,
+ * made of the delegate's {@code readLineStrict} otherwise.
  */
-public final class CheckedTransport implements Transport {
+public final class CheckedTransport implements Transport, LineParsing {
   private final Transport delegate;
+  /** The delegate as a {@link LineParsing}, or null if it does not offer it. */
+  private final LineParsing delegateParsing;
 
   public CheckedTransport(Transport delegate) {
     this.delegate = delegate;
+    this.delegateParsing = delegate instanceof LineParsing ? (LineParsing) delegate : null;
   }
 
   @Override
@@ -49,6 +59,24 @@ public final class CheckedTransport implements Transport {
   public String readLineStrict(int limit, Charset charset) throws IOException {
     Guard.onEntry();
     return delegate.readLineStrict(limit, charset);
+  }
+
+  /**
+   * The delegate's {@code parseLine} if it offers {@link LineParsing}; otherwise its
+   * {@code readLineStrict(limit, ISO_8859_1)} (one char per byte, so the bytes are the line's
+   * exactly) and the parser on a copy of the bytes, in this rewritten frame, so that the read may
+   * suspend. Either way the same line, limit, waits and exceptions; a parser's exception is not
+   * the transport's failure here either.
+   */
+  @Override
+  public <T> T parseLine(int limit, LineParser<T> parser) throws IOException {
+    Guard.onEntry();
+    if (delegateParsing != null) {
+      return delegateParsing.parseLine(limit, parser);
+    }
+    Objects.requireNonNull(parser, "parser");
+    byte[] bytes = delegate.readLineStrict(limit, StandardCharsets.ISO_8859_1).getBytes(StandardCharsets.ISO_8859_1);
+    return parser.parse(bytes, 0, bytes.length);
   }
 
   @Override

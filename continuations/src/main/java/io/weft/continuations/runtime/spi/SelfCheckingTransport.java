@@ -12,8 +12,9 @@ import io.weft.transport.Transport;
  * middle of a capture, so a suspend swallowed by a frame that was not rewritten ends the session
  * at its next transport call, before that call does anything. The wrapper is one frame more on
  * every suspend and resume. A transport that implements this interface promises to call
- * {@link #checkEntry()} first thing in each of those methods (every overload), and gets the same
- * check without the frame: a busy simulation suspends millions of times.
+ * {@link #checkEntry()} first thing in each of those methods (every overload, and
+ * {@code LineParsing.parseLine} if it offers that), and gets the same check without the frame: a
+ * busy simulation suspends millions of times.
  *
  * <p>Only for transports built for the continuation runtime (the simulation's). The MINA and Netty
  * transports ({@code io.weft.continuations.spi.SuspendingConnectionTransport}) make the same check
